@@ -1,0 +1,51 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Cardbox",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "cardbox", targets: ["cardbox"]),
+        .executable(name: "cardbox-bench", targets: ["cardbox-bench"]),
+        .library(name: "CardboxCore", targets: ["CardboxCore"]),
+        .library(name: "CardboxSync", targets: ["CardboxSync"]),
+        .library(name: "CardboxStore", targets: ["CardboxStore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        // Domain values and rules. Pure: no I/O.
+        .target(name: "CardboxCore"),
+        // Hybrid logical clock, position keys, change records.
+        .target(
+            name: "CardboxSync",
+            dependencies: ["CardboxCore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // The store: schema, migrations, queries, transactions, change capture. All SQL lives here.
+        .target(
+            name: "CardboxStore",
+            dependencies: [
+                "CardboxCore", "CardboxSync",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The command line's commands, as a library so tests can drive them in-process too.
+        .target(
+            name: "CardboxCLI",
+            dependencies: [
+                "CardboxCore", "CardboxSync", "CardboxStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "cardbox", dependencies: ["CardboxCLI"]),
+        .executableTarget(name: "cardbox-bench", dependencies: ["CardboxCore", "CardboxStore"]),
+        .testTarget(name: "CardboxCoreTests", dependencies: ["CardboxCore"]),
+        .testTarget(name: "CardboxSyncTests", dependencies: ["CardboxSync"]),
+        .testTarget(name: "CardboxStoreTests", dependencies: ["CardboxStore"]),
+        .testTarget(name: "CardboxCLITests", dependencies: ["CardboxCLI"]),
+    ]
+)

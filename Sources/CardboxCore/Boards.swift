@@ -1,0 +1,84 @@
+import Foundation
+
+/// A board of columns of cards (seed 003's `TodoBoard`).
+public struct Board: Codable, Sendable, Equatable, Identifiable {
+    public var id: UUID
+    public var boardTitle: String
+    public var createdAt: Date
+    public var modifiedAt: Date
+    /// Filled by `board show`; nil in listings.
+    public var columns: [BoardColumn]?
+
+    public init(id: UUID, boardTitle: String, createdAt: Date, modifiedAt: Date, columns: [BoardColumn]? = nil) {
+        self.id = id
+        self.boardTitle = boardTitle
+        self.createdAt = createdAt
+        self.modifiedAt = modifiedAt
+        self.columns = columns
+    }
+
+    public static func validateTitle(_ title: String) throws -> String {
+        try Validate.text(title, field: "boardTitle", length: Limits.boardTitle)
+    }
+}
+
+/// A column of a board (seed 003's `TodoList`, called a column in the interface).
+public struct BoardColumn: Codable, Sendable, Equatable, Identifiable {
+    public var id: UUID
+    public var boardId: UUID
+    public var listTitle: String
+    public var orderNumber: Int
+    public var createdAt: Date
+    public var modifiedAt: Date
+    public var cards: [BoardCard]?
+
+    public init(
+        id: UUID, boardId: UUID, listTitle: String, orderNumber: Int, createdAt: Date, modifiedAt: Date,
+        cards: [BoardCard]? = nil
+    ) {
+        self.id = id
+        self.boardId = boardId
+        self.listTitle = listTitle
+        self.orderNumber = orderNumber
+        self.createdAt = createdAt
+        self.modifiedAt = modifiedAt
+        self.cards = cards
+    }
+
+    public static func validateTitle(_ title: String) throws -> String {
+        try Validate.text(title, field: "listTitle", length: Limits.boardTitle)
+    }
+}
+
+/// A card on a board (seed 003's `TodoCard`).
+public struct BoardCard: Codable, Sendable, Equatable, Identifiable {
+    public var id: UUID
+    public var columnId: UUID
+    public var cardTitle: String
+    public var cardDescription: String?
+    public var orderNumber: Int
+    public var createdAt: Date
+    public var modifiedAt: Date
+
+    public init(
+        id: UUID, columnId: UUID, cardTitle: String, cardDescription: String?, orderNumber: Int, createdAt: Date,
+        modifiedAt: Date
+    ) {
+        self.id = id
+        self.columnId = columnId
+        self.cardTitle = cardTitle
+        self.cardDescription = cardDescription
+        self.orderNumber = orderNumber
+        self.createdAt = createdAt
+        self.modifiedAt = modifiedAt
+    }
+
+    public static func validateTitle(_ title: String) throws -> String {
+        try Validate.text(title, field: "cardTitle", length: Limits.cardTitle)
+    }
+
+    public static func validateDescription(_ description: String?) throws -> String? {
+        guard let description, !description.isEmpty else { return nil }
+        return try Validate.longText(description, field: "cardDescription", maximum: Limits.itemDescriptionMaximum)
+    }
+}

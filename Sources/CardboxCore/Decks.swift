@@ -1,0 +1,219 @@
+import Foundation
+
+/// A deck of flashcards with its language pair (seed 000's `Deck`, seed 001's language pair).
+public struct Deck: Codable, Sendable, Equatable, Identifiable {
+    public var id: UUID
+    public var name: String
+    /// The language being learned (front of the cards), ISO 639-1.
+    public var frontLanguage: String
+    /// The user's own language (back of the cards), ISO 639-1.
+    public var backLanguage: String
+    /// How many suggestions the background service keeps queued; 0 turns automatic suggestions off.
+    public var queuedSuggestions: Int
+    public var createdAt: Date
+    public var modifiedAt: Date
+
+    public init(
+        id: UUID, name: String, frontLanguage: String, backLanguage: String, queuedSuggestions: Int = 0,
+        createdAt: Date, modifiedAt: Date
+    ) {
+        self.id = id
+        self.name = name
+        self.frontLanguage = frontLanguage
+        self.backLanguage = backLanguage
+        self.queuedSuggestions = queuedSuggestions
+        self.createdAt = createdAt
+        self.modifiedAt = modifiedAt
+    }
+
+    /// Seed 000: `queuedSuggestions >= 1` turns automatic suggestions on.
+    public var generatesSuggestionsAutomatically: Bool { queuedSuggestions >= 1 }
+
+    public static func validateName(_ name: String) throws -> String {
+        try Validate.text(name, field: "name", length: Limits.deckName)
+    }
+
+    public static func validateQueuedSuggestions(_ value: Int) throws -> Int {
+        guard (0...Int(Int32.max)).contains(value) else {
+            throw CardboxError.invalid(field: "queuedSuggestions", reason: "must be 0 or more, got \(value)")
+        }
+        return value
+    }
+}
+
+/// How many cards a deck holds in each of seed 000's five lists.
+public struct DeckCounts: Codable, Sendable, Equatable {
+    public var currentCards: Int
+    public var archivedCards: Int
+    public var dueCards: Int
+    public var visibleSuggestions: Int
+    public var invisibleSuggestions: Int
+    public var rejectedSuggestions: Int
+
+    public init(
+        currentCards: Int = 0, archivedCards: Int = 0, dueCards: Int = 0, visibleSuggestions: Int = 0,
+        invisibleSuggestions: Int = 0, rejectedSuggestions: Int = 0
+    ) {
+        self.currentCards = currentCards
+        self.archivedCards = archivedCards
+        self.dueCards = dueCards
+        self.visibleSuggestions = visibleSuggestions
+        self.invisibleSuggestions = invisibleSuggestions
+        self.rejectedSuggestions = rejectedSuggestions
+    }
+}
+
+/// A flashcard (seed 000's `Card` merged with seed 001's `CardItem`).
+public struct Card: Codable, Sendable, Equatable, Identifiable {
+    public var id: UUID
+    public var deckId: UUID
+    public var front: String
+    public var back: String
+    public var cardType: String
+    public var notes: String
+    public var frontLanguage: String
+    public var backLanguage: String
+    public var isFavorite: Bool
+    public var tags: [String]
+    /// SHA-256 of the card's image in the image store, when it has one (`customImageData`).
+    public var imageHash: String?
+    public var imagePrompt: String?
+    public var jsonContent: String?
+    public var isArchived: Bool
+    public var archivedAt: Date?
+    public var isIncomplete: Bool
+    /// When the card is next due for review; nil for a new card (never reviewed).
+    public var dueAt: Date?
+    public var createdAt: Date
+    public var modifiedAt: Date
+
+    public init(
+        id: UUID, deckId: UUID, front: String, back: String, cardType: String = Card.defaultType, notes: String = "",
+        frontLanguage: String, backLanguage: String, isFavorite: Bool = false, tags: [String] = [],
+        imageHash: String? = nil, imagePrompt: String? = nil, jsonContent: String? = nil, isArchived: Bool = false,
+        archivedAt: Date? = nil, isIncomplete: Bool = false, dueAt: Date? = nil, createdAt: Date, modifiedAt: Date
+    ) {
+        self.id = id
+        self.deckId = deckId
+        self.front = front
+        self.back = back
+        self.cardType = cardType
+        self.notes = notes
+        self.frontLanguage = frontLanguage
+        self.backLanguage = backLanguage
+        self.isFavorite = isFavorite
+        self.tags = tags
+        self.imageHash = imageHash
+        self.imagePrompt = imagePrompt
+        self.jsonContent = jsonContent
+        self.isArchived = isArchived
+        self.archivedAt = archivedAt
+        self.isIncomplete = isIncomplete
+        self.dueAt = dueAt
+        self.createdAt = createdAt
+        self.modifiedAt = modifiedAt
+    }
+
+    public static let defaultType = "basic"
+
+    /// A new card has never been reviewed; a reviewed card is due once its due time has come (seed 000).
+    public func isDue(at now: Date) -> Bool {
+        guard !isArchived, let dueAt else { return false }
+        return dueAt <= now
+    }
+}
+
+/// What a person types to make a card; validated into a `Card` by `CardDraft.validated()`.
+public struct CardDraft: Sendable, Equatable {
+    public var front: String
+    public var back: String
+    public var cardType: String
+    public var notes: String
+    public var tags: [String]
+    public var imagePrompt: String?
+    public var jsonContent: String?
+    public var isIncomplete: Bool
+
+    public init(
+        front: String, back: String, cardType: String = Card.defaultType, notes: String = "", tags: [String] = [],
+        imagePrompt: String? = nil, jsonContent: String? = nil, isIncomplete: Bool = false
+    ) {
+        self.front = front
+        self.back = back
+        self.cardType = cardType
+        self.notes = notes
+        self.tags = tags
+        self.imagePrompt = imagePrompt
+        self.jsonContent = jsonContent
+        self.isIncomplete = isIncomplete
+    }
+
+    /// Checks every field; returns the draft with trimmed text and normalized tags.
+    public func validated() throws -> CardDraft {
+        var draft = self
+        draft.front = try Validate.text(front, field: "front", length: 1...Limits.cardFrontMaximum)
+        draft.back = try Validate.longText(back, field: "back", maximum: Limits.cardBackMaximum)
+        draft.cardType = try CardType.validate(cardType)
+        draft.notes = try Validate.longText(notes, field: "notes", maximum: Limits.itemDescriptionMaximum)
+        draft.tags = try TagName.validateList(tags)
+        if let jsonContent, !jsonContent.isEmpty {
+            _ = try JSONValue.parse(jsonContent, field: "jsonContent")
+        }
+        return draft
+    }
+}
+
+public enum CardType {
+    /// Card types are short identifiers ("basic", "vocabulary", "phrase"); compared case-insensitively.
+    public static func validate(_ type: String) throws -> String {
+        try Validate.text(type, field: "cardType", length: Limits.cardType).lowercased()
+    }
+}
+
+/// Filters of seed 001's `filteredItems`: language first, then tag, then favorites; all combinable.
+public struct CardFilter: Sendable, Equatable {
+    public var archived: Bool
+    public var favoritesOnly: Bool
+    public var tag: String?
+    /// Matches cards whose front or back language is this ISO 639-1 code.
+    public var language: String?
+
+    public init(archived: Bool = false, favoritesOnly: Bool = false, tag: String? = nil, language: String? = nil) {
+        self.archived = archived
+        self.favoritesOnly = favoritesOnly
+        self.tag = tag
+        self.language = language
+    }
+
+    public func matches(_ card: Card) -> Bool {
+        if card.isArchived != archived { return false }
+        if let language, card.frontLanguage != language && card.backLanguage != language { return false }
+        if let tag, !card.tags.contains(where: { TagName.normalize($0) == TagName.normalize(tag) }) { return false }
+        if favoritesOnly && !card.isFavorite { return false }
+        return true
+    }
+}
+
+/// Tag names: found or created by name, case-insensitively and trimmed (seed 001's `findOrCreateTag`).
+public enum TagName {
+    /// The key two names share when they name the same tag: trimmed, inner white space folded, lowercased.
+    public static func normalize(_ name: String) -> String {
+        name.split(whereSeparator: \.isWhitespace).joined(separator: " ").lowercased()
+    }
+
+    public static func validate(_ name: String) throws -> String {
+        let folded = name.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return try Validate.text(folded, field: "tag", length: Limits.tagName)
+    }
+
+    /// Validates a card's tags, keeping the first spelling of each distinct tag.
+    public static func validateList(_ names: [String]) throws -> [String] {
+        var seen = Set<String>()
+        var result: [String] = []
+        for name in names {
+            let valid = try validate(name)
+            if seen.insert(normalize(valid)).inserted { result.append(valid) }
+        }
+        return result
+    }
+}

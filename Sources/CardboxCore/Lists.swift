@@ -1,0 +1,143 @@
+import Foundation
+
+/// A list of items (seed 002's `List` entity).
+public struct ItemList: Codable, Sendable, Equatable, Identifiable {
+    public var id: UUID
+    public var name: String
+    /// Position among the user's lists, 0…n−1 (derived from the list's position key).
+    public var orderNumber: Int
+    public var isArchived: Bool
+    public var createdAt: Date
+    public var modifiedAt: Date
+    /// Filled by `list show`; nil in listings.
+    public var items: [Item]?
+
+    public init(
+        id: UUID, name: String, orderNumber: Int, isArchived: Bool = false, createdAt: Date, modifiedAt: Date,
+        items: [Item]? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.orderNumber = orderNumber
+        self.isArchived = isArchived
+        self.createdAt = createdAt
+        self.modifiedAt = modifiedAt
+        self.items = items
+    }
+
+    /// Seed 002: "Name must be 1-100 characters".
+    public static func validateName(_ name: String) throws -> String {
+        try Validate.text(name, field: "name", length: Limits.listName)
+    }
+}
+
+/// An item of a list (seed 002's `Item` entity). `description` is the export format's name for
+/// `itemDescription`.
+public struct Item: Codable, Sendable, Equatable, Identifiable {
+    public var id: UUID
+    public var listId: UUID
+    public var title: String
+    public var description: String
+    public var quantity: Int32?
+    public var orderNumber: Int
+    public var isCrossedOut: Bool
+    public var createdAt: Date
+    public var modifiedAt: Date
+    public var images: [ItemImage]?
+
+    public init(
+        id: UUID, listId: UUID, title: String, description: String = "", quantity: Int32? = nil, orderNumber: Int,
+        isCrossedOut: Bool = false, createdAt: Date, modifiedAt: Date, images: [ItemImage]? = nil
+    ) {
+        self.id = id
+        self.listId = listId
+        self.title = title
+        self.description = description
+        self.quantity = quantity
+        self.orderNumber = orderNumber
+        self.isCrossedOut = isCrossedOut
+        self.createdAt = createdAt
+        self.modifiedAt = modifiedAt
+        self.images = images
+    }
+
+    /// Seed 002: "Title must be 1-200 characters".
+    public static func validateTitle(_ title: String) throws -> String {
+        try Validate.text(title, field: "title", length: Limits.itemTitle)
+    }
+
+    /// Seed 002: "Description can be up to 50,000 characters".
+    public static func validateDescription(_ description: String) throws -> String {
+        try Validate.longText(description, field: "description", maximum: Limits.itemDescriptionMaximum)
+    }
+}
+
+/// An image of an item (seed 002's `ItemImage`). The bytes live in the content-addressed image store.
+public struct ItemImage: Codable, Sendable, Equatable, Identifiable {
+    public var id: UUID
+    public var itemId: UUID
+    public var orderNumber: Int
+    public var mimeType: String
+    public var byteCount: Int
+    public var sha256: String
+    public var createdAt: Date
+
+    public init(
+        id: UUID, itemId: UUID, orderNumber: Int, mimeType: String, byteCount: Int, sha256: String, createdAt: Date
+    ) {
+        self.id = id
+        self.itemId = itemId
+        self.orderNumber = orderNumber
+        self.mimeType = mimeType
+        self.byteCount = byteCount
+        self.sha256 = sha256
+        self.createdAt = createdAt
+    }
+}
+
+/// The user's settings (seed 002's `UserData`).
+public struct UserSettings: Codable, Sendable, Equatable {
+    /// Whether lists show crossed-out items by default (seed 002: hidden by default).
+    public var showCrossedOutItems: Bool
+    /// Export settings, a JSON object.
+    public var exportPreferences: JSONValue
+    /// Rejected suggestions older than this many days are cleaned up automatically (seed 000).
+    public var rejectedSuggestionRetentionDays: Int
+
+    public init(
+        showCrossedOutItems: Bool = false, exportPreferences: JSONValue = .object([:]),
+        rejectedSuggestionRetentionDays: Int = 90
+    ) {
+        self.showCrossedOutItems = showCrossedOutItems
+        self.exportPreferences = exportPreferences
+        self.rejectedSuggestionRetentionDays = rejectedSuggestionRetentionDays
+    }
+
+    public static let keys = ["showCrossedOutItems", "exportPreferences", "rejectedSuggestionRetentionDays"]
+
+    /// Sets one setting from text, as typed on the command line; the error names the key.
+    public mutating func set(_ key: String, to text: String) throws {
+        switch key {
+        case "showCrossedOutItems":
+            switch text.lowercased() {
+            case "true", "yes", "on", "1": showCrossedOutItems = true
+            case "false", "no", "off", "0": showCrossedOutItems = false
+            default: throw CardboxError.invalid(field: key, reason: "must be true or false, got '\(text)'")
+            }
+        case "exportPreferences":
+            let value = try JSONValue.parse(text, field: key)
+            guard case .object = value else {
+                throw CardboxError.invalid(field: key, reason: "must be a JSON object, e.g. {\"format\":\"json\"}")
+            }
+            exportPreferences = value
+        case "rejectedSuggestionRetentionDays":
+            guard let days = Int(text), days >= 1 else {
+                throw CardboxError.invalid(field: key, reason: "must be a whole number of days, 1 or more, got '\(text)'")
+            }
+            rejectedSuggestionRetentionDays = days
+        default:
+            throw CardboxError.invalid(
+                field: "setting", reason: "unknown setting '\(key)' (known: \(Self.keys.joined(separator: ", ")))")
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+/// Seed 000's suggestion categories.
+public enum SuggestionCategory: String, Codable, Sendable, CaseIterable {
+    case relatedVocabulary = "related_vocabulary"
+    case usageExamples = "usage_examples"
+    case opposites
+    case progressiveComplexity = "progressive_complexity"
+
+    public static func validate(_ raw: String) throws -> SuggestionCategory {
+        guard let category = SuggestionCategory(rawValue: raw.trimmingCharacters(in: .whitespaces).lowercased()) else {
+            let known = allCases.map(\.rawValue).joined(separator: ", ")
+            throw CardboxError.invalid(field: "category", reason: "'\(raw)' is not one of \(known)")
+        }
+        return category
+    }
+}
+
+/// A suggested card waiting in a deck's queue (seed 000's `SuggestionCard`).
+/// Invisible until its image is attached or it is marked ready; hidden while a rejected-suggestion
+/// record matches it (that is what "skip" leaves behind).
+public struct Suggestion: Codable, Sendable, Equatable, Identifiable {
+    public var id: UUID
+    public var deckId: UUID
+    public var front: String
+    public var back: String
+    public var cardType: String
+    public var imagePrompt: String?
+    /// Why it was suggested.
+    public var context: String
+    public var category: SuggestionCategory
+    public var isVisible: Bool
+    /// Skipped: kept in the queue but not shown while its rejected-suggestion record exists.
+    public var isHidden: Bool
+    public var imageHash: String?
+    public var createdAt: Date
+
+    public init(
+        id: UUID, deckId: UUID, front: String, back: String, cardType: String, imagePrompt: String?, context: String,
+        category: SuggestionCategory, isVisible: Bool, isHidden: Bool, imageHash: String?, createdAt: Date
+    ) {
+        self.id = id
+        self.deckId = deckId
+        self.front = front
+        self.back = back
+        self.cardType = cardType
+        self.imagePrompt = imagePrompt
+        self.context = context
+        self.category = category
+        self.isVisible = isVisible
+        self.isHidden = isHidden
+        self.imageHash = imageHash
+        self.createdAt = createdAt
+    }
+}
+
+/// What a person or a generator feeds into a deck's suggestion queue.
+public struct SuggestionDraft: Sendable, Equatable {
+    public var front: String
+    public var back: String
+    public var cardType: String
+    public var imagePrompt: String?
+    public var context: String
+    public var category: SuggestionCategory
+
+    public init(
+        front: String, back: String, cardType: String = Card.defaultType, imagePrompt: String? = nil,
+        context: String = "", category: SuggestionCategory = .relatedVocabulary
+    ) {
+        self.front = front
+        self.back = back
+        self.cardType = cardType
+        self.imagePrompt = imagePrompt
+        self.context = context
+        self.category = category
+    }
+
+    public func validated() throws -> SuggestionDraft {
+        var draft = self
+        draft.front = try Validate.text(front, field: "front", length: 1...Limits.cardFrontMaximum)
+        draft.back = try Validate.longText(back, field: "back", maximum: Limits.cardBackMaximum)
+        draft.cardType = try CardType.validate(cardType)
+        draft.context = try Validate.longText(context, field: "context", maximum: Limits.itemDescriptionMaximum)
+        return draft
+    }
+}
+
+/// A rejected (or skipped) suggestion, kept so the same content is not suggested again (seed 000's
+/// `DeletedSuggestion`): only the front text and card type, for matching, and the date.
+public struct RejectedSuggestion: Codable, Sendable, Equatable, Identifiable {
+    public var id: UUID
+    public var deckId: UUID
+    public var front: String
+    public var cardType: String
+    public var deletedAt: Date
+
+    public init(id: UUID, deckId: UUID, front: String, cardType: String, deletedAt: Date) {
+        self.id = id
+        self.deckId = deckId
+        self.front = front
+        self.cardType = cardType
+        self.deletedAt = deletedAt
+    }
+}
+
+/// Matching of suggestions against rejected ones and existing cards: same card type, same front text
+/// once trimmed and case-folded ("Hola " matches "hola").
+public enum SuggestionMatch {
+    public static func frontKey(_ front: String) -> String {
+        front.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+}

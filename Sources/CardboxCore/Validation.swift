@@ -1,0 +1,78 @@
+import Foundation
+
+/// The numbers of the data model, in one place. Seed 002 gives the ListAll ones; the others are ours
+/// (the seeds are silent) and follow the same spirit.
+public enum Limits {
+    /// Seed 002: list name 1–100 characters.
+    public static let listName = 1...100
+    /// Seed 002: item title 1–200 characters.
+    public static let itemTitle = 1...200
+    /// Seed 002: item description up to 50,000 characters.
+    public static let itemDescriptionMaximum = 50_000
+    /// Seed 002: at most 10 images per item.
+    public static let imagesPerItem = 10
+    /// Seed 002: at most 5 MB per image (5 × 1024 × 1024 bytes).
+    public static let imageBytes = 5 * 1024 * 1024
+    /// Seed 001: the free plan's card limit (configurable per account).
+    public static let freeCardLimit = 25
+    /// Deck names and board titles: like list names.
+    public static let deckName = 1...100
+    public static let boardTitle = 1...200
+    public static let cardTitle = 1...200
+    public static let tagName = 1...50
+    public static let cardType = 1...50
+    public static let cardFrontMaximum = 10_000
+    public static let cardBackMaximum = 50_000
+}
+
+/// Checks shared by every rule: trimming, lengths, ranges. Each failure names the field.
+public enum Validate {
+    /// Trims white space and checks the length in characters (grapheme clusters, as a person counts).
+    public static func text(_ value: String, field: String, length: ClosedRange<Int>) throws -> String {
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        let count = trimmed.count
+        if count == 0 && length.lowerBound > 0 {
+            throw CardboxError.invalid(field: field, reason: "cannot be empty")
+        }
+        if !length.contains(count) {
+            throw CardboxError.invalid(
+                field: field,
+                reason: "must be \(length.lowerBound) to \(length.upperBound) characters, got \(count)")
+        }
+        return trimmed
+    }
+
+    /// Optional long text (descriptions, notes): kept as written, only its length is checked.
+    public static func longText(_ value: String, field: String, maximum: Int) throws -> String {
+        let count = value.count
+        if count > maximum {
+            throw CardboxError.invalid(field: field, reason: "must be at most \(maximum) characters, got \(count)")
+        }
+        return value
+    }
+
+    /// Seed 002: "Quantity must be a valid integer (Int32) or nil".
+    public static func quantity(_ value: Int?) throws -> Int32? {
+        guard let value else { return nil }
+        guard let quantity = Int32(exactly: value) else {
+            throw CardboxError.invalid(
+                field: "quantity", reason: "must be a 32-bit integer (\(Int32.min) to \(Int32.max)), got \(value)")
+        }
+        return quantity
+    }
+
+    /// Parses a quantity typed by a person ("3", "-1", "" for none).
+    public static func quantity(text: String) throws -> Int32? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { return nil }
+        guard let value = Int(trimmed) else {
+            throw CardboxError.invalid(field: "quantity", reason: "must be a whole number, got '\(text)'")
+        }
+        return try quantity(value)
+    }
+
+    public static func nonNegative(_ value: Int, field: String) throws -> Int {
+        guard value >= 0 else { throw CardboxError.invalid(field: field, reason: "must be 0 or more, got \(value)") }
+        return value
+    }
+}

@@ -1,0 +1,2 @@
+import CardboxCLI
+CardboxCommand.main()
