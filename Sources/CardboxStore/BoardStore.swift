@@ -1,0 +1,246 @@
+import CardboxCore
+import Foundation
+import GRDB
+
+extension CardboxStore {
+    // MARK: Boards
+
+    public func createBoard(title: String) throws -> Board {
+        let title = try Board.validateTitle(title)
+        return try write { tx in
+            let id = tx.newID()
+            try tx.insert(
+                .board, id: id,
+                [
+                    ("boardTitle", title), ("nameKey", StoreContext.nameKey(title)), ("createdAt", tx.nowMillis),
+                    ("modifiedAt", tx.nowMillis),
+                ])
+            return try tx.context.board(id)
+        }
+    }
+
+    public func boards() throws -> [Board] {
+        try read { context in
+            try Row.fetchAll(
+                context.db, sql: "SELECT * FROM board WHERE accountId = ? ORDER BY createdAt, id",
+                arguments: [context.account]
+            ).map(Board.init(row:))
+        }
+    }
+
+    /// A board with its columns in order, each with its cards in order.
+    public func board(_ reference: String) throws -> Board {
+        try read { context in
+            let id = try context.resolve(reference, .board)
+            var board = try context.board(id)
+            var cardsByColumn: [String: [BoardCard]] = [:]
+            let cardRows = try Row.fetchAll(
+                context.db, sql: """
+                    SELECT boardCard.* FROM boardCard JOIN boardColumn ON boardColumn.id = boardCard.columnId
+                    WHERE boardCard.accountId = ? AND boardColumn.boardId = ?
+                    ORDER BY boardCard.columnId, boardCard.position, boardCard.id
+                    """, arguments: [context.account, id])
+            for row in cardRows {
+                let columnId: String = row["columnId"]
+                let card = BoardCard(row: row, orderNumber: cardsByColumn[columnId]?.count ?? 0)
+                cardsByColumn[columnId, default: []].append(card)
+            }
+            board.columns = try Row.fetchAll(
+                context.db, sql: "SELECT * FROM boardColumn WHERE accountId = ? AND boardId = ? ORDER BY position, id",
+                arguments: [context.account, id]
+            ).enumerated().map { index, row in
+                BoardColumn(row: row, orderNumber: index, cards: cardsByColumn[row["id"]] ?? [])
+            }
+            return board
+        }
+    }
+
+    public func renameBoard(_ reference: String, to newTitle: String) throws -> Board {
+        let title = try Board.validateTitle(newTitle)
+        return try write { tx in
+            let id = try tx.context.resolve(reference, .board)
+            try tx.update(
+                .board, id: id,
+                [("boardTitle", title), ("nameKey", StoreContext.nameKey(title)), ("modifiedAt", tx.nowMillis)])
+            return try tx.context.board(id)
+        }
+    }
+
+    /// Seed 003: deleting a board deletes its columns and their cards (cascade).
+    public func deleteBoard(_ reference: String) throws {
+        try write { tx in
+            let id = try tx.context.resolve(reference, .board)
+            let scope: StatementArguments = [tx.account, id]
+            try tx.recordDeletions(
+                .boardCard, rowIds: try String.fetchAll(
+                    tx.db, sql: """
+                        SELECT boardCard.id FROM boardCard JOIN boardColumn ON boardColumn.id = boardCard.columnId
+                        WHERE boardColumn.accountId = ? AND boardColumn.boardId = ?
+                        """, arguments: scope))
+            try tx.recordDeletions(
+                .boardColumn, rowIds: try String.fetchAll(
+                    tx.db, sql: "SELECT id FROM boardColumn WHERE accountId = ? AND boardId = ?", arguments: scope))
+            try tx.delete(.board, id: id)
+        }
+    }
+
+    // MARK: Columns
+
+    /// Adds a column at the end of the board (or at `position`, 0-based).
+    public func addColumn(to boardReference: String, title: String, position: Int? = nil) throws -> BoardColumn {
+        let title = try BoardColumn.validateTitle(title)
+        return try write { tx in
+            let boardId = try tx.context.resolve(boardReference, .board)
+            let id = tx.newID()
+            let key = try tx.position(.boardColumn, parentId: boardId, at: position)
+            try tx.insert(
+                .boardColumn, id: id,
+                [
+                    ("boardId", boardId), ("listTitle", title), ("position", key), ("createdAt", tx.nowMillis),
+                    ("modifiedAt", tx.nowMillis),
+                ])
+            return try tx.context.boardColumn(id)
+        }
+    }
+
+    public func renameColumn(_ reference: String, to newTitle: String) throws -> BoardColumn {
+        let title = try BoardColumn.validateTitle(newTitle)
+        return try write { tx in
+            let id = try tx.context.resolve(reference, .boardColumn)
+            try tx.update(.boardColumn, id: id, [("listTitle", title), ("modifiedAt", tx.nowMillis)])
+            return try tx.context.boardColumn(id)
+        }
+    }
+
+    /// Moves a column to `position` (0-based) on its board.
+    public func moveColumn(_ reference: String, to position: Int) throws -> BoardColumn {
+        try write { tx in
+            let id = try tx.context.resolve(reference, .boardColumn)
+            let boardId = try tx.context.boardColumn(id).boardId.storage
+            let key = try tx.position(.boardColumn, parentId: boardId, at: position, excluding: id)
+            try tx.update(.boardColumn, id: id, [("boardId", boardId), ("position", key), ("modifiedAt", tx.nowMillis)])
+            return try tx.context.boardColumn(id)
+        }
+    }
+
+    /// Deletes a column and its cards (cascade).
+    public func deleteColumn(_ reference: String) throws {
+        try write { tx in
+            let id = try tx.context.resolve(reference, .boardColumn)
+            try tx.recordDeletions(
+                .boardCard, rowIds: try String.fetchAll(
+                    tx.db, sql: "SELECT id FROM boardCard WHERE accountId = ? AND columnId = ?",
+                    arguments: [tx.account, id]))
+            try tx.delete(.boardColumn, id: id)
+        }
+    }
+
+    // MARK: Cards
+
+    /// Adds a card at the end of a column (or at `position`, 0-based).
+    public func addBoardCard(
+        to columnReference: String, title: String, description: String? = nil, position: Int? = nil
+    ) throws -> BoardCard {
+        let title = try BoardCard.validateTitle(title)
+        let description = try BoardCard.validateDescription(description)
+        return try write { tx in
+            let columnId = try tx.context.resolve(columnReference, .boardColumn)
+            let id = tx.newID()
+            let key = try tx.position(.boardCard, parentId: columnId, at: position)
+            try tx.insert(
+                .boardCard, id: id,
+                [
+                    ("columnId", columnId), ("cardTitle", title), ("cardDescription", description), ("position", key),
+                    ("createdAt", tx.nowMillis), ("modifiedAt", tx.nowMillis),
+                ])
+            return try tx.context.boardCard(id)
+        }
+    }
+
+    /// Changes a card's title and/or description (an empty description removes it).
+    public func editBoardCard(_ reference: String, title: String? = nil, description: String? = nil) throws -> BoardCard {
+        var fields: WriteContext.Fields = []
+        if let title { fields.append(("cardTitle", try BoardCard.validateTitle(title))) }
+        if let description { fields.append(("cardDescription", try BoardCard.validateDescription(description))) }
+        return try write { tx in
+            let id = try tx.context.resolve(reference, .boardCard)
+            if !fields.isEmpty { try tx.update(.boardCard, id: id, fields + [("modifiedAt", tx.nowMillis)]) }
+            return try tx.context.boardCard(id)
+        }
+    }
+
+    /// Seed 003's drag and drop: moves a card to `position` (0-based) in its column or in another column
+    /// of the same board, as one write of (column, position).
+    public func moveBoardCard(
+        _ reference: String, to position: Int, inColumn columnReference: String? = nil
+    ) throws -> BoardCard {
+        try write { tx in
+            let id = try tx.context.resolve(reference, .boardCard)
+            let card = try tx.context.boardCard(id)
+            let columnId = try columnReference.map { try tx.context.resolve($0, .boardColumn) } ?? card.columnId.storage
+            let fromBoard = try tx.context.boardColumn(card.columnId.storage).boardId
+            guard try tx.context.boardColumn(columnId).boardId == fromBoard else {
+                throw CardboxError.invalid(field: "column", reason: "cards move between columns of the same board only")
+            }
+            let key = try tx.position(.boardCard, parentId: columnId, at: position, excluding: id)
+            try tx.update(.boardCard, id: id, [("columnId", columnId), ("position", key), ("modifiedAt", tx.nowMillis)])
+            return try tx.context.boardCard(id)
+        }
+    }
+
+    public func deleteBoardCard(_ reference: String) throws {
+        try write { tx in try tx.delete(.boardCard, id: tx.context.resolve(reference, .boardCard)) }
+    }
+}
+
+extension StoreContext {
+    func board(_ id: String) throws -> Board {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM board WHERE accountId = ? AND id = ?", arguments: [account, id])
+        else { throw CardboxError.notFound(kind: "board", reference: id) }
+        return Board(row: row)
+    }
+
+    func boardColumn(_ id: String) throws -> BoardColumn {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM boardColumn WHERE accountId = ? AND id = ?", arguments: [account, id])
+        else { throw CardboxError.notFound(kind: "column", reference: id) }
+        let orderNumber = try orderNumber(.boardColumn, parentId: row["boardId"], position: row["position"], id: id)
+        return BoardColumn(row: row, orderNumber: orderNumber, cards: nil)
+    }
+
+    func boardCard(_ id: String) throws -> BoardCard {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM boardCard WHERE accountId = ? AND id = ?", arguments: [account, id])
+        else { throw CardboxError.notFound(kind: "board card", reference: id) }
+        return BoardCard(
+            row: row, orderNumber: try orderNumber(.boardCard, parentId: row["columnId"], position: row["position"], id: id))
+    }
+}
+
+extension Board {
+    init(row: Row) {
+        self.init(
+            id: UUID(uuidString: row["id"])!, boardTitle: row["boardTitle"],
+            createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
+    }
+}
+
+extension BoardColumn {
+    init(row: Row, orderNumber: Int, cards: [BoardCard]?) {
+        self.init(
+            id: UUID(uuidString: row["id"])!, boardId: UUID(uuidString: row["boardId"])!, listTitle: row["listTitle"],
+            orderNumber: orderNumber, createdAt: Date(storageMillis: row["createdAt"]),
+            modifiedAt: Date(storageMillis: row["modifiedAt"]), cards: cards)
+    }
+}
+
+extension BoardCard {
+    init(row: Row, orderNumber: Int) {
+        self.init(
+            id: UUID(uuidString: row["id"])!, columnId: UUID(uuidString: row["columnId"])!, cardTitle: row["cardTitle"],
+            cardDescription: row["cardDescription"], orderNumber: orderNumber,
+            createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
+    }
+}

@@ -1,0 +1,324 @@
+import CardboxCore
+import CardboxSync
+import Foundation
+import GRDB
+
+/// Changes to a card; nil leaves a field as it is.
+public struct CardChanges: Sendable, Equatable {
+    public var front: String?
+    public var back: String?
+    public var cardType: String?
+    public var notes: String?
+    /// Replaces the card's tags.
+    public var tags: [String]?
+    public var imagePrompt: String?
+    public var jsonContent: String?
+    public var isIncomplete: Bool?
+    public var image: Data?
+    public var removeImage: Bool
+
+    public init(
+        front: String? = nil, back: String? = nil, cardType: String? = nil, notes: String? = nil,
+        tags: [String]? = nil, imagePrompt: String? = nil, jsonContent: String? = nil, isIncomplete: Bool? = nil,
+        image: Data? = nil, removeImage: Bool = false
+    ) {
+        self.front = front
+        self.back = back
+        self.cardType = cardType
+        self.notes = notes
+        self.tags = tags
+        self.imagePrompt = imagePrompt
+        self.jsonContent = jsonContent
+        self.isIncomplete = isIncomplete
+        self.image = image
+        self.removeImage = removeImage
+    }
+}
+
+extension CardboxStore {
+    // MARK: Plan
+
+    public func allowance() throws -> CardAllowance {
+        try read { context in try context.allowance() }
+    }
+
+    /// Sets the account's plan and, optionally, the free plan's card limit.
+    public func setPlan(_ plan: Plan, freeCardLimit: Int? = nil) throws -> CardAllowance {
+        if let freeCardLimit { _ = try Validate.nonNegative(freeCardLimit, field: "freeCardLimit") }
+        return try write { tx in
+            try tx.db.execute(
+                sql: "UPDATE account SET plan = ?, freeCardLimit = COALESCE(?, freeCardLimit) WHERE id = ?",
+                arguments: [plan.rawValue, freeCardLimit, tx.account])
+            return try tx.context.allowance()
+        }
+    }
+
+    // MARK: Adding
+
+    /// Seed 001's `addCard`: refused with the exact limit message once the plan's limit is reached.
+    /// Languages come from the deck; tags are found or created by name.
+    public func addCard(to deckReference: String, _ draft: CardDraft, image: Data? = nil) throws -> Card {
+        let draft = try draft.validated()
+        return try write { tx in
+            try tx.allowance().checkCanAdd()
+            let deck = try tx.context.deck(tx.context.resolve(deckReference, .deck))
+            let card = try tx.insertCards([(draft, image)], into: deck)[0]
+            try tx.logEvent(.cardAdded, cardLanguage: card.frontLanguage, tagCount: card.tags.count)
+            return card
+        }
+    }
+
+    /// Adds a batch of cards to a deck: all of them, or none when the batch would pass the plan's limit
+    /// or any card is invalid (seed 001's `addPresetCards`; imports use it too).
+    public func addCards(to deckReference: String, _ drafts: [CardDraft]) throws -> [Card] {
+        var valid: [CardDraft] = []
+        valid.reserveCapacity(drafts.count)
+        for (index, draft) in drafts.enumerated() {
+            do {
+                valid.append(try draft.validated())
+            } catch CardboxError.invalid(let field, let reason) {
+                throw CardboxError.invalid(field: "card \(index + 1) \(field)", reason: reason)
+            }
+        }
+        return try write { tx in
+            try tx.allowance().checkCanAdd(batchOf: valid.count)
+            let deck = try tx.context.deck(tx.context.resolve(deckReference, .deck))
+            return try tx.insertCards(valid.map { ($0, nil) }, into: deck)
+        }
+    }
+
+    // MARK: Reading
+
+    /// Cards of a deck (or of every deck) through seed 001's filters. Current cards come in creation
+    /// order; archived cards newest archive first (seed 000).
+    public func cards(
+        in deckReference: String?, filter: CardFilter = CardFilter(), limit: Int? = nil, offset: Int = 0
+    ) throws -> [Card] {
+        try read { context in
+            var sql = "SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND isArchived = ?"
+            var arguments: StatementArguments = [context.account, filter.archived.storage]
+            if let deckReference {
+                sql += " AND deckId = ?"
+                arguments += [try context.resolve(deckReference, .deck)]
+            }
+            if let language = filter.language {
+                sql += " AND (frontLanguage = ? OR backLanguage = ?)"
+                let code = try Language.validate(language, field: "language")
+                arguments += [code, code]
+            }
+            if let tag = filter.tag {
+                sql += """
+                     AND EXISTS (SELECT 1 FROM cardTag JOIN tag ON tag.id = cardTag.tagId
+                     WHERE cardTag.cardId = card.id AND tag.accountId = card.accountId AND tag.nameKey = ?)
+                    """
+                arguments += [TagName.normalize(tag)]
+            }
+            if filter.favoritesOnly { sql += " AND isFavorite = 1" }
+            sql += filter.archived ? " ORDER BY archivedAt DESC, id" : " ORDER BY createdAt, id"
+            sql += " LIMIT ? OFFSET ?"
+            arguments += [limit ?? -1, offset]
+            return try context.cards(Row.fetchAll(context.db, sql: sql, arguments: arguments))
+        }
+    }
+
+    public func card(_ reference: String) throws -> Card {
+        try read { context in try context.card(context.resolve(reference, .card)) }
+    }
+
+    /// The bytes and type of a stored image.
+    public func imageData(sha256: String) throws -> (data: Data, mimeType: String) {
+        try read { context in
+            guard
+                let row = try Row.fetchOne(
+                    context.db, sql: "SELECT data, mimeType FROM image WHERE accountId = ? AND sha256 = ?",
+                    arguments: [context.account, sha256])
+            else { throw CardboxError.notFound(kind: "image", reference: sha256) }
+            return (row["data"], row["mimeType"])
+        }
+    }
+
+    // MARK: Changing
+
+    public func editCard(_ reference: String, _ changes: CardChanges) throws -> Card {
+        var fields: WriteContext.Fields = []
+        if let front = changes.front {
+            let front = try Validate.text(front, field: "front", length: 1...Limits.cardFrontMaximum)
+            fields += [("front", front), ("frontKey", SuggestionMatch.frontKey(front))]
+        }
+        if let back = changes.back {
+            fields.append(("back", try Validate.longText(back, field: "back", maximum: Limits.cardBackMaximum)))
+        }
+        if let cardType = changes.cardType { fields.append(("cardType", try CardType.validate(cardType))) }
+        if let notes = changes.notes {
+            fields.append(("notes", try Validate.longText(notes, field: "notes", maximum: Limits.itemDescriptionMaximum)))
+        }
+        if let prompt = changes.imagePrompt { fields.append(("imagePrompt", prompt.isEmpty ? nil : prompt)) }
+        if let json = changes.jsonContent {
+            if !json.isEmpty { _ = try JSONValue.parse(json, field: "jsonContent") }
+            fields.append(("jsonContent", json.isEmpty ? nil : json))
+        }
+        if let incomplete = changes.isIncomplete { fields.append(("isIncomplete", incomplete.storage)) }
+        let tags = try changes.tags.map(TagName.validateList)
+        return try write { tx in
+            let id = try tx.context.resolve(reference, .card)
+            let old = try tx.context.card(id)
+            var fields = fields
+            if let image = changes.image {
+                fields.append(("imageHash", try tx.storeImage(image).hash))
+            } else if changes.removeImage {
+                fields.append(("imageHash", nil))
+            }
+            if let tags { try tx.replaceTags(of: id, with: tags) }
+            if !fields.isEmpty || tags != nil {
+                try tx.update(.card, id: id, fields + [("modifiedAt", tx.nowMillis)])
+            }
+            if let hash = old.imageHash, changes.image != nil || changes.removeImage { try tx.collectImages([hash]) }
+            return try tx.context.card(id)
+        }
+    }
+
+    /// Seed 000: archiving keeps the card in its deck with `archivedAt`; restoring clears it.
+    public func setArchived(_ reference: String, _ archived: Bool) throws -> Card {
+        try write { tx in
+            let id = try tx.context.resolve(reference, .card)
+            let card = try tx.context.card(id)
+            guard card.isArchived != archived else { return card }
+            try tx.update(
+                .card, id: id,
+                [
+                    ("isArchived", archived.storage), ("archivedAt", archived ? tx.nowMillis : nil),
+                    ("modifiedAt", tx.nowMillis),
+                ])
+            try tx.logEvent(archived ? .cardArchived : .cardRestored, cardLanguage: card.frontLanguage)
+            return try tx.context.card(id)
+        }
+    }
+
+    /// Seed 001's `toggleFavorite` (nil), or sets the flag.
+    public func setFavorite(_ reference: String, _ favorite: Bool? = nil) throws -> Card {
+        try write { tx in
+            let id = try tx.context.resolve(reference, .card)
+            let card = try tx.context.card(id)
+            let newValue = favorite ?? !card.isFavorite
+            guard newValue != card.isFavorite else { return card }
+            try tx.update(.card, id: id, [("isFavorite", newValue.storage), ("modifiedAt", tx.nowMillis)])
+            try tx.logEvent(
+                newValue ? .cardFavorited : .cardUnfavorited, cardLanguage: card.frontLanguage, tagCount: card.tags.count)
+            return try tx.context.card(id)
+        }
+    }
+
+    public func deleteCard(_ reference: String) throws {
+        try write { tx in
+            let id = try tx.context.resolve(reference, .card)
+            let card = try tx.context.card(id)
+            try tx.deleteCardRow(card)
+            try tx.logEvent(.cardDeleted, cardLanguage: card.frontLanguage)
+        }
+    }
+}
+
+/// The card table's columns, in the order `Card.init(row:tags:)` reads them.
+enum CardColumns {
+    static let select = """
+        id, deckId, front, back, cardType, notes, frontLanguage, backLanguage, isFavorite, imageHash, imagePrompt,
+        jsonContent, isArchived, archivedAt, isIncomplete, dueAt, createdAt, modifiedAt
+        """
+}
+
+extension WriteContext {
+    func allowance() throws -> CardAllowance { try context.allowance() }
+
+    /// Inserts validated drafts into a deck, finding or creating their tags. The caller has checked
+    /// the plan's limit for the whole batch.
+    func insertCards(_ drafts: [(CardDraft, Data?)], into deck: Deck) throws -> [Card] {
+        var tagIDs: [String: String] = [:]
+        var cards: [Card] = []
+        cards.reserveCapacity(drafts.count)
+        let deckId = deck.id.storage
+        for (draft, image) in drafts {
+            let id = newID()
+            let imageHash = try image.map { try storeImage($0).hash }
+            try insert(
+                .card, id: id,
+                [
+                    ("deckId", deckId), ("front", draft.front), ("frontKey", SuggestionMatch.frontKey(draft.front)),
+                    ("back", draft.back), ("cardType", draft.cardType), ("notes", draft.notes),
+                    ("frontLanguage", deck.frontLanguage), ("backLanguage", deck.backLanguage), ("isFavorite", 0),
+                    ("imageHash", imageHash), ("imagePrompt", draft.imagePrompt), ("jsonContent", draft.jsonContent),
+                    ("isArchived", 0), ("archivedAt", nil), ("isIncomplete", draft.isIncomplete.storage),
+                    ("dueAt", nil), ("createdAt", nowMillis), ("modifiedAt", nowMillis),
+                ])
+            for tag in draft.tags {
+                try linkTag(cardId: id, tagId: findOrCreateTag(named: tag, cache: &tagIDs))
+            }
+            cards.append(
+                Card(
+                    id: UUID(uuidString: id)!, deckId: deck.id, front: draft.front, back: draft.back,
+                    cardType: draft.cardType, notes: draft.notes, frontLanguage: deck.frontLanguage,
+                    backLanguage: deck.backLanguage, tags: draft.tags, imageHash: imageHash,
+                    imagePrompt: draft.imagePrompt, jsonContent: draft.jsonContent, isIncomplete: draft.isIncomplete,
+                    createdAt: Date(storageMillis: nowMillis), modifiedAt: Date(storageMillis: nowMillis)))
+        }
+        return cards
+    }
+
+    func deleteCardRow(_ card: Card) throws {
+        let id = card.id.storage
+        try recordDeletions(
+            .cardTag,
+            rowIds: try String.fetchAll(
+                db, sql: "SELECT cardId || '/' || tagId FROM cardTag WHERE accountId = ? AND cardId = ?",
+                arguments: [account, id]))
+        try delete(.card, id: id)
+        if let hash = card.imageHash { try collectImages([hash]) }
+    }
+}
+
+extension StoreContext {
+    func allowance() throws -> CardAllowance {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT plan, freeCardLimit FROM account WHERE id = ?", arguments: [account])
+        else { throw CardboxError.storage("the store has no account \(account)") }
+        let plan = Plan(rawValue: row["plan"]) ?? .free
+        let count = try self.count("SELECT COUNT(*) FROM card WHERE accountId = ?", [account])
+        return CardAllowance(plan: plan, cardCount: count, freeCardLimit: row["freeCardLimit"])
+    }
+
+    func card(_ id: String) throws -> Card {
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND id = ?", arguments: [account, id])
+        guard let card = try cards(rows).first else { throw CardboxError.notFound(kind: "card", reference: id) }
+        return card
+    }
+
+    /// Builds cards from rows, fetching their tags in batches.
+    func cards(_ rows: [Row]) throws -> [Card] {
+        var tagsByCard: [String: [String]] = [:]
+        let ids: [String] = rows.map { $0["id"] }
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let tagRows = try Row.fetchAll(
+                db, sql: """
+                    SELECT cardTag.cardId, tag.name FROM cardTag JOIN tag ON tag.id = cardTag.tagId
+                    WHERE cardTag.accountId = ? AND cardTag.cardId IN (\(marks)) ORDER BY tag.nameKey
+                    """, arguments: StatementArguments([account] + chunk))
+            for row in tagRows { tagsByCard[row["cardId"], default: []].append(row["name"]) }
+        }
+        return rows.map { Card(row: $0, tags: tagsByCard[$0["id"]] ?? []) }
+    }
+}
+
+extension Card {
+    init(row: Row, tags: [String]) {
+        self.init(
+            id: UUID(uuidString: row[0])!, deckId: UUID(uuidString: row[1])!, front: row[2], back: row[3],
+            cardType: row[4], notes: row[5], frontLanguage: row[6], backLanguage: row[7], isFavorite: row[8],
+            tags: tags, imageHash: row[9], imagePrompt: row[10], jsonContent: row[11], isArchived: row[12],
+            archivedAt: (row[13] as Int64?).map(Date.init(storageMillis:)), isIncomplete: row[14],
+            dueAt: (row[15] as Int64?).map(Date.init(storageMillis:)), createdAt: Date(storageMillis: row[16]),
+            modifiedAt: Date(storageMillis: row[17]))
+    }
+}

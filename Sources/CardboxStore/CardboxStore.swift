@@ -1,0 +1,162 @@
+import CardboxCore
+import CardboxSync
+import Foundation
+import GRDB
+
+/// What the store asks of the outside world, injected so tests are exact.
+public struct StoreEnvironment: Sendable {
+    public var now: @Sendable () -> Date
+    public var newID: @Sendable () -> UUID
+    /// Randomness for position-key jitter.
+    public var makeRandom: @Sendable () -> any RandomNumberGenerator
+
+    public init(
+        now: @escaping @Sendable () -> Date, newID: @escaping @Sendable () -> UUID,
+        makeRandom: @escaping @Sendable () -> any RandomNumberGenerator
+    ) {
+        self.now = now
+        self.newID = newID
+        self.makeRandom = makeRandom
+    }
+
+    public static let live = StoreEnvironment(
+        now: { Date() }, newID: { UUID() }, makeRandom: { SystemRandomNumberGenerator() })
+}
+
+/// The Cardbox store: one account's decks, lists and boards in SQLite (WAL), every mutation one
+/// transaction that also records its field-level changes in `changeLog`.
+///
+/// A store file may hold several accounts (a server's does); a `CardboxStore` value sees exactly one,
+/// because every query goes through `StoreContext`, which filters on its account.
+public final class CardboxStore: Sendable {
+    let writer: any DatabaseWriter
+    public let accountId: UUID
+    public let replicaId: String
+    let environment: StoreEnvironment
+
+    private init(writer: any DatabaseWriter, account: UUID?, environment: StoreEnvironment) throws {
+        self.writer = writer
+        self.environment = environment
+        try Schema.migrator.migrate(writer)
+        (accountId, replicaId) = try writer.write { db in
+            let replica = try Self.storeInfo(db, key: "replicaId", orInsert: environment.newID().uuidString.lowercased())
+            let defaultAccount = try Self.storeInfo(
+                db, key: "accountId", orInsert: (account ?? environment.newID()).uuidString.lowercased())
+            let accountId = account ?? UUID(uuidString: defaultAccount)!
+            try db.execute(
+                sql: "INSERT INTO account (id, createdAt) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
+                arguments: [accountId.storage, environment.now().storageMillis])
+            return (accountId, replica)
+        }
+    }
+
+    /// Opens (creating if needed) the store file at `path`, for `account` or the file's own account.
+    public static func open(
+        path: String, account: UUID? = nil, environment: StoreEnvironment = .live
+    ) throws -> CardboxStore {
+        let url = URL(fileURLWithPath: path)
+        do {
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            return try CardboxStore(writer: pool, account: account, environment: environment)
+        } catch let error as DatabaseError {
+            throw CardboxError.storage("cannot open store at \(path): \(error.message ?? error.description)")
+        } catch let error as CardboxError {
+            throw error
+        } catch {
+            throw CardboxError.storage("cannot open store at \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// A store that lives in memory only, for tests.
+    public static func inMemory(account: UUID? = nil, environment: StoreEnvironment = .live) throws -> CardboxStore {
+        try CardboxStore(writer: DatabaseQueue(), account: account, environment: environment)
+    }
+
+    private static func storeInfo(_ db: Database, key: String, orInsert value: String) throws -> String {
+        if let existing = try String.fetchOne(db, sql: "SELECT value FROM storeInfo WHERE key = ?", arguments: [key]) {
+            return existing
+        }
+        try db.execute(sql: "INSERT INTO storeInfo (key, value) VALUES (?, ?)", arguments: [key, value])
+        return value
+    }
+
+    /// Runs `body` in one write transaction stamped with one HLC timestamp. Any error rolls back
+    /// everything `body` did.
+    func write<T>(_ body: (WriteContext) throws -> T) throws -> T {
+        try translatingErrors {
+            try writer.write { db in
+                let now = environment.now()
+                let last = try Int64.fetchOne(db, sql: "SELECT value FROM storeInfo WHERE key = 'lastHlc'") ?? 0
+                var clock = HybridLogicalClock(last: HLCTimestamp(rawValue: UInt64(bitPattern: last)))
+                let timestamp = clock.tick(now: now)
+                try db.execute(
+                    sql: "INSERT INTO storeInfo (key, value) VALUES ('lastHlc', ?) "
+                        + "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    arguments: [String(timestamp.storageValue)])
+                let context = WriteContext(
+                    db: db, accountId: accountId, replicaId: replicaId, now: now, timestamp: timestamp,
+                    environment: environment)
+                return try body(context)
+            }
+        }
+    }
+
+    func read<T>(_ body: (StoreContext) throws -> T) throws -> T {
+        try translatingErrors {
+            try writer.read { db in try body(StoreContext(db: db, accountId: accountId)) }
+        }
+    }
+
+    private func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as CardboxError {
+            throw error
+        } catch let error as DatabaseError {
+            throw CardboxError.storage("the store refused the change: \(error.message ?? error.description)")
+        }
+    }
+
+    /// Every recorded change, oldest first (the history sync and undo read).
+    public func changes(since sequence: Int64 = 0, limit: Int = 1000) throws -> [(sequence: Int64, change: ChangeRecord)] {
+        try read { context in
+            try Row.fetchAll(
+                context.db,
+                sql: """
+                    SELECT seq, entity, rowId, operation, fields, hlc, replicaId FROM changeLog
+                    WHERE accountId = ? AND seq > ? ORDER BY seq LIMIT ?
+                    """, arguments: [context.account, sequence, limit]
+            ).map { row in
+                let fieldsText: String = row["fields"]
+                guard case .object(let fields) = try JSONValue.parse(fieldsText, field: "changeLog.fields") else {
+                    throw CardboxError.storage("change \(row["seq"] as Int64) has malformed fields")
+                }
+                let change = ChangeRecord(
+                    entity: row["entity"], rowId: row["rowId"],
+                    operation: ChangeRecord.Operation(rawValue: row["operation"]) ?? .update, fields: fields,
+                    timestamp: HLCTimestamp(rawValue: UInt64(bitPattern: row["hlc"])), replicaId: row["replicaId"])
+                return (row["seq"], change)
+            }
+        }
+    }
+}
+
+extension UUID {
+    /// How ids are stored: lowercase text, the same in SQLite and PostgreSQL.
+    var storage: String { uuidString.lowercased() }
+}
+
+extension Date {
+    /// How times are stored: integer milliseconds since 1970, UTC.
+    var storageMillis: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    init(storageMillis: Int64) { self.init(timeIntervalSince1970: Double(storageMillis) / 1000) }
+}
+
+extension Bool {
+    var storage: Int64 { self ? 1 : 0 }
+}

@@ -1,0 +1,216 @@
+import CardboxCore
+import Foundation
+import GRDB
+
+extension CardboxStore {
+    public func createDeck(
+        name: String, frontLanguage: String, backLanguage: String, queuedSuggestions: Int = 0
+    ) throws -> Deck {
+        let name = try Deck.validateName(name)
+        let front = try Language.validate(frontLanguage, field: "frontLanguage")
+        let back = try Language.validate(backLanguage, field: "backLanguage")
+        let queued = try Deck.validateQueuedSuggestions(queuedSuggestions)
+        return try write { tx in try tx.insertDeck(name: name, frontLanguage: front, backLanguage: back, queued: queued) }
+    }
+
+    /// Creates a deck from a preset and adds all its cards, or nothing when the plan's limit would be
+    /// passed (seed 001's `addPresetCards`: the whole batch is checked first).
+    public func createDeck(preset: PresetDeck, name: String? = nil) throws -> (deck: Deck, cards: [Card]) {
+        let name = try Deck.validateName(name ?? preset.name)
+        let drafts = try preset.cards.map { try $0.draft.validated() }
+        return try write { tx in
+            try tx.allowance().checkCanAdd(batchOf: drafts.count)
+            let deck = try tx.insertDeck(
+                name: name, frontLanguage: preset.frontLanguage, backLanguage: preset.backLanguage, queued: 0)
+            let cards = try tx.insertCards(drafts.map { ($0, nil) }, into: deck)
+            try tx.logEvent(.presetDeckAdded, cardLanguage: deck.frontLanguage, tagCount: nil)
+            return (deck, cards)
+        }
+    }
+
+    public func decks() throws -> [Deck] {
+        try read { context in
+            try Row.fetchAll(
+                context.db, sql: "SELECT * FROM deck WHERE accountId = ? ORDER BY nameKey, id",
+                arguments: [context.account]
+            ).map(Deck.init(row:))
+        }
+    }
+
+    public func deck(_ reference: String) throws -> Deck {
+        try read { context in try context.deck(context.resolve(reference, .deck)) }
+    }
+
+    /// How many cards the deck holds in each of seed 000's five lists (due ones counted apart).
+    public func deckCounts(_ reference: String) throws -> DeckCounts {
+        try read { context in
+            let id = try context.resolve(reference, .deck)
+            let now = environment.now().storageMillis
+            let args: StatementArguments = [context.account, id]
+            let scope = "accountId = ? AND deckId = ?"
+            let hidden = """
+                EXISTS (SELECT 1 FROM rejectedSuggestion r WHERE r.accountId = suggestion.accountId
+                  AND r.deckId = suggestion.deckId AND r.frontKey = suggestion.frontKey AND r.cardType = suggestion.cardType)
+                """
+            return DeckCounts(
+                currentCards: try context.count("SELECT COUNT(*) FROM card WHERE \(scope) AND isArchived = 0", args),
+                archivedCards: try context.count("SELECT COUNT(*) FROM card WHERE \(scope) AND isArchived = 1", args),
+                dueCards: try context.count(
+                    "SELECT COUNT(*) FROM card WHERE \(scope) AND isArchived = 0 AND dueAt <= ?", args + [now]),
+                visibleSuggestions: try context.count(
+                    "SELECT COUNT(*) FROM suggestion WHERE \(scope) AND isVisible = 1 AND NOT \(hidden)", args),
+                invisibleSuggestions: try context.count(
+                    "SELECT COUNT(*) FROM suggestion WHERE \(scope) AND (isVisible = 0 OR \(hidden))", args),
+                rejectedSuggestions: try context.count("SELECT COUNT(*) FROM rejectedSuggestion WHERE \(scope)", args))
+        }
+    }
+
+    public func renameDeck(_ reference: String, to newName: String) throws -> Deck {
+        let name = try Deck.validateName(newName)
+        return try write { tx in
+            let id = try tx.context.resolve(reference, .deck)
+            try tx.checkDeckNameFree(name, except: id)
+            try tx.update(
+                .deck, id: id, [("name", name), ("nameKey", StoreContext.nameKey(name)), ("modifiedAt", tx.nowMillis)])
+            return try tx.context.deck(id)
+        }
+    }
+
+    /// Changes a deck's settings: the suggestion queue size and the language pair.
+    public func configureDeck(
+        _ reference: String, queuedSuggestions: Int? = nil, frontLanguage: String? = nil, backLanguage: String? = nil
+    ) throws -> Deck {
+        var fields: WriteContext.Fields = []
+        if let queuedSuggestions {
+            fields.append(("queuedSuggestions", try Deck.validateQueuedSuggestions(queuedSuggestions)))
+        }
+        if let frontLanguage { fields.append(("frontLanguage", try Language.validate(frontLanguage, field: "frontLanguage"))) }
+        if let backLanguage { fields.append(("backLanguage", try Language.validate(backLanguage, field: "backLanguage"))) }
+        return try write { tx in
+            let id = try tx.context.resolve(reference, .deck)
+            if !fields.isEmpty { try tx.update(.deck, id: id, fields + [("modifiedAt", tx.nowMillis)]) }
+            return try tx.context.deck(id)
+        }
+    }
+
+    /// Deletes a deck with its cards, suggestions and rejected suggestions (cascade).
+    public func deleteDeck(_ reference: String) throws {
+        try write { tx in
+            let id = try tx.context.resolve(reference, .deck)
+            let deckScope: StatementArguments = [tx.account, id]
+            let images = try String.fetchAll(
+                tx.db, sql: """
+                    SELECT imageHash FROM card WHERE accountId = ? AND deckId = ? AND imageHash IS NOT NULL
+                    UNION SELECT imageHash FROM suggestion WHERE accountId = ? AND deckId = ? AND imageHash IS NOT NULL
+                    """, arguments: deckScope + deckScope)
+            try tx.recordDeletions(
+                .cardTag,
+                rowIds: try String.fetchAll(
+                    tx.db, sql: """
+                        SELECT cardTag.cardId || '/' || cardTag.tagId FROM cardTag JOIN card ON card.id = cardTag.cardId
+                        WHERE card.accountId = ? AND card.deckId = ?
+                        """, arguments: deckScope))
+            for entity in [Entity.card, .suggestion, .rejectedSuggestion] {
+                try tx.recordDeletions(
+                    entity,
+                    rowIds: try String.fetchAll(
+                        tx.db, sql: "SELECT id FROM \(entity.rawValue) WHERE accountId = ? AND deckId = ?",
+                        arguments: deckScope))
+            }
+            try tx.delete(.deck, id: id)
+            try tx.collectImages(images)
+            try tx.logEvent(.deckDeleted)
+        }
+    }
+
+    /// Seed 000's bulk operation: archives every due card of the deck. Returns how many.
+    public func archiveDueCards(_ reference: String) throws -> Int {
+        try write { tx in
+            let id = try tx.context.resolve(reference, .deck)
+            let due = try String.fetchAll(
+                tx.db, sql: "SELECT id FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0 AND dueAt <= ?",
+                arguments: [tx.account, id, tx.nowMillis])
+            for cardId in due {
+                try tx.update(
+                    .card, id: cardId, [("isArchived", 1), ("archivedAt", tx.nowMillis), ("modifiedAt", tx.nowMillis)])
+                try tx.logEvent(.cardArchived)
+            }
+            return due.count
+        }
+    }
+
+    /// Seed 000's bulk operation: deletes every suggestion of the deck, visible or not. Returns how many.
+    public func clearSuggestions(_ reference: String) throws -> Int {
+        try write { tx in
+            let id = try tx.context.resolve(reference, .deck)
+            let rows = try Row.fetchAll(
+                tx.db, sql: "SELECT id, imageHash FROM suggestion WHERE accountId = ? AND deckId = ?",
+                arguments: [tx.account, id])
+            for row in rows { try tx.delete(.suggestion, id: row["id"]) }
+            try tx.collectImages(rows.compactMap { $0["imageHash"] as String? })
+            return rows.count
+        }
+    }
+
+    /// Seed 000's bulk operation: forgets rejected suggestions, all of them or only those older than
+    /// `olderThanDays`, so the same content may be suggested again. Returns how many.
+    public func resetRejectedSuggestions(_ reference: String, olderThanDays: Int? = nil) throws -> Int {
+        if let olderThanDays { _ = try Validate.nonNegative(olderThanDays, field: "olderThan") }
+        return try write { tx in
+            let id = try tx.context.resolve(reference, .deck)
+            return try tx.deleteRejectedSuggestions(deckId: id, olderThanDays: olderThanDays)
+        }
+    }
+}
+
+extension WriteContext {
+    func insertDeck(name: String, frontLanguage: String, backLanguage: String, queued: Int) throws -> Deck {
+        try checkDeckNameFree(name, except: nil)
+        let id = newID()
+        try insert(
+            .deck, id: id,
+            [
+                ("name", name), ("nameKey", StoreContext.nameKey(name)), ("frontLanguage", frontLanguage),
+                ("backLanguage", backLanguage), ("queuedSuggestions", queued), ("createdAt", nowMillis),
+                ("modifiedAt", nowMillis),
+            ])
+        try logEvent(.deckCreated, cardLanguage: frontLanguage)
+        return try context.deck(id)
+    }
+
+    func checkDeckNameFree(_ name: String, except id: String?) throws {
+        let taken = try String.fetchOne(
+            db, sql: "SELECT id FROM deck WHERE accountId = ? AND nameKey = ?",
+            arguments: [account, StoreContext.nameKey(name)])
+        if let taken, taken != id { throw CardboxError.alreadyExists(kind: "deck", name: name) }
+    }
+
+    func deleteRejectedSuggestions(deckId: String, olderThanDays: Int?) throws -> Int {
+        var sql = "SELECT id FROM rejectedSuggestion WHERE accountId = ? AND deckId = ?"
+        var arguments: StatementArguments = [account, deckId]
+        if let olderThanDays {
+            sql += " AND deletedAt < ?"
+            arguments += [nowMillis - Int64(olderThanDays) * 86_400_000]
+        }
+        let ids = try String.fetchAll(db, sql: sql, arguments: arguments)
+        for id in ids { try delete(.rejectedSuggestion, id: id) }
+        return ids.count
+    }
+}
+
+extension StoreContext {
+    func deck(_ id: String) throws -> Deck {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM deck WHERE accountId = ? AND id = ?", arguments: [account, id])
+        else { throw CardboxError.notFound(kind: "deck", reference: id) }
+        return Deck(row: row)
+    }
+}
+
+extension Deck {
+    init(row: Row) {
+        self.init(
+            id: UUID(uuidString: row["id"])!, name: row["name"], frontLanguage: row["frontLanguage"],
+            backLanguage: row["backLanguage"], queuedSuggestions: row["queuedSuggestions"],
+            createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
+    }
+}

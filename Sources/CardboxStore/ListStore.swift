@@ -1,0 +1,292 @@
+import CardboxCore
+import Foundation
+import GRDB
+
+/// Changes to an item; nil leaves a field as it is. `quantity: .some(nil)` clears the quantity.
+public struct ItemChanges: Sendable, Equatable {
+    public var title: String?
+    public var description: String?
+    public var quantity: Int32??
+
+    public init(title: String? = nil, description: String? = nil, quantity: Int32?? = nil) {
+        self.title = title
+        self.description = description
+        self.quantity = quantity
+    }
+}
+
+extension CardboxStore {
+    // MARK: Lists
+
+    /// Creates a list at the end of the user's lists (or at `position`, 0-based).
+    public func createList(name: String, position: Int? = nil) throws -> ItemList {
+        let name = try ItemList.validateName(name)
+        return try write { tx in
+            let id = tx.newID()
+            let key = try tx.position(.itemList, parentId: nil, at: position)
+            try tx.insert(
+                .itemList, id: id,
+                [
+                    ("name", name), ("position", key), ("isArchived", 0), ("createdAt", tx.nowMillis),
+                    ("modifiedAt", tx.nowMillis),
+                ])
+            return try tx.context.itemList(id)
+        }
+    }
+
+    /// The user's lists in order; `orderNumber` is 0…n−1 (seed 002: sorted by orderNumber).
+    public func lists() throws -> [ItemList] {
+        try read { context in
+            try Row.fetchAll(
+                context.db, sql: "SELECT * FROM itemList WHERE accountId = ? ORDER BY position, id",
+                arguments: [context.account]
+            ).enumerated().map { ItemList(row: $1, orderNumber: $0) }
+        }
+    }
+
+    /// A list with its items in order. Crossed-out items are left out unless `includeCrossedOut`, or,
+    /// when that is nil, unless the user's `showCrossedOutItems` setting is on (seed 002).
+    public func list(_ reference: String, includeCrossedOut: Bool? = nil) throws -> ItemList {
+        try read { context in
+            let id = try context.resolve(reference, .itemList)
+            var list = try context.itemList(id)
+            let showCrossedOut = try includeCrossedOut ?? context.settings().showCrossedOutItems
+            let imagesByItem = try context.itemImages(listId: id)
+            list.items = try Row.fetchAll(
+                context.db, sql: "SELECT * FROM item WHERE accountId = ? AND listId = ? ORDER BY position, id",
+                arguments: [context.account, id]
+            ).enumerated().map { index, row in
+                var item = Item(row: row, orderNumber: index)
+                item.images = imagesByItem[item.id.storage] ?? []
+                return item
+            }.filter { showCrossedOut || !$0.isCrossedOut }
+            return list
+        }
+    }
+
+    public func renameList(_ reference: String, to newName: String) throws -> ItemList {
+        let name = try ItemList.validateName(newName)
+        return try write { tx in
+            let id = try tx.context.resolve(reference, .itemList)
+            try tx.update(.itemList, id: id, [("name", name), ("modifiedAt", tx.nowMillis)])
+            return try tx.context.itemList(id)
+        }
+    }
+
+    /// Moves a list to `position` (0-based) among the user's lists.
+    public func moveList(_ reference: String, to position: Int) throws -> ItemList {
+        try write { tx in
+            let id = try tx.context.resolve(reference, .itemList)
+            let key = try tx.position(.itemList, parentId: nil, at: position, excluding: id)
+            try tx.update(.itemList, id: id, [("position", key), ("modifiedAt", tx.nowMillis)])
+            return try tx.context.itemList(id)
+        }
+    }
+
+    /// Seed 002: deleting a list deletes its items and their images.
+    public func deleteList(_ reference: String) throws {
+        try write { tx in
+            let id = try tx.context.resolve(reference, .itemList)
+            let scope: StatementArguments = [tx.account, id]
+            let images = try Row.fetchAll(
+                tx.db, sql: """
+                    SELECT itemImage.id, itemImage.imageHash FROM itemImage JOIN item ON item.id = itemImage.itemId
+                    WHERE item.accountId = ? AND item.listId = ?
+                    """, arguments: scope)
+            try tx.recordDeletions(.itemImage, rowIds: images.map { $0["id"] })
+            try tx.recordDeletions(
+                .item, rowIds: try String.fetchAll(
+                    tx.db, sql: "SELECT id FROM item WHERE accountId = ? AND listId = ?", arguments: scope))
+            try tx.delete(.itemList, id: id)
+            try tx.collectImages(images.map { $0["imageHash"] as String })
+        }
+    }
+
+    // MARK: Items
+
+    public func addItem(
+        to listReference: String, title: String, description: String = "", quantity: Int32? = nil,
+        position: Int? = nil
+    ) throws -> Item {
+        let title = try Item.validateTitle(title)
+        let description = try Item.validateDescription(description)
+        return try write { tx in
+            let listId = try tx.context.resolve(listReference, .itemList)
+            let id = tx.newID()
+            let key = try tx.position(.item, parentId: listId, at: position)
+            try tx.insert(
+                .item, id: id,
+                [
+                    ("listId", listId), ("title", title), ("description", description), ("quantity", quantity),
+                    ("position", key), ("isCrossedOut", 0), ("createdAt", tx.nowMillis), ("modifiedAt", tx.nowMillis),
+                ])
+            return try tx.context.item(id)
+        }
+    }
+
+    public func item(_ reference: String) throws -> Item {
+        try read { context in
+            var item = try context.item(context.resolve(reference, .item))
+            item.images = try context.itemImages(itemId: item.id.storage)
+            return item
+        }
+    }
+
+    public func editItem(_ reference: String, _ changes: ItemChanges) throws -> Item {
+        var fields: WriteContext.Fields = []
+        if let title = changes.title { fields.append(("title", try Item.validateTitle(title))) }
+        if let description = changes.description {
+            fields.append(("description", try Item.validateDescription(description)))
+        }
+        if let quantity = changes.quantity { fields.append(("quantity", quantity)) }
+        return try write { tx in
+            let id = try tx.context.resolve(reference, .item)
+            if !fields.isEmpty { try tx.update(.item, id: id, fields + [("modifiedAt", tx.nowMillis)]) }
+            return try tx.context.item(id)
+        }
+    }
+
+    /// Crosses an item out (done) or back in; nil toggles.
+    public func crossItem(_ reference: String, crossedOut: Bool? = nil) throws -> Item {
+        try write { tx in
+            let id = try tx.context.resolve(reference, .item)
+            let item = try tx.context.item(id)
+            let newValue = crossedOut ?? !item.isCrossedOut
+            if newValue != item.isCrossedOut {
+                try tx.update(.item, id: id, [("isCrossedOut", newValue.storage), ("modifiedAt", tx.nowMillis)])
+            }
+            return try tx.context.item(id)
+        }
+    }
+
+    /// Moves an item to `position` (0-based) in its list, or in another list: one write of
+    /// (list, position), so the item is always in exactly one place.
+    public func moveItem(_ reference: String, to position: Int, inList listReference: String? = nil) throws -> Item {
+        try write { tx in
+            let id = try tx.context.resolve(reference, .item)
+            let listId = try listReference.map { try tx.context.resolve($0, .itemList) } ?? tx.context.item(id).listId.storage
+            let key = try tx.position(.item, parentId: listId, at: position, excluding: id)
+            try tx.update(.item, id: id, [("listId", listId), ("position", key), ("modifiedAt", tx.nowMillis)])
+            return try tx.context.item(id)
+        }
+    }
+
+    public func deleteItem(_ reference: String) throws {
+        try write { tx in
+            let id = try tx.context.resolve(reference, .item)
+            let images = try Row.fetchAll(
+                tx.db, sql: "SELECT id, imageHash FROM itemImage WHERE accountId = ? AND itemId = ?",
+                arguments: [tx.account, id])
+            try tx.recordDeletions(.itemImage, rowIds: images.map { $0["id"] })
+            try tx.delete(.item, id: id)
+            try tx.collectImages(images.map { $0["imageHash"] as String })
+        }
+    }
+
+    // MARK: Item images
+
+    /// Adds an image to an item: JPEG, PNG or HEIC by content, at most 5 MB, at most 10 per item (seed 002).
+    public func addItemImage(to itemReference: String, data: Data) throws -> ItemImage {
+        try write { tx in
+            let itemId = try tx.context.resolve(itemReference, .item)
+            let count = try tx.context.count(
+                "SELECT COUNT(*) FROM itemImage WHERE accountId = ? AND itemId = ?", [tx.account, itemId])
+            guard count < Limits.imagesPerItem else {
+                throw CardboxError.invalid(
+                    field: "images", reason: "an item holds at most \(Limits.imagesPerItem) images; it has \(count)")
+            }
+            let (hash, _) = try tx.storeImage(data)
+            let id = tx.newID()
+            let key = try tx.position(.itemImage, parentId: itemId, at: nil)
+            try tx.insert(
+                .itemImage, id: id,
+                [("itemId", itemId), ("imageHash", hash), ("position", key), ("createdAt", tx.nowMillis)])
+            try tx.update(.item, id: itemId, [("modifiedAt", tx.nowMillis)])
+            guard let image = try tx.context.itemImages(itemId: itemId).first(where: { $0.id.storage == id }) else {
+                throw CardboxError.notFound(kind: "image", reference: id)
+            }
+            return image
+        }
+    }
+
+    public func itemImages(of itemReference: String) throws -> [ItemImage] {
+        try read { context in try context.itemImages(itemId: context.resolve(itemReference, .item)) }
+    }
+
+    public func removeItemImage(_ reference: String) throws {
+        try write { tx in
+            let id = try tx.context.resolve(reference, .itemImage)
+            guard
+                let row = try Row.fetchOne(
+                    tx.db, sql: "SELECT itemId, imageHash FROM itemImage WHERE accountId = ? AND id = ?",
+                    arguments: [tx.account, id])
+            else { throw CardboxError.notFound(kind: "image", reference: reference) }
+            try tx.delete(.itemImage, id: id)
+            try tx.update(.item, id: row["itemId"], [("modifiedAt", tx.nowMillis)])
+            try tx.collectImages([row["imageHash"] as String])
+        }
+    }
+}
+
+extension StoreContext {
+    func itemList(_ id: String) throws -> ItemList {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM itemList WHERE accountId = ? AND id = ?", arguments: [account, id])
+        else { throw CardboxError.notFound(kind: "list", reference: id) }
+        return ItemList(
+            row: row, orderNumber: try orderNumber(.itemList, parentId: nil, position: row["position"], id: id))
+    }
+
+    func item(_ id: String) throws -> Item {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM item WHERE accountId = ? AND id = ?", arguments: [account, id])
+        else { throw CardboxError.notFound(kind: "item", reference: id) }
+        return Item(row: row, orderNumber: try orderNumber(.item, parentId: row["listId"], position: row["position"], id: id))
+    }
+
+    func itemImages(itemId: String) throws -> [ItemImage] {
+        try itemImages(where: "itemImage.itemId = ?", itemId)[itemId] ?? []
+    }
+
+    func itemImages(listId: String) throws -> [String: [ItemImage]] {
+        try itemImages(where: "itemImage.itemId IN (SELECT id FROM item WHERE accountId = ? AND listId = ?)", account, listId)
+    }
+
+    private func itemImages(where condition: String, _ values: String...) throws -> [String: [ItemImage]] {
+        let rows = try Row.fetchAll(
+            db, sql: """
+                SELECT itemImage.id, itemImage.itemId, itemImage.imageHash, itemImage.createdAt, image.mimeType,
+                       image.byteCount
+                FROM itemImage JOIN image ON image.accountId = itemImage.accountId AND image.sha256 = itemImage.imageHash
+                WHERE itemImage.accountId = ? AND \(condition) ORDER BY itemImage.itemId, itemImage.position, itemImage.id
+                """, arguments: StatementArguments([account] + values))
+        var result: [String: [ItemImage]] = [:]
+        for row in rows {
+            let itemId: String = row["itemId"]
+            let image = ItemImage(
+                id: UUID(uuidString: row["id"])!, itemId: UUID(uuidString: itemId)!,
+                orderNumber: result[itemId]?.count ?? 0, mimeType: row["mimeType"], byteCount: row["byteCount"],
+                sha256: row["imageHash"], createdAt: Date(storageMillis: row["createdAt"]))
+            result[itemId, default: []].append(image)
+        }
+        return result
+    }
+}
+
+extension ItemList {
+    init(row: Row, orderNumber: Int) {
+        self.init(
+            id: UUID(uuidString: row["id"])!, name: row["name"], orderNumber: orderNumber, isArchived: row["isArchived"],
+            createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
+    }
+}
+
+extension Item {
+    init(row: Row, orderNumber: Int) {
+        self.init(
+            id: UUID(uuidString: row["id"])!, listId: UUID(uuidString: row["listId"])!, title: row["title"],
+            description: row["description"], quantity: row["quantity"], orderNumber: orderNumber,
+            isCrossedOut: row["isCrossedOut"], createdAt: Date(storageMillis: row["createdAt"]),
+            modifiedAt: Date(storageMillis: row["modifiedAt"]))
+    }
+}

@@ -1,0 +1,225 @@
+import GRDB
+
+/// The store's schema, as append-only migrations: a migration, once shipped, is never edited; a change
+/// of schema is a new migration. Migrations hold SQL only, never app types, so old ones keep working.
+///
+/// Conventions that keep the SQL portable to PostgreSQL: ids are lowercase UUID text, times are
+/// integer milliseconds since 1970 (UTC), booleans are 0/1 integers with CHECKs, order is a position
+/// key compared as bytes (PostgreSQL needs `COLLATE "C"` on those columns). Every table but
+/// `storeInfo` carries `accountId`, and every query filters on it.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: accounts, decks, cards, lists, boards, history", migrate: createVersion1)
+        return migrator
+    }
+
+    private static func createVersion1(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE storeInfo (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+
+                CREATE TABLE account (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    plan TEXT NOT NULL DEFAULT 'free' CHECK (plan IN ('free', 'premium')),
+                    freeCardLimit INTEGER NOT NULL DEFAULT 25 CHECK (freeCardLimit >= 0),
+                    createdAt INTEGER NOT NULL
+                );
+
+                CREATE TABLE deck (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL CHECK (name <> ''),
+                    nameKey TEXT NOT NULL,
+                    frontLanguage TEXT NOT NULL CHECK (length(frontLanguage) = 2),
+                    backLanguage TEXT NOT NULL CHECK (length(backLanguage) = 2),
+                    queuedSuggestions INTEGER NOT NULL DEFAULT 0 CHECK (queuedSuggestions >= 0),
+                    createdAt INTEGER NOT NULL,
+                    modifiedAt INTEGER NOT NULL
+                );
+                CREATE UNIQUE INDEX deckName ON deck(accountId, nameKey);
+
+                CREATE TABLE card (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    deckId TEXT NOT NULL REFERENCES deck(id) ON DELETE CASCADE,
+                    front TEXT NOT NULL CHECK (front <> ''),
+                    frontKey TEXT NOT NULL,
+                    back TEXT NOT NULL,
+                    cardType TEXT NOT NULL CHECK (cardType <> ''),
+                    notes TEXT NOT NULL DEFAULT '',
+                    frontLanguage TEXT NOT NULL,
+                    backLanguage TEXT NOT NULL,
+                    isFavorite INTEGER NOT NULL DEFAULT 0 CHECK (isFavorite IN (0, 1)),
+                    imageHash TEXT,
+                    imagePrompt TEXT,
+                    jsonContent TEXT,
+                    isArchived INTEGER NOT NULL DEFAULT 0 CHECK (isArchived IN (0, 1)),
+                    archivedAt INTEGER,
+                    isIncomplete INTEGER NOT NULL DEFAULT 0 CHECK (isIncomplete IN (0, 1)),
+                    dueAt INTEGER,
+                    createdAt INTEGER NOT NULL,
+                    modifiedAt INTEGER NOT NULL,
+                    CHECK ((isArchived = 1) = (archivedAt IS NOT NULL))
+                );
+                CREATE INDEX cardByDeck ON card(accountId, deckId, isArchived, createdAt);
+                CREATE INDEX cardByFront ON card(deckId, frontKey, cardType);
+                CREATE INDEX cardByDue ON card(deckId, isArchived, dueAt);
+
+                CREATE TABLE tag (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL CHECK (name <> ''),
+                    nameKey TEXT NOT NULL,
+                    createdAt INTEGER NOT NULL
+                );
+                CREATE UNIQUE INDEX tagName ON tag(accountId, nameKey);
+
+                CREATE TABLE cardTag (
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    cardId TEXT NOT NULL REFERENCES card(id) ON DELETE CASCADE,
+                    tagId TEXT NOT NULL REFERENCES tag(id) ON DELETE CASCADE,
+                    PRIMARY KEY (cardId, tagId)
+                );
+                CREATE INDEX cardTagByTag ON cardTag(tagId);
+
+                CREATE TABLE suggestion (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    deckId TEXT NOT NULL REFERENCES deck(id) ON DELETE CASCADE,
+                    front TEXT NOT NULL CHECK (front <> ''),
+                    frontKey TEXT NOT NULL,
+                    back TEXT NOT NULL,
+                    cardType TEXT NOT NULL CHECK (cardType <> ''),
+                    imagePrompt TEXT,
+                    context TEXT NOT NULL DEFAULT '',
+                    category TEXT NOT NULL CHECK (category IN
+                        ('related_vocabulary', 'usage_examples', 'opposites', 'progressive_complexity')),
+                    isVisible INTEGER NOT NULL DEFAULT 0 CHECK (isVisible IN (0, 1)),
+                    imageHash TEXT,
+                    createdAt INTEGER NOT NULL
+                );
+                CREATE INDEX suggestionByDeck ON suggestion(deckId, frontKey, cardType);
+
+                CREATE TABLE rejectedSuggestion (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    deckId TEXT NOT NULL REFERENCES deck(id) ON DELETE CASCADE,
+                    front TEXT NOT NULL CHECK (front <> ''),
+                    frontKey TEXT NOT NULL,
+                    cardType TEXT NOT NULL CHECK (cardType <> ''),
+                    deletedAt INTEGER NOT NULL
+                );
+                CREATE INDEX rejectedByFront ON rejectedSuggestion(deckId, frontKey, cardType);
+                CREATE INDEX rejectedByDate ON rejectedSuggestion(deckId, deletedAt);
+
+                CREATE TABLE image (
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    sha256 TEXT NOT NULL CHECK (length(sha256) = 64),
+                    mimeType TEXT NOT NULL CHECK (mimeType IN ('image/jpeg', 'image/png', 'image/heic')),
+                    byteCount INTEGER NOT NULL CHECK (byteCount BETWEEN 1 AND 5242880),
+                    data BLOB NOT NULL,
+                    createdAt INTEGER NOT NULL,
+                    PRIMARY KEY (accountId, sha256)
+                );
+
+                CREATE TABLE itemList (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL CHECK (name <> ''),
+                    position TEXT NOT NULL,
+                    isArchived INTEGER NOT NULL DEFAULT 0 CHECK (isArchived IN (0, 1)),
+                    createdAt INTEGER NOT NULL,
+                    modifiedAt INTEGER NOT NULL
+                );
+                CREATE INDEX itemListByPosition ON itemList(accountId, position, id);
+
+                CREATE TABLE item (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    listId TEXT NOT NULL REFERENCES itemList(id) ON DELETE CASCADE,
+                    title TEXT NOT NULL CHECK (title <> ''),
+                    description TEXT NOT NULL DEFAULT '',
+                    quantity INTEGER CHECK (quantity BETWEEN -2147483648 AND 2147483647),
+                    position TEXT NOT NULL,
+                    isCrossedOut INTEGER NOT NULL DEFAULT 0 CHECK (isCrossedOut IN (0, 1)),
+                    createdAt INTEGER NOT NULL,
+                    modifiedAt INTEGER NOT NULL
+                );
+                CREATE INDEX itemByPosition ON item(listId, position, id);
+
+                CREATE TABLE itemImage (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    itemId TEXT NOT NULL REFERENCES item(id) ON DELETE CASCADE,
+                    imageHash TEXT NOT NULL,
+                    position TEXT NOT NULL,
+                    createdAt INTEGER NOT NULL
+                );
+                CREATE INDEX itemImageByPosition ON itemImage(itemId, position, id);
+
+                CREATE TABLE board (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    boardTitle TEXT NOT NULL CHECK (boardTitle <> ''),
+                    nameKey TEXT NOT NULL,
+                    createdAt INTEGER NOT NULL,
+                    modifiedAt INTEGER NOT NULL
+                );
+                CREATE INDEX boardByAccount ON board(accountId, createdAt);
+
+                CREATE TABLE boardColumn (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    boardId TEXT NOT NULL REFERENCES board(id) ON DELETE CASCADE,
+                    listTitle TEXT NOT NULL CHECK (listTitle <> ''),
+                    position TEXT NOT NULL,
+                    createdAt INTEGER NOT NULL,
+                    modifiedAt INTEGER NOT NULL
+                );
+                CREATE INDEX boardColumnByPosition ON boardColumn(boardId, position, id);
+
+                CREATE TABLE boardCard (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    columnId TEXT NOT NULL REFERENCES boardColumn(id) ON DELETE CASCADE,
+                    cardTitle TEXT NOT NULL CHECK (cardTitle <> ''),
+                    cardDescription TEXT,
+                    position TEXT NOT NULL,
+                    createdAt INTEGER NOT NULL,
+                    modifiedAt INTEGER NOT NULL
+                );
+                CREATE INDEX boardCardByPosition ON boardCard(columnId, position, id);
+
+                CREATE TABLE setting (
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    key TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    PRIMARY KEY (accountId, key)
+                );
+
+                CREATE TABLE usageEvent (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    occurredAt INTEGER NOT NULL,
+                    cardLanguage TEXT,
+                    hasTags INTEGER CHECK (hasTags IN (0, 1)),
+                    tagCount INTEGER
+                );
+                CREATE INDEX usageEventByName ON usageEvent(accountId, name);
+
+                CREATE TABLE changeLog (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    entity TEXT NOT NULL,
+                    rowId TEXT NOT NULL,
+                    operation TEXT NOT NULL CHECK (operation IN ('insert', 'update', 'delete')),
+                    fields TEXT NOT NULL,
+                    hlc INTEGER NOT NULL,
+                    replicaId TEXT NOT NULL
+                );
+                CREATE INDEX changeLogByAccount ON changeLog(accountId, seq);
+                """)
+    }
+}

@@ -1,0 +1,87 @@
+import CardboxCore
+import Foundation
+import GRDB
+
+extension CardboxStore {
+    public func settings() throws -> UserSettings {
+        try read { context in try context.settings() }
+    }
+
+    /// Sets one setting from text (`showCrossedOutItems true`); unknown keys and bad values are refused.
+    public func setSetting(_ key: String, to text: String) throws -> UserSettings {
+        try write { tx in
+            var settings = try tx.context.settings()
+            try settings.set(key, to: text)
+            let stored = try Self.storedSettings(settings)
+            let value = stored[key]!
+            try tx.db.execute(
+                sql: """
+                    INSERT INTO setting (accountId, key, value) VALUES (?, ?, ?)
+                    ON CONFLICT (accountId, key) DO UPDATE SET value = excluded.value
+                    """, arguments: [tx.account, key, value])
+            try tx.record(.setting, rowId: key, .update, [("value", value)])
+            return settings
+        }
+    }
+
+    /// How many times each usage event happened (seed 001's analytics, kept locally).
+    public func usageEventCounts() throws -> [UsageEventCount] {
+        try read { context in
+            try Row.fetchAll(
+                context.db, sql: """
+                    SELECT name, COUNT(*) AS count, MAX(occurredAt) AS lastOccurredAt FROM usageEvent
+                    WHERE accountId = ? GROUP BY name ORDER BY name
+                    """, arguments: [context.account]
+            ).compactMap { row in
+                guard let name = UsageEventName(rawValue: row["name"]) else { return nil }
+                return UsageEventCount(
+                    name: name, count: row["count"], lastOccurredAt: Date(storageMillis: row["lastOccurredAt"]))
+            }
+        }
+    }
+
+    /// The most recent usage events, newest first.
+    public func usageEvents(limit: Int = 50) throws -> [UsageEvent] {
+        try read { context in
+            try Row.fetchAll(
+                context.db, sql: """
+                    SELECT name, occurredAt, cardLanguage, hasTags, tagCount FROM usageEvent
+                    WHERE accountId = ? ORDER BY id DESC LIMIT ?
+                    """, arguments: [context.account, limit]
+            ).compactMap { row in
+                guard let name = UsageEventName(rawValue: row["name"]) else { return nil }
+                return UsageEvent(
+                    name: name, occurredAt: Date(storageMillis: row["occurredAt"]), cardLanguage: row["cardLanguage"],
+                    hasTags: row["hasTags"], tagCount: row["tagCount"])
+            }
+        }
+    }
+
+    /// Each setting as the JSON text stored in its row.
+    static func storedSettings(_ settings: UserSettings) throws -> [String: String] {
+        [
+            "showCrossedOutItems": JSONValue.bool(settings.showCrossedOutItems).jsonText,
+            "exportPreferences": settings.exportPreferences.jsonText,
+            "rejectedSuggestionRetentionDays": JSONValue.int(Int64(settings.rejectedSuggestionRetentionDays)).jsonText,
+        ]
+    }
+}
+
+extension StoreContext {
+    func settings() throws -> UserSettings {
+        var settings = UserSettings()
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT key, value FROM setting WHERE accountId = ?", arguments: [account])
+        for row in rows {
+            let key: String = row["key"]
+            let value = try JSONValue.parse(row["value"], field: "setting \(key)")
+            switch (key, value) {
+            case ("showCrossedOutItems", .bool(let flag)): settings.showCrossedOutItems = flag
+            case ("exportPreferences", .object): settings.exportPreferences = value
+            case ("rejectedSuggestionRetentionDays", .int(let days)): settings.rejectedSuggestionRetentionDays = Int(days)
+            default: continue  // a setting this version does not know: kept in the store, ignored here
+            }
+        }
+        return settings
+    }
+}

@@ -1,0 +1,305 @@
+import CardboxCore
+import CardboxSync
+import Crypto
+import Foundation
+import GRDB
+
+/// The tables whose rows are synced entities, with what the generic code needs to know of each.
+enum Entity: String, CaseIterable {
+    case deck, card, tag, cardTag, suggestion, rejectedSuggestion
+    case itemList, item, itemImage
+    case board, boardColumn, boardCard
+    case setting
+
+    /// The word a person reads in messages.
+    var kind: String {
+        switch self {
+        case .itemList: "list"
+        case .itemImage: "image"
+        case .boardColumn: "column"
+        case .boardCard: "board card"
+        case .rejectedSuggestion: "rejected suggestion"
+        case .cardTag: "card tag"
+        default: rawValue
+        }
+    }
+
+    /// The column a person may name the record by, besides its id.
+    var nameColumn: String? {
+        switch self {
+        case .deck, .itemList: "name"
+        case .board: "boardTitle"
+        default: nil
+        }
+    }
+
+    /// For ordered entities: the column naming the parent whose children the position orders
+    /// (nil parent: ordered among the account's rows).
+    var orderParent: String?? {
+        switch self {
+        case .itemList: .some(nil)
+        case .item: "listId"
+        case .itemImage: "itemId"
+        case .boardColumn: "boardId"
+        case .boardCard: "columnId"
+        default: nil
+        }
+    }
+}
+
+/// A view of the database scoped to one account: every query here filters on `accountId`.
+struct StoreContext {
+    let db: Database
+    let accountId: UUID
+    var account: String { accountId.storage }
+
+    /// Finds the id of a record named by a person: its id, its exact name (decks, lists, boards; decks
+    /// also case-insensitively), or a unique prefix of its id.
+    func resolve(_ reference: String, _ entity: Entity) throws -> String {
+        let trimmed = reference.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else {
+            throw CardboxError.invalid(field: entity.kind, reason: "needs an id or a name")
+        }
+        let table = entity.rawValue
+        if let id = try String.fetchOne(
+            db, sql: "SELECT id FROM \(table) WHERE accountId = ? AND id = ?", arguments: [account, trimmed.lowercased()])
+        {
+            return id
+        }
+        if let nameColumn = entity.nameColumn {
+            var ids = try String.fetchAll(
+                db, sql: "SELECT id FROM \(table) WHERE accountId = ? AND \(nameColumn) = ? ORDER BY id LIMIT 6",
+                arguments: [account, trimmed])
+            if ids.isEmpty && entity == .deck {
+                ids = try String.fetchAll(
+                    db, sql: "SELECT id FROM deck WHERE accountId = ? AND nameKey = ? LIMIT 6",
+                    arguments: [account, Self.nameKey(trimmed)])
+            }
+            if ids.count == 1 { return ids[0] }
+            if ids.count > 1 {
+                throw CardboxError.ambiguous(kind: entity.kind, reference: trimmed, candidates: ids)
+            }
+        }
+        let prefix = trimmed.lowercased()
+        if prefix.count >= 2, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+            let ids = try String.fetchAll(
+                db, sql: "SELECT id FROM \(table) WHERE accountId = ? AND id LIKE ? ORDER BY id LIMIT 6",
+                arguments: [account, prefix + "%"])
+            if ids.count == 1 { return ids[0] }
+            if ids.count > 1 {
+                throw CardboxError.ambiguous(kind: entity.kind, reference: trimmed, candidates: ids)
+            }
+        }
+        throw CardboxError.notFound(kind: entity.kind, reference: trimmed)
+    }
+
+    func count(_ sql: String, _ arguments: StatementArguments) throws -> Int {
+        try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
+    }
+
+    /// The 0-based place of a row among its siblings: derived from the position order, so it is
+    /// always 0…n−1 and unique, whatever order moves arrive in.
+    func orderNumber(_ entity: Entity, parentId: String?, position: String, id: String) throws -> Int {
+        let (scope, arguments) = siblingScope(entity, parentId: parentId)
+        return try count(
+            "SELECT COUNT(*) FROM \(entity.rawValue) WHERE \(scope) AND (position < ? OR (position = ? AND id < ?))",
+            arguments + [position, position, id])
+    }
+
+    func siblingScope(_ entity: Entity, parentId: String?) -> (String, StatementArguments) {
+        if case .some(.some(let parentColumn)) = entity.orderParent {
+            return ("accountId = ? AND \(parentColumn) = ?", [account, parentId])
+        }
+        return ("accountId = ?", [account])
+    }
+
+    static func nameKey(_ name: String) -> String { TagName.normalize(name) }
+}
+
+/// One write transaction: the scoped database, the transaction's time and HLC timestamp, and the
+/// recording of every field it writes.
+final class WriteContext {
+    let context: StoreContext
+    let replicaId: String
+    let now: Date
+    let timestamp: HLCTimestamp
+    private let environment: StoreEnvironment
+    private var random: AnyRandomNumberGenerator
+
+    init(
+        db: Database, accountId: UUID, replicaId: String, now: Date, timestamp: HLCTimestamp,
+        environment: StoreEnvironment
+    ) {
+        self.context = StoreContext(db: db, accountId: accountId)
+        self.replicaId = replicaId
+        self.now = now
+        self.timestamp = timestamp
+        self.environment = environment
+        self.random = AnyRandomNumberGenerator(base: environment.makeRandom())
+    }
+
+    var db: Database { context.db }
+    var account: String { context.account }
+    var nowMillis: Int64 { now.storageMillis }
+
+    func newID() -> String { environment.newID().storage }
+
+    /// Columns that are derived from others (lookup keys) and so are not part of the history.
+    private static let derivedColumns: Set<String> = ["nameKey", "frontKey"]
+
+    typealias Fields = [(String, (any DatabaseValueConvertible)?)]
+
+    func insert(_ entity: Entity, id: String, _ fields: Fields) throws {
+        let columns = ["id", "accountId"] + fields.map(\.0)
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        let statement = try db.cachedStatement(
+            sql: "INSERT INTO \(entity.rawValue) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))")
+        try statement.execute(arguments: StatementArguments([id, account] + fields.map(\.1)))
+        try record(entity, rowId: id, .insert, fields)
+    }
+
+    func update(_ entity: Entity, id: String, _ fields: Fields) throws {
+        guard !fields.isEmpty else { return }
+        let assignments = fields.map { "\($0.0) = ?" }.joined(separator: ", ")
+        try db.cachedStatement(sql: "UPDATE \(entity.rawValue) SET \(assignments) WHERE accountId = ? AND id = ?")
+            .execute(arguments: StatementArguments(fields.map(\.1) + [account, id]))
+        try record(entity, rowId: id, .update, fields)
+    }
+
+    /// Deletes a row, recording its tombstone. Rows that the schema's cascades delete with it must be
+    /// recorded by the caller (`recordDeletions`), so other replicas learn of them too.
+    func delete(_ entity: Entity, id: String) throws {
+        try db.cachedStatement(sql: "DELETE FROM \(entity.rawValue) WHERE accountId = ? AND id = ?")
+            .execute(arguments: [account, id])
+        try record(entity, rowId: id, .delete, [])
+    }
+
+    func recordDeletions(_ entity: Entity, rowIds: [String]) throws {
+        for rowId in rowIds { try record(entity, rowId: rowId, .delete, []) }
+    }
+
+    func record(_ entity: Entity, rowId: String, _ operation: ChangeRecord.Operation, _ fields: Fields) throws {
+        var values: [String: JSONValue] = [:]
+        for (column, value) in fields where !Self.derivedColumns.contains(column) {
+            values[column] = Self.json(value)
+        }
+        // A move is one write of (parent, position): a single field, so concurrent moves of the same
+        // row on two devices resolve to one place, never half of each.
+        if case .some(let parentColumn) = entity.orderParent, let position = values.removeValue(forKey: "position") {
+            var placement: [String: JSONValue] = ["position": position]
+            if let parentColumn {
+                placement[parentColumn] = values.removeValue(forKey: parentColumn) ?? .null
+            }
+            values["placement"] = .object(placement)
+        }
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO changeLog (accountId, entity, rowId, operation, fields, hlc, replicaId)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(
+            arguments: [
+                account, entity.rawValue, rowId, operation.rawValue, JSONValue.object(values).jsonText,
+                timestamp.storageValue, replicaId,
+            ])
+    }
+
+    private static func json(_ value: (any DatabaseValueConvertible)?) -> JSONValue {
+        guard let value else { return .null }
+        switch value.databaseValue.storage {
+        case .null: return .null
+        case .int64(let number): return .int(number)
+        case .double(let number): return .double(number)
+        case .string(let text): return .string(text)
+        case .blob(let data): return .string(data.base64EncodedString())
+        }
+    }
+
+    // MARK: Order
+
+    /// A position key that places a row at `index` (0-based) among its siblings, the row itself left
+    /// out; nil index appends at the end.
+    func position(_ entity: Entity, parentId: String?, at index: Int?, excluding id: String? = nil) throws -> String {
+        let (scope, arguments) = context.siblingScope(entity, parentId: parentId)
+        let table = entity.rawValue
+        let others = arguments + [id ?? ""]
+        guard let index else {
+            let last = try String.fetchOne(
+                db, sql: "SELECT position FROM \(table) WHERE \(scope) AND id <> ? ORDER BY position DESC, id DESC LIMIT 1",
+                arguments: others)
+            return try PositionKey.between(last, nil, using: &random)
+        }
+        let siblings = try context.count("SELECT COUNT(*) FROM \(table) WHERE \(scope) AND id <> ?", others)
+        guard (0...siblings).contains(index) else {
+            throw CardboxError.invalid(field: "position", reason: "must be 0 to \(siblings), got \(index)")
+        }
+        let neighbours = try String.fetchAll(
+            db, sql: "SELECT position FROM \(table) WHERE \(scope) AND id <> ? ORDER BY position, id LIMIT ? OFFSET ?",
+            arguments: others + [index == 0 ? 1 : 2, max(0, index - 1)])
+        let before = index == 0 ? nil : neighbours.first
+        let after = index == 0 ? neighbours.first : neighbours.dropFirst().first
+        if let before, let after, before >= after {
+            // Two devices minted the same key: lay the siblings out anew, then place between them.
+            try respace(entity, parentId: parentId, excluding: id)
+            return try position(entity, parentId: parentId, at: index, excluding: id)
+        }
+        return try PositionKey.between(before, after, using: &random)
+    }
+
+    private func respace(_ entity: Entity, parentId: String?, excluding id: String?) throws {
+        let (scope, arguments) = context.siblingScope(entity, parentId: parentId)
+        let ids = try String.fetchAll(
+            db, sql: "SELECT id FROM \(entity.rawValue) WHERE \(scope) AND id <> ? ORDER BY position, id",
+            arguments: arguments + [id ?? ""])
+        for (sibling, key) in zip(ids, PositionKey.sequence(count: ids.count)) {
+            var fields: Fields = [("position", key)]
+            if case .some(.some(let parentColumn)) = entity.orderParent { fields.insert((parentColumn, parentId), at: 0) }
+            try update(entity, id: sibling, fields)
+        }
+    }
+
+    // MARK: Images
+
+    /// Validates image bytes (seed 002's rules) and stores them once per content (SHA-256).
+    func storeImage(_ data: Data, field: String = "image") throws -> (hash: String, format: ImageFormat) {
+        let format = try ImageFormat.validate(data, field: field)
+        let hash = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        try db.execute(
+            sql: """
+                INSERT INTO image (accountId, sha256, mimeType, byteCount, data, createdAt) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (accountId, sha256) DO NOTHING
+                """, arguments: [account, hash, format.mimeType, data.count, data, nowMillis])
+        return (hash, format)
+    }
+
+    /// Deletes stored images that no card, suggestion or item image refers to any more.
+    func collectImages(_ hashes: some Sequence<String>) throws {
+        for hash in Set(hashes) {
+            try db.execute(
+                sql: """
+                    DELETE FROM image WHERE accountId = ? AND sha256 = ?
+                      AND NOT EXISTS (SELECT 1 FROM card WHERE accountId = ? AND imageHash = ?)
+                      AND NOT EXISTS (SELECT 1 FROM suggestion WHERE accountId = ? AND imageHash = ?)
+                      AND NOT EXISTS (SELECT 1 FROM itemImage WHERE accountId = ? AND imageHash = ?)
+                    """, arguments: [account, hash, account, hash, account, hash, account, hash])
+        }
+    }
+
+    // MARK: Usage events
+
+    /// Seed 001's analytics, kept locally: the event and its language/tag properties, no card content.
+    func logEvent(_ name: UsageEventName, cardLanguage: String? = nil, tagCount: Int? = nil) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO usageEvent (accountId, name, occurredAt, cardLanguage, hasTags, tagCount)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [account, name.rawValue, nowMillis, cardLanguage, tagCount.map { $0 > 0 }, tagCount])
+    }
+}
+
+/// Lets an injected generator of any type be passed where a concrete one is needed.
+struct AnyRandomNumberGenerator: RandomNumberGenerator {
+    var base: any RandomNumberGenerator
+    mutating func next() -> UInt64 { base.next() }
+}

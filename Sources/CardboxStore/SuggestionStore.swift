@@ -1,0 +1,188 @@
+import CardboxCore
+import Foundation
+import GRDB
+
+extension CardboxStore {
+    /// Feeds a deck's suggestion queue. Refused when the front and card type match a rejected
+    /// suggestion, a card of the deck, or a suggestion already queued (seed 000). The suggestion is
+    /// invisible until it has an image or is marked ready.
+    public func addSuggestion(
+        to deckReference: String, _ draft: SuggestionDraft, image: Data? = nil, ready: Bool = false
+    ) throws -> Suggestion {
+        let draft = try draft.validated()
+        return try write { tx in
+            let deckId = try tx.context.resolve(deckReference, .deck)
+            // Seed 000: rejected suggestions are cleaned up periodically; adding is when the queue is kept.
+            _ = try tx.deleteRejectedSuggestions(
+                deckId: deckId, olderThanDays: try tx.context.settings().rejectedSuggestionRetentionDays)
+            try tx.checkNotDuplicate(draft, deckId: deckId)
+            let id = tx.newID()
+            let imageHash = try image.map { try tx.storeImage($0).hash }
+            try tx.insert(
+                .suggestion, id: id,
+                [
+                    ("deckId", deckId), ("front", draft.front), ("frontKey", SuggestionMatch.frontKey(draft.front)),
+                    ("back", draft.back), ("cardType", draft.cardType), ("imagePrompt", draft.imagePrompt),
+                    ("context", draft.context), ("category", draft.category.rawValue),
+                    ("isVisible", (imageHash != nil || ready).storage), ("imageHash", imageHash),
+                    ("createdAt", tx.nowMillis),
+                ])
+            try tx.logEvent(.suggestionAdded)
+            return try tx.context.suggestion(id)
+        }
+    }
+
+    /// A deck's suggestions: by default the visible ones a person can review; `includeAll` adds the
+    /// invisible (awaiting an image) and hidden (skipped) ones.
+    public func suggestions(in deckReference: String, includeAll: Bool = false) throws -> [Suggestion] {
+        try read { context in
+            let deckId = try context.resolve(deckReference, .deck)
+            let all = try context.suggestions("s.accountId = ? AND s.deckId = ?", [context.account, deckId])
+            return includeAll ? all : all.filter { $0.isVisible && !$0.isHidden }
+        }
+    }
+
+    public func suggestion(_ reference: String) throws -> Suggestion {
+        try read { context in try context.suggestion(context.resolve(reference, .suggestion)) }
+    }
+
+    public func rejectedSuggestions(in deckReference: String) throws -> [RejectedSuggestion] {
+        try read { context in
+            try Row.fetchAll(
+                context.db, sql: """
+                    SELECT id, deckId, front, cardType, deletedAt FROM rejectedSuggestion
+                    WHERE accountId = ? AND deckId = ? ORDER BY deletedAt DESC, id
+                    """, arguments: [context.account, try context.resolve(deckReference, .deck)]
+            ).map {
+                RejectedSuggestion(
+                    id: UUID(uuidString: $0["id"])!, deckId: UUID(uuidString: $0["deckId"])!, front: $0["front"],
+                    cardType: $0["cardType"], deletedAt: Date(storageMillis: $0["deletedAt"]))
+            }
+        }
+    }
+
+    /// Seed 000's image pipeline step: the image is ready (attached, or marked ready without one), so
+    /// the suggestion becomes visible.
+    public func markSuggestionReady(_ reference: String, image: Data? = nil) throws -> Suggestion {
+        try write { tx in
+            let id = try tx.context.resolve(reference, .suggestion)
+            var fields: WriteContext.Fields = [("isVisible", 1)]
+            if let image { fields.append(("imageHash", try tx.storeImage(image).hash)) }
+            try tx.update(.suggestion, id: id, fields)
+            return try tx.context.suggestion(id)
+        }
+    }
+
+    /// Seed 000: a visible suggestion becomes a card of its deck and leaves the queue. Counts against
+    /// the plan's card limit like any added card.
+    public func acceptSuggestion(_ reference: String) throws -> Card {
+        try write { tx in
+            let suggestion = try tx.reviewableSuggestion(reference)
+            try tx.allowance().checkCanAdd()
+            let deck = try tx.context.deck(suggestion.deckId.storage)
+            let draft = CardDraft(
+                front: suggestion.front, back: suggestion.back, cardType: suggestion.cardType,
+                imagePrompt: suggestion.imagePrompt)
+            let card = try tx.insertCards([(draft, nil)], into: deck)[0]
+            if let hash = suggestion.imageHash {
+                try tx.update(.card, id: card.id.storage, [("imageHash", hash)])
+            }
+            try tx.delete(.suggestion, id: suggestion.id.storage)
+            try tx.logEvent(.suggestionAccepted)
+            try tx.logEvent(.cardAdded, cardLanguage: card.frontLanguage, tagCount: 0)
+            return try tx.context.card(card.id.storage)
+        }
+    }
+
+    /// Seed 000: rejecting records the front and card type (so it is not suggested again) and removes
+    /// the suggestion.
+    public func rejectSuggestion(_ reference: String) throws -> RejectedSuggestion {
+        try write { tx in
+            let suggestion = try tx.reviewableSuggestion(reference)
+            let rejected = try tx.insertRejected(suggestion)
+            try tx.delete(.suggestion, id: suggestion.id.storage)
+            try tx.collectImages([suggestion.imageHash].compactMap { $0 })
+            try tx.logEvent(.suggestionRejected)
+            return rejected
+        }
+    }
+
+    /// Seed 000: skipping records the suggestion as rejected but keeps it, hidden while that record
+    /// exists (resetting rejected suggestions shows it again).
+    public func skipSuggestion(_ reference: String) throws -> RejectedSuggestion {
+        try write { tx in
+            let suggestion = try tx.reviewableSuggestion(reference)
+            let rejected = try tx.insertRejected(suggestion)
+            try tx.logEvent(.suggestionSkipped)
+            return rejected
+        }
+    }
+}
+
+extension WriteContext {
+    func checkNotDuplicate(_ draft: SuggestionDraft, deckId: String) throws {
+        let arguments: StatementArguments = [account, deckId, SuggestionMatch.frontKey(draft.front), draft.cardType]
+        let scope = "accountId = ? AND deckId = ? AND frontKey = ? AND cardType = ?"
+        if try context.count("SELECT COUNT(*) FROM rejectedSuggestion WHERE \(scope)", arguments) > 0 {
+            throw CardboxError.duplicateSuggestion(front: draft.front, cardType: draft.cardType, reason: .rejectedBefore)
+        }
+        if try context.count("SELECT COUNT(*) FROM card WHERE \(scope)", arguments) > 0 {
+            throw CardboxError.duplicateSuggestion(front: draft.front, cardType: draft.cardType, reason: .existingCard)
+        }
+        if try context.count("SELECT COUNT(*) FROM suggestion WHERE \(scope)", arguments) > 0 {
+            throw CardboxError.alreadyExists(kind: "suggestion", name: draft.front)
+        }
+    }
+
+    /// Only a visible suggestion can be accepted, rejected or skipped.
+    func reviewableSuggestion(_ reference: String) throws -> Suggestion {
+        let suggestion = try context.suggestion(context.resolve(reference, .suggestion))
+        guard suggestion.isVisible else { throw CardboxError.suggestionNotReady(id: suggestion.id.storage) }
+        guard !suggestion.isHidden else {
+            throw CardboxError.invalid(
+                field: "suggestion", reason: "\(suggestion.id.storage) was skipped; reset rejected suggestions to review it")
+        }
+        return suggestion
+    }
+
+    func insertRejected(_ suggestion: Suggestion) throws -> RejectedSuggestion {
+        let id = newID()
+        try insert(
+            .rejectedSuggestion, id: id,
+            [
+                ("deckId", suggestion.deckId.storage), ("front", suggestion.front),
+                ("frontKey", SuggestionMatch.frontKey(suggestion.front)), ("cardType", suggestion.cardType),
+                ("deletedAt", nowMillis),
+            ])
+        return RejectedSuggestion(
+            id: UUID(uuidString: id)!, deckId: suggestion.deckId, front: suggestion.front,
+            cardType: suggestion.cardType, deletedAt: Date(storageMillis: nowMillis))
+    }
+}
+
+extension StoreContext {
+    func suggestion(_ id: String) throws -> Suggestion {
+        guard let suggestion = try suggestions("s.accountId = ? AND s.id = ?", [account, id]).first else {
+            throw CardboxError.notFound(kind: "suggestion", reference: id)
+        }
+        return suggestion
+    }
+
+    /// Suggestions matching `condition`, oldest first, with `isHidden` derived from the rejected list.
+    func suggestions(_ condition: String, _ arguments: StatementArguments) throws -> [Suggestion] {
+        try Row.fetchAll(
+            db, sql: """
+                SELECT s.*, EXISTS (SELECT 1 FROM rejectedSuggestion r WHERE r.accountId = s.accountId
+                  AND r.deckId = s.deckId AND r.frontKey = s.frontKey AND r.cardType = s.cardType) AS isHidden
+                FROM suggestion s WHERE \(condition) ORDER BY s.createdAt, s.id
+                """, arguments: arguments
+        ).map { row in
+            Suggestion(
+                id: UUID(uuidString: row["id"])!, deckId: UUID(uuidString: row["deckId"])!, front: row["front"],
+                back: row["back"], cardType: row["cardType"], imagePrompt: row["imagePrompt"], context: row["context"],
+                category: SuggestionCategory(rawValue: row["category"]) ?? .relatedVocabulary,
+                isVisible: row["isVisible"], isHidden: row["isHidden"], imageHash: row["imageHash"],
+                createdAt: Date(storageMillis: row["createdAt"]))
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import CardboxCore
+import CardboxSync
+import Foundation
+import GRDB
+
+/// A tag with how many cards carry it.
+public struct TagSummary: Codable, Sendable, Equatable {
+    public var id: UUID
+    public var name: String
+    public var cardCount: Int
+}
+
+extension CardboxStore {
+    public func tags() throws -> [TagSummary] {
+        try read { context in
+            try Row.fetchAll(
+                context.db, sql: """
+                    SELECT tag.id, tag.name, COUNT(cardTag.cardId) AS cardCount FROM tag
+                    LEFT JOIN cardTag ON cardTag.tagId = tag.id
+                    WHERE tag.accountId = ? GROUP BY tag.id, tag.name, tag.nameKey ORDER BY tag.nameKey
+                    """, arguments: [context.account]
+            ).map { TagSummary(id: UUID(uuidString: $0["id"])!, name: $0["name"], cardCount: $0["cardCount"]) }
+        }
+    }
+
+    /// Renames a tag. A tag's id is derived from its name, so a new name is a new tag: the cards move to
+    /// it (merging with an existing tag of that name), and the old one is deleted.
+    public func renameTag(_ name: String, to newName: String) throws -> TagSummary {
+        let newName = try TagName.validate(newName)
+        try write { tx in
+            let oldId = try tx.tagID(named: name)
+            let newId = DeterministicID.tagID(accountId: tx.context.accountId, normalizedName: TagName.normalize(newName))
+                .storage
+            if newId == oldId {
+                try tx.update(.tag, id: oldId, [("name", newName)])
+                return
+            }
+            var cache: [String: String] = [:]
+            let targetId = try tx.findOrCreateTag(named: newName, cache: &cache)
+            let cardIds = try String.fetchAll(
+                tx.db, sql: "SELECT cardId FROM cardTag WHERE accountId = ? AND tagId = ?", arguments: [tx.account, oldId])
+            for cardId in cardIds {
+                try tx.unlinkTag(cardId: cardId, tagId: oldId)
+                try tx.linkTag(cardId: cardId, tagId: targetId)
+            }
+            try tx.delete(.tag, id: oldId)
+        }
+        guard let renamed = try tags().first(where: { TagName.normalize($0.name) == TagName.normalize(newName) }) else {
+            throw CardboxError.notFound(kind: "tag", reference: newName)
+        }
+        return renamed
+    }
+
+    /// Deletes a tag; its cards stay, without it.
+    public func deleteTag(_ name: String) throws {
+        try write { tx in
+            let id = try tx.tagID(named: name)
+            let cardIds = try String.fetchAll(
+                tx.db, sql: "SELECT cardId FROM cardTag WHERE accountId = ? AND tagId = ?", arguments: [tx.account, id])
+            try tx.recordDeletions(.cardTag, rowIds: cardIds.map { "\($0)/\(id)" })
+            try tx.delete(.tag, id: id)
+        }
+    }
+}
+
+extension WriteContext {
+    /// Seed 001's `findOrCreateTag`: the tag whose normalized name matches, else a new one whose id is
+    /// derived from that name (so every device of the account mints the same id).
+    func findOrCreateTag(named name: String, cache: inout [String: String]) throws -> String {
+        let key = TagName.normalize(name)
+        if let id = cache[key] { return id }
+        let id = DeterministicID.tagID(accountId: context.accountId, normalizedName: key).storage
+        let exists = try String.fetchOne(
+            db, sql: "SELECT id FROM tag WHERE accountId = ? AND id = ?", arguments: [account, id])
+        if exists == nil {
+            try insert(.tag, id: id, [("name", name), ("nameKey", key), ("createdAt", nowMillis)])
+        }
+        cache[key] = id
+        return id
+    }
+
+    func tagID(named name: String) throws -> String {
+        guard
+            let id = try String.fetchOne(
+                db, sql: "SELECT id FROM tag WHERE accountId = ? AND nameKey = ?",
+                arguments: [account, TagName.normalize(name)])
+        else { throw CardboxError.notFound(kind: "tag", reference: name) }
+        return id
+    }
+
+    func linkTag(cardId: String, tagId: String) throws {
+        try db.cachedStatement(
+            sql: "INSERT INTO cardTag (accountId, cardId, tagId) VALUES (?, ?, ?) ON CONFLICT (cardId, tagId) DO NOTHING"
+        ).execute(arguments: [account, cardId, tagId])
+        if db.changesCount > 0 {
+            try record(.cardTag, rowId: "\(cardId)/\(tagId)", .insert, [("cardId", cardId), ("tagId", tagId)])
+        }
+    }
+
+    func unlinkTag(cardId: String, tagId: String) throws {
+        try db.execute(
+            sql: "DELETE FROM cardTag WHERE accountId = ? AND cardId = ? AND tagId = ?",
+            arguments: [account, cardId, tagId])
+        try record(.cardTag, rowId: "\(cardId)/\(tagId)", .delete, [])
+    }
+
+    /// Gives a card exactly these tags, touching only the links that change.
+    func replaceTags(of cardId: String, with names: [String]) throws {
+        var cache: [String: String] = [:]
+        let wanted = try Set(names.map { try findOrCreateTag(named: $0, cache: &cache) })
+        let current = Set(
+            try String.fetchAll(
+                db, sql: "SELECT tagId FROM cardTag WHERE accountId = ? AND cardId = ?", arguments: [account, cardId]))
+        for tagId in current.subtracting(wanted).sorted() { try unlinkTag(cardId: cardId, tagId: tagId) }
+        for tagId in wanted.subtracting(current).sorted() { try linkTag(cardId: cardId, tagId: tagId) }
+    }
+}
