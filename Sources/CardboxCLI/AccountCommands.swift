@@ -1,0 +1,169 @@
+import ArgumentParser
+import CardboxCore
+import CardboxStore
+import Foundation
+
+struct TagCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tag", abstract: "List, rename and delete tags.",
+        subcommands: [List.self, Rename.self, Delete.self])
+
+    struct List: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List tags with how many cards carry each.", discussion: "Example:\n  cardbox tag list")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.tags(), json: output.json) { tags in
+                tags.isEmpty
+                    ? "no tags"
+                    : Console.table(tags.map { [$0.name, "\($0.cardCount)"] }, header: ["TAG", "CARDS"])
+            }
+        }
+    }
+
+    struct Rename: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Rename a tag (merging into an existing tag of that name).",
+            discussion: "Example:\n  cardbox tag rename verb verbs")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The tag's name (case-insensitive).") var tag: String
+        @Argument(help: "Its new name.") var newName: String
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.renameTag(tag, to: newName), json: output.json) {
+                "renamed tag to \($0.name) (\($0.cardCount) cards)"
+            }
+        }
+    }
+
+    struct Delete: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a tag; its cards stay.", discussion: "Example:\n  cardbox tag delete verbs")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The tag's name (case-insensitive).") var tag: String
+
+        func run(store: CardboxStore) throws {
+            try store.deleteTag(tag)
+            print("deleted tag \(tag)")
+        }
+    }
+}
+
+struct PlanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan", abstract: "Show or set the account's plan and card limit.",
+        subcommands: [Show.self, Set.self])
+
+    static func describe(_ allowance: CardAllowance) -> String {
+        guard let limit = allowance.cardLimit else {
+            return "plan: premium — unlimited cards (\(allowance.cardCount) cards)"
+        }
+        return "plan: free — \(allowance.cardCount) of \(limit) cards used, \(allowance.remainingCards ?? 0) remaining"
+    }
+
+    struct Show: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the plan, cards used and cards remaining.", discussion: "Example:\n  cardbox plan show")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.allowance(), json: output.json, PlanCommand.describe)
+        }
+    }
+
+    struct Set: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set the plan: free (limited cards) or premium (unlimited).",
+            discussion: "Examples:\n  cardbox plan set premium\n  cardbox plan set free --free-limit 50")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "free or premium.") var plan: String
+        @Option(help: "The free plan's card limit (default 25).") var freeLimit: Int?
+
+        func run(store: CardboxStore) throws {
+            let allowance = try store.setPlan(try Plan.validate(plan), freeCardLimit: freeLimit)
+            try Console.emit(allowance, json: output.json, PlanCommand.describe)
+        }
+    }
+}
+
+struct EventsCommand: StoreCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "events", abstract: "Show the local usage-event log: counts per event (no card content).",
+        discussion: "Examples:\n  cardbox events\n  cardbox events --recent 20 --json")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: OutputOptions
+    @Option(help: "List the most recent events instead of counts.") var recent: Int?
+
+    func validate() throws {
+        if let recent, recent < 1 { throw ValidationError("--recent must be 1 or more") }
+    }
+
+    func run(store: CardboxStore) throws {
+        if let recent {
+            try Console.emit(try store.usageEvents(limit: recent), json: output.json) { events in
+                Console.table(
+                    events.map {
+                        [Console.date($0.occurredAt), $0.name.rawValue, $0.cardLanguage ?? "", $0.tagCount.map { "\($0)" } ?? ""]
+                    }, header: ["TIME", "EVENT", "LANGUAGE", "TAGS"])
+            }
+            return
+        }
+        try Console.emit(try store.usageEventCounts(), json: output.json) { counts in
+            counts.isEmpty
+                ? "no events yet"
+                : Console.table(
+                    counts.map { [$0.name.rawValue, "\($0.count)", Console.date($0.lastOccurredAt)] },
+                    header: ["EVENT", "COUNT", "LAST"])
+        }
+    }
+}
+
+struct SettingsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "settings", abstract: "Show or change the user's settings.",
+        subcommands: [Show.self, Set.self])
+
+    static func describe(_ settings: UserSettings) -> String {
+        """
+        showCrossedOutItems: \(settings.showCrossedOutItems)
+        exportPreferences: \(settings.exportPreferences.jsonText)
+        rejectedSuggestionRetentionDays: \(settings.rejectedSuggestionRetentionDays)
+        """
+    }
+
+    struct Show: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the settings.", discussion: "Example:\n  cardbox settings show --json")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.settings(), json: output.json, SettingsCommand.describe)
+        }
+    }
+
+    struct Set: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change one setting.",
+            discussion: """
+                Keys: showCrossedOutItems (true/false), exportPreferences (a JSON object),
+                rejectedSuggestionRetentionDays (days).
+
+                Example:
+                  cardbox settings set showCrossedOutItems true
+                """)
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The setting's name.") var key: String
+        @Argument(help: "Its new value.") var value: String
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.setSetting(key, to: value), json: output.json, SettingsCommand.describe)
+        }
+    }
+}

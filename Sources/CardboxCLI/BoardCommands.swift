@@ -1,0 +1,234 @@
+import ArgumentParser
+import CardboxCore
+import CardboxStore
+import Foundation
+
+struct BoardCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "board", abstract: "Boards of columns of cards, ordered by hand.",
+        subcommands: [
+            Create.self, List.self, Show.self, Rename.self, Delete.self, ColumnCommand.self, CardCommand.self,
+        ])
+
+    static func describe(_ board: Board) -> String { "\(board.boardTitle)  \(Console.short(board.id))" }
+
+    static func describe(_ column: BoardColumn) -> String {
+        "\(column.orderNumber). \(column.listTitle)  \(Console.short(column.id))"
+    }
+
+    static func describe(_ card: BoardCard) -> String {
+        "\(card.orderNumber). \(card.cardTitle)  \(Console.short(card.id))"
+    }
+
+    struct Create: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a board.", discussion: "Example:\n  cardbox board create \"Home projects\"")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The board's title.") var title: String
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.createBoard(title: title), json: output.json) {
+                "created board \(BoardCommand.describe($0))"
+            }
+        }
+    }
+
+    struct List: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List boards.", discussion: "Example:\n  cardbox board list")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.boards(), json: output.json) { boards in
+                boards.isEmpty ? "no boards yet" : boards.map(BoardCommand.describe).joined(separator: "\n")
+            }
+        }
+    }
+
+    struct Show: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a board: its columns in order, each with its cards.",
+            discussion: "Example:\n  cardbox board show \"Home projects\" --json")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The board (id or title).") var board: String
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.board(board), json: output.json) { board in
+                var lines = [board.boardTitle]
+                for column in board.columns ?? [] {
+                    lines.append("")
+                    lines.append(BoardCommand.describe(column))
+                    for card in column.cards ?? [] { lines.append("    " + BoardCommand.describe(card)) }
+                }
+                return lines.joined(separator: "\n")
+            }
+        }
+    }
+
+    struct Rename: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Rename a board.", discussion: "Example:\n  cardbox board rename \"Home projects\" Home")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The board (id or title).") var board: String
+        @Argument(help: "Its new title.") var newTitle: String
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.renameBoard(board, to: newTitle), json: output.json) {
+                "renamed board \(BoardCommand.describe($0))"
+            }
+        }
+    }
+
+    struct Delete: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a board with its columns and cards.",
+            discussion: "Example:\n  cardbox board delete Home")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The board (id or title).") var board: String
+
+        func run(store: CardboxStore) throws {
+            let found = try store.board(board)
+            try store.deleteBoard(found.id.uuidString)
+            print("deleted board \(found.boardTitle)")
+        }
+    }
+
+    struct ColumnCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "column", abstract: "Add, rename, order and delete a board's columns.",
+            subcommands: [Add.self, Rename.self, Move.self, Delete.self])
+
+        struct Add: StoreCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Add a column to a board (at the end, or at --position).",
+                discussion: "Example:\n  cardbox board column add Home \"To do\"")
+            @OptionGroup var global: GlobalOptions
+            @OptionGroup var output: OutputOptions
+            @Argument(help: "The board (id or title).") var board: String
+            @Argument(help: "The column's title.") var title: String
+            @Option(help: "Where to put it, counting from 0.") var position: Int?
+
+            func run(store: CardboxStore) throws {
+                try Console.emit(try store.addColumn(to: board, title: title, position: position), json: output.json) {
+                    "added column \(BoardCommand.describe($0))"
+                }
+            }
+        }
+
+        struct Rename: StoreCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Rename a column.", discussion: "Example:\n  cardbox board column rename 1c9e Doing")
+            @OptionGroup var global: GlobalOptions
+            @OptionGroup var output: OutputOptions
+            @Argument(help: "The column's id (or a unique prefix).") var column: String
+            @Argument(help: "Its new title.") var newTitle: String
+
+            func run(store: CardboxStore) throws {
+                try Console.emit(try store.renameColumn(column, to: newTitle), json: output.json) {
+                    "renamed column \(BoardCommand.describe($0))"
+                }
+            }
+        }
+
+        struct Move: StoreCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Move a column to another position on its board.",
+                discussion: "Example:\n  cardbox board column move 1c9e --position 0")
+            @OptionGroup var global: GlobalOptions
+            @OptionGroup var output: OutputOptions
+            @Argument(help: "The column's id (or a unique prefix).") var column: String
+            @Option(help: "The new position, counting from 0.") var position: Int
+
+            func run(store: CardboxStore) throws {
+                try Console.emit(try store.moveColumn(column, to: position), json: output.json) {
+                    "moved column \(BoardCommand.describe($0))"
+                }
+            }
+        }
+
+        struct Delete: StoreCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Delete a column and its cards.", discussion: "Example:\n  cardbox board column delete 1c9e")
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The column's id (or a unique prefix).") var column: String
+
+            func run(store: CardboxStore) throws {
+                try store.deleteColumn(column)
+                print("deleted column \(column)")
+            }
+        }
+    }
+
+    struct CardCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "card", abstract: "Add, edit, move and delete the cards of a board.",
+            subcommands: [Add.self, Edit.self, Move.self, Delete.self])
+
+        struct Add: StoreCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Add a card to a column (at the end, or at --position).",
+                discussion: "Example:\n  cardbox board card add 1c9e \"Paint the fence\" --description \"White, two coats\"")
+            @OptionGroup var global: GlobalOptions
+            @OptionGroup var output: OutputOptions
+            @Argument(help: "The column's id (or a unique prefix).") var column: String
+            @Argument(help: "The card's title.") var title: String
+            @Option(help: "An optional description.") var description: String?
+            @Option(help: "Where to put it, counting from 0.") var position: Int?
+
+            func run(store: CardboxStore) throws {
+                let card = try store.addBoardCard(to: column, title: title, description: description, position: position)
+                try Console.emit(card, json: output.json) { "added card \(BoardCommand.describe($0))" }
+            }
+        }
+
+        struct Edit: StoreCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Change a card's title or description (empty description removes it).",
+                discussion: "Example:\n  cardbox board card edit 8e31 --title \"Paint the gate\"")
+            @OptionGroup var global: GlobalOptions
+            @OptionGroup var output: OutputOptions
+            @Argument(help: "The card's id (or a unique prefix).") var card: String
+            @Option var title: String?
+            @Option var description: String?
+
+            func run(store: CardboxStore) throws {
+                try Console.emit(
+                    try store.editBoardCard(card, title: title, description: description), json: output.json
+                ) { "updated card \(BoardCommand.describe($0))" }
+            }
+        }
+
+        struct Move: StoreCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Move a card to a position in its column or in another column of the board.",
+                discussion: "Example:\n  cardbox board card move 8e31 --to-column 77b0 --position 0")
+            @OptionGroup var global: GlobalOptions
+            @OptionGroup var output: OutputOptions
+            @Argument(help: "The card's id (or a unique prefix).") var card: String
+            @Option(help: "The column to move it to (id or prefix); its own column when left out.") var toColumn: String?
+            @Option(help: "The new position, counting from 0.") var position: Int
+
+            func run(store: CardboxStore) throws {
+                try Console.emit(
+                    try store.moveBoardCard(card, to: position, inColumn: toColumn), json: output.json
+                ) { "moved card \(BoardCommand.describe($0))" }
+            }
+        }
+
+        struct Delete: StoreCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Delete a card.", discussion: "Example:\n  cardbox board card delete 8e31")
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The card's id (or a unique prefix).") var card: String
+
+            func run(store: CardboxStore) throws {
+                try store.deleteBoardCard(card)
+                print("deleted card \(card)")
+            }
+        }
+    }
+}

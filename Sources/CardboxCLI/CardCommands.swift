@@ -1,0 +1,221 @@
+import ArgumentParser
+import CardboxCore
+import CardboxStore
+import Foundation
+
+struct CardCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "card", abstract: "Add, list and manage flashcards.",
+        subcommands: [
+            Add.self, List.self, Show.self, Edit.self, Archive.self, Restore.self, Delete.self, Favorite.self,
+        ])
+
+    static func describe(_ card: Card) -> String {
+        var line = "\(Console.short(card.id))  \(card.front) → \(card.back)"
+        if card.isFavorite { line += "  ★" }
+        if !card.tags.isEmpty { line += "  [\(card.tags.joined(separator: ", "))]" }
+        if card.isArchived { line += "  (archived \(Console.date(card.archivedAt)))" }
+        return line
+    }
+
+    static func details(_ card: Card) -> String {
+        var lines = [
+            "id: \(card.id.uuidString.lowercased())", "front: \(card.front)  (\(card.frontLanguage))",
+            "back: \(card.back)  (\(card.backLanguage))", "type: \(card.cardType)",
+            "favorite: \(card.isFavorite ? "yes" : "no")",
+            "tags: \(card.tags.isEmpty ? "-" : card.tags.joined(separator: ", "))",
+        ]
+        if !card.notes.isEmpty { lines.append("notes: \(card.notes)") }
+        if let hash = card.imageHash { lines.append("image: sha256 \(hash)") }
+        if let prompt = card.imagePrompt { lines.append("image prompt: \(prompt)") }
+        if card.isIncomplete { lines.append("incomplete: yes") }
+        lines.append(card.isArchived ? "archived: \(Console.date(card.archivedAt))" : "archived: no")
+        lines.append("due: \(card.dueAt.map { Console.date($0) } ?? "new (never reviewed)")")
+        lines.append("created: \(Console.date(card.createdAt))  modified: \(Console.date(card.modifiedAt))")
+        return lines.joined(separator: "\n")
+    }
+
+    struct Add: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a card to a deck.",
+            discussion: """
+                The card takes the deck's languages. Tags are found or created by name (case-insensitive).
+                On the free plan, adding past the card limit is refused.
+
+                Example:
+                  cardbox card add Spanish "el perro" dog --tag noun --tag animals --notes "El perro ladra."
+                """)
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The deck (id or name).") var deck: String
+        @Argument(help: "Front text (the language being learned).") var front: String
+        @Argument(help: "Back text (the user's language).") var back: String
+        @Option(help: "Notes shown with the card.") var notes = ""
+        @Option(name: .customLong("type"), help: "Card type.") var cardType = Card.defaultType
+        @Option(name: .customLong("tag"), help: "A tag (repeat for several).") var tags: [String] = []
+        @Option(help: "An image file (JPEG, PNG or HEIC, at most 5 MB).") var image: String?
+        @Option(help: "The prompt an image generator would use.") var imagePrompt: String?
+        @Option(help: "Structured content, as a JSON document.") var jsonContent: String?
+        @Flag(help: "Mark the card as incomplete.") var incomplete = false
+
+        func run(store: CardboxStore) throws {
+            let draft = CardDraft(
+                front: front, back: back, cardType: cardType, notes: notes, tags: tags, imagePrompt: imagePrompt,
+                jsonContent: jsonContent, isIncomplete: incomplete)
+            let card = try store.addCard(to: deck, draft, image: try Console.image(image))
+            try Console.emit(card, json: output.json) { "added \(CardCommand.describe($0))" }
+        }
+    }
+
+    struct List: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List cards, filtered by language, tag and favorites.",
+            discussion: """
+                Current cards come in the order they were added; archived cards (--archived) newest
+                archive first. Filters combine.
+
+                Examples:
+                  cardbox card list Spanish --tag verbs --favorites
+                  cardbox card list --language es --json
+                """)
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The deck (id or name); all decks when left out.") var deck: String?
+        @Flag(help: "List archived cards instead of current ones.") var archived = false
+        @Flag(help: "Only favorite cards.") var favorites = false
+        @Option(help: "Only cards with this tag.") var tag: String?
+        @Option(help: "Only cards whose front or back language is this (ISO 639-1).") var language: String?
+        @Option(help: "At most this many cards.") var limit: Int?
+        @Option(help: "Skip this many cards first.") var offset = 0
+
+        func validate() throws {
+            if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
+            if offset < 0 { throw ValidationError("--offset must be 0 or more") }
+        }
+
+        func run(store: CardboxStore) throws {
+            let filter = CardFilter(archived: archived, favoritesOnly: favorites, tag: tag, language: language)
+            let cards = try store.cards(in: deck, filter: filter, limit: limit, offset: offset)
+            try Console.emit(cards, json: output.json) { cards in
+                cards.isEmpty ? "no cards" : cards.map(CardCommand.describe).joined(separator: "\n")
+            }
+        }
+    }
+
+    struct Show: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show one card.", discussion: "Example:\n  cardbox card show 3f2a9c1e")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The card's id (or a unique prefix).") var card: String
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.card(card), json: output.json, CardCommand.details)
+        }
+    }
+
+    struct Edit: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a card's text, type, tags or image.",
+            discussion: """
+                Only the options given change. --tag replaces all tags; --clear-tags removes them.
+
+                Example:
+                  cardbox card edit 3f2a9c1e --back "the dog" --tag noun
+                """)
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The card's id (or a unique prefix).") var card: String
+        @Option var front: String?
+        @Option var back: String?
+        @Option var notes: String?
+        @Option(name: .customLong("type"), help: "Card type.") var cardType: String?
+        @Option(name: .customLong("tag"), help: "The card's tags (repeat; replaces all).") var tags: [String] = []
+        @Flag(help: "Remove all tags.") var clearTags = false
+        @Option(help: "A new image file (JPEG, PNG or HEIC, at most 5 MB).") var image: String?
+        @Flag(help: "Remove the card's image.") var removeImage = false
+        @Option(help: "The prompt an image generator would use (empty to clear).") var imagePrompt: String?
+        @Option(help: "Structured content, a JSON document (empty to clear).") var jsonContent: String?
+        @Option(help: "Whether the card is incomplete (true/false).") var incomplete: Bool?
+
+        func validate() throws {
+            if clearTags && !tags.isEmpty { throw ValidationError("use either --tag or --clear-tags") }
+            if removeImage && image != nil { throw ValidationError("use either --image or --remove-image") }
+        }
+
+        func run(store: CardboxStore) throws {
+            let changes = CardChanges(
+                front: front, back: back, cardType: cardType, notes: notes,
+                tags: clearTags ? [] : (tags.isEmpty ? nil : tags), imagePrompt: imagePrompt, jsonContent: jsonContent,
+                isIncomplete: incomplete, image: try Console.image(image), removeImage: removeImage)
+            try Console.emit(try store.editCard(card, changes), json: output.json) {
+                "updated \(CardCommand.describe($0))"
+            }
+        }
+    }
+
+    struct Archive: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Archive a card: kept for reference, no longer studied.",
+            discussion: "Example:\n  cardbox card archive 3f2a9c1e")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The card's id (or a unique prefix).") var card: String
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.setArchived(card, true), json: output.json) {
+                "archived \(CardCommand.describe($0))"
+            }
+        }
+    }
+
+    struct Restore: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Restore an archived card to the current cards.",
+            discussion: "Example:\n  cardbox card restore 3f2a9c1e")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The card's id (or a unique prefix).") var card: String
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.setArchived(card, false), json: output.json) {
+                "restored \(CardCommand.describe($0))"
+            }
+        }
+    }
+
+    struct Delete: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a card permanently.", discussion: "Example:\n  cardbox card delete 3f2a9c1e")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The card's id (or a unique prefix).") var card: String
+
+        func run(store: CardboxStore) throws {
+            let found = try store.card(card)
+            try store.deleteCard(found.id.uuidString)
+            print("deleted \(CardCommand.describe(found))")
+        }
+    }
+
+    struct Favorite: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Toggle a card's favorite mark (or set it with --on/--off).",
+            discussion: "Example:\n  cardbox card favorite 3f2a9c1e --on")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The card's id (or a unique prefix).") var card: String
+        @Flag(help: "Mark as favorite.") var on = false
+        @Flag(help: "Remove the favorite mark.") var off = false
+
+        func validate() throws {
+            if on && off { throw ValidationError("use either --on or --off") }
+        }
+
+        func run(store: CardboxStore) throws {
+            let card = try store.setFavorite(card, on ? true : (off ? false : nil))
+            try Console.emit(card, json: output.json) {
+                ($0.isFavorite ? "favorited " : "unfavorited ") + CardCommand.describe($0)
+            }
+        }
+    }
+}

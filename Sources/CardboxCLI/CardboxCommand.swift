@@ -1,0 +1,121 @@
+import ArgumentParser
+import CardboxCore
+import CardboxStore
+import Foundation
+
+/// `cardbox`: decks, lists and boards from the command line.
+public struct CardboxCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "cardbox",
+        abstract: "A local-first home for flashcard decks, lists and boards.",
+        discussion: """
+            The store is one SQLite file: --store PATH, else $CARDBOX_STORE, else
+            $XDG_DATA_HOME/cardbox/cardbox.sqlite (~/.local/share/cardbox/cardbox.sqlite).
+            Decks, lists and boards are named by id or exact name; other records by id or a unique id prefix.
+            Commands that print records take --json.
+
+            Example:
+              cardbox deck create Spanish --front es --back en
+              cardbox card add Spanish hola hello --tag greeting
+            """,
+        subcommands: [
+            DeckCommand.self, CardCommand.self, SuggestionCommand.self, TagCommand.self, PlanCommand.self,
+            EventsCommand.self, ListCommand.self, ItemCommand.self, SettingsCommand.self, BoardCommand.self,
+        ])
+
+    @OptionGroup var global: GlobalOptions
+
+    public init() {}
+
+    /// Runs the command line. Errors of Cardbox itself print as one line `error: …` on stderr and exit 1;
+    /// argument errors exit 64 with the parser's message and a pointer to `--help`.
+    public static func main(_ arguments: [String]? = nil) {
+        let arguments = arguments ?? Array(CommandLine.arguments.dropFirst())
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+        } catch let error as CardboxError {
+            Console.error(error.localizedDescription)
+            Foundation.exit(1)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            let path = (["cardbox"] + commandPath(in: arguments)).joined(separator: " ")
+            let hint = " (see '\(path) --help')"
+            Console.error(message(for: error).replacingOccurrences(of: "\n", with: "; ") + hint)
+            Foundation.exit(code.rawValue)
+        }
+    }
+}
+
+extension CardboxCommand {
+    /// The subcommand names at the start of `arguments` (global options skipped), for pointing at the
+    /// right `--help` after an argument error.
+    static func commandPath(in arguments: [String]) -> [String] {
+        var path: [String] = []
+        var command: any ParsableCommand.Type = CardboxCommand.self
+        var words = arguments[...]
+        while let word = words.popFirst() {
+            if word == "--store" {
+                _ = words.popFirst()
+                continue
+            }
+            guard
+                let next = command.configuration.subcommands.first(where: {
+                    $0._commandName == word
+                })
+            else { break }
+            path.append(word)
+            command = next
+        }
+        return path
+    }
+}
+
+/// Options every command accepts.
+public struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: "The store file (default: $CARDBOX_STORE, else the XDG data folder).")
+    var store: String?
+
+    public init() {}
+
+    /// The store file's path: --store, $CARDBOX_STORE, $XDG_DATA_HOME/cardbox, ~/.local/share/cardbox.
+    func storePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let path = store ?? environment["CARDBOX_STORE"], !path.isEmpty {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                return URL(fileURLWithPath: path).appendingPathComponent("cardbox.sqlite").path
+            }
+            return path
+        }
+        let dataHome =
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/share").path
+        return URL(fileURLWithPath: dataHome).appendingPathComponent("cardbox/cardbox.sqlite").path
+    }
+
+    func openStore() throws -> CardboxStore {
+        try CardboxStore.open(path: storePath())
+    }
+}
+
+/// `--json` for commands that print records.
+struct OutputOptions: ParsableArguments {
+    @Flag(name: .long, help: "Print JSON (field names as in the data model) instead of text.")
+    var json = false
+}
+
+/// A command that works on the store: parses, opens the store, runs, prints.
+protocol StoreCommand: ParsableCommand {
+    var global: GlobalOptions { get }
+    func run(store: CardboxStore) throws
+}
+
+extension StoreCommand {
+    func run() throws {
+        try run(store: global.openStore())
+    }
+}

@@ -1,0 +1,254 @@
+import ArgumentParser
+import CardboxCore
+import CardboxStore
+import Foundation
+
+struct DeckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "deck", abstract: "Create, inspect and manage flashcard decks.",
+        subcommands: [
+            Create.self, List.self, Show.self, Rename.self, Edit.self, Delete.self, ArchiveDue.self,
+            ClearSuggestions.self, ResetRejected.self, Presets.self,
+        ])
+
+    static func describe(_ deck: Deck) -> String {
+        "\(deck.name)  \(Console.short(deck.id))  \(deck.frontLanguage) → \(deck.backLanguage)"
+            + (deck.queuedSuggestions > 0 ? "  queue \(deck.queuedSuggestions)" : "")
+    }
+
+    struct Create: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a deck, empty or from a preset.",
+            discussion: """
+                Front is the language being learned, back the user's own (ISO 639-1 codes).
+                A preset adds all its cards at once, or none if the plan's card limit would be passed.
+
+                Examples:
+                  cardbox deck create Spanish --front es --back en
+                  cardbox deck create --preset spanish-basics
+                """)
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The deck's name (1–100 characters; optional with --preset).") var name: String?
+        @Option(help: "Language on the front of the cards (ISO 639-1, e.g. es).") var front: String?
+        @Option(help: "Language on the back of the cards (ISO 639-1).") var back = "en"
+        @Option(help: "How many suggestions to keep queued (0 = automatic suggestions off).")
+        var queuedSuggestions = 0
+        @Option(help: "Add a preset deck's cards (see 'cardbox deck presets').") var preset: String?
+
+        func validate() throws {
+            if preset == nil && name == nil { throw ValidationError("give the deck a name, or use --preset") }
+            if preset == nil && front == nil { throw ValidationError("give the front language with --front, e.g. es") }
+        }
+
+        func run(store: CardboxStore) throws {
+            if let preset {
+                let (deck, cards) = try store.createDeck(preset: try PresetDeck.named(preset), name: name)
+                try Console.emit(deck, json: output.json) {
+                    "created deck \(DeckCommand.describe($0)) with \(cards.count) cards"
+                }
+            } else {
+                let deck = try store.createDeck(
+                    name: name ?? "", frontLanguage: front ?? "", backLanguage: back,
+                    queuedSuggestions: queuedSuggestions)
+                try Console.emit(deck, json: output.json) { "created deck \(DeckCommand.describe($0))" }
+            }
+        }
+    }
+
+    struct List: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List decks with their card counts.", discussion: "Example:\n  cardbox deck list --json")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+
+        func run(store: CardboxStore) throws {
+            let summaries = try store.decks().map { DeckSummary(deck: $0, counts: try store.deckCounts($0.id.uuidString)) }
+            try Console.emit(summaries, json: output.json) { summaries in
+                summaries.isEmpty
+                    ? "no decks yet; create one with 'cardbox deck create NAME --front es'"
+                    : Console.table(
+                        summaries.map {
+                            [
+                                Console.short($0.id), $0.name, "\($0.frontLanguage)→\($0.backLanguage)",
+                                "\($0.counts.currentCards)", "\($0.counts.archivedCards)",
+                                "\($0.counts.visibleSuggestions)",
+                            ]
+                        }, header: ["ID", "NAME", "LANGUAGES", "CARDS", "ARCHIVED", "SUGGESTIONS"])
+            }
+        }
+    }
+
+    struct Show: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a deck and how many cards are in each of its lists.",
+            discussion: "Example:\n  cardbox deck show Spanish")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The deck (id or name).") var deck: String
+
+        func run(store: CardboxStore) throws {
+            let found = try store.deck(deck)
+            let summary = DeckSummary(deck: found, counts: try store.deckCounts(found.id.uuidString))
+            try Console.emit(summary, json: output.json) { summary in
+                let counts = summary.counts
+                return """
+                    \(summary.name)  (\(summary.id.uuidString.lowercased()))
+                    languages: \(Language.name(of: summary.frontLanguage)) → \(Language.name(of: summary.backLanguage))
+                    queued suggestions: \(summary.queuedSuggestions)\(summary.queuedSuggestions == 0 ? " (automatic suggestions off)" : "")
+                    current cards: \(counts.currentCards) (\(counts.dueCards) due)
+                    archived cards: \(counts.archivedCards)
+                    visible suggestions: \(counts.visibleSuggestions)
+                    invisible suggestions: \(counts.invisibleSuggestions)
+                    rejected suggestions: \(counts.rejectedSuggestions)
+                    """
+            }
+        }
+    }
+
+    struct Rename: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Rename a deck.", discussion: "Example:\n  cardbox deck rename Spanish \"Spanish A1\"")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The deck (id or name).") var deck: String
+        @Argument(help: "Its new name.") var newName: String
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.renameDeck(deck, to: newName), json: output.json) {
+                "renamed deck \(DeckCommand.describe($0))"
+            }
+        }
+    }
+
+    struct Edit: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a deck's suggestion queue or language pair.",
+            discussion: "Example:\n  cardbox deck edit Spanish --queued-suggestions 5")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The deck (id or name).") var deck: String
+        @Option(help: "Suggestions to keep queued (0 turns automatic suggestions off).") var queuedSuggestions: Int?
+        @Option(help: "Language on the front (ISO 639-1).") var front: String?
+        @Option(help: "Language on the back (ISO 639-1).") var back: String?
+
+        func run(store: CardboxStore) throws {
+            let edited = try store.configureDeck(
+                deck, queuedSuggestions: queuedSuggestions, frontLanguage: front, backLanguage: back)
+            try Console.emit(edited, json: output.json) { "updated deck \(DeckCommand.describe($0))" }
+        }
+    }
+
+    struct Delete: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a deck with all its cards and suggestions.",
+            discussion: "Example:\n  cardbox deck delete Spanish")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The deck (id or name).") var deck: String
+
+        func run(store: CardboxStore) throws {
+            let found = try store.deck(deck)
+            try store.deleteDeck(found.id.uuidString)
+            print("deleted deck \(found.name)")
+        }
+    }
+
+    struct ArchiveDue: StoreCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "archive-due", abstract: "Archive every due card of a deck.",
+            discussion: "Example:\n  cardbox deck archive-due Spanish")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The deck (id or name).") var deck: String
+
+        func run(store: CardboxStore) throws {
+            let count = try store.archiveDueCards(deck)
+            try Console.emit(["archived": count], json: output.json) { _ in "archived \(count) due cards" }
+        }
+    }
+
+    struct ClearSuggestions: StoreCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "clear-suggestions", abstract: "Delete every suggestion of a deck, visible or not.",
+            discussion: "Example:\n  cardbox deck clear-suggestions Spanish")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The deck (id or name).") var deck: String
+
+        func run(store: CardboxStore) throws {
+            let count = try store.clearSuggestions(deck)
+            try Console.emit(["deleted": count], json: output.json) { _ in "deleted \(count) suggestions" }
+        }
+    }
+
+    struct ResetRejected: StoreCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reset-rejected",
+            abstract: "Forget rejected suggestions so their content may be suggested again.",
+            discussion: """
+                Without --older-than, every rejected suggestion of the deck is forgotten (and skipped
+                suggestions show again). Old ones are also cleaned up automatically after the
+                rejectedSuggestionRetentionDays setting.
+
+                Examples:
+                  cardbox deck reset-rejected Spanish
+                  cardbox deck reset-rejected Spanish --older-than 30
+                """)
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The deck (id or name).") var deck: String
+        @Option(help: "Only those rejected more than this many days ago.") var olderThan: Int?
+
+        func run(store: CardboxStore) throws {
+            let count = try store.resetRejectedSuggestions(deck, olderThanDays: olderThan)
+            try Console.emit(["deleted": count], json: output.json) { _ in "forgot \(count) rejected suggestions" }
+        }
+    }
+
+    struct Presets: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the preset decks 'deck create --preset' can add.",
+            discussion: "Example:\n  cardbox deck presets")
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let presets = PresetDeck.catalog.map {
+                PresetSummary(
+                    slug: $0.slug, name: $0.name, frontLanguage: $0.frontLanguage, backLanguage: $0.backLanguage,
+                    cardCount: $0.cards.count)
+            }
+            try Console.emit(presets, json: output.json) { presets in
+                Console.table(
+                    presets.map { [$0.slug, $0.name, "\($0.frontLanguage)→\($0.backLanguage)", "\($0.cardCount)"] },
+                    header: ["PRESET", "NAME", "LANGUAGES", "CARDS"])
+            }
+        }
+    }
+}
+
+/// A deck with its counts, as `deck list` and `deck show` print it.
+struct DeckSummary: Encodable {
+    var deck: Deck
+    var counts: DeckCounts
+    var id: UUID { deck.id }
+    var name: String { deck.name }
+    var frontLanguage: String { deck.frontLanguage }
+    var backLanguage: String { deck.backLanguage }
+    var queuedSuggestions: Int { deck.queuedSuggestions }
+
+    func encode(to encoder: any Encoder) throws {
+        try deck.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(counts, forKey: .counts)
+    }
+
+    enum CodingKeys: String, CodingKey { case counts }
+}
+
+struct PresetSummary: Encodable {
+    var slug: String
+    var name: String
+    var frontLanguage: String
+    var backLanguage: String
+    var cardCount: Int
+}

@@ -1,0 +1,285 @@
+import ArgumentParser
+import CardboxCore
+import CardboxStore
+import Foundation
+
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "Create, show and order lists (shopping lists, checklists, …).",
+        subcommands: [Create.self, List.self, Show.self, Rename.self, Delete.self, Move.self])
+
+    static func describe(_ list: ItemList) -> String {
+        "\(list.orderNumber). \(list.name)  \(Console.short(list.id))"
+    }
+
+    static func describe(_ item: Item) -> String {
+        var line = "\(item.orderNumber). \(item.isCrossedOut ? "[x]" : "[ ]") \(item.title)"
+        if let quantity = item.quantity { line += " ×\(quantity)" }
+        line += "  \(Console.short(item.id))"
+        if let images = item.images, !images.isEmpty { line += "  (\(images.count) image\(images.count == 1 ? "" : "s"))" }
+        return line
+    }
+
+    struct Create: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a list (at the end, or at --position).",
+            discussion: "Example:\n  cardbox list create Groceries")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The list's name (1–100 characters).") var name: String
+        @Option(help: "Where to put it among the lists, counting from 0.") var position: Int?
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.createList(name: name, position: position), json: output.json) {
+                "created list \(ListCommand.describe($0))"
+            }
+        }
+    }
+
+    struct List: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the lists in order.", discussion: "Example:\n  cardbox list list")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.lists(), json: output.json) { lists in
+                lists.isEmpty ? "no lists yet" : lists.map(ListCommand.describe).joined(separator: "\n")
+            }
+        }
+    }
+
+    struct Show: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a list's items in order; crossed-out items only with --all.",
+            discussion: """
+                Crossed-out items are hidden unless --all is given or the showCrossedOutItems setting is on.
+
+                Example:
+                  cardbox list show Groceries --all --json
+                """)
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The list (id or name).") var list: String
+        @Flag(help: "Include crossed-out items.") var all = false
+
+        func run(store: CardboxStore) throws {
+            let shown = try store.list(list, includeCrossedOut: all ? true : nil)
+            try Console.emit(shown, json: output.json) { list in
+                let items = list.items ?? []
+                return ([list.name] + (items.isEmpty ? ["(no items)"] : items.map(ListCommand.describe)))
+                    .joined(separator: "\n")
+            }
+        }
+    }
+
+    struct Rename: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Rename a list.", discussion: "Example:\n  cardbox list rename Groceries \"Weekly shop\"")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The list (id or name).") var list: String
+        @Argument(help: "Its new name.") var newName: String
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.renameList(list, to: newName), json: output.json) {
+                "renamed list \(ListCommand.describe($0))"
+            }
+        }
+    }
+
+    struct Delete: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a list with its items and their images.",
+            discussion: "Example:\n  cardbox list delete Groceries")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The list (id or name).") var list: String
+
+        func run(store: CardboxStore) throws {
+            let found = try store.list(list, includeCrossedOut: true)
+            try store.deleteList(found.id.uuidString)
+            print("deleted list \(found.name) and its \(found.items?.count ?? 0) items")
+        }
+    }
+
+    struct Move: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Move a list to another position among the lists.",
+            discussion: "Example:\n  cardbox list move Groceries --position 0")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The list (id or name).") var list: String
+        @Option(help: "The new position, counting from 0.") var position: Int
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.moveList(list, to: position), json: output.json) {
+                "moved list \(ListCommand.describe($0))"
+            }
+        }
+    }
+}
+
+struct ItemCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "item", abstract: "Add, edit, cross out and order the items of a list.",
+        subcommands: [Add.self, Show.self, Edit.self, Cross.self, Move.self, Delete.self, ImageCommand.self])
+
+    struct Add: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add an item to a list (at the end, or at --position).",
+            discussion: "Example:\n  cardbox item add Groceries Milk --quantity 2 --description \"2% organic\"")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The list (id or name).") var list: String
+        @Argument(help: "The item's title (1–200 characters).") var title: String
+        @Option(help: "A description (up to 50,000 characters).") var description = ""
+        @Option(help: "A quantity (a 32-bit integer).") var quantity: String?
+        @Option(help: "Where to put it, counting from 0.") var position: Int?
+
+        func run(store: CardboxStore) throws {
+            let item = try store.addItem(
+                to: list, title: title, description: description,
+                quantity: try quantity.flatMap { try Validate.quantity(text: $0) }, position: position)
+            try Console.emit(item, json: output.json) { "added \(ListCommand.describe($0))" }
+        }
+    }
+
+    struct Show: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show one item.", discussion: "Example:\n  cardbox item show 5d2e")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The item's id (or a unique prefix).") var item: String
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.item(item), json: output.json) { item in
+                [ListCommand.describe(item), item.description].filter { !$0.isEmpty }.joined(separator: "\n")
+            }
+        }
+    }
+
+    struct Edit: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change an item's title, description or quantity.",
+            discussion: "Example:\n  cardbox item edit 5d2e --quantity 3\n  cardbox item edit 5d2e --no-quantity")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The item's id (or a unique prefix).") var item: String
+        @Option var title: String?
+        @Option var description: String?
+        @Option(help: "A quantity (a 32-bit integer).") var quantity: String?
+        @Flag(help: "Remove the quantity.") var noQuantity = false
+
+        func validate() throws {
+            if noQuantity && quantity != nil { throw ValidationError("use either --quantity or --no-quantity") }
+        }
+
+        func run(store: CardboxStore) throws {
+            var changes = ItemChanges(title: title, description: description)
+            if noQuantity { changes.quantity = .some(nil) }
+            if let quantity { changes.quantity = .some(try Validate.quantity(text: quantity)) }
+            try Console.emit(try store.editItem(item, changes), json: output.json) {
+                "updated \(ListCommand.describe($0))"
+            }
+        }
+    }
+
+    struct Cross: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Cross an item out (done), or back in with --undo.",
+            discussion: "Example:\n  cardbox item cross 5d2e")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The item's id (or a unique prefix).") var item: String
+        @Flag(help: "Uncross the item.") var undo = false
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.crossItem(item, crossedOut: !undo), json: output.json) {
+                ($0.isCrossedOut ? "crossed out " : "uncrossed ") + ListCommand.describe($0)
+            }
+        }
+    }
+
+    struct Move: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Move an item to a position in its list, or into another list.",
+            discussion: "Example:\n  cardbox item move 5d2e --position 0 --to-list Hardware")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The item's id (or a unique prefix).") var item: String
+        @Option(help: "The new position, counting from 0.") var position: Int
+        @Option(help: "Move into this list (id or name).") var toList: String?
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.moveItem(item, to: position, inList: toList), json: output.json) {
+                "moved \(ListCommand.describe($0))"
+            }
+        }
+    }
+
+    struct Delete: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete an item and its images.", discussion: "Example:\n  cardbox item delete 5d2e")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The item's id (or a unique prefix).") var item: String
+
+        func run(store: CardboxStore) throws {
+            let found = try store.item(item)
+            try store.deleteItem(found.id.uuidString)
+            print("deleted \(found.title)")
+        }
+    }
+
+    struct ImageCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "image", abstract: "Attach, list and remove an item's images.",
+            subcommands: [Add.self, List.self, Remove.self])
+
+        static func describe(_ image: ItemImage) -> String {
+            "\(image.orderNumber). \(Console.short(image.id))  \(image.mimeType)  \(image.byteCount) bytes"
+        }
+
+        struct Add: StoreCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Attach an image: JPEG, PNG or HEIC (by content), at most 5 MB, at most 10 per item.",
+                discussion: "Example:\n  cardbox item image add 5d2e receipt.jpg")
+            @OptionGroup var global: GlobalOptions
+            @OptionGroup var output: OutputOptions
+            @Argument(help: "The item's id (or a unique prefix).") var item: String
+            @Argument(help: "The image file.") var file: String
+
+            func run(store: CardboxStore) throws {
+                let data = try Console.readFile(file, field: "image", limit: Limits.imageBytes)
+                try Console.emit(try store.addItemImage(to: item, data: data), json: output.json) {
+                    "attached \(ImageCommand.describe($0))"
+                }
+            }
+        }
+
+        struct List: StoreCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "List an item's images.", discussion: "Example:\n  cardbox item image list 5d2e")
+            @OptionGroup var global: GlobalOptions
+            @OptionGroup var output: OutputOptions
+            @Argument(help: "The item's id (or a unique prefix).") var item: String
+
+            func run(store: CardboxStore) throws {
+                try Console.emit(try store.itemImages(of: item), json: output.json) { images in
+                    images.isEmpty ? "no images" : images.map(ImageCommand.describe).joined(separator: "\n")
+                }
+            }
+        }
+
+        struct Remove: StoreCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Remove an image from its item.", discussion: "Example:\n  cardbox item image remove 77af")
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The image's id (or a unique prefix).") var image: String
+
+            func run(store: CardboxStore) throws {
+                try store.removeItemImage(image)
+                print("removed image \(image)")
+            }
+        }
+    }
+}

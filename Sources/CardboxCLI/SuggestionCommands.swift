@@ -1,0 +1,144 @@
+import ArgumentParser
+import CardboxCore
+import CardboxStore
+import Foundation
+
+struct SuggestionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "suggestion", abstract: "Feed and review a deck's queue of suggested cards.",
+        discussion: """
+            A suggestion is invisible until its image is attached (or it is marked ready), then it can be
+            accepted (it becomes a card), rejected (never suggested again) or skipped (kept, hidden).
+            """,
+        subcommands: [Add.self, List.self, Accept.self, Reject.self, Skip.self, Ready.self])
+
+    static func describe(_ suggestion: Suggestion) -> String {
+        let state = suggestion.isHidden ? "skipped" : (suggestion.isVisible ? "visible" : "awaiting image")
+        return "\(Console.short(suggestion.id))  \(suggestion.front) → \(suggestion.back)  "
+            + "(\(suggestion.cardType), \(suggestion.category.rawValue), \(state))"
+    }
+
+    struct Add: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a suggestion to a deck's queue.",
+            discussion: """
+                Refused when a card or a rejected suggestion of the deck has the same front and type.
+
+                Example:
+                  cardbox suggestion add Spanish "el gato" cat --category related_vocabulary --image cat.png
+                """)
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The deck (id or name).") var deck: String
+        @Argument(help: "Front text.") var front: String
+        @Argument(help: "Back text (may be the complete JSON content).") var back: String
+        @Option(name: .customLong("type"), help: "Card type.") var cardType = Card.defaultType
+        @Option(help: "Why it is suggested.") var context = ""
+        @Option(
+            help: "related_vocabulary, usage_examples, opposites or progressive_complexity.")
+        var category = SuggestionCategory.relatedVocabulary.rawValue
+        @Option(help: "The prompt for its image.") var imagePrompt: String?
+        @Option(help: "Its image (JPEG, PNG or HEIC): makes it visible at once.") var image: String?
+        @Flag(help: "Make it visible without an image.") var ready = false
+
+        func run(store: CardboxStore) throws {
+            let draft = SuggestionDraft(
+                front: front, back: back, cardType: cardType, imagePrompt: imagePrompt, context: context,
+                category: try SuggestionCategory.validate(category))
+            let suggestion = try store.addSuggestion(to: deck, draft, image: try Console.image(image), ready: ready)
+            try Console.emit(suggestion, json: output.json) { "added suggestion \(SuggestionCommand.describe($0))" }
+        }
+    }
+
+    struct List: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List a deck's suggestions ready for review.",
+            discussion: """
+                --all adds those awaiting an image and skipped ones; --rejected lists rejected suggestions.
+
+                Example:
+                  cardbox suggestion list Spanish --all
+                """)
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The deck (id or name).") var deck: String
+        @Flag(help: "Include invisible and skipped suggestions.") var all = false
+        @Flag(help: "List rejected suggestions instead.") var rejected = false
+
+        func run(store: CardboxStore) throws {
+            if rejected {
+                try Console.emit(try store.rejectedSuggestions(in: deck), json: output.json) { list in
+                    list.isEmpty
+                        ? "no rejected suggestions"
+                        : Console.table(
+                            list.map { [Console.short($0.id), $0.front, $0.cardType, Console.date($0.deletedAt)] },
+                            header: ["ID", "FRONT", "TYPE", "REJECTED"])
+                }
+                return
+            }
+            try Console.emit(try store.suggestions(in: deck, includeAll: all), json: output.json) { list in
+                list.isEmpty ? "no suggestions" : list.map(SuggestionCommand.describe).joined(separator: "\n")
+            }
+        }
+    }
+
+    struct Accept: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Accept a visible suggestion: it becomes a card of its deck.",
+            discussion: "Example:\n  cardbox suggestion accept 9b1c22aa")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The suggestion's id (or a unique prefix).") var suggestion: String
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.acceptSuggestion(suggestion), json: output.json) {
+                "accepted: added \(CardCommand.describe($0))"
+            }
+        }
+    }
+
+    struct Reject: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Reject a visible suggestion: removed, and never suggested again.",
+            discussion: "Example:\n  cardbox suggestion reject 9b1c22aa")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The suggestion's id (or a unique prefix).") var suggestion: String
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.rejectSuggestion(suggestion), json: output.json) {
+                "rejected '\($0.front)' (\($0.cardType))"
+            }
+        }
+    }
+
+    struct Skip: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Skip a visible suggestion: kept in the queue but hidden.",
+            discussion: "Example:\n  cardbox suggestion skip 9b1c22aa")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The suggestion's id (or a unique prefix).") var suggestion: String
+
+        func run(store: CardboxStore) throws {
+            try Console.emit(try store.skipSuggestion(suggestion), json: output.json) {
+                "skipped '\($0.front)' (\($0.cardType))"
+            }
+        }
+    }
+
+    struct Ready: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Attach a suggestion's image (or mark it ready without one): it becomes visible.",
+            discussion: "Example:\n  cardbox suggestion ready 9b1c22aa --image cat.png")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The suggestion's id (or a unique prefix).") var suggestion: String
+        @Option(help: "The image (JPEG, PNG or HEIC, at most 5 MB).") var image: String?
+
+        func run(store: CardboxStore) throws {
+            let ready = try store.markSuggestionReady(suggestion, image: try Console.image(image))
+            try Console.emit(ready, json: output.json) { "ready: \(SuggestionCommand.describe($0))" }
+        }
+    }
+}
