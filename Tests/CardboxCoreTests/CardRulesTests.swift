@@ -1,0 +1,115 @@
+import CardboxCore
+import Foundation
+import Testing
+
+@Suite("Seed 001 card rules")
+struct CardRulesTests {
+    @Test("the limit error has seed 001's exact message")
+    func limitMessage() {
+        let error = CardboxError.cardLimitExceeded(currentCount: 25, limit: 25, remainingCards: 0)
+        #expect(error.localizedDescription == "Card limit exceeded. You have 25 cards out of 25 allowed. 0 cards remaining.")
+    }
+
+    @Test("one card is refused once the count reaches the limit")
+    func singleCardLimit() throws {
+        try CardAllowance(plan: .free, cardCount: 24, freeCardLimit: 25).checkCanAdd()
+        #expect(throws: CardboxError.cardLimitExceeded(currentCount: 25, limit: 25, remainingCards: 0)) {
+            try CardAllowance(plan: .free, cardCount: 25, freeCardLimit: 25).checkCanAdd()
+        }
+        try CardAllowance(plan: .premium, cardCount: 10_000, freeCardLimit: 25).checkCanAdd()
+    }
+
+    @Test("a batch is checked whole: count + batch must not pass the limit")
+    func batchLimit() throws {
+        try CardAllowance(plan: .free, cardCount: 20, freeCardLimit: 25).checkCanAdd(batchOf: 5)
+        #expect(throws: CardboxError.cardLimitExceeded(currentCount: 20, limit: 25, remainingCards: 5)) {
+            try CardAllowance(plan: .free, cardCount: 20, freeCardLimit: 25).checkCanAdd(batchOf: 6)
+        }
+        try CardAllowance(plan: .premium, cardCount: 20, freeCardLimit: 25).checkCanAdd(batchOf: 100_000)
+    }
+
+    @Test("remaining cards never go below zero; premium is unlimited")
+    func remaining() {
+        #expect(CardAllowance(plan: .free, cardCount: 30, freeCardLimit: 25).remainingCards == 0)
+        #expect(CardAllowance(plan: .free, cardCount: 3, freeCardLimit: 25).remainingCards == 22)
+        let premium = CardAllowance(plan: .premium, cardCount: 3, freeCardLimit: 25)
+        #expect(premium.hasUnlimitedCards && premium.remainingCards == nil && premium.cardLimit == nil)
+    }
+
+    @Test("tag names are trimmed and compared case-insensitively")
+    func tagNames() throws {
+        #expect(TagName.normalize("  Verbs ") == TagName.normalize("verbs"))
+        #expect(TagName.normalize("Irregular   Verbs") == "irregular verbs")
+        #expect(try TagName.validateList(["Verbs", " verbs ", "nouns"]) == ["Verbs", "nouns"])
+        #expect(throws: CardboxError.invalid(field: "tag", reason: "cannot be empty")) { try TagName.validate("  ") }
+    }
+
+    @Test("filters combine: language, then tag, then favorites (seed 001's filteredItems)")
+    func filters() {
+        let now = Date()
+        func card(_ front: String, language: String, tags: [String], favorite: Bool) -> Card {
+            Card(
+                id: UUID(), deckId: UUID(), front: front, back: "-", frontLanguage: language, backLanguage: "en",
+                isFavorite: favorite, tags: tags, createdAt: now, modifiedAt: now)
+        }
+        let cards = [
+            card("hola", language: "es", tags: ["greeting"], favorite: true),
+            card("adiós", language: "es", tags: ["greeting"], favorite: false),
+            card("bonjour", language: "fr", tags: ["greeting"], favorite: true),
+            card("perro", language: "es", tags: ["noun"], favorite: true),
+        ]
+        let filter = CardFilter(favoritesOnly: true, tag: "Greeting", language: "es")
+        #expect(cards.filter(filter.matches).map(\.front) == ["hola"])
+        #expect(cards.filter(CardFilter(language: "fr").matches).map(\.front) == ["bonjour"])
+        #expect(cards.filter(CardFilter(archived: true).matches).isEmpty)
+    }
+
+    @Test("a new card is never due; a reviewed card is due once its time has come")
+    func due() {
+        let now = Date()
+        var card = Card(
+            id: UUID(), deckId: UUID(), front: "a", back: "b", frontLanguage: "es", backLanguage: "en", createdAt: now,
+            modifiedAt: now)
+        #expect(!card.isDue(at: now))
+        card.dueAt = now.addingTimeInterval(-1)
+        #expect(card.isDue(at: now))
+        card.isArchived = true
+        #expect(!card.isDue(at: now))
+    }
+
+    @Test("card drafts are validated field by field")
+    func drafts() throws {
+        #expect(throws: CardboxError.invalid(field: "front", reason: "cannot be empty")) {
+            try CardDraft(front: " ", back: "x").validated()
+        }
+        #expect(throws: CardboxError.invalid(field: "jsonContent", reason: "is not valid JSON")) {
+            try CardDraft(front: "a", back: "b", jsonContent: "{").validated()
+        }
+        let draft = try CardDraft(front: " hola ", back: "hello", cardType: "Vocabulary").validated()
+        #expect(draft.front == "hola" && draft.cardType == "vocabulary")
+    }
+
+    @Test("suggestion categories are seed 000's four")
+    func categories() throws {
+        #expect(SuggestionCategory.allCases.map(\.rawValue) == [
+            "related_vocabulary", "usage_examples", "opposites", "progressive_complexity",
+        ])
+        #expect(try SuggestionCategory.validate("Opposites") == .opposites)
+        #expect(throws: CardboxError.self) { try SuggestionCategory.validate("jokes") }
+        #expect(SuggestionMatch.frontKey(" Hola ") == SuggestionMatch.frontKey("hola"))
+    }
+
+    @Test("preset decks are complete, valid and distinct")
+    func presets() throws {
+        let spanish = try PresetDeck.named("spanish-basics")
+        #expect(spanish.cards.count == 30)
+        #expect(spanish.frontLanguage == "es" && spanish.backLanguage == "en")
+        for preset in PresetDeck.catalog {
+            _ = try Language.validate(preset.frontLanguage, field: "front")
+            let fronts = Set(preset.cards.map { SuggestionMatch.frontKey($0.front) })
+            #expect(fronts.count == preset.cards.count, "\(preset.slug) repeats a front")
+            for card in preset.cards { _ = try card.draft.validated() }
+        }
+        #expect(throws: CardboxError.self) { try PresetDeck.named("klingon-basics") }
+    }
+}
