@@ -1,0 +1,250 @@
+import CardboxCore
+import Foundation
+import Testing
+
+@testable import CardboxStore
+
+@Suite("Decks and cards in the store")
+struct DeckAndCardStoreTests {
+    @Test("a card takes its deck's language pair; tags are found or created case-insensitively")
+    func addCard() throws {
+        let store = try TestStore.make()
+        let deck = try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+        let first = try store.addCard(to: "Spanish", CardDraft(front: "hola", back: "hello", tags: ["Greeting"]))
+        let second = try store.addCard(to: deck.id.uuidString, CardDraft(front: "adiós", back: "bye", tags: [" greeting "]))
+        #expect(first.frontLanguage == "es" && first.backLanguage == "en" && first.deckId == deck.id)
+        #expect(second.tags == ["greeting"])
+        let tags = try store.tags()
+        #expect(tags.count == 1)
+        #expect(tags[0].name == "Greeting" && tags[0].cardCount == 2)
+        #expect(try store.card(first.id.uuidString).tags == ["Greeting"])
+    }
+
+    @Test("deck names are unique per account, case-insensitively")
+    func uniqueDeckNames() throws {
+        let store = try TestStore.make()
+        _ = try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+        #expect(throws: CardboxError.alreadyExists(kind: "deck", name: "spanish")) {
+            try store.createDeck(name: "spanish", frontLanguage: "es", backLanguage: "en")
+        }
+        #expect(try store.deck("SPANISH").name == "Spanish")
+        #expect(throws: CardboxError.self) {
+            try store.createDeck(name: "German", frontLanguage: "zz", backLanguage: "en")
+        }
+        #expect(try store.decks().count == 1)
+    }
+
+    @Test("the 26th card on the free plan is refused with seed 001's message, and nothing changes")
+    func cardLimit() throws {
+        let store = try TestStore.make()
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        for index in 0..<25 { _ = try store.addCard(to: "D", CardDraft(front: "w\(index)", back: "x")) }
+        let changes = try store.changeCount()
+        #expect(throws: CardboxError.cardLimitExceeded(currentCount: 25, limit: 25, remainingCards: 0)) {
+            try store.addCard(to: "D", CardDraft(front: "one more", back: "x", tags: ["new"]))
+        }
+        #expect(try store.rowCount("card") == 25)
+        #expect(try store.rowCount("tag") == 0)
+        #expect(try store.changeCount() == changes)
+        _ = try store.setPlan(.premium)
+        _ = try store.addCard(to: "D", CardDraft(front: "one more", back: "x"))
+        #expect(try store.allowance().cardCount == 26)
+    }
+
+    @Test("the free limit is configurable")
+    func configurableLimit() throws {
+        let store = try TestStore.make()
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        _ = try store.setPlan(.free, freeCardLimit: 1)
+        _ = try store.addCard(to: "D", CardDraft(front: "a", back: "b"))
+        #expect(throws: CardboxError.cardLimitExceeded(currentCount: 1, limit: 1, remainingCards: 0)) {
+            try store.addCard(to: "D", CardDraft(front: "c", back: "d"))
+        }
+    }
+
+    @Test("a preset deck is added whole or not at all")
+    func presetAllOrNothing() throws {
+        let store = try TestStore.make()
+        let spanish = try PresetDeck.named("spanish-basics")
+        #expect(throws: CardboxError.cardLimitExceeded(currentCount: 0, limit: 25, remainingCards: 25)) {
+            try store.createDeck(preset: spanish)
+        }
+        #expect(try store.decks().isEmpty)
+        #expect(try store.rowCount("card") == 0)
+        _ = try store.setPlan(.premium)
+        let (deck, cards) = try store.createDeck(preset: spanish)
+        #expect(cards.count == 30 && deck.name == "Spanish Basics")
+        #expect(try store.cards(in: "Spanish Basics").count == 30)
+    }
+
+    @Test("a batch with one invalid card adds nothing and names the card")
+    func batchValidation() throws {
+        let store = try TestStore.make()
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        let drafts = [CardDraft(front: "a", back: "b"), CardDraft(front: "  ", back: "c")]
+        #expect(throws: CardboxError.invalid(field: "card 2 front", reason: "cannot be empty")) {
+            try store.addCards(to: "D", drafts)
+        }
+        #expect(try store.rowCount("card") == 0)
+    }
+
+    @Test("archiving keeps the card with archivedAt; archived cards list newest first; restore clears it")
+    func archiveAndRestore() throws {
+        let clock = TestClock()
+        let store = try TestStore.make(clock: clock)
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        let a = try store.addCard(to: "D", CardDraft(front: "a", back: "1"))
+        let b = try store.addCard(to: "D", CardDraft(front: "b", back: "2"))
+        let archivedA = try store.setArchived(a.id.uuidString, true)
+        #expect(archivedA.isArchived && archivedA.archivedAt == clock.now)
+        clock.advance(seconds: 60)
+        _ = try store.setArchived(b.id.uuidString, true)
+        #expect(try store.cards(in: "D").isEmpty)
+        #expect(try store.cards(in: "D", filter: CardFilter(archived: true)).map(\.front) == ["b", "a"])
+        let restored = try store.setArchived(a.id.uuidString, false)
+        #expect(!restored.isArchived && restored.archivedAt == nil)
+        #expect(try store.cards(in: "D").map(\.front) == ["a"])
+        #expect(try store.deckCounts("D") == DeckCounts(currentCards: 1, archivedCards: 1))
+    }
+
+    @Test("current cards list in the order they were added")
+    func creationOrder() throws {
+        let clock = TestClock()
+        let store = try TestStore.make(clock: clock)
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        for front in ["c", "a", "b"] {
+            _ = try store.addCard(to: "D", CardDraft(front: front, back: "-"))
+            clock.advance(seconds: 1)
+        }
+        #expect(try store.cards(in: "D").map(\.front) == ["c", "a", "b"])
+        #expect(try store.cards(in: "D", limit: 2, offset: 1).map(\.front) == ["a", "b"])
+    }
+
+    @Test("archive-due archives exactly the due cards")
+    func archiveDue() throws {
+        let clock = TestClock()
+        let store = try TestStore.make(clock: clock)
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        let due = try store.addCard(to: "D", CardDraft(front: "due", back: "-"))
+        let later = try store.addCard(to: "D", CardDraft(front: "later", back: "-"))
+        _ = try store.addCard(to: "D", CardDraft(front: "new", back: "-"))
+        try store.setDue(due.id, clock.now.addingTimeInterval(-60))
+        try store.setDue(later.id, clock.now.addingTimeInterval(86_400))
+        #expect(try store.deckCounts("D").dueCards == 1)
+        #expect(try store.archiveDueCards("D") == 1)
+        #expect(try store.cards(in: "D", filter: CardFilter(archived: true)).map(\.front) == ["due"])
+        #expect(try store.cards(in: "D").map(\.front) == ["later", "new"])
+    }
+
+    @Test("favorites toggle and are logged as usage events without card content")
+    func favorites() throws {
+        let store = try TestStore.make()
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        let card = try store.addCard(to: "D", CardDraft(front: "secret", back: "word", tags: ["t"]))
+        #expect(try store.setFavorite(card.id.uuidString).isFavorite)
+        #expect(try !store.setFavorite(card.id.uuidString).isFavorite)
+        #expect(try store.setFavorite(card.id.uuidString, true).isFavorite)
+        let counts = Dictionary(uniqueKeysWithValues: try store.usageEventCounts().map { ($0.name, $0.count) })
+        #expect(counts[.cardAdded] == 1 && counts[.cardFavorited] == 2 && counts[.cardUnfavorited] == 1)
+        let added = try #require(try store.usageEvents().first { $0.name == .cardAdded })
+        #expect(added.name == .cardAdded && added.cardLanguage == "es" && added.hasTags == true && added.tagCount == 1)
+    }
+
+    @Test("filters by language, tag and favorite combine")
+    func filters() throws {
+        let store = try TestStore.make()
+        _ = try store.createDeck(name: "ES", frontLanguage: "es", backLanguage: "en")
+        _ = try store.createDeck(name: "FR", frontLanguage: "fr", backLanguage: "en")
+        let hola = try store.addCard(to: "ES", CardDraft(front: "hola", back: "hi", tags: ["greeting"]))
+        _ = try store.addCard(to: "ES", CardDraft(front: "perro", back: "dog", tags: ["noun"]))
+        let salut = try store.addCard(to: "FR", CardDraft(front: "salut", back: "hi", tags: ["greeting"]))
+        _ = try store.setFavorite(hola.id.uuidString, true)
+        _ = try store.setFavorite(salut.id.uuidString, true)
+        #expect(try store.cards(in: nil, filter: CardFilter(tag: "GREETING")).count == 2)
+        #expect(try store.cards(in: nil, filter: CardFilter(favoritesOnly: true, language: "fr")).map(\.front) == ["salut"])
+        #expect(try store.cards(in: "ES", filter: CardFilter(favoritesOnly: true, tag: "noun")).isEmpty)
+        #expect(try store.cards(in: nil, filter: CardFilter(language: "en")).count == 3)
+    }
+
+    @Test("editing replaces tags and keeps text rules")
+    func edit() throws {
+        let store = try TestStore.make()
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        let card = try store.addCard(to: "D", CardDraft(front: "a", back: "b", tags: ["one", "two"]))
+        let edited = try store.editCard(card.id.uuidString, CardChanges(back: "bee", tags: ["Two", "three"]))
+        #expect(edited.back == "bee" && edited.tags == ["three", "two"])
+        #expect(throws: CardboxError.self) { try store.editCard(card.id.uuidString, CardChanges(front: "")) }
+        #expect(try store.card(card.id.uuidString).front == "a")
+    }
+
+    @Test("card images are checked by content and stored once")
+    func cardImages() throws {
+        let store = try TestStore.make()
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        let card = try store.addCard(to: "D", CardDraft(front: "a", back: "b"), image: TestStore.png)
+        let other = try store.addCard(to: "D", CardDraft(front: "c", back: "d"), image: TestStore.png)
+        #expect(card.imageHash != nil && card.imageHash == other.imageHash)
+        #expect(try store.rowCount("image") == 1)
+        #expect(throws: CardboxError.self) {
+            try store.addCard(to: "D", CardDraft(front: "e", back: "f"), image: Data("not an image".utf8))
+        }
+        try store.deleteCard(card.id.uuidString)
+        #expect(try store.rowCount("image") == 1)
+        try store.deleteCard(other.id.uuidString)
+        #expect(try store.rowCount("image") == 0)
+    }
+
+    @Test("deleting a deck deletes its cards, suggestions and rejected suggestions")
+    func deleteDeck() throws {
+        let store = try TestStore.make()
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        _ = try store.createDeck(name: "Keep", frontLanguage: "es", backLanguage: "en")
+        _ = try store.addCard(to: "D", CardDraft(front: "a", back: "b", tags: ["t"]))
+        _ = try store.addCard(to: "Keep", CardDraft(front: "k", back: "k"))
+        let suggestion = try store.addSuggestion(to: "D", SuggestionDraft(front: "s", back: "t"), ready: true)
+        _ = try store.addSuggestion(to: "D", SuggestionDraft(front: "u", back: "v"), image: TestStore.jpeg)
+        _ = try store.rejectSuggestion(suggestion.id.uuidString)
+        try store.deleteDeck("D")
+        #expect(try store.rowCount("card") == 1)
+        #expect(try store.rowCount("suggestion") == 0)
+        #expect(try store.rowCount("rejectedSuggestion") == 0)
+        #expect(try store.rowCount("cardTag") == 0)
+        #expect(try store.rowCount("image") == 0)
+        #expect(throws: CardboxError.notFound(kind: "deck", reference: "D")) { try store.deck("D") }
+    }
+
+    @Test("tag rename merges into the tag of the new name; delete keeps the cards")
+    func tagRenameAndDelete() throws {
+        let store = try TestStore.make()
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        _ = try store.addCard(to: "D", CardDraft(front: "a", back: "b", tags: ["verb"]))
+        _ = try store.addCard(to: "D", CardDraft(front: "c", back: "d", tags: ["verbs"]))
+        let renamed = try store.renameTag("VERB", to: "verbs")
+        #expect(renamed.cardCount == 2)
+        #expect(try store.tags().map(\.name) == ["verbs"])
+        _ = try store.renameTag("verbs", to: "Verbs")
+        #expect(try store.tags().map(\.name) == ["Verbs"])
+        try store.deleteTag("verbs")
+        #expect(try store.tags().isEmpty)
+        #expect(try store.cards(in: "D").allSatisfy { $0.tags.isEmpty })
+        #expect(throws: CardboxError.notFound(kind: "tag", reference: "nope")) { try store.deleteTag("nope") }
+    }
+
+    @Test("records are found by id, unique id prefix or name; ambiguity is an error")
+    func resolution() throws {
+        let store = try TestStore.make()
+        let deck = try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+        let id = deck.id.uuidString.lowercased()
+        #expect(try store.deck(String(id.prefix(6))).id == deck.id)
+        #expect(try store.deck(id.uppercased()).id == deck.id)
+        #expect(throws: CardboxError.notFound(kind: "deck", reference: "Nope")) { try store.deck("Nope") }
+        _ = try store.createList(name: "Same")
+        _ = try store.createList(name: "Same")
+        #expect {
+            try store.list("Same")
+        } throws: { error in
+            if case CardboxError.ambiguous(kind: "list", reference: "Same", _) = error { return true }
+            return false
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import CardboxCore
+import Foundation
+import GRDB
+import Testing
+
+@testable import CardboxStore
+
+/// A clock tests move by hand.
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+
+    init(_ start: Date = Date(timeIntervalSince1970: 1_750_000_000)) { current = start }
+
+    var now: Date { lock.withLock { current } }
+
+    func advance(days: Double = 0, seconds: Double = 0) {
+        lock.withLock { current = current.addingTimeInterval(days * 86_400 + seconds) }
+    }
+}
+
+enum TestStore {
+    static func make(clock: TestClock = TestClock(), account: UUID? = nil) throws -> CardboxStore {
+        try CardboxStore.inMemory(account: account, environment: environment(clock))
+    }
+
+    static func environment(_ clock: TestClock) -> StoreEnvironment {
+        StoreEnvironment(now: { clock.now }, newID: { UUID() }, makeRandom: { SystemRandomNumberGenerator() })
+    }
+
+    static func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-test-\(UUID().uuidString)")
+            .appendingPathComponent("store.sqlite").path
+    }
+
+    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52])
+    static let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 0x4A, 0x46, 0x49, 0x46])
+
+    /// A distinct valid PNG per seed, so images do not share storage.
+    static func png(_ seed: Int) -> Data { png + Data("\(seed)".utf8) }
+}
+
+extension CardboxStore {
+    /// Rows of a table in this store's account, for checking what an operation left behind.
+    func rowCount(_ table: String) throws -> Int {
+        try read { context in
+            try context.count("SELECT COUNT(*) FROM \(table) WHERE accountId = ?", [context.account])
+        }
+    }
+
+    func changeCount() throws -> Int { try rowCount("changeLog") }
+
+    /// Sets a card's due time directly (the scheduler that sets it comes later).
+    func setDue(_ cardId: UUID, _ date: Date?) throws {
+        try write { tx in try tx.update(.card, id: cardId.storage, [("dueAt", date?.storageMillis)]) }
+    }
+}
