@@ -19,8 +19,12 @@ public struct StoreEnvironment: Sendable {
         self.makeRandom = makeRandom
     }
 
-    public static let live = StoreEnvironment(
-        now: { Date() }, newID: { UUID() }, makeRandom: { SystemRandomNumberGenerator() })
+    /// The real clock, time-ordered ids (UUIDv7) and system randomness.
+    public static var live: StoreEnvironment {
+        let ids = UUIDv7Generator()
+        return StoreEnvironment(
+            now: { Date() }, newID: { ids.next() }, makeRandom: { SystemRandomNumberGenerator() })
+    }
 }
 
 /// The Cardbox store: one account's decks, lists and boards in SQLite (WAL), every mutation one

@@ -113,3 +113,18 @@ struct CardRulesTests {
         #expect(throws: CardboxError.self) { try PresetDeck.named("klingon-basics") }
     }
 }
+
+@Suite("Time-ordered ids")
+struct UUIDv7Tests {
+    @Test("ids made in the same millisecond sort in the order they were made")
+    func monotonic() {
+        let generator = UUIDv7Generator()
+        let now = Date(timeIntervalSince1970: 1_750_000_000)
+        let ids = (0..<10_000).map { _ in generator.next(now: now).uuidString.lowercased() }
+        #expect(ids == ids.sorted())
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { $0.dropFirst(14).first == "7" })
+        let later = generator.next(now: now.addingTimeInterval(60)).uuidString.lowercased()
+        #expect(later > ids.last!)
+    }
+}

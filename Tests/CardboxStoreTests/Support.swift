@@ -25,7 +25,9 @@ enum TestStore {
     }
 
     static func environment(_ clock: TestClock) -> StoreEnvironment {
-        StoreEnvironment(now: { clock.now }, newID: { UUID() }, makeRandom: { SystemRandomNumberGenerator() })
+        let ids = UUIDv7Generator()
+        return StoreEnvironment(
+            now: { clock.now }, newID: { ids.next(now: clock.now) }, makeRandom: { SystemRandomNumberGenerator() })
     }
 
     static func temporaryPath() -> String {
