@@ -6,6 +6,7 @@ import Foundation
 struct TagCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tag", abstract: "List, rename and delete tags.",
+        discussion: "Examples:\n  cardbox tag list\n  cardbox tag rename verb verbs",
         subcommands: [List.self, Rename.self, Delete.self])
 
     struct List: StoreCommand {
@@ -55,6 +56,7 @@ struct TagCommand: ParsableCommand {
 struct PlanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan", abstract: "Show or set the account's plan and card limit.",
+        discussion: "Examples:\n  cardbox plan show\n  cardbox plan set premium",
         subcommands: [Show.self, Set.self])
 
     static func describe(_ allowance: CardAllowance) -> String {
@@ -126,6 +128,7 @@ struct EventsCommand: StoreCommand {
 struct SettingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "settings", abstract: "Show or change the user's settings.",
+        discussion: "Examples:\n  cardbox settings show\n  cardbox settings set showCrossedOutItems true",
         subcommands: [Show.self, Set.self])
 
     static func describe(_ settings: UserSettings) -> String {

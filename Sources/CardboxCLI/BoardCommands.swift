@@ -6,6 +6,7 @@ import Foundation
 struct BoardCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "board", abstract: "Boards of columns of cards, ordered by hand.",
+        discussion: "Examples:\n  cardbox board create Home\n  cardbox board column add Home \"To do\"\n  cardbox board show Home",
         subcommands: [
             Create.self, List.self, Show.self, Rename.self, Delete.self, ColumnCommand.self, CardCommand.self,
         ])
@@ -100,6 +101,7 @@ struct BoardCommand: ParsableCommand {
     struct ColumnCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "column", abstract: "Add, rename, order and delete a board's columns.",
+        discussion: "Examples:\n  cardbox board column add Home Doing --position 1",
             subcommands: [Add.self, Rename.self, Move.self, Delete.self])
 
         struct Add: StoreCommand {
@@ -124,7 +126,7 @@ struct BoardCommand: ParsableCommand {
                 abstract: "Rename a column.", discussion: "Example:\n  cardbox board column rename 1c9e Doing")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
-            @Argument(help: "The column's id (or a unique prefix).") var column: String
+            @Argument(help: "The column's id (or its short id).") var column: String
             @Argument(help: "Its new title.") var newTitle: String
 
             func run(store: CardboxStore) throws {
@@ -140,7 +142,7 @@ struct BoardCommand: ParsableCommand {
                 discussion: "Example:\n  cardbox board column move 1c9e --position 0")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
-            @Argument(help: "The column's id (or a unique prefix).") var column: String
+            @Argument(help: "The column's id (or its short id).") var column: String
             @Option(help: "The new position, counting from 0.") var position: Int
 
             func run(store: CardboxStore) throws {
@@ -154,7 +156,7 @@ struct BoardCommand: ParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Delete a column and its cards.", discussion: "Example:\n  cardbox board column delete 1c9e")
             @OptionGroup var global: GlobalOptions
-            @Argument(help: "The column's id (or a unique prefix).") var column: String
+            @Argument(help: "The column's id (or its short id).") var column: String
 
             func run(store: CardboxStore) throws {
                 try store.deleteColumn(column)
@@ -166,6 +168,7 @@ struct BoardCommand: ParsableCommand {
     struct CardCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "card", abstract: "Add, edit, move and delete the cards of a board.",
+        discussion: "Examples:\n  cardbox board card add 1c9e04b2 \"Paint the fence\"\n  cardbox board card move 8e31aa07 --to-column 77b0c3d1 --position 0",
             subcommands: [Add.self, Edit.self, Move.self, Delete.self])
 
         struct Add: StoreCommand {
@@ -174,7 +177,7 @@ struct BoardCommand: ParsableCommand {
                 discussion: "Example:\n  cardbox board card add 1c9e \"Paint the fence\" --description \"White, two coats\"")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
-            @Argument(help: "The column's id (or a unique prefix).") var column: String
+            @Argument(help: "The column's id (or its short id).") var column: String
             @Argument(help: "The card's title.") var title: String
             @Option(help: "An optional description.") var description: String?
             @Option(help: "Where to put it, counting from 0.") var position: Int?
@@ -191,7 +194,7 @@ struct BoardCommand: ParsableCommand {
                 discussion: "Example:\n  cardbox board card edit 8e31 --title \"Paint the gate\"")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
-            @Argument(help: "The card's id (or a unique prefix).") var card: String
+            @Argument(help: "The card's id (or its short id).") var card: String
             @Option var title: String?
             @Option var description: String?
 
@@ -208,8 +211,8 @@ struct BoardCommand: ParsableCommand {
                 discussion: "Example:\n  cardbox board card move 8e31 --to-column 77b0 --position 0")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
-            @Argument(help: "The card's id (or a unique prefix).") var card: String
-            @Option(help: "The column to move it to (id or prefix); its own column when left out.") var toColumn: String?
+            @Argument(help: "The card's id (or its short id).") var card: String
+            @Option(help: "The column to move it to (id or short id); its own column when left out.") var toColumn: String?
             @Option(help: "The new position, counting from 0.") var position: Int
 
             func run(store: CardboxStore) throws {
@@ -223,7 +226,7 @@ struct BoardCommand: ParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Delete a card.", discussion: "Example:\n  cardbox board card delete 8e31")
             @OptionGroup var global: GlobalOptions
-            @Argument(help: "The card's id (or a unique prefix).") var card: String
+            @Argument(help: "The card's id (or its short id).") var card: String
 
             func run(store: CardboxStore) throws {
                 try store.deleteBoardCard(card)

@@ -6,6 +6,7 @@ import Foundation
 struct CardCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "card", abstract: "Add, list and manage flashcards.",
+        discussion: "Examples:\n  cardbox card add Spanish hola hello --tag greeting\n  cardbox card list Spanish --favorites",
         subcommands: [
             Add.self, List.self, Show.self, Edit.self, Archive.self, Restore.self, Delete.self, Favorite.self,
         ])
@@ -107,7 +108,7 @@ struct CardCommand: ParsableCommand {
             abstract: "Show one card.", discussion: "Example:\n  cardbox card show 3f2a9c1e")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The card's id (or a unique prefix).") var card: String
+        @Argument(help: "The card's id (or its short id).") var card: String
 
         func run(store: CardboxStore) throws {
             try Console.emit(try store.card(card), json: output.json, CardCommand.details)
@@ -125,7 +126,7 @@ struct CardCommand: ParsableCommand {
                 """)
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The card's id (or a unique prefix).") var card: String
+        @Argument(help: "The card's id (or its short id).") var card: String
         @Option var front: String?
         @Option var back: String?
         @Option var notes: String?
@@ -160,7 +161,7 @@ struct CardCommand: ParsableCommand {
             discussion: "Example:\n  cardbox card archive 3f2a9c1e")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The card's id (or a unique prefix).") var card: String
+        @Argument(help: "The card's id (or its short id).") var card: String
 
         func run(store: CardboxStore) throws {
             try Console.emit(try store.setArchived(card, true), json: output.json) {
@@ -175,7 +176,7 @@ struct CardCommand: ParsableCommand {
             discussion: "Example:\n  cardbox card restore 3f2a9c1e")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The card's id (or a unique prefix).") var card: String
+        @Argument(help: "The card's id (or its short id).") var card: String
 
         func run(store: CardboxStore) throws {
             try Console.emit(try store.setArchived(card, false), json: output.json) {
@@ -188,7 +189,7 @@ struct CardCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Delete a card permanently.", discussion: "Example:\n  cardbox card delete 3f2a9c1e")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The card's id (or a unique prefix).") var card: String
+        @Argument(help: "The card's id (or its short id).") var card: String
 
         func run(store: CardboxStore) throws {
             let found = try store.card(card)
@@ -203,7 +204,7 @@ struct CardCommand: ParsableCommand {
             discussion: "Example:\n  cardbox card favorite 3f2a9c1e --on")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The card's id (or a unique prefix).") var card: String
+        @Argument(help: "The card's id (or its short id).") var card: String
         @Flag(help: "Mark as favorite.") var on = false
         @Flag(help: "Remove the favorite mark.") var off = false
 

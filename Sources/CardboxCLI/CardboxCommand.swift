@@ -11,7 +11,8 @@ public struct CardboxCommand: ParsableCommand {
         discussion: """
             The store is one SQLite file: --store PATH, else $CARDBOX_STORE, else
             $XDG_DATA_HOME/cardbox/cardbox.sqlite (~/.local/share/cardbox/cardbox.sqlite).
-            Decks, lists and boards are named by id or exact name; other records by id or a unique id prefix.
+            Decks, lists and boards are named by id or exact name; other records by id, or by the
+            short id shown (a unique end of the id; a unique start works too).
             Commands that print records take --json.
 
             Example:

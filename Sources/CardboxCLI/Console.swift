@@ -23,8 +23,9 @@ enum Console {
         if json { try printJSON(value) } else { print(describe(value)) }
     }
 
-    /// A short id for people; any unique prefix of an id is accepted back.
-    static func short(_ id: UUID) -> String { String(id.uuidString.lowercased().prefix(8)) }
+    /// A short id for people: the id's last 8 hex digits (its random part; the first digits of a
+    /// time-ordered id are its creation time). Any unique prefix or suffix of an id is accepted back.
+    static func short(_ id: UUID) -> String { String(id.uuidString.lowercased().suffix(8)) }
 
     /// Left-aligned columns, two spaces apart.
     static func table(_ rows: [[String]], header: [String]) -> String {

@@ -6,6 +6,7 @@ import Foundation
 struct DeckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "deck", abstract: "Create, inspect and manage flashcard decks.",
+        discussion: "Examples:\n  cardbox deck create Spanish --front es --back en\n  cardbox deck list",
         subcommands: [
             Create.self, List.self, Show.self, Rename.self, Edit.self, Delete.self, ArchiveDue.self,
             ClearSuggestions.self, ResetRejected.self, Presets.self,

@@ -6,6 +6,7 @@ import Foundation
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "Create, show and order lists (shopping lists, checklists, …).",
+        discussion: "Examples:\n  cardbox list create Groceries\n  cardbox list show Groceries --all",
         subcommands: [Create.self, List.self, Show.self, Rename.self, Delete.self, Move.self])
 
     static func describe(_ list: ItemList) -> String {
@@ -122,6 +123,7 @@ struct ListCommand: ParsableCommand {
 struct ItemCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "item", abstract: "Add, edit, cross out and order the items of a list.",
+        discussion: "Examples:\n  cardbox item add Groceries Milk --quantity 2\n  cardbox item move 5d2e91aa --position 0",
         subcommands: [Add.self, Show.self, Edit.self, Cross.self, Move.self, Delete.self, ImageCommand.self])
 
     struct Add: StoreCommand {
@@ -149,7 +151,7 @@ struct ItemCommand: ParsableCommand {
             abstract: "Show one item.", discussion: "Example:\n  cardbox item show 5d2e")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The item's id (or a unique prefix).") var item: String
+        @Argument(help: "The item's id (or its short id).") var item: String
 
         func run(store: CardboxStore) throws {
             try Console.emit(try store.item(item), json: output.json) { item in
@@ -164,7 +166,7 @@ struct ItemCommand: ParsableCommand {
             discussion: "Example:\n  cardbox item edit 5d2e --quantity 3\n  cardbox item edit 5d2e --no-quantity")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The item's id (or a unique prefix).") var item: String
+        @Argument(help: "The item's id (or its short id).") var item: String
         @Option var title: String?
         @Option var description: String?
         @Option(help: "A quantity (a 32-bit integer).") var quantity: String?
@@ -190,7 +192,7 @@ struct ItemCommand: ParsableCommand {
             discussion: "Example:\n  cardbox item cross 5d2e")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The item's id (or a unique prefix).") var item: String
+        @Argument(help: "The item's id (or its short id).") var item: String
         @Flag(help: "Uncross the item.") var undo = false
 
         func run(store: CardboxStore) throws {
@@ -206,7 +208,7 @@ struct ItemCommand: ParsableCommand {
             discussion: "Example:\n  cardbox item move 5d2e --position 0 --to-list Hardware")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The item's id (or a unique prefix).") var item: String
+        @Argument(help: "The item's id (or its short id).") var item: String
         @Option(help: "The new position, counting from 0.") var position: Int
         @Option(help: "Move into this list (id or name).") var toList: String?
 
@@ -221,7 +223,7 @@ struct ItemCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Delete an item and its images.", discussion: "Example:\n  cardbox item delete 5d2e")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The item's id (or a unique prefix).") var item: String
+        @Argument(help: "The item's id (or its short id).") var item: String
 
         func run(store: CardboxStore) throws {
             let found = try store.item(item)
@@ -233,6 +235,7 @@ struct ItemCommand: ParsableCommand {
     struct ImageCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "image", abstract: "Attach, list and remove an item's images.",
+        discussion: "Examples:\n  cardbox item image add 5d2e91aa receipt.jpg\n  cardbox item image list 5d2e91aa",
             subcommands: [Add.self, List.self, Remove.self])
 
         static func describe(_ image: ItemImage) -> String {
@@ -245,7 +248,7 @@ struct ItemCommand: ParsableCommand {
                 discussion: "Example:\n  cardbox item image add 5d2e receipt.jpg")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
-            @Argument(help: "The item's id (or a unique prefix).") var item: String
+            @Argument(help: "The item's id (or its short id).") var item: String
             @Argument(help: "The image file.") var file: String
 
             func run(store: CardboxStore) throws {
@@ -261,7 +264,7 @@ struct ItemCommand: ParsableCommand {
                 abstract: "List an item's images.", discussion: "Example:\n  cardbox item image list 5d2e")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
-            @Argument(help: "The item's id (or a unique prefix).") var item: String
+            @Argument(help: "The item's id (or its short id).") var item: String
 
             func run(store: CardboxStore) throws {
                 try Console.emit(try store.itemImages(of: item), json: output.json) { images in
@@ -274,7 +277,7 @@ struct ItemCommand: ParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Remove an image from its item.", discussion: "Example:\n  cardbox item image remove 77af")
             @OptionGroup var global: GlobalOptions
-            @Argument(help: "The image's id (or a unique prefix).") var image: String
+            @Argument(help: "The image's id (or its short id).") var image: String
 
             func run(store: CardboxStore) throws {
                 try store.removeItemImage(image)

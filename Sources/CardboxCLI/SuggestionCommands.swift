@@ -9,6 +9,11 @@ struct SuggestionCommand: ParsableCommand {
         discussion: """
             A suggestion is invisible until its image is attached (or it is marked ready), then it can be
             accepted (it becomes a card), rejected (never suggested again) or skipped (kept, hidden).
+
+            Examples:
+              cardbox suggestion add Spanish gato cat --ready
+              cardbox suggestion list Spanish
+              cardbox suggestion accept 9b1c22aa
             """,
         subcommands: [Add.self, List.self, Accept.self, Reject.self, Skip.self, Ready.self])
 
@@ -88,7 +93,7 @@ struct SuggestionCommand: ParsableCommand {
             discussion: "Example:\n  cardbox suggestion accept 9b1c22aa")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The suggestion's id (or a unique prefix).") var suggestion: String
+        @Argument(help: "The suggestion's id (or its short id).") var suggestion: String
 
         func run(store: CardboxStore) throws {
             try Console.emit(try store.acceptSuggestion(suggestion), json: output.json) {
@@ -103,7 +108,7 @@ struct SuggestionCommand: ParsableCommand {
             discussion: "Example:\n  cardbox suggestion reject 9b1c22aa")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The suggestion's id (or a unique prefix).") var suggestion: String
+        @Argument(help: "The suggestion's id (or its short id).") var suggestion: String
 
         func run(store: CardboxStore) throws {
             try Console.emit(try store.rejectSuggestion(suggestion), json: output.json) {
@@ -118,7 +123,7 @@ struct SuggestionCommand: ParsableCommand {
             discussion: "Example:\n  cardbox suggestion skip 9b1c22aa")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The suggestion's id (or a unique prefix).") var suggestion: String
+        @Argument(help: "The suggestion's id (or its short id).") var suggestion: String
 
         func run(store: CardboxStore) throws {
             try Console.emit(try store.skipSuggestion(suggestion), json: output.json) {
@@ -133,7 +138,7 @@ struct SuggestionCommand: ParsableCommand {
             discussion: "Example:\n  cardbox suggestion ready 9b1c22aa --image cat.png")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The suggestion's id (or a unique prefix).") var suggestion: String
+        @Argument(help: "The suggestion's id (or its short id).") var suggestion: String
         @Option(help: "The image (JPEG, PNG or HEIC, at most 5 MB).") var image: String?
 
         func run(store: CardboxStore) throws {

@@ -80,14 +80,18 @@ struct StoreContext {
                 throw CardboxError.ambiguous(kind: entity.kind, reference: trimmed, candidates: ids)
             }
         }
-        let prefix = trimmed.lowercased()
-        if prefix.count >= 2, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
-            let ids = try String.fetchAll(
-                db, sql: "SELECT id FROM \(table) WHERE accountId = ? AND id LIKE ? ORDER BY id LIMIT 6",
-                arguments: [account, prefix + "%"])
-            if ids.count == 1 { return ids[0] }
-            if ids.count > 1 {
-                throw CardboxError.ambiguous(kind: entity.kind, reference: trimmed, candidates: ids)
+        // Ids are time-ordered (UUIDv7): records made together share their first digits, so people
+        // are shown the random last digits. Either end of an id names it, when only one id has it.
+        let fragment = trimmed.lowercased()
+        if fragment.count >= 4, fragment.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+            for pattern in [fragment + "%", "%" + fragment] {
+                let ids = try String.fetchAll(
+                    db, sql: "SELECT id FROM \(table) WHERE accountId = ? AND id LIKE ? ORDER BY id LIMIT 6",
+                    arguments: [account, pattern])
+                if ids.count == 1 { return ids[0] }
+                if ids.count > 1 {
+                    throw CardboxError.ambiguous(kind: entity.kind, reference: trimmed, candidates: ids)
+                }
             }
         }
         throw CardboxError.notFound(kind: entity.kind, reference: trimmed)

@@ -237,6 +237,12 @@ struct DeckAndCardStoreTests {
         let deck = try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
         let id = deck.id.uuidString.lowercased()
         #expect(try store.deck(String(id.prefix(6))).id == deck.id)
+        #expect(try store.deck(String(id.suffix(8))).id == deck.id)
+        // Ids made together share their time-ordered start: the shown short id is their random end.
+        let first = try store.createList(name: "One")
+        let second = try store.createList(name: "Two")
+        #expect(first.id.storage.prefix(8) == second.id.storage.prefix(8))
+        #expect(try store.list(String(second.id.storage.suffix(8))).name == "Two")
         #expect(try store.deck(id.uppercased()).id == deck.id)
         #expect(throws: CardboxError.notFound(kind: "deck", reference: "Nope")) { try store.deck("Nope") }
         _ = try store.createList(name: "Same")

@@ -1,0 +1,212 @@
+import CardboxCore
+import CardboxStore
+import Foundation
+import Testing
+
+@Suite("The cardbox command line, end to end")
+struct CommandLineTests {
+    @Test("the binary is built")
+    func binaryExists() {
+        #expect(FileManager.default.isExecutableFile(atPath: CLI.binary.path), "no cardbox at \(CLI.binary.path)")
+    }
+
+    @Test("--help on every command explains it with an example")
+    func helpEverywhere() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let paths = CLI.commandPaths()
+        #expect(paths.count > 60)
+        for path in paths {
+            let result = try cli.run(path + ["--help"], store: false)
+            #expect(result.status == 0, "\(path) --help failed")
+            #expect(result.stdout.contains("USAGE"), "\(path) --help has no usage")
+            #expect(result.stdout.contains("Example"), "\(path) --help has no example")
+        }
+    }
+
+    @Test("a deck's life: create, add, filter, favorite, archive, restore, delete")
+    func deckWorkflow() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("deck", "create", "Spanish", "--front", "es", "--back", "en")
+        let card = try #require(try cli.json("card", "add", "Spanish", "hola", "hello", "--tag", "Greeting") as? [String: Any])
+        #expect(card["front"] as? String == "hola" && card["frontLanguage"] as? String == "es")
+        #expect(card["tags"] as? [String] == ["Greeting"])
+        #expect(card["isFavorite"] as? Bool == false && card["isArchived"] as? Bool == false)
+        let id = try #require(card["id"] as? String)
+        try cli.ok("card", "add", "Spanish", "perro", "dog", "--tag", "noun")
+        try cli.ok("card", "favorite", String(id.suffix(8)))
+        let filtered = try #require(try cli.json("card", "list", "Spanish", "--tag", "greeting", "--favorites") as? [[String: Any]])
+        #expect(filtered.map { $0["front"] as? String } == ["hola"])
+        try cli.ok("card", "archive", id)
+        let archived = try #require(try cli.json("card", "list", "Spanish", "--archived") as? [[String: Any]])
+        #expect(archived.count == 1 && archived[0]["archivedAt"] is String)
+        try cli.ok("card", "restore", id)
+        let shown = try #require(try cli.json("deck", "show", "Spanish") as? [String: Any])
+        let counts = try #require(shown["counts"] as? [String: Any])
+        #expect(counts["currentCards"] as? Int == 2 && counts["archivedCards"] as? Int == 0)
+        let events = try #require(try cli.json("events") as? [[String: Any]])
+        #expect(events.contains { $0["name"] as? String == "cardFavorited" && $0["count"] as? Int == 1 })
+        try cli.ok("deck", "delete", "Spanish")
+        #expect((try cli.json("deck", "list") as? [Any])?.isEmpty == true)
+    }
+
+    @Test("the card limit error is seed 001's, on one line, exit 1, and the store unchanged")
+    func cardLimit() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("deck", "create", "D", "--front", "es")
+        try cli.ok("plan", "set", "free", "--free-limit", "1")
+        try cli.ok("card", "add", "D", "uno", "one")
+        let before = try CardboxStore.open(path: cli.storePath).changes().count
+        let result = try cli.run(["card", "add", "D", "dos", "two"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "error: Card limit exceeded. You have 1 cards out of 1 allowed. 0 cards remaining.\n")
+        #expect(result.stdout.isEmpty)
+        #expect(try CardboxStore.open(path: cli.storePath).changes().count == before)
+        let preset = try cli.run(["deck", "create", "--preset", "spanish-basics"])
+        #expect(preset.stderr == "error: Card limit exceeded. You have 1 cards out of 1 allowed. 0 cards remaining.\n")
+        #expect((try cli.json("deck", "list") as? [Any])?.count == 1)
+    }
+
+    @Test("preset decks are added whole on a plan that allows them")
+    func presets() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("plan", "set", "premium")
+        try cli.ok("deck", "create", "--preset", "spanish-basics")
+        let cards = try #require(try cli.json("card", "list", "Spanish Basics") as? [[String: Any]])
+        #expect(cards.count == 30)
+    }
+
+    @Test("bad input gets one clear error line and changes nothing")
+    func badInput() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("list", "create", "Groceries")
+        let snapshot = try cli.ok("list", "show", "Groceries", "--all", "--json")
+        let cases: [([String], String)] = [
+            (["item", "add", "Groceries", String(repeating: "x", count: 201)], "title: must be 1 to 200 characters"),
+            (["item", "add", "Groceries", "milk", "--quantity", "3000000000"], "quantity: must be a 32-bit integer"),
+            (["item", "add", "Nowhere", "milk"], "no list matches 'Nowhere'"),
+            (["list", "rename", "Groceries", ""], "name: cannot be empty"),
+            (["deck", "create", "X", "--front", "klingon"], "frontLanguage: 'klingon' is not an ISO 639-1"),
+            (["settings", "set", "colour", "red"], "setting: unknown setting 'colour'"),
+            (["list", "move", "Groceries", "--position", "5"], "position: must be 0 to 0, got 5"),
+            (["item", "add", "Groceries"], "Missing expected argument '<title>'"),
+        ]
+        for (arguments, message) in cases {
+            let result = try cli.run(arguments)
+            #expect(result.status != 0, "\(arguments) succeeded")
+            #expect(result.stderr.hasPrefix("error: "), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): more than one line")
+        }
+        #expect(try cli.ok("list", "show", "Groceries", "--all", "--json") == snapshot)
+    }
+
+    @Test("list show nests items in order and hides crossed-out ones unless --all")
+    func listShow() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("list", "create", "Groceries")
+        let milk = try #require(try cli.json("item", "add", "Groceries", "Milk", "--quantity", "2", "--description", "2% organic") as? [String: Any])
+        try cli.ok("item", "add", "Groceries", "Eggs")
+        try cli.ok("item", "add", "Groceries", "Bread", "--position", "0")
+        try cli.ok("item", "cross", try #require(milk["id"] as? String))
+        let list = try #require(try cli.json("list", "show", "Groceries") as? [String: Any])
+        let items = try #require(list["items"] as? [[String: Any]])
+        #expect(items.map { $0["title"] as? String } == ["Bread", "Eggs"])
+        #expect(items.map { $0["orderNumber"] as? Int } == [0, 2])
+        let all = try #require((try cli.json("list", "show", "Groceries", "--all") as? [String: Any])?["items"] as? [[String: Any]])
+        #expect(all.map { $0["title"] as? String } == ["Bread", "Milk", "Eggs"])
+        let shownMilk = all[1]
+        #expect(shownMilk["isCrossedOut"] as? Bool == true && shownMilk["quantity"] as? Int == 2)
+        #expect(shownMilk["description"] as? String == "2% organic")
+        #expect(list["name"] as? String == "Groceries" && list["orderNumber"] as? Int == 0)
+        let text = try cli.ok("list", "show", "Groceries")
+        #expect(text.contains("Bread") && !text.contains("Milk"))
+    }
+
+    @Test("item images are checked by content, not by file name")
+    func itemImages() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("list", "create", "L")
+        let item = try #require((try cli.json("item", "add", "L", "receipt") as? [String: Any])?["id"] as? String)
+        let png = cli.folder.appendingPathComponent("photo.txt")
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]).write(to: png)
+        let fake = cli.folder.appendingPathComponent("fake.png")
+        try Data("just text".utf8).write(to: fake)
+        let image = try #require(try cli.json("item", "image", "add", item, png.path) as? [String: Any])
+        #expect(image["mimeType"] as? String == "image/png")
+        let refused = try cli.run(["item", "image", "add", item, fake.path])
+        #expect(refused.status == 1 && refused.stderr == "error: image: is not a JPEG, PNG or HEIC image\n")
+        let missing = try cli.run(["item", "image", "add", item, "/nonexistent/x.png"])
+        #expect(missing.stderr.contains("cannot read '/nonexistent/x.png'"))
+        #expect((try cli.json("item", "image", "list", item) as? [Any])?.count == 1)
+    }
+
+    @Test("board show nests columns in order, each with its cards; cards move between columns")
+    func boards() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("board", "create", "Home")
+        let todo = try #require((try cli.json("board", "column", "add", "Home", "To do") as? [String: Any])?["id"] as? String)
+        let done = try #require((try cli.json("board", "column", "add", "Home", "Done") as? [String: Any])?["id"] as? String)
+        let paint = try #require((try cli.json("board", "card", "add", todo, "Paint", "--description", "fence") as? [String: Any])?["id"] as? String)
+        try cli.ok("board", "card", "add", todo, "Mow")
+        try cli.ok("board", "card", "move", paint, "--to-column", done, "--position", "0")
+        try cli.ok("board", "column", "move", done, "--position", "0")
+        let board = try #require(try cli.json("board", "show", "Home") as? [String: Any])
+        #expect(board["boardTitle"] as? String == "Home")
+        let columns = try #require(board["columns"] as? [[String: Any]])
+        #expect(columns.map { $0["listTitle"] as? String } == ["Done", "To do"])
+        #expect(columns.map { $0["orderNumber"] as? Int } == [0, 1])
+        let doneCards = try #require(columns[0]["cards"] as? [[String: Any]])
+        #expect(doneCards.map { $0["cardTitle"] as? String } == ["Paint"])
+        #expect(doneCards[0]["cardDescription"] as? String == "fence" && doneCards[0]["orderNumber"] as? Int == 0)
+        try cli.ok("board", "delete", "Home")
+        #expect((try cli.json("board", "list") as? [Any])?.isEmpty == true)
+    }
+
+    @Test("suggestions: add, become visible, accept, reject, skip")
+    func suggestions() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("deck", "create", "D", "--front", "es")
+        let waiting = try #require((try cli.json("suggestion", "add", "D", "gato", "cat") as? [String: Any])?["id"] as? String)
+        let notReady = try cli.run(["suggestion", "accept", waiting])
+        #expect(notReady.status == 1 && notReady.stderr.contains("is not ready for review"))
+        try cli.ok("suggestion", "ready", waiting)
+        let card = try #require(try cli.json("suggestion", "accept", waiting) as? [String: Any])
+        #expect(card["front"] as? String == "gato")
+        let other = try #require((try cli.json("suggestion", "add", "D", "perro", "dog", "--ready") as? [String: Any])?["id"] as? String)
+        try cli.ok("suggestion", "reject", other)
+        let again = try cli.run(["suggestion", "add", "D", "perro", "dog"])
+        #expect(again.stderr.contains("was rejected before"))
+        let duplicateCard = try cli.run(["suggestion", "add", "D", "gato", "cat"])
+        #expect(duplicateCard.stderr.contains("already has a card 'gato'"))
+        let rejected = try #require(try cli.json("suggestion", "list", "D", "--rejected") as? [[String: Any]])
+        #expect(rejected.map { $0["front"] as? String } == ["perro"])
+        try cli.ok("deck", "reset-rejected", "D")
+        try cli.ok("suggestion", "add", "D", "perro", "dog")
+    }
+
+    @Test("the store is found through --store, CARDBOX_STORE, then XDG_DATA_HOME")
+    func storeLocation() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let xdg = cli.folder.appendingPathComponent("xdg")
+        try cli.run(["list", "create", "FromXDG"], store: false, environment: ["XDG_DATA_HOME": xdg.path])
+        #expect(FileManager.default.fileExists(atPath: xdg.appendingPathComponent("cardbox/cardbox.sqlite").path))
+        let env = cli.folder.appendingPathComponent("env.sqlite").path
+        try cli.run(["list", "create", "FromEnv"], store: false, environment: ["CARDBOX_STORE": env])
+        let fromEnv = try cli.run(["list", "list"], store: false, environment: ["CARDBOX_STORE": env])
+        #expect(fromEnv.stdout.contains("FromEnv") && !fromEnv.stdout.contains("FromXDG"))
+        try cli.run(["list", "create", "FromHome"], store: false)
+        #expect(FileManager.default.fileExists(atPath: cli.folder.appendingPathComponent(".local/share/cardbox/cardbox.sqlite").path))
+        let flag = try cli.run(["--store", env, "list", "list"], store: false, environment: ["CARDBOX_STORE": "/nonexistent/x"])
+        #expect(flag.stdout.contains("FromEnv"))
+    }
+}
