@@ -110,7 +110,10 @@ struct EventsCommand: StoreCommand {
             try Console.emit(try store.usageEvents(limit: recent), json: output.json) { events in
                 Console.table(
                     events.map {
-                        [Console.date($0.occurredAt), $0.name.rawValue, $0.cardLanguage ?? "", $0.tagCount.map { "\($0)" } ?? ""]
+                        [
+                            Console.date($0.occurredAt), $0.name.rawValue, $0.cardLanguage ?? "",
+                            $0.tagCount.map { "\($0)" } ?? "",
+                        ]
                     }, header: ["TIME", "EVENT", "LANGUAGE", "TAGS"])
             }
             return

@@ -6,7 +6,8 @@ import Foundation
 struct BoardCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "board", abstract: "Boards of columns of cards, ordered by hand.",
-        discussion: "Examples:\n  cardbox board create Home\n  cardbox board column add Home \"To do\"\n  cardbox board show Home",
+        discussion:
+            "Examples:\n  cardbox board create Home\n  cardbox board column add Home \"To do\"\n  cardbox board show Home",
         subcommands: [
             Create.self, List.self, Show.self, Rename.self, Delete.self, ColumnCommand.self, CardCommand.self,
         ])
@@ -101,7 +102,7 @@ struct BoardCommand: ParsableCommand {
     struct ColumnCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "column", abstract: "Add, rename, order and delete a board's columns.",
-        discussion: "Examples:\n  cardbox board column add Home Doing --position 1",
+            discussion: "Examples:\n  cardbox board column add Home Doing --position 1",
             subcommands: [Add.self, Rename.self, Move.self, Delete.self])
 
         struct Add: StoreCommand {
@@ -168,13 +169,15 @@ struct BoardCommand: ParsableCommand {
     struct CardCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "card", abstract: "Add, edit, move and delete the cards of a board.",
-        discussion: "Examples:\n  cardbox board card add 1c9e04b2 \"Paint the fence\"\n  cardbox board card move 8e31aa07 --to-column 77b0c3d1 --position 0",
+            discussion:
+                "Examples:\n  cardbox board card add 1c9e04b2 \"Paint the fence\"\n  cardbox board card move 8e31aa07 --to-column 77b0c3d1 --position 0",
             subcommands: [Add.self, Edit.self, Move.self, Delete.self])
 
         struct Add: StoreCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Add a card to a column (at the end, or at --position).",
-                discussion: "Example:\n  cardbox board card add 1c9e \"Paint the fence\" --description \"White, two coats\"")
+                discussion:
+                    "Example:\n  cardbox board card add 1c9e \"Paint the fence\" --description \"White, two coats\"")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
             @Argument(help: "The column's id (or its short id).") var column: String
@@ -183,7 +186,8 @@ struct BoardCommand: ParsableCommand {
             @Option(help: "Where to put it, counting from 0.") var position: Int?
 
             func run(store: CardboxStore) throws {
-                let card = try store.addBoardCard(to: column, title: title, description: description, position: position)
+                let card = try store.addBoardCard(
+                    to: column, title: title, description: description, position: position)
                 try Console.emit(card, json: output.json) { "added card \(BoardCommand.describe($0))" }
             }
         }
@@ -212,7 +216,8 @@ struct BoardCommand: ParsableCommand {
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
             @Argument(help: "The card's id (or its short id).") var card: String
-            @Option(help: "The column to move it to (id or short id); its own column when left out.") var toColumn: String?
+            @Option(help: "The column to move it to (id or short id); its own column when left out.") var toColumn:
+                String?
             @Option(help: "The new position, counting from 0.") var position: Int
 
             func run(store: CardboxStore) throws {

@@ -6,7 +6,8 @@ import Foundation
 struct CardCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "card", abstract: "Add, list and manage flashcards.",
-        discussion: "Examples:\n  cardbox card add Spanish hola hello --tag greeting\n  cardbox card list Spanish --favorites",
+        discussion:
+            "Examples:\n  cardbox card add Spanish hola hello --tag greeting\n  cardbox card list Spanish --favorites",
         subcommands: [
             Add.self, List.self, Show.self, Edit.self, Archive.self, Restore.self, Delete.self, Favorite.self,
         ])

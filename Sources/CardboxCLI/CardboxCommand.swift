@@ -94,7 +94,8 @@ public struct GlobalOptions: ParsableArguments {
         }
         let dataHome =
             environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/share").path
+            ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/share")
+            .path
         return URL(fileURLWithPath: dataHome).appendingPathComponent("cardbox/cardbox.sqlite").path
     }
 

@@ -52,7 +52,8 @@ enum Console {
         else { throw CardboxError.invalid(field: field, reason: "cannot read '\(path)': no such file") }
         guard size.intValue <= limit else {
             throw CardboxError.invalid(
-                field: field, reason: "'\(path)' is \(size.intValue) bytes; images may be at most 5 MB (\(limit) bytes)")
+                field: field, reason: "'\(path)' is \(size.intValue) bytes; images may be at most 5 MB (\(limit) bytes)"
+            )
         }
         do {
             return try Data(contentsOf: url)

@@ -64,7 +64,9 @@ struct DeckCommand: ParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run(store: CardboxStore) throws {
-            let summaries = try store.decks().map { DeckSummary(deck: $0, counts: try store.deckCounts($0.id.uuidString)) }
+            let summaries = try store.decks().map {
+                DeckSummary(deck: $0, counts: try store.deckCounts($0.id.uuidString))
+            }
             try Console.emit(summaries, json: output.json) { summaries in
                 summaries.isEmpty
                     ? "no decks yet; create one with 'cardbox deck create NAME --front es'"

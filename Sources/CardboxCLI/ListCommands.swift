@@ -17,7 +17,9 @@ struct ListCommand: ParsableCommand {
         var line = "\(item.orderNumber). \(item.isCrossedOut ? "[x]" : "[ ]") \(item.title)"
         if let quantity = item.quantity { line += " ×\(quantity)" }
         line += "  \(Console.short(item.id))"
-        if let images = item.images, !images.isEmpty { line += "  (\(images.count) image\(images.count == 1 ? "" : "s"))" }
+        if let images = item.images, !images.isEmpty {
+            line += "  (\(images.count) image\(images.count == 1 ? "" : "s"))"
+        }
         return line
     }
 
@@ -123,7 +125,8 @@ struct ListCommand: ParsableCommand {
 struct ItemCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "item", abstract: "Add, edit, cross out and order the items of a list.",
-        discussion: "Examples:\n  cardbox item add Groceries Milk --quantity 2\n  cardbox item move 5d2e91aa --position 0",
+        discussion:
+            "Examples:\n  cardbox item add Groceries Milk --quantity 2\n  cardbox item move 5d2e91aa --position 0",
         subcommands: [Add.self, Show.self, Edit.self, Cross.self, Move.self, Delete.self, ImageCommand.self])
 
     struct Add: StoreCommand {
@@ -235,7 +238,7 @@ struct ItemCommand: ParsableCommand {
     struct ImageCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "image", abstract: "Attach, list and remove an item's images.",
-        discussion: "Examples:\n  cardbox item image add 5d2e91aa receipt.jpg\n  cardbox item image list 5d2e91aa",
+            discussion: "Examples:\n  cardbox item image add 5d2e91aa receipt.jpg\n  cardbox item image list 5d2e91aa",
             subcommands: [Add.self, List.self, Remove.self])
 
         static func describe(_ image: ItemImage) -> String {

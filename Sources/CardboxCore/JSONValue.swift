@@ -51,55 +51,36 @@ public enum JSONValue: Sendable, Equatable, Hashable, Codable {
         }
     }
 
-    /// Compact JSON text with sorted keys. Hand-written because it runs once per changed row, where
-    /// Foundation's encoder would dominate the cost of a batch insert.
+    /// Compact JSON text with sorted keys.
     public var jsonText: String {
-        var output = ""
-        write(to: &output)
-        return output
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.text
     }
 
-    public func write(to output: inout String) {
+    public func write(to writer: inout JSONWriter) {
         switch self {
-        case .null: output += "null"
-        case .bool(let value): output += value ? "true" : "false"
-        case .int(let value): output += String(value)
-        case .double(let value): output += value.isFinite ? "\(value)" : "null"
-        case .string(let value): JSONValue.writeString(value, to: &output)
+        case .null: writer.raw("null")
+        case .bool(let value): value ? writer.raw("true") : writer.raw("false")
+        case .int(let value): writer.integer(value)
+        case .double(let value): writer.double(value)
+        case .string(let value): writer.string(value)
         case .array(let values):
-            output += "["
+            writer.byte(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { output += "," }
-                value.write(to: &output)
+                if index > 0 { writer.byte(UInt8(ascii: ",")) }
+                value.write(to: &writer)
             }
-            output += "]"
+            writer.byte(UInt8(ascii: "]"))
         case .object(let members):
-            output += "{"
+            writer.byte(UInt8(ascii: "{"))
             for (index, key) in members.keys.sorted().enumerated() {
-                if index > 0 { output += "," }
-                JSONValue.writeString(key, to: &output)
-                output += ":"
-                members[key]!.write(to: &output)
+                if index > 0 { writer.byte(UInt8(ascii: ",")) }
+                writer.string(key)
+                writer.byte(UInt8(ascii: ":"))
+                members[key]!.write(to: &writer)
             }
-            output += "}"
+            writer.byte(UInt8(ascii: "}"))
         }
-    }
-
-    static func writeString(_ string: String, to output: inout String) {
-        output += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case _ where scalar.value < 0x20:
-                output += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                    + String(scalar.value, radix: 16)
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        output += "\""
     }
 }

@@ -4,9 +4,10 @@ import Foundation
 public enum Language {
     /// Returns the lowercased code when it is an ISO 639-1 code, else an error naming `field`.
     public static func validate(_ code: String, field: String) throws -> String {
-        let normalized = code.trimmingCharacters(in: .whitespaces).lowercased()
+        let normalized = code.trimmedWhitespace.lowercased()
         guard iso6391LanguageNames[normalized] != nil else {
-            throw CardboxError.invalid(field: field, reason: "'\(code)' is not an ISO 639-1 language code (e.g. es, en)")
+            throw CardboxError.invalid(
+                field: field, reason: "'\(code)' is not an ISO 639-1 language code (e.g. es, en)")
         }
         return normalized
     }

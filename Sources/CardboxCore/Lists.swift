@@ -132,12 +132,32 @@ public struct UserSettings: Codable, Sendable, Equatable {
             exportPreferences = value
         case "rejectedSuggestionRetentionDays":
             guard let days = Int(text), days >= 1 else {
-                throw CardboxError.invalid(field: key, reason: "must be a whole number of days, 1 or more, got '\(text)'")
+                throw CardboxError.invalid(
+                    field: key, reason: "must be a whole number of days, 1 or more, got '\(text)'")
             }
             rejectedSuggestionRetentionDays = days
         default:
             throw CardboxError.invalid(
                 field: "setting", reason: "unknown setting '\(key)' (known: \(Self.keys.joined(separator: ", ")))")
         }
+    }
+}
+
+/// What a person (or an import) gives to make an item; validated by `validated()`.
+public struct ItemDraft: Sendable, Equatable {
+    public var title: String
+    public var description: String
+    public var quantity: Int32?
+
+    public init(title: String, description: String = "", quantity: Int32? = nil) {
+        self.title = title
+        self.description = description
+        self.quantity = quantity
+    }
+
+    public func validated() throws -> ItemDraft {
+        ItemDraft(
+            title: try Item.validateTitle(title), description: try Item.validateDescription(description),
+            quantity: quantity)
     }
 }

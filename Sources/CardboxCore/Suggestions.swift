@@ -8,7 +8,7 @@ public enum SuggestionCategory: String, Codable, Sendable, CaseIterable {
     case progressiveComplexity = "progressive_complexity"
 
     public static func validate(_ raw: String) throws -> SuggestionCategory {
-        guard let category = SuggestionCategory(rawValue: raw.trimmingCharacters(in: .whitespaces).lowercased()) else {
+        guard let category = SuggestionCategory(rawValue: raw.trimmedWhitespace.lowercased()) else {
             let known = allCases.map(\.rawValue).joined(separator: ", ")
             throw CardboxError.invalid(field: "category", reason: "'\(raw)' is not one of \(known)")
         }
@@ -107,6 +107,6 @@ public struct RejectedSuggestion: Codable, Sendable, Equatable, Identifiable {
 /// once trimmed and case-folded ("Hola " matches "hola").
 public enum SuggestionMatch {
     public static func frontKey(_ front: String) -> String {
-        front.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        front.trimmedWhitespace.lowercased()
     }
 }

@@ -29,7 +29,7 @@ public enum Limits {
 public enum Validate {
     /// Trims white space and checks the length in characters (grapheme clusters, as a person counts).
     public static func text(_ value: String, field: String, length: ClosedRange<Int>) throws -> String {
-        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = value.trimmedWhitespace
         let count = trimmed.count
         if count == 0 && length.lowerBound > 0 {
             throw CardboxError.invalid(field: field, reason: "cannot be empty")
@@ -63,7 +63,7 @@ public enum Validate {
 
     /// Parses a quantity typed by a person ("3", "-1", "" for none).
     public static func quantity(text: String) throws -> Int32? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmedWhitespace
         if trimmed.isEmpty { return nil }
         guard let value = Int(trimmed) else {
             throw CardboxError.invalid(field: "quantity", reason: "must be a whole number, got '\(text)'")
@@ -74,5 +74,18 @@ public enum Validate {
     public static func nonNegative(_ value: Int, field: String) throws -> Int {
         guard value >= 0 else { throw CardboxError.invalid(field: field, reason: "must be 0 or more, got \(value)") }
         return value
+    }
+}
+
+extension String {
+    /// The string without leading and trailing white space and newlines. Pure Swift: Foundation's
+    /// `trimmingCharacters` bridges to NSString on Linux, which showed in batch-insert profiles.
+    public var trimmedWhitespace: String {
+        guard let first = unicodeScalars.first, let last = unicodeScalars.last else { return self }
+        if !first.properties.isWhitespace && !last.properties.isWhitespace { return self }
+        let scalars = unicodeScalars
+        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        return String(scalars[start...end])
     }
 }

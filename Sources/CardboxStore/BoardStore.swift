@@ -35,7 +35,8 @@ extension CardboxStore {
             var board = try context.board(id)
             var cardsByColumn: [String: [BoardCard]] = [:]
             let cardRows = try Row.fetchAll(
-                context.db, sql: """
+                context.db,
+                sql: """
                     SELECT boardCard.* FROM boardCard JOIN boardColumn ON boardColumn.id = boardCard.columnId
                     WHERE boardCard.accountId = ? AND boardColumn.boardId = ?
                     ORDER BY boardCard.columnId, boardCard.position, boardCard.id
@@ -72,13 +73,16 @@ extension CardboxStore {
             let id = try tx.context.resolve(reference, .board)
             let scope: StatementArguments = [tx.account, id]
             try tx.recordDeletions(
-                .boardCard, rowIds: try String.fetchAll(
-                    tx.db, sql: """
+                .boardCard,
+                rowIds: try String.fetchAll(
+                    tx.db,
+                    sql: """
                         SELECT boardCard.id FROM boardCard JOIN boardColumn ON boardColumn.id = boardCard.columnId
                         WHERE boardColumn.accountId = ? AND boardColumn.boardId = ?
                         """, arguments: scope))
             try tx.recordDeletions(
-                .boardColumn, rowIds: try String.fetchAll(
+                .boardColumn,
+                rowIds: try String.fetchAll(
                     tx.db, sql: "SELECT id FROM boardColumn WHERE accountId = ? AND boardId = ?", arguments: scope))
             try tx.delete(.board, id: id)
         }
@@ -118,7 +122,8 @@ extension CardboxStore {
             let id = try tx.context.resolve(reference, .boardColumn)
             let boardId = try tx.context.boardColumn(id).boardId.storage
             let key = try tx.position(.boardColumn, parentId: boardId, at: position, excluding: id)
-            try tx.update(.boardColumn, id: id, [("boardId", boardId), ("position", key), ("modifiedAt", tx.nowMillis)])
+            try tx.update(
+                .boardColumn, id: id, [("boardId", boardId), ("position", key), ("modifiedAt", tx.nowMillis)])
             return try tx.context.boardColumn(id)
         }
     }
@@ -128,7 +133,8 @@ extension CardboxStore {
         try write { tx in
             let id = try tx.context.resolve(reference, .boardColumn)
             try tx.recordDeletions(
-                .boardCard, rowIds: try String.fetchAll(
+                .boardCard,
+                rowIds: try String.fetchAll(
                     tx.db, sql: "SELECT id FROM boardCard WHERE accountId = ? AND columnId = ?",
                     arguments: [tx.account, id]))
             try tx.delete(.boardColumn, id: id)
@@ -158,7 +164,8 @@ extension CardboxStore {
     }
 
     /// Changes a card's title and/or description (an empty description removes it).
-    public func editBoardCard(_ reference: String, title: String? = nil, description: String? = nil) throws -> BoardCard {
+    public func editBoardCard(_ reference: String, title: String? = nil, description: String? = nil) throws -> BoardCard
+    {
         var fields: WriteContext.Fields = []
         if let title { fields.append(("cardTitle", try BoardCard.validateTitle(title))) }
         if let description { fields.append(("cardDescription", try BoardCard.validateDescription(description))) }
@@ -183,7 +190,8 @@ extension CardboxStore {
                 throw CardboxError.invalid(field: "column", reason: "cards move between columns of the same board only")
             }
             let key = try tx.position(.boardCard, parentId: columnId, at: position, excluding: id)
-            try tx.update(.boardCard, id: id, [("columnId", columnId), ("position", key), ("modifiedAt", tx.nowMillis)])
+            try tx.update(
+                .boardCard, id: id, [("columnId", columnId), ("position", key), ("modifiedAt", tx.nowMillis)])
             return try tx.context.boardCard(id)
         }
     }
@@ -195,7 +203,9 @@ extension CardboxStore {
 
 extension StoreContext {
     func board(_ id: String) throws -> Board {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM board WHERE accountId = ? AND id = ?", arguments: [account, id])
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM board WHERE accountId = ? AND id = ?", arguments: [account, id])
         else { throw CardboxError.notFound(kind: "board", reference: id) }
         return Board(row: row)
     }
@@ -215,7 +225,8 @@ extension StoreContext {
                 db, sql: "SELECT * FROM boardCard WHERE accountId = ? AND id = ?", arguments: [account, id])
         else { throw CardboxError.notFound(kind: "board card", reference: id) }
         return BoardCard(
-            row: row, orderNumber: try orderNumber(.boardCard, parentId: row["columnId"], position: row["position"], id: id))
+            row: row,
+            orderNumber: try orderNumber(.boardCard, parentId: row["columnId"], position: row["position"], id: id))
     }
 }
 

@@ -150,7 +150,8 @@ extension CardboxStore {
         }
         if let cardType = changes.cardType { fields.append(("cardType", try CardType.validate(cardType))) }
         if let notes = changes.notes {
-            fields.append(("notes", try Validate.longText(notes, field: "notes", maximum: Limits.itemDescriptionMaximum)))
+            fields.append(
+                ("notes", try Validate.longText(notes, field: "notes", maximum: Limits.itemDescriptionMaximum)))
         }
         if let prompt = changes.imagePrompt { fields.append(("imagePrompt", prompt.isEmpty ? nil : prompt)) }
         if let json = changes.jsonContent {
@@ -203,7 +204,8 @@ extension CardboxStore {
             guard newValue != card.isFavorite else { return card }
             try tx.update(.card, id: id, [("isFavorite", newValue.storage), ("modifiedAt", tx.nowMillis)])
             try tx.logEvent(
-                newValue ? .cardFavorited : .cardUnfavorited, cardLanguage: card.frontLanguage, tagCount: card.tags.count)
+                newValue ? .cardFavorited : .cardUnfavorited, cardLanguage: card.frontLanguage,
+                tagCount: card.tags.count)
             return try tx.context.card(id)
         }
     }
@@ -220,6 +222,13 @@ extension CardboxStore {
 
 /// The card table's columns, in the order `Card.init(row:tags:)` reads them.
 enum CardColumns {
+    /// The columns a new card row is inserted with, after `id` and `accountId`.
+    static let insert = [
+        "deckId", "front", "frontKey", "back", "cardType", "notes", "frontLanguage", "backLanguage", "isFavorite",
+        "imageHash", "imagePrompt", "jsonContent", "isArchived", "archivedAt", "isIncomplete", "dueAt", "createdAt",
+        "modifiedAt",
+    ]
+
     static let select = """
         id, deckId, front, back, cardType, notes, frontLanguage, backLanguage, isFavorite, imageHash, imagePrompt,
         jsonContent, isArchived, archivedAt, isIncomplete, dueAt, createdAt, modifiedAt
@@ -236,29 +245,29 @@ extension WriteContext {
         var cards: [Card] = []
         cards.reserveCapacity(drafts.count)
         let deckId = deck.id.storage
+        let inserter = try RowInserter(self, .card, columns: CardColumns.insert)
+        let now = Date(storageMillis: nowMillis)
         for (draft, image) in drafts {
-            let id = newID()
+            let uuid = newUUID()
+            let id = uuid.storage
             let imageHash = try image.map { try storeImage($0).hash }
-            try insert(
-                .card, id: id,
+            try inserter.insert(
+                id: id,
                 [
-                    ("deckId", deckId), ("front", draft.front), ("frontKey", SuggestionMatch.frontKey(draft.front)),
-                    ("back", draft.back), ("cardType", draft.cardType), ("notes", draft.notes),
-                    ("frontLanguage", deck.frontLanguage), ("backLanguage", deck.backLanguage), ("isFavorite", 0),
-                    ("imageHash", imageHash), ("imagePrompt", draft.imagePrompt), ("jsonContent", draft.jsonContent),
-                    ("isArchived", 0), ("archivedAt", nil), ("isIncomplete", draft.isIncomplete.storage),
-                    ("dueAt", nil), ("createdAt", nowMillis), ("modifiedAt", nowMillis),
+                    deckId, draft.front, SuggestionMatch.frontKey(draft.front), draft.back, draft.cardType,
+                    draft.notes, deck.frontLanguage, deck.backLanguage, 0, imageHash, draft.imagePrompt,
+                    draft.jsonContent, 0, nil, draft.isIncomplete.storage, nil, nowMillis, nowMillis,
                 ])
             for tag in draft.tags {
                 try linkTag(cardId: id, tagId: findOrCreateTag(named: tag, cache: &tagIDs))
             }
             cards.append(
                 Card(
-                    id: UUID(uuidString: id)!, deckId: deck.id, front: draft.front, back: draft.back,
+                    id: uuid, deckId: deck.id, front: draft.front, back: draft.back,
                     cardType: draft.cardType, notes: draft.notes, frontLanguage: deck.frontLanguage,
                     backLanguage: deck.backLanguage, tags: draft.tags, imageHash: imageHash,
                     imagePrompt: draft.imagePrompt, jsonContent: draft.jsonContent, isIncomplete: draft.isIncomplete,
-                    createdAt: Date(storageMillis: nowMillis), modifiedAt: Date(storageMillis: nowMillis)))
+                    createdAt: now, modifiedAt: now))
         }
         return cards
     }
@@ -301,7 +310,8 @@ extension StoreContext {
             let chunk = Array(ids[start..<min(start + 500, ids.count)])
             let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             let tagRows = try Row.fetchAll(
-                db, sql: """
+                db,
+                sql: """
                     SELECT cardTag.cardId, tag.name FROM cardTag JOIN tag ON tag.id = cardTag.tagId
                     WHERE cardTag.accountId = ? AND cardTag.cardId IN (\(marks)) ORDER BY tag.nameKey
                     """, arguments: StatementArguments([account] + chunk))

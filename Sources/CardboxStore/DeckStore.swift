@@ -10,7 +10,8 @@ extension CardboxStore {
         let front = try Language.validate(frontLanguage, field: "frontLanguage")
         let back = try Language.validate(backLanguage, field: "backLanguage")
         let queued = try Deck.validateQueuedSuggestions(queuedSuggestions)
-        return try write { tx in try tx.insertDeck(name: name, frontLanguage: front, backLanguage: back, queued: queued) }
+        return try write { tx in try tx.insertDeck(name: name, frontLanguage: front, backLanguage: back, queued: queued)
+        }
     }
 
     /// Creates a deck from a preset and adds all its cards, or nothing when the plan's limit would be
@@ -84,8 +85,12 @@ extension CardboxStore {
         if let queuedSuggestions {
             fields.append(("queuedSuggestions", try Deck.validateQueuedSuggestions(queuedSuggestions)))
         }
-        if let frontLanguage { fields.append(("frontLanguage", try Language.validate(frontLanguage, field: "frontLanguage"))) }
-        if let backLanguage { fields.append(("backLanguage", try Language.validate(backLanguage, field: "backLanguage"))) }
+        if let frontLanguage {
+            fields.append(("frontLanguage", try Language.validate(frontLanguage, field: "frontLanguage")))
+        }
+        if let backLanguage {
+            fields.append(("backLanguage", try Language.validate(backLanguage, field: "backLanguage")))
+        }
         return try write { tx in
             let id = try tx.context.resolve(reference, .deck)
             if !fields.isEmpty { try tx.update(.deck, id: id, fields + [("modifiedAt", tx.nowMillis)]) }
@@ -99,14 +104,16 @@ extension CardboxStore {
             let id = try tx.context.resolve(reference, .deck)
             let deckScope: StatementArguments = [tx.account, id]
             let images = try String.fetchAll(
-                tx.db, sql: """
+                tx.db,
+                sql: """
                     SELECT imageHash FROM card WHERE accountId = ? AND deckId = ? AND imageHash IS NOT NULL
                     UNION SELECT imageHash FROM suggestion WHERE accountId = ? AND deckId = ? AND imageHash IS NOT NULL
                     """, arguments: deckScope + deckScope)
             try tx.recordDeletions(
                 .cardTag,
                 rowIds: try String.fetchAll(
-                    tx.db, sql: """
+                    tx.db,
+                    sql: """
                         SELECT cardTag.cardId || '/' || cardTag.tagId FROM cardTag JOIN card ON card.id = cardTag.cardId
                         WHERE card.accountId = ? AND card.deckId = ?
                         """, arguments: deckScope))
@@ -200,7 +207,9 @@ extension WriteContext {
 
 extension StoreContext {
     func deck(_ id: String) throws -> Deck {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM deck WHERE accountId = ? AND id = ?", arguments: [account, id])
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM deck WHERE accountId = ? AND id = ?", arguments: [account, id])
         else { throw CardboxError.notFound(kind: "deck", reference: id) }
         return Deck(row: row)
     }

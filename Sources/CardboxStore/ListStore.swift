@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxSync
 import Foundation
 import GRDB
 
@@ -89,13 +90,15 @@ extension CardboxStore {
             let id = try tx.context.resolve(reference, .itemList)
             let scope: StatementArguments = [tx.account, id]
             let images = try Row.fetchAll(
-                tx.db, sql: """
+                tx.db,
+                sql: """
                     SELECT itemImage.id, itemImage.imageHash FROM itemImage JOIN item ON item.id = itemImage.itemId
                     WHERE item.accountId = ? AND item.listId = ?
                     """, arguments: scope)
             try tx.recordDeletions(.itemImage, rowIds: images.map { $0["id"] })
             try tx.recordDeletions(
-                .item, rowIds: try String.fetchAll(
+                .item,
+                rowIds: try String.fetchAll(
                     tx.db, sql: "SELECT id FROM item WHERE accountId = ? AND listId = ?", arguments: scope))
             try tx.delete(.itemList, id: id)
             try tx.collectImages(images.map { $0["imageHash"] as String })
@@ -121,6 +124,35 @@ extension CardboxStore {
                     ("position", key), ("isCrossedOut", 0), ("createdAt", tx.nowMillis), ("modifiedAt", tx.nowMillis),
                 ])
             return try tx.context.item(id)
+        }
+    }
+
+    /// Appends many items to a list in one transaction: all of them, or none if any is invalid.
+    public func addItems(to listReference: String, _ drafts: [ItemDraft]) throws -> Int {
+        var valid: [ItemDraft] = []
+        valid.reserveCapacity(drafts.count)
+        for (index, draft) in drafts.enumerated() {
+            do {
+                valid.append(try draft.validated())
+            } catch CardboxError.invalid(let field, let reason) {
+                throw CardboxError.invalid(field: "item \(index + 1) \(field)", reason: reason)
+            }
+        }
+        return try write { tx in
+            let listId = try tx.context.resolve(listReference, .itemList)
+            var previous = try tx.position(.item, parentId: listId, at: nil)
+            for (index, draft) in valid.enumerated() {
+                // Consecutive keys after the current last item, without a query per item.
+                if index > 0 { previous = try PositionKey.between(previous, nil) }
+                try tx.insert(
+                    .item, id: tx.newID(),
+                    [
+                        ("listId", listId), ("title", draft.title), ("description", draft.description),
+                        ("quantity", draft.quantity), ("position", previous), ("isCrossedOut", 0),
+                        ("createdAt", tx.nowMillis), ("modifiedAt", tx.nowMillis),
+                    ])
+            }
+            return valid.count
         }
     }
 
@@ -164,7 +196,8 @@ extension CardboxStore {
     public func moveItem(_ reference: String, to position: Int, inList listReference: String? = nil) throws -> Item {
         try write { tx in
             let id = try tx.context.resolve(reference, .item)
-            let listId = try listReference.map { try tx.context.resolve($0, .itemList) } ?? tx.context.item(id).listId.storage
+            let listId =
+                try listReference.map { try tx.context.resolve($0, .itemList) } ?? tx.context.item(id).listId.storage
             let key = try tx.position(.item, parentId: listId, at: position, excluding: id)
             try tx.update(.item, id: id, [("listId", listId), ("position", key), ("modifiedAt", tx.nowMillis)])
             return try tx.context.item(id)
@@ -239,9 +272,12 @@ extension StoreContext {
     }
 
     func item(_ id: String) throws -> Item {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM item WHERE accountId = ? AND id = ?", arguments: [account, id])
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM item WHERE accountId = ? AND id = ?", arguments: [account, id])
         else { throw CardboxError.notFound(kind: "item", reference: id) }
-        return Item(row: row, orderNumber: try orderNumber(.item, parentId: row["listId"], position: row["position"], id: id))
+        return Item(
+            row: row, orderNumber: try orderNumber(.item, parentId: row["listId"], position: row["position"], id: id))
     }
 
     func itemImages(itemId: String) throws -> [ItemImage] {
@@ -249,12 +285,14 @@ extension StoreContext {
     }
 
     func itemImages(listId: String) throws -> [String: [ItemImage]] {
-        try itemImages(where: "itemImage.itemId IN (SELECT id FROM item WHERE accountId = ? AND listId = ?)", account, listId)
+        try itemImages(
+            where: "itemImage.itemId IN (SELECT id FROM item WHERE accountId = ? AND listId = ?)", account, listId)
     }
 
     private func itemImages(where condition: String, _ values: String...) throws -> [String: [ItemImage]] {
         let rows = try Row.fetchAll(
-            db, sql: """
+            db,
+            sql: """
                 SELECT itemImage.id, itemImage.itemId, itemImage.imageHash, itemImage.createdAt, image.mimeType,
                        image.byteCount
                 FROM itemImage JOIN image ON image.accountId = itemImage.accountId AND image.sha256 = itemImage.imageHash
@@ -276,7 +314,8 @@ extension StoreContext {
 extension ItemList {
     init(row: Row, orderNumber: Int) {
         self.init(
-            id: UUID(uuidString: row["id"])!, name: row["name"], orderNumber: orderNumber, isArchived: row["isArchived"],
+            id: UUID(uuidString: row["id"])!, name: row["name"], orderNumber: orderNumber,
+            isArchived: row["isArchived"],
             createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
     }
 }

@@ -28,7 +28,8 @@ extension CardboxStore {
     public func usageEventCounts() throws -> [UsageEventCount] {
         try read { context in
             try Row.fetchAll(
-                context.db, sql: """
+                context.db,
+                sql: """
                     SELECT name, COUNT(*) AS count, MAX(occurredAt) AS lastOccurredAt FROM usageEvent
                     WHERE accountId = ? GROUP BY name ORDER BY name
                     """, arguments: [context.account]
@@ -44,7 +45,8 @@ extension CardboxStore {
     public func usageEvents(limit: Int = 50) throws -> [UsageEvent] {
         try read { context in
             try Row.fetchAll(
-                context.db, sql: """
+                context.db,
+                sql: """
                     SELECT name, occurredAt, cardLanguage, hasTags, tagCount FROM usageEvent
                     WHERE accountId = ? ORDER BY id DESC LIMIT ?
                     """, arguments: [context.account, limit]
@@ -78,7 +80,8 @@ extension StoreContext {
             switch (key, value) {
             case ("showCrossedOutItems", .bool(let flag)): settings.showCrossedOutItems = flag
             case ("exportPreferences", .object): settings.exportPreferences = value
-            case ("rejectedSuggestionRetentionDays", .int(let days)): settings.rejectedSuggestionRetentionDays = Int(days)
+            case ("rejectedSuggestionRetentionDays", .int(let days)):
+                settings.rejectedSuggestionRetentionDays = Int(days)
             default: continue  // a setting this version does not know: kept in the store, ignored here
             }
         }

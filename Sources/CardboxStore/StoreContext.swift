@@ -56,13 +56,14 @@ struct StoreContext {
     /// Finds the id of a record named by a person: its id, its exact name (decks, lists, boards; decks
     /// also case-insensitively), or a unique prefix of its id.
     func resolve(_ reference: String, _ entity: Entity) throws -> String {
-        let trimmed = reference.trimmingCharacters(in: .whitespaces)
+        let trimmed = reference.trimmedWhitespace
         guard !trimmed.isEmpty else {
             throw CardboxError.invalid(field: entity.kind, reason: "needs an id or a name")
         }
         let table = entity.rawValue
         if let id = try String.fetchOne(
-            db, sql: "SELECT id FROM \(table) WHERE accountId = ? AND id = ?", arguments: [account, trimmed.lowercased()])
+            db, sql: "SELECT id FROM \(table) WHERE accountId = ? AND id = ?",
+            arguments: [account, trimmed.lowercased()])
         {
             return id
         }
@@ -148,18 +149,15 @@ final class WriteContext {
 
     func newID() -> String { environment.newID().storage }
 
+    func newUUID() -> UUID { environment.newID() }
+
     /// Columns that are derived from others (lookup keys) and so are not part of the history.
     private static let derivedColumns: Set<String> = ["nameKey", "frontKey"]
 
     typealias Fields = [(String, (any DatabaseValueConvertible)?)]
 
     func insert(_ entity: Entity, id: String, _ fields: Fields) throws {
-        let columns = ["id", "accountId"] + fields.map(\.0)
-        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        let statement = try db.cachedStatement(
-            sql: "INSERT INTO \(entity.rawValue) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))")
-        try statement.execute(arguments: StatementArguments([id, account] + fields.map(\.1)))
-        try record(entity, rowId: id, .insert, fields)
+        try RowInserter(self, entity, columns: fields.map(\.0)).insert(id: id, fields.map(\.1))
     }
 
     func update(_ entity: Entity, id: String, _ fields: Fields) throws {
@@ -167,7 +165,7 @@ final class WriteContext {
         let assignments = fields.map { "\($0.0) = ?" }.joined(separator: ", ")
         try db.cachedStatement(sql: "UPDATE \(entity.rawValue) SET \(assignments) WHERE accountId = ? AND id = ?")
             .execute(arguments: StatementArguments(fields.map(\.1) + [account, id]))
-        try record(entity, rowId: id, .update, fields)
+        try record(entity, rowId: id, .update, columns: fields.map(\.0), values: fields.map(\.1))
     }
 
     /// Deletes a row, recording its tombstone. Rows that the schema's cascades delete with it must be
@@ -175,27 +173,59 @@ final class WriteContext {
     func delete(_ entity: Entity, id: String) throws {
         try db.cachedStatement(sql: "DELETE FROM \(entity.rawValue) WHERE accountId = ? AND id = ?")
             .execute(arguments: [account, id])
-        try record(entity, rowId: id, .delete, [])
+        try record(entity, rowId: id, .delete, columns: [], values: [])
     }
 
     func recordDeletions(_ entity: Entity, rowIds: [String]) throws {
-        for rowId in rowIds { try record(entity, rowId: rowId, .delete, []) }
+        for rowId in rowIds { try record(entity, rowId: rowId, .delete, columns: [], values: []) }
     }
 
     func record(_ entity: Entity, rowId: String, _ operation: ChangeRecord.Operation, _ fields: Fields) throws {
-        var values: [String: JSONValue] = [:]
-        for (column, value) in fields where !Self.derivedColumns.contains(column) {
-            values[column] = Self.json(value)
+        try record(entity, rowId: rowId, operation, columns: fields.map(\.0), values: fields.map(\.1))
+    }
+
+    /// Appends one change record: the written columns and their new values as a JSON object, in
+    /// column order, stamped with the transaction's timestamp and this replica.
+    func record(
+        _ entity: Entity, rowId: String, _ operation: ChangeRecord.Operation, columns: [String],
+        values: [(any DatabaseValueConvertible)?]
+    ) throws {
+        var json = JSONWriter(capacity: 64 + 32 * columns.count)
+        json.byte(UInt8(ascii: "{"))
+        var first = true
+        func key(_ name: String) {
+            if !first { json.byte(UInt8(ascii: ",")) }
+            first = false
+            json.string(name)
+            json.byte(UInt8(ascii: ":"))
         }
         // A move is one write of (parent, position): a single field, so concurrent moves of the same
         // row on two devices resolve to one place, never half of each.
-        if case .some(let parentColumn) = entity.orderParent, let position = values.removeValue(forKey: "position") {
-            var placement: [String: JSONValue] = ["position": position]
-            if let parentColumn {
-                placement[parentColumn] = values.removeValue(forKey: parentColumn) ?? .null
-            }
-            values["placement"] = .object(placement)
+        var placement: (parent: String?, parentValue: (any DatabaseValueConvertible)?, position: Int)?
+        if case .some(let parentColumn) = entity.orderParent, let position = columns.firstIndex(of: "position") {
+            let parentIndex = parentColumn.flatMap { columns.firstIndex(of: $0) }
+            placement = (parentColumn, parentIndex.map { values[$0] } ?? nil, position)
         }
+        for (column, value) in zip(columns, values) where !Self.derivedColumns.contains(column) {
+            if let placement, column == "position" || column == placement.parent { continue }
+            key(column)
+            Self.write(value, to: &json)
+        }
+        if let placement {
+            key("placement")
+            json.byte(UInt8(ascii: "{"))
+            if let parent = placement.parent {
+                json.string(parent)
+                json.byte(UInt8(ascii: ":"))
+                Self.write(placement.parentValue, to: &json)
+                json.byte(UInt8(ascii: ","))
+            }
+            json.string("position")
+            json.byte(UInt8(ascii: ":"))
+            Self.write(values[placement.position], to: &json)
+            json.byte(UInt8(ascii: "}"))
+        }
+        json.byte(UInt8(ascii: "}"))
         try db.cachedStatement(
             sql: """
                 INSERT INTO changeLog (accountId, entity, rowId, operation, fields, hlc, replicaId)
@@ -203,19 +233,21 @@ final class WriteContext {
                 """
         ).execute(
             arguments: [
-                account, entity.rawValue, rowId, operation.rawValue, JSONValue.object(values).jsonText,
-                timestamp.storageValue, replicaId,
+                account, entity.rawValue, rowId, operation.rawValue, json.text, timestamp.storageValue, replicaId,
             ])
     }
 
-    private static func json(_ value: (any DatabaseValueConvertible)?) -> JSONValue {
-        guard let value else { return .null }
+    private static func write(_ value: (any DatabaseValueConvertible)?, to json: inout JSONWriter) {
+        guard let value else {
+            json.raw("null")
+            return
+        }
         switch value.databaseValue.storage {
-        case .null: return .null
-        case .int64(let number): return .int(number)
-        case .double(let number): return .double(number)
-        case .string(let text): return .string(text)
-        case .blob(let data): return .string(data.base64EncodedString())
+        case .null: json.raw("null")
+        case .int64(let number): json.integer(number)
+        case .double(let number): json.double(number)
+        case .string(let text): json.string(text)
+        case .blob(let data): json.string(data.base64EncodedString())
         }
     }
 
@@ -229,7 +261,8 @@ final class WriteContext {
         let others = arguments + [id ?? ""]
         guard let index else {
             let last = try String.fetchOne(
-                db, sql: "SELECT position FROM \(table) WHERE \(scope) AND id <> ? ORDER BY position DESC, id DESC LIMIT 1",
+                db,
+                sql: "SELECT position FROM \(table) WHERE \(scope) AND id <> ? ORDER BY position DESC, id DESC LIMIT 1",
                 arguments: others)
             return try PositionKey.between(last, nil, using: &random)
         }
@@ -257,7 +290,9 @@ final class WriteContext {
             arguments: arguments + [id ?? ""])
         for (sibling, key) in zip(ids, PositionKey.sequence(count: ids.count)) {
             var fields: Fields = [("position", key)]
-            if case .some(.some(let parentColumn)) = entity.orderParent { fields.insert((parentColumn, parentId), at: 0) }
+            if case .some(.some(let parentColumn)) = entity.orderParent {
+                fields.insert((parentColumn, parentId), at: 0)
+            }
             try update(entity, id: sibling, fields)
         }
     }
@@ -299,6 +334,29 @@ final class WriteContext {
                 VALUES (?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [account, name.rawValue, nowMillis, cardLanguage, tagCount.map { $0 > 0 }, tagCount])
+    }
+}
+
+/// Inserts rows of one table with one prepared statement, recording each as a change: the batch
+/// path (one statement prepared per batch instead of SQL text built per row).
+struct RowInserter {
+    let context: WriteContext
+    let entity: Entity
+    let columns: [String]
+    let statement: Statement
+
+    init(_ context: WriteContext, _ entity: Entity, columns: [String]) throws {
+        self.context = context
+        self.entity = entity
+        self.columns = columns
+        let names = (["id", "accountId"] + columns).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: columns.count + 2).joined(separator: ", ")
+        statement = try context.db.cachedStatement(sql: "INSERT INTO \(entity.rawValue) (\(names)) VALUES (\(marks))")
+    }
+
+    func insert(id: String, _ values: [(any DatabaseValueConvertible)?]) throws {
+        try statement.execute(arguments: StatementArguments([id, context.account] + values))
+        try context.record(entity, rowId: id, .insert, columns: columns, values: values)
     }
 }
 

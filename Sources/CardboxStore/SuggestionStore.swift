@@ -49,7 +49,8 @@ extension CardboxStore {
     public func rejectedSuggestions(in deckReference: String) throws -> [RejectedSuggestion] {
         try read { context in
             try Row.fetchAll(
-                context.db, sql: """
+                context.db,
+                sql: """
                     SELECT id, deckId, front, cardType, deletedAt FROM rejectedSuggestion
                     WHERE accountId = ? AND deckId = ? ORDER BY deletedAt DESC, id
                     """, arguments: [context.account, try context.resolve(deckReference, .deck)]
@@ -124,7 +125,8 @@ extension WriteContext {
         let arguments: StatementArguments = [account, deckId, SuggestionMatch.frontKey(draft.front), draft.cardType]
         let scope = "accountId = ? AND deckId = ? AND frontKey = ? AND cardType = ?"
         if try context.count("SELECT COUNT(*) FROM rejectedSuggestion WHERE \(scope)", arguments) > 0 {
-            throw CardboxError.duplicateSuggestion(front: draft.front, cardType: draft.cardType, reason: .rejectedBefore)
+            throw CardboxError.duplicateSuggestion(
+                front: draft.front, cardType: draft.cardType, reason: .rejectedBefore)
         }
         if try context.count("SELECT COUNT(*) FROM card WHERE \(scope)", arguments) > 0 {
             throw CardboxError.duplicateSuggestion(front: draft.front, cardType: draft.cardType, reason: .existingCard)
@@ -140,7 +142,8 @@ extension WriteContext {
         guard suggestion.isVisible else { throw CardboxError.suggestionNotReady(id: suggestion.id.storage) }
         guard !suggestion.isHidden else {
             throw CardboxError.invalid(
-                field: "suggestion", reason: "\(suggestion.id.storage) was skipped; reset rejected suggestions to review it")
+                field: "suggestion",
+                reason: "\(suggestion.id.storage) was skipped; reset rejected suggestions to review it")
         }
         return suggestion
     }
@@ -171,7 +174,8 @@ extension StoreContext {
     /// Suggestions matching `condition`, oldest first, with `isHidden` derived from the rejected list.
     func suggestions(_ condition: String, _ arguments: StatementArguments) throws -> [Suggestion] {
         try Row.fetchAll(
-            db, sql: """
+            db,
+            sql: """
                 SELECT s.*, EXISTS (SELECT 1 FROM rejectedSuggestion r WHERE r.accountId = s.accountId
                   AND r.deckId = s.deckId AND r.frontKey = s.frontKey AND r.cardType = s.cardType) AS isHidden
                 FROM suggestion s WHERE \(condition) ORDER BY s.createdAt, s.id

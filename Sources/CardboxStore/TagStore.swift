@@ -14,7 +14,8 @@ extension CardboxStore {
     public func tags() throws -> [TagSummary] {
         try read { context in
             try Row.fetchAll(
-                context.db, sql: """
+                context.db,
+                sql: """
                     SELECT tag.id, tag.name, COUNT(cardTag.cardId) AS cardCount FROM tag
                     LEFT JOIN cardTag ON cardTag.tagId = tag.id
                     WHERE tag.accountId = ? GROUP BY tag.id, tag.name, tag.nameKey ORDER BY tag.nameKey
@@ -29,8 +30,10 @@ extension CardboxStore {
         let newName = try TagName.validate(newName)
         try write { tx in
             let oldId = try tx.tagID(named: name)
-            let newId = DeterministicID.tagID(accountId: tx.context.accountId, normalizedName: TagName.normalize(newName))
-                .storage
+            let newId = DeterministicID.tagID(
+                accountId: tx.context.accountId, normalizedName: TagName.normalize(newName)
+            )
+            .storage
             if newId == oldId {
                 try tx.update(.tag, id: oldId, [("name", newName)])
                 return
@@ -38,7 +41,8 @@ extension CardboxStore {
             var cache: [String: String] = [:]
             let targetId = try tx.findOrCreateTag(named: newName, cache: &cache)
             let cardIds = try String.fetchAll(
-                tx.db, sql: "SELECT cardId FROM cardTag WHERE accountId = ? AND tagId = ?", arguments: [tx.account, oldId])
+                tx.db, sql: "SELECT cardId FROM cardTag WHERE accountId = ? AND tagId = ?",
+                arguments: [tx.account, oldId])
             for cardId in cardIds {
                 try tx.unlinkTag(cardId: cardId, tagId: oldId)
                 try tx.linkTag(cardId: cardId, tagId: targetId)
@@ -90,7 +94,8 @@ extension WriteContext {
 
     func linkTag(cardId: String, tagId: String) throws {
         try db.cachedStatement(
-            sql: "INSERT INTO cardTag (accountId, cardId, tagId) VALUES (?, ?, ?) ON CONFLICT (cardId, tagId) DO NOTHING"
+            sql:
+                "INSERT INTO cardTag (accountId, cardId, tagId) VALUES (?, ?, ?) ON CONFLICT (cardId, tagId) DO NOTHING"
         ).execute(arguments: [account, cardId, tagId])
         if db.changesCount > 0 {
             try record(.cardTag, rowId: "\(cardId)/\(tagId)", .insert, [("cardId", cardId), ("tagId", tagId)])

@@ -1,1 +1,263 @@
-print("x")
+import ArgumentParser
+import CardboxCore
+import CardboxStore
+import Foundation
+
+/// Measures the store's figures that the foundation issue sets, beside their physical reference
+/// (the `sqlite3` shell doing the same inserts) and Anki's `add_notes`.
+@main
+struct CardboxBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cardbox-bench",
+        abstract: "Benchmark the store: batch insert, listing, moving; beside sqlite3 and Anki.",
+        discussion: """
+            Run it through scripts/bench.sh, which builds it in release mode and installs the peers.
+
+            Example:
+              .build/release/cardbox-bench --runs 5 --anki-script scripts/anki_bench.py
+            """)
+
+    @Option(help: "Repetitions of each timed step (the median is reported).") var runs = 5
+    @Option(help: "Cards in the batch insert.") var batch = 10_000
+    @Option(help: "Cards in the deck that is listed.") var deckSize = 100_000
+    @Option(help: "Items in the list whose items are moved.") var listSize = 10_000
+    @Option(help: "Folder for the stores (default: a new temporary folder).") var work: String?
+    @Option(help: "The Anki peer script; left out, Anki is not measured.") var ankiScript: String?
+    @Option(help: "The sqlite3 shell.") var sqlite3 = "/usr/bin/sqlite3"
+    @Option(help: "Run only this step (insert), for profiling.") var only: String?
+
+    func run() throws {
+        let folder = URL(fileURLWithPath: work ?? NSTemporaryDirectory()).appendingPathComponent(
+            "cardbox-bench-\(ProcessInfo.processInfo.processIdentifier)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var bench = Measurements(folder: folder, runs: runs, sqlite3: sqlite3)
+
+        let insert = try bench.batchInsert(cards: batch)
+        if only == "insert" {
+            print("insert \(batch) cards: \(Report.ms(insert.median))")
+            return
+        }
+        let reference = try bench.sqliteReference(from: insert.lastStore)
+        let listing = try bench.listing(deckSize: deckSize)
+        let moves = try bench.moves(listSize: listSize)
+        let anki = try ankiScript.map { try bench.anki(script: $0, notes: batch) }
+
+        print("")
+        print("Cardbox store benchmark (median of \(runs) runs; release build; WAL; history recorded)")
+        print(
+            Report.table(
+                [
+                    ["insert \(batch) cards, one batch", Report.ms(insert.median), ""],
+                    [
+                        "  sqlite3 shell, same rows (cards + history), one transaction",
+                        Report.ms(reference.sameRows), Report.ratio(insert.median, reference.sameRows),
+                    ],
+                    [
+                        "  sqlite3 shell, card rows only, one transaction", Report.ms(reference.cardsOnly),
+                        Report.ratio(insert.median, reference.cardsOnly),
+                    ],
+                    anki.map {
+                        [
+                            "  Anki \($0.version) add_notes (call only)", Report.ms($0.addOnly),
+                            Report.ratio(insert.median, $0.addOnly),
+                        ]
+                    } ?? ["  Anki: not measured (no --anki-script)", "", ""],
+                    anki.map {
+                        [
+                            "  Anki \($0.version) new_note + add_notes", Report.ms($0.buildAndAdd),
+                            Report.ratio(insert.median, $0.buildAndAdd),
+                        ]
+                    } ?? ["", "", ""],
+                    ["list first 1,000 cards of a \(deckSize)-card deck", Report.ms(listing.firstPage), ""],
+                    ["list 1,000 cards from the middle of that deck", Report.ms(listing.middlePage), ""],
+                    ["move an item in a \(listSize)-item list (median)", Report.ms(moves.median), ""],
+                    ["move an item in a \(listSize)-item list (95th percentile)", Report.ms(moves.p95), ""],
+                ].filter { !$0[0].isEmpty }))
+        print("(ratio = Cardbox time / peer time; below 1 is faster than the peer)")
+    }
+}
+
+struct Measurements {
+    let folder: URL
+    let runs: Int
+    let sqlite3: String
+
+    /// Times `body` `runs` times, showing progress, and returns every duration in seconds.
+    func repeatTimed(_ label: String, _ body: (Int) throws -> Double) rethrows -> [Double] {
+        var durations: [Double] = []
+        for run in 0..<runs {
+            Progress.show("\(label): run \(run + 1)/\(runs)")
+            durations.append(try body(run))
+        }
+        Progress.done("\(label): median \(Report.ms(durations.median))")
+        return durations
+    }
+
+    func freshStore(_ name: String) throws -> (CardboxStore, String) {
+        let path = folder.appendingPathComponent("\(name).sqlite").path
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        let store = try CardboxStore.open(path: path)
+        _ = try store.setPlan(.premium)
+        return (store, path)
+    }
+
+    static func drafts(_ count: Int) -> [CardDraft] {
+        (0..<count).map { CardDraft(front: "word \($0)", back: "meaning \($0)") }
+    }
+
+    func batchInsert(cards count: Int) throws -> (median: Double, lastStore: String) {
+        let drafts = Self.drafts(count)
+        var lastStore = ""
+        let durations = try repeatTimed("insert \(count) cards") { run in
+            let (store, path) = try freshStore("insert-\(run)")
+            _ = try store.createDeck(name: "Bench", frontLanguage: "es", backLanguage: "en")
+            lastStore = path
+            return try Clock.seconds { _ = try store.addCards(to: "Bench", drafts) }
+        }
+        return (durations.median, lastStore)
+    }
+
+    /// The physical reference: the rows the batch wrote, inserted by the sqlite3 shell into a copy of
+    /// the schema in one transaction (foreign keys on, WAL, as the store runs).
+    func sqliteReference(from store: String) throws -> (sameRows: Double, cardsOnly: Double) {
+        let schema = try shell(store, ".schema").split(separator: "\n")
+            .filter { !$0.contains("sqlite_sequence") }.joined(separator: "\n")
+        let setup = try shell(
+            store, ".mode insert account\nSELECT * FROM account;\n.mode insert deck\nSELECT * FROM deck;")
+        let cards = try shell(store, ".mode insert card\nSELECT * FROM card;")
+        let history = try shell(store, ".mode insert changeLog\nSELECT * FROM changeLog WHERE entity = 'card';")
+        func time(_ label: String, _ inserts: String) throws -> Double {
+            let script = folder.appendingPathComponent("inserts.sql")
+            // The store's own connection settings: foreign keys on, a 64 MiB page cache.
+            try ("PRAGMA foreign_keys = ON;\nPRAGMA cache_size = -65536;\nBEGIN;\n" + inserts + "\nCOMMIT;\n").write(
+                to: script, atomically: true, encoding: .utf8)
+            return try repeatTimed(label) { run in
+                let reference = folder.appendingPathComponent("reference-\(run).sqlite").path
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: reference + suffix) }
+                _ = try shell(reference, "PRAGMA journal_mode = WAL;\n" + schema + "\n" + setup)
+                return try Clock.seconds { _ = try shell(reference, input: script) }
+            }.median
+        }
+        return (try time("sqlite3: same rows", cards + "\n" + history), try time("sqlite3: card rows only", cards))
+    }
+
+    func listing(deckSize: Int) throws -> (firstPage: Double, middlePage: Double) {
+        let (store, _) = try freshStore("listing")
+        _ = try store.createDeck(name: "Big", frontLanguage: "es", backLanguage: "en")
+        let chunk = 10_000
+        for start in stride(from: 0, to: deckSize, by: chunk) {
+            Progress.show("building a \(deckSize)-card deck: \(start)/\(deckSize)")
+            _ = try store.addCards(to: "Big", Self.drafts(min(chunk, deckSize - start)))
+        }
+        Progress.done("built a \(deckSize)-card deck")
+        let first = try repeatTimed("list first 1,000") { _ in
+            try Clock.seconds { _ = try store.cards(in: "Big", limit: 1_000) }
+        }
+        let middle = try repeatTimed("list 1,000 from the middle") { _ in
+            try Clock.seconds { _ = try store.cards(in: "Big", limit: 1_000, offset: deckSize / 2) }
+        }
+        return (first.median, middle.median)
+    }
+
+    func moves(listSize: Int) throws -> (median: Double, p95: Double) {
+        let (store, _) = try freshStore("moves")
+        let list = try store.createList(name: "Long")
+        _ = try store.addItems(to: "Long", (0..<listSize).map { ItemDraft(title: "item \($0)") })
+        let ids = (try store.list("Long").items ?? []).map(\.id.uuidString)
+        var random = SystemRandomNumberGenerator()
+        var durations: [Double] = []
+        let count = max(200, runs * 40)
+        for move in 0..<count {
+            if move % 20 == 0 { Progress.show("move items: \(move)/\(count)") }
+            let id = ids.randomElement(using: &random)!
+            let position = Int.random(in: 0..<listSize, using: &random)
+            durations.append(try Clock.seconds { _ = try store.moveItem(id, to: position) })
+        }
+        Progress.done("moved \(count) items in \(list.name): median \(Report.ms(durations.median))")
+        let orders = (try store.list("Long").items ?? []).map(\.orderNumber)
+        guard orders == Array(0..<listSize) else { throw CardboxError.storage("order numbers broke after moves") }
+        return (durations.median, durations.sorted()[Int(Double(durations.count) * 0.95)])
+    }
+
+    func anki(script: String, notes: Int) throws -> (version: String, addOnly: Double, buildAndAdd: Double) {
+        Progress.show("Anki add_notes \(notes) (python3 \(script))")
+        let output = try run("/usr/bin/env", ["python3", script, String(notes), String(runs)], input: nil)
+        struct Result: Decodable {
+            var ankiVersion: String
+            var addNotesSeconds: [Double]
+            var buildAndAddSeconds: [Double]
+        }
+        let result = try JSONDecoder().decode(Result.self, from: Data(output.utf8))
+        Progress.done("Anki \(result.ankiVersion) add_notes: median \(Report.ms(result.addNotesSeconds.median))")
+        return (result.ankiVersion, result.addNotesSeconds.median, result.buildAndAddSeconds.median)
+    }
+
+    private func shell(_ database: String, _ commands: String) throws -> String {
+        let script = folder.appendingPathComponent("commands.sql")
+        try commands.write(to: script, atomically: true, encoding: .utf8)
+        return try shell(database, input: script)
+    }
+
+    private func shell(_ database: String, input: URL) throws -> String {
+        try run(sqlite3, ["-bail", database], input: input)
+    }
+
+    private func run(_ executable: String, _ arguments: [String], input: URL?) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let input { process.standardInput = try FileHandle(forReadingFrom: input) }
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CardboxError.storage("\(executable) \(arguments.joined(separator: " ")) failed")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+enum Clock {
+    static func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+}
+
+/// Progress on stderr: rewritten in place on a terminal, one line each otherwise.
+enum Progress {
+    static let isTerminal = isatty(STDERR_FILENO) == 1
+
+    static func show(_ message: String) {
+        FileHandle.standardError.write(Data((isTerminal ? "\r\u{1B}[K" + message : message + "\n").utf8))
+    }
+
+    static func done(_ message: String) {
+        FileHandle.standardError.write(Data((isTerminal ? "\r\u{1B}[K" + message + "\n" : message + "\n").utf8))
+    }
+}
+
+enum Report {
+    static func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1000) }
+
+    static func ratio(_ ours: Double, _ theirs: Double) -> String { String(format: "%.2f×", ours / theirs) }
+
+    static func table(_ rows: [[String]]) -> String {
+        let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row[0].padding(toLength: widths[0], withPad: " ", startingAt: 0) + "  "
+                + String(repeating: " ", count: widths[1] - row[1].count) + row[1] + "  " + row[2]
+        }.joined(separator: "\n")
+    }
+}
+
+extension Array where Element == Double {
+    var median: Double {
+        let sorted = self.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+}

@@ -1,2 +1,3 @@
 import CardboxCLI
+
 CardboxCommand.main()

@@ -31,7 +31,8 @@ struct CLI {
             URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent(".build/debug"),
         ]
-        for folder in candidates where FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("cardbox").path) {
+        for folder in candidates
+        where FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("cardbox").path) {
             return folder.appendingPathComponent("cardbox")
         }
         return candidates[0].appendingPathComponent("cardbox")

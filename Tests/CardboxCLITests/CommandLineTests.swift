@@ -29,14 +29,16 @@ struct CommandLineTests {
         let cli = try CLI()
         defer { cli.remove() }
         try cli.ok("deck", "create", "Spanish", "--front", "es", "--back", "en")
-        let card = try #require(try cli.json("card", "add", "Spanish", "hola", "hello", "--tag", "Greeting") as? [String: Any])
+        let card = try #require(
+            try cli.json("card", "add", "Spanish", "hola", "hello", "--tag", "Greeting") as? [String: Any])
         #expect(card["front"] as? String == "hola" && card["frontLanguage"] as? String == "es")
         #expect(card["tags"] as? [String] == ["Greeting"])
         #expect(card["isFavorite"] as? Bool == false && card["isArchived"] as? Bool == false)
         let id = try #require(card["id"] as? String)
         try cli.ok("card", "add", "Spanish", "perro", "dog", "--tag", "noun")
         try cli.ok("card", "favorite", String(id.suffix(8)))
-        let filtered = try #require(try cli.json("card", "list", "Spanish", "--tag", "greeting", "--favorites") as? [[String: Any]])
+        let filtered = try #require(
+            try cli.json("card", "list", "Spanish", "--tag", "greeting", "--favorites") as? [[String: Any]])
         #expect(filtered.map { $0["front"] as? String } == ["hola"])
         try cli.ok("card", "archive", id)
         let archived = try #require(try cli.json("card", "list", "Spanish", "--archived") as? [[String: Any]])
@@ -110,7 +112,9 @@ struct CommandLineTests {
         let cli = try CLI()
         defer { cli.remove() }
         try cli.ok("list", "create", "Groceries")
-        let milk = try #require(try cli.json("item", "add", "Groceries", "Milk", "--quantity", "2", "--description", "2% organic") as? [String: Any])
+        let milk = try #require(
+            try cli.json("item", "add", "Groceries", "Milk", "--quantity", "2", "--description", "2% organic")
+                as? [String: Any])
         try cli.ok("item", "add", "Groceries", "Eggs")
         try cli.ok("item", "add", "Groceries", "Bread", "--position", "0")
         try cli.ok("item", "cross", try #require(milk["id"] as? String))
@@ -118,7 +122,8 @@ struct CommandLineTests {
         let items = try #require(list["items"] as? [[String: Any]])
         #expect(items.map { $0["title"] as? String } == ["Bread", "Eggs"])
         #expect(items.map { $0["orderNumber"] as? Int } == [0, 2])
-        let all = try #require((try cli.json("list", "show", "Groceries", "--all") as? [String: Any])?["items"] as? [[String: Any]])
+        let all = try #require(
+            (try cli.json("list", "show", "Groceries", "--all") as? [String: Any])?["items"] as? [[String: Any]])
         #expect(all.map { $0["title"] as? String } == ["Bread", "Milk", "Eggs"])
         let shownMilk = all[1]
         #expect(shownMilk["isCrossedOut"] as? Bool == true && shownMilk["quantity"] as? Int == 2)
@@ -152,9 +157,13 @@ struct CommandLineTests {
         let cli = try CLI()
         defer { cli.remove() }
         try cli.ok("board", "create", "Home")
-        let todo = try #require((try cli.json("board", "column", "add", "Home", "To do") as? [String: Any])?["id"] as? String)
-        let done = try #require((try cli.json("board", "column", "add", "Home", "Done") as? [String: Any])?["id"] as? String)
-        let paint = try #require((try cli.json("board", "card", "add", todo, "Paint", "--description", "fence") as? [String: Any])?["id"] as? String)
+        let todo = try #require(
+            (try cli.json("board", "column", "add", "Home", "To do") as? [String: Any])?["id"] as? String)
+        let done = try #require(
+            (try cli.json("board", "column", "add", "Home", "Done") as? [String: Any])?["id"] as? String)
+        let paint = try #require(
+            (try cli.json("board", "card", "add", todo, "Paint", "--description", "fence") as? [String: Any])?["id"]
+                as? String)
         try cli.ok("board", "card", "add", todo, "Mow")
         try cli.ok("board", "card", "move", paint, "--to-column", done, "--position", "0")
         try cli.ok("board", "column", "move", done, "--position", "0")
@@ -175,13 +184,15 @@ struct CommandLineTests {
         let cli = try CLI()
         defer { cli.remove() }
         try cli.ok("deck", "create", "D", "--front", "es")
-        let waiting = try #require((try cli.json("suggestion", "add", "D", "gato", "cat") as? [String: Any])?["id"] as? String)
+        let waiting = try #require(
+            (try cli.json("suggestion", "add", "D", "gato", "cat") as? [String: Any])?["id"] as? String)
         let notReady = try cli.run(["suggestion", "accept", waiting])
         #expect(notReady.status == 1 && notReady.stderr.contains("is not ready for review"))
         try cli.ok("suggestion", "ready", waiting)
         let card = try #require(try cli.json("suggestion", "accept", waiting) as? [String: Any])
         #expect(card["front"] as? String == "gato")
-        let other = try #require((try cli.json("suggestion", "add", "D", "perro", "dog", "--ready") as? [String: Any])?["id"] as? String)
+        let other = try #require(
+            (try cli.json("suggestion", "add", "D", "perro", "dog", "--ready") as? [String: Any])?["id"] as? String)
         try cli.ok("suggestion", "reject", other)
         let again = try cli.run(["suggestion", "add", "D", "perro", "dog"])
         #expect(again.stderr.contains("was rejected before"))
@@ -205,8 +216,11 @@ struct CommandLineTests {
         let fromEnv = try cli.run(["list", "list"], store: false, environment: ["CARDBOX_STORE": env])
         #expect(fromEnv.stdout.contains("FromEnv") && !fromEnv.stdout.contains("FromXDG"))
         try cli.run(["list", "create", "FromHome"], store: false)
-        #expect(FileManager.default.fileExists(atPath: cli.folder.appendingPathComponent(".local/share/cardbox/cardbox.sqlite").path))
-        let flag = try cli.run(["--store", env, "list", "list"], store: false, environment: ["CARDBOX_STORE": "/nonexistent/x"])
+        #expect(
+            FileManager.default.fileExists(
+                atPath: cli.folder.appendingPathComponent(".local/share/cardbox/cardbox.sqlite").path))
+        let flag = try cli.run(
+            ["--store", env, "list", "list"], store: false, environment: ["CARDBOX_STORE": "/nonexistent/x"])
         #expect(flag.stdout.contains("FromEnv"))
     }
 }

@@ -7,7 +7,9 @@ struct CardRulesTests {
     @Test("the limit error has seed 001's exact message")
     func limitMessage() {
         let error = CardboxError.cardLimitExceeded(currentCount: 25, limit: 25, remainingCards: 0)
-        #expect(error.localizedDescription == "Card limit exceeded. You have 25 cards out of 25 allowed. 0 cards remaining.")
+        #expect(
+            error.localizedDescription == "Card limit exceeded. You have 25 cards out of 25 allowed. 0 cards remaining."
+        )
     }
 
     @Test("one card is refused once the count reaches the limit")
@@ -91,9 +93,10 @@ struct CardRulesTests {
 
     @Test("suggestion categories are seed 000's four")
     func categories() throws {
-        #expect(SuggestionCategory.allCases.map(\.rawValue) == [
-            "related_vocabulary", "usage_examples", "opposites", "progressive_complexity",
-        ])
+        #expect(
+            SuggestionCategory.allCases.map(\.rawValue) == [
+                "related_vocabulary", "usage_examples", "opposites", "progressive_complexity",
+            ])
         #expect(try SuggestionCategory.validate("Opposites") == .opposites)
         #expect(throws: CardboxError.self) { try SuggestionCategory.validate("jokes") }
         #expect(SuggestionMatch.frontKey(" Hola ") == SuggestionMatch.frontKey("hola"))

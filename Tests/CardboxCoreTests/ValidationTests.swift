@@ -28,7 +28,9 @@ struct ValidationTests {
     @Test("item description may hold up to 50,000 characters")
     func itemDescription() throws {
         #expect(try Item.validateDescription(String(repeating: "x", count: 50_000)).count == 50_000)
-        #expect(throws: CardboxError.invalid(field: "description", reason: "must be at most 50000 characters, got 50001")) {
+        #expect(
+            throws: CardboxError.invalid(field: "description", reason: "must be at most 50000 characters, got 50001")
+        ) {
             try Item.validateDescription(String(repeating: "x", count: 50_001))
         }
         #expect(try Item.validateDescription("") == "")
@@ -113,6 +115,32 @@ struct ImageFormatTests {
         #expect(throws: CardboxError.invalid(field: "image", reason: "is empty")) { try ImageFormat.validate(Data()) }
         #expect(throws: CardboxError.invalid(field: "image", reason: "is not a JPEG, PNG or HEIC image")) {
             try ImageFormat.validate(Data("hello".utf8))
+        }
+    }
+}
+
+@Suite("Hand-written fast paths")
+struct FastPathTests {
+    @Test("JSONWriter escapes like JSONSerialization reads back")
+    func jsonWriter() throws {
+        let samples = ["plain", "quote \" and \\ backslash", "tab\tnew\nline\r", "\u{0}\u{1f}", "ñandú 🇪🇸", ""]
+        for sample in samples {
+            var writer = JSONWriter()
+            writer.string(sample)
+            let decoded = try JSONSerialization.jsonObject(with: Data(writer.bytes), options: .fragmentsAllowed)
+            #expect(decoded as? String == sample)
+        }
+        // A bridged (non-contiguous) string takes the slow path and gives the same text.
+        let bridged = NSString(string: "a\"b").description
+        var writer = JSONWriter()
+        writer.string(bridged)
+        #expect(writer.text == #""a\"b""#)
+    }
+
+    @Test("trimming matches Foundation's, without bridging")
+    func trimming() {
+        for sample in ["  a b  ", "\n\tx\u{3000}", "", "   ", "é", " 🇪🇸 "] {
+            #expect(sample.trimmedWhitespace == sample.trimmingCharacters(in: .whitespacesAndNewlines))
         }
     }
 }

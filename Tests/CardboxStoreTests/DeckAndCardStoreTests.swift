@@ -11,7 +11,8 @@ struct DeckAndCardStoreTests {
         let store = try TestStore.make()
         let deck = try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
         let first = try store.addCard(to: "Spanish", CardDraft(front: "hola", back: "hello", tags: ["Greeting"]))
-        let second = try store.addCard(to: deck.id.uuidString, CardDraft(front: "adiós", back: "bye", tags: [" greeting "]))
+        let second = try store.addCard(
+            to: deck.id.uuidString, CardDraft(front: "adiós", back: "bye", tags: [" greeting "]))
         #expect(first.frontLanguage == "es" && first.backLanguage == "en" && first.deckId == deck.id)
         #expect(second.tags == ["greeting"])
         let tags = try store.tags()
@@ -162,7 +163,8 @@ struct DeckAndCardStoreTests {
         _ = try store.setFavorite(hola.id.uuidString, true)
         _ = try store.setFavorite(salut.id.uuidString, true)
         #expect(try store.cards(in: nil, filter: CardFilter(tag: "GREETING")).count == 2)
-        #expect(try store.cards(in: nil, filter: CardFilter(favoritesOnly: true, language: "fr")).map(\.front) == ["salut"])
+        #expect(
+            try store.cards(in: nil, filter: CardFilter(favoritesOnly: true, language: "fr")).map(\.front) == ["salut"])
         #expect(try store.cards(in: "ES", filter: CardFilter(favoritesOnly: true, tag: "noun")).isEmpty)
         #expect(try store.cards(in: nil, filter: CardFilter(language: "en")).count == 3)
     }

@@ -83,7 +83,8 @@ struct HistoryAndPersistenceTests {
         }
         #expect(throws: CardboxError.self) {
             try store.write { tx in
-                try tx.db.execute(sql: "UPDATE item SET quantity = 3000000000 WHERE accountId = ?", arguments: [tx.account])
+                try tx.db.execute(
+                    sql: "UPDATE item SET quantity = 3000000000 WHERE accountId = ?", arguments: [tx.account])
                 try tx.insert(
                     .itemList, id: UUID().uuidString.lowercased(),
                     [("name", ""), ("position", "a1"), ("createdAt", 0), ("modifiedAt", 0)])
@@ -95,7 +96,9 @@ struct HistoryAndPersistenceTests {
     @Test("data survives closing and reopening the store file, which runs in WAL mode")
     func persistence() throws {
         let path = TestStore.temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        defer {
+            try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        }
         let (accountId, replicaId): (UUID, String)
         do {
             let store = try CardboxStore.open(path: path)
@@ -119,7 +122,9 @@ struct HistoryAndPersistenceTests {
     @Test("a store file holding two accounts shows each only its own rows")
     func accountScoping() throws {
         let path = TestStore.temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        defer {
+            try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        }
         let alice = try CardboxStore.open(path: path, account: UUID())
         let bob = try CardboxStore.open(path: path, account: UUID())
         let deck = try alice.createDeck(name: "Private", frontLanguage: "es", backLanguage: "en")
@@ -143,5 +148,16 @@ struct HistoryAndPersistenceTests {
         #expect(try store.settings().exportPreferences == .object(["includeImages": .bool(false)]))
         #expect(throws: CardboxError.self) { try store.setSetting("theme", to: "dark") }
         #expect(try store.changes().last?.change.entity == "setting")
+    }
+}
+
+@Suite("Stored forms")
+struct StoredFormTests {
+    @Test("ids are stored as lowercase RFC text, formatted without snprintf")
+    func uuidText() {
+        for _ in 0..<1_000 {
+            let id = UUID()
+            #expect(id.storage == id.uuidString.lowercased())
+        }
     }
 }

@@ -30,6 +30,21 @@ struct ListStoreTests {
         }
     }
 
+    @Test("a batch of items is appended in order, all or nothing")
+    func batchItems() throws {
+        let store = try TestStore.make()
+        _ = try store.createList(name: "L")
+        _ = try store.addItem(to: "L", title: "first")
+        #expect(try store.addItems(to: "L", (1...50).map { ItemDraft(title: "item \($0)") }) == 50)
+        let titles = try orderNumbers(store, "L")
+        #expect(titles.count == 51 && titles.first == "first" && titles.last == "item 50")
+        #expect(titles[1] == "item 1")
+        #expect(throws: CardboxError.invalid(field: "item 2 title", reason: "cannot be empty")) {
+            try store.addItems(to: "L", [ItemDraft(title: "ok"), ItemDraft(title: "")])
+        }
+        #expect(try store.list("L").items?.count == 51)
+    }
+
     @Test("moving an item into another list puts it at the position given")
     func moveBetweenLists() throws {
         let store = try TestStore.make()
@@ -167,7 +182,9 @@ struct BoardStoreTests {
         let a = try store.addColumn(to: "A", title: "a")
         let b = try store.addColumn(to: "B", title: "b")
         let card = try store.addBoardCard(to: a.id.uuidString, title: "x")
-        #expect(throws: CardboxError.self) { try store.moveBoardCard(card.id.uuidString, to: 0, inColumn: b.id.uuidString) }
+        #expect(throws: CardboxError.self) {
+            try store.moveBoardCard(card.id.uuidString, to: 0, inColumn: b.id.uuidString)
+        }
         #expect(try store.board("A").columns?.first?.cards?.count == 1)
     }
 

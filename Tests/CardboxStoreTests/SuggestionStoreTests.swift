@@ -15,7 +15,8 @@ struct SuggestionStoreTests {
     @Test("a suggestion is invisible until its image is attached, then visible")
     func visibility() throws {
         let store = try deck()
-        let waiting = try store.addSuggestion(to: "D", SuggestionDraft(front: "gato", back: "cat", category: .opposites))
+        let waiting = try store.addSuggestion(
+            to: "D", SuggestionDraft(front: "gato", back: "cat", category: .opposites))
         #expect(!waiting.isVisible)
         #expect(try store.suggestions(in: "D").isEmpty)
         #expect(try store.suggestions(in: "D", includeAll: true).count == 1)
@@ -25,7 +26,8 @@ struct SuggestionStoreTests {
         let ready = try store.markSuggestionReady(waiting.id.uuidString, image: TestStore.png)
         #expect(ready.isVisible && ready.imageHash != nil)
         #expect(try store.suggestions(in: "D").map(\.front) == ["gato"])
-        let withImage = try store.addSuggestion(to: "D", SuggestionDraft(front: "perro", back: "dog"), image: TestStore.jpeg)
+        let withImage = try store.addSuggestion(
+            to: "D", SuggestionDraft(front: "perro", back: "dog"), image: TestStore.jpeg)
         #expect(withImage.isVisible)
         #expect(try store.deckCounts("D").visibleSuggestions == 2)
     }
