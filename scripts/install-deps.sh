@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what building and running Cardbox needs beyond the Swift toolchain: SQLite's library and
+# headers (GRDB links the system SQLite) and the sqlite3 shell (the benchmark's reference).
+set -euo pipefail
+missing=()
+dpkg -s libsqlite3-dev >/dev/null 2>&1 || missing+=(libsqlite3-dev)
+command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing: ${missing[*]}" >&2
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+command -v swift >/dev/null 2>&1 || { echo "error: the Swift toolchain (6.1 or newer) is not on PATH" >&2; exit 1; }
