@@ -30,6 +30,7 @@ let package = Package(
             dependencies: [
                 "CardboxCore", "CardboxSync",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -14,6 +14,8 @@ public struct JSONWriter {
 
     public mutating func byte(_ value: UInt8) { bytes.append(value) }
 
+    public mutating func append(_ encoded: [UInt8]) { bytes.append(contentsOf: encoded) }
+
     public mutating func integer(_ value: Int64) {
         bytes.append(contentsOf: String(value).utf8)
     }

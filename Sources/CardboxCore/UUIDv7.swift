@@ -9,7 +9,7 @@ public final class UUIDv7Generator: @unchecked Sendable {
     private var counter: UInt16 = 0
     private var random: any RandomNumberGenerator
 
-    public init(random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
+    public init(random: any RandomNumberGenerator = SeededRandom()) {
         self.random = random
     }
 

@@ -244,7 +244,9 @@ extension WriteContext {
         var tagIDs: [String: String] = [:]
         var cards: [Card] = []
         cards.reserveCapacity(drafts.count)
-        let deckId = deck.id.storage
+        let deckId = deck.id.storage.databaseValue
+        let (frontLanguage, backLanguage) = (deck.frontLanguage.databaseValue, deck.backLanguage.databaseValue)
+        let (zero, created) = (Int64(0).databaseValue, nowMillis.databaseValue)
         let inserter = try RowInserter(self, .card, columns: CardColumns.insert)
         let now = Date(storageMillis: nowMillis)
         for (draft, image) in drafts {
@@ -254,9 +256,11 @@ extension WriteContext {
             try inserter.insert(
                 id: id,
                 [
-                    deckId, draft.front, SuggestionMatch.frontKey(draft.front), draft.back, draft.cardType,
-                    draft.notes, deck.frontLanguage, deck.backLanguage, 0, imageHash, draft.imagePrompt,
-                    draft.jsonContent, 0, nil, draft.isIncomplete.storage, nil, nowMillis, nowMillis,
+                    deckId, draft.front.databaseValue, SuggestionMatch.frontKey(draft.front).databaseValue,
+                    draft.back.databaseValue, draft.cardType.databaseValue, draft.notes.databaseValue, frontLanguage,
+                    backLanguage, zero, imageHash.databaseValue, draft.imagePrompt.databaseValue,
+                    draft.jsonContent.databaseValue, zero, .null, draft.isIncomplete.storage.databaseValue, .null,
+                    created, created,
                 ])
             for tag in draft.tags {
                 try linkTag(cardId: id, tagId: findOrCreateTag(named: tag, cache: &tagIDs))

@@ -131,3 +131,20 @@ struct UUIDv7Tests {
         #expect(later > ids.last!)
     }
 }
+
+@Suite("Seeded randomness")
+struct SeededRandomTests {
+    @Test("the same seed gives the same sequence; values spread over the range")
+    func sequence() {
+        var a = SeededRandom(seed: 7)
+        var b = SeededRandom(seed: 7)
+        let first = (0..<1_000).map { _ in a.next() }
+        #expect(first == (0..<1_000).map { _ in b.next() })
+        #expect(Set(first).count == 1_000)
+        var c = SeededRandom(seed: 7)
+        let buckets = (0..<10_000).reduce(into: [Int](repeating: 0, count: 8)) { counts, _ in
+            counts[Int.random(in: 0..<8, using: &c)] += 1
+        }
+        #expect(buckets.allSatisfy { (1_100...1_400).contains($0) })
+    }
+}
