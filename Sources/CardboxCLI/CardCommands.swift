@@ -124,6 +124,7 @@ struct CardCommand: ParsableCommand {
 
                 Example:
                   cardbox card edit 3f2a9c1e --back "the dog" --tag noun
+                  cardbox card edit 3f2a9c1e --due now
                 """)
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -139,6 +140,8 @@ struct CardCommand: ParsableCommand {
         @Option(help: "The prompt an image generator would use (empty to clear).") var imagePrompt: String?
         @Option(help: "Structured content, a JSON document (empty to clear).") var jsonContent: String?
         @Option(help: "Whether the card is incomplete (true/false).") var incomplete: Bool?
+        @Option(help: "When it is next due: an ISO 8601 time or date, 'now', or 'new' (never reviewed).")
+        var due: String?
 
         func validate() throws {
             if clearTags && !tags.isEmpty { throw ValidationError("use either --tag or --clear-tags") }
@@ -149,7 +152,8 @@ struct CardCommand: ParsableCommand {
             let changes = CardChanges(
                 front: front, back: back, cardType: cardType, notes: notes,
                 tags: clearTags ? [] : (tags.isEmpty ? nil : tags), imagePrompt: imagePrompt, jsonContent: jsonContent,
-                isIncomplete: incomplete, image: try Console.image(image), removeImage: removeImage)
+                isIncomplete: incomplete, image: try Console.image(image), removeImage: removeImage,
+                dueAt: try due.map(Console.dueDate))
             try Console.emit(try store.editCard(card, changes), json: output.json) {
                 "updated \(CardCommand.describe($0))"
             }

@@ -62,6 +62,22 @@ enum Console {
         }
     }
 
+    /// A due time typed by a person: "now", "new" (no due time: a new card), an ISO 8601 time
+    /// ("2025-03-01T09:00:00Z") or a date ("2025-03-01", midnight UTC).
+    static func dueDate(_ text: String) throws -> Date? {
+        switch text.lowercased() {
+        case "now": return Date()
+        case "new": return nil
+        default:
+            if let time = ISO8601DateFormatter().date(from: text) { return time }
+            let dateOnly = ISO8601DateFormatter()
+            dateOnly.formatOptions = [.withFullDate]
+            if let date = dateOnly.date(from: text) { return date }
+            throw CardboxError.invalid(
+                field: "due", reason: "'\(text)' is not a time (2025-03-01T09:00:00Z), a date (2025-03-01), now or new")
+        }
+    }
+
     static func image(_ path: String?) throws -> Data? {
         try path.map { try readFile($0, field: "image", limit: Limits.imageBytes) }
     }

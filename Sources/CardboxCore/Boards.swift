@@ -77,6 +77,18 @@ public struct BoardCard: Codable, Sendable, Equatable, Identifiable {
         try Validate.text(title, field: "cardTitle", length: Limits.cardTitle)
     }
 
+    /// Every field, an empty description as `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(columnId, forKey: .columnId)
+        try container.encode(cardTitle, forKey: .cardTitle)
+        try container.encode(cardDescription, forKey: .cardDescription)
+        try container.encode(orderNumber, forKey: .orderNumber)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(modifiedAt, forKey: .modifiedAt)
+    }
+
     public static func validateDescription(_ description: String?) throws -> String? {
         guard let description, !description.isEmpty else { return nil }
         return try Validate.longText(description, field: "cardDescription", maximum: Limits.itemDescriptionMaximum)

@@ -116,6 +116,30 @@ public struct Card: Codable, Sendable, Equatable, Identifiable {
 
     public static let defaultType = "basic"
 
+    /// Every field, empty ones as `null`, so readers see the whole data model.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(deckId, forKey: .deckId)
+        try container.encode(front, forKey: .front)
+        try container.encode(back, forKey: .back)
+        try container.encode(cardType, forKey: .cardType)
+        try container.encode(notes, forKey: .notes)
+        try container.encode(frontLanguage, forKey: .frontLanguage)
+        try container.encode(backLanguage, forKey: .backLanguage)
+        try container.encode(isFavorite, forKey: .isFavorite)
+        try container.encode(tags, forKey: .tags)
+        try container.encode(imageHash, forKey: .imageHash)
+        try container.encode(imagePrompt, forKey: .imagePrompt)
+        try container.encode(jsonContent, forKey: .jsonContent)
+        try container.encode(isArchived, forKey: .isArchived)
+        try container.encode(archivedAt, forKey: .archivedAt)
+        try container.encode(isIncomplete, forKey: .isIncomplete)
+        try container.encode(dueAt, forKey: .dueAt)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(modifiedAt, forKey: .modifiedAt)
+    }
+
     /// A new card has never been reviewed; a reviewed card is due once its due time has come (seed 000).
     public func isDue(at now: Date) -> Bool {
         guard !isArchived, let dueAt else { return false }

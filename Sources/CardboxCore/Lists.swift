@@ -61,6 +61,21 @@ public struct Item: Codable, Sendable, Equatable, Identifiable {
         self.images = images
     }
 
+    /// Every field, an empty quantity as `null`; `images` only when they were loaded.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(listId, forKey: .listId)
+        try container.encode(title, forKey: .title)
+        try container.encode(description, forKey: .description)
+        try container.encode(quantity, forKey: .quantity)
+        try container.encode(orderNumber, forKey: .orderNumber)
+        try container.encode(isCrossedOut, forKey: .isCrossedOut)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(modifiedAt, forKey: .modifiedAt)
+        try container.encodeIfPresent(images, forKey: .images)
+    }
+
     /// Seed 002: "Title must be 1-200 characters".
     public static func validateTitle(_ title: String) throws -> String {
         try Validate.text(title, field: "title", length: Limits.itemTitle)

@@ -52,6 +52,23 @@ public struct Suggestion: Codable, Sendable, Equatable, Identifiable {
         self.imageHash = imageHash
         self.createdAt = createdAt
     }
+
+    /// Every field, empty ones as `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(deckId, forKey: .deckId)
+        try container.encode(front, forKey: .front)
+        try container.encode(back, forKey: .back)
+        try container.encode(cardType, forKey: .cardType)
+        try container.encode(imagePrompt, forKey: .imagePrompt)
+        try container.encode(context, forKey: .context)
+        try container.encode(category, forKey: .category)
+        try container.encode(isVisible, forKey: .isVisible)
+        try container.encode(isHidden, forKey: .isHidden)
+        try container.encode(imageHash, forKey: .imageHash)
+        try container.encode(createdAt, forKey: .createdAt)
+    }
 }
 
 /// What a person or a generator feeds into a deck's suggestion queue.

@@ -16,11 +16,13 @@ public struct CardChanges: Sendable, Equatable {
     public var isIncomplete: Bool?
     public var image: Data?
     public var removeImage: Bool
+    /// When the card is next due; `.some(nil)` makes it new again (never reviewed).
+    public var dueAt: Date??
 
     public init(
         front: String? = nil, back: String? = nil, cardType: String? = nil, notes: String? = nil,
         tags: [String]? = nil, imagePrompt: String? = nil, jsonContent: String? = nil, isIncomplete: Bool? = nil,
-        image: Data? = nil, removeImage: Bool = false
+        image: Data? = nil, removeImage: Bool = false, dueAt: Date?? = nil
     ) {
         self.front = front
         self.back = back
@@ -32,6 +34,7 @@ public struct CardChanges: Sendable, Equatable {
         self.isIncomplete = isIncomplete
         self.image = image
         self.removeImage = removeImage
+        self.dueAt = dueAt
     }
 }
 
@@ -46,9 +49,12 @@ extension CardboxStore {
     public func setPlan(_ plan: Plan, freeCardLimit: Int? = nil) throws -> CardAllowance {
         if let freeCardLimit { _ = try Validate.nonNegative(freeCardLimit, field: "freeCardLimit") }
         return try write { tx in
+            var fields: WriteContext.Fields = [("plan", plan.rawValue)]
+            if let freeCardLimit { fields.append(("freeCardLimit", freeCardLimit)) }
             try tx.db.execute(
-                sql: "UPDATE account SET plan = ?, freeCardLimit = COALESCE(?, freeCardLimit) WHERE id = ?",
-                arguments: [plan.rawValue, freeCardLimit, tx.account])
+                sql: "UPDATE account SET \(fields.map { "\($0.0) = ?" }.joined(separator: ", ")) WHERE id = ?",
+                arguments: StatementArguments(fields.map(\.1) + [tx.account]))
+            try tx.record(.account, rowId: tx.account, .update, fields)
             return try tx.context.allowance()
         }
     }
@@ -116,7 +122,7 @@ extension CardboxStore {
             if filter.favoritesOnly { sql += " AND isFavorite = 1" }
             sql += filter.archived ? " ORDER BY archivedAt DESC, id" : " ORDER BY createdAt, id"
             sql += " LIMIT ? OFFSET ?"
-            arguments += [limit ?? -1, offset]
+            arguments += [limit ?? Int(Int64.max), offset]
             return try context.cards(Row.fetchAll(context.db, sql: sql, arguments: arguments))
         }
     }
@@ -159,6 +165,7 @@ extension CardboxStore {
             fields.append(("jsonContent", json.isEmpty ? nil : json))
         }
         if let incomplete = changes.isIncomplete { fields.append(("isIncomplete", incomplete.storage)) }
+        if let dueAt = changes.dueAt { fields.append(("dueAt", dueAt?.storageMillis)) }
         let tags = try changes.tags.map(TagName.validateList)
         return try write { tx in
             let id = try tx.context.resolve(reference, .card)

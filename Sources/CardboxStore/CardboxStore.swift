@@ -100,7 +100,8 @@ public final class CardboxStore: Sendable {
         try translatingErrors {
             try writer.write { db in
                 let now = environment.now()
-                let last = try Int64.fetchOne(db, sql: "SELECT value FROM storeInfo WHERE key = 'lastHlc'") ?? 0
+                let lastText = try String.fetchOne(db, sql: "SELECT value FROM storeInfo WHERE key = 'lastHlc'")
+                let last = lastText.flatMap { Int64($0) } ?? 0
                 var clock = HybridLogicalClock(last: HLCTimestamp(rawValue: UInt64(bitPattern: last)))
                 let timestamp = clock.tick(now: now)
                 try db.execute(

@@ -123,6 +123,7 @@ extension CardboxStore {
                     ("listId", listId), ("title", title), ("description", description), ("quantity", quantity),
                     ("position", key), ("isCrossedOut", 0), ("createdAt", tx.nowMillis), ("modifiedAt", tx.nowMillis),
                 ])
+            try tx.touchList(listId)
             return try tx.context.item(id)
         }
     }
@@ -152,6 +153,7 @@ extension CardboxStore {
                         ("createdAt", tx.nowMillis), ("modifiedAt", tx.nowMillis),
                     ])
             }
+            try tx.touchList(listId)
             return valid.count
         }
     }
@@ -173,7 +175,10 @@ extension CardboxStore {
         if let quantity = changes.quantity { fields.append(("quantity", quantity)) }
         return try write { tx in
             let id = try tx.context.resolve(reference, .item)
-            if !fields.isEmpty { try tx.update(.item, id: id, fields + [("modifiedAt", tx.nowMillis)]) }
+            if !fields.isEmpty {
+                try tx.update(.item, id: id, fields + [("modifiedAt", tx.nowMillis)])
+                try tx.touchList(tx.context.item(id).listId.storage)
+            }
             return try tx.context.item(id)
         }
     }
@@ -186,6 +191,7 @@ extension CardboxStore {
             let newValue = crossedOut ?? !item.isCrossedOut
             if newValue != item.isCrossedOut {
                 try tx.update(.item, id: id, [("isCrossedOut", newValue.storage), ("modifiedAt", tx.nowMillis)])
+                try tx.touchList(item.listId.storage)
             }
             return try tx.context.item(id)
         }
@@ -196,10 +202,12 @@ extension CardboxStore {
     public func moveItem(_ reference: String, to position: Int, inList listReference: String? = nil) throws -> Item {
         try write { tx in
             let id = try tx.context.resolve(reference, .item)
-            let listId =
-                try listReference.map { try tx.context.resolve($0, .itemList) } ?? tx.context.item(id).listId.storage
+            let fromList = try tx.context.item(id).listId.storage
+            let listId = try listReference.map { try tx.context.resolve($0, .itemList) } ?? fromList
             let key = try tx.position(.item, parentId: listId, at: position, excluding: id)
             try tx.update(.item, id: id, [("listId", listId), ("position", key), ("modifiedAt", tx.nowMillis)])
+            try tx.touchList(fromList)
+            if listId != fromList { try tx.touchList(listId) }
             return try tx.context.item(id)
         }
     }
@@ -210,8 +218,10 @@ extension CardboxStore {
             let images = try Row.fetchAll(
                 tx.db, sql: "SELECT id, imageHash FROM itemImage WHERE accountId = ? AND itemId = ?",
                 arguments: [tx.account, id])
+            let listId = try tx.context.item(id).listId.storage
             try tx.recordDeletions(.itemImage, rowIds: images.map { $0["id"] })
             try tx.delete(.item, id: id)
+            try tx.touchList(listId)
             try tx.collectImages(images.map { $0["imageHash"] as String })
         }
     }
@@ -258,6 +268,13 @@ extension CardboxStore {
             try tx.update(.item, id: row["itemId"], [("modifiedAt", tx.nowMillis)])
             try tx.collectImages([row["imageHash"] as String])
         }
+    }
+}
+
+extension WriteContext {
+    /// A list's `modifiedAt` follows changes to its items (seed 002: the list's last modification).
+    func touchList(_ listId: String) throws {
+        try update(.itemList, id: listId, [("modifiedAt", nowMillis)])
     }
 }
 

@@ -10,6 +10,7 @@ enum Entity: String, CaseIterable {
     case itemList, item, itemImage
     case board, boardColumn, boardCard
     case setting
+    case account
 
     /// The word a person reads in messages.
     var kind: String {

@@ -67,9 +67,11 @@ extension CardboxStore {
     public func markSuggestionReady(_ reference: String, image: Data? = nil) throws -> Suggestion {
         try write { tx in
             let id = try tx.context.resolve(reference, .suggestion)
+            let old = try tx.context.suggestion(id).imageHash
             var fields: WriteContext.Fields = [("isVisible", 1)]
             if let image { fields.append(("imageHash", try tx.storeImage(image).hash)) }
             try tx.update(.suggestion, id: id, fields)
+            if let old, image != nil { try tx.collectImages([old]) }
             return try tx.context.suggestion(id)
         }
     }

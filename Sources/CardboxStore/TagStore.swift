@@ -17,7 +17,7 @@ extension CardboxStore {
                 context.db,
                 sql: """
                     SELECT tag.id, tag.name, COUNT(cardTag.cardId) AS cardCount FROM tag
-                    LEFT JOIN cardTag ON cardTag.tagId = tag.id
+                    LEFT JOIN cardTag ON cardTag.accountId = tag.accountId AND cardTag.tagId = tag.id
                     WHERE tag.accountId = ? GROUP BY tag.id, tag.name, tag.nameKey ORDER BY tag.nameKey
                     """, arguments: [context.account]
             ).map { TagSummary(id: UUID(uuidString: $0["id"])!, name: $0["name"], cardCount: $0["cardCount"]) }
@@ -93,13 +93,12 @@ extension WriteContext {
     }
 
     func linkTag(cardId: String, tagId: String) throws {
-        try db.cachedStatement(
-            sql:
-                "INSERT INTO cardTag (accountId, cardId, tagId) VALUES (?, ?, ?) ON CONFLICT (cardId, tagId) DO NOTHING"
-        ).execute(arguments: [account, cardId, tagId])
-        if db.changesCount > 0 {
-            try record(.cardTag, rowId: "\(cardId)/\(tagId)", .insert, [("cardId", cardId), ("tagId", tagId)])
-        }
+        let linked = try context.count(
+            "SELECT COUNT(*) FROM cardTag WHERE accountId = ? AND cardId = ? AND tagId = ?", [account, cardId, tagId])
+        guard linked == 0 else { return }
+        try db.cachedStatement(sql: "INSERT INTO cardTag (accountId, cardId, tagId) VALUES (?, ?, ?)")
+            .execute(arguments: [account, cardId, tagId])
+        try record(.cardTag, rowId: "\(cardId)/\(tagId)", .insert, [("cardId", cardId), ("tagId", tagId)])
     }
 
     func unlinkTag(cardId: String, tagId: String) throws {

@@ -71,6 +71,28 @@ struct CommandLineTests {
         #expect((try cli.json("deck", "list") as? [Any])?.count == 1)
     }
 
+    @Test("due cards: set a due time, archive the due ones; JSON shows empty fields as null")
+    func dueAndNulls() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("deck", "create", "D", "--front", "es")
+        let card = try #require(try cli.json("card", "add", "D", "uno", "one") as? [String: Any])
+        #expect(card["archivedAt"] is NSNull && card["dueAt"] is NSNull && card["imageHash"] is NSNull)
+        let id = try #require(card["id"] as? String)
+        try cli.ok("card", "add", "D", "dos", "two")
+        let bad = try cli.run(["card", "edit", id, "--due", "someday"])
+        #expect(bad.status == 1 && bad.stderr.contains("due: 'someday' is not a time"))
+        let due = try #require(try cli.json("card", "edit", id, "--due", "2020-01-01") as? [String: Any])
+        #expect(due["dueAt"] as? String == "2020-01-01T00:00:00Z")
+        let archived = try #require(try cli.json("deck", "archive-due", "D") as? [String: Any])
+        #expect(archived["archived"] as? Int == 1)
+        let current = try #require(try cli.json("card", "list", "D") as? [[String: Any]])
+        #expect(current.map { $0["front"] as? String } == ["dos"])
+        try cli.ok("list", "create", "L")
+        let item = try #require(try cli.json("item", "add", "L", "milk") as? [String: Any])
+        #expect(item["quantity"] is NSNull)
+    }
+
     @Test("preset decks are added whole on a plan that allows them")
     func presets() throws {
         let cli = try CLI()

@@ -103,6 +103,7 @@ struct DeckAndCardStoreTests {
         _ = try store.setArchived(b.id.uuidString, true)
         #expect(try store.cards(in: "D").isEmpty)
         #expect(try store.cards(in: "D", filter: CardFilter(archived: true)).map(\.front) == ["b", "a"])
+        #expect(try store.cards(in: "D", filter: CardFilter(archived: true), limit: 1).map(\.front) == ["b"])
         let restored = try store.setArchived(a.id.uuidString, false)
         #expect(!restored.isArchived && restored.archivedAt == nil)
         #expect(try store.cards(in: "D").map(\.front) == ["a"])
@@ -130,12 +131,63 @@ struct DeckAndCardStoreTests {
         let due = try store.addCard(to: "D", CardDraft(front: "due", back: "-"))
         let later = try store.addCard(to: "D", CardDraft(front: "later", back: "-"))
         _ = try store.addCard(to: "D", CardDraft(front: "new", back: "-"))
-        try store.setDue(due.id, clock.now.addingTimeInterval(-60))
-        try store.setDue(later.id, clock.now.addingTimeInterval(86_400))
+        _ = try store.editCard(due.id.uuidString, CardChanges(dueAt: .some(clock.now.addingTimeInterval(-60))))
+        _ = try store.editCard(later.id.uuidString, CardChanges(dueAt: .some(clock.now.addingTimeInterval(86_400))))
         #expect(try store.deckCounts("D").dueCards == 1)
         #expect(try store.archiveDueCards("D") == 1)
         #expect(try store.cards(in: "D", filter: CardFilter(archived: true)).map(\.front) == ["due"])
         #expect(try store.cards(in: "D").map(\.front) == ["later", "new"])
+    }
+
+    @Test("a due time can be cleared: the card is new again and not due")
+    func dueCleared() throws {
+        let clock = TestClock()
+        let store = try TestStore.make(clock: clock)
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        let card = try store.addCard(to: "D", CardDraft(front: "a", back: "b"))
+        _ = try store.editCard(card.id.uuidString, CardChanges(dueAt: .some(clock.now)))
+        #expect(try store.deckCounts("D").dueCards == 1)
+        let cleared = try store.editCard(card.id.uuidString, CardChanges(dueAt: .some(nil)))
+        #expect(cleared.dueAt == nil)
+        #expect(try store.archiveDueCards("D") == 0)
+    }
+
+    @Test("archived cards count toward the limit and can be deleted for good")
+    func archivedCards() throws {
+        let store = try TestStore.make()
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        _ = try store.setPlan(.free, freeCardLimit: 2)
+        let a = try store.addCard(to: "D", CardDraft(front: "a", back: "1"))
+        _ = try store.addCard(to: "D", CardDraft(front: "b", back: "2"))
+        _ = try store.setArchived(a.id.uuidString, true)
+        #expect(throws: CardboxError.cardLimitExceeded(currentCount: 2, limit: 2, remainingCards: 0)) {
+            try store.addCard(to: "D", CardDraft(front: "c", back: "3"))
+        }
+        try store.deleteCard(a.id.uuidString)
+        #expect(try store.cards(in: "D", filter: CardFilter(archived: true)).isEmpty)
+        _ = try store.addCard(to: "D", CardDraft(front: "c", back: "3"))
+        #expect(try store.allowance().cardCount == 2)
+    }
+
+    @Test("preset cards take the deck's language pair, notes and tags")
+    func presetLanguages() throws {
+        let store = try TestStore.make()
+        _ = try store.setPlan(.premium)
+        let german = try PresetDeck.named("german-basics")
+        let (deck, cards) = try store.createDeck(preset: german, name: "Deutsch")
+        #expect(deck.frontLanguage == "de" && deck.backLanguage == "en" && deck.name == "Deutsch")
+        #expect(cards.allSatisfy { $0.frontLanguage == "de" && $0.backLanguage == "en" })
+        let stored = try store.cards(in: "Deutsch")
+        #expect(stored.map(\.notes) == german.cards.map(\.notes))
+        #expect(stored.map(\.tags) == german.cards.map { $0.tags.sorted() })
+    }
+
+    @Test("tags list sorted by name, case-insensitively")
+    func tagOrder() throws {
+        let store = try TestStore.make()
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        _ = try store.addCard(to: "D", CardDraft(front: "a", back: "b", tags: ["verbs", "Adjectives", "nouns"]))
+        #expect(try store.tags().map(\.name) == ["Adjectives", "nouns", "verbs"])
     }
 
     @Test("favorites toggle and are logged as usage events without card content")

@@ -140,6 +140,19 @@ struct HistoryAndPersistenceTests {
         #expect(try alice.deck("Private").frontLanguage == "es")
     }
 
+    @Test("plan changes are recorded like any other change")
+    func planHistory() throws {
+        let store = try TestStore.make()
+        _ = try store.setPlan(.premium)
+        _ = try store.setPlan(.free, freeCardLimit: 40)
+        let changes = try store.changes().map(\.change).filter { $0.entity == "account" }
+        #expect(
+            changes.map(\.fields) == [
+                ["plan": .string("premium")], ["plan": .string("free"), "freeCardLimit": .int(40)],
+            ])
+        #expect(try store.allowance().cardLimit == 40)
+    }
+
     @Test("settings persist and unknown keys are refused")
     func settings() throws {
         let store = try TestStore.make()

@@ -82,6 +82,27 @@ struct ListStoreTests {
         #expect(titles.count == 4 && titles[1] == "item 3")
     }
 
+    @Test("a list's modifiedAt follows its own and its items' changes; createdAt stays")
+    func listTimes() throws {
+        let clock = TestClock()
+        let store = try TestStore.make(clock: clock)
+        let created = try store.createList(name: "A")
+        _ = try store.createList(name: "B")
+        #expect(created.createdAt == clock.now && created.modifiedAt == clock.now)
+        clock.advance(seconds: 10)
+        let item = try store.addItem(to: "A", title: "milk")
+        #expect(try store.list("A").modifiedAt == clock.now)
+        clock.advance(seconds: 10)
+        _ = try store.moveItem(item.id.uuidString, to: 0, inList: "B")
+        #expect(try store.list("A").modifiedAt == clock.now && store.list("B").modifiedAt == clock.now)
+        clock.advance(seconds: 10)
+        let renamed = try store.renameList("A", to: "A2")
+        #expect(renamed.modifiedAt == clock.now && renamed.createdAt == created.createdAt)
+        clock.advance(seconds: 10)
+        try store.deleteItem(item.id.uuidString)
+        #expect(try store.list("B").modifiedAt == clock.now)
+    }
+
     @Test("crossed-out items are hidden by default, shown on request or by setting")
     func crossedOut() throws {
         let store = try TestStore.make()

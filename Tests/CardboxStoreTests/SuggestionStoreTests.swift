@@ -32,6 +32,15 @@ struct SuggestionStoreTests {
         #expect(try store.deckCounts("D").visibleSuggestions == 2)
     }
 
+    @Test("a replaced suggestion image is not kept")
+    func replacedImage() throws {
+        let store = try deck()
+        let suggestion = try store.addSuggestion(to: "D", SuggestionDraft(front: "a", back: "b"), image: TestStore.png)
+        _ = try store.markSuggestionReady(suggestion.id.uuidString, image: TestStore.jpeg)
+        #expect(try store.rowCount("image") == 1)
+        #expect(try store.suggestion(suggestion.id.uuidString).imageHash != suggestion.imageHash)
+    }
+
     @Test("accepting makes a card with the suggestion's content and removes the suggestion")
     func accept() throws {
         let store = try deck()

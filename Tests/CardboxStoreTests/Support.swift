@@ -51,9 +51,4 @@ extension CardboxStore {
     }
 
     func changeCount() throws -> Int { try rowCount("changeLog") }
-
-    /// Sets a card's due time directly (the scheduler that sets it comes later).
-    func setDue(_ cardId: UUID, _ date: Date?) throws {
-        try write { tx in try tx.update(.card, id: cardId.storage, [("dueAt", date?.storageMillis)]) }
-    }
 }
