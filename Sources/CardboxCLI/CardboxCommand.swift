@@ -117,7 +117,21 @@ protocol StoreCommand: ParsableCommand {
 }
 
 extension StoreCommand {
+    /// Opens the store and runs. A command that fails where there was no store yet leaves none behind:
+    /// an error changes nothing, not even by creating an empty store.
     func run() throws {
-        try run(store: global.openStore())
+        let path = global.storePath()
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let existed = FileManager.default.fileExists(atPath: path)
+        let folderExisted = FileManager.default.fileExists(atPath: folder)
+        do {
+            try run(store: global.openStore())
+        } catch {
+            if !existed {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                if !folderExisted { try? FileManager.default.removeItem(atPath: folder) }
+            }
+            throw error
+        }
     }
 }

@@ -175,8 +175,8 @@ public struct CardDraft: Sendable, Equatable {
     /// Checks every field; returns the draft with trimmed text and normalized tags.
     public func validated() throws -> CardDraft {
         var draft = self
-        draft.front = try Validate.text(front, field: "front", length: 1...Limits.cardFrontMaximum)
-        draft.back = try Validate.longText(back, field: "back", maximum: Limits.cardBackMaximum)
+        draft.front = try CardText.front(front)
+        draft.back = try CardText.back(back)
         draft.cardType = try CardType.validate(cardType)
         draft.notes = try Validate.longText(notes, field: "notes", maximum: Limits.itemDescriptionMaximum)
         draft.tags = try TagName.validateList(tags)
@@ -184,6 +184,19 @@ public struct CardDraft: Sendable, Equatable {
             _ = try JSONValue.parse(jsonContent, field: "jsonContent")
         }
         return draft
+    }
+}
+
+/// The text rules every card and suggestion shares.
+public enum CardText {
+    /// The front: required, trimmed, at most 10,000 characters.
+    public static func front(_ text: String) throws -> String {
+        try Validate.text(text, field: "front", length: 1...Limits.cardFrontMaximum)
+    }
+
+    /// The back: may be empty (an incomplete card), at most 50,000 characters.
+    public static func back(_ text: String) throws -> String {
+        try Validate.longText(text, field: "back", maximum: Limits.cardBackMaximum)
     }
 }
 

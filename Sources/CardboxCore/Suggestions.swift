@@ -94,8 +94,8 @@ public struct SuggestionDraft: Sendable, Equatable {
 
     public func validated() throws -> SuggestionDraft {
         var draft = self
-        draft.front = try Validate.text(front, field: "front", length: 1...Limits.cardFrontMaximum)
-        draft.back = try Validate.longText(back, field: "back", maximum: Limits.cardBackMaximum)
+        draft.front = try CardText.front(front)
+        draft.back = try CardText.back(back)
         draft.cardType = try CardType.validate(cardType)
         draft.context = try Validate.longText(context, field: "context", maximum: Limits.itemDescriptionMaximum)
         return draft

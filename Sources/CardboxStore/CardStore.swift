@@ -148,11 +148,11 @@ extension CardboxStore {
     public func editCard(_ reference: String, _ changes: CardChanges) throws -> Card {
         var fields: WriteContext.Fields = []
         if let front = changes.front {
-            let front = try Validate.text(front, field: "front", length: 1...Limits.cardFrontMaximum)
+            let front = try CardText.front(front)
             fields += [("front", front), ("frontKey", SuggestionMatch.frontKey(front))]
         }
         if let back = changes.back {
-            fields.append(("back", try Validate.longText(back, field: "back", maximum: Limits.cardBackMaximum)))
+            fields.append(("back", try CardText.back(back)))
         }
         if let cardType = changes.cardType { fields.append(("cardType", try CardType.validate(cardType))) }
         if let notes = changes.notes {

@@ -226,6 +226,20 @@ struct CommandLineTests {
         try cli.ok("suggestion", "add", "D", "perro", "dog")
     }
 
+    @Test("a command that fails where there is no store yet leaves none behind")
+    func failureCreatesNothing() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let result = try cli.run(["card", "show", "nope"], store: false)
+        #expect(result.status == 1 && result.stderr == "error: no card matches 'nope'\n")
+        #expect(!FileManager.default.fileExists(atPath: cli.folder.appendingPathComponent(".local/share/cardbox").path))
+        let made = try cli.run(["deck", "list"], store: false)
+        #expect(made.status == 0)
+        #expect(
+            FileManager.default.fileExists(
+                atPath: cli.folder.appendingPathComponent(".local/share/cardbox/cardbox.sqlite").path))
+    }
+
     @Test("the store is found through --store, CARDBOX_STORE, then XDG_DATA_HOME")
     func storeLocation() throws {
         let cli = try CLI()
