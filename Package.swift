@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "cardbox-bench", targets: ["cardbox-bench"]),
         .library(name: "CardboxCore", targets: ["CardboxCore"]),
         .library(name: "CardboxSync", targets: ["CardboxSync"]),
+        .library(name: "CardboxScheduling", targets: ["CardboxScheduling"]),
         .library(name: "CardboxStore", targets: ["CardboxStore"]),
     ],
     dependencies: [
@@ -19,6 +20,8 @@ let package = Package(
     targets: [
         // Domain values and rules. Pure: no I/O.
         .target(name: "CardboxCore"),
+        // FSRS-6 scheduling: memory states, next intervals, retrievability, replay. Pure.
+        .target(name: "CardboxScheduling"),
         // Hybrid logical clock, position keys, change records.
         .target(
             name: "CardboxSync",
@@ -38,7 +41,7 @@ let package = Package(
         .target(
             name: "CardboxCLI",
             dependencies: [
-                "CardboxCore", "CardboxSync", "CardboxStore",
+                "CardboxCore", "CardboxSync", "CardboxStore", "CardboxScheduling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -52,6 +55,9 @@ let package = Package(
         ),
         .testTarget(name: "CardboxCoreTests", dependencies: ["CardboxCore"]),
         .testTarget(name: "CardboxSyncTests", dependencies: ["CardboxSync"]),
+        .testTarget(
+            name: "CardboxSchedulingTests", dependencies: ["CardboxScheduling"], exclude: ["Fixtures"]
+        ),
         .testTarget(name: "CardboxStoreTests", dependencies: ["CardboxStore"]),
         .testTarget(name: "CardboxCLITests", dependencies: ["CardboxCLI"]),
     ]

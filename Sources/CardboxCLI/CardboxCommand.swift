@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardboxCore
+import CardboxScheduling
 import CardboxStore
 import Foundation
 
@@ -22,6 +23,7 @@ public struct CardboxCommand: ParsableCommand {
         subcommands: [
             DeckCommand.self, CardCommand.self, SuggestionCommand.self, TagCommand.self, PlanCommand.self,
             EventsCommand.self, ListCommand.self, ItemCommand.self, SettingsCommand.self, BoardCommand.self,
+            FSRSCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions
@@ -36,6 +38,9 @@ public struct CardboxCommand: ParsableCommand {
             var command = try parseAsRoot(arguments)
             try command.run()
         } catch let error as CardboxError {
+            Console.error(error.localizedDescription)
+            Foundation.exit(1)
+        } catch let error as SchedulingError {
             Console.error(error.localizedDescription)
             Foundation.exit(1)
         } catch {

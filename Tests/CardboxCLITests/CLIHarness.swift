@@ -40,7 +40,9 @@ struct CLI {
 
     /// Runs `cardbox --store STORE args…` (or without --store when `store` is false).
     @discardableResult
-    func run(_ arguments: [String], store: Bool = true, environment: [String: String] = [:]) throws -> Result {
+    func run(
+        _ arguments: [String], store: Bool = true, environment: [String: String] = [:], input: String? = nil
+    ) throws -> Result {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = (store ? ["--store", storePath] : []) + arguments
@@ -54,7 +56,11 @@ struct CLI {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let stdin = Pipe()
+        process.standardInput = stdin
         try process.run()
+        try stdin.fileHandleForWriting.write(contentsOf: Data((input ?? "").utf8))
+        try stdin.fileHandleForWriting.close()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

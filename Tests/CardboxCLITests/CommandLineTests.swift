@@ -240,6 +240,41 @@ struct CommandLineTests {
                 atPath: cli.folder.appendingPathComponent(".local/share/cardbox/cardbox.sqlite").path))
     }
 
+    @Test("fsrs replay reads JSON Lines and agrees with py-fsrs's reference case")
+    func fsrsReplay() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("CardboxSchedulingTests/Fixtures/three-steps.json")
+        let reference = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: fixture)) as? [String: Any])
+        let reviews = try #require(reference["input"] as? [[String: Any]])
+        let expected = try #require(reference["expected"] as? [[String: Any]])
+        let input = try reviews.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }
+        let result = try cli.run(
+            [
+                "fsrs", "replay", "--desired-retention", "0.8", "--learning-steps", "1m,10m,1h", "--relearning-steps",
+                "10m,1h",
+            ], store: false, input: input.joined(separator: "\n") + "\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == expected.count)
+        for (line, want) in zip(lines, expected) {
+            let got = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(got["due"] as? String == want["due"] as? String)
+            #expect(got["state"] as? String == want["state"] as? String)
+            let stability = try #require(got["stability"] as? Double)
+            let wantStability = try #require(want["stability"] as? Double)
+            #expect(abs(stability - wantStability) <= 1e-6 * wantStability)
+        }
+        let bad = try cli.run(["fsrs", "replay", "--parameters", "1,2,3"], store: false, input: "")
+        #expect(bad.status == 1 && bad.stderr == "error: FSRS-6 takes 21 parameters (w0…w20), got 3\n")
+        let badLine = try cli.run(
+            ["fsrs", "replay"], store: false, input: "{\"card\":\"c\",\"rating\":9,\"time\":\"2025-01-01T00:00:00Z\"}\n"
+        )
+        #expect(badLine.stderr.hasPrefix("error: line 1: rating must be 1 (again)"))
+    }
+
     @Test("the store is found through --store, CARDBOX_STORE, then XDG_DATA_HOME")
     func storeLocation() throws {
         let cli = try CLI()

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Learning and relearning steps as people write them: "1m,10m", "1h", "30s", "2d"; "" means none.
+public enum StepList {
+    public static func parse(_ text: String, field: String) throws -> [TimeInterval] {
+        let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
+        return try text.split(separator: ",").map { raw in
+            let step = raw.trimmingCharacters(in: .whitespaces)
+            guard let unit = step.last.flatMap({ units[$0] }), let count = Double(step.dropLast()), count > 0 else {
+                throw SchedulingError.invalidOption(
+                    "\(field): '\(step)' is not a step like 1m, 10m, 1h, 30s or 2d")
+            }
+            return count * unit
+        }
+    }
+}
+
+/// Replays review histories through the scheduler, one JSON line in, one JSON line out:
+/// in `{"card":"c1","rating":3,"time":"2025-01-01T09:00:00Z"}` (each card's lines in time order),
+/// out `{"card","state","step","stability","difficulty","due","retrievability"}` — the card after the
+/// review, and its retrievability just before it.
+public struct ReviewReplayer {
+    public let scheduler: Scheduler
+    private var cards: [String: MemoryState] = [:]
+
+    public init(scheduler: Scheduler) { self.scheduler = scheduler }
+
+    private struct Review: Decodable {
+        var card: String
+        var rating: Int
+        var time: String
+    }
+
+    /// Replays one input line; `lineNumber` (from 1) names the line in errors.
+    public mutating func replay(line: String, lineNumber: Int) throws -> String {
+        func fail(_ reason: String) -> SchedulingError { .invalidOption("line \(lineNumber): \(reason)") }
+        guard let review = try? JSONDecoder().decode(Review.self, from: Data(line.utf8)) else {
+            throw fail("expected {\"card\": \"…\", \"rating\": 1-4, \"time\": \"ISO 8601\"}, got \(line.prefix(80))")
+        }
+        guard let rating = Rating(rawValue: review.rating) else {
+            throw fail("rating must be 1 (again), 2 (hard), 3 (good) or 4 (easy), got \(review.rating)")
+        }
+        guard let time = Self.parseTime(review.time) else {
+            throw fail("time '\(review.time)' is not an ISO 8601 time like 2025-01-01T09:00:00Z")
+        }
+        let card = cards[review.card] ?? .new(at: time)
+        if let last = card.lastReview, time < last {
+            throw fail("card \(review.card)'s reviews must come in time order (\(review.time) is before its last)")
+        }
+        let before = scheduler.retrievability(of: card, at: time)
+        let after = scheduler.review(card, rating: rating, at: time)
+        cards[review.card] = after
+        return Self.output(card: review.card, after, retrievability: before)
+    }
+
+    static func parseTime(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+
+    static func output(card: String, _ state: MemoryState, retrievability: Double) -> String {
+        let due = Date(timeIntervalSince1970: state.due.timeIntervalSince1970.rounded(.down))
+        var fields = [
+            "\"card\":" + quoted(card), "\"state\":\"\(state.phase.rawValue)\"",
+            "\"step\":" + (state.step.map(String.init) ?? "null"),
+            "\"stability\":" + (state.stability.map { "\($0)" } ?? "null"),
+            "\"difficulty\":" + (state.difficulty.map { "\($0)" } ?? "null"),
+        ]
+        fields.append("\"due\":\"" + ISO8601DateFormatter().string(from: due) + "\"")
+        fields.append("\"retrievability\":\(retrievability)")
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    private static func quoted(_ text: String) -> String {
+        let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
