@@ -50,7 +50,8 @@ let package = Package(
         .executableTarget(
             name: "cardbox-bench",
             dependencies: [
-                "CardboxCore", "CardboxStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CardboxCore", "CardboxStore", "CardboxScheduling",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "CardboxCoreTests", dependencies: ["CardboxCore"]),

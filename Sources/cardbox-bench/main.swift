@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardboxCore
+import CardboxScheduling
 import CardboxStore
 import Foundation
 
@@ -24,7 +25,7 @@ struct CardboxBench: ParsableCommand {
     @Option(help: "Folder for the stores (default: a new temporary folder).") var work: String?
     @Option(help: "The Anki peer script; left out, Anki is not measured.") var ankiScript: String?
     @Option(help: "The sqlite3 shell.") var sqlite3 = "/usr/bin/sqlite3"
-    @Option(help: "Run only this step (insert), for profiling.") var only: String?
+    @Option(help: "Run only this step (insert or scheduler), for profiling.") var only: String?
 
     func run() throws {
         let folder = URL(fileURLWithPath: work ?? NSTemporaryDirectory()).appendingPathComponent(
@@ -33,6 +34,11 @@ struct CardboxBench: ParsableCommand {
         defer { try? FileManager.default.removeItem(at: folder) }
         var bench = Measurements(folder: folder, runs: runs, sqlite3: sqlite3)
 
+        if only == "scheduler" {
+            let rate = try bench.schedulerThroughput()
+            print(String(format: "FSRS-6 next states: %.2f million per second", rate / 1e6))
+            return
+        }
         let insert = try bench.batchInsert(cards: batch)
         if only == "insert" {
             print("insert \(batch) cards: \(Report.ms(insert.median))")
@@ -42,6 +48,7 @@ struct CardboxBench: ParsableCommand {
         let listing = try bench.listing(deckSize: deckSize)
         let moves = try bench.moves(listSize: listSize)
         let anki = try ankiScript.map { try bench.anki(script: $0, notes: batch) }
+        let schedulerRate = try bench.schedulerThroughput()
 
         print("")
         print("Cardbox store benchmark (median of \(runs) runs; release build; WAL; history recorded)")
@@ -73,6 +80,10 @@ struct CardboxBench: ParsableCommand {
                     ["list 1,000 cards from the middle of that deck", Report.ms(listing.middlePage), ""],
                     ["move an item in a \(listSize)-item list (median)", Report.ms(moves.median), ""],
                     ["move an item in a \(listSize)-item list (95th percentile)", Report.ms(moves.p95), ""],
+                    [
+                        "FSRS-6 next-state computations per second",
+                        String(format: "%.2f M", schedulerRate / 1e6), "(fsrs-rs ≈ 0.95 M)",
+                    ],
                 ].filter { !$0[0].isEmpty }))
         print("(ratio = Cardbox time / peer time; below 1 is faster than the peer)")
     }
@@ -178,6 +189,32 @@ struct Measurements {
         let orders = (try store.list("Long").items ?? []).map(\.orderNumber)
         guard orders == Array(0..<listSize) else { throw CardboxError.storage("order numbers broke after moves") }
         return (durations.median, durations.sorted()[Int(Double(durations.count) * 0.95)])
+    }
+
+    /// Next-state computations per second: cards in every phase, every rating, on time and late.
+    func schedulerThroughput() throws -> Double {
+        let scheduler = try Scheduler()
+        let start = Date(timeIntervalSince1970: 1_735_722_000)
+        var cards: [MemoryState] = []
+        var card = MemoryState.new(at: start)
+        for rating in [Rating.good, .good, .good, .again, .hard, .good, .easy, .again, .good, .good] {
+            card = scheduler.review(card, rating: rating, at: card.due)
+            cards.append(card)
+        }
+        let count = 2_000_000
+        var checksum = 0.0
+        let durations = repeatTimed("FSRS-6 \(count) next states") { _ in
+            Clock.seconds {
+                for index in 0..<count {
+                    let from = cards[index % cards.count]
+                    let rating = Rating(rawValue: index % 4 + 1)!
+                    let at = from.due.addingTimeInterval(Double(index % 7) * 43_200)
+                    checksum += scheduler.review(from, rating: rating, at: at).stability ?? 0
+                }
+            }
+        }
+        precondition(checksum > 0)
+        return Double(count) / durations.median
     }
 
     func anki(script: String, notes: Int) throws -> (version: String, addOnly: Double, buildAndAdd: Double) {
