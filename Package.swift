@@ -31,7 +31,7 @@ let package = Package(
         .target(
             name: "CardboxStore",
             dependencies: [
-                "CardboxCore", "CardboxSync",
+                "CardboxCore", "CardboxSync", "CardboxScheduling",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),

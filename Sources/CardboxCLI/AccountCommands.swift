@@ -139,6 +139,7 @@ struct SettingsCommand: ParsableCommand {
         showCrossedOutItems: \(settings.showCrossedOutItems)
         exportPreferences: \(settings.exportPreferences.jsonText)
         rejectedSuggestionRetentionDays: \(settings.rejectedSuggestionRetentionDays)
+        dayStartHour: \(settings.dayStartHour)
         """
     }
 
@@ -158,7 +159,7 @@ struct SettingsCommand: ParsableCommand {
             abstract: "Change one setting.",
             discussion: """
                 Keys: showCrossedOutItems (true/false), exportPreferences (a JSON object),
-                rejectedSuggestionRetentionDays (days).
+                rejectedSuggestionRetentionDays (days), dayStartHour (0–23, when a study day begins).
 
                 Example:
                   cardbox settings set showCrossedOutItems true

@@ -12,6 +12,8 @@ public struct Deck: Codable, Sendable, Equatable, Identifiable {
     public var queuedSuggestions: Int
     public var createdAt: Date
     public var modifiedAt: Date
+    /// How the deck is studied: FSRS settings and daily limits.
+    public var study = StudySettings()
 
     public init(
         id: UUID, name: String, frontLanguage: String, backLanguage: String, queuedSuggestions: Int = 0,
@@ -39,6 +41,28 @@ public struct Deck: Codable, Sendable, Equatable, Identifiable {
         }
         return value
     }
+}
+
+/// Where a card is in spaced repetition: never reviewed, learning, reviewed at day-scale intervals,
+/// or relearning after a lapse.
+public enum CardState: String, Codable, Sendable, CaseIterable {
+    case new, learning, review, relearning
+}
+
+/// A deck's study settings: FSRS-6 (desired retention, steps, maximum interval, parameters, fuzz)
+/// and Anki's daily limits.
+public struct StudySettings: Codable, Sendable, Equatable {
+    public var desiredRetention: Double = 0.9
+    public var learningSteps: String = "1m,10m"
+    public var relearningSteps: String = "10m"
+    public var maximumInterval: Int = 36_500
+    public var newCardsPerDay: Int = 20
+    public var reviewsPerDay: Int = 200
+    /// The 21 FSRS-6 parameters fitted to this deck's reviews; nil means FSRS-6's defaults.
+    public var fsrsParameters: [Double]?
+    public var enableFuzz: Bool = true
+
+    public init() {}
 }
 
 /// How many cards a deck holds in each of seed 000's five lists.
@@ -86,6 +110,14 @@ public struct Card: Codable, Sendable, Equatable, Identifiable {
     public var dueAt: Date?
     public var createdAt: Date
     public var modifiedAt: Date
+    /// Spaced repetition: where the card is, its FSRS memory, and how often it was reviewed and forgotten.
+    public var state: CardState = .new
+    public var step: Int?
+    public var stability: Double?
+    public var difficulty: Double?
+    public var lastReviewAt: Date?
+    public var reps: Int = 0
+    public var lapses: Int = 0
 
     public init(
         id: UUID, deckId: UUID, front: String, back: String, cardType: String = Card.defaultType, notes: String = "",
@@ -138,6 +170,13 @@ public struct Card: Codable, Sendable, Equatable, Identifiable {
         try container.encode(dueAt, forKey: .dueAt)
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(modifiedAt, forKey: .modifiedAt)
+        try container.encode(state, forKey: .state)
+        try container.encode(step, forKey: .step)
+        try container.encode(stability, forKey: .stability)
+        try container.encode(difficulty, forKey: .difficulty)
+        try container.encode(lastReviewAt, forKey: .lastReviewAt)
+        try container.encode(reps, forKey: .reps)
+        try container.encode(lapses, forKey: .lapses)
     }
 
     /// A new card has never been reviewed; a reviewed card is due once its due time has come (seed 000).

@@ -118,6 +118,8 @@ public struct UserSettings: Codable, Sendable, Equatable {
     public var exportPreferences: JSONValue
     /// Rejected suggestions older than this many days are cleaned up automatically (seed 000).
     public var rejectedSuggestionRetentionDays: Int
+    /// The hour (local time) at which a new study day starts (Anki's default: 4 a.m.).
+    public var dayStartHour: Int = 4
 
     public init(
         showCrossedOutItems: Bool = false, exportPreferences: JSONValue = .object([:]),
@@ -128,7 +130,9 @@ public struct UserSettings: Codable, Sendable, Equatable {
         self.rejectedSuggestionRetentionDays = rejectedSuggestionRetentionDays
     }
 
-    public static let keys = ["showCrossedOutItems", "exportPreferences", "rejectedSuggestionRetentionDays"]
+    public static let keys = [
+        "showCrossedOutItems", "exportPreferences", "rejectedSuggestionRetentionDays", "dayStartHour",
+    ]
 
     /// Sets one setting from text, as typed on the command line; the error names the key.
     public mutating func set(_ key: String, to text: String) throws {
@@ -151,6 +155,11 @@ public struct UserSettings: Codable, Sendable, Equatable {
                     field: key, reason: "must be a whole number of days, 1 or more, got '\(text)'")
             }
             rejectedSuggestionRetentionDays = days
+        case "dayStartHour":
+            guard let hour = Int(text), (0...23).contains(hour) else {
+                throw CardboxError.invalid(field: key, reason: "must be an hour from 0 to 23, got '\(text)'")
+            }
+            dayStartHour = hour
         default:
             throw CardboxError.invalid(
                 field: "setting", reason: "unknown setting '\(key)' (known: \(Self.keys.joined(separator: ", ")))")

@@ -165,7 +165,17 @@ extension CardboxStore {
             fields.append(("jsonContent", json.isEmpty ? nil : json))
         }
         if let incomplete = changes.isIncomplete { fields.append(("isIncomplete", incomplete.storage)) }
-        if let dueAt = changes.dueAt { fields.append(("dueAt", dueAt?.storageMillis)) }
+        if let dueAt = changes.dueAt {
+            if let dueAt {
+                fields.append(("dueAt", dueAt.storageMillis))
+            } else {
+                // Anki's "forget": the card is new again, its memory and counts cleared.
+                fields += [
+                    ("dueAt", nil), ("state", CardState.new.rawValue), ("step", nil), ("stability", nil),
+                    ("difficulty", nil), ("lastReviewAt", nil), ("reps", 0), ("lapses", 0),
+                ]
+            }
+        }
         let tags = try changes.tags.map(TagName.validateList)
         return try write { tx in
             let id = try tx.context.resolve(reference, .card)
@@ -177,6 +187,10 @@ extension CardboxStore {
                 fields.append(("imageHash", nil))
             }
             if let tags { try tx.replaceTags(of: id, with: tags) }
+            if changes.dueAt != nil, changes.dueAt! != nil, old.state == .new {
+                // Anki's "set due date" on a new card makes it a review card (its memory starts at its first review).
+                fields.append(("state", CardState.review.rawValue))
+            }
             if !fields.isEmpty || tags != nil {
                 try tx.update(.card, id: id, fields + [("modifiedAt", tx.nowMillis)])
             }
@@ -238,7 +252,8 @@ enum CardColumns {
 
     static let select = """
         id, deckId, front, back, cardType, notes, frontLanguage, backLanguage, isFavorite, imageHash, imagePrompt,
-        jsonContent, isArchived, archivedAt, isIncomplete, dueAt, createdAt, modifiedAt
+        jsonContent, isArchived, archivedAt, isIncomplete, dueAt, createdAt, modifiedAt, state, step, stability,
+        difficulty, lastReviewAt, reps, lapses
         """
 }
 
@@ -285,6 +300,10 @@ extension WriteContext {
 
     func deleteCardRow(_ card: Card) throws {
         let id = card.id.storage
+        try recordDeletions(
+            .reviewLog,
+            rowIds: try String.fetchAll(
+                db, sql: "SELECT id FROM reviewLog WHERE accountId = ? AND cardId = ?", arguments: [account, id]))
         try recordDeletions(
             .cardTag,
             rowIds: try String.fetchAll(
@@ -341,5 +360,12 @@ extension Card {
             archivedAt: (row[13] as Int64?).map(Date.init(storageMillis:)), isIncomplete: row[14],
             dueAt: (row[15] as Int64?).map(Date.init(storageMillis:)), createdAt: Date(storageMillis: row[16]),
             modifiedAt: Date(storageMillis: row[17]))
+        state = CardState(rawValue: row[18]) ?? .new
+        step = row[19]
+        stability = row[20]
+        difficulty = row[21]
+        lastReviewAt = (row[22] as Int64?).map(Date.init(storageMillis:))
+        reps = row[23]
+        lapses = row[24]
     }
 }

@@ -117,7 +117,7 @@ extension CardboxStore {
                         SELECT cardTag.cardId || '/' || cardTag.tagId FROM cardTag JOIN card ON card.id = cardTag.cardId
                         WHERE card.accountId = ? AND card.deckId = ?
                         """, arguments: deckScope))
-            for entity in [Entity.card, .suggestion, .rejectedSuggestion] {
+            for entity in [Entity.reviewLog, .card, .suggestion, .rejectedSuggestion] {
                 try tx.recordDeletions(
                     entity,
                     rowIds: try String.fetchAll(
@@ -221,5 +221,22 @@ extension Deck {
             id: UUID(uuidString: row["id"])!, name: row["name"], frontLanguage: row["frontLanguage"],
             backLanguage: row["backLanguage"], queuedSuggestions: row["queuedSuggestions"],
             createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
+        study.desiredRetention = row["desiredRetention"]
+        study.learningSteps = row["learningSteps"]
+        study.relearningSteps = row["relearningSteps"]
+        study.maximumInterval = row["maximumInterval"]
+        study.newCardsPerDay = row["newCardsPerDay"]
+        study.reviewsPerDay = row["reviewsPerDay"]
+        study.enableFuzz = row["enableFuzz"]
+        if let text = row["fsrsParameters"] as String?, case .array(let values) = try? JSONValue.parse(text, field: "")
+        {
+            study.fsrsParameters = values.compactMap {
+                switch $0 {
+                case .double(let value): value
+                case .int(let value): Double(value)
+                default: nil
+                }
+            }
+        }
     }
 }

@@ -11,6 +11,7 @@ enum Schema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: accounts, decks, cards, lists, boards, history", migrate: createVersion1)
+        migrator.registerMigration("v2: spaced repetition (FSRS state, study settings, review log)", migrate: addStudy)
         return migrator
     }
 
@@ -220,6 +221,52 @@ enum Schema {
                     replicaId TEXT NOT NULL
                 );
                 CREATE INDEX changeLogByAccount ON changeLog(accountId, seq);
+                """)
+    }
+
+    static func addStudy(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE card ADD COLUMN state TEXT NOT NULL DEFAULT 'new'
+                    CHECK (state IN ('new', 'learning', 'review', 'relearning'));
+                ALTER TABLE card ADD COLUMN step INTEGER CHECK (step >= 0);
+                ALTER TABLE card ADD COLUMN stability REAL CHECK (stability > 0);
+                ALTER TABLE card ADD COLUMN difficulty REAL CHECK (difficulty BETWEEN 1 AND 10);
+                ALTER TABLE card ADD COLUMN lastReviewAt INTEGER;
+                ALTER TABLE card ADD COLUMN reps INTEGER NOT NULL DEFAULT 0 CHECK (reps >= 0);
+                ALTER TABLE card ADD COLUMN lapses INTEGER NOT NULL DEFAULT 0 CHECK (lapses >= 0);
+                -- Cards given a due time before this migration are review cards without a memory yet.
+                UPDATE card SET state = 'review' WHERE dueAt IS NOT NULL;
+                DROP INDEX cardByDue;
+                CREATE INDEX cardQueue ON card(deckId, isArchived, state, dueAt);
+                CREATE INDEX cardNew ON card(deckId, isArchived, state, createdAt);
+
+                ALTER TABLE deck ADD COLUMN desiredRetention REAL NOT NULL DEFAULT 0.9
+                    CHECK (desiredRetention > 0 AND desiredRetention < 1);
+                ALTER TABLE deck ADD COLUMN learningSteps TEXT NOT NULL DEFAULT '1m,10m';
+                ALTER TABLE deck ADD COLUMN relearningSteps TEXT NOT NULL DEFAULT '10m';
+                ALTER TABLE deck ADD COLUMN maximumInterval INTEGER NOT NULL DEFAULT 36500 CHECK (maximumInterval >= 1);
+                ALTER TABLE deck ADD COLUMN newCardsPerDay INTEGER NOT NULL DEFAULT 20 CHECK (newCardsPerDay >= 0);
+                ALTER TABLE deck ADD COLUMN reviewsPerDay INTEGER NOT NULL DEFAULT 200 CHECK (reviewsPerDay >= 0);
+                ALTER TABLE deck ADD COLUMN fsrsParameters TEXT;
+                ALTER TABLE deck ADD COLUMN enableFuzz INTEGER NOT NULL DEFAULT 1 CHECK (enableFuzz IN (0, 1));
+
+                CREATE TABLE reviewLog (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    cardId TEXT NOT NULL REFERENCES card(id) ON DELETE CASCADE,
+                    deckId TEXT NOT NULL REFERENCES deck(id) ON DELETE CASCADE,
+                    rating INTEGER NOT NULL CHECK (rating BETWEEN 1 AND 4),
+                    reviewedAt INTEGER NOT NULL,
+                    stateBefore TEXT NOT NULL CHECK (stateBefore IN ('new', 'learning', 'review', 'relearning')),
+                    stateAfter TEXT NOT NULL CHECK (stateAfter IN ('learning', 'review', 'relearning')),
+                    elapsedDays INTEGER NOT NULL CHECK (elapsedDays >= 0),
+                    durationMs INTEGER CHECK (durationMs >= 0),
+                    previous TEXT NOT NULL
+                );
+                CREATE INDEX reviewLogByCard ON reviewLog(cardId, reviewedAt);
+                CREATE INDEX reviewLogByDeck ON reviewLog(deckId, reviewedAt);
+                CREATE INDEX reviewLogByTime ON reviewLog(accountId, reviewedAt);
                 """)
     }
 }

@@ -65,6 +65,7 @@ extension CardboxStore {
             "showCrossedOutItems": JSONValue.bool(settings.showCrossedOutItems).jsonText,
             "exportPreferences": settings.exportPreferences.jsonText,
             "rejectedSuggestionRetentionDays": JSONValue.int(Int64(settings.rejectedSuggestionRetentionDays)).jsonText,
+            "dayStartHour": JSONValue.int(Int64(settings.dayStartHour)).jsonText,
         ]
     }
 }
@@ -82,6 +83,7 @@ extension StoreContext {
             case ("exportPreferences", .object): settings.exportPreferences = value
             case ("rejectedSuggestionRetentionDays", .int(let days)):
                 settings.rejectedSuggestionRetentionDays = Int(days)
+            case ("dayStartHour", .int(let hour)): settings.dayStartHour = Int(hour)
             default: continue  // a setting this version does not know: kept in the store, ignored here
             }
         }

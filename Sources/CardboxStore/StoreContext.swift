@@ -11,6 +11,7 @@ enum Entity: String, CaseIterable {
     case board, boardColumn, boardCard
     case setting
     case account
+    case reviewLog
 
     /// The word a person reads in messages.
     var kind: String {

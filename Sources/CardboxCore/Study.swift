@@ -1,0 +1,65 @@
+import Foundation
+
+/// One answer to a card, kept with the state it changed: the review history FSRS learns from and
+/// that undo rolls back.
+public struct ReviewLogEntry: Codable, Sendable, Equatable, Identifiable {
+    public var id: UUID
+    public var cardId: UUID
+    public var deckId: UUID
+    /// 1 again, 2 hard, 3 good, 4 easy.
+    public var rating: Int
+    public var reviewedAt: Date
+    public var stateBefore: CardState
+    public var stateAfter: CardState
+    /// Whole days since the card's previous review (0 for its first).
+    public var elapsedDays: Int
+    /// How long the answer took, in milliseconds, when known.
+    public var durationMs: Int?
+
+    public init(
+        id: UUID, cardId: UUID, deckId: UUID, rating: Int, reviewedAt: Date, stateBefore: CardState,
+        stateAfter: CardState, elapsedDays: Int, durationMs: Int?
+    ) {
+        self.id = id
+        self.cardId = cardId
+        self.deckId = deckId
+        self.rating = rating
+        self.reviewedAt = reviewedAt
+        self.stateBefore = stateBefore
+        self.stateAfter = stateAfter
+        self.elapsedDays = elapsedDays
+        self.durationMs = durationMs
+    }
+}
+
+/// What is left to study today: learning cards due now, reviews due today, new cards (within the
+/// daily limits).
+public struct StudyCounts: Codable, Sendable, Equatable {
+    public var learning: Int
+    public var review: Int
+    public var new: Int
+
+    public init(learning: Int = 0, review: Int = 0, new: Int = 0) {
+        self.learning = learning
+        self.review = review
+        self.new = new
+    }
+
+    public var total: Int { learning + review + new }
+}
+
+/// The study day: it starts at a set hour of local time (Anki's "next day starts at", default 4 a.m.),
+/// so a late-night session counts toward the day it belongs to.
+public struct StudyDay: Sendable, Equatable {
+    public var start: Date
+    public var end: Date
+
+    public init(containing date: Date, startHour: Int, timeZone: TimeZone) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let shifted = date.addingTimeInterval(-Double(startHour) * 3_600)
+        let midnight = calendar.startOfDay(for: shifted)
+        start = calendar.date(byAdding: .hour, value: startHour, to: midnight)!
+        end = calendar.date(byAdding: .day, value: 1, to: start)!
+    }
+}

@@ -1,0 +1,319 @@
+import CardboxCore
+import CardboxScheduling
+import Foundation
+import GRDB
+
+/// The card to study next, with what each button would do.
+public struct StudyCard: Codable, Sendable, Equatable {
+    public var card: Card
+    /// Which part of today's queue it comes from: learning, review or new.
+    public var queue: String
+    /// When the card would next be due after each rating ("1"…"4").
+    public var nextDue: [String: Date]
+    public var remaining: StudyCounts
+}
+
+/// An answer as it was stored.
+public struct StudyAnswer: Codable, Sendable, Equatable {
+    public var card: Card
+    public var log: ReviewLogEntry
+}
+
+extension CardboxStore {
+    /// Today's queue for a deck (or every deck): learning and relearning cards that are due, then
+    /// review cards due today, then new cards, within each deck's daily limits. Archived cards never
+    /// come up.
+    public func dueQueue(in deckReference: String?, limit: Int = 1_000) throws -> [Card] {
+        try read { context in try context.studyQueue(deckReference, now: environment.now(), limit: limit).map(\.card) }
+    }
+
+    /// How many cards are left today in each part of the queue.
+    public func studyCounts(in deckReference: String?) throws -> StudyCounts {
+        try read { context in try context.studyCounts(deckReference, now: environment.now()) }
+    }
+
+    /// The next card to study, with each rating's next due time; nil when nothing is left today.
+    public func nextStudyCard(in deckReference: String?) throws -> StudyCard? {
+        let now = environment.now()
+        return try read { context in
+            guard let (card, queue) = try context.studyQueue(deckReference, now: now, limit: 1).first else {
+                return nil
+            }
+            let scheduler = try context.scheduler(for: card.deckId.storage)
+            let memory = card.memoryState(now: now)
+            var nextDue: [String: Date] = [:]
+            for rating in Rating.allCases {
+                nextDue[String(rating.rawValue)] = scheduler.review(memory, rating: rating, at: now).due
+            }
+            return StudyCard(
+                card: card, queue: queue, nextDue: nextDue,
+                remaining: try context.studyCounts(deckReference, now: now))
+        }
+    }
+
+    /// Answers a card: its new FSRS state and a review-log entry are written in one transaction.
+    public func answer(_ cardReference: String, rating: Int, durationMs: Int? = nil) throws -> StudyAnswer {
+        guard let rating = Rating(rawValue: rating) else {
+            throw CardboxError.invalid(
+                field: "rating", reason: "must be 1 (again), 2 (hard), 3 (good) or 4 (easy), got \(rating)")
+        }
+        if let durationMs { _ = try Validate.nonNegative(durationMs, field: "duration") }
+        return try write { tx in
+            let card = try tx.context.card(tx.context.resolve(cardReference, .card))
+            guard !card.isArchived else {
+                throw CardboxError.invalid(field: "card", reason: "archived cards are not studied; restore it first")
+            }
+            return try tx.answer(card, rating: rating, durationMs: durationMs)
+        }
+    }
+
+    /// Takes back the latest answer (in a deck, or anywhere): the card returns exactly to its state
+    /// before, and the answer leaves the review log.
+    public func undoLastAnswer(in deckReference: String? = nil) throws -> Card {
+        try write { tx in
+            var sql = "SELECT id, cardId, previous FROM reviewLog WHERE accountId = ?"
+            var arguments: StatementArguments = [tx.account]
+            if let deckReference {
+                sql += " AND deckId = ?"
+                arguments += [try tx.context.resolve(deckReference, .deck)]
+            }
+            guard
+                let row = try Row.fetchOne(
+                    tx.db, sql: sql + " ORDER BY reviewedAt DESC, id DESC LIMIT 1", arguments: arguments)
+            else { throw CardboxError.invalid(field: "undo", reason: "there is no answer to undo") }
+            let cardId: String = row["cardId"]
+            guard case .object(let previous) = try JSONValue.parse(row["previous"], field: "reviewLog.previous") else {
+                throw CardboxError.storage("review log \(row["id"] as String) has no previous state")
+            }
+            let fields: WriteContext.Fields = SchedulingColumns.all.map { column in
+                (column, previous[column].flatMap(Self.databaseValue))
+            }
+            try tx.update(.card, id: cardId, fields + [("modifiedAt", tx.nowMillis)])
+            try tx.delete(.reviewLog, id: row["id"])
+            return try tx.context.card(cardId)
+        }
+    }
+
+    /// A deck's review history, oldest first.
+    public func reviewLog(in deckReference: String?) throws -> [ReviewLogEntry] {
+        try read { context in
+            var sql = "SELECT * FROM reviewLog WHERE accountId = ?"
+            var arguments: StatementArguments = [context.account]
+            if let deckReference {
+                sql += " AND deckId = ?"
+                arguments += [try context.resolve(deckReference, .deck)]
+            }
+            return try Row.fetchAll(context.db, sql: sql + " ORDER BY reviewedAt, id", arguments: arguments)
+                .map(ReviewLogEntry.init(row:))
+        }
+    }
+
+    /// Changes a deck's study settings; each is checked the way the scheduler will use it.
+    public func setStudySettings(_ deckReference: String, _ settings: StudySettings) throws -> Deck {
+        _ = try Scheduler(settings)
+        guard settings.newCardsPerDay >= 0, settings.reviewsPerDay >= 0 else {
+            throw CardboxError.invalid(field: "daily limits", reason: "must be 0 or more")
+        }
+        return try write { tx in
+            let id = try tx.context.resolve(deckReference, .deck)
+            let parameters = settings.fsrsParameters.map { JSONValue.array($0.map(JSONValue.double)).jsonText }
+            try tx.update(
+                .deck, id: id,
+                [
+                    ("desiredRetention", settings.desiredRetention), ("learningSteps", settings.learningSteps),
+                    ("relearningSteps", settings.relearningSteps), ("maximumInterval", settings.maximumInterval),
+                    ("newCardsPerDay", settings.newCardsPerDay), ("reviewsPerDay", settings.reviewsPerDay),
+                    ("fsrsParameters", parameters), ("enableFuzz", settings.enableFuzz.storage),
+                    ("modifiedAt", tx.nowMillis),
+                ])
+            return try tx.context.deck(id)
+        }
+    }
+
+    private static func databaseValue(_ json: JSONValue) -> (any DatabaseValueConvertible)? {
+        switch json {
+        case .null: nil
+        case .bool(let flag): flag.storage
+        case .int(let number): number
+        case .double(let number): number
+        case .string(let text): text
+        case .array, .object: json.jsonText
+        }
+    }
+}
+
+/// The card columns an answer changes, which undo restores.
+enum SchedulingColumns {
+    static let all = ["state", "step", "stability", "difficulty", "dueAt", "lastReviewAt", "reps", "lapses"]
+}
+
+extension Scheduler {
+    /// The scheduler a deck's settings describe.
+    init(_ settings: StudySettings) throws {
+        do {
+            try self.init(
+                parameters: FSRSParameters(settings.fsrsParameters ?? FSRSParameters.defaultValues),
+                desiredRetention: settings.desiredRetention,
+                learningSteps: StepList.parse(settings.learningSteps, field: "learningSteps"),
+                relearningSteps: StepList.parse(settings.relearningSteps, field: "relearningSteps"),
+                maximumInterval: settings.maximumInterval)
+        } catch let error as SchedulingError {
+            throw CardboxError.invalid(field: "study settings", reason: error.localizedDescription)
+        }
+    }
+}
+
+extension Card {
+    /// The card as the scheduler sees it.
+    func memoryState(now: Date) -> MemoryState {
+        switch state {
+        case .new: return .new(at: now)
+        case .learning, .review, .relearning:
+            return MemoryState(
+                phase: SchedulingPhase(rawValue: state.rawValue)!, step: step, stability: stability,
+                difficulty: difficulty, due: dueAt ?? now, lastReview: lastReviewAt)
+        }
+    }
+}
+
+extension WriteContext {
+    func answer(_ card: Card, rating: Rating, durationMs: Int?) throws -> StudyAnswer {
+        let id = card.id.storage
+        let deck = try context.deck(card.deckId.storage)
+        let scheduler = try Scheduler(deck.study)
+        var random = SeededRandom()
+        let fuzz: ((ClosedRange<Int>) -> Int)? =
+            deck.study.enableFuzz ? { Int.random(in: $0, using: &random) } : nil
+        let after = scheduler.review(card.memoryState(now: now), rating: rating, at: now, fuzz: fuzz)
+        let newState = CardState(rawValue: after.phase.rawValue)!
+        let previous: [String: JSONValue] = [
+            "state": .string(card.state.rawValue), "step": card.step.map { .int(Int64($0)) } ?? .null,
+            "stability": card.stability.map(JSONValue.double) ?? .null,
+            "difficulty": card.difficulty.map(JSONValue.double) ?? .null,
+            "dueAt": card.dueAt.map { .int($0.storageMillis) } ?? .null,
+            "lastReviewAt": card.lastReviewAt.map { .int($0.storageMillis) } ?? .null,
+            "reps": .int(Int64(card.reps)), "lapses": .int(Int64(card.lapses)),
+        ]
+        let lapsed = rating == .again && card.state == .review
+        try update(
+            .card, id: id,
+            [
+                ("state", newState.rawValue), ("step", after.step), ("stability", after.stability),
+                ("difficulty", after.difficulty), ("dueAt", after.due.storageMillis), ("lastReviewAt", nowMillis),
+                ("reps", card.reps + 1), ("lapses", card.lapses + (lapsed ? 1 : 0)), ("modifiedAt", nowMillis),
+            ])
+        let elapsedDays = card.lastReviewAt.map { max(0, Int(now.timeIntervalSince($0) / 86_400)) } ?? 0
+        let logId = newUUID()
+        try insert(
+            .reviewLog, id: logId.storage,
+            [
+                ("cardId", id), ("deckId", card.deckId.storage), ("rating", rating.rawValue),
+                ("reviewedAt", nowMillis), ("stateBefore", card.state.rawValue), ("stateAfter", newState.rawValue),
+                ("elapsedDays", elapsedDays), ("durationMs", durationMs),
+                ("previous", JSONValue.object(previous).jsonText),
+            ])
+        let log = ReviewLogEntry(
+            id: logId, cardId: card.id, deckId: card.deckId, rating: rating.rawValue,
+            reviewedAt: Date(storageMillis: nowMillis), stateBefore: card.state, stateAfter: newState,
+            elapsedDays: elapsedDays, durationMs: durationMs)
+        return StudyAnswer(card: try context.card(id), log: log)
+    }
+}
+
+extension StoreContext {
+    func scheduler(for deckId: String) throws -> Scheduler { try Scheduler(deck(deckId).study) }
+
+    func studyDay(now: Date) throws -> StudyDay {
+        StudyDay(containing: now, startHour: try settings().dayStartHour, timeZone: .current)
+    }
+
+    private func studyDecks(_ deckReference: String?) throws -> [Deck] {
+        if let deckReference { return [try deck(resolve(deckReference, .deck))] }
+        return try Row.fetchAll(
+            db, sql: "SELECT * FROM deck WHERE accountId = ? ORDER BY nameKey", arguments: [account]
+        )
+        .map(Deck.init(row:))
+    }
+
+    /// How many new cards and reviews a deck has left under its daily limits today.
+    private func allowances(_ deck: Deck, day: StudyDay) throws -> (new: Int, review: Int) {
+        let done = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT stateBefore, COUNT(*) AS count FROM reviewLog
+                WHERE accountId = ? AND deckId = ? AND reviewedAt >= ? AND reviewedAt < ?
+                  AND stateBefore IN ('new', 'review') GROUP BY stateBefore
+                """, arguments: [account, deck.id.storage, day.start.storageMillis, day.end.storageMillis])
+        var counts: [String: Int] = [:]
+        for row in done { counts[row["stateBefore"]] = row["count"] }
+        return (
+            max(0, deck.study.newCardsPerDay - (counts["new"] ?? 0)),
+            max(0, deck.study.reviewsPerDay - (counts["review"] ?? 0))
+        )
+    }
+
+    func studyQueue(_ deckReference: String?, now: Date, limit: Int) throws -> [(card: Card, queue: String)] {
+        let day = try studyDay(now: now)
+        var learning: [Row] = []
+        var reviews: [Row] = []
+        var new: [Row] = []
+        for deck in try studyDecks(deckReference) {
+            let (newLeft, reviewLeft) = try allowances(deck, day: day)
+            let scope: StatementArguments = [account, deck.id.storage]
+            learning += try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0
+                      AND state IN ('learning', 'relearning') AND dueAt <= ? ORDER BY dueAt, id LIMIT ?
+                    """, arguments: scope + [now.storageMillis, limit])
+            reviews += try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0
+                      AND state = 'review' AND dueAt < ? ORDER BY dueAt, id LIMIT ?
+                    """, arguments: scope + [day.end.storageMillis, min(limit, reviewLeft)])
+            new += try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0
+                      AND state = 'new' ORDER BY createdAt, id LIMIT ?
+                    """, arguments: scope + [min(limit, newLeft)])
+        }
+        func due(_ row: Row) -> Int64 { row[15] ?? 0 }
+        learning.sort { due($0) < due($1) }
+        reviews.sort { due($0) < due($1) }
+        let ordered =
+            learning.map { ($0, "learning") } + reviews.map { ($0, "review") } + new.map { ($0, "new") }
+        let chosen = Array(ordered.prefix(limit))
+        let cards = try self.cards(chosen.map(\.0))
+        return zip(cards, chosen.map(\.1)).map { ($0, $1) }
+    }
+
+    func studyCounts(_ deckReference: String?, now: Date) throws -> StudyCounts {
+        let day = try studyDay(now: now)
+        var counts = StudyCounts()
+        for deck in try studyDecks(deckReference) {
+            let (newLeft, reviewLeft) = try allowances(deck, day: day)
+            let scope: StatementArguments = [account, deck.id.storage]
+            let base = "SELECT COUNT(*) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0"
+            counts.learning += try count(
+                base + " AND state IN ('learning', 'relearning') AND dueAt <= ?", scope + [now.storageMillis])
+            counts.review += min(
+                reviewLeft, try count(base + " AND state = 'review' AND dueAt < ?", scope + [day.end.storageMillis]))
+            counts.new += min(newLeft, try count(base + " AND state = 'new'", scope))
+        }
+        return counts
+    }
+}
+
+extension ReviewLogEntry {
+    init(row: Row) {
+        self.init(
+            id: UUID(uuidString: row["id"])!, cardId: UUID(uuidString: row["cardId"])!,
+            deckId: UUID(uuidString: row["deckId"])!, rating: row["rating"],
+            reviewedAt: Date(storageMillis: row["reviewedAt"]),
+            stateBefore: CardState(rawValue: row["stateBefore"]) ?? .new,
+            stateAfter: CardState(rawValue: row["stateAfter"]) ?? .review, elapsedDays: row["elapsedDays"],
+            durationMs: row["durationMs"])
+    }
+}

@@ -1,0 +1,177 @@
+import CardboxCore
+import CardboxScheduling
+import Foundation
+import GRDB
+import Testing
+
+@testable import CardboxStore
+
+@Suite("Studying: queue, answers, undo, limits")
+struct StudyStoreTests {
+    /// A deck with fuzz off, so due times are exact.
+    func deck(_ clock: TestClock, cards: Int = 3) throws -> CardboxStore {
+        let store = try TestStore.make(clock: clock)
+        _ = try store.setPlan(.premium)
+        let deck = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        var settings = deck.study
+        settings.enableFuzz = false
+        _ = try store.setStudySettings("D", settings)
+        for index in 0..<cards {
+            _ = try store.addCard(to: "D", CardDraft(front: "w\(index)", back: "-"))
+            clock.advance(seconds: 1)
+        }
+        return store
+    }
+
+    @Test("an answer stores the scheduler's state and a review log entry together")
+    func answer() throws {
+        let clock = TestClock()
+        let store = try deck(clock)
+        let card = try #require(try store.dueQueue(in: "D").first)
+        #expect(card.state == .new && card.front == "w0")
+        let answered = try store.answer(card.id.uuidString, rating: 3, durationMs: 4_200)
+        let expected = try Scheduler().review(.new(at: clock.now), rating: .good, at: clock.now)
+        #expect(answered.card.state == .learning && answered.card.step == expected.step)
+        #expect(answered.card.stability == expected.stability && answered.card.difficulty == expected.difficulty)
+        #expect(answered.card.dueAt == expected.due && answered.card.lastReviewAt == clock.now)
+        #expect(answered.card.reps == 1 && answered.card.lapses == 0)
+        #expect(answered.log.rating == 3 && answered.log.stateBefore == .new && answered.log.stateAfter == .learning)
+        #expect(answered.log.elapsedDays == 0 && answered.log.durationMs == 4_200)
+        #expect(try store.reviewLog(in: "D") == [answered.log])
+    }
+
+    @Test("the queue: due learning cards first, then reviews due today, then new cards")
+    func queueOrder() throws {
+        let clock = TestClock()
+        let store = try deck(clock, cards: 4)
+        let cards = try store.dueQueue(in: "D")
+        #expect(cards.map(\.front) == ["w0", "w1", "w2", "w3"])
+        _ = try store.answer(cards[0].id.uuidString, rating: 4)  // easy: a review card, due in days
+        _ = try store.answer(cards[1].id.uuidString, rating: 1)  // again: learning, due in a minute
+        _ = try store.editCard(cards[2].id.uuidString, CardChanges(dueAt: .some(clock.now)))  // a review due now
+        clock.advance(seconds: 120)
+        let queue = try store.dueQueue(in: "D")
+        #expect(queue.map(\.front) == ["w1", "w2", "w3"])
+        #expect(try store.studyCounts(in: "D") == StudyCounts(learning: 1, review: 1, new: 1))
+        _ = try store.setArchived(cards[3].id.uuidString, true)
+        #expect(try store.dueQueue(in: "D").map(\.front) == ["w1", "w2"])
+        #expect(throws: CardboxError.self) { try store.answer(cards[3].id.uuidString, rating: 3) }
+    }
+
+    @Test("daily limits for new cards and reviews, counted per study day")
+    func dailyLimits() throws {
+        let clock = TestClock(Date(timeIntervalSince1970: 1_750_000_000))
+        let store = try deck(clock, cards: 5)
+        var settings = try store.deck("D").study
+        settings.newCardsPerDay = 2
+        settings.learningSteps = ""
+        _ = try store.setStudySettings("D", settings)
+        for _ in 0..<2 {
+            let next = try #require(try store.nextStudyCard(in: "D"))
+            _ = try store.answer(next.card.id.uuidString, rating: 3)
+        }
+        #expect(try store.studyCounts(in: "D").new == 0)
+        #expect(try store.nextStudyCard(in: "D") == nil)
+        clock.advance(days: 1)
+        #expect(try store.studyCounts(in: "D").new == 2)
+    }
+
+    @Test("undo restores the card exactly and removes the answer")
+    func undo() throws {
+        let clock = TestClock()
+        let store = try deck(clock)
+        let card = try #require(try store.dueQueue(in: "D").first)
+        _ = try store.answer(card.id.uuidString, rating: 3)
+        clock.advance(seconds: 700)
+        let before = try store.card(card.id.uuidString)
+        _ = try store.answer(card.id.uuidString, rating: 1)
+        clock.advance(seconds: 5)
+        var restored = try store.undoLastAnswer(in: "D")
+        restored.modifiedAt = before.modifiedAt
+        #expect(restored == before)
+        #expect(try store.reviewLog(in: "D").count == 1)
+        _ = try store.undoLastAnswer()
+        var fresh = try store.card(card.id.uuidString)
+        fresh.modifiedAt = card.modifiedAt
+        #expect(fresh == card)
+        #expect(throws: CardboxError.invalid(field: "undo", reason: "there is no answer to undo")) {
+            try store.undoLastAnswer()
+        }
+    }
+
+    @Test("a review card answered Again lapses into relearning")
+    func lapse() throws {
+        let clock = TestClock()
+        let store = try deck(clock, cards: 1)
+        let card = try #require(try store.dueQueue(in: "D").first)
+        _ = try store.answer(card.id.uuidString, rating: 4)
+        clock.advance(days: 30)
+        let lapsed = try store.answer(card.id.uuidString, rating: 1)
+        #expect(lapsed.card.state == .relearning && lapsed.card.lapses == 1 && lapsed.card.reps == 2)
+        #expect(lapsed.log.stateBefore == .review && lapsed.log.elapsedDays == 30)
+        #expect(lapsed.card.dueAt == clock.now.addingTimeInterval(600))
+    }
+
+    @Test("each rating's next due time is shown before answering")
+    func preview() throws {
+        let clock = TestClock()
+        let store = try deck(clock, cards: 1)
+        let next = try #require(try store.nextStudyCard(in: "D"))
+        #expect(next.queue == "new" && next.remaining == StudyCounts(new: 1))
+        #expect(next.nextDue["1"] == clock.now.addingTimeInterval(60))
+        #expect(next.nextDue["2"] == clock.now.addingTimeInterval(330))
+        #expect(next.nextDue["3"] == clock.now.addingTimeInterval(600))
+        #expect(try #require(next.nextDue["4"]) > clock.now.addingTimeInterval(86_400))
+        let answered = try store.answer(next.card.id.uuidString, rating: 3)
+        #expect(answered.card.dueAt == next.nextDue["3"])
+    }
+
+    @Test("study settings are checked like the scheduler checks them")
+    func settings() throws {
+        let store = try deck(TestClock(), cards: 0)
+        var settings = try store.deck("D").study
+        settings.learningSteps = "1m,soon"
+        #expect(throws: CardboxError.self) { try store.setStudySettings("D", settings) }
+        settings.learningSteps = "1m"
+        settings.fsrsParameters = Array(repeating: 0.5, count: 21)
+        #expect(throws: CardboxError.self) { try store.setStudySettings("D", settings) }
+        settings.fsrsParameters = FSRSParameters.defaultValues
+        settings.desiredRetention = 0.85
+        let deck = try store.setStudySettings("D", settings)
+        #expect(deck.study.desiredRetention == 0.85 && deck.study.fsrsParameters == FSRSParameters.defaultValues)
+    }
+
+    @Test("the study day starts at the set hour of local time")
+    func studyDay() {
+        let utc = TimeZone(identifier: "UTC")!
+        let threeAM = Date(timeIntervalSince1970: 1_750_042_800)  // 2025-06-16 03:00 UTC
+        let day = StudyDay(containing: threeAM, startHour: 4, timeZone: utc)
+        #expect(day.start == Date(timeIntervalSince1970: 1_749_960_000))  // 2025-06-15 04:00
+        #expect(day.end == Date(timeIntervalSince1970: 1_750_046_400))  // 2025-06-16 04:00
+        let fiveAM = StudyDay(containing: threeAM.addingTimeInterval(7_200), startHour: 4, timeZone: utc)
+        #expect(fiveAM.start == day.end)
+    }
+
+    @Test("version 1 stores gain the study columns; cards that had a due time become review cards")
+    func migration() throws {
+        let queue = try DatabaseQueue()
+        try Schema.migrator.migrate(queue, upTo: "v1: accounts, decks, cards, lists, boards, history")
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO account (id, createdAt) VALUES ('a', 0);
+                    INSERT INTO deck (id, accountId, name, nameKey, frontLanguage, backLanguage, createdAt, modifiedAt)
+                      VALUES ('d', 'a', 'D', 'd', 'es', 'en', 0, 0);
+                    INSERT INTO card (id, accountId, deckId, front, frontKey, back, cardType, frontLanguage, backLanguage,
+                      dueAt, createdAt, modifiedAt) VALUES ('c1', 'a', 'd', 'x', 'x', 'y', 'basic', 'es', 'en', 5, 0, 0);
+                    INSERT INTO card (id, accountId, deckId, front, frontKey, back, cardType, frontLanguage, backLanguage,
+                      createdAt, modifiedAt) VALUES ('c2', 'a', 'd', 'z', 'z', 'y', 'basic', 'es', 'en', 0, 0);
+                    """)
+        }
+        try Schema.migrator.migrate(queue)
+        let states = try queue.read { try String.fetchAll($0, sql: "SELECT state FROM card ORDER BY id") }
+        #expect(states == ["review", "new"])
+        let retention = try queue.read { try Double.fetchOne($0, sql: "SELECT desiredRetention FROM deck") }
+        #expect(retention == 0.9)
+    }
+}
