@@ -10,6 +10,7 @@ struct CardCommand: ParsableCommand {
             "Examples:\n  cardbox card add Spanish hola hello --tag greeting\n  cardbox card list Spanish --favorites",
         subcommands: [
             Add.self, List.self, Show.self, Edit.self, Archive.self, Restore.self, Delete.self, Favorite.self,
+            Answer.self,
         ])
 
     static func describe(_ card: Card) -> String {

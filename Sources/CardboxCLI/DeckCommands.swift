@@ -126,18 +126,38 @@ struct DeckCommand: ParsableCommand {
 
     struct Edit: StoreCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Change a deck's suggestion queue or language pair.",
-            discussion: "Example:\n  cardbox deck edit Spanish --queued-suggestions 5")
+            abstract: "Change a deck's suggestion queue, language pair or study settings.",
+            discussion: """
+                Examples:
+                  cardbox deck edit Spanish --queued-suggestions 5
+                  cardbox deck edit Spanish --desired-retention 0.85 --new-per-day 10 --learning-steps 1m,10m,1h
+                """)
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The deck (id or name).") var deck: String
         @Option(help: "Suggestions to keep queued (0 turns automatic suggestions off).") var queuedSuggestions: Int?
         @Option(help: "Language on the front (ISO 639-1).") var front: String?
         @Option(help: "Language on the back (ISO 639-1).") var back: String?
+        @Option(help: "Desired retention for FSRS, between 0 and 1 (default 0.9).") var desiredRetention: Double?
+        @Option(help: "New cards per day (default 20).") var newPerDay: Int?
+        @Option(help: "Reviews per day (default 200).") var reviewsPerDay: Int?
+        @Option(help: "Learning steps, e.g. 1m,10m (empty for none).") var learningSteps: String?
+        @Option(help: "Relearning steps, e.g. 10m (empty for none).") var relearningSteps: String?
+        @Option(help: "The longest interval in days (default 36500).") var maximumInterval: Int?
+        @Option(help: "Spread due days a little (true/false; default true).") var fuzz: Bool?
 
         func run(store: CardboxStore) throws {
-            let edited = try store.configureDeck(
+            var edited = try store.configureDeck(
                 deck, queuedSuggestions: queuedSuggestions, frontLanguage: front, backLanguage: back)
+            var study = edited.study
+            if let desiredRetention { study.desiredRetention = desiredRetention }
+            if let newPerDay { study.newCardsPerDay = newPerDay }
+            if let reviewsPerDay { study.reviewsPerDay = reviewsPerDay }
+            if let learningSteps { study.learningSteps = learningSteps }
+            if let relearningSteps { study.relearningSteps = relearningSteps }
+            if let maximumInterval { study.maximumInterval = maximumInterval }
+            if let fuzz { study.enableFuzz = fuzz }
+            if study != edited.study { edited = try store.setStudySettings(edited.id.uuidString, study) }
             try Console.emit(edited, json: output.json) { "updated deck \(DeckCommand.describe($0))" }
         }
     }

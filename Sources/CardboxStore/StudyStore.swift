@@ -11,6 +11,8 @@ public struct StudyCard: Codable, Sendable, Equatable {
     /// When the card would next be due after each rating ("1"…"4").
     public var nextDue: [String: Date]
     public var remaining: StudyCounts
+    /// The time the preview was made (the intervals count from it).
+    public var at: Date
 }
 
 /// An answer as it was stored.
@@ -47,7 +49,7 @@ extension CardboxStore {
             }
             return StudyCard(
                 card: card, queue: queue, nextDue: nextDue,
-                remaining: try context.studyCounts(deckReference, now: now))
+                remaining: try context.studyCounts(deckReference, now: now), at: now)
         }
     }
 
@@ -221,6 +223,10 @@ extension WriteContext {
 }
 
 extension StoreContext {
+    /// Anki's learn-ahead limit: when nothing else is left, learning cards due this soon are shown
+    /// rather than ending the session.
+    static let learnAhead: TimeInterval = 20 * 60
+
     func scheduler(for deckId: String) throws -> Scheduler { try Scheduler(deck(deckId).study) }
 
     func studyDay(now: Date) throws -> StudyDay {
@@ -265,7 +271,7 @@ extension StoreContext {
                 sql: """
                     SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0
                       AND state IN ('learning', 'relearning') AND dueAt <= ? ORDER BY dueAt, id LIMIT ?
-                    """, arguments: scope + [now.storageMillis, limit])
+                    """, arguments: scope + [now.addingTimeInterval(Self.learnAhead).storageMillis, limit])
             reviews += try Row.fetchAll(
                 db,
                 sql: """
@@ -282,8 +288,13 @@ extension StoreContext {
         func due(_ row: Row) -> Int64 { row[15] ?? 0 }
         learning.sort { due($0) < due($1) }
         reviews.sort { due($0) < due($1) }
+        // Learning cards due now come first; those due within the learn-ahead limit only after the rest.
+        let (dueNow, dueSoon) = (
+            learning.filter { due($0) <= now.storageMillis }, learning.filter { due($0) > now.storageMillis }
+        )
         let ordered =
-            learning.map { ($0, "learning") } + reviews.map { ($0, "review") } + new.map { ($0, "new") }
+            dueNow.map { ($0, "learning") } + reviews.map { ($0, "review") } + new.map { ($0, "new") }
+            + dueSoon.map { ($0, "learning") }
         let chosen = Array(ordered.prefix(limit))
         let cards = try self.cards(chosen.map(\.0))
         return zip(cards, chosen.map(\.1)).map { ($0, $1) }
@@ -297,7 +308,8 @@ extension StoreContext {
             let scope: StatementArguments = [account, deck.id.storage]
             let base = "SELECT COUNT(*) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0"
             counts.learning += try count(
-                base + " AND state IN ('learning', 'relearning') AND dueAt <= ?", scope + [now.storageMillis])
+                base + " AND state IN ('learning', 'relearning') AND dueAt <= ?",
+                scope + [now.addingTimeInterval(Self.learnAhead).storageMillis])
             counts.review += min(
                 reviewLeft, try count(base + " AND state = 'review' AND dueAt < ?", scope + [day.end.storageMillis]))
             counts.new += min(newLeft, try count(base + " AND state = 'new'", scope))

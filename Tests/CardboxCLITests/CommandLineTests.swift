@@ -275,6 +275,36 @@ struct CommandLineTests {
         #expect(badLine.stderr.hasPrefix("error: line 1: rating must be 1 (again)"))
     }
 
+    @Test("studying: --next --json, card answer, --undo, and a scripted interactive session")
+    func study() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("deck", "create", "D", "--front", "es")
+        try cli.ok("deck", "edit", "D", "--fuzz", "false", "--new-per-day", "2")
+        for word in ["uno", "dos", "tres"] { try cli.ok("card", "add", "D", word, "-") }
+        let next = try #require(try cli.json("study", "D", "--next") as? [String: Any])
+        let card = try #require(next["card"] as? [String: Any])
+        #expect(card["front"] as? String == "uno" && next["queue"] as? String == "new")
+        #expect((next["remaining"] as? [String: Int])?["new"] == 2)
+        #expect((next["nextDue"] as? [String: String])?.count == 4)
+        let id = try #require(card["id"] as? String)
+        let answered = try #require(try cli.json("card", "answer", id, "4") as? [String: Any])
+        #expect((answered["card"] as? [String: Any])?["state"] as? String == "review")
+        #expect((answered["log"] as? [String: Any])?["rating"] as? Int == 4)
+        let undone = try #require(try cli.json("study", "D", "--undo") as? [String: Any])
+        #expect(undone["state"] as? String == "new" && undone["reps"] as? Int == 0)
+        let bad = try cli.run(["card", "answer", id, "5"])
+        #expect(bad.status == 1 && bad.stderr.contains("rating: must be 1 (again), 2 (hard), 3 (good) or 4 (easy)"))
+        // Reveal and rate Good, reveal and rate Easy, undo, then quit.
+        let session = try cli.run(["study", "D"], input: " 3 4uq")
+        #expect(session.status == 0, "\(session.stderr)")
+        #expect(session.stdout.contains("uno") && session.stdout.contains("1 Again (1m)   2 Hard (6m)   3 Good (10m)"))
+        #expect(session.stdout.contains("(undid the answer to dos)"))
+        #expect(session.stdout.hasSuffix("studied 1 card\n"))
+        let log = try CardboxStore.open(path: cli.storePath).reviewLog(in: "D")
+        #expect(log.map(\.rating) == [3])
+    }
+
     @Test("the store is found through --store, CARDBOX_STORE, then XDG_DATA_HOME")
     func storeLocation() throws {
         let cli = try CLI()

@@ -55,6 +55,11 @@ struct StudyStoreTests {
         #expect(try store.studyCounts(in: "D") == StudyCounts(learning: 1, review: 1, new: 1))
         _ = try store.setArchived(cards[3].id.uuidString, true)
         #expect(try store.dueQueue(in: "D").map(\.front) == ["w1", "w2"])
+        // A learning card due soon comes after everything else (Anki's learn-ahead limit).
+        _ = try store.answer(queue[0].id.uuidString, rating: 3)
+        #expect(try store.dueQueue(in: "D").map(\.front) == ["w2", "w1"])
+        clock.advance(seconds: 30 * 60)
+        #expect(try store.dueQueue(in: "D").map(\.front) == ["w1", "w2"])
         #expect(throws: CardboxError.self) { try store.answer(cards[3].id.uuidString, rating: 3) }
     }
 

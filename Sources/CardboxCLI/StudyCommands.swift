@@ -1,0 +1,210 @@
+import ArgumentParser
+import CardboxCore
+import CardboxStore
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+struct StudyCommand: StoreCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "study", abstract: "Study a deck (or every deck) in the terminal.",
+        discussion: """
+            Shows each card's front; space or enter reveals the back, then 1 Again, 2 Hard, 3 Good,
+            4 Easy rate it (each button shows when the card would come back). u undoes the last answer,
+            q quits. Learning cards come first, then reviews due today, then new cards, within the deck's
+            daily limits (deck edit --new-per-day, --reviews-per-day).
+
+            For scripts: --next prints the next card (with --json, its fields and each rating's next due
+            time); answer it with 'cardbox card answer ID RATING'; --undo takes the last answer back.
+
+            Examples:
+              cardbox study Spanish
+              cardbox study Spanish --next --json
+            """)
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: OutputOptions
+    @Argument(help: "The deck (id or name); every deck when left out.") var deck: String?
+    @Flag(help: "Print the next card to study and exit.") var next = false
+    @Flag(help: "Undo the last answer and exit.") var undo = false
+
+    func validate() throws {
+        if next && undo { throw ValidationError("use either --next or --undo") }
+    }
+
+    func run(store: CardboxStore) throws {
+        if undo {
+            try Console.emit(try store.undoLastAnswer(in: deck), json: output.json) {
+                "undid the last answer: \(CardCommand.describe($0)) is \($0.state.rawValue) again"
+            }
+        } else if next {
+            let card = try store.nextStudyCard(in: deck)
+            if output.json {
+                try Console.printJSON(card)
+            } else {
+                print(card.map(StudySession.describe) ?? "nothing left to study today")
+            }
+        } else {
+            try StudySession(store: store, deck: deck, keys: KeyReader()).run()
+        }
+    }
+}
+
+extension CardCommand {
+    struct Answer: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Answer a card: 1 again, 2 hard, 3 good, 4 easy.",
+            discussion: "Example:\n  cardbox card answer 3f2a9c1e 3 --duration 4200")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The card's id (or its short id).") var card: String
+        @Argument(help: "1 (again), 2 (hard), 3 (good) or 4 (easy).") var rating: Int
+        @Option(help: "How long the answer took, in milliseconds.") var duration: Int?
+
+        func run(store: CardboxStore) throws {
+            let answer = try store.answer(card, rating: rating, durationMs: duration)
+            try Console.emit(answer, json: output.json) { answer in
+                let due = answer.card.dueAt.map { Interval.label(from: answer.log.reviewedAt, to: $0) } ?? "-"
+                return "\(CardCommand.describe(answer.card))  \(answer.card.state.rawValue), due in \(due)"
+            }
+        }
+    }
+}
+
+/// Interval labels as Anki's buttons show them: 45s, 10m, 3h, 4d, 2.1mo, 1.5y.
+enum Interval {
+    static func label(from start: Date, to end: Date) -> String {
+        let seconds = max(0, end.timeIntervalSince(start))
+        switch seconds {
+        case ..<60: return "\(Int(seconds.rounded()))s"
+        case ..<3_600: return "\(Int((seconds / 60).rounded()))m"
+        case ..<86_400: return "\(Int((seconds / 3_600).rounded()))h"
+        case ..<(30 * 86_400): return "\(Int((seconds / 86_400).rounded()))d"
+        case ..<(365 * 86_400): return String(format: "%.1fmo", seconds / (30 * 86_400))
+        default: return String(format: "%.1fy", seconds / (365 * 86_400))
+        }
+    }
+}
+
+/// Keys from the terminal, one at a time without waiting for enter; from a pipe, one byte at a time
+/// (so a session can be scripted: " 3 1u q").
+final class KeyReader {
+    private var saved = termios()
+    private let isTerminal = isatty(STDIN_FILENO) == 1
+
+    init() {
+        guard isTerminal else { return }
+        tcgetattr(STDIN_FILENO, &saved)
+        var raw = saved
+        raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        tcsetattr(STDIN_FILENO, TCSANOW, &raw)
+    }
+
+    deinit {
+        if isTerminal { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
+    }
+
+    /// The next key, or nil at the end of input.
+    func next() -> Character? {
+        var byte: UInt8 = 0
+        guard read(STDIN_FILENO, &byte, 1) == 1 else { return nil }
+        return Character(Unicode.Scalar(byte))
+    }
+
+    var clearsScreen: Bool { isTerminal }
+}
+
+/// The interactive study loop.
+struct StudySession {
+    let store: CardboxStore
+    let deck: String?
+    let keys: KeyReader
+
+    static let buttons = ["1": "Again", "2": "Hard", "3": "Good", "4": "Easy"]
+
+    static func counts(_ remaining: StudyCounts) -> String {
+        "new \(remaining.new) · learning \(remaining.learning) · review \(remaining.review)"
+    }
+
+    static func describe(_ next: StudyCard) -> String {
+        [
+            "\(counts(next.remaining))   [\(next.queue)]", "", next.card.front, "",
+            "id \(Console.short(next.card.id))   " + ratingLine(next),
+        ].joined(separator: "\n")
+    }
+
+    static func ratingLine(_ next: StudyCard) -> String {
+        (1...4).map { rating in
+            let key = String(rating)
+            let due = next.nextDue[key].map { Interval.label(from: next.at, to: $0) } ?? "?"
+            return "\(key) \(buttons[key]!) (\(due))"
+        }.joined(separator: "   ")
+    }
+
+    func run() throws {
+        var answered = 0
+        var status = ""
+        while let next = try store.nextStudyCard(in: deck) {
+            show([
+                Self.counts(next.remaining) + "   [\(next.queue)]" + (status.isEmpty ? "" : "   " + status), "",
+                next.card.front, "", "[space] show answer   [u] undo   [q] quit",
+            ])
+            status = ""
+            let shownAt = Date()
+            guard let action = try waitFor([" ", "\n", "u", "q"]) else { return finish(answered) }
+            if action == "q" { return finish(answered) }
+            if action == "u" {
+                status = try undoLast(&answered)
+                continue
+            }
+            var lines = [Self.counts(next.remaining), "", next.card.front, "", "— \(next.card.back)"]
+            if !next.card.notes.isEmpty { lines.append("  \(next.card.notes)") }
+            lines += ["", Self.ratingLine(next) + "   [u] undo   [q] quit"]
+            show(lines)
+            guard let choice = try waitFor(["1", "2", "3", "4", "u", "q"]) else { return finish(answered) }
+            switch choice {
+            case "q": return finish(answered)
+            case "u": status = try undoLast(&answered)
+            default:
+                let duration = Int(Date().timeIntervalSince(shownAt) * 1000)
+                _ = try store.answer(next.card.id.uuidString, rating: Int(String(choice))!, durationMs: duration)
+                answered += 1
+            }
+        }
+        show(["Congratulations! Nothing left to study today\(deck.map { " in \($0)" } ?? "")."])
+        finish(answered)
+    }
+
+    /// Undoes the last answer (no longer counted as studied); returns what to tell the person.
+    private func undoLast(_ answered: inout Int) throws -> String {
+        do {
+            let card = try store.undoLastAnswer(in: deck)
+            answered = max(0, answered - 1)
+            return "(undid the answer to \(card.front))"
+        } catch let error as CardboxError {
+            return "(\(error.localizedDescription))"
+        }
+    }
+
+    /// Waits for one of `accepted`; nil at the end of input.
+    private func waitFor(_ accepted: Set<Character>) throws -> Character? {
+        while let key = keys.next() {
+            let normalized: Character = key == "\r" ? "\n" : Character(key.lowercased())
+            if accepted.contains(normalized) { return normalized }
+        }
+        return nil
+    }
+
+    private func show(_ lines: [String]) {
+        if keys.clearsScreen { print("\u{1B}[2J\u{1B}[H", terminator: "") }
+        print(lines.joined(separator: "\n"))
+        fflush(nil)  // all streams: stdout may be a pipe, which buffers
+    }
+
+    private func finish(_ answered: Int) {
+        print("studied \(answered) card\(answered == 1 ? "" : "s")")
+    }
+}
