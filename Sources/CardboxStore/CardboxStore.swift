@@ -9,14 +9,17 @@ public struct StoreEnvironment: Sendable {
     public var newID: @Sendable () -> UUID
     /// Randomness for position-key jitter.
     public var makeRandom: @Sendable () -> any RandomNumberGenerator
+    /// Where study days start and end (local time).
+    public var timeZone: TimeZone
 
     public init(
         now: @escaping @Sendable () -> Date, newID: @escaping @Sendable () -> UUID,
-        makeRandom: @escaping @Sendable () -> any RandomNumberGenerator
+        makeRandom: @escaping @Sendable () -> any RandomNumberGenerator, timeZone: TimeZone = .current
     ) {
         self.now = now
         self.newID = newID
         self.makeRandom = makeRandom
+        self.timeZone = timeZone
     }
 
     /// The real clock, time-ordered ids (UUIDv7) and system randomness.
@@ -118,7 +121,9 @@ public final class CardboxStore: Sendable {
 
     func read<T>(_ body: (StoreContext) throws -> T) throws -> T {
         try translatingErrors {
-            try writer.read { db in try body(StoreContext(db: db, accountId: accountId)) }
+            try writer.read { db in
+                try body(StoreContext(db: db, accountId: accountId, timeZone: environment.timeZone))
+            }
         }
     }
 

@@ -53,6 +53,7 @@ enum Entity: String, CaseIterable {
 struct StoreContext {
     let db: Database
     let accountId: UUID
+    var timeZone: TimeZone = .current
     var account: String { accountId.storage }
 
     /// Finds the id of a record named by a person: its id, its exact name (decks, lists, boards; decks
@@ -139,7 +140,7 @@ final class WriteContext {
         db: Database, accountId: UUID, replicaId: String, now: Date, timestamp: HLCTimestamp,
         environment: StoreEnvironment
     ) {
-        self.context = StoreContext(db: db, accountId: accountId)
+        self.context = StoreContext(db: db, accountId: accountId, timeZone: environment.timeZone)
         self.replicaId = replicaId
         self.now = now
         self.timestamp = timestamp

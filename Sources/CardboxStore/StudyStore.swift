@@ -230,7 +230,7 @@ extension StoreContext {
     func scheduler(for deckId: String) throws -> Scheduler { try Scheduler(deck(deckId).study) }
 
     func studyDay(now: Date) throws -> StudyDay {
-        StudyDay(containing: now, startHour: try settings().dayStartHour, timeZone: .current)
+        StudyDay(containing: now, startHour: try settings().dayStartHour, timeZone: timeZone)
     }
 
     private func studyDecks(_ deckReference: String?) throws -> [Deck] {

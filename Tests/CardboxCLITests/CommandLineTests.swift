@@ -303,6 +303,11 @@ struct CommandLineTests {
         #expect(session.stdout.hasSuffix("studied 1 card\n"))
         let log = try CardboxStore.open(path: cli.storePath).reviewLog(in: "D")
         #expect(log.map(\.rating) == [3])
+        let stats = try #require(try cli.json("stats", "D") as? [String: Any])
+        #expect((stats["reviewsPerDay"] as? [[String: Any]])?.last?["count"] as? Int == 1)
+        #expect((stats["cardCounts"] as? [String: Int])?["learning"] == 1)
+        let chart = try cli.ok("stats", "D")
+        #expect(chart.contains("Reviews per day, last 30 days (1 in all)") && chart.contains("█"))
     }
 
     @Test("the store is found through --store, CARDBOX_STORE, then XDG_DATA_HOME")

@@ -180,3 +180,34 @@ struct StudyStoreTests {
         #expect(retention == 0.9)
     }
 }
+
+@Suite("Study statistics")
+struct StatsTests {
+    @Test("reviews per day, true retention, due forecast and card counts")
+    func stats() throws {
+        let clock = TestClock(Date(timeIntervalSince1970: 1_750_075_200))  // 2025-06-16 12:00 UTC
+        let store = try TestStore.make(clock: clock)
+        _ = try store.setSetting("dayStartHour", to: "0")
+        let deck = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        var settings = deck.study
+        settings.enableFuzz = false
+        settings.learningSteps = ""
+        _ = try store.setStudySettings("D", settings)
+        let cards = try (0..<4).map { try store.addCard(to: "D", CardDraft(front: "w\($0)", back: "-")) }
+        for card in cards.prefix(3) { _ = try store.answer(card.id.uuidString, rating: 3) }  // three reviews today
+        clock.advance(days: 5)
+        _ = try store.answer(cards[0].id.uuidString, rating: 3)  // a review of a review card: passed
+        _ = try store.answer(cards[1].id.uuidString, rating: 1)  // forgotten
+        _ = try store.setArchived(cards[2].id.uuidString, true)
+        let stats = try store.stats(in: "D")
+        #expect(stats.reviewsPerDay.count == 30 && stats.dueForecast.count == 30)
+        #expect(stats.reviewsPerDay.map(\.count).reduce(0, +) == 5)
+        #expect(stats.reviewsPerDay.last?.count == 2 && stats.reviewsPerDay[24].count == 3)
+        #expect(stats.retentionLast30Days == Retention(reviews: 2, passed: 1))
+        #expect(stats.retentionLast30Days.rate == 0.5)
+        #expect(stats.cardCounts == ["new": 1, "learning": 0, "review": 1, "relearning": 1, "archived": 1])
+        let relearningDue = try #require(try store.card(cards[1].id.uuidString).dueAt)
+        #expect(relearningDue < clock.now.addingTimeInterval(86_400))
+        #expect(stats.dueForecast[0].count >= 1 && stats.dueForecast.map(\.count).reduce(0, +) == 2)
+    }
+}

@@ -27,7 +27,8 @@ enum TestStore {
     static func environment(_ clock: TestClock) -> StoreEnvironment {
         let ids = UUIDv7Generator()
         return StoreEnvironment(
-            now: { clock.now }, newID: { ids.next(now: clock.now) }, makeRandom: { SystemRandomNumberGenerator() })
+            now: { clock.now }, newID: { ids.next(now: clock.now) }, makeRandom: { SystemRandomNumberGenerator() },
+            timeZone: TimeZone(identifier: "UTC")!)
     }
 
     static func temporaryPath() -> String {
