@@ -7,4 +7,5 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 python3 -c "import anki" 2>/dev/null || pip install --quiet anki
 swift build -c release --product cardbox-bench >&2
-exec .build/release/cardbox-bench --anki-script scripts/anki_bench.py "$@"
+exec .build/release/cardbox-bench --anki-script scripts/anki_bench.py \
+    --anki-study-script scripts/anki_study_bench.py "$@"

@@ -22,7 +22,7 @@ extension CardboxStore {
     public func boards() throws -> [Board] {
         try read { context in
             try Row.fetchAll(
-                context.db, sql: "SELECT * FROM board WHERE accountId = ? ORDER BY createdAt, id",
+                context.db.cachedStatement(sql: "SELECT * FROM board WHERE accountId = ? ORDER BY createdAt, id"),
                 arguments: [context.account]
             ).map(Board.init(row:))
         }
@@ -35,19 +35,20 @@ extension CardboxStore {
             var board = try context.board(id)
             var cardsByColumn: [String: [BoardCard]] = [:]
             let cardRows = try Row.fetchAll(
-                context.db,
-                sql: """
-                    SELECT boardCard.* FROM boardCard JOIN boardColumn ON boardColumn.id = boardCard.columnId
-                    WHERE boardCard.accountId = ? AND boardColumn.boardId = ?
-                    ORDER BY boardCard.columnId, boardCard.position, boardCard.id
-                    """, arguments: [context.account, id])
+                context.db.cachedStatement(
+                    sql: """
+                        SELECT boardCard.* FROM boardCard JOIN boardColumn ON boardColumn.id = boardCard.columnId
+                        WHERE boardCard.accountId = ? AND boardColumn.boardId = ?
+                        ORDER BY boardCard.columnId, boardCard.position, boardCard.id
+                        """), arguments: [context.account, id])
             for row in cardRows {
                 let columnId: String = row["columnId"]
                 let card = BoardCard(row: row, orderNumber: cardsByColumn[columnId]?.count ?? 0)
                 cardsByColumn[columnId, default: []].append(card)
             }
             board.columns = try Row.fetchAll(
-                context.db, sql: "SELECT * FROM boardColumn WHERE accountId = ? AND boardId = ? ORDER BY position, id",
+                context.db.cachedStatement(
+                    sql: "SELECT * FROM boardColumn WHERE accountId = ? AND boardId = ? ORDER BY position, id"),
                 arguments: [context.account, id]
             ).enumerated().map { index, row in
                 BoardColumn(row: row, orderNumber: index, cards: cardsByColumn[row["id"]] ?? [])
@@ -75,15 +76,16 @@ extension CardboxStore {
             try tx.recordDeletions(
                 .boardCard,
                 rowIds: try String.fetchAll(
-                    tx.db,
-                    sql: """
-                        SELECT boardCard.id FROM boardCard JOIN boardColumn ON boardColumn.id = boardCard.columnId
-                        WHERE boardColumn.accountId = ? AND boardColumn.boardId = ?
-                        """, arguments: scope))
+                    tx.db.cachedStatement(
+                        sql: """
+                            SELECT boardCard.id FROM boardCard JOIN boardColumn ON boardColumn.id = boardCard.columnId
+                            WHERE boardColumn.accountId = ? AND boardColumn.boardId = ?
+                            """), arguments: scope))
             try tx.recordDeletions(
                 .boardColumn,
                 rowIds: try String.fetchAll(
-                    tx.db, sql: "SELECT id FROM boardColumn WHERE accountId = ? AND boardId = ?", arguments: scope))
+                    tx.db.cachedStatement(sql: "SELECT id FROM boardColumn WHERE accountId = ? AND boardId = ?"),
+                    arguments: scope))
             try tx.delete(.board, id: id)
         }
     }
@@ -135,7 +137,7 @@ extension CardboxStore {
             try tx.recordDeletions(
                 .boardCard,
                 rowIds: try String.fetchAll(
-                    tx.db, sql: "SELECT id FROM boardCard WHERE accountId = ? AND columnId = ?",
+                    tx.db.cachedStatement(sql: "SELECT id FROM boardCard WHERE accountId = ? AND columnId = ?"),
                     arguments: [tx.account, id]))
             try tx.delete(.boardColumn, id: id)
         }
@@ -205,7 +207,7 @@ extension StoreContext {
     func board(_ id: String) throws -> Board {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT * FROM board WHERE accountId = ? AND id = ?", arguments: [account, id])
+                db.cachedStatement(sql: "SELECT * FROM board WHERE accountId = ? AND id = ?"), arguments: [account, id])
         else { throw CardboxError.notFound(kind: "board", reference: id) }
         return Board(row: row)
     }
@@ -213,7 +215,8 @@ extension StoreContext {
     func boardColumn(_ id: String) throws -> BoardColumn {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT * FROM boardColumn WHERE accountId = ? AND id = ?", arguments: [account, id])
+                db.cachedStatement(sql: "SELECT * FROM boardColumn WHERE accountId = ? AND id = ?"),
+                arguments: [account, id])
         else { throw CardboxError.notFound(kind: "column", reference: id) }
         let orderNumber = try orderNumber(.boardColumn, parentId: row["boardId"], position: row["position"], id: id)
         return BoardColumn(row: row, orderNumber: orderNumber, cards: nil)
@@ -222,7 +225,8 @@ extension StoreContext {
     func boardCard(_ id: String) throws -> BoardCard {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT * FROM boardCard WHERE accountId = ? AND id = ?", arguments: [account, id])
+                db.cachedStatement(sql: "SELECT * FROM boardCard WHERE accountId = ? AND id = ?"),
+                arguments: [account, id])
         else { throw CardboxError.notFound(kind: "board card", reference: id) }
         return BoardCard(
             row: row,

@@ -123,7 +123,7 @@ extension CardboxStore {
             sql += filter.archived ? " ORDER BY archivedAt DESC, id" : " ORDER BY createdAt, id"
             sql += " LIMIT ? OFFSET ?"
             arguments += [limit ?? Int(Int64.max), offset]
-            return try context.cards(Row.fetchAll(context.db, sql: sql, arguments: arguments))
+            return try context.cards(Row.fetchAll(context.db.cachedStatement(sql: sql), arguments: arguments))
         }
     }
 
@@ -136,7 +136,8 @@ extension CardboxStore {
         try read { context in
             guard
                 let row = try Row.fetchOne(
-                    context.db, sql: "SELECT data, mimeType FROM image WHERE accountId = ? AND sha256 = ?",
+                    context.db.cachedStatement(
+                        sql: "SELECT data, mimeType FROM image WHERE accountId = ? AND sha256 = ?"),
                     arguments: [context.account, sha256])
             else { throw CardboxError.notFound(kind: "image", reference: sha256) }
             return (row["data"], row["mimeType"])
@@ -303,11 +304,13 @@ extension WriteContext {
         try recordDeletions(
             .reviewLog,
             rowIds: try String.fetchAll(
-                db, sql: "SELECT id FROM reviewLog WHERE accountId = ? AND cardId = ?", arguments: [account, id]))
+                db.cachedStatement(sql: "SELECT id FROM reviewLog WHERE accountId = ? AND cardId = ?"),
+                arguments: [account, id]))
         try recordDeletions(
             .cardTag,
             rowIds: try String.fetchAll(
-                db, sql: "SELECT cardId || '/' || tagId FROM cardTag WHERE accountId = ? AND cardId = ?",
+                db.cachedStatement(
+                    sql: "SELECT cardId || '/' || tagId FROM cardTag WHERE accountId = ? AND cardId = ?"),
                 arguments: [account, id]))
         try delete(.card, id: id)
         if let hash = card.imageHash { try collectImages([hash]) }
@@ -318,7 +321,7 @@ extension StoreContext {
     func allowance() throws -> CardAllowance {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT plan, freeCardLimit FROM account WHERE id = ?", arguments: [account])
+                db.cachedStatement(sql: "SELECT plan, freeCardLimit FROM account WHERE id = ?"), arguments: [account])
         else { throw CardboxError.storage("the store has no account \(account)") }
         let plan = Plan(rawValue: row["plan"]) ?? .free
         let count = try self.count("SELECT COUNT(*) FROM card WHERE accountId = ?", [account])
@@ -327,7 +330,8 @@ extension StoreContext {
 
     func card(_ id: String) throws -> Card {
         let rows = try Row.fetchAll(
-            db, sql: "SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND id = ?", arguments: [account, id])
+            db.cachedStatement(sql: "SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND id = ?"),
+            arguments: [account, id])
         guard let card = try cards(rows).first else { throw CardboxError.notFound(kind: "card", reference: id) }
         return card
     }
@@ -336,15 +340,18 @@ extension StoreContext {
     func cards(_ rows: [Row]) throws -> [Card] {
         var tagsByCard: [String: [String]] = [:]
         let ids: [String] = rows.map { $0["id"] }
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let chunk = Array(ids[start..<min(start + 500, ids.count)])
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+        for start in stride(from: 0, to: ids.count, by: 512) {
+            var chunk = Array(ids[start..<min(start + 512, ids.count)])
+            // Pad the list to a power of two so a handful of prepared statements serve every size.
+            let size = chunk.count <= 1 ? 1 : 1 << (Int.bitWidth - (chunk.count - 1).leadingZeroBitCount)
+            chunk += Array(repeating: "", count: size - chunk.count)
+            let marks = Array(repeating: "?", count: size).joined(separator: ",")
             let tagRows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT cardTag.cardId, tag.name FROM cardTag JOIN tag ON tag.id = cardTag.tagId
-                    WHERE cardTag.accountId = ? AND cardTag.cardId IN (\(marks)) ORDER BY tag.nameKey
-                    """, arguments: StatementArguments([account] + chunk))
+                db.cachedStatement(
+                    sql: """
+                        SELECT cardTag.cardId, tag.name FROM cardTag JOIN tag ON tag.id = cardTag.tagId
+                        WHERE cardTag.accountId = ? AND cardTag.cardId IN (\(marks)) ORDER BY tag.nameKey
+                        """), arguments: StatementArguments([account] + chunk))
             for row in tagRows { tagsByCard[row["cardId"], default: []].append(row["name"]) }
         }
         return rows.map { Card(row: $0, tags: tagsByCard[$0["id"]] ?? []) }

@@ -32,7 +32,7 @@ extension CardboxStore {
     public func decks() throws -> [Deck] {
         try read { context in
             try Row.fetchAll(
-                context.db, sql: "SELECT * FROM deck WHERE accountId = ? ORDER BY nameKey, id",
+                context.db.cachedStatement(sql: "SELECT * FROM deck WHERE accountId = ? ORDER BY nameKey, id"),
                 arguments: [context.account]
             ).map(Deck.init(row:))
         }
@@ -104,24 +104,25 @@ extension CardboxStore {
             let id = try tx.context.resolve(reference, .deck)
             let deckScope: StatementArguments = [tx.account, id]
             let images = try String.fetchAll(
-                tx.db,
-                sql: """
-                    SELECT imageHash FROM card WHERE accountId = ? AND deckId = ? AND imageHash IS NOT NULL
-                    UNION SELECT imageHash FROM suggestion WHERE accountId = ? AND deckId = ? AND imageHash IS NOT NULL
-                    """, arguments: deckScope + deckScope)
+                tx.db.cachedStatement(
+                    sql: """
+                        SELECT imageHash FROM card WHERE accountId = ? AND deckId = ? AND imageHash IS NOT NULL
+                        UNION SELECT imageHash FROM suggestion WHERE accountId = ? AND deckId = ? AND imageHash IS NOT NULL
+                        """), arguments: deckScope + deckScope)
             try tx.recordDeletions(
                 .cardTag,
                 rowIds: try String.fetchAll(
-                    tx.db,
-                    sql: """
-                        SELECT cardTag.cardId || '/' || cardTag.tagId FROM cardTag JOIN card ON card.id = cardTag.cardId
-                        WHERE card.accountId = ? AND card.deckId = ?
-                        """, arguments: deckScope))
+                    tx.db.cachedStatement(
+                        sql: """
+                            SELECT cardTag.cardId || '/' || cardTag.tagId FROM cardTag JOIN card ON card.id = cardTag.cardId
+                            WHERE card.accountId = ? AND card.deckId = ?
+                            """), arguments: deckScope))
             for entity in [Entity.reviewLog, .card, .suggestion, .rejectedSuggestion] {
                 try tx.recordDeletions(
                     entity,
                     rowIds: try String.fetchAll(
-                        tx.db, sql: "SELECT id FROM \(entity.rawValue) WHERE accountId = ? AND deckId = ?",
+                        tx.db.cachedStatement(
+                            sql: "SELECT id FROM \(entity.rawValue) WHERE accountId = ? AND deckId = ?"),
                         arguments: deckScope))
             }
             try tx.delete(.deck, id: id)
@@ -135,7 +136,8 @@ extension CardboxStore {
         try write { tx in
             let id = try tx.context.resolve(reference, .deck)
             let due = try String.fetchAll(
-                tx.db, sql: "SELECT id FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0 AND dueAt <= ?",
+                tx.db.cachedStatement(
+                    sql: "SELECT id FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0 AND dueAt <= ?"),
                 arguments: [tx.account, id, tx.nowMillis])
             for cardId in due {
                 try tx.update(
@@ -151,7 +153,7 @@ extension CardboxStore {
         try write { tx in
             let id = try tx.context.resolve(reference, .deck)
             let rows = try Row.fetchAll(
-                tx.db, sql: "SELECT id, imageHash FROM suggestion WHERE accountId = ? AND deckId = ?",
+                tx.db.cachedStatement(sql: "SELECT id, imageHash FROM suggestion WHERE accountId = ? AND deckId = ?"),
                 arguments: [tx.account, id])
             for row in rows { try tx.delete(.suggestion, id: row["id"]) }
             try tx.collectImages(rows.compactMap { $0["imageHash"] as String? })
@@ -187,7 +189,7 @@ extension WriteContext {
 
     func checkDeckNameFree(_ name: String, except id: String?) throws {
         let taken = try String.fetchOne(
-            db, sql: "SELECT id FROM deck WHERE accountId = ? AND nameKey = ?",
+            db.cachedStatement(sql: "SELECT id FROM deck WHERE accountId = ? AND nameKey = ?"),
             arguments: [account, StoreContext.nameKey(name)])
         if let taken, taken != id { throw CardboxError.alreadyExists(kind: "deck", name: name) }
     }
@@ -199,7 +201,7 @@ extension WriteContext {
             sql += " AND deletedAt < ?"
             arguments += [nowMillis - Int64(olderThanDays) * 86_400_000]
         }
-        let ids = try String.fetchAll(db, sql: sql, arguments: arguments)
+        let ids = try String.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
         for id in ids { try delete(.rejectedSuggestion, id: id) }
         return ids.count
     }
@@ -209,7 +211,7 @@ extension StoreContext {
     func deck(_ id: String) throws -> Deck {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT * FROM deck WHERE accountId = ? AND id = ?", arguments: [account, id])
+                db.cachedStatement(sql: "SELECT * FROM deck WHERE accountId = ? AND id = ?"), arguments: [account, id])
         else { throw CardboxError.notFound(kind: "deck", reference: id) }
         return Deck(row: row)
     }

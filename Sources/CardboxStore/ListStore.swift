@@ -39,7 +39,7 @@ extension CardboxStore {
     public func lists() throws -> [ItemList] {
         try read { context in
             try Row.fetchAll(
-                context.db, sql: "SELECT * FROM itemList WHERE accountId = ? ORDER BY position, id",
+                context.db.cachedStatement(sql: "SELECT * FROM itemList WHERE accountId = ? ORDER BY position, id"),
                 arguments: [context.account]
             ).enumerated().map { ItemList(row: $1, orderNumber: $0) }
         }
@@ -54,7 +54,8 @@ extension CardboxStore {
             let showCrossedOut = try includeCrossedOut ?? context.settings().showCrossedOutItems
             let imagesByItem = try context.itemImages(listId: id)
             list.items = try Row.fetchAll(
-                context.db, sql: "SELECT * FROM item WHERE accountId = ? AND listId = ? ORDER BY position, id",
+                context.db.cachedStatement(
+                    sql: "SELECT * FROM item WHERE accountId = ? AND listId = ? ORDER BY position, id"),
                 arguments: [context.account, id]
             ).enumerated().map { index, row in
                 var item = Item(row: row, orderNumber: index)
@@ -90,16 +91,17 @@ extension CardboxStore {
             let id = try tx.context.resolve(reference, .itemList)
             let scope: StatementArguments = [tx.account, id]
             let images = try Row.fetchAll(
-                tx.db,
-                sql: """
-                    SELECT itemImage.id, itemImage.imageHash FROM itemImage JOIN item ON item.id = itemImage.itemId
-                    WHERE item.accountId = ? AND item.listId = ?
-                    """, arguments: scope)
+                tx.db.cachedStatement(
+                    sql: """
+                        SELECT itemImage.id, itemImage.imageHash FROM itemImage JOIN item ON item.id = itemImage.itemId
+                        WHERE item.accountId = ? AND item.listId = ?
+                        """), arguments: scope)
             try tx.recordDeletions(.itemImage, rowIds: images.map { $0["id"] })
             try tx.recordDeletions(
                 .item,
                 rowIds: try String.fetchAll(
-                    tx.db, sql: "SELECT id FROM item WHERE accountId = ? AND listId = ?", arguments: scope))
+                    tx.db.cachedStatement(sql: "SELECT id FROM item WHERE accountId = ? AND listId = ?"),
+                    arguments: scope))
             try tx.delete(.itemList, id: id)
             try tx.collectImages(images.map { $0["imageHash"] as String })
         }
@@ -216,7 +218,7 @@ extension CardboxStore {
         try write { tx in
             let id = try tx.context.resolve(reference, .item)
             let images = try Row.fetchAll(
-                tx.db, sql: "SELECT id, imageHash FROM itemImage WHERE accountId = ? AND itemId = ?",
+                tx.db.cachedStatement(sql: "SELECT id, imageHash FROM itemImage WHERE accountId = ? AND itemId = ?"),
                 arguments: [tx.account, id])
             let listId = try tx.context.item(id).listId.storage
             try tx.recordDeletions(.itemImage, rowIds: images.map { $0["id"] })
@@ -261,7 +263,8 @@ extension CardboxStore {
             let id = try tx.context.resolve(reference, .itemImage)
             guard
                 let row = try Row.fetchOne(
-                    tx.db, sql: "SELECT itemId, imageHash FROM itemImage WHERE accountId = ? AND id = ?",
+                    tx.db.cachedStatement(
+                        sql: "SELECT itemId, imageHash FROM itemImage WHERE accountId = ? AND id = ?"),
                     arguments: [tx.account, id])
             else { throw CardboxError.notFound(kind: "image", reference: reference) }
             try tx.delete(.itemImage, id: id)
@@ -282,7 +285,8 @@ extension StoreContext {
     func itemList(_ id: String) throws -> ItemList {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT * FROM itemList WHERE accountId = ? AND id = ?", arguments: [account, id])
+                db.cachedStatement(sql: "SELECT * FROM itemList WHERE accountId = ? AND id = ?"),
+                arguments: [account, id])
         else { throw CardboxError.notFound(kind: "list", reference: id) }
         return ItemList(
             row: row, orderNumber: try orderNumber(.itemList, parentId: nil, position: row["position"], id: id))
@@ -291,7 +295,7 @@ extension StoreContext {
     func item(_ id: String) throws -> Item {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT * FROM item WHERE accountId = ? AND id = ?", arguments: [account, id])
+                db.cachedStatement(sql: "SELECT * FROM item WHERE accountId = ? AND id = ?"), arguments: [account, id])
         else { throw CardboxError.notFound(kind: "item", reference: id) }
         return Item(
             row: row, orderNumber: try orderNumber(.item, parentId: row["listId"], position: row["position"], id: id))
@@ -308,13 +312,13 @@ extension StoreContext {
 
     private func itemImages(where condition: String, _ values: String...) throws -> [String: [ItemImage]] {
         let rows = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT itemImage.id, itemImage.itemId, itemImage.imageHash, itemImage.createdAt, image.mimeType,
-                       image.byteCount
-                FROM itemImage JOIN image ON image.accountId = itemImage.accountId AND image.sha256 = itemImage.imageHash
-                WHERE itemImage.accountId = ? AND \(condition) ORDER BY itemImage.itemId, itemImage.position, itemImage.id
-                """, arguments: StatementArguments([account] + values))
+            db.cachedStatement(
+                sql: """
+                    SELECT itemImage.id, itemImage.itemId, itemImage.imageHash, itemImage.createdAt, image.mimeType,
+                           image.byteCount
+                    FROM itemImage JOIN image ON image.accountId = itemImage.accountId AND image.sha256 = itemImage.imageHash
+                    WHERE itemImage.accountId = ? AND \(condition) ORDER BY itemImage.itemId, itemImage.position, itemImage.id
+                    """), arguments: StatementArguments([account] + values))
         var result: [String: [ItemImage]] = [:]
         for row in rows {
             let itemId: String = row["itemId"]

@@ -63,7 +63,7 @@ enum Schema {
                     modifiedAt INTEGER NOT NULL,
                     CHECK ((isArchived = 1) = (archivedAt IS NOT NULL))
                 );
-                CREATE INDEX cardByDeck ON card(accountId, deckId, isArchived, createdAt);
+                CREATE INDEX cardByDeck ON card(accountId, deckId, isArchived, createdAt, id);
                 CREATE INDEX cardByFront ON card(deckId, frontKey, cardType);
                 CREATE INDEX cardByDue ON card(deckId, isArchived, dueAt);
 
@@ -238,8 +238,8 @@ enum Schema {
                 -- Cards given a due time before this migration are review cards without a memory yet.
                 UPDATE card SET state = 'review' WHERE dueAt IS NOT NULL;
                 DROP INDEX cardByDue;
-                CREATE INDEX cardQueue ON card(deckId, isArchived, state, dueAt);
-                CREATE INDEX cardNew ON card(deckId, isArchived, state, createdAt);
+                CREATE INDEX cardQueue ON card(deckId, isArchived, state, dueAt, id);
+                CREATE INDEX cardNew ON card(deckId, isArchived, state, createdAt, id);
 
                 ALTER TABLE deck ADD COLUMN desiredRetention REAL NOT NULL DEFAULT 0.9
                     CHECK (desiredRetention > 0 AND desiredRetention < 1);

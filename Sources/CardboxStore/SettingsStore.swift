@@ -28,11 +28,11 @@ extension CardboxStore {
     public func usageEventCounts() throws -> [UsageEventCount] {
         try read { context in
             try Row.fetchAll(
-                context.db,
-                sql: """
-                    SELECT name, COUNT(*) AS count, MAX(occurredAt) AS lastOccurredAt FROM usageEvent
-                    WHERE accountId = ? GROUP BY name ORDER BY name
-                    """, arguments: [context.account]
+                context.db.cachedStatement(
+                    sql: """
+                        SELECT name, COUNT(*) AS count, MAX(occurredAt) AS lastOccurredAt FROM usageEvent
+                        WHERE accountId = ? GROUP BY name ORDER BY name
+                        """), arguments: [context.account]
             ).compactMap { row in
                 guard let name = UsageEventName(rawValue: row["name"]) else { return nil }
                 return UsageEventCount(
@@ -45,11 +45,11 @@ extension CardboxStore {
     public func usageEvents(limit: Int = 50) throws -> [UsageEvent] {
         try read { context in
             try Row.fetchAll(
-                context.db,
-                sql: """
-                    SELECT name, occurredAt, cardLanguage, hasTags, tagCount FROM usageEvent
-                    WHERE accountId = ? ORDER BY id DESC LIMIT ?
-                    """, arguments: [context.account, limit]
+                context.db.cachedStatement(
+                    sql: """
+                        SELECT name, occurredAt, cardLanguage, hasTags, tagCount FROM usageEvent
+                        WHERE accountId = ? ORDER BY id DESC LIMIT ?
+                        """), arguments: [context.account, limit]
             ).compactMap { row in
                 guard let name = UsageEventName(rawValue: row["name"]) else { return nil }
                 return UsageEvent(
@@ -74,7 +74,7 @@ extension StoreContext {
     func settings() throws -> UserSettings {
         var settings = UserSettings()
         let rows = try Row.fetchAll(
-            db, sql: "SELECT key, value FROM setting WHERE accountId = ?", arguments: [account])
+            db.cachedStatement(sql: "SELECT key, value FROM setting WHERE accountId = ?"), arguments: [account])
         for row in rows {
             let key: String = row["key"]
             let value = try JSONValue.parse(row["value"], field: "setting \(key)")

@@ -52,28 +52,28 @@ extension CardboxStore {
             let future = (0...days).map { today.start.addingTimeInterval(Double($0) * 86_400) }
 
             let reviews = try Row.fetchAll(
-                context.db,
-                sql: "SELECT reviewedAt, rating, stateBefore FROM reviewLog WHERE \(scope) AND reviewedAt >= ?",
+                context.db.cachedStatement(
+                    sql: "SELECT reviewedAt, rating, stateBefore FROM reviewLog WHERE \(scope) AND reviewedAt >= ?"),
                 arguments: arguments + [starts[0].storageMillis])
             let reviewTimes = reviews.map { Date(storageMillis: $0["reviewedAt"]) }
             let recent = reviews.filter { ($0["stateBefore"] as String) == CardState.review.rawValue }
             let allTime = try Row.fetchOne(
-                context.db,
-                sql: """
-                    SELECT COUNT(*) AS reviews, COALESCE(SUM(CASE WHEN rating > 1 THEN 1 ELSE 0 END), 0) AS passed
-                    FROM reviewLog WHERE \(scope) AND stateBefore = 'review'
-                    """, arguments: arguments)
+                context.db.cachedStatement(
+                    sql: """
+                        SELECT COUNT(*) AS reviews, COALESCE(SUM(CASE WHEN rating > 1 THEN 1 ELSE 0 END), 0) AS passed
+                        FROM reviewLog WHERE \(scope) AND stateBefore = 'review'
+                        """), arguments: arguments)
             let dueTimes = try Int64.fetchAll(
-                context.db,
-                sql: """
-                    SELECT dueAt FROM card WHERE \(scope) AND isArchived = 0 AND state <> 'new' AND dueAt < ?
-                    """, arguments: arguments + [future[days].storageMillis]
+                context.db.cachedStatement(
+                    sql: """
+                        SELECT dueAt FROM card WHERE \(scope) AND isArchived = 0 AND state <> 'new' AND dueAt < ?
+                        """), arguments: arguments + [future[days].storageMillis]
             ).map(Date.init(storageMillis:))
 
             var cardCounts = Dictionary(uniqueKeysWithValues: CardState.allCases.map { ($0.rawValue, 0) })
             for row in try Row.fetchAll(
-                context.db,
-                sql: "SELECT state, COUNT(*) AS count FROM card WHERE \(scope) AND isArchived = 0 GROUP BY state",
+                context.db.cachedStatement(
+                    sql: "SELECT state, COUNT(*) AS count FROM card WHERE \(scope) AND isArchived = 0 GROUP BY state"),
                 arguments: arguments)
             {
                 cardCounts[row["state"]] = row["count"]

@@ -65,18 +65,19 @@ struct StoreContext {
         }
         let table = entity.rawValue
         if let id = try String.fetchOne(
-            db, sql: "SELECT id FROM \(table) WHERE accountId = ? AND id = ?",
+            db.cachedStatement(sql: "SELECT id FROM \(table) WHERE accountId = ? AND id = ?"),
             arguments: [account, trimmed.lowercased()])
         {
             return id
         }
         if let nameColumn = entity.nameColumn {
             var ids = try String.fetchAll(
-                db, sql: "SELECT id FROM \(table) WHERE accountId = ? AND \(nameColumn) = ? ORDER BY id LIMIT 6",
+                db.cachedStatement(
+                    sql: "SELECT id FROM \(table) WHERE accountId = ? AND \(nameColumn) = ? ORDER BY id LIMIT 6"),
                 arguments: [account, trimmed])
             if ids.isEmpty && entity == .deck {
                 ids = try String.fetchAll(
-                    db, sql: "SELECT id FROM deck WHERE accountId = ? AND nameKey = ? LIMIT 6",
+                    db.cachedStatement(sql: "SELECT id FROM deck WHERE accountId = ? AND nameKey = ? LIMIT 6"),
                     arguments: [account, Self.nameKey(trimmed)])
             }
             if ids.count == 1 { return ids[0] }
@@ -90,7 +91,8 @@ struct StoreContext {
         if fragment.count >= 4, fragment.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
             for pattern in [fragment + "%", "%" + fragment] {
                 let ids = try String.fetchAll(
-                    db, sql: "SELECT id FROM \(table) WHERE accountId = ? AND id LIKE ? ORDER BY id LIMIT 6",
+                    db.cachedStatement(
+                        sql: "SELECT id FROM \(table) WHERE accountId = ? AND id LIKE ? ORDER BY id LIMIT 6"),
                     arguments: [account, pattern])
                 if ids.count == 1 { return ids[0] }
                 if ids.count > 1 {
@@ -102,7 +104,7 @@ struct StoreContext {
     }
 
     func count(_ sql: String, _ arguments: StatementArguments) throws -> Int {
-        try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
+        try Int.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) ?? 0
     }
 
     /// The 0-based place of a row among its siblings: derived from the position order, so it is
@@ -215,8 +217,10 @@ final class WriteContext {
         let others = arguments + [id ?? ""]
         guard let index else {
             let last = try String.fetchOne(
-                db,
-                sql: "SELECT position FROM \(table) WHERE \(scope) AND id <> ? ORDER BY position DESC, id DESC LIMIT 1",
+                db.cachedStatement(
+                    sql:
+                        "SELECT position FROM \(table) WHERE \(scope) AND id <> ? ORDER BY position DESC, id DESC LIMIT 1"
+                ),
                 arguments: others)
             return try PositionKey.between(last, nil, using: &random)
         }
@@ -225,7 +229,8 @@ final class WriteContext {
             throw CardboxError.invalid(field: "position", reason: "must be 0 to \(siblings), got \(index)")
         }
         let neighbours = try String.fetchAll(
-            db, sql: "SELECT position FROM \(table) WHERE \(scope) AND id <> ? ORDER BY position, id LIMIT ? OFFSET ?",
+            db.cachedStatement(
+                sql: "SELECT position FROM \(table) WHERE \(scope) AND id <> ? ORDER BY position, id LIMIT ? OFFSET ?"),
             arguments: others + [index == 0 ? 1 : 2, max(0, index - 1)])
         let before = index == 0 ? nil : neighbours.first
         let after = index == 0 ? neighbours.first : neighbours.dropFirst().first
@@ -240,7 +245,8 @@ final class WriteContext {
     private func respace(_ entity: Entity, parentId: String?, excluding id: String?) throws {
         let (scope, arguments) = context.siblingScope(entity, parentId: parentId)
         let ids = try String.fetchAll(
-            db, sql: "SELECT id FROM \(entity.rawValue) WHERE \(scope) AND id <> ? ORDER BY position, id",
+            db.cachedStatement(
+                sql: "SELECT id FROM \(entity.rawValue) WHERE \(scope) AND id <> ? ORDER BY position, id"),
             arguments: arguments + [id ?? ""])
         for (sibling, key) in zip(ids, PositionKey.sequence(count: ids.count)) {
             var fields: Fields = [("position", key)]

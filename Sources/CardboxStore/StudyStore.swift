@@ -81,7 +81,8 @@ extension CardboxStore {
             }
             guard
                 let row = try Row.fetchOne(
-                    tx.db, sql: sql + " ORDER BY reviewedAt DESC, id DESC LIMIT 1", arguments: arguments)
+                    tx.db.cachedStatement(sql: sql + " ORDER BY reviewedAt DESC, id DESC LIMIT 1"), arguments: arguments
+                )
             else { throw CardboxError.invalid(field: "undo", reason: "there is no answer to undo") }
             let cardId: String = row["cardId"]
             guard case .object(let previous) = try JSONValue.parse(row["previous"], field: "reviewLog.previous") else {
@@ -105,8 +106,10 @@ extension CardboxStore {
                 sql += " AND deckId = ?"
                 arguments += [try context.resolve(deckReference, .deck)]
             }
-            return try Row.fetchAll(context.db, sql: sql + " ORDER BY reviewedAt, id", arguments: arguments)
-                .map(ReviewLogEntry.init(row:))
+            return try Row.fetchAll(
+                context.db.cachedStatement(sql: sql + " ORDER BY reviewedAt, id"), arguments: arguments
+            )
+            .map(ReviewLogEntry.init(row:))
         }
     }
 
@@ -236,7 +239,7 @@ extension StoreContext {
     private func studyDecks(_ deckReference: String?) throws -> [Deck] {
         if let deckReference { return [try deck(resolve(deckReference, .deck))] }
         return try Row.fetchAll(
-            db, sql: "SELECT * FROM deck WHERE accountId = ? ORDER BY nameKey", arguments: [account]
+            db.cachedStatement(sql: "SELECT * FROM deck WHERE accountId = ? ORDER BY nameKey"), arguments: [account]
         )
         .map(Deck.init(row:))
     }
@@ -244,12 +247,12 @@ extension StoreContext {
     /// How many new cards and reviews a deck has left under its daily limits today.
     private func allowances(_ deck: Deck, day: StudyDay) throws -> (new: Int, review: Int) {
         let done = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT stateBefore, COUNT(*) AS count FROM reviewLog
-                WHERE accountId = ? AND deckId = ? AND reviewedAt >= ? AND reviewedAt < ?
-                  AND stateBefore IN ('new', 'review') GROUP BY stateBefore
-                """, arguments: [account, deck.id.storage, day.start.storageMillis, day.end.storageMillis])
+            db.cachedStatement(
+                sql: """
+                    SELECT stateBefore, COUNT(*) AS count FROM reviewLog
+                    WHERE accountId = ? AND deckId = ? AND reviewedAt >= ? AND reviewedAt < ?
+                      AND stateBefore IN ('new', 'review') GROUP BY stateBefore
+                    """), arguments: [account, deck.id.storage, day.start.storageMillis, day.end.storageMillis])
         var counts: [String: Int] = [:]
         for row in done { counts[row["stateBefore"]] = row["count"] }
         return (
@@ -267,23 +270,23 @@ extension StoreContext {
             let (newLeft, reviewLeft) = try allowances(deck, day: day)
             let scope: StatementArguments = [account, deck.id.storage]
             learning += try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0
-                      AND state IN ('learning', 'relearning') AND dueAt <= ? ORDER BY dueAt, id LIMIT ?
-                    """, arguments: scope + [now.addingTimeInterval(Self.learnAhead).storageMillis, limit])
+                db.cachedStatement(
+                    sql: """
+                        SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0
+                          AND state IN ('learning', 'relearning') AND dueAt <= ? ORDER BY dueAt, id LIMIT ?
+                        """), arguments: scope + [now.addingTimeInterval(Self.learnAhead).storageMillis, limit])
             reviews += try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0
-                      AND state = 'review' AND dueAt < ? ORDER BY dueAt, id LIMIT ?
-                    """, arguments: scope + [day.end.storageMillis, min(limit, reviewLeft)])
+                db.cachedStatement(
+                    sql: """
+                        SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0
+                          AND state = 'review' AND dueAt < ? ORDER BY dueAt, id LIMIT ?
+                        """), arguments: scope + [day.end.storageMillis, min(limit, reviewLeft)])
             new += try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0
-                      AND state = 'new' ORDER BY createdAt, id LIMIT ?
-                    """, arguments: scope + [min(limit, newLeft)])
+                db.cachedStatement(
+                    sql: """
+                        SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0
+                          AND state = 'new' ORDER BY createdAt, id LIMIT ?
+                        """), arguments: scope + [min(limit, newLeft)])
         }
         func due(_ row: Row) -> Int64 { row[15] ?? 0 }
         learning.sort { due($0) < due($1) }

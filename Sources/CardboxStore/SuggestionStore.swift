@@ -49,11 +49,11 @@ extension CardboxStore {
     public func rejectedSuggestions(in deckReference: String) throws -> [RejectedSuggestion] {
         try read { context in
             try Row.fetchAll(
-                context.db,
-                sql: """
-                    SELECT id, deckId, front, cardType, deletedAt FROM rejectedSuggestion
-                    WHERE accountId = ? AND deckId = ? ORDER BY deletedAt DESC, id
-                    """, arguments: [context.account, try context.resolve(deckReference, .deck)]
+                context.db.cachedStatement(
+                    sql: """
+                        SELECT id, deckId, front, cardType, deletedAt FROM rejectedSuggestion
+                        WHERE accountId = ? AND deckId = ? ORDER BY deletedAt DESC, id
+                        """), arguments: [context.account, try context.resolve(deckReference, .deck)]
             ).map {
                 RejectedSuggestion(
                     id: UUID(uuidString: $0["id"])!, deckId: UUID(uuidString: $0["deckId"])!, front: $0["front"],
@@ -176,12 +176,12 @@ extension StoreContext {
     /// Suggestions matching `condition`, oldest first, with `isHidden` derived from the rejected list.
     func suggestions(_ condition: String, _ arguments: StatementArguments) throws -> [Suggestion] {
         try Row.fetchAll(
-            db,
-            sql: """
-                SELECT s.*, EXISTS (SELECT 1 FROM rejectedSuggestion r WHERE r.accountId = s.accountId
-                  AND r.deckId = s.deckId AND r.frontKey = s.frontKey AND r.cardType = s.cardType) AS isHidden
-                FROM suggestion s WHERE \(condition) ORDER BY s.createdAt, s.id
-                """, arguments: arguments
+            db.cachedStatement(
+                sql: """
+                    SELECT s.*, EXISTS (SELECT 1 FROM rejectedSuggestion r WHERE r.accountId = s.accountId
+                      AND r.deckId = s.deckId AND r.frontKey = s.frontKey AND r.cardType = s.cardType) AS isHidden
+                    FROM suggestion s WHERE \(condition) ORDER BY s.createdAt, s.id
+                    """), arguments: arguments
         ).map { row in
             Suggestion(
                 id: UUID(uuidString: row["id"])!, deckId: UUID(uuidString: row["deckId"])!, front: row["front"],

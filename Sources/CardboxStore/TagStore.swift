@@ -14,12 +14,12 @@ extension CardboxStore {
     public func tags() throws -> [TagSummary] {
         try read { context in
             try Row.fetchAll(
-                context.db,
-                sql: """
-                    SELECT tag.id, tag.name, COUNT(cardTag.cardId) AS cardCount FROM tag
-                    LEFT JOIN cardTag ON cardTag.accountId = tag.accountId AND cardTag.tagId = tag.id
-                    WHERE tag.accountId = ? GROUP BY tag.id, tag.name, tag.nameKey ORDER BY tag.nameKey
-                    """, arguments: [context.account]
+                context.db.cachedStatement(
+                    sql: """
+                        SELECT tag.id, tag.name, COUNT(cardTag.cardId) AS cardCount FROM tag
+                        LEFT JOIN cardTag ON cardTag.accountId = tag.accountId AND cardTag.tagId = tag.id
+                        WHERE tag.accountId = ? GROUP BY tag.id, tag.name, tag.nameKey ORDER BY tag.nameKey
+                        """), arguments: [context.account]
             ).map { TagSummary(id: UUID(uuidString: $0["id"])!, name: $0["name"], cardCount: $0["cardCount"]) }
         }
     }
@@ -41,7 +41,7 @@ extension CardboxStore {
             var cache: [String: String] = [:]
             let targetId = try tx.findOrCreateTag(named: newName, cache: &cache)
             let cardIds = try String.fetchAll(
-                tx.db, sql: "SELECT cardId FROM cardTag WHERE accountId = ? AND tagId = ?",
+                tx.db.cachedStatement(sql: "SELECT cardId FROM cardTag WHERE accountId = ? AND tagId = ?"),
                 arguments: [tx.account, oldId])
             for cardId in cardIds {
                 try tx.unlinkTag(cardId: cardId, tagId: oldId)
@@ -60,7 +60,8 @@ extension CardboxStore {
         try write { tx in
             let id = try tx.tagID(named: name)
             let cardIds = try String.fetchAll(
-                tx.db, sql: "SELECT cardId FROM cardTag WHERE accountId = ? AND tagId = ?", arguments: [tx.account, id])
+                tx.db.cachedStatement(sql: "SELECT cardId FROM cardTag WHERE accountId = ? AND tagId = ?"),
+                arguments: [tx.account, id])
             try tx.recordDeletions(.cardTag, rowIds: cardIds.map { "\($0)/\(id)" })
             try tx.delete(.tag, id: id)
         }
@@ -75,7 +76,7 @@ extension WriteContext {
         if let id = cache[key] { return id }
         let id = DeterministicID.tagID(accountId: context.accountId, normalizedName: key).storage
         let exists = try String.fetchOne(
-            db, sql: "SELECT id FROM tag WHERE accountId = ? AND id = ?", arguments: [account, id])
+            db.cachedStatement(sql: "SELECT id FROM tag WHERE accountId = ? AND id = ?"), arguments: [account, id])
         if exists == nil {
             try insert(.tag, id: id, [("name", name), ("nameKey", key), ("createdAt", nowMillis)])
         }
@@ -86,7 +87,7 @@ extension WriteContext {
     func tagID(named name: String) throws -> String {
         guard
             let id = try String.fetchOne(
-                db, sql: "SELECT id FROM tag WHERE accountId = ? AND nameKey = ?",
+                db.cachedStatement(sql: "SELECT id FROM tag WHERE accountId = ? AND nameKey = ?"),
                 arguments: [account, TagName.normalize(name)])
         else { throw CardboxError.notFound(kind: "tag", reference: name) }
         return id
@@ -114,7 +115,8 @@ extension WriteContext {
         let wanted = try Set(names.map { try findOrCreateTag(named: $0, cache: &cache) })
         let current = Set(
             try String.fetchAll(
-                db, sql: "SELECT tagId FROM cardTag WHERE accountId = ? AND cardId = ?", arguments: [account, cardId]))
+                db.cachedStatement(sql: "SELECT tagId FROM cardTag WHERE accountId = ? AND cardId = ?"),
+                arguments: [account, cardId]))
         for tagId in current.subtracting(wanted).sorted() { try unlinkTag(cardId: cardId, tagId: tagId) }
         for tagId in wanted.subtracting(current).sorted() { try linkTag(cardId: cardId, tagId: tagId) }
     }

@@ -25,7 +25,9 @@ struct CardboxBench: ParsableCommand {
     @Option(help: "Folder for the stores (default: a new temporary folder).") var work: String?
     @Option(help: "The Anki peer script; left out, Anki is not measured.") var ankiScript: String?
     @Option(help: "The sqlite3 shell.") var sqlite3 = "/usr/bin/sqlite3"
-    @Option(help: "Run only this step (insert or scheduler), for profiling.") var only: String?
+    @Option(help: "Run only this step (insert, scheduler or study), for profiling.") var only: String?
+    @Option(help: "The Anki study peer script; left out, Anki's study figures are not measured.")
+    var ankiStudyScript: String?
 
     func run() throws {
         let folder = URL(fileURLWithPath: work ?? NSTemporaryDirectory()).appendingPathComponent(
@@ -34,6 +36,11 @@ struct CardboxBench: ParsableCommand {
         defer { try? FileManager.default.removeItem(at: folder) }
         var bench = Measurements(folder: folder, runs: runs, sqlite3: sqlite3)
 
+        if only == "study" {
+            let study = try bench.study(answers: 1_000, collection: deckSize)
+            print("answer 1,000 cards: \(Report.ms(study.answer)); first 1,000 of the queue: \(Report.ms(study.queue))")
+            return
+        }
         if only == "scheduler" {
             let rate = try bench.schedulerThroughput()
             print(String(format: "FSRS-6 next states: %.2f million per second", rate / 1e6))
@@ -49,6 +56,8 @@ struct CardboxBench: ParsableCommand {
         let moves = try bench.moves(listSize: listSize)
         let anki = try ankiScript.map { try bench.anki(script: $0, notes: batch) }
         let schedulerRate = try bench.schedulerThroughput()
+        let study = try bench.study(answers: 1_000, collection: deckSize)
+        let ankiStudy = try ankiStudyScript.map { try bench.ankiStudy(script: $0, answers: 1_000, cards: deckSize) }
 
         print("")
         print("Cardbox store benchmark (median of \(runs) runs; release build; WAL; history recorded)")
@@ -84,6 +93,20 @@ struct CardboxBench: ParsableCommand {
                         "FSRS-6 next-state computations per second",
                         String(format: "%.2f M", schedulerRate / 1e6), "(fsrs-rs ≈ 0.95 M)",
                     ],
+                    ["answer 1,000 cards one by one (queue, answer, commit)", Report.ms(study.answer), ""],
+                    ankiStudy.map {
+                        [
+                            "  Anki \($0.version) getCard + answerCard, FSRS on", Report.ms($0.answer),
+                            Report.ratio(study.answer, $0.answer),
+                        ]
+                    } ?? ["", "", ""],
+                    ["first 1,000 of the due queue, \(deckSize)-card collection", Report.ms(study.queue), ""],
+                    ankiStudy.map {
+                        [
+                            "  Anki \($0.version) get_queued_cards(1,000)", Report.ms($0.queue),
+                            Report.ratio(study.queue, $0.queue),
+                        ]
+                    } ?? ["", "", ""],
                 ].filter { !$0[0].isEmpty }))
         print("(ratio = Cardbox time / peer time; below 1 is faster than the peer)")
     }
@@ -217,6 +240,75 @@ struct Measurements {
         return Double(count) / durations.median
     }
 
+    /// Answering cards one by one, each fetched from the queue and persisted; and building the first
+    /// 1,000 cards of the due queue in a large collection (60 % review cards, 10 % learning, 30 % new).
+    func study(answers: Int, collection size: Int) throws -> (answer: Double, queue: Double) {
+        let answering = try repeatTimed("answer \(answers) cards") { run in
+            let (store, _) = try freshStore("answer-\(run)")
+            _ = try store.createDeck(name: "Study", frontLanguage: "es", backLanguage: "en")
+            var settings = StudySettings()
+            settings.newCardsPerDay = answers
+            _ = try store.setStudySettings("Study", settings)
+            _ = try store.addCards(to: "Study", Self.drafts(answers))
+            let ratings = [3, 3, 1, 3, 2, 4, 3, 3]
+            return try Clock.seconds {
+                for index in 0..<answers {
+                    guard let card = try store.dueQueue(in: "Study", limit: 1).first else {
+                        throw CardboxError.storage("the queue ran dry after \(index) answers")
+                    }
+                    _ = try store.answer(card.id.uuidString, rating: ratings[index % ratings.count])
+                }
+            }
+        }
+        let (store, path) = try freshStore("queue")
+        _ = try store.createDeck(name: "Big", frontLanguage: "es", backLanguage: "en")
+        var settings = StudySettings()
+        settings.newCardsPerDay = 1_000
+        settings.reviewsPerDay = 100_000
+        _ = try store.setStudySettings("Big", settings)
+        for start in stride(from: 0, to: size, by: 10_000) {
+            Progress.show("building a \(size)-card collection: \(start)/\(size)")
+            _ = try store.addCards(to: "Big", Self.drafts(min(10_000, size - start)))
+        }
+        // Give the cards the states a used collection has (as answers would), in one statement.
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        _ = try shell(
+            path,
+            """
+            UPDATE card SET
+              state = CASE WHEN rowid % 10 < 6 THEN 'review' WHEN rowid % 10 = 6 THEN 'learning' ELSE 'new' END,
+              step = CASE WHEN rowid % 10 = 6 THEN 1 END,
+              stability = CASE WHEN rowid % 10 < 7 THEN 3.5 END, difficulty = CASE WHEN rowid % 10 < 7 THEN 5.0 END,
+              lastReviewAt = CASE WHEN rowid % 10 < 7 THEN \(now) - 86400000 * 5 END,
+              dueAt = CASE WHEN rowid % 10 < 7 THEN \(now) + ((rowid * 7919) % 5184000000) - 2592000000 END,
+              reps = CASE WHEN rowid % 10 < 7 THEN 3 ELSE 0 END;
+            """)
+        Progress.done("built a \(size)-card collection")
+        let queue = try repeatTimed("first 1,000 of the queue") { _ in
+            try Clock.seconds {
+                guard try store.dueQueue(in: "Big", limit: 1_000).count == 1_000 else {
+                    throw CardboxError.storage("the queue has fewer than 1,000 cards")
+                }
+            }
+        }
+        return (answering.median, queue.median)
+    }
+
+    func ankiStudy(script: String, answers: Int, cards: Int) throws -> (version: String, answer: Double, queue: Double)
+    {
+        Progress.show("Anki study (python3 \(script))")
+        let output = try run(
+            "/usr/bin/env", ["python3", script, String(answers), String(cards), String(runs)], input: nil)
+        struct Result: Decodable {
+            var ankiVersion: String
+            var answerSeconds: [Double]
+            var queueSeconds: [Double]
+        }
+        let result = try JSONDecoder().decode(Result.self, from: Data(output.utf8))
+        Progress.done("Anki \(result.ankiVersion) study: answers \(Report.ms(result.answerSeconds.median))")
+        return (result.ankiVersion, result.answerSeconds.median, result.queueSeconds.median)
+    }
+
     func anki(script: String, notes: Int) throws -> (version: String, addOnly: Double, buildAndAdd: Double) {
         Progress.show("Anki add_notes \(notes) (python3 \(script))")
         let output = try run("/usr/bin/env", ["python3", script, String(notes), String(runs)], input: nil)
@@ -230,7 +322,7 @@ struct Measurements {
         return (result.ankiVersion, result.addNotesSeconds.median, result.buildAndAddSeconds.median)
     }
 
-    private func shell(_ database: String, _ commands: String) throws -> String {
+    func shell(_ database: String, _ commands: String) throws -> String {
         let script = folder.appendingPathComponent("commands.sql")
         try commands.write(to: script, atomically: true, encoding: .utf8)
         return try shell(database, input: script)
