@@ -8,7 +8,7 @@ struct FSRSCommand: ParsableCommand {
         commandName: "fsrs", abstract: "The FSRS-6 scheduler on its own: replay review histories.",
         discussion:
             "Example:\n  echo '{\"card\":\"c1\",\"rating\":3,\"time\":\"2025-01-01T09:00:00Z\"}' | cardbox fsrs replay",
-        subcommands: [Replay.self])
+        subcommands: [Replay.self, Optimize.self])
 
     struct Replay: ParsableCommand {
         static let configuration = CommandConfiguration(

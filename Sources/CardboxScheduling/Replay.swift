@@ -40,7 +40,7 @@ public struct ReviewReplayer {
         guard let rating = Rating(rawValue: review.rating) else {
             throw fail("rating must be 1 (again), 2 (hard), 3 (good) or 4 (easy), got \(review.rating)")
         }
-        guard let time = Self.parseTime(review.time) else {
+        guard let time = ISOTime.parse(review.time) else {
             throw fail("time '\(review.time)' is not an ISO 8601 time like 2025-01-01T09:00:00Z")
         }
         let card = cards[review.card] ?? .new(at: time)
@@ -51,13 +51,6 @@ public struct ReviewReplayer {
         let after = scheduler.review(card, rating: rating, at: time)
         cards[review.card] = after
         return Self.output(card: review.card, after, retrievability: before)
-    }
-
-    static func parseTime(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
     }
 
     static func output(card: String, _ state: MemoryState, retrievability: Double) -> String {

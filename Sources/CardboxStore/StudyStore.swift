@@ -332,3 +332,31 @@ extension ReviewLogEntry {
             durationMs: row["durationMs"])
     }
 }
+
+extension CardboxStore {
+    /// Each card's answers in a deck (or every deck), in order, for fitting FSRS parameters.
+    public func reviewHistories(in deckReference: String?) throws -> [ReviewHistory] {
+        try read { context in
+            var sql = "SELECT cardId, rating, elapsedDays FROM reviewLog WHERE accountId = ?"
+            var arguments: StatementArguments = [context.account]
+            if let deckReference {
+                sql += " AND deckId = ?"
+                arguments += [try context.resolve(deckReference, .deck)]
+            }
+            var histories: [ReviewHistory] = []
+            var current: String?
+            for row in try Row.fetchAll(
+                context.db.cachedStatement(sql: sql + " ORDER BY cardId, reviewedAt, id"), arguments: arguments)
+            {
+                let cardId: String = row["cardId"]
+                if cardId != current {
+                    histories.append(ReviewHistory([]))
+                    current = cardId
+                }
+                let rating = Rating(rawValue: row["rating"]) ?? .good
+                histories[histories.count - 1].reviews.append((row["elapsedDays"], rating))
+            }
+            return histories
+        }
+    }
+}

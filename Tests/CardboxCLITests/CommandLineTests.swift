@@ -310,6 +310,36 @@ struct CommandLineTests {
         #expect(chart.contains("Reviews per day, last 30 days (1 in all)") && chart.contains("█"))
     }
 
+    @Test("fsrs optimize fits reviews from a file or the store, and refuses too few")
+    func fsrsOptimize() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        // 600 cards, each reviewed on day 0 and again after 1 to 30 days: remembered when the gap is short.
+        var lines: [String] = []
+        for card in 0..<600 {
+            let gap = card % 30 + 1
+            let later = Date(timeIntervalSince1970: 1_735_722_000 + Double(gap) * 86_400)
+            let rating = card % 7 < (gap < 10 ? 6 : 3) ? 3 : 1
+            lines.append(#"{"card":"c\#(card)","rating":3,"time":"2025-01-01T09:00:00Z"}"#)
+            lines.append(
+                #"{"card":"c\#(card)","rating":\#(rating),"time":"\#(ISO8601DateFormatter().string(from: later))"}"#)
+        }
+        let file = cli.folder.appendingPathComponent("reviews.jsonl")
+        try lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+        let fitted = try #require(try cli.json("fsrs", "optimize", "--input", file.path) as? [String: Any])
+        let before = try #require(fitted["before"] as? [String: Any])
+        let after = try #require(fitted["after"] as? [String: Any])
+        #expect(before["reviews"] as? Int == 600 && (fitted["parameters"] as? [Double])?.count == 21)
+        #expect(try #require(after["logLoss"] as? Double) < (try #require(before["logLoss"] as? Double)))
+        #expect(fitted["stored"] as? Bool == false)
+        try cli.ok("deck", "create", "D", "--front", "es")
+        let tooFew = try cli.run(["fsrs", "optimize", "D"])
+        #expect(tooFew.status == 1 && tooFew.stderr.contains("not enough reviews to optimize: 0 usable reviews"))
+        try "not json\n".write(to: file, atomically: true, encoding: .utf8)
+        let bad = try cli.run(["fsrs", "optimize", "--input", file.path], store: false)
+        #expect(bad.stderr.contains("line 1 is not"))
+    }
+
     @Test("the store is found through --store, CARDBOX_STORE, then XDG_DATA_HOME")
     func storeLocation() throws {
         let cli = try CLI()

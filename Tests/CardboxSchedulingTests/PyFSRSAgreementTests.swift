@@ -173,3 +173,22 @@ struct SchedulerRuleTests {
         }
     }
 }
+
+@Suite("ISO 8601 times")
+struct ISOTimeTests {
+    @Test("the hand parser agrees with Foundation's formatter")
+    func agreement() {
+        let formatter = ISO8601DateFormatter()
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let date = Date(
+                timeIntervalSince1970: Double(Int.random(in: -2_000_000_000...4_000_000_000, using: &random)))
+            let text = formatter.string(from: date)
+            #expect(ISOTime.parse(text) == date, "\(text)")
+        }
+        #expect(ISOTime.parse("2025-01-01T09:00:00.250Z") == Date(timeIntervalSince1970: 1_735_722_000.25))
+        #expect(ISOTime.parse("2025-01-01T10:00:00+01:00") == Date(timeIntervalSince1970: 1_735_722_000))
+        #expect(ISOTime.parse("2025-13-01T09:00:00Z") == nil)
+        #expect(ISOTime.parse("yesterday") == nil)
+    }
+}

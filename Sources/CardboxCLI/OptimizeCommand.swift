@@ -1,0 +1,125 @@
+import ArgumentParser
+import CardboxCore
+import CardboxScheduling
+import CardboxStore
+import Foundation
+
+extension FSRSCommand {
+    struct Optimize: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Fit the 21 FSRS parameters to your own review history.",
+            discussion: """
+                Reports log loss and RMSE(bins) before and after, and stores the fitted parameters on the
+                deck (on every deck without DECK) when they predict your reviews better. Needs at least
+                400 reviews made a day or more after the card's previous one.
+                --input fits reviews in fsrs replay's JSON Lines format instead (nothing is stored).
+
+                Examples:
+                  cardbox fsrs optimize Spanish
+                  cardbox fsrs optimize --input reviews.jsonl --json
+                """)
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The deck (id or name); every deck's reviews when left out.") var deck: String?
+        @Option(help: "Fit reviews from this JSON Lines file instead of the store.") var input: String?
+        @Flag(help: "Report without storing the parameters.") var dryRun = false
+
+        struct Report: Encodable {
+            var before: ModelMetrics
+            var after: ModelMetrics
+            var parameters: [Double]
+            var stored: Bool
+        }
+
+        func validate() throws {
+            if input != nil && deck != nil { throw ValidationError("use either DECK or --input") }
+        }
+
+        func run() throws {
+            if let input {
+                try report(fit(try Self.histories(fromFile: input), start: FSRSParameters.defaultValues), stored: false)
+            } else {
+                try run(store: global.openStore())
+            }
+        }
+
+        func run(store: CardboxStore) throws {
+            let decks = try deck.map { [try store.deck($0)] } ?? store.decks()
+            let start =
+                decks.count == 1
+                ? decks[0].study.fsrsParameters ?? FSRSParameters.defaultValues : FSRSParameters.defaultValues
+            let result = try fit(try store.reviewHistories(in: deck), start: start)
+            let better = result.after.logLoss < result.before.logLoss
+            if better && !dryRun {
+                for deck in decks {
+                    var settings = deck.study
+                    settings.fsrsParameters = result.parameters
+                    _ = try store.setStudySettings(deck.id.uuidString, settings)
+                }
+            }
+            try report(result, stored: better && !dryRun)
+        }
+
+        private func fit(_ histories: [ReviewHistory], start: [Double]) throws -> FitResult {
+            do {
+                return try FSRSOptimizer().fit(histories, from: start) { epoch, epochs in
+                    if isatty(STDERR_FILENO) == 1 {
+                        FileHandle.standardError.write(Data("\r\u{1B}[Kfitting: epoch \(epoch)/\(epochs)".utf8))
+                    }
+                }
+            } catch let error as SchedulingError {
+                throw CardboxError.invalid(field: "reviews", reason: error.localizedDescription)
+            }
+        }
+
+        private func report(_ result: FitResult, stored: Bool) throws {
+            if isatty(STDERR_FILENO) == 1 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            let report = Report(
+                before: result.before, after: result.after, parameters: result.parameters, stored: stored)
+            try Console.emit(report, json: output.json) { report in
+                let metrics = Console.table(
+                    [
+                        [
+                            "log loss", String(format: "%.4f", report.before.logLoss),
+                            String(format: "%.4f", report.after.logLoss),
+                        ],
+                        [
+                            "RMSE (bins)", String(format: "%.4f", report.before.rmseBins),
+                            String(format: "%.4f", report.after.rmseBins),
+                        ],
+                    ], header: ["\(report.before.reviews) reviews", "BEFORE", "AFTER"])
+                let parameters = report.parameters.map { String(format: "%.4f", $0) }.joined(separator: ",")
+                let verdict =
+                    report.stored
+                    ? "stored the fitted parameters"
+                    : (report.after.logLoss < report.before.logLoss
+                        ? "not stored" : "kept the current parameters: the fit is no better")
+                return metrics + "\n\nparameters: " + parameters + "\n" + verdict
+            }
+        }
+
+        /// Reviews in fsrs replay's format: {"card":"c1","rating":3,"time":"2025-01-01T09:00:00Z"}.
+        static func histories(fromFile path: String) throws -> [ReviewHistory] {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw CardboxError.invalid(field: "input", reason: "cannot read '\(path)'")
+            }
+            struct Line: Decodable {
+                var card: String
+                var rating: Int
+                var time: String
+            }
+            var reviews: [(card: String, rating: Rating, time: Date)] = []
+            for (index, line) in text.split(separator: "\n").enumerated() where !line.allSatisfy(\.isWhitespace) {
+                guard let review = try? JSONDecoder().decode(Line.self, from: Data(line.utf8)),
+                    let rating = Rating(rawValue: review.rating), let time = ISOTime.parse(review.time)
+                else {
+                    throw CardboxError.invalid(
+                        field: "input", reason: "\(path) line \(index + 1) is not {\"card\", \"rating\": 1-4, \"time\"}"
+                    )
+                }
+                reviews.append((review.card, rating, time))
+            }
+            return ReviewHistory.from(reviews)
+        }
+    }
+}

@@ -1,0 +1,313 @@
+import Foundation
+
+/// One card's reviews in order: whole days since the previous review (0 for the first) and the rating.
+public struct ReviewHistory: Sendable, Equatable {
+    public var reviews: [(elapsedDays: Int, rating: Rating)]
+
+    public init(_ reviews: [(elapsedDays: Int, rating: Rating)]) { self.reviews = reviews }
+
+    public static func == (lhs: ReviewHistory, rhs: ReviewHistory) -> Bool {
+        lhs.reviews.elementsEqual(rhs.reviews) { $0.elapsedDays == $1.elapsedDays && $0.rating == $1.rating }
+    }
+
+    /// Histories from timestamped reviews (any order), elapsed time counted in whole 24-hour periods.
+    public static func from(_ reviews: [(card: String, rating: Rating, time: Date)]) -> [ReviewHistory] {
+        var byCard: [String: [(rating: Rating, time: Date)]] = [:]
+        var order: [String] = []
+        for review in reviews {
+            if byCard[review.card] == nil { order.append(review.card) }
+            byCard[review.card, default: []].append((review.rating, review.time))
+        }
+        return order.map { card in
+            let sorted = byCard[card]!.sorted { $0.time < $1.time }
+            var previous: Date?
+            return ReviewHistory(
+                sorted.map { review in
+                    defer { previous = review.time }
+                    return (previous.map { Scheduler.wholeDays(from: $0, to: review.time) } ?? 0, review.rating)
+                })
+        }
+    }
+}
+
+/// How well parameters predict recall: mean log loss, and RMSE(bins) as the FSRS benchmark computes
+/// it (predictions grouped by interval, review count and lapses, weighted by group size).
+public struct ModelMetrics: Sendable, Codable, Equatable {
+    public var logLoss: Double
+    public var rmseBins: Double
+    /// Reviews predicted (those at least a day after the card's previous review).
+    public var reviews: Int
+}
+
+public struct FitResult: Sendable, Equatable {
+    public var parameters: [Double]
+    public var before: ModelMetrics
+    public var after: ModelMetrics
+}
+
+/// Fits FSRS-6's 21 parameters to review histories, as fsrs-rs does: the initial stabilities (w0…w3)
+/// from each first rating's second reviews, then the rest by Adam on the log loss (cosine-annealed
+/// learning rate), every step clamped to FSRS's bounds. Gradients come from forward-mode automatic
+/// differentiation over each card's history.
+public struct FSRSOptimizer: Sendable {
+    /// Fewer usable reviews than this give parameters that fit noise; Anki asks for a few hundred too.
+    public static let minimumReviews = 400
+
+    public var epochs = 5
+    public var learningRate = 0.04
+    public var batchSize = 512
+    public var seed: UInt64 = 42
+
+    public init() {}
+
+    public func fit(
+        _ histories: [ReviewHistory], from start: [Double] = FSRSParameters.defaultValues,
+        progress: ((Int, Int) -> Void)? = nil
+    ) throws -> FitResult {
+        let before = Self.evaluate(start, on: histories)
+        guard before.reviews >= Self.minimumReviews else {
+            throw SchedulingError.invalidOption(
+                "not enough reviews to optimize: \(before.reviews) usable reviews (at least a day after the card's "
+                    + "previous review); at least \(Self.minimumReviews) are needed")
+        }
+        var weights = Self.pretrainInitialStabilities(histories, from: start)
+        var adam = Adam(learningRate: learningRate)
+        var random = ShuffleRandom(state: seed)
+        let totalSteps = max(1, epochs * max(1, before.reviews / batchSize))
+        var step = 0
+        for epoch in 0..<epochs {
+            progress?(epoch + 1, epochs)
+            var batch = Dual(0)
+            var batchItems = 0
+            for history in histories.shuffled(using: &random) {
+                let model = Model(weights, differentiable: true)
+                batchItems += model.loss(history, into: &batch)
+                if batchItems >= batchSize {
+                    weights = adam.step(
+                        weights, gradient: batch.gradient / Double(batchItems), step: step, of: totalSteps)
+                    step += 1
+                    batch = Dual(0)
+                    batchItems = 0
+                }
+            }
+            if batchItems > 0 {
+                weights = adam.step(weights, gradient: batch.gradient / Double(batchItems), step: step, of: totalSteps)
+                step += 1
+            }
+        }
+        return FitResult(parameters: weights, before: before, after: Self.evaluate(weights, on: histories))
+    }
+
+    public static func evaluate(_ parameters: [Double], on histories: [ReviewHistory]) -> ModelMetrics {
+        let model = Model(parameters, differentiable: false)
+        var loss = 0.0
+        var count = 0
+        var bins: [Bin: (count: Double, predicted: Double, actual: Double)] = [:]
+        for history in histories {
+            model.predictions(history) { recall, remembered, bin in
+                loss -= remembered ? log(recall) : log(1 - recall)
+                count += 1
+                bins[bin, default: (0, 0, 0)].count += 1
+                bins[bin]!.predicted += recall
+                bins[bin]!.actual += remembered ? 1 : 0
+            }
+        }
+        // Summed in a fixed order, so the same data always gives the same figure to the last digit.
+        let ordered = bins.sorted {
+            ($0.key.lapses, $0.key.days, $0.key.reviews) < ($1.key.lapses, $1.key.days, $1.key.reviews)
+        }
+        let squared = ordered.map(\.value).reduce(0.0) { sum, bin in
+            sum + bin.count * pow(bin.predicted / bin.count - bin.actual / bin.count, 2)
+        }
+        return ModelMetrics(
+            logLoss: count == 0 ? 0 : loss / Double(count), rmseBins: count == 0 ? 0 : sqrt(squared / Double(count)),
+            reviews: count)
+    }
+
+    /// The summed log loss over all predicted reviews (for checks of the gradient).
+    static func totalLoss(_ parameters: [Double], on histories: [ReviewHistory]) -> Double {
+        let model = Model(parameters, differentiable: false)
+        var total = Dual(0)
+        for history in histories { _ = model.loss(history, into: &total) }
+        return total.value
+    }
+
+    /// The gradient of `totalLoss` by forward-mode differentiation.
+    static func gradient(_ parameters: [Double], on histories: [ReviewHistory]) -> [Double] {
+        let model = Model(parameters, differentiable: true)
+        var total = Dual(0)
+        for history in histories { _ = model.loss(history, into: &total) }
+        return (0..<parameters.count).map { total.gradient[$0] }
+    }
+
+    /// w0…w3: for each first rating, the stability whose forgetting curve best fits the first review
+    /// a day or more later (same-day learning steps in between are passed over, as fsrs-rs does);
+    /// golden-section search on log stability, kept increasing from Again to Easy. A rating with
+    /// fewer than 20 such reviews keeps its starting value.
+    static func pretrainInitialStabilities(_ histories: [ReviewHistory], from start: [Double]) -> [Double] {
+        var weights = start
+        let decay = -start[20]
+        let factor = pow(0.9, 1 / decay) - 1
+        var samples: [[(days: Double, remembered: Bool)]] = Array(repeating: [], count: 4)
+        for history in histories {
+            guard let first = history.reviews.first,
+                let later = history.reviews.dropFirst().first(where: { $0.elapsedDays > 0 })
+            else { continue }
+            samples[first.rating.rawValue - 1].append((Double(later.elapsedDays), later.rating != .again))
+        }
+        for rating in 0..<4 where samples[rating].count >= 20 {
+            func loss(_ logStability: Double) -> Double {
+                let stability = exp(logStability)
+                return samples[rating].reduce(0) { sum, sample in
+                    let recall = min(max(pow(1 + factor * sample.days / stability, decay), 1e-6), 1 - 1e-6)
+                    return sum - (sample.remembered ? log(recall) : log(1 - recall))
+                }
+            }
+            var (low, high) = (log(FSRSParameters.lowerBounds[rating]), log(FSRSParameters.upperBounds[rating]))
+            let ratio = (sqrt(5) - 1) / 2
+            for _ in 0..<60 {
+                let a = high - ratio * (high - low)
+                let b = low + ratio * (high - low)
+                if loss(a) < loss(b) { high = b } else { low = a }
+            }
+            weights[rating] = exp((low + high) / 2)
+        }
+        for rating in 1..<4 { weights[rating] = max(weights[rating], weights[rating - 1]) }
+        return weights
+    }
+
+    struct Bin: Hashable {
+        var lapses: Double
+        var days: Double
+        var reviews: Double
+
+        init(lapses: Int, days: Int, reviews: Int) {
+            func bucket(_ value: Int, _ scale: Double, _ base: Double, places: Double) -> Double {
+                guard value > 0 else { return 0 }
+                let raw = scale * pow(base, floor(log(Double(value)) / log(base)))
+                return (raw * places).rounded() / places
+            }
+            self.lapses = bucket(lapses, 1.65, 1.73, places: 1)
+            self.days = bucket(days, 2.48, 3.62, places: 100)
+            self.reviews = bucket(reviews, 1.99, 1.89, places: 1)
+        }
+    }
+}
+
+/// The FSRS-6 forward pass over one card's history, in dual numbers.
+private struct Model {
+    let w: [Dual]
+    let decay: Dual
+    let factor: Dual
+
+    init(_ values: [Double], differentiable: Bool) {
+        w = values.enumerated().map { differentiable ? Dual.parameter($1, index: $0) : Dual($1) }
+        decay = -w[20]
+        factor = Dual.pow(0.9, Dual(1) / decay) - 1
+    }
+
+    func initialDifficulty(_ rating: Int) -> Dual { w[4] - Dual.exp(w[5] * Double(rating - 1)) + 1 }
+
+    func nextDifficulty(_ difficulty: Dual, _ rating: Int) -> Dual {
+        let delta = -(w[6] * Double(rating - 3))
+        let damped = difficulty + (10 - difficulty) * delta / 9
+        return (w[7] * initialDifficulty(4) + (1 - w[7]) * damped).clamped(1, 10)
+    }
+
+    func shortTermStability(_ stability: Dual, _ rating: Int) -> Dual {
+        var increase = Dual.exp(w[17] * (w[18] + Double(rating - 3))) * Dual.pow(stability, -w[19])
+        if rating > 1 { increase = Dual.max(increase, 1) }
+        return (stability * increase).clamped(FSRSParameters.stabilityMinimum)
+    }
+
+    func nextStability(_ difficulty: Dual, _ stability: Dual, _ recall: Dual, _ rating: Int) -> Dual {
+        if rating == 1 {
+            let longTerm =
+                w[11] * Dual.pow(difficulty, -w[12]) * (Dual.pow(stability + 1, w[13]) - 1)
+                * Dual.exp((1 - recall) * w[14])
+            return Dual.min(longTerm, stability / Dual.exp(w[17] * w[18])).clamped(FSRSParameters.stabilityMinimum)
+        }
+        var growth =
+            Dual.exp(w[8]) * (11 - difficulty) * Dual.pow(stability, -w[9]) * (Dual.exp((1 - recall) * w[10]) - 1)
+        if rating == 2 { growth = growth * w[15] }
+        if rating == 4 { growth = growth * w[16] }
+        return (stability * (growth + 1)).clamped(FSRSParameters.stabilityMinimum)
+    }
+
+    /// Walks the history, calling `observe` with each predicted recall (reviews a day or more apart).
+    func predictions(_ history: ReviewHistory, observe: (Dual, Bool, FSRSOptimizer.Bin) -> Void) {
+        guard let first = history.reviews.first else { return }
+        var stability = w[first.rating.rawValue - 1].clamped(FSRSParameters.stabilityMinimum)
+        var difficulty = initialDifficulty(first.rating.rawValue).clamped(1, 10)
+        var lapses = first.rating == .again ? 1 : 0
+        for (index, review) in history.reviews.enumerated().dropFirst() {
+            let rating = review.rating.rawValue
+            if review.elapsedDays == 0 {
+                stability = shortTermStability(stability, rating)
+            } else {
+                let recall = Dual.pow(1 + factor * Double(review.elapsedDays) / stability, decay).clamped(
+                    1e-6, 1 - 1e-6)
+                observe(recall, rating > 1, FSRSOptimizer.Bin(lapses: lapses, days: review.elapsedDays, reviews: index))
+                stability = nextStability(difficulty, stability, recall, rating)
+            }
+            difficulty = nextDifficulty(difficulty, rating)
+            if rating == 1 { lapses += 1 }
+        }
+    }
+
+    func predictions(_ history: ReviewHistory, observe: (Double, Bool, FSRSOptimizer.Bin) -> Void) {
+        predictions(history) { (recall: Dual, remembered: Bool, bin: FSRSOptimizer.Bin) in
+            observe(recall.value, remembered, bin)
+        }
+    }
+
+    /// Adds this history's log loss to `total`; returns how many reviews it predicted.
+    func loss(_ history: ReviewHistory, into total: inout Dual) -> Int {
+        var count = 0
+        predictions(history) { (recall: Dual, remembered: Bool, _: FSRSOptimizer.Bin) in
+            total = total - (remembered ? Dual.log(recall) : Dual.log(1 - recall))
+            count += 1
+        }
+        return count
+    }
+}
+
+/// Adam with a cosine-annealed learning rate; the initial stabilities (w0…w3) stay as pretrained.
+private struct Adam {
+    let learningRate: Double
+    var first = Gradient.zero
+    var second = Gradient.zero
+
+    init(learningRate: Double) { self.learningRate = learningRate }
+
+    mutating func step(_ weights: [Double], gradient raw: Gradient, step: Int, of total: Int) -> [Double] {
+        var gradient = raw
+        for index in 0..<4 { gradient[index] = 0 }
+        first = first * 0.9 + gradient * 0.1
+        second = second * 0.999 + gradient * gradient * 0.001
+        let t = Double(step + 1)
+        let rate = learningRate * 0.5 * (1 + cos(Double.pi * Double(min(step, total)) / Double(total)))
+        var updated = weights
+        for index in 4..<weights.count {
+            let corrected = first[index] / (1 - pow(0.9, t))
+            let scale = second[index] / (1 - pow(0.999, t))
+            updated[index] -= rate * corrected / (scale.squareRoot() + 1e-8)
+            updated[index] = min(
+                max(updated[index], FSRSParameters.lowerBounds[index]), FSRSParameters.upperBounds[index])
+        }
+        return updated
+    }
+}
+
+/// SplitMix64: repeatable shuffles of the training order.
+private struct ShuffleRandom: RandomNumberGenerator {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
