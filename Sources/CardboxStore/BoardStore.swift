@@ -237,7 +237,7 @@ extension StoreContext {
 extension Board {
     init(row: Row) {
         self.init(
-            id: UUID(uuidString: row["id"])!, boardTitle: row["boardTitle"],
+            id: UUID(stored: row["id"]), boardTitle: row["boardTitle"],
             createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
     }
 }
@@ -245,7 +245,7 @@ extension Board {
 extension BoardColumn {
     init(row: Row, orderNumber: Int, cards: [BoardCard]?) {
         self.init(
-            id: UUID(uuidString: row["id"])!, boardId: UUID(uuidString: row["boardId"])!, listTitle: row["listTitle"],
+            id: UUID(stored: row["id"]), boardId: UUID(stored: row["boardId"]), listTitle: row["listTitle"],
             orderNumber: orderNumber, createdAt: Date(storageMillis: row["createdAt"]),
             modifiedAt: Date(storageMillis: row["modifiedAt"]), cards: cards)
     }
@@ -254,7 +254,7 @@ extension BoardColumn {
 extension BoardCard {
     init(row: Row, orderNumber: Int) {
         self.init(
-            id: UUID(uuidString: row["id"])!, columnId: UUID(uuidString: row["columnId"])!, cardTitle: row["cardTitle"],
+            id: UUID(stored: row["id"]), columnId: UUID(stored: row["columnId"]), cardTitle: row["cardTitle"],
             cardDescription: row["cardDescription"], orderNumber: orderNumber,
             createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
     }

@@ -361,7 +361,7 @@ extension StoreContext {
 extension Card {
     init(row: Row, tags: [String]) {
         self.init(
-            id: UUID(uuidString: row[0])!, deckId: UUID(uuidString: row[1])!, front: row[2], back: row[3],
+            id: UUID(stored: row[0]), deckId: UUID(stored: row[1]), front: row[2], back: row[3],
             cardType: row[4], notes: row[5], frontLanguage: row[6], backLanguage: row[7], isFavorite: row[8],
             tags: tags, imageHash: row[9], imagePrompt: row[10], jsonContent: row[11], isArchived: row[12],
             archivedAt: (row[13] as Int64?).map(Date.init(storageMillis:)), isIncomplete: row[14],

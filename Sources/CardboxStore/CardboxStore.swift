@@ -197,6 +197,37 @@ extension UUID {
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Reads an id as stored (lowercase RFC text). Parsed by hand: `UUID(uuidString:)` goes through
+    /// `sscanf`, which showed when turning a thousand rows into cards. Malformed text traps, because
+    /// the schema only ever stores ids this store formatted.
+    init(stored text: String) {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        var index = 0
+        var high: UInt8?
+        for character in text.utf8 where character != UInt8(ascii: "-") {
+            let nibble: UInt8
+            switch character {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = character - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = character - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = character - UInt8(ascii: "A") + 10
+            default: preconditionFailure("malformed stored id \(text)")
+            }
+            if let first = high {
+                bytes[index] = first << 4 | nibble
+                index += 1
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        precondition(index == 16, "malformed stored id \(text)")
+        self.init(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
+    }
 }
 
 extension Date {

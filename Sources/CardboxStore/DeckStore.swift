@@ -220,7 +220,7 @@ extension StoreContext {
 extension Deck {
     init(row: Row) {
         self.init(
-            id: UUID(uuidString: row["id"])!, name: row["name"], frontLanguage: row["frontLanguage"],
+            id: UUID(stored: row["id"]), name: row["name"], frontLanguage: row["frontLanguage"],
             backLanguage: row["backLanguage"], queuedSuggestions: row["queuedSuggestions"],
             createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
         study.desiredRetention = row["desiredRetention"]

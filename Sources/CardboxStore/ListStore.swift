@@ -323,7 +323,7 @@ extension StoreContext {
         for row in rows {
             let itemId: String = row["itemId"]
             let image = ItemImage(
-                id: UUID(uuidString: row["id"])!, itemId: UUID(uuidString: itemId)!,
+                id: UUID(stored: row["id"]), itemId: UUID(uuidString: itemId)!,
                 orderNumber: result[itemId]?.count ?? 0, mimeType: row["mimeType"], byteCount: row["byteCount"],
                 sha256: row["imageHash"], createdAt: Date(storageMillis: row["createdAt"]))
             result[itemId, default: []].append(image)
@@ -335,7 +335,7 @@ extension StoreContext {
 extension ItemList {
     init(row: Row, orderNumber: Int) {
         self.init(
-            id: UUID(uuidString: row["id"])!, name: row["name"], orderNumber: orderNumber,
+            id: UUID(stored: row["id"]), name: row["name"], orderNumber: orderNumber,
             isArchived: row["isArchived"],
             createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
     }
@@ -344,7 +344,7 @@ extension ItemList {
 extension Item {
     init(row: Row, orderNumber: Int) {
         self.init(
-            id: UUID(uuidString: row["id"])!, listId: UUID(uuidString: row["listId"])!, title: row["title"],
+            id: UUID(stored: row["id"]), listId: UUID(stored: row["listId"]), title: row["title"],
             description: row["description"], quantity: row["quantity"], orderNumber: orderNumber,
             isCrossedOut: row["isCrossedOut"], createdAt: Date(storageMillis: row["createdAt"]),
             modifiedAt: Date(storageMillis: row["modifiedAt"]))

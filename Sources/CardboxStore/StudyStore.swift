@@ -263,38 +263,42 @@ extension StoreContext {
 
     func studyQueue(_ deckReference: String?, now: Date, limit: Int) throws -> [(card: Card, queue: String)] {
         let day = try studyDay(now: now)
-        var learning: [Row] = []
-        var reviews: [Row] = []
-        var new: [Row] = []
-        for deck in try studyDecks(deckReference) {
-            let (newLeft, reviewLeft) = try allowances(deck, day: day)
-            let scope: StatementArguments = [account, deck.id.storage]
-            learning += try Row.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0
-                          AND state IN ('learning', 'relearning') AND dueAt <= ? ORDER BY dueAt, id LIMIT ?
-                        """), arguments: scope + [now.addingTimeInterval(Self.learnAhead).storageMillis, limit])
-            reviews += try Row.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0
-                          AND state = 'review' AND dueAt < ? ORDER BY dueAt, id LIMIT ?
-                        """), arguments: scope + [day.end.storageMillis, min(limit, reviewLeft)])
-            new += try Row.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0
-                          AND state = 'new' ORDER BY createdAt, id LIMIT ?
-                        """), arguments: scope + [min(limit, newLeft)])
-        }
+        let decks = try studyDecks(deckReference).map { (deck: $0, left: try allowances($0, day: day)) }
         func due(_ row: Row) -> Int64 { row[15] ?? 0 }
-        learning.sort { due($0) < due($1) }
-        reviews.sort { due($0) < due($1) }
-        // Learning cards due now come first; those due within the learn-ahead limit only after the rest.
-        let (dueNow, dueSoon) = (
-            learning.filter { due($0) <= now.storageMillis }, learning.filter { due($0) > now.storageMillis }
+        func fetch(
+            _ condition: String, order: String, _ values: StatementArguments,
+            limit: (Deck, (new: Int, review: Int)) -> Int
         )
+            throws -> [Row]
+        {
+            var rows: [Row] = []
+            for (deck, left) in decks where limit(deck, left) > 0 {
+                rows += try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0
+                              AND \(condition) ORDER BY \(order), id LIMIT ?
+                            """), arguments: [account, deck.id.storage] + values + [limit(deck, left)])
+            }
+            return rows
+        }
+        // Each part is fetched only while the parts before it leave room: learning cards due now,
+        // reviews due today, new cards, then learning cards due within the learn-ahead limit.
+        let learning = try fetch(
+            "state IN ('learning', 'relearning') AND dueAt <= ?", order: "dueAt",
+            [now.addingTimeInterval(Self.learnAhead).storageMillis]
+        ) { _, _ in limit }.sorted { due($0) < due($1) }
+        let dueNow = learning.filter { due($0) <= now.storageMillis }
+        let dueSoon = learning.filter { due($0) > now.storageMillis }
+        var room = limit - dueNow.count
+        let reviews =
+            room <= 0
+            ? []
+            : try fetch("state = 'review' AND dueAt < ?", order: "dueAt", [day.end.storageMillis]) { _, left in
+                min(room, left.review)
+            }.sorted { due($0) < due($1) }
+        room -= reviews.count
+        let new = room <= 0 ? [] : try fetch("state = 'new'", order: "createdAt", []) { _, left in min(room, left.new) }
         let ordered =
             dueNow.map { ($0, "learning") } + reviews.map { ($0, "review") } + new.map { ($0, "new") }
             + dueSoon.map { ($0, "learning") }
@@ -324,8 +328,8 @@ extension StoreContext {
 extension ReviewLogEntry {
     init(row: Row) {
         self.init(
-            id: UUID(uuidString: row["id"])!, cardId: UUID(uuidString: row["cardId"])!,
-            deckId: UUID(uuidString: row["deckId"])!, rating: row["rating"],
+            id: UUID(stored: row["id"]), cardId: UUID(stored: row["cardId"]),
+            deckId: UUID(stored: row["deckId"]), rating: row["rating"],
             reviewedAt: Date(storageMillis: row["reviewedAt"]),
             stateBefore: CardState(rawValue: row["stateBefore"]) ?? .new,
             stateAfter: CardState(rawValue: row["stateAfter"]) ?? .review, elapsedDays: row["elapsedDays"],

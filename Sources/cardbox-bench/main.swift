@@ -241,7 +241,8 @@ struct Measurements {
     }
 
     /// Answering cards one by one, each fetched from the queue and persisted; and building the first
-    /// 1,000 cards of the due queue in a large collection (60 % review cards, 10 % learning, 30 % new).
+    /// 1,000 cards of the due queue in a large collection: 60 % review cards due over ±30 days,
+    /// 1 % learning cards due within ±10 minutes, the rest new.
     func study(answers: Int, collection size: Int) throws -> (answer: Double, queue: Double) {
         let answering = try repeatTimed("answer \(answers) cards") { run in
             let (store, _) = try freshStore("answer-\(run)")
@@ -276,12 +277,14 @@ struct Measurements {
             path,
             """
             UPDATE card SET
-              state = CASE WHEN rowid % 10 < 6 THEN 'review' WHEN rowid % 10 = 6 THEN 'learning' ELSE 'new' END,
-              step = CASE WHEN rowid % 10 = 6 THEN 1 END,
-              stability = CASE WHEN rowid % 10 < 7 THEN 3.5 END, difficulty = CASE WHEN rowid % 10 < 7 THEN 5.0 END,
-              lastReviewAt = CASE WHEN rowid % 10 < 7 THEN \(now) - 86400000 * 5 END,
-              dueAt = CASE WHEN rowid % 10 < 7 THEN \(now) + ((rowid * 7919) % 5184000000) - 2592000000 END,
-              reps = CASE WHEN rowid % 10 < 7 THEN 3 ELSE 0 END;
+              state = CASE WHEN rowid % 10 < 6 THEN 'review' WHEN rowid % 100 = 99 THEN 'learning' ELSE 'new' END,
+              step = CASE WHEN rowid % 100 = 99 THEN 1 END,
+              stability = CASE WHEN rowid % 10 < 6 OR rowid % 100 = 99 THEN 3.5 END,
+              difficulty = CASE WHEN rowid % 10 < 6 OR rowid % 100 = 99 THEN 5.0 END,
+              lastReviewAt = CASE WHEN rowid % 10 < 6 OR rowid % 100 = 99 THEN \(now) - 86400000 * 5 END,
+              dueAt = CASE WHEN rowid % 10 < 6 THEN \(now) + ((rowid * 7919) % 5184000000) - 2592000000
+                           WHEN rowid % 100 = 99 THEN \(now) + ((rowid * 7919) % 1200000) - 600000 END,
+              reps = CASE WHEN rowid % 10 < 6 OR rowid % 100 = 99 THEN 3 ELSE 0 END;
             """)
         Progress.done("built a \(size)-card collection")
         let queue = try repeatTimed("first 1,000 of the queue") { _ in

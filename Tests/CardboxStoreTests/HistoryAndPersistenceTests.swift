@@ -171,6 +171,7 @@ struct StoredFormTests {
         for _ in 0..<1_000 {
             let id = UUID()
             #expect(id.storage == id.uuidString.lowercased())
+            #expect(UUID(stored: id.storage) == id && UUID(stored: id.uuidString) == id)
         }
     }
 }
