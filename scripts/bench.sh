@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# The foundation benchmark: batch insert of 10,000 cards (beside the sqlite3 shell doing the same
-# inserts, and Anki's add_notes), listing 1,000 cards of a 100,000-card deck, moving an item in a
-# 10,000-item list. Extra arguments go to cardbox-bench (e.g. --runs 9).
+# Every benchmark figure of the issues, beside its peer:
+# - the store: batch insert of 10,000 cards (beside the sqlite3 shell doing the same inserts, and
+#   Anki's add_notes), listing 1,000 cards of a 100,000-card deck, moving an item in a 10,000-item list;
+# - studying: FSRS-6 next-state throughput, answering 1,000 cards, building the due queue (beside Anki);
+# - the FSRS optimizer beside fsrs-rs on the same simulated reviews.
+# Extra arguments go to cardbox-bench (e.g. --runs 9).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-python3 -c "import anki" 2>/dev/null || pip install --quiet anki
+python3 -c "import anki, fsrs, fsrs_rs_python" 2>/dev/null || pip install --quiet anki fsrs fsrs-rs-python
 swift build -c release --product cardbox-bench >&2
-exec .build/release/cardbox-bench --anki-script scripts/anki_bench.py \
+swift build -c release --product cardbox >&2
+.build/release/cardbox-bench --anki-script scripts/anki_bench.py \
     --anki-study-script scripts/anki_study_bench.py "$@"
+echo
+echo "FSRS optimizer on the same simulated reviews (scored by fsrs-rs's evaluate):"
+python3 scripts/fsrs_optimizer_bench.py .build/release/cardbox 3000 365
