@@ -72,7 +72,7 @@ public struct FSRSOptimizer: Sendable {
         }
         var weights = Self.pretrainInitialStabilities(histories, from: start)
         var adam = Adam(learningRate: learningRate)
-        var random = ShuffleRandom(state: seed)
+        var random = SplitMix64(state: seed)
         let totalSteps = max(1, epochs * max(1, before.reviews / batchSize))
         var step = 0
         for epoch in 0..<epochs {
@@ -299,8 +299,8 @@ private struct Adam {
     }
 }
 
-/// SplitMix64: repeatable shuffles of the training order.
-private struct ShuffleRandom: RandomNumberGenerator {
+/// SplitMix64: repeatable shuffles of the training order (and repeatable simulations in tests).
+struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
 
     mutating func next() -> UInt64 {

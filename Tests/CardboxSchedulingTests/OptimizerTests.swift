@@ -7,7 +7,7 @@ import Testing
 func simulatedHistories(cards: Int, days: Int, truth: [Double], seed: UInt64) throws -> [ReviewHistory] {
     let scheduler = try Scheduler()
     let memory = try Scheduler(parameters: FSRSParameters(truth))
-    var random = SplitMix(state: seed)
+    var random = SplitMix64(state: seed)
     let start = Date(timeIntervalSince1970: 1_735_722_000)
     let end = start.addingTimeInterval(Double(days) * 86_400)
     var reviews: [(card: String, rating: Rating, time: Date)] = []
@@ -30,17 +30,6 @@ func simulatedHistories(cards: Int, days: Int, truth: [Double], seed: UInt64) th
         }
     }
     return ReviewHistory.from(reviews)
-}
-
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 @Suite("FSRS parameter optimizer")

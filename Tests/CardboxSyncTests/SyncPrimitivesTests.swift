@@ -3,18 +3,6 @@ import CardboxSync
 import Foundation
 import Testing
 
-/// A seeded generator so position-key jitter is repeatable.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("Hybrid logical clock")
 struct HybridLogicalClockTests {
     let start = Date(timeIntervalSince1970: 1_700_000_000)
@@ -88,7 +76,7 @@ struct PositionKeyTests {
 
     @Test("random insertions anywhere keep a strict order, with jitter")
     func randomInsertions() throws {
-        var random = SplitMix64(state: 42)
+        var random = SeededRandom(seed: 42)
         var keys: [String] = []
         for _ in 0..<2_000 {
             let index = Int.random(in: 0...keys.count, using: &random)
@@ -101,8 +89,8 @@ struct PositionKeyTests {
 
     @Test("two devices inserting at the same place rarely mint the same key")
     func jitter() throws {
-        var deviceA = SplitMix64(state: 1)
-        var deviceB = SplitMix64(state: 2)
+        var deviceA = SeededRandom(seed: 1)
+        var deviceB = SeededRandom(seed: 2)
         let a = try PositionKey.between("a0", "a1", using: &deviceA)
         let b = try PositionKey.between("a0", "a1", using: &deviceB)
         #expect(a != b)
