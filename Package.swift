@@ -37,11 +37,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Import and export formats: ListAll JSON, CSV/TSV, backups, Anki packages, Trello boards.
+        .target(name: "CardboxExchange", dependencies: ["CardboxCore", "CardboxStore", "CardboxScheduling"]),
         // The command line's commands, as a library so tests can drive them in-process too.
         .target(
             name: "CardboxCLI",
             dependencies: [
-                "CardboxCore", "CardboxSync", "CardboxStore", "CardboxScheduling",
+                "CardboxCore", "CardboxSync", "CardboxStore", "CardboxScheduling", "CardboxExchange",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -61,5 +63,6 @@ let package = Package(
         ),
         .testTarget(name: "CardboxStoreTests", dependencies: ["CardboxStore"]),
         .testTarget(name: "CardboxCLITests", dependencies: ["CardboxCLI"]),
+        .testTarget(name: "CardboxExchangeTests", dependencies: ["CardboxExchange"]),
     ]
 )

@@ -23,7 +23,7 @@ public struct CardboxCommand: ParsableCommand {
         subcommands: [
             DeckCommand.self, CardCommand.self, SuggestionCommand.self, TagCommand.self, PlanCommand.self,
             EventsCommand.self, ListCommand.self, ItemCommand.self, SettingsCommand.self, BoardCommand.self,
-            FSRSCommand.self, StudyCommand.self, StatsCommand.self,
+            FSRSCommand.self, StudyCommand.self, StatsCommand.self, ExportCommand.self, ImportCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions

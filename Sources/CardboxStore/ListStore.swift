@@ -87,24 +87,7 @@ extension CardboxStore {
 
     /// Seed 002: deleting a list deletes its items and their images.
     public func deleteList(_ reference: String) throws {
-        try write { tx in
-            let id = try tx.context.resolve(reference, .itemList)
-            let scope: StatementArguments = [tx.account, id]
-            let images = try Row.fetchAll(
-                tx.db.cachedStatement(
-                    sql: """
-                        SELECT itemImage.id, itemImage.imageHash FROM itemImage JOIN item ON item.id = itemImage.itemId
-                        WHERE item.accountId = ? AND item.listId = ?
-                        """), arguments: scope)
-            try tx.recordDeletions(.itemImage, rowIds: images.map { $0["id"] })
-            try tx.recordDeletions(
-                .item,
-                rowIds: try String.fetchAll(
-                    tx.db.cachedStatement(sql: "SELECT id FROM item WHERE accountId = ? AND listId = ?"),
-                    arguments: scope))
-            try tx.delete(.itemList, id: id)
-            try tx.collectImages(images.map { $0["imageHash"] as String })
-        }
+        try write { tx in try tx.deleteListRows(tx.context.resolve(reference, .itemList)) }
     }
 
     // MARK: Items
@@ -217,14 +200,9 @@ extension CardboxStore {
     public func deleteItem(_ reference: String) throws {
         try write { tx in
             let id = try tx.context.resolve(reference, .item)
-            let images = try Row.fetchAll(
-                tx.db.cachedStatement(sql: "SELECT id, imageHash FROM itemImage WHERE accountId = ? AND itemId = ?"),
-                arguments: [tx.account, id])
             let listId = try tx.context.item(id).listId.storage
-            try tx.recordDeletions(.itemImage, rowIds: images.map { $0["id"] })
-            try tx.delete(.item, id: id)
+            try tx.deleteItemRows(id)
             try tx.touchList(listId)
-            try tx.collectImages(images.map { $0["imageHash"] as String })
         }
     }
 

@@ -340,6 +340,31 @@ struct CommandLineTests {
         #expect(bad.stderr.contains("line 1 is not"))
     }
 
+    @Test("export listall to a file, import it elsewhere; the format is detected; bad files change nothing")
+    func listAllExchange() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("list", "create", "Groceries")
+        try cli.ok("item", "add", "Groceries", "Milk", "--quantity", "2")
+        let file = cli.folder.appendingPathComponent("lists.json").path
+        #expect(try cli.ok("export", "listall", "-o", file) == "exported 1 list to \(file)\n")
+        let other = cli.folder.appendingPathComponent("other.sqlite").path
+        let imported = try cli.run(["--store", other, "import", file, "--json"], store: false)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let report = try #require(try imported.json() as? [String: Any])
+        #expect((report["created"] as? [String: Int]) == ["list": 1, "item": 1])
+        let again = try cli.run(["--store", other, "import", file], store: false)
+        #expect(again.stdout == "skipped: 1 item, 1 list\n")
+        try "{\"version\":\"1.0\",\"lists\":[{\"name\":\"x\"}]}".write(toFile: file, atomically: true, encoding: .utf8)
+        let bad = try cli.run(["--store", other, "import", file], store: false)
+        #expect(bad.status == 1 && bad.stderr == "error: \(file): lists[0].id: is required\n")
+        try "hello".write(toFile: file, atomically: true, encoding: .utf8)
+        let unknown = try cli.run(["--store", other, "import", file], store: false)
+        #expect(unknown.stderr.contains("cannot tell its format"))
+        let lists = try cli.run(["--store", other, "list", "list", "--json"], store: false)
+        #expect((try lists.json() as? [Any])?.count == 1)
+    }
+
     @Test("the store is found through --store, CARDBOX_STORE, then XDG_DATA_HOME")
     func storeLocation() throws {
         let cli = try CLI()
