@@ -6,16 +6,17 @@ import Foundation
 
 /// The formats Cardbox writes.
 enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
-    case listall
+    case listall, csv, tsv
 }
 
 /// The formats Cardbox reads.
 enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
-    case listall
+    case listall, csv, tsv
 
     /// The format of a file, told from its content.
     static func detect(_ data: Data, file: String) throws -> ImportFormat {
         if ListAllFormat.matches(data) { return .listall }
+        if DelimitedFormat.matches(data) { return .csv }  // the separator is read from the file itself
         throw CardboxError.invalid(
             field: file,
             reason: "cannot tell its format; give --format (\(allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -29,15 +30,23 @@ struct ExportCommand: StoreCommand {
         commandName: "export", abstract: "Export data in a format other apps read.",
         discussion: """
             listall: ListAll's JSON format v1.0 (lists, items, images as base64, settings).
+            csv, tsv: a deck's cards as Anki's notes-in-plain-text (front, back, tags), with header lines.
 
             Examples:
               cardbox export listall -o lists.json
               cardbox export listall --list Groceries
+              cardbox export tsv --deck Spanish -o spanish.txt
             """)
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The format: \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
     var format: ExportFormat
     @Option(help: "Export only this list (id or name).") var list: String?
+    @Option(help: "The deck to export (csv, tsv).") var deck: String?
+
+    func validate() throws {
+        if (format == .csv || format == .tsv) && deck == nil { throw ValidationError("name the deck with --deck") }
+        if format == .listall && deck != nil { throw ValidationError("--deck goes with csv or tsv") }
+    }
     @Option(name: [.short, .customLong("output")], help: "Write to this file instead of standard output.")
     var output: String?
 
@@ -49,6 +58,10 @@ struct ExportCommand: StoreCommand {
             let lists = try store.listsForExport(list)
             data = try ListAllFormat.export(lists, settings: try store.settings(), exportDate: Date())
             summary = "exported \(lists.count) list\(lists.count == 1 ? "" : "s")"
+        case .csv, .tsv:
+            let cards = try store.cards(in: deck) + store.cards(in: deck, filter: CardFilter(archived: true))
+            data = DelimitedFormat.export(cards, separator: format == .tsv ? "\t" : ",")
+            summary = "exported \(cards.count) card\(cards.count == 1 ? "" : "s")"
         }
         guard let output else {
             FileHandle.standardOutput.write(data)
@@ -69,19 +82,26 @@ struct ImportCommand: StoreCommand {
     static let configuration = CommandConfiguration(
         commandName: "import", abstract: "Import a file: all of it, or nothing if anything in it is wrong.",
         discussion: """
-            The format is told from the content unless --format is given. Records whose ids the store
-            already has are skipped unless --on-duplicate says replace or copy (new ids).
+            The format is told from the content unless --format is given. Records the store already has
+            (the same id; for cards, the same front and type in the deck) are skipped unless
+            --on-duplicate says replace or copy. CSV/TSV: Anki's header lines (#separator:, #html:,
+            #tags column:, #deck column:) are understood; a plain two-column file needs none. Cards go
+            to --deck, or to the deck column's deck (created with --front/--back when missing).
 
             Examples:
               cardbox import lists.json
-              cardbox import lists.json --on-duplicate copy --json
+              cardbox import vocabulary.txt --deck Spanish
+              cardbox import anki-export.txt --front es --back en --json
             """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: OutputOptions
     @Argument(help: "The file to import.") var file: String
     @Option(help: "The format: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
     var format: ImportFormat?
-    @Option(help: "For ids the store already has: skip, replace or copy.") var onDuplicate = DuplicatePolicy.skip
+    @Option(help: "For records the store already has: skip, replace or copy.") var onDuplicate = DuplicatePolicy.skip
+    @Option(help: "The deck for imported cards (csv, tsv).") var deck: String?
+    @Option(help: "Front language of decks the import creates (ISO 639-1).") var front: String?
+    @Option(help: "Back language of decks the import creates (ISO 639-1).") var back = "en"
 
     func run(store: CardboxStore) throws {
         let data = try InputGuard.read(file)
@@ -90,6 +110,21 @@ struct ImportCommand: StoreCommand {
         case .listall:
             let (lists, settings) = try ListAllFormat.read(data, file: file)
             report = try store.importLists(lists, settings: settings, onDuplicate: onDuplicate)
+        case let delimited:
+            let separator: Character? = format == nil ? nil : (delimited == .tsv ? "\t" : ",")
+            let document = try DelimitedFormat.read(data, file: file, separator: separator)
+            let cards = try document.rows.map { row in
+                guard let deck = row.deck ?? deck else {
+                    throw CardboxError.invalid(field: "\(file) line \(row.line)", reason: "no deck: give --deck")
+                }
+                return CardImport(
+                    deck: deck, draft: CardDraft(front: row.front, back: row.back, tags: row.tags),
+                    source: "\(file) line \(row.line)")
+            }
+            var cardReport = try store.importCards(
+                cards, newDeckLanguages: front.map { ($0, back) }, onDuplicate: onDuplicate)
+            cardReport.notImported += document.ignored.map { "header \($0) (not used)" }
+            report = cardReport
         }
         try Console.emit(report, json: output.json, Self.describe)
     }

@@ -365,6 +365,27 @@ struct CommandLineTests {
         #expect((try lists.json() as? [Any])?.count == 1)
     }
 
+    @Test("cards in and out as TSV/CSV; the plan's limit applies to the whole file")
+    func delimitedExchange() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("deck", "create", "Spanish", "--front", "es")
+        let file = cli.folder.appendingPathComponent("words.txt").path
+        try "hola\thello\nperro\tdog\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try cli.ok("import", file, "--deck", "Spanish") == "created: 2 cards\n")
+        #expect(try cli.ok("import", file, "--deck", "Spanish") == "skipped: 2 cards\n")
+        let csv = try cli.ok("export", "csv", "--deck", "Spanish")
+        #expect(csv == "#separator:comma\n#html:false\n#tags column:3\nhola,hello,\nperro,dog,\n")
+        let many = (0..<30).map { "w\($0)\tx" }.joined(separator: "\n")
+        try many.write(toFile: file, atomically: true, encoding: .utf8)
+        let refused = try cli.run(["import", file, "--deck", "Spanish"])
+        #expect(
+            refused.stderr == "error: Card limit exceeded. You have 2 cards out of 25 allowed. 23 cards remaining.\n")
+        let noDeck = try cli.run(["import", file])
+        #expect(noDeck.stderr.contains("line 1: no deck: give --deck"))
+        #expect((try cli.json("card", "list", "Spanish") as? [Any])?.count == 2)
+    }
+
     @Test("the store is found through --store, CARDBOX_STORE, then XDG_DATA_HOME")
     func storeLocation() throws {
         let cli = try CLI()

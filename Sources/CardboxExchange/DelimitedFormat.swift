@@ -1,0 +1,205 @@
+import CardboxCore
+import CardboxStore
+import Foundation
+
+/// Cards as delimited text (CSV or TSV), as Anki's "notes in plain text" writes and reads them:
+/// optional `#key:value` header lines (`#separator:`, `#html:`, `#tags column:`, `#deck column:`),
+/// then one card a row: front, back, and the tags (space-separated) in the tags column. A plain
+/// two-column file (term, definition — what Quizlet exports) needs no header.
+public enum DelimitedFormat {
+    /// One line may hold at most this many bytes: a file of one enormous line is refused, not parsed.
+    public static let maximumLineBytes = 1024 * 1024
+
+    public struct Row: Sendable, Equatable {
+        public var line: Int
+        public var deck: String?
+        public var front: String
+        public var back: String
+        public var tags: [String]
+    }
+
+    public struct Document: Sendable, Equatable {
+        public var rows: [Row]
+        /// Header lines Cardbox read but does not act on (e.g. `#notetype column`), said in the report.
+        public var ignored: [String]
+    }
+
+    // MARK: Writing
+
+    /// Anki-readable text: a header, then front, back, tags (a tag's spaces become underscores, as
+    /// Anki's tags cannot hold spaces).
+    public static func export(_ cards: [Card], separator: Character) -> Data {
+        let name = separator == "\t" ? "tab" : "comma"
+        var text = "#separator:\(name)\n#html:false\n#tags column:3\n"
+        for card in cards {
+            let tags = card.tags.map { $0.replacingOccurrences(of: " ", with: "_") }.joined(separator: " ")
+            text += [card.front, card.back, tags].map { quoted($0, separator: separator) }.joined(
+                separator: String(separator))
+            text += "\n"
+        }
+        return Data(text.utf8)
+    }
+
+    static func quoted(_ field: String, separator: Character) -> String {
+        guard field.contains(where: { $0 == separator || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    // MARK: Reading
+
+    /// Whether `data` looks like delimited text (for detecting an import's format): no NUL bytes
+    /// (binary files have them), and a tab or a comma on the first line that is not a header.
+    public static func matches(_ data: Data) -> Bool {
+        let head = data.prefix(64 * 1024)
+        guard !head.contains(0) else { return false }
+        let firstLine = String(decoding: head, as: UTF8.self).split(separator: "\n").first { !$0.hasPrefix("#") } ?? ""
+        return firstLine.contains("\t") || firstLine.contains(",")
+    }
+
+    /// Reads rows; `separator` overrides the header and the guess (tab if the first content line has
+    /// one, else comma). Errors name the file and the line.
+    public static func read(_ data: Data, file: String, separator forced: Character? = nil) throws -> Document {
+        var bytes = [UInt8](data)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }  // a UTF-8 byte-order mark
+        var index = 0
+        var line = 1
+        var separator = forced.map { UInt8(ascii: $0.unicodeScalars.first!) }
+        var html = false
+        var tagsColumn: Int?
+        var deckColumn: Int?
+        var ignored: [String] = []
+        // Header lines: "#key:value" before the first row.
+        while index < bytes.count, bytes[index] == UInt8(ascii: "#") {
+            let end = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            guard end - index <= maximumLineBytes else { throw tooLong(file, line) }
+            let header = String(decoding: bytes[(index + 1)..<end], as: UTF8.self).trimmingCharacters(
+                in: .whitespacesAndNewlines)
+            let parts = header.split(separator: ":", maxSplits: 1).map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            }
+            let value = parts.count == 2 ? parts[1] : ""
+            switch parts.first ?? "" {
+            case "separator":
+                let named: [String: UInt8] = [
+                    "tab": 9, "comma": 44, "semicolon": 59, "space": 32, "pipe": 124, "colon": 58,
+                ]
+                guard let byte = named[value] ?? (value.utf8.count == 1 ? value.utf8.first : nil) else {
+                    throw CardboxError.invalid(field: "\(file) line \(line)", reason: "unknown separator '\(value)'")
+                }
+                if forced == nil { separator = byte }
+            case "html": html = value == "true"
+            case "tags column": tagsColumn = try columnNumber(value, file: file, line: line)
+            case "deck column": deckColumn = try columnNumber(value, file: file, line: line)
+            default: ignored.append("#" + header)
+            }
+            index = end + 1
+            line += 1
+        }
+        if separator == nil {
+            let end = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            separator = bytes[index..<end].contains(9) ? 9 : 44
+        }
+        var rows: [Row] = []
+        while index < bytes.count {
+            let rowLine = line
+            let fields = try parseRecord(bytes, at: &index, line: &line, separator: separator!, file: file)
+            if fields.count == 1 && fields[0].isEmpty { continue }  // a blank line
+            var remaining: [String] = []
+            var tags: [String] = []
+            var deck: String?
+            for (column, field) in fields.enumerated() {
+                if column + 1 == tagsColumn {
+                    tags = field.split(whereSeparator: \.isWhitespace).map(String.init)
+                } else if column + 1 == deckColumn {
+                    deck = field
+                } else {
+                    remaining.append(html ? plainText(field) : field)
+                }
+            }
+            guard remaining.count >= 1 else {
+                throw CardboxError.invalid(field: "\(file) line \(rowLine)", reason: "has no front text")
+            }
+            rows.append(
+                Row(
+                    line: rowLine, deck: deck, front: remaining[0], back: remaining.count > 1 ? remaining[1] : "",
+                    tags: tags))
+        }
+        return Document(rows: rows, ignored: ignored)
+    }
+
+    /// One record (RFC 4180: quoted fields may hold separators, quotes as "", and line breaks).
+    static func parseRecord(_ bytes: [UInt8], at index: inout Int, line: inout Int, separator: UInt8, file: String)
+        throws -> [String]
+    {
+        var fields: [String] = []
+        var field: [UInt8] = []
+        let start = index
+        let startLine = line
+        var quoted = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            if index - start > maximumLineBytes { throw tooLong(file, startLine) }
+            if quoted {
+                if byte == UInt8(ascii: "\"") {
+                    if index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "\"") {
+                        field.append(byte)
+                        index += 2
+                        continue
+                    }
+                    quoted = false
+                } else {
+                    if byte == UInt8(ascii: "\n") { line += 1 }
+                    field.append(byte)
+                }
+                index += 1
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\"") where field.isEmpty: quoted = true
+            case separator:
+                fields.append(String(decoding: field, as: UTF8.self))
+                field = []
+            case UInt8(ascii: "\n"):
+                index += 1
+                line += 1
+                fields.append(String(decoding: field.last == 13 ? field.dropLast() : field[...], as: UTF8.self))
+                return fields
+            default: field.append(byte)
+            }
+            index += 1
+        }
+        if quoted {
+            throw CardboxError.invalid(field: "\(file) line \(startLine)", reason: "a quoted field is never closed")
+        }
+        fields.append(String(decoding: field.last == 13 ? field.dropLast() : field[...], as: UTF8.self))
+        return fields
+    }
+
+    /// HTML fields as plain text: line breaks kept, tags dropped, the common entities decoded.
+    static func plainText(_ html: String) -> String {
+        var text = html.replacingOccurrences(of: "<br>", with: "\n", options: .caseInsensitive)
+            .replacingOccurrences(of: "<br/>", with: "\n", options: .caseInsensitive)
+            .replacingOccurrences(of: "<br />", with: "\n", options: .caseInsensitive)
+        while let open = text.range(of: "<"), let close = text.range(of: ">", range: open.upperBound..<text.endIndex) {
+            text.removeSubrange(open.lowerBound..<close.upperBound)
+        }
+        for (entity, character) in [
+            ("&nbsp;", " "), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&"),
+        ] {
+            text = text.replacingOccurrences(of: entity, with: character)
+        }
+        return text
+    }
+
+    static func columnNumber(_ value: String, file: String, line: Int) throws -> Int {
+        guard let number = Int(value), number >= 1 else {
+            throw CardboxError.invalid(
+                field: "\(file) line \(line)", reason: "'\(value)' is not a column number (1, 2, …)")
+        }
+        return number
+    }
+
+    static func tooLong(_ file: String, _ line: Int) -> CardboxError {
+        .invalid(field: "\(file) line \(line)", reason: "is longer than \(maximumLineBytes) bytes")
+    }
+}

@@ -1,0 +1,155 @@
+import CardboxCore
+import CardboxExchange
+import CardboxStore
+import Foundation
+import Testing
+
+@Suite("CSV/TSV cards (Anki's notes in plain text)")
+struct DelimitedFormatTests {
+    func read(_ text: String, separator: Character? = nil) throws -> DelimitedFormat.Document {
+        try DelimitedFormat.read(Data(text.utf8), file: "cards.txt", separator: separator)
+    }
+
+    @Test("a plain two-column TSV (as Quizlet exports) needs no options")
+    func quizlet() throws {
+        let document = try read("hola\thello\nperro\tdog\n")
+        #expect(document.rows.map(\.front) == ["hola", "perro"])
+        #expect(document.rows.map(\.back) == ["hello", "dog"])
+        #expect(document.rows.map(\.line) == [1, 2])
+    }
+
+    @Test("Anki's header lines: separator, html, tags column, deck column")
+    func ankiHeaders() throws {
+        let text = """
+            #separator:Pipe
+            #html:true
+            #tags column:3
+            #deck column:4
+            #notetype column:5
+            <b>hola</b>|hello<br>there &amp; back|greeting basic|Spanish::Basics|Basic
+            perro|dog||Spanish::Basics|Basic
+            """
+        let document = try read(text)
+        #expect(document.rows.count == 2)
+        #expect(document.rows[0].front == "hola" && document.rows[0].back == "hello\nthere & back")
+        #expect(document.rows[0].tags == ["greeting", "basic"] && document.rows[0].deck == "Spanish::Basics")
+        #expect(document.rows[0].line == 6)
+        #expect(document.ignored == ["#notetype column:5"])
+    }
+
+    @Test("RFC 4180 quoting: separators, doubled quotes and line breaks inside quotes; CRLF and BOM")
+    func quoting() throws {
+        let text = "\u{FEFF}\"a, b\",\"say \"\"hi\"\"\"\r\n\"two\nlines\",x\r\nlast,row"
+        let document = try read(text)
+        #expect(document.rows.map(\.front) == ["a, b", "two\nlines", "last"])
+        #expect(document.rows.map(\.back) == ["say \"hi\"", "x", "row"])
+        #expect(document.rows.map(\.line) == [1, 2, 4])
+    }
+
+    @Test("export writes what import reads back, tags included")
+    func roundTrip() throws {
+        let now = Date()
+        let cards = [
+            Card(
+                id: UUID(), deckId: UUID(), front: "a, \"b\"", back: "line\nbreak", frontLanguage: "es",
+                backLanguage: "en",
+                tags: ["irregular verbs", "b"], createdAt: now, modifiedAt: now),
+            Card(
+                id: UUID(), deckId: UUID(), front: "plain", back: "", frontLanguage: "es", backLanguage: "en",
+                createdAt: now,
+                modifiedAt: now),
+        ]
+        for separator: Character in [",", "\t"] {
+            let document = try DelimitedFormat.read(DelimitedFormat.export(cards, separator: separator), file: "x")
+            #expect(document.rows.map(\.front) == ["a, \"b\"", "plain"])
+            #expect(document.rows.map(\.back) == ["line\nbreak", ""])
+            #expect(document.rows[0].tags == ["irregular_verbs", "b"])
+        }
+    }
+
+    @Test(
+        "malformed files are refused with the line",
+        arguments: [
+            ("a,\"never closed\nb,c", "cards.txt line 1: a quoted field is never closed"),
+            ("#separator:wat\na,b", "cards.txt line 1: unknown separator 'wat'"),
+            ("#tags column:zero\na,b", "cards.txt line 1: 'zero' is not a column number"),
+            ("#tags column:1\ntagonly", "cards.txt line 2: has no front text"),
+        ])
+    func malformed(text: String, message: String) {
+        #expect {
+            try read(text)
+        } throws: { error in
+            (error as? CardboxError)?.localizedDescription.hasPrefix(message) == true
+        }
+    }
+
+    @Test("a line longer than the limit is refused without reading it all")
+    func longLine() {
+        let text = String(repeating: "x", count: DelimitedFormat.maximumLineBytes + 10) + ",y"
+        #expect(throws: CardboxError.self) { try read(text) }
+    }
+
+    @Test("format detection: text with tabs or commas; not binary, not a lone word")
+    func detection() {
+        #expect(DelimitedFormat.matches(Data("#separator:tab\nhola\thello".utf8)))
+        #expect(DelimitedFormat.matches(Data("a,b\n".utf8)))
+        #expect(!DelimitedFormat.matches(Data([0x50, 0x4B, 0x03, 0x04, 0, 0, 9])))
+        #expect(!DelimitedFormat.matches(Data("hello".utf8)))
+    }
+}
+
+@Suite("Importing cards")
+struct CardImportTests {
+    func imports(_ fronts: [String], deck: String = "D") -> [CardImport] {
+        fronts.enumerated().map {
+            CardImport(deck: deck, draft: CardDraft(front: $1, back: "x", tags: ["t"]), source: "f line \($0 + 1)")
+        }
+    }
+
+    @Test("duplicates (same front and type in the deck) are skipped, replaced or copied")
+    func duplicates() throws {
+        let store = try CardboxStore.inMemory()
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        _ = try store.addCard(to: "D", CardDraft(front: "Hola", back: "old"))
+        let skipped = try store.importCards(
+            imports(["hola", "adiós", "adiós"]), newDeckLanguages: nil, onDuplicate: .skip)
+        #expect(skipped.created == ["card": 1] && skipped.skipped == ["card": 2])
+        var replacing = imports(["hola"])
+        replacing[0].draft.back = "new"
+        let replaced = try store.importCards(replacing, newDeckLanguages: nil, onDuplicate: .replace)
+        #expect(replaced.replaced == ["card": 1])
+        let hola = try #require(try store.cards(in: "D").first { $0.front == "Hola" })
+        #expect(hola.back == "new" && hola.tags == ["t"])
+        let copied = try store.importCards(imports(["hola"]), newDeckLanguages: nil, onDuplicate: .copy)
+        #expect(try copied.created == ["card": 1] && store.cards(in: "D").count == 3)
+    }
+
+    @Test("the plan's limit is checked for the whole import; nothing is added when it would pass it")
+    func limit() throws {
+        let store = try CardboxStore.inMemory()
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        #expect(throws: CardboxError.cardLimitExceeded(currentCount: 0, limit: 25, remainingCards: 25)) {
+            try store.importCards(imports((0..<26).map { "w\($0)" }), newDeckLanguages: nil, onDuplicate: .skip)
+        }
+        #expect(try store.allowance().cardCount == 0)
+    }
+
+    @Test("missing decks are created with the given languages, or refused; bad rows name their line")
+    func decks() throws {
+        let store = try CardboxStore.inMemory()
+        #expect(
+            throws: CardboxError.invalid(
+                field: "f line 1", reason: "deck 'New' does not exist (give --front to create it)")
+        ) {
+            try store.importCards(imports(["a"], deck: "New"), newDeckLanguages: nil, onDuplicate: .skip)
+        }
+        let report = try store.importCards(
+            imports(["a", "b"], deck: "New"), newDeckLanguages: ("fr", "en"), onDuplicate: .skip)
+        #expect(report.created == ["deck": 1, "card": 2])
+        #expect(try store.deck("New").frontLanguage == "fr")
+        #expect(throws: CardboxError.invalid(field: "f line 2: front", reason: "cannot be empty")) {
+            try store.importCards(imports(["c", " "], deck: "New"), newDeckLanguages: nil, onDuplicate: .skip)
+        }
+        #expect(try store.cards(in: "New").count == 2)
+    }
+}
