@@ -65,7 +65,7 @@ struct ExportCommand: StoreCommand {
         }
         guard let output else {
             FileHandle.standardOutput.write(data)
-            FileHandle.standardOutput.write(Data("\n".utf8))
+            if data.last != UInt8(ascii: "\n") { FileHandle.standardOutput.write(Data("\n".utf8)) }
             return
         }
         do {
