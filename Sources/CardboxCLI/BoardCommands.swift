@@ -51,14 +51,15 @@ struct BoardCommand: ParsableCommand {
 
     struct Show: StoreCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show a board: its columns in order, each with its cards.",
+            abstract: "Show a board: its columns in order, each with its cards (archived ones with --all).",
             discussion: "Example:\n  cardbox board show \"Home projects\" --json")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The board (id or title).") var board: String
+        @Flag(help: "Include archived cards.") var all = false
 
         func run(store: CardboxStore) throws {
-            try Console.emit(try store.board(board), json: output.json) { board in
+            try Console.emit(try store.board(board, includeArchived: all), json: output.json) { board in
                 var lines = [board.boardTitle]
                 for column in board.columns ?? [] {
                     lines.append("")
@@ -171,7 +172,7 @@ struct BoardCommand: ParsableCommand {
             commandName: "card", abstract: "Add, edit, move and delete the cards of a board.",
             discussion:
                 "Examples:\n  cardbox board card add 1c9e04b2 \"Paint the fence\"\n  cardbox board card move 8e31aa07 --to-column 77b0c3d1 --position 0",
-            subcommands: [Add.self, Edit.self, Move.self, Delete.self])
+            subcommands: [Add.self, Edit.self, Move.self, Archive.self, Delete.self])
 
         struct Add: StoreCommand {
             static let configuration = CommandConfiguration(
@@ -224,6 +225,22 @@ struct BoardCommand: ParsableCommand {
                 try Console.emit(
                     try store.moveBoardCard(card, to: position, inColumn: toColumn), json: output.json
                 ) { "moved card \(BoardCommand.describe($0))" }
+            }
+        }
+
+        struct Archive: StoreCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Archive a card (hidden from the board, kept), or bring it back with --undo.",
+                discussion: "Example:\n  cardbox board card archive 8e31aa07")
+            @OptionGroup var global: GlobalOptions
+            @OptionGroup var output: OutputOptions
+            @Argument(help: "The card's id (or its short id).") var card: String
+            @Flag(help: "Bring the card back.") var undo = false
+
+            func run(store: CardboxStore) throws {
+                try Console.emit(try store.setBoardCardArchived(card, !undo), json: output.json) {
+                    ($0.isArchived ? "archived card " : "restored card ") + BoardCommand.describe($0)
+                }
             }
         }
 

@@ -11,11 +11,12 @@ enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
 
 /// The formats Cardbox reads.
 enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
-    case listall, csv, tsv
+    case listall, csv, tsv, trello
 
     /// The format of a file, told from its content.
     static func detect(_ data: Data, file: String) throws -> ImportFormat {
         if ListAllFormat.matches(data) { return .listall }
+        if TrelloFormat.matches(data) { return .trello }
         if DelimitedFormat.matches(data) { return .csv }  // the separator is read from the file itself
         throw CardboxError.invalid(
             field: file,
@@ -87,6 +88,7 @@ struct ImportCommand: StoreCommand {
             --on-duplicate says replace or copy. CSV/TSV: Anki's header lines (#separator:, #html:,
             #tags column:, #deck column:) are understood; a plain two-column file needs none. Cards go
             to --deck, or to the deck column's deck (created with --front/--back when missing).
+            Trello: a board export becomes a new board; archived lists are left out (and said).
 
             Examples:
               cardbox import lists.json
@@ -110,6 +112,11 @@ struct ImportCommand: StoreCommand {
         case .listall:
             let (lists, settings) = try ListAllFormat.read(data, file: file)
             report = try store.importLists(lists, settings: settings, onDuplicate: onDuplicate)
+        case .trello:
+            let (board, skipped) = try TrelloFormat.read(data, file: file)
+            var boardReport = try store.importBoard(board).report
+            boardReport.notImported = skipped
+            report = boardReport
         case let delimited:
             let separator: Character? = format == nil ? nil : (delimited == .tsv ? "\t" : ",")
             let document = try DelimitedFormat.read(data, file: file, separator: separator)

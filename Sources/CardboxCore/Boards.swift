@@ -59,6 +59,8 @@ public struct BoardCard: Codable, Sendable, Equatable, Identifiable {
     public var orderNumber: Int
     public var createdAt: Date
     public var modifiedAt: Date
+    /// Archived cards stay on their board, out of sight (Trello's archive).
+    public var isArchived = false
 
     public init(
         id: UUID, columnId: UUID, cardTitle: String, cardDescription: String?, orderNumber: Int, createdAt: Date,
@@ -85,6 +87,7 @@ public struct BoardCard: Codable, Sendable, Equatable, Identifiable {
         try container.encode(cardTitle, forKey: .cardTitle)
         try container.encode(cardDescription, forKey: .cardDescription)
         try container.encode(orderNumber, forKey: .orderNumber)
+        try container.encode(isArchived, forKey: .isArchived)
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(modifiedAt, forKey: .modifiedAt)
     }

@@ -28,8 +28,9 @@ extension CardboxStore {
         }
     }
 
-    /// A board with its columns in order, each with its cards in order.
-    public func board(_ reference: String) throws -> Board {
+    /// A board with its columns in order, each with its cards in order; archived cards only when
+    /// `includeArchived` (they keep their order numbers either way).
+    public func board(_ reference: String, includeArchived: Bool = false) throws -> Board {
         try read { context in
             let id = try context.resolve(reference, .board)
             var board = try context.board(id)
@@ -45,6 +46,9 @@ extension CardboxStore {
                 let columnId: String = row["columnId"]
                 let card = BoardCard(row: row, orderNumber: cardsByColumn[columnId]?.count ?? 0)
                 cardsByColumn[columnId, default: []].append(card)
+            }
+            if !includeArchived {
+                cardsByColumn = cardsByColumn.mapValues { $0.filter { !$0.isArchived } }
             }
             board.columns = try Row.fetchAll(
                 context.db.cachedStatement(
@@ -198,6 +202,15 @@ extension CardboxStore {
         }
     }
 
+    /// Archives a card (hidden from the board, kept), or brings it back.
+    public func setBoardCardArchived(_ reference: String, _ archived: Bool) throws -> BoardCard {
+        try write { tx in
+            let id = try tx.context.resolve(reference, .boardCard)
+            try tx.update(.boardCard, id: id, [("isArchived", archived.storage), ("modifiedAt", tx.nowMillis)])
+            return try tx.context.boardCard(id)
+        }
+    }
+
     public func deleteBoardCard(_ reference: String) throws {
         try write { tx in try tx.delete(.boardCard, id: tx.context.resolve(reference, .boardCard)) }
     }
@@ -257,5 +270,6 @@ extension BoardCard {
             id: UUID(stored: row["id"]), columnId: UUID(stored: row["columnId"]), cardTitle: row["cardTitle"],
             cardDescription: row["cardDescription"], orderNumber: orderNumber,
             createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
+        isArchived = row["isArchived"]
     }
 }

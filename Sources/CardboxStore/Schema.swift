@@ -12,6 +12,7 @@ enum Schema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: accounts, decks, cards, lists, boards, history", migrate: createVersion1)
         migrator.registerMigration("v2: spaced repetition (FSRS state, study settings, review log)", migrate: addStudy)
+        migrator.registerMigration("v3: archived board cards", migrate: addBoardCardArchive)
         return migrator
     }
 
@@ -268,5 +269,10 @@ enum Schema {
                 CREATE INDEX reviewLogByDeck ON reviewLog(deckId, reviewedAt);
                 CREATE INDEX reviewLogByTime ON reviewLog(accountId, reviewedAt);
                 """)
+    }
+
+    static func addBoardCardArchive(_ db: Database) throws {
+        try db.execute(
+            sql: "ALTER TABLE boardCard ADD COLUMN isArchived INTEGER NOT NULL DEFAULT 0 CHECK (isArchived IN (0, 1))")
     }
 }

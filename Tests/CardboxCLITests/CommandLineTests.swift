@@ -386,6 +386,24 @@ struct CommandLineTests {
         #expect((try cli.json("card", "list", "Spanish") as? [Any])?.count == 2)
     }
 
+    @Test("a Trello export becomes a board; archived cards show with --all")
+    func trello() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let file = cli.folder.appendingPathComponent("trello.json").path
+        try """
+        {"name": "Home", "lists": [{"id": "l1", "name": "To do", "pos": 1}],
+         "cards": [{"name": "Paint", "idList": "l1", "pos": 2}, {"name": "Mow", "idList": "l1", "pos": 1, "closed": true}]}
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try cli.ok("import", file) == "created: 1 board, 2 cards, 1 column\n")
+        let board = try #require(try cli.json("board", "show", "Home") as? [String: Any])
+        let cards = try #require((board["columns"] as? [[String: Any]])?.first?["cards"] as? [[String: Any]])
+        #expect(cards.map { $0["cardTitle"] as? String } == ["Paint"])
+        let all = try #require(try cli.json("board", "show", "Home", "--all") as? [String: Any])
+        let allCards = try #require((all["columns"] as? [[String: Any]])?.first?["cards"] as? [[String: Any]])
+        #expect(allCards.map { $0["isArchived"] as? Bool } == [true, false])
+    }
+
     @Test("the store is found through --store, CARDBOX_STORE, then XDG_DATA_HOME")
     func storeLocation() throws {
         let cli = try CLI()
