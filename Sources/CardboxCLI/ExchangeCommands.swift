@@ -6,15 +6,16 @@ import Foundation
 
 /// The formats Cardbox writes.
 enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
-    case listall, csv, tsv
+    case listall, backup, csv, tsv
 }
 
 /// The formats Cardbox reads.
 enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
-    case listall, csv, tsv, trello
+    case listall, backup, csv, tsv, trello
 
     /// The format of a file, told from its content.
     static func detect(_ data: Data, file: String) throws -> ImportFormat {
+        if BackupFormat.matches(data) { return .backup }
         if ListAllFormat.matches(data) { return .listall }
         if TrelloFormat.matches(data) { return .trello }
         if DelimitedFormat.matches(data) { return .csv }  // the separator is read from the file itself
@@ -31,6 +32,7 @@ struct ExportCommand: StoreCommand {
         commandName: "export", abstract: "Export data in a format other apps read.",
         discussion: """
             listall: ListAll's JSON format v1.0 (lists, items, images as base64, settings).
+            backup: everything in the store, exactly (restore it with 'cardbox import' into a new store).
             csv, tsv: a deck's cards as Anki's notes-in-plain-text (front, back, tags), with header lines.
 
             Examples:
@@ -46,7 +48,8 @@ struct ExportCommand: StoreCommand {
 
     func validate() throws {
         if (format == .csv || format == .tsv) && deck == nil { throw ValidationError("name the deck with --deck") }
-        if format == .listall && deck != nil { throw ValidationError("--deck goes with csv or tsv") }
+        if format != .csv && format != .tsv && deck != nil { throw ValidationError("--deck goes with csv or tsv") }
+        if format != .listall && list != nil { throw ValidationError("--list goes with listall") }
     }
     @Option(name: [.short, .customLong("output")], help: "Write to this file instead of standard output.")
     var output: String?
@@ -59,6 +62,10 @@ struct ExportCommand: StoreCommand {
             let lists = try store.listsForExport(list)
             data = try ListAllFormat.export(lists, settings: try store.settings(), exportDate: Date())
             summary = "exported \(lists.count) list\(lists.count == 1 ? "" : "s")"
+        case .backup:
+            let snapshot = try store.snapshot()
+            data = try BackupFormat.write(snapshot, createdAt: Date())
+            summary = "backed up \(snapshot.tables.values.map(\.count).reduce(0, +)) records"
         case .csv, .tsv:
             let cards = try store.cards(in: deck) + store.cards(in: deck, filter: CardFilter(archived: true))
             data = DelimitedFormat.export(cards, separator: format == .tsv ? "\t" : ",")
@@ -89,6 +96,7 @@ struct ImportCommand: StoreCommand {
             #tags column:, #deck column:) are understood; a plain two-column file needs none. Cards go
             to --deck, or to the deck column's deck (created with --front/--back when missing).
             Trello: a board export becomes a new board; archived lists are left out (and said).
+            Backup: restores everything, exactly, into a store that holds no data yet.
 
             Examples:
               cardbox import lists.json
@@ -112,6 +120,8 @@ struct ImportCommand: StoreCommand {
         case .listall:
             let (lists, settings) = try ListAllFormat.read(data, file: file)
             report = try store.importLists(lists, settings: settings, onDuplicate: onDuplicate)
+        case .backup:
+            report = try store.restore(try BackupFormat.read(data, file: file))
         case .trello:
             let (board, skipped) = try TrelloFormat.read(data, file: file)
             var boardReport = try store.importBoard(board).report

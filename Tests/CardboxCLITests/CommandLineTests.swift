@@ -404,6 +404,24 @@ struct CommandLineTests {
         #expect(allCards.map { $0["isArchived"] as? Bool } == [true, false])
     }
 
+    @Test("a backup restores into a new store exactly, and never over existing data")
+    func backup() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("deck", "create", "Spanish", "--front", "es")
+        try cli.ok("card", "add", "Spanish", "hola", "hello", "--tag", "greeting")
+        try cli.ok("list", "create", "Groceries")
+        let file = cli.folder.appendingPathComponent("backup.json").path
+        try cli.ok("export", "backup", "-o", file)
+        let copy = cli.folder.appendingPathComponent("copy.sqlite").path
+        let restored = try cli.run(["--store", copy, "import", file], store: false)
+        #expect(restored.status == 0, "\(restored.stderr)")
+        let cards = try cli.run(["--store", copy, "card", "list", "Spanish", "--json"], store: false)
+        #expect(cards.stdout == (try cli.ok("card", "list", "Spanish", "--json")))
+        let again = try cli.run(["import", file])
+        #expect(again.status == 1 && again.stderr.contains("restore into a new store"))
+    }
+
     @Test("the store is found through --store, CARDBOX_STORE, then XDG_DATA_HOME")
     func storeLocation() throws {
         let cli = try CLI()

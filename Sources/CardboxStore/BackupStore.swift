@@ -1,0 +1,158 @@
+import CardboxCore
+import Foundation
+import GRDB
+
+/// Everything an account holds, table by table: what a backup file carries.
+public struct StoreSnapshot: Sendable, Equatable {
+    /// Rows per table, each row its columns (but `accountId`) and values; ids and times are kept as stored.
+    public var tables: [String: [[String: JSONValue]]]
+    /// The plan and the free card limit.
+    public var account: [String: JSONValue]
+    /// The last migration the store had run when the snapshot was taken.
+    public var schema: String
+
+    public init(tables: [String: [[String: JSONValue]]], account: [String: JSONValue], schema: String) {
+        self.tables = tables
+        self.account = account
+        self.schema = schema
+    }
+}
+
+extension CardboxStore {
+    /// Tables in the order a restore inserts them (parents before children). History (`changeLog`)
+    /// and store metadata are not part of a backup: they belong to the store, not to the data.
+    public static let backupTables = [
+        "setting", "deck", "tag", "card", "cardTag", "suggestion", "rejectedSuggestion", "reviewLog", "image",
+        "itemList", "item", "itemImage", "board", "boardColumn", "boardCard", "usageEvent",
+    ]
+
+    public static var schemaVersion: String { Schema.migrator.migrations.last ?? "" }
+
+    public func snapshot() throws -> StoreSnapshot {
+        try read { context in
+            var tables: [String: [[String: JSONValue]]] = [:]
+            for table in Self.backupTables {
+                let order = table == "usageEvent" ? "id" : (table == "image" ? "sha256" : Self.orderColumn(table))
+                tables[table] = try Row.fetchAll(
+                    context.db, sql: "SELECT * FROM \(table) WHERE accountId = ? ORDER BY \(order)",
+                    arguments: [context.account]
+                ).map { row in
+                    var values = Self.values(row)
+                    if table == "usageEvent" { values["id"] = nil }  // a local counter, renumbered on restore
+                    return values
+                }
+            }
+            let account = try Row.fetchOne(
+                context.db, sql: "SELECT plan, freeCardLimit FROM account WHERE id = ?", arguments: [context.account])
+            return StoreSnapshot(
+                tables: tables, account: account.map(Self.values) ?? [:], schema: Self.schemaVersion)
+        }
+    }
+
+    /// Restores a snapshot into this store, which must hold no data yet: all of it, in one transaction.
+    public func restore(_ snapshot: StoreSnapshot) throws -> ImportReport {
+        guard Schema.migrator.migrations.contains(snapshot.schema) else {
+            throw CardboxError.invalid(
+                field: "backup",
+                reason: "was made by a newer Cardbox (schema '\(snapshot.schema)'); update to restore it")
+        }
+        return try write { tx in
+            for table in ["deck", "card", "itemList", "board"]
+            where try tx.context.count("SELECT COUNT(*) FROM \(table) WHERE accountId = ?", [tx.account]) > 0 {
+                throw CardboxError.invalid(
+                    field: "restore", reason: "this store already holds data; restore into a new store (--store PATH)")
+            }
+            try tx.db.execute(sql: "DELETE FROM setting WHERE accountId = ?", arguments: [tx.account])
+            var report = ImportReport()
+            if !snapshot.account.isEmpty {
+                let fields = snapshot.account.sorted { $0.key < $1.key }.map { ($0.key, Self.databaseValue($0.value)) }
+                try Self.checkColumns(fields.map(\.0), of: "account", in: tx.db)
+                try tx.db.execute(
+                    sql: "UPDATE account SET \(fields.map { "\($0.0) = ?" }.joined(separator: ", ")) WHERE id = ?",
+                    arguments: StatementArguments(fields.map(\.1) + [tx.account]))
+                try tx.record(.account, rowId: tx.account, .update, fields)
+            }
+            for table in Self.backupTables {
+                for row in snapshot.tables[table] ?? [] {
+                    try Self.insert(row, into: table, tx: tx)
+                    report.count(table, \.created)
+                }
+            }
+            return report
+        }
+    }
+
+    private static func insert(_ row: [String: JSONValue], into table: String, tx: WriteContext) throws {
+        var columns = row.keys.sorted().filter { $0 != "accountId" && !(table == "usageEvent" && $0 == "id") }
+        try checkColumns(columns, of: table, in: tx.db)
+        let values = columns.map { databaseValue(row[$0]!) }
+        columns.insert("accountId", at: 0)
+        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        try tx.db.cachedStatement(sql: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(marks))")
+            .execute(arguments: StatementArguments([tx.account] + values))
+        // History, so a later sync learns of the restored rows (images travel by content, not history).
+        guard let entity = Entity(rawValue: table), table != "image" else { return }
+        let rowId: String
+        switch table {
+        case "cardTag": rowId = "\(row["cardId"].flatMap(\.text) ?? "")/\(row["tagId"].flatMap(\.text) ?? "")"
+        case "setting": rowId = row["key"].flatMap(\.text) ?? ""
+        default: rowId = row["id"].flatMap(\.text) ?? ""
+        }
+        let fields = columns.dropFirst().filter { $0 != "id" }.map { ($0, databaseValue(row[$0]!)) }
+        try tx.record(entity, rowId: rowId, .insert, fields)
+    }
+
+    /// Refuses columns the schema does not have (a damaged or foreign backup), naming them.
+    private static func checkColumns(_ columns: [String], of table: String, in db: Database) throws {
+        let known = Set(try db.columns(in: table).map(\.name))
+        if let unknown = columns.first(where: { !known.contains($0) }) {
+            throw CardboxError.invalid(field: "backup \(table)", reason: "has an unknown column '\(unknown)'")
+        }
+    }
+
+    private static func orderColumn(_ table: String) -> String {
+        switch table {
+        case "setting": "key"
+        case "cardTag": "cardId, tagId"
+        default: "id"
+        }
+    }
+
+    static func values(_ row: Row) -> [String: JSONValue] {
+        var values: [String: JSONValue] = [:]
+        for (column, value) in row where column != "accountId" {
+            switch value.storage {
+            case .null: values[column] = .null
+            case .int64(let number): values[column] = .int(number)
+            case .double(let number): values[column] = .double(number)
+            case .string(let text): values[column] = .string(text)
+            case .blob(let data): values[column] = .object(["base64": .string(data.base64EncodedString())])
+            }
+        }
+        return values
+    }
+
+    static func databaseValue(_ value: JSONValue) -> DatabaseValue {
+        switch value {
+        case .null: .null
+        case .bool(let flag): flag.storage.databaseValue
+        case .int(let number): number.databaseValue
+        case .double(let number): number.databaseValue
+        case .string(let text): text.databaseValue
+        case .object(let object):
+            if case .string(let base64)? = object["base64"], let data = Data(base64Encoded: base64) {
+                data.databaseValue
+            } else {
+                value.jsonText.databaseValue
+            }
+        case .array: value.jsonText.databaseValue
+        }
+    }
+}
+
+extension JSONValue {
+    var text: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+}

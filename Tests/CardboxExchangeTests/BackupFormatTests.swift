@@ -1,0 +1,91 @@
+import CardboxCore
+import CardboxExchange
+import CardboxStore
+import Foundation
+import Testing
+
+@Suite("Full backups")
+struct BackupFormatTests {
+    /// A store with every kind of record.
+    func fullStore() throws -> CardboxStore {
+        let store = try CardboxStore.inMemory()
+        _ = try store.setPlan(.free, freeCardLimit: 60)
+        _ = try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en", queuedSuggestions: 3)
+        let card = try store.addCard(
+            to: "Spanish", CardDraft(front: "hola", back: "hello", tags: ["greeting"]), image: png)
+        _ = try store.addCard(to: "Spanish", CardDraft(front: "perro", back: "dog", notes: "El perro ladra."))
+        _ = try store.answer(card.id.uuidString, rating: 3, durationMs: 1_500)
+        _ = try store.setFavorite(card.id.uuidString, true)
+        let suggestion = try store.addSuggestion(
+            to: "Spanish", SuggestionDraft(front: "gato", back: "cat"), ready: true)
+        _ = try store.rejectSuggestion(suggestion.id.uuidString)
+        _ = try store.addSuggestion(to: "Spanish", SuggestionDraft(front: "casa", back: "house"))
+        _ = try store.createList(name: "Groceries")
+        let milk = try store.addItem(to: "Groceries", title: "Milk", quantity: 2)
+        _ = try store.addItemImage(to: milk.id.uuidString, data: png + Data([1]))
+        _ = try store.crossItem(milk.id.uuidString)
+        _ = try store.createBoard(title: "Home")
+        let column = try store.addColumn(to: "Home", title: "To do")
+        let paint = try store.addBoardCard(to: column.id.uuidString, title: "Paint", description: "fence")
+        _ = try store.setBoardCardArchived(paint.id.uuidString, true)
+        _ = try store.setSetting("showCrossedOutItems", to: "true")
+        return store
+    }
+
+    @Test("backup → restore into an empty store → backup again gives the same content")
+    func roundTrip() throws {
+        let original = try fullStore()
+        let snapshot = try original.snapshot()
+        #expect(snapshot.tables["reviewLog"]?.count == 1 && snapshot.tables["image"]?.count == 2)
+        #expect(snapshot.tables["rejectedSuggestion"]?.count == 1 && snapshot.tables["usageEvent"]?.isEmpty == false)
+        let data = try BackupFormat.write(snapshot, createdAt: Date())
+        #expect(BackupFormat.matches(data) && !ListAllFormat.matches(data))
+        let restored = try CardboxStore.inMemory()
+        let report = try restored.restore(try BackupFormat.read(data, file: "backup.json"))
+        #expect(report.created["card"] == 2 && report.created["reviewLog"] == 1)
+        #expect(try restored.snapshot() == snapshot)
+        #expect(try restored.allowance().cardLimit == 60)
+        #expect(try restored.card(try original.cards(in: "Spanish")[0].id.uuidString).isFavorite)
+        #expect(try restored.changes().contains { $0.change.entity == "card" && $0.change.operation == .insert })
+    }
+
+    @Test("a restore needs an empty store and changes nothing otherwise")
+    func nonEmpty() throws {
+        let data = try BackupFormat.write(try fullStore().snapshot(), createdAt: Date())
+        let busy = try CardboxStore.inMemory()
+        _ = try busy.createList(name: "Mine")
+        #expect(throws: CardboxError.self) { try busy.restore(try BackupFormat.read(data, file: "b.json")) }
+        #expect(try busy.lists().map(\.name) == ["Mine"] && busy.decks().isEmpty)
+    }
+
+    @Test(
+        "damaged or foreign backups are refused by name",
+        arguments: [
+            (
+                #"{"format":"cardbox-backup","version":9,"schema":"x","tables":{}}"#,
+                "b.json: version: 9 is not supported"
+            ),
+            (#"{"format":"other","version":1}"#, "b.json: format: is not a Cardbox backup"),
+            (
+                #"{"format":"cardbox-backup","version":1,"schema":"v1: accounts, decks, cards, lists, boards, history","tables":{"secrets":[]}}"#,
+                "b.json: tables.secrets: is not a table of a Cardbox backup"
+            ),
+            (
+                #"{"format":"cardbox-backup","version":1,"schema":"v9: future","tables":{}}"#,
+                "backup: was made by a newer Cardbox"
+            ),
+            (
+                #"{"format":"cardbox-backup","version":1,"schema":"v3: archived board cards","tables":{"deck":[{"id":"d","sneaky":1}]}}"#,
+                "backup deck: has an unknown column 'sneaky'"
+            ),
+        ])
+    func damaged(json: String, message: String) throws {
+        let store = try CardboxStore.inMemory()
+        #expect {
+            _ = try store.restore(try BackupFormat.read(Data(json.utf8), file: "b.json"))
+        } throws: { error in
+            (error as? CardboxError)?.localizedDescription.hasPrefix(message) == true
+        }
+        #expect(try store.decks().isEmpty)
+    }
+}
