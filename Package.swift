@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // Domain values and rules. Pure: no I/O.
@@ -38,7 +39,13 @@ let package = Package(
             ]
         ),
         // Import and export formats: ListAll JSON, CSV/TSV, backups, Anki packages, Trello boards.
-        .target(name: "CardboxExchange", dependencies: ["CardboxCore", "CardboxStore", "CardboxScheduling"]),
+        .target(
+            name: "CardboxExchange",
+            dependencies: [
+                "CardboxCore", "CardboxStore", "CardboxScheduling", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
+        ),
         // The command line's commands, as a library so tests can drive them in-process too.
         .target(
             name: "CardboxCLI",
@@ -63,6 +70,10 @@ let package = Package(
         ),
         .testTarget(name: "CardboxStoreTests", dependencies: ["CardboxStore"]),
         .testTarget(name: "CardboxCLITests", dependencies: ["CardboxCLI"]),
-        .testTarget(name: "CardboxExchangeTests", dependencies: ["CardboxExchange"]),
+        .testTarget(
+            name: "CardboxExchangeTests",
+            dependencies: ["CardboxExchange", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            exclude: ["Fixtures"]
+        ),
     ]
 )

@@ -11,10 +11,11 @@ enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
 
 /// The formats Cardbox reads.
 enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
-    case listall, backup, csv, tsv, trello
+    case listall, backup, csv, tsv, trello, apkg
 
     /// The format of a file, told from its content.
     static func detect(_ data: Data, file: String) throws -> ImportFormat {
+        if AnkiPackageFormat.matches(data) { return .apkg }
         if BackupFormat.matches(data) { return .backup }
         if ListAllFormat.matches(data) { return .listall }
         if TrelloFormat.matches(data) { return .trello }
@@ -97,6 +98,9 @@ struct ImportCommand: StoreCommand {
             to --deck, or to the deck column's deck (created with --front/--back when missing).
             Trello: a board export becomes a new board; archived lists are left out (and said).
             Backup: restores everything, exactly, into a store that holds no data yet.
+            Anki packages (.apkg exported with "Support older Anki versions"): Basic and reversed cards
+            with tags, images and review history (replayed into FSRS state); suspended cards come in
+            archived; what cannot come over (cloze, custom templates) is listed in the report.
 
             Examples:
               cardbox import lists.json
@@ -114,9 +118,22 @@ struct ImportCommand: StoreCommand {
     @Option(help: "Back language of decks the import creates (ISO 639-1).") var back = "en"
 
     func run(store: CardboxStore) throws {
-        let data = try InputGuard.read(file)
+        // A zip (an Anki package) is read from disk as it is needed; other formats are read whole.
+        let head = FileHandle(forReadingAtPath: file).map { handle in
+            defer { try? handle.close() }
+            return handle.readData(ofLength: 8)
+        }
+        guard let head else { throw CardboxError.invalid(field: file, reason: "cannot read the file") }
+        let chosen = try format ?? (AnkiPackageFormat.matches(head) ? .apkg : nil)
+        let data = chosen == .apkg ? head : try InputGuard.read(file)
         let report: ImportReport
-        switch try format ?? ImportFormat.detect(data, file: file) {
+        switch try chosen ?? ImportFormat.detect(data, file: file) {
+        case .apkg:
+            let package = try AnkiPackageFormat.read(path: file, file: file)
+            var cardReport = try store.importCards(
+                package.cards, newDeckLanguages: front.map { ($0, back) }, onDuplicate: onDuplicate)
+            cardReport.notImported += package.notImported
+            report = cardReport
         case .listall:
             let (lists, settings) = try ListAllFormat.read(data, file: file)
             report = try store.importLists(lists, settings: settings, onDuplicate: onDuplicate)

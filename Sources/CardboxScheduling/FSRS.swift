@@ -287,7 +287,7 @@ public struct Scheduler: Sendable, Equatable {
 
     /// Whole 24-hour periods from `start` to `end` (negative when `end` is earlier), like Python's
     /// `timedelta.days`.
-    static func wholeDays(from start: Date, to end: Date) -> Int {
+    public static func wholeDays(from start: Date, to end: Date) -> Int {
         Int((end.timeIntervalSince(start) / 86_400).rounded(.down))
     }
 }

@@ -7,11 +7,29 @@ public struct CardImport: Sendable {
     public var deck: String
     public var draft: CardDraft
     public var source: String
+    /// An image to attach, already checked.
+    public var image: Data?
+    public var isArchived = false
+    /// Past answers, oldest first: replayed into the card's FSRS state and kept as its review log.
+    public var reviews: [ReviewImport] = []
 
     public init(deck: String, draft: CardDraft, source: String) {
         self.deck = deck
         self.draft = draft
         self.source = source
+    }
+}
+
+/// One past answer of an imported card.
+public struct ReviewImport: Sendable, Equatable {
+    public var rating: Int
+    public var at: Date
+    public var durationMs: Int?
+
+    public init(rating: Int, at: Date, durationMs: Int?) {
+        self.rating = rating
+        self.at = at
+        self.durationMs = durationMs
     }
 }
 
@@ -45,7 +63,7 @@ extension CardboxStore {
             var report = ImportReport()
             var decks: [String: Deck] = [:]
             var keys: [String: [String: String]] = [:]  // deck id → "frontKey\ttype" → card id
-            var additions: [String: [(CardDraft, Data?)]] = [:]
+            var additions: [String: [CardImport]] = [:]
             var order: [String] = []
             for card in valid {
                 let deck: Deck
@@ -86,9 +104,9 @@ extension CardboxStore {
                     }
                     if existingId.isEmpty {  // added earlier in this import: the later row wins
                         additions[deckId]!.removeAll {
-                            SuggestionMatch.frontKey($0.0.front) + "\t" + $0.0.cardType == key
+                            SuggestionMatch.frontKey($0.draft.front) + "\t" + $0.draft.cardType == key
                         }
-                        additions[deckId]!.append((card.draft, nil))
+                        additions[deckId]!.append(card)
                     } else {
                         try tx.update(
                             .card, id: existingId,
@@ -99,14 +117,24 @@ extension CardboxStore {
                     continue
                 }
                 keys[deckId]![key] = ""
-                additions[deckId, default: []].append((card.draft, nil))
+                additions[deckId, default: []].append(card)
             }
             let total = additions.values.map(\.count).reduce(0, +)
             try tx.allowance().checkCanAdd(batchOf: total)
             for deckId in order {
-                guard let drafts = additions[deckId], !drafts.isEmpty else { continue }
+                guard let imports = additions[deckId], !imports.isEmpty else { continue }
                 let deck = decks.values.first { $0.id.storage == deckId }!
-                for _ in try tx.insertCards(drafts, into: deck) { report.count("card", \.created) }
+                let cards = try tx.insertCards(imports.map { ($0.draft, $0.image) }, into: deck)
+                for (card, imported) in zip(cards, imports) {
+                    report.count("card", \.created)
+                    if !imported.reviews.isEmpty {
+                        try tx.replay(imported.reviews, on: card, deck: deck)
+                        for _ in imported.reviews { report.count("review", \.created) }
+                    }
+                    if imported.isArchived {
+                        try tx.update(.card, id: card.id.storage, [("isArchived", 1), ("archivedAt", tx.nowMillis)])
+                    }
+                }
             }
             return report
         }

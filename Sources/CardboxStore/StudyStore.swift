@@ -191,14 +191,7 @@ extension WriteContext {
             deck.study.enableFuzz ? { Int.random(in: $0, using: &random) } : nil
         let after = scheduler.review(card.memoryState(now: now), rating: rating, at: now, fuzz: fuzz)
         let newState = CardState(rawValue: after.phase.rawValue)!
-        let previous: [String: JSONValue] = [
-            "state": .string(card.state.rawValue), "step": card.step.map { .int(Int64($0)) } ?? .null,
-            "stability": card.stability.map(JSONValue.double) ?? .null,
-            "difficulty": card.difficulty.map(JSONValue.double) ?? .null,
-            "dueAt": card.dueAt.map { .int($0.storageMillis) } ?? .null,
-            "lastReviewAt": card.lastReviewAt.map { .int($0.storageMillis) } ?? .null,
-            "reps": .int(Int64(card.reps)), "lapses": .int(Int64(card.lapses)),
-        ]
+        let previous = Self.schedulingSnapshot(card)
         let lapsed = rating == .again && card.state == .review
         try update(
             .card, id: id,
@@ -214,14 +207,73 @@ extension WriteContext {
             [
                 ("cardId", id), ("deckId", card.deckId.storage), ("rating", rating.rawValue),
                 ("reviewedAt", nowMillis), ("stateBefore", card.state.rawValue), ("stateAfter", newState.rawValue),
-                ("elapsedDays", elapsedDays), ("durationMs", durationMs),
-                ("previous", JSONValue.object(previous).jsonText),
+                ("elapsedDays", elapsedDays), ("durationMs", durationMs), ("previous", previous.jsonText),
             ])
         let log = ReviewLogEntry(
             id: logId, cardId: card.id, deckId: card.deckId, rating: rating.rawValue,
             reviewedAt: Date(storageMillis: nowMillis), stateBefore: card.state, stateAfter: newState,
             elapsedDays: elapsedDays, durationMs: durationMs)
         return StudyAnswer(card: try context.card(id), log: log)
+    }
+}
+
+extension WriteContext {
+    /// A card's scheduling fields as a review-log entry keeps them (what undo restores).
+    static func schedulingSnapshot(_ card: Card) -> JSONValue {
+        .object([
+            "state": .string(card.state.rawValue), "step": card.step.map { .int(Int64($0)) } ?? .null,
+            "stability": card.stability.map(JSONValue.double) ?? .null,
+            "difficulty": card.difficulty.map(JSONValue.double) ?? .null,
+            "dueAt": card.dueAt.map { .int($0.storageMillis) } ?? .null,
+            "lastReviewAt": card.lastReviewAt.map { .int($0.storageMillis) } ?? .null,
+            "reps": .int(Int64(card.reps)), "lapses": .int(Int64(card.lapses)),
+        ])
+    }
+
+    /// Replays an imported card's past answers through its deck's scheduler (no fuzz): each becomes a
+    /// review-log entry, and the card ends in the state they lead to.
+    func replay(_ reviews: [ReviewImport], on card: Card, deck: Deck) throws {
+        var settings = deck.study
+        settings.enableFuzz = false
+        let scheduler = try Scheduler(settings)
+        var current = card
+        let inserter = try RowInserter(
+            self, .reviewLog,
+            columns: [
+                "cardId", "deckId", "rating", "reviewedAt", "stateBefore", "stateAfter", "elapsedDays", "durationMs",
+                "previous",
+            ])
+        for review in reviews.sorted(by: { $0.at < $1.at }) {
+            guard let rating = Rating(rawValue: review.rating) else { continue }
+            let after = scheduler.review(current.memoryState(now: review.at), rating: rating, at: review.at)
+            let newState = CardState(rawValue: after.phase.rawValue)!
+            let elapsedDays = current.lastReviewAt.map { max(0, Scheduler.wholeDays(from: $0, to: review.at)) } ?? 0
+            try inserter.insert(
+                id: newID(),
+                [
+                    current.id.storage.databaseValue, current.deckId.storage.databaseValue,
+                    rating.rawValue.databaseValue, review.at.storageMillis.databaseValue,
+                    current.state.rawValue.databaseValue, newState.rawValue.databaseValue, elapsedDays.databaseValue,
+                    review.durationMs.databaseValue, Self.schedulingSnapshot(current).jsonText.databaseValue,
+                ])
+            if rating == .again && current.state == .review { current.lapses += 1 }
+            current.reps += 1
+            current.state = newState
+            current.step = after.step
+            current.stability = after.stability
+            current.difficulty = after.difficulty
+            current.dueAt = after.due
+            current.lastReviewAt = review.at
+        }
+        guard current.reps != card.reps else { return }
+        try update(
+            .card, id: card.id.storage,
+            [
+                ("state", current.state.rawValue), ("step", current.step), ("stability", current.stability),
+                ("difficulty", current.difficulty), ("dueAt", current.dueAt?.storageMillis),
+                ("lastReviewAt", current.lastReviewAt?.storageMillis), ("reps", current.reps),
+                ("lapses", current.lapses),
+            ])
     }
 }
 

@@ -422,6 +422,19 @@ struct CommandLineTests {
         #expect(again.status == 1 && again.stderr.contains("restore into a new store"))
     }
 
+    @Test("an Anki package imports, saying what it could not bring over")
+    func apkg() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("CardboxExchangeTests/Fixtures/spanish.apkg").path
+        let refused = try cli.run(["import", fixture])
+        #expect(refused.status == 1 && refused.stderr.contains("give --front to create it"))
+        #expect(
+            try cli.ok("import", fixture, "--front", "es")
+                == "created: 5 cards, 2 decks, 3 reviews\nnot imported: 1 cloze card\n")
+    }
+
     @Test("the store is found through --store, CARDBOX_STORE, then XDG_DATA_HOME")
     func storeLocation() throws {
         let cli = try CLI()

@@ -1,0 +1,245 @@
+import CardboxCore
+import CardboxScheduling
+import CardboxStore
+import Foundation
+import GRDB
+import ZIPFoundation
+
+/// Anki's `.apkg` packages in the legacy layout (Anki's "Support older Anki versions" export): a zip
+/// with `collection.anki21` (or `collection.anki2`), an SQLite collection, plus `media`, a JSON map of
+/// the numbered media files. Notes of the Basic kinds become cards; review history is replayed into
+/// FSRS state; images are attached. Everything else is said in the report, not dropped silently.
+public enum AnkiPackageFormat {
+    /// The collection is copied out of the zip to a temporary file; a larger one is refused (a zip
+    /// bomb is stopped while it expands, not after).
+    public static let maximumCollectionBytes: UInt64 = 2 * 1024 * 1024 * 1024
+
+    public struct Package: Sendable {
+        public var cards: [CardImport]
+        public var notImported: [String]
+    }
+
+    /// Whether the file at `data`'s start is a zip (the only zip format Cardbox reads).
+    public static func matches(_ data: Data) -> Bool { data.starts(with: [0x50, 0x4B, 0x03, 0x04]) }
+
+    public static func read(path: String, file: String, collectionLimit: UInt64 = maximumCollectionBytes) throws
+        -> Package
+    {
+        let archive: Archive
+        do {
+            archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
+        } catch {
+            throw CardboxError.invalid(field: file, reason: "is not a readable zip archive")
+        }
+        guard let entry = archive["collection.anki21"] ?? archive["collection.anki2"] else {
+            if archive["collection.anki21b"] != nil {
+                throw CardboxError.invalid(
+                    field: file,
+                    reason: "uses Anki's newer package format; export again with 'Support older Anki versions' checked")
+            }
+            throw CardboxError.invalid(field: file, reason: "has no collection.anki2: not an Anki package")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-apkg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let collection = folder.appendingPathComponent("collection.sqlite")
+        try extract(entry, from: archive, to: collection, limit: collectionLimit, file: file)
+        let media = try mediaMap(archive, file: file)
+        return try Reader(archive: archive, media: media, file: file).read(collection)
+    }
+
+    /// Copies an entry out, stopping as soon as it passes `limit` bytes.
+    static func extract(_ entry: Entry, from archive: Archive, to url: URL, limit: UInt64, file: String) throws {
+        FileManager.default.createFile(atPath: url.path, contents: nil)
+        guard let handle = try? FileHandle(forWritingTo: url) else {
+            throw CardboxError.storage("cannot write a temporary file for \(file)")
+        }
+        defer { try? handle.close() }
+        var written: UInt64 = 0
+        do {
+            _ = try archive.extract(entry) { chunk in
+                written += UInt64(chunk.count)
+                if written > limit {
+                    throw CardboxError.invalid(field: file, reason: "\(entry.path) expands past \(limit) bytes")
+                }
+                handle.write(chunk)
+            }
+        } catch let error as CardboxError {
+            throw error
+        } catch {
+            throw CardboxError.invalid(field: file, reason: "\(entry.path) is damaged in the archive")
+        }
+    }
+
+    /// Bytes of a small entry (a media file), or nil when it is larger than `limit`.
+    static func data(_ entry: Entry, from archive: Archive, limit: Int) -> Data? {
+        guard entry.uncompressedSize <= UInt64(limit) else { return nil }
+        var data = Data()
+        do {
+            _ = try archive.extract(entry) { chunk in
+                data.append(chunk)
+                if data.count > limit { throw CardboxError.invalid(field: "media", reason: "too large") }
+            }
+        } catch {
+            return nil
+        }
+        return data
+    }
+
+    /// The `media` entry: media file names by their numbered entry names.
+    static func mediaMap(_ archive: Archive, file: String) throws -> [String: String] {
+        guard let entry = archive["media"] else { return [:] }
+        guard let data = data(entry, from: archive, limit: 64 * 1024 * 1024),
+            let map = try? JSONDecoder().decode([String: String].self, from: data)
+        else { return [:] }
+        var byName: [String: String] = [:]
+        for (number, name) in map { byName[name] = number }
+        return byName
+    }
+
+    struct NoteType: Decodable {
+        struct Field: Decodable { var name: String }
+        struct Template: Decodable { var qfmt: String }
+        var name: String
+        var type: Int
+        var flds: [Field]
+        var tmpls: [Template]
+
+        /// Basic, Basic (and reversed card), Basic (optional reversed card), Basic (type in the
+        /// answer): a standard type whose templates show the first field, then the second.
+        var isBasic: Bool {
+            guard type == 0, flds.count >= 2, (1...2).contains(tmpls.count) else { return false }
+            return tmpls.enumerated().allSatisfy { index, template in template.qfmt.contains("{{\(flds[index].name)}}")
+            }
+        }
+    }
+
+    struct Reader {
+        let archive: Archive
+        let media: [String: String]
+        let file: String
+
+        func read(_ collection: URL) throws -> Package {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let queue: DatabaseQueue
+            do {
+                queue = try DatabaseQueue(path: collection.path, configuration: configuration)
+            } catch {
+                throw CardboxError.invalid(field: file, reason: "its collection is not an SQLite database")
+            }
+            return try queue.read { db in
+                do {
+                    return try read(db)
+                } catch let error as CardboxError {
+                    throw error
+                } catch {
+                    throw CardboxError.invalid(
+                        field: file, reason: "its collection is damaged (\(error.localizedDescription))")
+                }
+            }
+        }
+
+        private func read(_ db: Database) throws -> Package {
+            guard let col = try Row.fetchOne(db, sql: "SELECT models, decks FROM col") else {
+                throw CardboxError.invalid(field: file, reason: "its collection has no col row")
+            }
+            let noteTypes =
+                (try? JSONDecoder().decode([String: NoteType].self, from: Data((col["models"] as String).utf8))) ?? [:]
+            struct DeckName: Decodable { var name: String }
+            let deckNames =
+                (try? JSONDecoder().decode([String: DeckName].self, from: Data((col["decks"] as String).utf8))) ?? [:]
+
+            var notes: [Int64: (type: NoteType?, fields: [String], tags: [String])] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, mid, tags, flds FROM notes") {
+                let mid: Int64 = row["mid"]
+                notes[row["id"]] = (
+                    noteTypes[String(mid)], (row["flds"] as String).components(separatedBy: "\u{1F}"),
+                    (row["tags"] as String).split(separator: " ").map(String.init)
+                )
+            }
+            var reviews: [Int64: [ReviewImport]] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT cid, id, ease, time, type FROM revlog WHERE ease BETWEEN 1 AND 4 AND type < 4 ORDER BY cid, id"
+            ) {
+                let millis: Int64 = row["id"]
+                reviews[row["cid"], default: []].append(
+                    ReviewImport(
+                        rating: row["ease"], at: Date(timeIntervalSince1970: Double(millis) / 1000),
+                        durationMs: max(0, row["time"] as Int)))
+            }
+            var cards: [CardImport] = []
+            var skipped: [String: Int] = [:]
+            var skippedImages = 0
+            for row in try Row.fetchAll(db, sql: "SELECT id, nid, did, ord, queue FROM cards ORDER BY nid, ord") {
+                guard let note = notes[row["nid"]] else { continue }
+                guard let type = note.type else {
+                    skipped["of an unknown note type", default: 0] += 1
+                    continue
+                }
+                guard type.isBasic else {
+                    skipped[type.type == 1 ? "cloze" : "of note type '\(type.name)' (custom templates)", default: 0] +=
+                        1
+                    continue
+                }
+                let ord: Int = row["ord"]
+                let (question, answer) = ord == 0 ? (note.fields[0], note.fields[1]) : (note.fields[1], note.fields[0])
+                var image: Data?
+                if let name = Self.firstImage(in: question + answer) {
+                    image = attachment(named: name)
+                    if image == nil { skippedImages += 1 }
+                }
+                let did: Int64 = row["did"]
+                let queue: Int = row["queue"]
+                let cardId: Int64 = row["id"]
+                var draft = CardDraft(
+                    front: DelimitedFormat.plainText(question), back: DelimitedFormat.plainText(answer),
+                    cardType: ord == 0 ? Card.defaultType : "reversed", tags: note.tags)
+                if draft.front.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { draft.isIncomplete = true }
+                var card = CardImport(
+                    deck: deckNames[String(did)]?.name ?? "Default", draft: draft, source: "\(file) card \(cardId)")
+                card.image = image
+                card.isArchived = queue == -1  // suspended: kept, never studied
+                card.reviews = reviews[cardId] ?? []
+                cards.append(card)
+            }
+            func counted(_ count: Int) -> String { "\(count) card\(count == 1 ? "" : "s")" }
+            var notImported = skipped.sorted { $0.key < $1.key }.map { kind, count in
+                kind == "cloze" ? "\(count) cloze card\(count == 1 ? "" : "s")" : "\(counted(count)) \(kind)"
+            }
+            if skippedImages > 0 {
+                notImported.append(
+                    "\(skippedImages) image\(skippedImages == 1 ? "" : "s") (missing, over 5 MB, or not JPEG/PNG/HEIC)")
+            }
+            return Package(cards: cards, notImported: notImported)
+        }
+
+        /// The image a card shows, as a valid JPEG/PNG/HEIC of at most 5 MB, or nil.
+        private func attachment(named name: String) -> Data? {
+            guard let number = media[name], let entry = archive[number],
+                let data = AnkiPackageFormat.data(entry, from: archive, limit: Limits.imageBytes),
+                (try? ImageFormat.validate(data)) != nil
+            else { return nil }
+            return data
+        }
+
+        /// The file name in the first `<img src="…">` of a field.
+        static func firstImage(in html: String) -> String? {
+            guard let tag = html.range(of: "<img", options: .caseInsensitive),
+                let source = html.range(of: "src=", options: .caseInsensitive, range: tag.upperBound..<html.endIndex)
+            else { return nil }
+            var rest = html[source.upperBound...]
+            let quote = rest.first == "\"" || rest.first == "'" ? rest.first : nil
+            if quote != nil { rest = rest.dropFirst() }
+            let end =
+                rest.firstIndex { character in
+                    if let quote { return character == quote }
+                    return character == " " || character == ">"
+                } ?? rest.endIndex
+            let name = String(rest[..<end])
+            return name.isEmpty ? nil : name.removingPercentEncoding ?? name
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import CardboxCore
+import CardboxExchange
+import CardboxScheduling
+import CardboxStore
+import Foundation
+import Testing
+import ZIPFoundation
+
+@Suite("Anki packages (.apkg made by the real Anki: scripts/anki_package.py)")
+struct AnkiPackageTests {
+    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/spanish.apkg").path
+
+    func imported() throws -> (CardboxStore, ImportReport) {
+        let store = try CardboxStore.inMemory()
+        let package = try AnkiPackageFormat.read(path: Self.fixture, file: "spanish.apkg")
+        var report = try store.importCards(package.cards, newDeckLanguages: ("es", "en"), onDuplicate: .skip)
+        report.notImported += package.notImported
+        return (store, report)
+    }
+
+    @Test("Basic and reversed notes become cards with their deck, tags and image; the rest is said")
+    func cards() throws {
+        let (store, report) = try imported()
+        #expect(report.created == ["card": 5, "deck": 2, "review": 3])
+        #expect(report.notImported == ["1 cloze card"])
+        #expect(try store.decks().map(\.name) == ["Spanish", "Spanish::Animals"])
+        let animals = try store.cards(in: "Spanish::Animals")
+        #expect(animals.map(\.front) == ["el gato", "el perro"])
+        #expect(animals.map(\.back) == ["the cat", "the dog & friend"])
+        #expect(animals[0].tags == ["animal", "noun"] && animals[0].imageHash != nil && animals[1].imageHash == nil)
+        let spanish = try store.cards(in: "Spanish")
+        #expect(spanish.map { "\($0.front)→\($0.back) \($0.cardType)" } == ["hola→hello basic", "hello→hola reversed"])
+        #expect(try store.cards(in: "Spanish", filter: CardFilter(archived: true)).map(\.front) == ["adiós"])
+    }
+
+    @Test("review history becomes FSRS state, as replaying it through the scheduler gives")
+    func history() throws {
+        let (store, _) = try imported()
+        let log = try store.reviewLog(in: "Spanish::Animals")
+        #expect(log.map(\.rating) == [3, 3, 1] || log.map(\.rating).sorted() == [1, 3, 3])
+        for card in try store.cards(in: "Spanish::Animals") {
+            let reviews = log.filter { $0.cardId == card.id }
+            var expected = MemoryState.new(at: reviews.first?.reviewedAt ?? Date())
+            let scheduler = try Scheduler()
+            for review in reviews {
+                expected = scheduler.review(expected, rating: Rating(rawValue: review.rating)!, at: review.reviewedAt)
+            }
+            #expect(card.reps == reviews.count)
+            #expect(card.stability == expected.stability && card.difficulty == expected.difficulty)
+            #expect(card.dueAt == expected.due && card.state.rawValue == expected.phase.rawValue)
+        }
+    }
+
+    @Test("importing the same package again skips every card")
+    func again() throws {
+        let (store, _) = try imported()
+        let package = try AnkiPackageFormat.read(path: Self.fixture, file: "spanish.apkg")
+        let report = try store.importCards(package.cards, newDeckLanguages: nil, onDuplicate: .skip)
+        #expect(report.created.isEmpty && report.skipped == ["card": 5])
+    }
+
+    func zip(_ entries: [String: Data]) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("t-\(UUID().uuidString).apkg").path
+        let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .create)
+        for (name, data) in entries {
+            try archive.addEntry(
+                with: name, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate
+            ) {
+                position, size in data.subdata(in: Int(position)..<Int(position) + size)
+            }
+        }
+        return path
+    }
+
+    @Test("damaged, foreign and hostile packages are refused by name")
+    func refused() throws {
+        let notZip = FileManager.default.temporaryDirectory.appendingPathComponent("n-\(UUID().uuidString).apkg")
+        try Data("hello".utf8).write(to: notZip)
+        let cases: [(String, String, UInt64)] = [
+            (notZip.path, "is not a readable zip archive", AnkiPackageFormat.maximumCollectionBytes),
+            (
+                try zip(["readme.txt": Data("hi".utf8)]), "has no collection.anki2",
+                AnkiPackageFormat.maximumCollectionBytes
+            ),
+            (
+                try zip(["collection.anki21b": Data([1])]), "uses Anki's newer package format",
+                AnkiPackageFormat.maximumCollectionBytes
+            ),
+            (
+                try zip(["collection.anki21": Data("not sqlite".utf8)]), "its collection",
+                AnkiPackageFormat.maximumCollectionBytes
+            ),
+            // A zip bomb: a small entry that expands past the limit is stopped while it expands.
+            (try zip(["collection.anki21": Data(count: 2 * 1024 * 1024)]), "expands past 1048576 bytes", 1024 * 1024),
+        ]
+        for (path, message, limit) in cases {
+            #expect {
+                _ = try AnkiPackageFormat.read(path: path, file: "x.apkg", collectionLimit: limit)
+            } throws: { error in
+                (error as? CardboxError)?.localizedDescription.contains(message) == true
+            }
+        }
+    }
+}
