@@ -40,17 +40,16 @@ extension CardboxStore {
     /// checked for the whole import first (seed 001). Decks that do not exist are created with
     /// `newDeckLanguages`, or refused when it is nil.
     public func importCards(
-        _ cards: [CardImport], newDeckLanguages: (front: String, back: String)?, onDuplicate policy: DuplicatePolicy
+        _ cards: consuming [CardImport], newDeckLanguages: (front: String, back: String)?,
+        onDuplicate policy: DuplicatePolicy
     ) throws -> ImportReport {
-        var valid: [CardImport] = []
-        valid.reserveCapacity(cards.count)
-        for card in cards {
+        // Validated in place: a large import is held once, not copied.
+        var cards = cards
+        for index in cards.indices {
             do {
-                var checked = card
-                checked.draft = try card.draft.validated()
-                valid.append(checked)
+                cards[index].draft = try cards[index].draft.validated()
             } catch CardboxError.invalid(let field, let reason) {
-                throw CardboxError.invalid(field: "\(card.source): \(field)", reason: reason)
+                throw CardboxError.invalid(field: "\(cards[index].source): \(field)", reason: reason)
             }
         }
         let languages = try newDeckLanguages.map {
@@ -59,41 +58,17 @@ extension CardboxStore {
                 try Language.validate($0.back, field: "back language")
             )
         }
-        return try write { tx in
+        return try write { [cards] tx in
             var report = ImportReport()
             var decks: [String: Deck] = [:]
-            var keys: [String: [String: String]] = [:]  // deck id → "frontKey\ttype" → card id
-            var additions: [String: [CardImport]] = [:]
+            var keys: [String: [String: String]] = [:]  // deck id → "frontKey\ttype" → card id ("" if new)
+            var additions: [String: [Int]] = [:]  // deck id → indices into `cards`
             var order: [String] = []
-            for card in valid {
-                let deck: Deck
-                if let known = decks[card.deck] {
-                    deck = known
-                } else if let id = try? tx.context.resolve(card.deck, .deck) {
-                    deck = try tx.context.deck(id)
-                    decks[card.deck] = deck
-                } else {
-                    guard let (front, back) = languages else {
-                        throw CardboxError.invalid(
-                            field: card.source, reason: "deck '\(card.deck)' does not exist (give --front to create it)"
-                        )
-                    }
-                    deck = try tx.insertDeck(
-                        name: try Deck.validateName(card.deck), frontLanguage: front, backLanguage: back, queued: 0)
-                    decks[card.deck] = deck
-                    report.count("deck", \.created)
-                }
+            for (index, card) in cards.enumerated() {
+                let deck = try tx.importDeck(card, languages: languages, decks: &decks, report: &report)
                 let deckId = deck.id.storage
                 if keys[deckId] == nil {
-                    var existing: [String: String] = [:]
-                    for row in try Row.fetchAll(
-                        tx.db.cachedStatement(
-                            sql: "SELECT id, frontKey, cardType FROM card WHERE accountId = ? AND deckId = ?"),
-                        arguments: [tx.account, deckId])
-                    {
-                        existing[(row["frontKey"] as String) + "\t" + (row["cardType"] as String)] = row["id"]
-                    }
-                    keys[deckId] = existing
+                    keys[deckId] = try tx.cardKeys(deckId: deckId)
                     order.append(deckId)
                 }
                 let key = SuggestionMatch.frontKey(card.draft.front) + "\t" + card.draft.cardType
@@ -104,9 +79,9 @@ extension CardboxStore {
                     }
                     if existingId.isEmpty {  // added earlier in this import: the later row wins
                         additions[deckId]!.removeAll {
-                            SuggestionMatch.frontKey($0.draft.front) + "\t" + $0.draft.cardType == key
+                            SuggestionMatch.frontKey(cards[$0].draft.front) + "\t" + cards[$0].draft.cardType == key
                         }
-                        additions[deckId]!.append(card)
+                        additions[deckId]!.append(index)
                     } else {
                         try tx.update(
                             .card, id: existingId,
@@ -117,16 +92,20 @@ extension CardboxStore {
                     continue
                 }
                 keys[deckId]![key] = ""
-                additions[deckId, default: []].append(card)
+                additions[deckId, default: []].append(index)
             }
-            let total = additions.values.map(\.count).reduce(0, +)
-            try tx.allowance().checkCanAdd(batchOf: total)
+            keys = [:]
+            try tx.allowance().checkCanAdd(batchOf: additions.values.map(\.count).reduce(0, +))
             for deckId in order {
-                guard let imports = additions[deckId], !imports.isEmpty else { continue }
+                guard let indices = additions[deckId], !indices.isEmpty else { continue }
                 let deck = decks.values.first { $0.id.storage == deckId }!
-                let cards = try tx.insertCards(imports.map { ($0.draft, $0.image) }, into: deck)
-                for (card, imported) in zip(cards, imports) {
+                var position = 0
+                try tx.insertCards(indices.map { (cards[$0].draft, cards[$0].image) }, into: deck) { build in
+                    let imported = cards[indices[position]]
+                    position += 1
                     report.count("card", \.created)
+                    guard !imported.reviews.isEmpty || imported.isArchived else { return }
+                    let card = build()
                     if !imported.reviews.isEmpty {
                         try tx.replay(imported.reviews, on: card, deck: deck)
                         for _ in imported.reviews { report.count("review", \.created) }
@@ -138,5 +117,41 @@ extension CardboxStore {
             }
             return report
         }
+    }
+
+}
+
+extension WriteContext {
+    /// The deck an imported card goes to: found by id or name, or created when languages are given.
+    fileprivate func importDeck(
+        _ card: CardImport, languages: (String, String)?, decks: inout [String: Deck], report: inout ImportReport
+    ) throws -> Deck {
+        if let known = decks[card.deck] { return known }
+        if let id = try? context.resolve(card.deck, .deck) {
+            let deck = try context.deck(id)
+            decks[card.deck] = deck
+            return deck
+        }
+        guard let (front, back) = languages else {
+            throw CardboxError.invalid(
+                field: card.source, reason: "deck '\(card.deck)' does not exist (give --front to create it)")
+        }
+        let deck = try insertDeck(
+            name: try Deck.validateName(card.deck), frontLanguage: front, backLanguage: back, queued: 0)
+        decks[card.deck] = deck
+        report.count("deck", \.created)
+        return deck
+    }
+
+    /// A deck's cards by front and type ("frontKey\ttype" → id), for finding duplicates.
+    fileprivate func cardKeys(deckId: String) throws -> [String: String] {
+        var keys: [String: String] = [:]
+        for row in try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT id, frontKey, cardType FROM card WHERE accountId = ? AND deckId = ?"),
+            arguments: [account, deckId])
+        {
+            keys[(row["frontKey"] as String) + "\t" + (row["cardType"] as String)] = row["id"]
+        }
+        return keys
     }
 }

@@ -261,12 +261,19 @@ enum CardColumns {
 extension WriteContext {
     func allowance() throws -> CardAllowance { try context.allowance() }
 
-    /// Inserts validated drafts into a deck, finding or creating their tags. The caller has checked
-    /// the plan's limit for the whole batch.
+    /// Inserts validated drafts into a deck, finding or creating their tags; returns the cards. The
+    /// caller has checked the plan's limit for the whole batch.
     func insertCards(_ drafts: [(CardDraft, Data?)], into deck: Deck) throws -> [Card] {
-        var tagIDs: [String: String] = [:]
         var cards: [Card] = []
         cards.reserveCapacity(drafts.count)
+        try insertCards(drafts, into: deck) { cards.append($0()) }
+        return cards
+    }
+
+    /// The same, calling `inserted` once per card with a way to build its value (large imports
+    /// need only the ids and skip building 100,000 values).
+    func insertCards(_ drafts: [(CardDraft, Data?)], into deck: Deck, inserted: (() -> Card) throws -> Void) throws {
+        var tagIDs: [String: String] = [:]
         let deckId = deck.id.storage.databaseValue
         let (frontLanguage, backLanguage) = (deck.frontLanguage.databaseValue, deck.backLanguage.databaseValue)
         let (zero, created) = (Int64(0).databaseValue, nowMillis.databaseValue)
@@ -286,17 +293,18 @@ extension WriteContext {
                     created, created,
                 ])
             for tag in draft.tags {
-                try linkTag(cardId: id, tagId: findOrCreateTag(named: tag, cache: &tagIDs))
+                // A card inserted a moment ago has no links yet: no need to look for one first.
+                try linkTag(cardId: id, tagId: findOrCreateTag(named: tag, cache: &tagIDs), isNewCard: true)
             }
-            cards.append(
+            try inserted {
                 Card(
                     id: uuid, deckId: deck.id, front: draft.front, back: draft.back,
                     cardType: draft.cardType, notes: draft.notes, frontLanguage: deck.frontLanguage,
                     backLanguage: deck.backLanguage, tags: draft.tags, imageHash: imageHash,
                     imagePrompt: draft.imagePrompt, jsonContent: draft.jsonContent, isIncomplete: draft.isIncomplete,
-                    createdAt: now, modifiedAt: now))
+                    createdAt: now, modifiedAt: now)
+            }
         }
-        return cards
     }
 
     func deleteCardRow(_ card: Card) throws {

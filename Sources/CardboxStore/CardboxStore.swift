@@ -69,9 +69,9 @@ public final class CardboxStore: Sendable {
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             configuration.prepareDatabase { db in
-                // A 64 MiB page cache (SQLite's default is 2 MiB): a large batch otherwise spills
+                // A 16 MiB page cache (SQLite's default is 2 MiB): a large batch otherwise spills
                 // pages to the WAL mid-transaction and writes them again at commit.
-                try db.execute(sql: "PRAGMA cache_size = -65536")
+                try db.execute(sql: "PRAGMA cache_size = -16384")
             }
             let pool = try DatabasePool(path: path, configuration: configuration)
             return try CardboxStore(writer: pool, account: account, environment: environment)

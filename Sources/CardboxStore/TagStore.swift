@@ -93,10 +93,13 @@ extension WriteContext {
         return id
     }
 
-    func linkTag(cardId: String, tagId: String) throws {
-        let linked = try context.count(
-            "SELECT COUNT(*) FROM cardTag WHERE accountId = ? AND cardId = ? AND tagId = ?", [account, cardId, tagId])
-        guard linked == 0 else { return }
+    func linkTag(cardId: String, tagId: String, isNewCard: Bool = false) throws {
+        if !isNewCard {
+            let linked = try context.count(
+                "SELECT COUNT(*) FROM cardTag WHERE accountId = ? AND cardId = ? AND tagId = ?",
+                [account, cardId, tagId])
+            guard linked == 0 else { return }
+        }
         try db.cachedStatement(sql: "INSERT INTO cardTag (accountId, cardId, tagId) VALUES (?, ?, ?)")
             .execute(arguments: [account, cardId, tagId])
         try record(.cardTag, rowId: "\(cardId)/\(tagId)", .insert, [("cardId", cardId), ("tagId", tagId)])
