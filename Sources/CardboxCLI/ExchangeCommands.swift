@@ -131,7 +131,8 @@ struct ImportCommand: StoreCommand {
         case .apkg:
             let package = try AnkiPackageFormat.read(path: file, file: file)
             var cardReport = try store.importCards(
-                package.cards, newDeckLanguages: front.map { ($0, back) }, onDuplicate: onDuplicate)
+                package.cards, newDeckLanguages: front.map { ($0, back) }, onDuplicate: onDuplicate,
+                progress: ProgressBar(label: "cards").update)
             cardReport.notImported += package.notImported
             report = cardReport
         case .listall:
@@ -156,7 +157,8 @@ struct ImportCommand: StoreCommand {
                     source: "\(file) line \(row.line)")
             }
             var cardReport = try store.importCards(
-                cards, newDeckLanguages: front.map { ($0, back) }, onDuplicate: onDuplicate)
+                cards, newDeckLanguages: front.map { ($0, back) }, onDuplicate: onDuplicate,
+                progress: ProgressBar(label: "cards").update)
             cardReport.notImported += document.ignored.map { "header \($0) (not used)" }
             report = cardReport
         }

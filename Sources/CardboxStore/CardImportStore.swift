@@ -41,7 +41,7 @@ extension CardboxStore {
     /// `newDeckLanguages`, or refused when it is nil.
     public func importCards(
         _ cards: consuming [CardImport], newDeckLanguages: (front: String, back: String)?,
-        onDuplicate policy: DuplicatePolicy
+        onDuplicate policy: DuplicatePolicy, progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) throws -> ImportReport {
         // Validated in place: a large import is held once, not copied.
         var cards = cards
@@ -95,7 +95,10 @@ extension CardboxStore {
                 additions[deckId, default: []].append(index)
             }
             keys = [:]
-            try tx.allowance().checkCanAdd(batchOf: additions.values.map(\.count).reduce(0, +))
+            let total = additions.values.map(\.count).reduce(0, +)
+            try tx.allowance().checkCanAdd(batchOf: total)
+            var done = 0
+            progress?(0, total)
             for deckId in order {
                 guard let indices = additions[deckId], !indices.isEmpty else { continue }
                 let deck = decks.values.first { $0.id.storage == deckId }!
@@ -103,6 +106,8 @@ extension CardboxStore {
                 try tx.insertCards(indices.map { (cards[$0].draft, cards[$0].image) }, into: deck) { build in
                     let imported = cards[indices[position]]
                     position += 1
+                    done += 1
+                    if done % 1_000 == 0 || done == total { progress?(done, total) }
                     report.count("card", \.created)
                     guard !imported.reviews.isEmpty || imported.isArchived else { return }
                     let card = build()

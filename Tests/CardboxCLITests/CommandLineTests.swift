@@ -3,6 +3,8 @@ import CardboxStore
 import Foundation
 import Testing
 
+@testable import CardboxCLI
+
 @Suite("The cardbox command line, end to end")
 struct CommandLineTests {
     @Test("the binary is built")
@@ -453,5 +455,16 @@ struct CommandLineTests {
         let flag = try cli.run(
             ["--store", env, "list", "list"], store: false, environment: ["CARDBOX_STORE": "/nonexistent/x"])
         #expect(flag.stdout.contains("FromEnv"))
+    }
+}
+
+@Suite("Progress bar")
+struct ProgressBarTests {
+    @Test("the bar shows the share done and the counts")
+    func render() {
+        #expect(
+            ProgressBar.render(label: "cards", done: 5_000, total: 10_000, width: 10)
+                == "[#####·····]  50%  5,000/10,000 cards")
+        #expect(ProgressBar.render(label: "cards", done: 0, total: 0, width: 4) == "[####] 100%  0/0 cards")
     }
 }

@@ -153,3 +153,22 @@ struct CardImportTests {
         #expect(try store.cards(in: "New").count == 2)
     }
 }
+
+@Suite("Import progress")
+struct ImportProgressTests {
+    @Test("a card import reports its progress, ending at the total")
+    func progress() throws {
+        let store = try CardboxStore.inMemory()
+        _ = try store.setPlan(.premium)
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        let cards = (0..<2_500).map {
+            CardImport(deck: "D", draft: CardDraft(front: "w\($0)", back: "x"), source: "line \($0 + 1)")
+        }
+        var seen: [Int] = []
+        _ = try store.importCards(cards, newDeckLanguages: nil, onDuplicate: .skip) { done, total in
+            #expect(total == 2_500)
+            seen.append(done)
+        }
+        #expect(seen == [0, 1_000, 2_000, 2_500])
+    }
+}
