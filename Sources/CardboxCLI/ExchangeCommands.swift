@@ -64,12 +64,13 @@ struct ExportCommand: StoreCommand {
             data = try ListAllFormat.export(lists, settings: try store.settings(), exportDate: Date())
             summary = "exported \(lists.count) list\(lists.count == 1 ? "" : "s")"
         case .backup:
-            let snapshot = try store.snapshot()
+            let snapshot = try store.snapshot(progress: ProgressBar(label: "tables").update)
             data = try BackupFormat.write(snapshot, createdAt: Date())
             summary = "backed up \(snapshot.tables.values.map(\.count).reduce(0, +)) records"
         case .csv, .tsv:
             let cards = try store.cards(in: deck) + store.cards(in: deck, filter: CardFilter(archived: true))
-            data = DelimitedFormat.export(cards, separator: format == .tsv ? "\t" : ",")
+            data = DelimitedFormat.export(
+                cards, separator: format == .tsv ? "\t" : ",", progress: ProgressBar(label: "cards").update)
             summary = "exported \(cards.count) card\(cards.count == 1 ? "" : "s")"
         }
         guard let output else {

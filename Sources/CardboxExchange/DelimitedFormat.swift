@@ -28,10 +28,13 @@ public enum DelimitedFormat {
 
     /// Anki-readable text: a header, then front, back, tags (a tag's spaces become underscores, as
     /// Anki's tags cannot hold spaces).
-    public static func export(_ cards: [Card], separator: Character) -> Data {
+    public static func export(
+        _ cards: [Card], separator: Character, progress: ((_ done: Int, _ total: Int) -> Void)? = nil
+    ) -> Data {
         let name = separator == "\t" ? "tab" : "comma"
         var text = "#separator:\(name)\n#html:false\n#tags column:3\n"
-        for card in cards {
+        for (index, card) in cards.enumerated() {
+            if (index + 1) % 1_000 == 0 || index + 1 == cards.count { progress?(index + 1, cards.count) }
             let tags = card.tags.map { $0.replacingOccurrences(of: " ", with: "_") }.joined(separator: " ")
             text += [card.front, card.back, tags].map { quoted($0, separator: separator) }.joined(
                 separator: String(separator))

@@ -28,10 +28,12 @@ extension CardboxStore {
 
     public static var schemaVersion: String { Schema.migrator.migrations.last ?? "" }
 
-    public func snapshot() throws -> StoreSnapshot {
+    /// Everything the account holds; `progress` hears after each table (tables done, tables in all).
+    public func snapshot(progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws -> StoreSnapshot {
         try read { context in
             var tables: [String: [[String: JSONValue]]] = [:]
-            for table in Self.backupTables {
+            for (index, table) in Self.backupTables.enumerated() {
+                defer { progress?(index + 1, Self.backupTables.count) }
                 let order = table == "usageEvent" ? "id" : (table == "image" ? "sha256" : Self.orderColumn(table))
                 tables[table] = try Row.fetchAll(
                     context.db, sql: "SELECT * FROM \(table) WHERE accountId = ? ORDER BY \(order)",

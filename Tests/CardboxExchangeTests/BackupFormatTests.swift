@@ -35,7 +35,12 @@ struct BackupFormatTests {
     @Test("backup → restore into an empty store → backup again gives the same content")
     func roundTrip() throws {
         let original = try fullStore()
-        let snapshot = try original.snapshot()
+        var steps: [Int] = []
+        let snapshot = try original.snapshot { done, total in
+            #expect(total == CardboxStore.backupTables.count)
+            steps.append(done)
+        }
+        #expect(steps == Array(1...CardboxStore.backupTables.count))
         #expect(snapshot.tables["reviewLog"]?.count == 1 && snapshot.tables["image"]?.count == 2)
         #expect(snapshot.tables["rejectedSuggestion"]?.count == 1 && snapshot.tables["usageEvent"]?.isEmpty == false)
         let data = try BackupFormat.write(snapshot, createdAt: Date())

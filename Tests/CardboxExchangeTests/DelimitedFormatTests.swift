@@ -59,6 +59,9 @@ struct DelimitedFormatTests {
                 createdAt: now,
                 modifiedAt: now),
         ]
+        var reported: [Int] = []
+        _ = DelimitedFormat.export(cards, separator: ",") { done, _ in reported.append(done) }
+        #expect(reported == [2])
         for separator: Character in [",", "\t"] {
             let document = try DelimitedFormat.read(DelimitedFormat.export(cards, separator: separator), file: "x")
             #expect(document.rows.map(\.front) == ["a, \"b\"", "plain"])
