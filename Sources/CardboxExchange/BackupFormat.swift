@@ -33,15 +33,7 @@ public enum BackupFormat {
     }
 
     public static func read(_ data: Data, file: String) throws -> StoreSnapshot {
-        try InputGuard.checkDepth(data, file: file)
-        let backup: File
-        do {
-            backup = try JSONDecoder().decode(File.self, from: data)
-        } catch let error as DecodingError {
-            throw ListAllFormat.describe(error, file: file)
-        } catch {
-            throw CardboxError.invalid(field: file, reason: "is not valid JSON")
-        }
+        let backup = try InputGuard.decode(File.self, from: data, file: file)
         guard backup.format == name else {
             throw CardboxError.invalid(field: "\(file): format", reason: "is not a Cardbox backup")
         }

@@ -52,4 +52,38 @@ public enum InputGuard {
             }
         }
     }
+
+    /// Decodes a JSON document of a Cardbox format: depth checked first, and a failure names the
+    /// file and the field at fault (`lists.json: lists[0].items[2].quantity: has the wrong type`).
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, file: String) throws -> T {
+        try checkDepth(data, file: file)
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch let error as DecodingError {
+            throw describe(error, file: file)
+        } catch {
+            throw CardboxError.invalid(field: file, reason: "is not valid JSON")
+        }
+    }
+
+    static func describe(_ error: DecodingError, file: String) -> CardboxError {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            codingPath.reduce("") { text, key in
+                if let index = key.intValue { return text + "[\(index)]" }
+                return text.isEmpty ? key.stringValue : text + "." + key.stringValue
+            }
+        }
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return .invalid(field: "\(file): \(path(context.codingPath))", reason: "has the wrong type")
+        case .keyNotFound(let key, let context):
+            return .invalid(field: "\(file): \(path(context.codingPath + [key]))", reason: "is required")
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty
+                ? .invalid(field: file, reason: "is not valid JSON")
+                : .invalid(field: "\(file): \(path(context.codingPath))", reason: "is not valid")
+        @unknown default:
+            return .invalid(field: file, reason: "is not in the expected format")
+        }
+    }
 }

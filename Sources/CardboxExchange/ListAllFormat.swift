@@ -105,15 +105,7 @@ public enum ListAllFormat {
     /// Reads and checks a ListAll export: every rule of the data model, ids unique within the file,
     /// images real JPEG/PNG/HEIC within the limits. Errors name the file, the record and the field.
     public static func read(_ data: Data, file: String) throws -> (lists: [ListImport], settings: UserSettings?) {
-        try InputGuard.checkDepth(data, file: file)
-        let document: Document
-        do {
-            document = try JSONDecoder().decode(Document.self, from: data)
-        } catch let error as DecodingError {
-            throw Self.describe(error, file: file)
-        } catch {
-            throw CardboxError.invalid(field: file, reason: "is not valid JSON")
-        }
+        let document = try InputGuard.decode(Document.self, from: data, file: file)
         let fail = { (path: String, reason: String) in CardboxError.invalid(field: "\(file): \(path)", reason: reason) }
         guard let version = document.version else { throw fail("version", "is required") }
         guard version == Self.version else { throw fail("version", "'\(version)' is not supported (this reads 1.0)") }
@@ -212,27 +204,6 @@ public enum ListAllFormat {
     static func ordered<T>(_ records: [(order: Int, value: T)]) -> [T] {
         records.enumerated().sorted { ($0.element.order, $0.offset) < ($1.element.order, $1.offset) }.map(
             \.element.value)
-    }
-
-    static func describe(_ error: DecodingError, file: String) -> CardboxError {
-        func path(_ codingPath: [any CodingKey]) -> String {
-            codingPath.reduce("") { text, key in
-                if let index = key.intValue { return text + "[\(index)]" }
-                return text.isEmpty ? key.stringValue : text + "." + key.stringValue
-            }
-        }
-        switch error {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return .invalid(field: "\(file): \(path(context.codingPath))", reason: "has the wrong type")
-        case .keyNotFound(let key, let context):
-            return .invalid(field: "\(file): \(path(context.codingPath + [key]))", reason: "is required")
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty
-                ? .invalid(field: file, reason: "is not valid JSON")
-                : .invalid(field: "\(file): \(path(context.codingPath))", reason: "is not valid")
-        @unknown default:
-            return .invalid(field: file, reason: "is not a ListAll export")
-        }
     }
 }
 

@@ -37,15 +37,7 @@ public enum TrelloFormat {
 
     /// Reads a board export. Archived lists are left out, with their cards, and said in `skipped`.
     public static func read(_ data: Data, file: String) throws -> (board: BoardImport, skipped: [String]) {
-        try InputGuard.checkDepth(data, file: file)
-        let export: Export
-        do {
-            export = try JSONDecoder().decode(Export.self, from: data)
-        } catch let error as DecodingError {
-            throw ListAllFormat.describe(error, file: file)
-        } catch {
-            throw CardboxError.invalid(field: file, reason: "is not valid JSON")
-        }
+        let export = try InputGuard.decode(Export.self, from: data, file: file)
         guard let name = export.name else { throw CardboxError.invalid(field: "\(file): name", reason: "is required") }
         guard let lists = export.lists, let cards = export.cards else {
             throw CardboxError.invalid(field: "\(file): lists", reason: "a Trello board export has lists and cards")

@@ -87,14 +87,7 @@ extension CardboxStore {
                 try tx.importList(list, policy: policy, report: &report)
             }
             if let settings {
-                for (key, value) in try Self.storedSettings(settings) {
-                    try tx.db.execute(
-                        sql: """
-                            INSERT INTO setting (accountId, key, value) VALUES (?, ?, ?)
-                            ON CONFLICT (accountId, key) DO UPDATE SET value = excluded.value
-                            """, arguments: [tx.account, key, value])
-                    try tx.record(.setting, rowId: key, .update, [("value", value)])
-                }
+                for (key, value) in try Self.storedSettings(settings) { try tx.writeSetting(key, value) }
             }
             return report
         }

@@ -13,13 +13,7 @@ extension CardboxStore {
             var settings = try tx.context.settings()
             try settings.set(key, to: text)
             let stored = try Self.storedSettings(settings)
-            let value = stored[key]!
-            try tx.db.execute(
-                sql: """
-                    INSERT INTO setting (accountId, key, value) VALUES (?, ?, ?)
-                    ON CONFLICT (accountId, key) DO UPDATE SET value = excluded.value
-                    """, arguments: [tx.account, key, value])
-            try tx.record(.setting, rowId: key, .update, [("value", value)])
+            try tx.writeSetting(key, stored[key]!)
             return settings
         }
     }
@@ -67,6 +61,19 @@ extension CardboxStore {
             "rejectedSuggestionRetentionDays": JSONValue.int(Int64(settings.rejectedSuggestionRetentionDays)).jsonText,
             "dayStartHour": JSONValue.int(Int64(settings.dayStartHour)).jsonText,
         ]
+    }
+}
+
+extension WriteContext {
+    /// Stores one setting's JSON text and records the change.
+    func writeSetting(_ key: String, _ value: String) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO setting (accountId, key, value) VALUES (?, ?, ?)
+                ON CONFLICT (accountId, key) DO UPDATE SET value = excluded.value
+                """
+        ).execute(arguments: [account, key, value])
+        try record(.setting, rowId: key, .update, [("value", value)])
     }
 }
 
