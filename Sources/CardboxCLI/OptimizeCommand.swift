@@ -103,21 +103,14 @@ extension FSRSCommand {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw CardboxError.invalid(field: "input", reason: "cannot read '\(path)'")
             }
-            struct Line: Decodable {
-                var card: String
-                var rating: Int
-                var time: String
-            }
             var reviews: [(card: String, rating: Rating, time: Date)] = []
             for (index, line) in text.split(separator: "\n").enumerated() where !line.allSatisfy(\.isWhitespace) {
-                guard let review = try? JSONDecoder().decode(Line.self, from: Data(line.utf8)),
-                    let rating = Rating(rawValue: review.rating), let time = ISOTime.parse(review.time)
-                else {
+                guard let review = try? ReviewLine.parse(line, lineNumber: index + 1) else {
                     throw CardboxError.invalid(
                         field: "input", reason: "\(path) line \(index + 1) is not {\"card\", \"rating\": 1-4, \"time\"}"
                     )
                 }
-                reviews.append((review.card, rating, time))
+                reviews.append((review.card, review.rating, review.time))
             }
             return ReviewHistory.from(reviews)
         }

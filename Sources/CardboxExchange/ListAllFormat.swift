@@ -177,7 +177,7 @@ public enum ListAllFormat {
                 return (
                     item.orderNumber ?? itemIndex,
                     ItemImport(
-                        id: itemID, title: try rule("\(itemPath).title") { try Item.validate(title) },
+                        id: itemID, title: try rule("\(itemPath).title") { try CardboxCore.Item.validateTitle(title) },
                         description: try rule("\(itemPath).description") {
                             try CardboxCore.Item.validateDescription(item.description ?? "")
                         },
@@ -205,8 +205,4 @@ public enum ListAllFormat {
         records.enumerated().sorted { ($0.element.order, $0.offset) < ($1.element.order, $1.offset) }.map(
             \.element.value)
     }
-}
-
-extension ListAllFormat.Item {
-    static func validate(_ title: String) throws -> String { try CardboxCore.Item.validateTitle(title) }
 }

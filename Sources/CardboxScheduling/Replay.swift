@@ -15,6 +15,37 @@ public enum StepList {
     }
 }
 
+/// One review as review files write it: `{"card":"c1","rating":3,"time":"2025-01-01T09:00:00Z"}`
+/// (what `fsrs replay` reads and `fsrs optimize --input` fits).
+public struct ReviewLine: Sendable, Equatable {
+    public var card: String
+    public var rating: Rating
+    public var time: Date
+    /// The time as written.
+    public var text: String
+
+    private struct Fields: Decodable {
+        var card: String
+        var rating: Int
+        var time: String
+    }
+
+    /// Parses one line; errors say what is wrong and name the line (`lineNumber` counts from 1).
+    public static func parse(_ line: some StringProtocol, lineNumber: Int) throws -> ReviewLine {
+        func fail(_ reason: String) -> SchedulingError { .invalidOption("line \(lineNumber): \(reason)") }
+        guard let review = try? JSONDecoder().decode(Fields.self, from: Data(line.utf8)) else {
+            throw fail("expected {\"card\": \"…\", \"rating\": 1-4, \"time\": \"ISO 8601\"}, got \(line.prefix(80))")
+        }
+        guard let rating = Rating(rawValue: review.rating) else {
+            throw fail("rating must be 1 (again), 2 (hard), 3 (good) or 4 (easy), got \(review.rating)")
+        }
+        guard let time = ISOTime.parse(review.time) else {
+            throw fail("time '\(review.time)' is not an ISO 8601 time like 2025-01-01T09:00:00Z")
+        }
+        return ReviewLine(card: review.card, rating: rating, time: time, text: review.time)
+    }
+}
+
 /// Replays review histories through the scheduler, one JSON line in, one JSON line out:
 /// in `{"card":"c1","rating":3,"time":"2025-01-01T09:00:00Z"}` (each card's lines in time order),
 /// out `{"card","state","step","stability","difficulty","due","retrievability"}` — the card after the
@@ -25,27 +56,15 @@ public struct ReviewReplayer {
 
     public init(scheduler: Scheduler) { self.scheduler = scheduler }
 
-    private struct Review: Decodable {
-        var card: String
-        var rating: Int
-        var time: String
-    }
-
     /// Replays one input line; `lineNumber` (from 1) names the line in errors.
     public mutating func replay(line: String, lineNumber: Int) throws -> String {
-        func fail(_ reason: String) -> SchedulingError { .invalidOption("line \(lineNumber): \(reason)") }
-        guard let review = try? JSONDecoder().decode(Review.self, from: Data(line.utf8)) else {
-            throw fail("expected {\"card\": \"…\", \"rating\": 1-4, \"time\": \"ISO 8601\"}, got \(line.prefix(80))")
-        }
-        guard let rating = Rating(rawValue: review.rating) else {
-            throw fail("rating must be 1 (again), 2 (hard), 3 (good) or 4 (easy), got \(review.rating)")
-        }
-        guard let time = ISOTime.parse(review.time) else {
-            throw fail("time '\(review.time)' is not an ISO 8601 time like 2025-01-01T09:00:00Z")
-        }
+        let review = try ReviewLine.parse(line, lineNumber: lineNumber)
+        let (rating, time) = (review.rating, review.time)
         let card = cards[review.card] ?? .new(at: time)
         if let last = card.lastReview, time < last {
-            throw fail("card \(review.card)'s reviews must come in time order (\(review.time) is before its last)")
+            throw SchedulingError.invalidOption(
+                "line \(lineNumber): card \(review.card)'s reviews must come in time order "
+                    + "(\(review.text) is before its last)")
         }
         let before = scheduler.retrievability(of: card, at: time)
         let after = scheduler.review(card, rating: rating, at: time)

@@ -89,7 +89,7 @@ extension CardboxStore {
                 throw CardboxError.storage("review log \(row["id"] as String) has no previous state")
             }
             let fields: WriteContext.Fields = SchedulingColumns.all.map { column in
-                (column, previous[column].flatMap(Self.databaseValue))
+                (column, previous[column].map(Self.databaseValue))
             }
             try tx.update(.card, id: cardId, fields + [("modifiedAt", tx.nowMillis)])
             try tx.delete(.reviewLog, id: row["id"])
@@ -132,17 +132,6 @@ extension CardboxStore {
                     ("modifiedAt", tx.nowMillis),
                 ])
             return try tx.context.deck(id)
-        }
-    }
-
-    private static func databaseValue(_ json: JSONValue) -> (any DatabaseValueConvertible)? {
-        switch json {
-        case .null: nil
-        case .bool(let flag): flag.storage
-        case .int(let number): number
-        case .double(let number): number
-        case .string(let text): text
-        case .array, .object: json.jsonText
         }
     }
 }
