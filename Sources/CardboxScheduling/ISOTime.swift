@@ -1,40 +1,83 @@
 import Foundation
 
-/// ISO 8601 times as review files write them. The UTC form `2025-01-01T09:00:00Z` (optionally with
-/// fractional seconds) is parsed by hand: Foundation's formatter goes through ICU and was most of the
-/// time of reading a large review file. Other forms (offsets) fall back to the formatter.
+/// ISO 8601 times as review files and ListAll exports write them. The UTC form `2025-01-01T09:00:00Z`
+/// (optionally with fractional seconds) is parsed by hand: Foundation's formatter goes through ICU and
+/// was most of the time of reading a large review file. Other forms (offsets) fall back to the
+/// formatter. Either way every field is checked: 31 February or hour 24 is refused, not rolled over.
 public enum ISOTime {
     public static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         if let date = parseUTC(bytes) { return date }
+        // A hand-parsed shape with an impossible field is refused here, not handed to the formatter,
+        // which would roll it over into the next month.
+        guard !hasUTCShape(bytes) else { return nil }
+        guard fieldsAreValid(bytes) else { return nil }
         let formatter = ISO8601DateFormatter()
         if let date = formatter.date(from: text) { return date }
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.date(from: text)
     }
 
-    private static func parseUTC(_ bytes: [UInt8]) -> Date? {
-        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"), bytes[4] == UInt8(ascii: "-"),
-            bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"),
-            bytes[16] == UInt8(ascii: ":")
-        else { return nil }
-        func number(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for index in range {
-                let digit = Int(bytes[index]) - 48
-                guard (0...9).contains(digit) else { return nil }
-                value = value * 10 + digit
-            }
-            return value
+    /// At most this many fractional digits count; more are allowed (ISO 8601 sets no limit) but cannot
+    /// change a `Date`, whose resolution is far coarser.
+    static let significantFractionDigits = 9
+
+    private static func hasUTCShape(_ bytes: [UInt8]) -> Bool {
+        bytes.count >= 20 && bytes.last == UInt8(ascii: "Z") && bytes[4] == UInt8(ascii: "-")
+            && bytes[7] == UInt8(ascii: "-") && bytes[10] == UInt8(ascii: "T") && bytes[13] == UInt8(ascii: ":")
+            && bytes[16] == UInt8(ascii: ":")
+    }
+
+    private static func number(_ bytes: [UInt8], _ range: Range<Int>) -> Int? {
+        guard range.upperBound <= bytes.count else { return nil }
+        var value = 0
+        for index in range {
+            let digit = Int(bytes[index]) - 48
+            guard (0...9).contains(digit) else { return nil }
+            value = value * 10 + digit
         }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        return value
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+
+    /// Checks the date and time fields of any `YYYY-MM-DDThh:mm:ss…` text before Foundation sees it.
+    private static func fieldsAreValid(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 19, let year = number(bytes, 0..<4), let month = number(bytes, 5..<7),
+            let day = number(bytes, 8..<10), let hour = number(bytes, 11..<13), let minute = number(bytes, 14..<16),
+            let second = number(bytes, 17..<19)
+        else { return false }
+        return isValid(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+    }
+
+    static func isValid(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Bool {
+        guard (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return false }
+        return (1...daysIn(month: month, year: year)).contains(day)
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    private static func parseUTC(_ bytes: [UInt8]) -> Date? {
+        guard hasUTCShape(bytes), let year = number(bytes, 0..<4), let month = number(bytes, 5..<7),
+            let day = number(bytes, 8..<10), let hour = number(bytes, 11..<13), let minute = number(bytes, 14..<16),
+            let second = number(bytes, 17..<19),
+            isValid(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
         else { return nil }
         var fraction = 0.0
         if bytes.count > 20 {
-            guard bytes[19] == UInt8(ascii: "."), let digits = number(20..<(bytes.count - 1)) else { return nil }
-            fraction = Double(digits) / pow(10, Double(bytes.count - 21))
+            let digitCount = bytes.count - 21
+            let significant = min(digitCount, significantFractionDigits)
+            guard bytes[19] == UInt8(ascii: "."), digitCount > 0,
+                let digits = number(bytes, 20..<(20 + significant)),
+                bytes[(20 + significant)..<(bytes.count - 1)].allSatisfy(isDigit)
+            else { return nil }
+            fraction = Double(digits) / pow(10, Double(significant))
         }
         // Days from 1970-01-01 to the date (Howard Hinnant's days_from_civil).
         let y = month <= 2 ? year - 1 : year

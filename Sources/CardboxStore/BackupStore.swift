@@ -74,8 +74,13 @@ extension CardboxStore {
                     arguments: StatementArguments(fields.map(\.1) + [tx.account]))
                 try tx.record(.account, rowId: tx.account, .update, fields)
             }
+            let upgrades = Self.rowUpgrades(after: snapshot.schema)
             for table in Self.backupTables {
-                for row in snapshot.tables[table] ?? [] {
+                let columns = try ColumnCheck.columns(of: table, in: tx.db)
+                for (index, stored) in (snapshot.tables[table] ?? []).enumerated() {
+                    var row = stored
+                    for upgrade in upgrades { upgrade(table, &row) }
+                    try ColumnCheck.check(row, table: table, index: index, columns: columns)
                     try Self.insert(row, into: table, tx: tx)
                     report.count(table, \.created)
                 }
@@ -86,7 +91,6 @@ extension CardboxStore {
 
     private static func insert(_ row: [String: JSONValue], into table: String, tx: WriteContext) throws {
         var columns = row.keys.sorted().filter { $0 != "accountId" && !(table == "usageEvent" && $0 == "id") }
-        try checkColumns(columns, of: table, in: tx.db)
         let values = columns.map { databaseValue(row[$0]!) }
         columns.insert("accountId", at: 0)
         let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
@@ -110,6 +114,23 @@ extension CardboxStore {
         if let unknown = columns.first(where: { !known.contains($0) }) {
             throw CardboxError.invalid(field: "backup \(table)", reason: "has an unknown column '\(unknown)'")
         }
+    }
+
+    /// What the migrations after `schema` did to existing rows, applied to a backup's rows written
+    /// before them: a restore must give the same store as restoring into the old schema and migrating.
+    static func rowUpgrades(after schema: String) -> [(String, inout [String: JSONValue]) -> Void] {
+        let migrations = Schema.migrator.migrations
+        guard let made = migrations.firstIndex(of: schema) else { return [] }
+        let later = Set(migrations[(made + 1)...])
+        var upgrades: [(String, inout [String: JSONValue]) -> Void] = []
+        if later.contains(Schema.studyMigration) {
+            // v2: cards given a due time before it are review cards without a memory yet.
+            upgrades.append { table, row in
+                guard table == "card", row["state"] == nil, let due = row["dueAt"], due != .null else { return }
+                row["state"] = .string("review")
+            }
+        }
+        return upgrades
     }
 
     private static func orderColumn(_ table: String) -> String {

@@ -44,7 +44,7 @@ extension CardboxStore {
                         """), arguments: [context.account, id])
             for row in cardRows {
                 let columnId: String = row["columnId"]
-                let card = BoardCard(row: row, orderNumber: cardsByColumn[columnId]?.count ?? 0)
+                let card = try BoardCard(row: row, orderNumber: cardsByColumn[columnId]?.count ?? 0)
                 cardsByColumn[columnId, default: []].append(card)
             }
             if !includeArchived {
@@ -55,7 +55,7 @@ extension CardboxStore {
                     sql: "SELECT * FROM boardColumn WHERE accountId = ? AND boardId = ? ORDER BY position, id"),
                 arguments: [context.account, id]
             ).enumerated().map { index, row in
-                BoardColumn(row: row, orderNumber: index, cards: cardsByColumn[row["id"]] ?? [])
+                try BoardColumn(row: row, orderNumber: index, cards: cardsByColumn[row["id"]] ?? [])
             }
             return board
         }
@@ -222,7 +222,7 @@ extension StoreContext {
             let row = try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT * FROM board WHERE accountId = ? AND id = ?"), arguments: [account, id])
         else { throw CardboxError.notFound(kind: "board", reference: id) }
-        return Board(row: row)
+        return try Board(row: row)
     }
 
     func boardColumn(_ id: String) throws -> BoardColumn {
@@ -232,7 +232,7 @@ extension StoreContext {
                 arguments: [account, id])
         else { throw CardboxError.notFound(kind: "column", reference: id) }
         let orderNumber = try orderNumber(.boardColumn, parentId: row["boardId"], position: row["position"], id: id)
-        return BoardColumn(row: row, orderNumber: orderNumber, cards: nil)
+        return try BoardColumn(row: row, orderNumber: orderNumber, cards: nil)
     }
 
     func boardCard(_ id: String) throws -> BoardCard {
@@ -241,33 +241,33 @@ extension StoreContext {
                 db.cachedStatement(sql: "SELECT * FROM boardCard WHERE accountId = ? AND id = ?"),
                 arguments: [account, id])
         else { throw CardboxError.notFound(kind: "board card", reference: id) }
-        return BoardCard(
+        return try BoardCard(
             row: row,
             orderNumber: try orderNumber(.boardCard, parentId: row["columnId"], position: row["position"], id: id))
     }
 }
 
 extension Board {
-    init(row: Row) {
+    init(row: Row) throws {
         self.init(
-            id: UUID(stored: row["id"]), boardTitle: row["boardTitle"],
+            id: try UUID(stored: row["id"]), boardTitle: row["boardTitle"],
             createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
     }
 }
 
 extension BoardColumn {
-    init(row: Row, orderNumber: Int, cards: [BoardCard]?) {
+    init(row: Row, orderNumber: Int, cards: [BoardCard]?) throws {
         self.init(
-            id: UUID(stored: row["id"]), boardId: UUID(stored: row["boardId"]), listTitle: row["listTitle"],
+            id: try UUID(stored: row["id"]), boardId: try UUID(stored: row["boardId"]), listTitle: row["listTitle"],
             orderNumber: orderNumber, createdAt: Date(storageMillis: row["createdAt"]),
             modifiedAt: Date(storageMillis: row["modifiedAt"]), cards: cards)
     }
 }
 
 extension BoardCard {
-    init(row: Row, orderNumber: Int) {
+    init(row: Row, orderNumber: Int) throws {
         self.init(
-            id: UUID(stored: row["id"]), columnId: UUID(stored: row["columnId"]), cardTitle: row["cardTitle"],
+            id: try UUID(stored: row["id"]), columnId: try UUID(stored: row["columnId"]), cardTitle: row["cardTitle"],
             cardDescription: row["cardDescription"], orderNumber: orderNumber,
             createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
         isArchived = row["isArchived"]

@@ -362,14 +362,14 @@ extension StoreContext {
                         """), arguments: StatementArguments([account] + chunk))
             for row in tagRows { tagsByCard[row["cardId"], default: []].append(row["name"]) }
         }
-        return rows.map { Card(row: $0, tags: tagsByCard[$0["id"]] ?? []) }
+        return try rows.map { try Card(row: $0, tags: tagsByCard[$0["id"]] ?? []) }
     }
 }
 
 extension Card {
-    init(row: Row, tags: [String]) {
+    init(row: Row, tags: [String]) throws {
         self.init(
-            id: UUID(stored: row[0]), deckId: UUID(stored: row[1]), front: row[2], back: row[3],
+            id: try UUID(stored: row[0]), deckId: try UUID(stored: row[1]), front: row[2], back: row[3],
             cardType: row[4], notes: row[5], frontLanguage: row[6], backLanguage: row[7], isFavorite: row[8],
             tags: tags, imageHash: row[9], imagePrompt: row[10], jsonContent: row[11], isArchived: row[12],
             archivedAt: (row[13] as Int64?).map(Date.init(storageMillis:)), isIncomplete: row[14],

@@ -198,20 +198,35 @@ extension UUID {
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    /// Reads an id as stored (lowercase RFC text). Parsed by hand: `UUID(uuidString:)` goes through
-    /// `sscanf`, which showed when turning a thousand rows into cards. Malformed text traps, because
-    /// the schema only ever stores ids this store formatted.
-    init(stored text: String) {
+    /// Reads an id as stored (RFC text, 8-4-4-4-12 hex digits). Parsed by hand: `UUID(uuidString:)`
+    /// goes through `sscanf`, which showed when turning a thousand rows into cards. Malformed text (a
+    /// store edited by hand, a damaged file) is an error, never a crash.
+    init(stored text: String) throws {
+        guard let id = UUID(storedText: text) else {
+            throw CardboxError.storage("the store holds a malformed id '\(text.prefix(60))'")
+        }
+        self = id
+    }
+
+    /// The id `text` spells in the stored form, or nil when it is not exactly 8-4-4-4-12 hex digits.
+    init?(storedText text: String) {
         var bytes = [UInt8](repeating: 0, count: 16)
         var index = 0
         var high: UInt8?
-        for character in text.utf8 where character != UInt8(ascii: "-") {
+        var length = 0
+        for character in text.utf8 {
+            defer { length += 1 }
+            if length == 8 || length == 13 || length == 18 || length == 23 {
+                guard character == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            guard index < 16 else { return nil }
             let nibble: UInt8
             switch character {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = character - UInt8(ascii: "0")
             case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = character - UInt8(ascii: "a") + 10
             case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = character - UInt8(ascii: "A") + 10
-            default: preconditionFailure("malformed stored id \(text)")
+            default: return nil
             }
             if let first = high {
                 bytes[index] = first << 4 | nibble
@@ -221,7 +236,7 @@ extension UUID {
                 high = nibble
             }
         }
-        precondition(index == 16, "malformed stored id \(text)")
+        guard length == 36, index == 16 else { return nil }
         self.init(
             uuid: (
                 bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],

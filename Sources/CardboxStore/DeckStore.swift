@@ -213,14 +213,14 @@ extension StoreContext {
             let row = try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT * FROM deck WHERE accountId = ? AND id = ?"), arguments: [account, id])
         else { throw CardboxError.notFound(kind: "deck", reference: id) }
-        return Deck(row: row)
+        return try Deck(row: row)
     }
 }
 
 extension Deck {
-    init(row: Row) {
+    init(row: Row) throws {
         self.init(
-            id: UUID(stored: row["id"]), name: row["name"], frontLanguage: row["frontLanguage"],
+            id: try UUID(stored: row["id"]), name: row["name"], frontLanguage: row["frontLanguage"],
             backLanguage: row["backLanguage"], queuedSuggestions: row["queuedSuggestions"],
             createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
         study.desiredRetention = row["desiredRetention"]

@@ -41,7 +41,7 @@ extension CardboxStore {
             try Row.fetchAll(
                 context.db.cachedStatement(sql: "SELECT * FROM itemList WHERE accountId = ? ORDER BY position, id"),
                 arguments: [context.account]
-            ).enumerated().map { ItemList(row: $1, orderNumber: $0) }
+            ).enumerated().map { try ItemList(row: $1, orderNumber: $0) }
         }
     }
 
@@ -58,7 +58,7 @@ extension CardboxStore {
                     sql: "SELECT * FROM item WHERE accountId = ? AND listId = ? ORDER BY position, id"),
                 arguments: [context.account, id]
             ).enumerated().map { index, row in
-                var item = Item(row: row, orderNumber: index)
+                var item = try Item(row: row, orderNumber: index)
                 item.images = imagesByItem[item.id.storage] ?? []
                 return item
             }.filter { showCrossedOut || !$0.isCrossedOut }
@@ -266,7 +266,7 @@ extension StoreContext {
                 db.cachedStatement(sql: "SELECT * FROM itemList WHERE accountId = ? AND id = ?"),
                 arguments: [account, id])
         else { throw CardboxError.notFound(kind: "list", reference: id) }
-        return ItemList(
+        return try ItemList(
             row: row, orderNumber: try orderNumber(.itemList, parentId: nil, position: row["position"], id: id))
     }
 
@@ -275,7 +275,7 @@ extension StoreContext {
             let row = try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT * FROM item WHERE accountId = ? AND id = ?"), arguments: [account, id])
         else { throw CardboxError.notFound(kind: "item", reference: id) }
-        return Item(
+        return try Item(
             row: row, orderNumber: try orderNumber(.item, parentId: row["listId"], position: row["position"], id: id))
     }
 
@@ -301,7 +301,7 @@ extension StoreContext {
         for row in rows {
             let itemId: String = row["itemId"]
             let image = ItemImage(
-                id: UUID(stored: row["id"]), itemId: UUID(uuidString: itemId)!,
+                id: try UUID(stored: row["id"]), itemId: UUID(uuidString: itemId)!,
                 orderNumber: result[itemId]?.count ?? 0, mimeType: row["mimeType"], byteCount: row["byteCount"],
                 sha256: row["imageHash"], createdAt: Date(storageMillis: row["createdAt"]))
             result[itemId, default: []].append(image)
@@ -311,18 +311,18 @@ extension StoreContext {
 }
 
 extension ItemList {
-    init(row: Row, orderNumber: Int) {
+    init(row: Row, orderNumber: Int) throws {
         self.init(
-            id: UUID(stored: row["id"]), name: row["name"], orderNumber: orderNumber,
+            id: try UUID(stored: row["id"]), name: row["name"], orderNumber: orderNumber,
             isArchived: row["isArchived"],
             createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
     }
 }
 
 extension Item {
-    init(row: Row, orderNumber: Int) {
+    init(row: Row, orderNumber: Int) throws {
         self.init(
-            id: UUID(stored: row["id"]), listId: UUID(stored: row["listId"]), title: row["title"],
+            id: try UUID(stored: row["id"]), listId: try UUID(stored: row["listId"]), title: row["title"],
             description: row["description"], quantity: row["quantity"], orderNumber: orderNumber,
             isCrossedOut: row["isCrossedOut"], createdAt: Date(storageMillis: row["createdAt"]),
             modifiedAt: Date(storageMillis: row["modifiedAt"]))

@@ -11,10 +11,12 @@ enum Schema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: accounts, decks, cards, lists, boards, history", migrate: createVersion1)
-        migrator.registerMigration("v2: spaced repetition (FSRS state, study settings, review log)", migrate: addStudy)
+        migrator.registerMigration(studyMigration, migrate: addStudy)
         migrator.registerMigration("v3: archived board cards", migrate: addBoardCardArchive)
         return migrator
     }
+
+    static let studyMigration = "v2: spaced repetition (FSRS state, study settings, review log)"
 
     private static func createVersion1(_ db: Database) throws {
         try db.execute(

@@ -367,10 +367,10 @@ extension StoreContext {
 }
 
 extension ReviewLogEntry {
-    init(row: Row) {
+    init(row: Row) throws {
         self.init(
-            id: UUID(stored: row["id"]), cardId: UUID(stored: row["cardId"]),
-            deckId: UUID(stored: row["deckId"]), rating: row["rating"],
+            id: try UUID(stored: row["id"]), cardId: try UUID(stored: row["cardId"]),
+            deckId: try UUID(stored: row["deckId"]), rating: row["rating"],
             reviewedAt: Date(storageMillis: row["reviewedAt"]),
             stateBefore: CardState(rawValue: row["stateBefore"]) ?? .new,
             stateAfter: CardState(rawValue: row["stateAfter"]) ?? .review, elapsedDays: row["elapsedDays"],

@@ -56,7 +56,7 @@ extension CardboxStore {
                         """), arguments: [context.account, try context.resolve(deckReference, .deck)]
             ).map {
                 RejectedSuggestion(
-                    id: UUID(stored: $0["id"]), deckId: UUID(stored: $0["deckId"]), front: $0["front"],
+                    id: try UUID(stored: $0["id"]), deckId: try UUID(stored: $0["deckId"]), front: $0["front"],
                     cardType: $0["cardType"], deletedAt: Date(storageMillis: $0["deletedAt"]))
             }
         }
@@ -184,7 +184,7 @@ extension StoreContext {
                     """), arguments: arguments
         ).map { row in
             Suggestion(
-                id: UUID(stored: row["id"]), deckId: UUID(stored: row["deckId"]), front: row["front"],
+                id: try UUID(stored: row["id"]), deckId: try UUID(stored: row["deckId"]), front: row["front"],
                 back: row["back"], cardType: row["cardType"], imagePrompt: row["imagePrompt"], context: row["context"],
                 category: SuggestionCategory(rawValue: row["category"]) ?? .relatedVocabulary,
                 isVisible: row["isVisible"], isHidden: row["isHidden"], imageHash: row["imageHash"],

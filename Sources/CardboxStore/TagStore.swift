@@ -20,7 +20,7 @@ extension CardboxStore {
                         LEFT JOIN cardTag ON cardTag.accountId = tag.accountId AND cardTag.tagId = tag.id
                         WHERE tag.accountId = ? GROUP BY tag.id, tag.name, tag.nameKey ORDER BY tag.nameKey
                         """), arguments: [context.account]
-            ).map { TagSummary(id: UUID(stored: $0["id"]), name: $0["name"], cardCount: $0["cardCount"]) }
+            ).map { TagSummary(id: try UUID(stored: $0["id"]), name: $0["name"], cardCount: $0["cardCount"]) }
         }
     }
 

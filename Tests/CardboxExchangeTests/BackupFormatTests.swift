@@ -93,4 +93,70 @@ struct BackupFormatTests {
         }
         #expect(try store.decks().isEmpty)
     }
+
+    /// A backup of `fullStore()` with one value of one row replaced.
+    func tampered(_ table: String, _ column: String, _ value: JSONValue) throws -> StoreSnapshot {
+        var snapshot = try fullStore().snapshot()
+        var rows = try #require(snapshot.tables[table])
+        rows[0][column] = value
+        snapshot.tables[table] = rows
+        return snapshot
+    }
+
+    @Test(
+        "every column of a restored row is checked against the schema, naming table, row and column",
+        arguments: [
+            ("card", "id", JSONValue.string("not-an-id"), "backup card[0].id: 'not-an-id' is not an id"),
+            ("card", "deckId", .string("0195"), "backup card[0].deckId: '0195' is not an id"),
+            ("card", "reps", .string("many"), "backup card[0].reps: must be a whole number"),
+            ("card", "stability", .string("x"), "backup card[0].stability: must be a number"),
+            ("card", "front", .int(3), "backup card[0].front: must be text"),
+            ("card", "front", .null, "backup card[0].front: must not be null"),
+            ("item", "quantity", .double(1.5), "backup item[0].quantity: must be a whole number"),
+            ("image", "data", .string("AAAA"), "backup image[0].data: must be {\"base64\": \"…\"}"),
+        ] as [(String, String, JSONValue, String)])
+    func columnChecks(table: String, column: String, value: JSONValue, message: String) throws {
+        let snapshot = try tampered(table, column, value)
+        let store = try CardboxStore.inMemory()
+        #expect {
+            _ = try store.restore(snapshot)
+        } throws: { error in
+            (error as? CardboxError)?.localizedDescription.hasPrefix(message) == true
+        }
+        #expect(try store.decks().isEmpty && store.lists().isEmpty)
+    }
+
+    @Test("a backup written before study existed (schema v1) restores due cards as review cards")
+    func restoreBeforeStudy() throws {
+        let deckId = "0195f6a2-7c1e-7b3a-9e4f-1a2b3c4d5e6f"
+        func card(_ id: String, front: String, dueAt: JSONValue) -> [String: JSONValue] {
+            [
+                "id": .string(id), "deckId": .string(deckId), "front": .string(front), "frontKey": .string(front),
+                "back": .string("-"), "cardType": .string("basic"), "notes": .string(""),
+                "frontLanguage": .string("es"), "backLanguage": .string("en"), "isFavorite": .int(0),
+                "imageHash": .null, "imagePrompt": .null, "jsonContent": .null, "isArchived": .int(0),
+                "archivedAt": .null, "isIncomplete": .int(0), "dueAt": dueAt, "createdAt": .int(1_700_000_000_000),
+                "modifiedAt": .int(1_700_000_000_000),
+            ]
+        }
+        let v1 = StoreSnapshot(
+            tables: [
+                "deck": [
+                    [
+                        "id": .string(deckId), "name": .string("Old"), "nameKey": .string("old"),
+                        "frontLanguage": .string("es"), "backLanguage": .string("en"), "queuedSuggestions": .int(0),
+                        "createdAt": .int(1_700_000_000_000), "modifiedAt": .int(1_700_000_000_000),
+                    ]
+                ],
+                "card": [
+                    card("0195f6a2-7c1e-7b3a-9e4f-000000000001", front: "due", dueAt: .int(1_700_000_100_000)),
+                    card("0195f6a2-7c1e-7b3a-9e4f-000000000002", front: "fresh", dueAt: .null),
+                ],
+            ], account: [:], schema: "v1: accounts, decks, cards, lists, boards, history")
+        let store = try CardboxStore.inMemory()
+        _ = try store.restore(v1)
+        let states = try store.snapshot().tables["card"]?.map { ($0["front"], $0["state"]) } ?? []
+        #expect(states.map(\.0) == [.string("due"), .string("fresh")])
+        #expect(states.map(\.1) == [.string("review"), .string("new")])
+    }
 }

@@ -191,4 +191,38 @@ struct ISOTimeTests {
         #expect(ISOTime.parse("2025-13-01T09:00:00Z") == nil)
         #expect(ISOTime.parse("yesterday") == nil)
     }
+
+    @Test("many fractional digits are read, not overflowed: the first nine count")
+    func longFractions() {
+        let base = 1_735_722_000.0
+        let parsed = ISOTime.parse("2025-01-01T09:00:00.9999999999999999999Z")
+        #expect(parsed.map { abs($0.timeIntervalSince1970 - (base + 0.999_999_999)) < 1e-6 } == true)
+        #expect(ISOTime.parse("2025-01-01T09:00:00." + String(repeating: "5", count: 500) + "Z") != nil)
+        #expect(ISOTime.parse("2025-01-01T09:00:00.Z") == nil)
+        #expect(ISOTime.parse("2025-01-01T09:00:00.12x4Z") == nil)
+        #expect(ISOTime.parse("2025-01-01T09:00:00.1234567890x2Z") == nil)
+    }
+
+    @Test("impossible dates and times are refused, not rolled over into the next month or day")
+    func impossibleFields() {
+        for text in [
+            "2025-02-31T09:00:00Z", "2025-02-29T09:00:00Z", "2025-04-31T09:00:00Z", "2100-02-29T00:00:00Z",
+            "2025-01-01T24:00:00Z", "2025-01-01T09:60:00Z", "2025-01-01T09:00:60Z", "2025-00-10T09:00:00Z",
+            "2025-02-31T10:00:00+01:00", "2025-01-32T10:00:00+01:00",
+        ] {
+            #expect(ISOTime.parse(text) == nil, "\(text)")
+        }
+        #expect(ISOTime.parse("2024-02-29T09:00:00Z") != nil)
+        #expect(ISOTime.parse("2000-02-29T09:00:00Z") != nil)
+    }
+
+    @Test("a review line with an impossible time names the line and the field")
+    func reviewLineErrors() {
+        #expect(
+            throws: SchedulingError.invalidOption(
+                "line 7: time '2025-02-31T09:00:00Z' is not an ISO 8601 time like 2025-01-01T09:00:00Z")
+        ) {
+            try ReviewLine.parse(#"{"card":"c1","rating":3,"time":"2025-02-31T09:00:00Z"}"#, lineNumber: 7)
+        }
+    }
 }

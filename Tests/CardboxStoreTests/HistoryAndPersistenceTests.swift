@@ -48,9 +48,10 @@ struct HistoryAndPersistenceTests {
         _ = try store.createBoard(title: "B")
         let column = try store.addColumn(to: "B", title: "c")
         let card = try store.addBoardCard(to: column.id.uuidString, title: "x")
+        let board = try store.board("B")
         try store.deleteBoard("B")
         let deletes = try store.changes().map(\.change).filter { $0.operation == .delete }
-        #expect(Set(deletes.map(\.rowId)) == [card.id.storage, column.id.storage, try #require(deletes.last?.rowId)])
+        #expect(deletes.map(\.rowId) == [card.id.storage, column.id.storage, board.id.storage])
         #expect(deletes.map(\.entity) == ["boardCard", "boardColumn", "board"])
         #expect(deletes.allSatisfy { $0.fields.isEmpty })
     }
@@ -81,16 +82,25 @@ struct HistoryAndPersistenceTests {
                     ])
             }
         }
+        let item = try store.addItem(to: "L", title: "milk", quantity: 2)
+        // Each statement on its own, so that each CHECK is what refuses it.
         #expect(throws: CardboxError.self) {
             try store.write { tx in
                 try tx.db.execute(
-                    sql: "UPDATE item SET quantity = 3000000000 WHERE accountId = ?", arguments: [tx.account])
+                    sql: "UPDATE item SET quantity = 3000000000 WHERE accountId = ? AND id = ?",
+                    arguments: [tx.account, item.id.storage])
+                #expect(tx.db.changesCount == 1, "the update must reach the row for the CHECK to be tested")
+            }
+        }
+        #expect(throws: CardboxError.self) {
+            try store.write { tx in
                 try tx.insert(
                     .itemList, id: UUID().uuidString.lowercased(),
                     [("name", ""), ("position", "a1"), ("createdAt", 0), ("modifiedAt", 0)])
             }
         }
         #expect(try store.lists().count == 1)
+        #expect(try store.list("L").items?.map(\.quantity) == [2])
     }
 
     @Test("data survives closing and reopening the store file, which runs in WAL mode")
@@ -167,11 +177,23 @@ struct HistoryAndPersistenceTests {
 @Suite("Stored forms")
 struct StoredFormTests {
     @Test("ids are stored as lowercase RFC text, formatted without snprintf")
-    func uuidText() {
+    func uuidText() throws {
         for _ in 0..<1_000 {
             let id = UUID()
             #expect(id.storage == id.uuidString.lowercased())
-            #expect(UUID(stored: id.storage) == id && UUID(stored: id.uuidString) == id)
+            #expect(try UUID(stored: id.storage) == id && UUID(stored: id.uuidString) == id)
+        }
+    }
+
+    @Test("a malformed stored id is an error, never a crash")
+    func malformedIds() {
+        for text in [
+            "", "x", "not-an-id", "0195f6a2-7c1e-7b3a-9e4f-1a2b3c4d5e6", "0195f6a2-7c1e-7b3a-9e4f-1a2b3c4d5e6f0",
+            "0195f6a27c1e7b3a9e4f1a2b3c4d5e6f0000", "0195f6a2-7c1e-7b3a-9e4f-1a2b3c4d5e6g",
+            "é195f6a2-7c1e-7b3a-9e4f-1a2b3c4d5e6",
+        ] {
+            #expect(UUID(storedText: text) == nil, "\(text)")
+            #expect(throws: CardboxError.self) { try UUID(stored: text) }
         }
     }
 }
