@@ -9,23 +9,10 @@ enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
     case listall, backup, csv, tsv
 }
 
-/// The formats Cardbox reads.
-enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
-    case listall, backup, csv, tsv, trello, apkg
+/// The formats Cardbox reads (told from the content unless --format says).
+typealias ImportFormat = ImportFileFormat
 
-    /// The format of a file, told from its content.
-    static func detect(_ data: Data, file: String) throws -> ImportFormat {
-        if AnkiPackageFormat.matches(data) { return .apkg }
-        if BackupFormat.matches(data) { return .backup }
-        if ListAllFormat.matches(data) { return .listall }
-        if TrelloFormat.matches(data) { return .trello }
-        if DelimitedFormat.matches(data) { return .csv }  // the separator is read from the file itself
-        throw CardboxError.invalid(
-            field: file,
-            reason: "cannot tell its format; give --format (\(allCases.map(\.rawValue).joined(separator: ", ")))")
-    }
-}
-
+extension ImportFileFormat: ExpressibleByArgument {}
 extension DuplicatePolicy: ExpressibleByArgument {}
 
 struct ExportCommand: StoreCommand {

@@ -48,19 +48,34 @@ public enum AnkiPackageFormat {
         return try Reader(archive: archive, media: media, file: file).read(collection)
     }
 
-    /// Copies an entry out, stopping as soon as it passes `limit` bytes.
+    /// Copies an entry out, checking the SQLite header in its first bytes before expanding the rest, and
+    /// stopping as soon as it passes `limit` bytes or the size its header declares: a package whose
+    /// collection is not a database, or expands far past its size, is refused in its first chunks.
     static func extract(_ entry: Entry, from archive: Archive, to url: URL, limit: UInt64, file: String) throws {
+        let tooLarge = CardboxError.invalid(
+            field: file,
+            reason: "\(entry.path) expands past \(limit) bytes, the most Cardbox reads from one Anki package")
+        guard entry.uncompressedSize <= limit else { throw tooLarge }
         FileManager.default.createFile(atPath: url.path, contents: nil)
         guard let handle = try? FileHandle(forWritingTo: url) else {
             throw CardboxError.storage("cannot write a temporary file for \(file)")
         }
         defer { try? handle.close() }
+        var header = SQLiteHeader()
         var written: UInt64 = 0
         do {
-            _ = try archive.extract(entry) { chunk in
+            _ = try archive.extract(entry, skipCRC32: false) { chunk in
                 written += UInt64(chunk.count)
-                if written > limit {
-                    throw CardboxError.invalid(field: file, reason: "\(entry.path) expands past \(limit) bytes")
+                if written > limit { throw tooLarge }
+                if !header.isComplete {
+                    header.append(chunk)
+                    if header.isComplete || written == entry.uncompressedSize {
+                        try header.check(file: file)
+                    }
+                }
+                if let declared = header.declaredSize, written > declared {
+                    throw CardboxError.invalid(
+                        field: file, reason: "\(entry.path) is longer than the \(declared) bytes its header declares")
                 }
                 handle.write(chunk)
             }
@@ -68,6 +83,39 @@ public enum AnkiPackageFormat {
             throw error
         } catch {
             throw CardboxError.invalid(field: file, reason: "\(entry.path) is damaged in the archive")
+        }
+        if !header.isComplete { try header.check(file: file) }
+    }
+
+    /// The first 100 bytes of an SQLite database file: its magic string and, when the header is
+    /// current, the database's size (page size × page count).
+    struct SQLiteHeader {
+        static let magic = Array("SQLite format 3\u{0}".utf8)
+        private(set) var bytes: [UInt8] = []
+        var isComplete: Bool { bytes.count >= 100 }
+
+        mutating func append(_ chunk: Data) {
+            bytes.append(contentsOf: chunk.prefix(100 - bytes.count))
+        }
+
+        func check(file: String) throws {
+            guard isComplete, bytes.starts(with: Self.magic) else {
+                throw CardboxError.invalid(field: file, reason: "its collection is not an SQLite database")
+            }
+        }
+
+        /// The size the header declares, when its "version valid for" number matches the change
+        /// counter (SQLite's rule for trusting the in-header size); nil otherwise.
+        var declaredSize: UInt64? {
+            guard isComplete, bytes.starts(with: Self.magic) else { return nil }
+            func number(_ offset: Int, _ count: Int) -> UInt64 {
+                bytes[offset..<(offset + count)].reduce(0) { $0 << 8 | UInt64($1) }
+            }
+            guard number(24, 4) == number(92, 4) else { return nil }
+            let pageSize = number(16, 2) == 1 ? 65_536 : number(16, 2)
+            let pages = number(28, 4)
+            guard pageSize >= 512, pages > 0 else { return nil }
+            return pageSize * pages
         }
     }
 

@@ -97,9 +97,11 @@ public enum ListAllFormat {
     // MARK: Reading
 
     /// Whether `data` looks like a ListAll export (for detecting an import's format).
+    /// Whether a JSON document has a ListAll export's top level (`version` and `lists`), told from a
+    /// depth-guarded byte scan; the document is parsed once, by `read`.
     public static func matches(_ data: Data) -> Bool {
-        guard let document = try? JSONDecoder().decode(Document.self, from: data) else { return false }
-        return document.version != nil && document.lists != nil
+        guard let keys = try? InputGuard.topLevelKeys(data, file: "") else { return false }
+        return keys.isSuperset(of: ["version", "lists"])
     }
 
     /// Reads and checks a ListAll export: every rule of the data model, ids unique within the file,

@@ -30,9 +30,11 @@ public enum TrelloFormat {
     }
 
     /// Whether `data` looks like a Trello board export.
+    /// Whether a JSON document has a Trello board export's top level (`name`, `lists`, `cards`), told
+    /// from a depth-guarded byte scan; the document is parsed once, by `read`.
     public static func matches(_ data: Data) -> Bool {
-        guard let export = try? JSONDecoder().decode(Export.self, from: data) else { return false }
-        return export.name != nil && export.lists != nil && export.cards != nil
+        guard let keys = try? InputGuard.topLevelKeys(data, file: "") else { return false }
+        return keys.isSuperset(of: ["name", "lists", "cards"])
     }
 
     /// Reads a board export. Archived lists are left out, with their cards, and said in `skipped`.

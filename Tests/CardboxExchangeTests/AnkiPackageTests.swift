@@ -93,6 +93,18 @@ struct AnkiPackageTests {
             ),
             // A zip bomb: a small entry that expands past the limit is stopped while it expands.
             (try zip(["collection.anki21": Data(count: 2 * 1024 * 1024)]), "expands past 1048576 bytes", 1024 * 1024),
+            // Zeros are no database: refused from the header in the first chunk, not after expanding.
+            (
+                try zip(["collection.anki2": Data(count: 8 * 1024 * 1024)]),
+                "its collection is not an SQLite database", AnkiPackageFormat.maximumCollectionBytes
+            ),
+            // A real header that declares one 4 KiB page, followed by megabytes: stopped at the declared size.
+            (
+                try zip(["collection.anki2": Self.sqliteHeader(pageSize: 4096, pages: 1) + Data(count: 4 * 1024 * 1024)]
+                ),
+                "collection.anki2 is longer than the 4096 bytes its header declares",
+                AnkiPackageFormat.maximumCollectionBytes
+            ),
         ]
         for (path, message, limit) in cases {
             #expect {
@@ -101,5 +113,17 @@ struct AnkiPackageTests {
                 (error as? CardboxError)?.localizedDescription.contains(message) == true
             }
         }
+    }
+
+    /// The first 100 bytes of an SQLite file declaring `pages` pages of `pageSize` bytes.
+    static func sqliteHeader(pageSize: UInt16, pages: UInt32) -> Data {
+        var header = [UInt8](repeating: 0, count: 100)
+        header.replaceSubrange(0..<16, with: Array("SQLite format 3\u{0}".utf8))
+        header[16] = UInt8(pageSize >> 8)
+        header[17] = UInt8(pageSize & 0xFF)
+        for (offset, value) in [(24, UInt32(7)), (28, pages), (92, UInt32(7))] {
+            for index in 0..<4 { header[offset + index] = UInt8(truncatingIfNeeded: value >> (24 - 8 * index)) }
+        }
+        return Data(header)
     }
 }
