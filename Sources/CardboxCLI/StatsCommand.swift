@@ -7,30 +7,32 @@ struct StatsCommand: StoreCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats", abstract: "Study statistics: reviews, true retention, due forecast, cards by state.",
         discussion: """
-            Charts cover the last 30 study days and the next 30; --json gives the numbers.
+            Charts cover the last 30 study days and the next 30 (--days changes both); --json gives
+            the numbers. A study day starts at the dayStartHour setting, in local time.
 
             Examples:
               cardbox stats Spanish
-              cardbox stats --json
+              cardbox stats --days 7 --json
             """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: OutputOptions
     @Argument(help: "The deck (id or name); every deck when left out.") var deck: String?
+    @Option(help: "How many study days back and ahead the figures cover (1 to 3650).") var days = 30
 
     func run(store: CardboxStore) throws {
-        try Console.emit(try store.stats(in: deck), json: output.json, Self.describe)
+        try Console.emit(try store.stats(in: deck, days: days), json: output.json, Self.describe)
     }
 
     static func describe(_ stats: StudyStats) -> String {
         let total = stats.reviewsPerDay.map(\.count).reduce(0, +)
         let due = stats.dueForecast.map(\.count).reduce(0, +)
-        var lines = ["Reviews per day, last 30 days (\(total) in all)"]
+        var lines = ["Reviews per day, last \(stats.days) days (\(total) in all)"]
         lines += Chart.columns(stats.reviewsPerDay)
-        lines += ["", "Due forecast, next 30 days (\(due) cards; today includes overdue)"]
+        lines += ["", "Due forecast, next \(stats.days) days (\(due) cards; today includes overdue)"]
         lines += Chart.columns(stats.dueForecast)
         lines += [
             "", "True retention (reviews of review cards rated Hard or better)",
-            "  last 30 days: \(Chart.percent(stats.retentionLast30Days))",
+            "  last \(stats.days) days: \(Chart.percent(stats.retentionRecent))",
             "  all time:     \(Chart.percent(stats.retentionAllTime))", "", "Cards by state",
         ]
         let states = ["new", "learning", "review", "relearning", "archived"]

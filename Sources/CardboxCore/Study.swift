@@ -62,4 +62,13 @@ public struct StudyDay: Sendable, Equatable {
         start = calendar.date(byAdding: .hour, value: startHour, to: midnight)!
         end = calendar.date(byAdding: .day, value: 1, to: start)!
     }
+
+    /// The start of the study day `days` days from this one (negative: earlier), by the calendar: a
+    /// day across a daylight-saving change is 23 or 25 hours long, and every day starts at the same
+    /// local hour.
+    public func start(offsetBy days: Int, timeZone: TimeZone) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar.date(byAdding: .day, value: days, to: start) ?? start
+    }
 }

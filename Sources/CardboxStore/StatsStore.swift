@@ -27,11 +27,14 @@ public struct Retention: Encodable, Sendable, Equatable {
 }
 
 public struct StudyStats: Encodable, Sendable, Equatable {
-    /// Reviews on each of the last 30 study days, oldest first (today last).
+    /// How many study days the recent figures cover (30 unless asked otherwise).
+    public var days: Int
+    /// Reviews on each of the last `days` study days, oldest first (today last).
     public var reviewsPerDay: [DayCount]
-    public var retentionLast30Days: Retention
+    /// True retention over the last `days` study days.
+    public var retentionRecent: Retention
     public var retentionAllTime: Retention
-    /// Cards coming due on each of the next 30 study days (today first, overdue cards included in it).
+    /// Cards coming due on each of the next `days` study days (today first, overdue cards included in it).
     public var dueForecast: [DayCount]
     /// Cards by state (new, learning, review, relearning) and archived.
     public var cardCounts: [String: Int]
@@ -39,7 +42,11 @@ public struct StudyStats: Encodable, Sendable, Equatable {
 
 extension CardboxStore {
     public func stats(in deckReference: String?, days: Int = 30) throws -> StudyStats {
+        guard (1...3_650).contains(days) else {
+            throw CardboxError.invalid(field: "days", reason: "must be 1 to 3650, got \(days)")
+        }
         let now = environment.now()
+        let timeZone = environment.timeZone
         return try read { context in
             var scope = "accountId = ?"
             var arguments: StatementArguments = [context.account]
@@ -48,8 +55,8 @@ extension CardboxStore {
                 arguments += [try context.resolve(deckReference, .deck)]
             }
             let today = try context.studyDay(now: now)
-            let starts = (0...days).map { today.start.addingTimeInterval(Double($0 - days + 1) * 86_400) }
-            let future = (0...days).map { today.start.addingTimeInterval(Double($0) * 86_400) }
+            let starts = (0...days).map { today.start(offsetBy: $0 - days + 1, timeZone: timeZone) }
+            let future = (0...days).map { today.start(offsetBy: $0, timeZone: timeZone) }
 
             let reviews = try Row.fetchAll(
                 context.db.cachedStatement(
@@ -82,8 +89,8 @@ extension CardboxStore {
                 "SELECT COUNT(*) FROM card WHERE \(scope) AND isArchived = 1", arguments)
 
             return StudyStats(
-                reviewsPerDay: Self.bucket(reviewTimes, into: starts),
-                retentionLast30Days: Retention(
+                days: days, reviewsPerDay: Self.bucket(reviewTimes, into: starts),
+                retentionRecent: Retention(
                     reviews: recent.count, passed: recent.filter { ($0["rating"] as Int) > 1 }.count),
                 retentionAllTime: Retention(reviews: allTime?["reviews"] ?? 0, passed: allTime?["passed"] ?? 0),
                 dueForecast: Self.bucket(dueTimes, into: future, overdueIntoFirst: true), cardCounts: cardCounts)

@@ -203,11 +203,55 @@ struct StatsTests {
         #expect(stats.reviewsPerDay.count == 30 && stats.dueForecast.count == 30)
         #expect(stats.reviewsPerDay.map(\.count).reduce(0, +) == 5)
         #expect(stats.reviewsPerDay.last?.count == 2 && stats.reviewsPerDay[24].count == 3)
-        #expect(stats.retentionLast30Days == Retention(reviews: 2, passed: 1))
-        #expect(stats.retentionLast30Days.rate == 0.5)
+        #expect(stats.retentionRecent == Retention(reviews: 2, passed: 1))
+        #expect(stats.retentionRecent.rate == 0.5)
         #expect(stats.cardCounts == ["new": 1, "learning": 0, "review": 1, "relearning": 1, "archived": 1])
         let relearningDue = try #require(try store.card(cards[1].id.uuidString).dueAt)
         #expect(relearningDue < clock.now.addingTimeInterval(86_400))
         #expect(stats.dueForecast[0].count >= 1 && stats.dueForecast.map(\.count).reduce(0, +) == 2)
+    }
+
+    @Test("recent figures cover the days asked for")
+    func days() throws {
+        let clock = TestClock(Date(timeIntervalSince1970: 1_750_075_200))  // 2025-06-16 12:00 UTC
+        let store = try TestStore.make(clock: clock)
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        var settings = try store.deck("D").study
+        settings.learningSteps = ""
+        _ = try store.setStudySettings("D", settings)
+        let card = try store.addCard(to: "D", CardDraft(front: "w", back: "-"))
+        _ = try store.answer(card.id.uuidString, rating: 3)
+        clock.advance(days: 10)
+        _ = try store.answer(card.id.uuidString, rating: 1)  // a review of a review card, forgotten
+        let week = try store.stats(in: "D", days: 7)
+        #expect(week.days == 7 && week.reviewsPerDay.count == 7 && week.dueForecast.count == 7)
+        #expect(week.reviewsPerDay.map(\.count).reduce(0, +) == 1)
+        #expect(week.retentionRecent == Retention(reviews: 1, passed: 0))
+        #expect(try store.stats(in: "D", days: 30).reviewsPerDay.map(\.count).reduce(0, +) == 2)
+        #expect(throws: CardboxError.self) { try store.stats(in: "D", days: 0) }
+    }
+
+    @Test("study days follow the calendar across a daylight-saving change (23- and 25-hour days)")
+    func daylightSaving() throws {
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = berlin
+        // 2025-03-29 03:30 CET: before 4 a.m., so in the study day that began on 28 March.
+        let clock = TestClock(Date(timeIntervalSince1970: 1_743_215_400))
+        let ids = UUIDv7Generator()
+        let store = try CardboxStore.inMemory(
+            environment: StoreEnvironment(
+                now: { clock.now }, newID: { ids.next(now: clock.now) },
+                makeRandom: { SystemRandomNumberGenerator() }, timeZone: berlin))
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        _ = try store.answer(try store.addCard(to: "D", CardDraft(front: "w", back: "-")).id.uuidString, rating: 3)
+        // Clocks went forward on 30 March; now it is 31 March, 12:00 CEST.
+        clock.advance(seconds: 1_743_415_200 - 1_743_215_400)
+        let stats = try store.stats(in: "D", days: 7)
+        #expect(stats.reviewsPerDay.allSatisfy { calendar.component(.hour, from: $0.day) == 4 })
+        #expect(stats.dueForecast.allSatisfy { calendar.component(.hour, from: $0.day) == 4 })
+        let reviewed = try #require(stats.reviewsPerDay.first { $0.count == 1 }?.day)
+        #expect(calendar.dateComponents([.month, .day], from: reviewed) == DateComponents(month: 3, day: 28))
+        #expect(stats.reviewsPerDay.map(\.count).reduce(0, +) == 1)
     }
 }
