@@ -48,7 +48,7 @@ struct TagCommand: ParsableCommand {
 
         func run(store: CardboxStore) throws {
             try store.deleteTag(tag)
-            print("deleted tag \(tag)")
+            Terminal.current.print("deleted tag \(tag)")
         }
     }
 }

@@ -96,7 +96,7 @@ struct BoardCommand: ParsableCommand {
         func run(store: CardboxStore) throws {
             let found = try store.board(board)
             try store.deleteBoard(found.id.uuidString)
-            print("deleted board \(found.boardTitle)")
+            Terminal.current.print("deleted board \(found.boardTitle)")
         }
     }
 
@@ -162,7 +162,7 @@ struct BoardCommand: ParsableCommand {
 
             func run(store: CardboxStore) throws {
                 try store.deleteColumn(column)
-                print("deleted column \(column)")
+                Terminal.current.print("deleted column \(column)")
             }
         }
     }
@@ -252,7 +252,7 @@ struct BoardCommand: ParsableCommand {
 
             func run(store: CardboxStore) throws {
                 try store.deleteBoardCard(card)
-                print("deleted card \(card)")
+                Terminal.current.print("deleted card \(card)")
             }
         }
     }

@@ -200,7 +200,7 @@ struct CardCommand: ParsableCommand {
         func run(store: CardboxStore) throws {
             let found = try store.card(card)
             try store.deleteCard(found.id.uuidString)
-            print("deleted \(CardCommand.describe(found))")
+            Terminal.current.print("deleted \(CardCommand.describe(found))")
         }
     }
 

@@ -4,6 +4,9 @@ import CardboxScheduling
 import CardboxStore
 import Foundation
 
+/// The version `cardbox --version` prints.
+public let cardboxVersion = "0.3.0"
+
 /// `cardbox`: decks, lists and boards from the command line.
 public struct CardboxCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
@@ -20,6 +23,7 @@ public struct CardboxCommand: ParsableCommand {
               cardbox deck create Spanish --front es --back en
               cardbox card add Spanish hola hello --tag greeting
             """,
+        version: "cardbox \(cardboxVersion)",
         subcommands: [
             DeckCommand.self, CardCommand.self, SuggestionCommand.self, TagCommand.self, PlanCommand.self,
             EventsCommand.self, ListCommand.self, ItemCommand.self, SettingsCommand.self, BoardCommand.self,
@@ -30,29 +34,38 @@ public struct CardboxCommand: ParsableCommand {
 
     public init() {}
 
-    /// Runs the command line. Errors of Cardbox itself print as one line `error: …` on stderr and exit 1;
-    /// argument errors exit 64 with the parser's message and a pointer to `--help`.
+    /// Runs the command line as the `cardbox` process and exits with the command's status.
     public static func main(_ arguments: [String]? = nil) {
-        let arguments = arguments ?? Array(CommandLine.arguments.dropFirst())
-        do {
-            var command = try parseAsRoot(arguments)
-            try command.run()
-        } catch let error as CardboxError {
-            Console.error(error.localizedDescription)
-            Foundation.exit(1)
-        } catch let error as SchedulingError {
-            Console.error(error.localizedDescription)
-            Foundation.exit(1)
-        } catch {
-            let code = exitCode(for: error)
-            if code == .success {
-                print(fullMessage(for: error))
-                Foundation.exit(0)
+        Foundation.exit(run(arguments ?? Array(CommandLine.arguments.dropFirst())))
+    }
+
+    /// Runs one command line and returns its exit status, writing to `terminal` (the process's
+    /// streams, or buffers when a test runs it in process). Errors of Cardbox itself print as one line
+    /// `error: …` on stderr and give 1; argument errors give 64 with the parser's message and a pointer
+    /// to `--help`.
+    public static func run(_ arguments: [String], terminal: Terminal = Terminal()) -> Int32 {
+        Terminal.$current.withValue(terminal) {
+            do {
+                var command = try parseAsRoot(arguments)
+                try command.run()
+                return 0
+            } catch let error as CardboxError {
+                Console.error(error.localizedDescription)
+                return 1
+            } catch let error as SchedulingError {
+                Console.error(error.localizedDescription)
+                return 1
+            } catch {
+                let code = exitCode(for: error)
+                if code == .success {
+                    Terminal.current.print(fullMessage(for: error))
+                    return 0
+                }
+                let path = (["cardbox"] + commandPath(in: arguments)).joined(separator: " ")
+                let hint = " (see '\(path) --help')"
+                Console.error(message(for: error).replacingOccurrences(of: "\n", with: "; ") + hint)
+                return code.rawValue
             }
-            let path = (["cardbox"] + commandPath(in: arguments)).joined(separator: " ")
-            let hint = " (see '\(path) --help')"
-            Console.error(message(for: error).replacingOccurrences(of: "\n", with: "; ") + hint)
-            Foundation.exit(code.rawValue)
         }
     }
 }
@@ -89,7 +102,7 @@ public struct GlobalOptions: ParsableArguments {
     public init() {}
 
     /// The store file's path: --store, $CARDBOX_STORE, $XDG_DATA_HOME/cardbox, ~/.local/share/cardbox.
-    func storePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    func storePath(environment: [String: String] = Terminal.current.environment) -> String {
         if let path = store ?? environment["CARDBOX_STORE"], !path.isEmpty {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -99,7 +112,8 @@ public struct GlobalOptions: ParsableArguments {
         }
         let dataHome =
             environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/share")
+            ?? URL(fileURLWithPath: environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path)
+            .appendingPathComponent(".local/share")
             .path
         return URL(fileURLWithPath: dataHome).appendingPathComponent("cardbox/cardbox.sqlite").path
     }

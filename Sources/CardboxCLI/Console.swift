@@ -4,7 +4,7 @@ import Foundation
 /// Printing for people and for scripts.
 enum Console {
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+        Terminal.current.writeError(Data("error: \(message)\n".utf8))
     }
 
     static let encoder: JSONEncoder = {
@@ -15,12 +15,12 @@ enum Console {
     }()
 
     static func printJSON(_ value: some Encodable) throws {
-        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+        Terminal.current.print(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
     /// Prints `value` as JSON with --json, else the text `describe` makes of it.
     static func emit<T: Encodable>(_ value: T, json: Bool, _ describe: (T) -> String) throws {
-        if json { try printJSON(value) } else { print(describe(value)) }
+        if json { try printJSON(value) } else { Terminal.current.print(describe(value)) }
     }
 
     /// A short id for people: the id's last 8 hex digits (its random part; the first digits of a

@@ -172,7 +172,7 @@ struct DeckCommand: ParsableCommand {
         func run(store: CardboxStore) throws {
             let found = try store.deck(deck)
             try store.deleteDeck(found.id.uuidString)
-            print("deleted deck \(found.name)")
+            Terminal.current.print("deleted deck \(found.name)")
         }
     }
 

@@ -61,8 +61,8 @@ struct ExportCommand: StoreCommand {
             summary = "exported \(cards.count) card\(cards.count == 1 ? "" : "s")"
         }
         guard let output else {
-            FileHandle.standardOutput.write(data)
-            if data.last != UInt8(ascii: "\n") { FileHandle.standardOutput.write(Data("\n".utf8)) }
+            Terminal.current.write(data)
+            if data.last != UInt8(ascii: "\n") { Terminal.current.write(Data("\n".utf8)) }
             return
         }
         do {
@@ -71,7 +71,7 @@ struct ExportCommand: StoreCommand {
             throw CardboxError.invalid(
                 field: "output", reason: "cannot write '\(output)': \(error.localizedDescription)")
         }
-        print("\(summary) to \(output)")
+        Terminal.current.print("\(summary) to \(output)")
     }
 }
 

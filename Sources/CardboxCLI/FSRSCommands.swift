@@ -34,10 +34,10 @@ struct FSRSCommand: ParsableCommand {
         func run() throws {
             var replayer = ReviewReplayer(scheduler: try scheduler())
             var lineNumber = 0
-            while let line = readLine() {
+            while let line = Terminal.current.readLine() {
                 lineNumber += 1
                 if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
-                print(try replayer.replay(line: line, lineNumber: lineNumber))
+                Terminal.current.print(try replayer.replay(line: line, lineNumber: lineNumber))
             }
         }
 

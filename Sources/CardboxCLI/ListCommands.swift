@@ -101,7 +101,7 @@ struct ListCommand: ParsableCommand {
         func run(store: CardboxStore) throws {
             let found = try store.list(list, includeCrossedOut: true)
             try store.deleteList(found.id.uuidString)
-            print("deleted list \(found.name) and its \(found.items?.count ?? 0) items")
+            Terminal.current.print("deleted list \(found.name) and its \(found.items?.count ?? 0) items")
         }
     }
 
@@ -231,7 +231,7 @@ struct ItemCommand: ParsableCommand {
         func run(store: CardboxStore) throws {
             let found = try store.item(item)
             try store.deleteItem(found.id.uuidString)
-            print("deleted \(found.title)")
+            Terminal.current.print("deleted \(found.title)")
         }
     }
 
@@ -284,7 +284,7 @@ struct ItemCommand: ParsableCommand {
 
             func run(store: CardboxStore) throws {
                 try store.removeItemImage(image)
-                print("removed image \(image)")
+                Terminal.current.print("removed image \(image)")
             }
         }
     }

@@ -63,8 +63,8 @@ extension FSRSCommand {
         private func fit(_ histories: [ReviewHistory], start: [Double]) throws -> FitResult {
             do {
                 return try FSRSOptimizer().fit(histories, from: start) { epoch, epochs in
-                    if isatty(STDERR_FILENO) == 1 {
-                        FileHandle.standardError.write(Data("\r\u{1B}[Kfitting: epoch \(epoch)/\(epochs)".utf8))
+                    if Terminal.current.errorIsTerminal {
+                        Terminal.current.writeError(Data("\r\u{1B}[Kfitting: epoch \(epoch)/\(epochs)".utf8))
                     }
                 }
             } catch let error as SchedulingError {
@@ -73,7 +73,7 @@ extension FSRSCommand {
         }
 
         private func report(_ result: FitResult, stored: Bool) throws {
-            if isatty(STDERR_FILENO) == 1 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            if Terminal.current.errorIsTerminal { Terminal.current.writeError(Data("\r\u{1B}[K".utf8)) }
             let report = Report(
                 before: result.before, after: result.after, parameters: result.parameters, stored: stored)
             try Console.emit(report, json: output.json) { report in

@@ -5,7 +5,7 @@ struct ProgressBar {
     let label: String
     let isTerminal: Bool
 
-    init(label: String, isTerminal: Bool = isatty(STDERR_FILENO) == 1) {
+    init(label: String, isTerminal: Bool = Terminal.current.errorIsTerminal) {
         self.label = label
         self.isTerminal = isTerminal
     }
@@ -24,7 +24,7 @@ struct ProgressBar {
 
     func update(_ done: Int, _ total: Int) {
         guard isTerminal else { return }
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + Self.render(label: label, done: done, total: total)).utf8))
-        if done >= total { FileHandle.standardError.write(Data("\n".utf8)) }
+        Terminal.current.writeError(Data(("\r\u{1B}[K" + Self.render(label: label, done: done, total: total)).utf8))
+        if done >= total { Terminal.current.writeError(Data("\n".utf8)) }
     }
 }

@@ -45,7 +45,7 @@ struct StudyCommand: StoreCommand {
             if output.json {
                 try Console.printJSON(card)
             } else {
-                print(card.map(StudySession.describe) ?? "nothing left to study today")
+                Terminal.current.print(card.map(StudySession.describe) ?? "nothing left to study today")
             }
         } else {
             try StudySession(store: store, deck: deck, keys: KeyReader()).run()
@@ -93,7 +93,8 @@ enum Interval {
 /// (so a session can be scripted: " 3 1u q").
 final class KeyReader {
     private var saved = termios()
-    private let isTerminal = isatty(STDIN_FILENO) == 1
+    private let terminal = Terminal.current
+    private var isTerminal: Bool { terminal.inputIsTerminal }
 
     init() {
         guard isTerminal else { return }
@@ -109,9 +110,7 @@ final class KeyReader {
 
     /// The next key, or nil at the end of input.
     func next() -> Character? {
-        var byte: UInt8 = 0
-        guard read(STDIN_FILENO, &byte, 1) == 1 else { return nil }
-        return Character(Unicode.Scalar(byte))
+        terminal.readByte().map { Character(Unicode.Scalar($0)) }
     }
 
     var clearsScreen: Bool { isTerminal }
@@ -199,12 +198,12 @@ struct StudySession {
     }
 
     private func show(_ lines: [String]) {
-        if keys.clearsScreen { print("\u{1B}[2J\u{1B}[H", terminator: "") }
-        print(lines.joined(separator: "\n"))
+        if keys.clearsScreen { Terminal.current.print("\u{1B}[2J\u{1B}[H", terminator: "") }
+        Terminal.current.print(lines.joined(separator: "\n"))
         fflush(nil)  // all streams: stdout may be a pipe, which buffers
     }
 
     private func finish(_ answered: Int) {
-        print("studied \(answered) card\(answered == 1 ? "" : "s")")
+        Terminal.current.print("studied \(answered) card\(answered == 1 ? "" : "s")")
     }
 }

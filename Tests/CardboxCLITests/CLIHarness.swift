@@ -3,7 +3,12 @@ import CardboxCLI
 import Foundation
 import Testing
 
-/// Runs the real `cardbox` executable, built next to this test bundle.
+struct CLIHarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs `cardbox` commands: in this process (`run`), or as the real executable (`runProcess`).
 struct CLI {
     struct Result {
         var status: Int32
@@ -24,27 +29,51 @@ struct CLI {
 
     func remove() { try? FileManager.default.removeItem(at: folder) }
 
-    static let binary: URL = {
+    /// The `cardbox` executable this test run built: beside the test bundle, and not older than it
+    /// (`swift build --build-tests` builds both; a binary left from an earlier build is refused).
+    static func builtBinary() throws -> URL {
         if let path = ProcessInfo.processInfo.environment["CARDBOX_BIN"] { return URL(fileURLWithPath: path) }
-        let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent(".build/debug"),
-        ]
-        for folder in candidates
-        where FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("cardbox").path) {
-            return folder.appendingPathComponent("cardbox")
+        let tests = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let folder = tests.deletingLastPathComponent()
+        var binary = folder.appendingPathComponent("cardbox")
+        if !FileManager.default.isExecutableFile(atPath: binary.path) {
+            // A test bundle folder (macOS: Foo.xctest/Contents/MacOS) sits inside the build folder.
+            binary = folder.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("cardbox")
         }
-        return candidates[0].appendingPathComponent("cardbox")
-    }()
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            throw CLIHarnessError("no cardbox binary beside the tests at \(folder.path): run swift build --build-tests")
+        }
+        let modified = { (url: URL) in
+            (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? nil
+        }
+        if let built = modified(binary), let bundle = modified(tests), built < bundle.addingTimeInterval(-600) {
+            throw CLIHarnessError("\(binary.path) is older than the tests: run swift build --build-tests")
+        }
+        return binary
+    }
 
-    /// Runs `cardbox --store STORE args…` (or without --store when `store` is false).
+    /// Runs `cardbox --store STORE args…` (or without --store when `store` is false) in this process,
+    /// with `environment` as its whole environment (HOME set to the test's folder) and `input` as its
+    /// standard input.
     @discardableResult
     func run(
         _ arguments: [String], store: Bool = true, environment: [String: String] = [:], input: String? = nil
     ) throws -> Result {
+        var env = ["HOME": folder.path]
+        for (key, value) in environment { env[key] = value }
+        let terminal = Terminal(input: input ?? "", environment: env)
+        let status = CardboxCommand.run((store ? ["--store", storePath] : []) + arguments, terminal: terminal)
+        return Result(status: status, stdout: terminal.output, stderr: terminal.errorOutput)
+    }
+
+    /// Runs the real `cardbox` executable built by this test run, as a separate process.
+    @discardableResult
+    func runProcess(
+        _ arguments: [String], store: Bool = true, environment: [String: String] = [:], input: String? = nil
+    ) throws -> Result {
         let process = Process()
-        process.executableURL = Self.binary
+        process.executableURL = try Self.builtBinary()
         process.arguments = (store ? ["--store", storePath] : []) + arguments
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "CARDBOX_STORE")

@@ -5,12 +5,40 @@ import Testing
 
 @testable import CardboxCLI
 
-@Suite("The cardbox command line, end to end")
-struct CommandLineTests {
-    @Test("the binary is built")
-    func binaryExists() {
-        #expect(FileManager.default.isExecutableFile(atPath: CLI.binary.path), "no cardbox at \(CLI.binary.path)")
+@Suite("The real cardbox executable, as a separate process")
+struct ExecutableTests {
+    @Test("it runs commands on a store file, exits 0, 1 or 64, and reads standard input")
+    func process() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let created = try cli.runProcess(["deck", "create", "Spanish", "--front", "es", "--back", "en"])
+        #expect(created.status == 0 && created.stderr.isEmpty)
+        #expect(try cli.runProcess(["card", "add", "Spanish", "hola", "hello"]).status == 0)
+        let listed = try cli.runProcess(["card", "list", "Spanish", "--json"])
+        let cards = try #require(try listed.json() as? [[String: Any]])
+        #expect(cards.map { $0["front"] as? String } == ["hola"])
+        let failed = try cli.runProcess(["card", "show", "nope"])
+        #expect(failed.status == 1 && failed.stderr == "error: no card matches 'nope'\n" && failed.stdout.isEmpty)
+        let misused = try cli.runProcess(["card", "add"])
+        #expect(misused.status == 64 && misused.stderr.contains("(see 'cardbox card add --help')"))
+        let replay = try cli.runProcess(
+            ["fsrs", "replay"], store: false, input: #"{"card":"c","rating":3,"time":"2025-01-01T09:00:00Z"}"# + "\n")
+        #expect(replay.status == 0 && replay.stdout.hasPrefix(#"{"card":"c","state":"learning""#))
+        // The in-process run gives the same output as the process.
+        #expect(try cli.run(["card", "list", "Spanish", "--json"]).stdout == listed.stdout)
     }
+
+    @Test("--version prints the version")
+    func version() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let result = try cli.runProcess(["--version"], store: false)
+        #expect(result.status == 0 && result.stdout == CardboxCommand.configuration.version + "\n")
+    }
+}
+
+@Suite("The cardbox command line, run in process")
+struct CommandLineTests {
 
     @Test("--help on every command explains it with an example")
     func helpEverywhere() throws {
