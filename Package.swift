@@ -63,7 +63,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Fuzz targets: every decoder fed by people or other devices, each must survive any input.
+        .target(
+            name: "CardboxFuzzTargets",
+            dependencies: ["CardboxCore", "CardboxSync", "CardboxScheduling", "CardboxExchange"]
+        ),
+        // The fuzzer (`scripts/fuzz.sh` builds it with libFuzzer: -DFUZZING); otherwise it replays inputs.
+        .executableTarget(name: "cardbox-fuzz", dependencies: ["CardboxFuzzTargets"]),
         .testTarget(name: "CardboxCoreTests", dependencies: ["CardboxCore"]),
+        // Replays every fuzz seed and every saved crash through its target.
+        .testTarget(name: "CardboxFuzzTests", dependencies: ["CardboxFuzzTargets"]),
         .testTarget(name: "CardboxSyncTests", dependencies: ["CardboxSync"]),
         .testTarget(
             name: "CardboxSchedulingTests", dependencies: ["CardboxScheduling"], exclude: ["Fixtures"]

@@ -80,14 +80,30 @@ struct PlanCommand: ParsableCommand {
     struct Set: StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Set the plan: free (limited cards) or premium (unlimited).",
-            discussion: "Examples:\n  cardbox plan set premium\n  cardbox plan set free --free-limit 50")
+            discussion: """
+                'plan set free' sets the free plan's limit to 25 cards (seed 001's) unless --free-limit
+                gives another. Cards past the limit are kept, but none can be added until there is room.
+
+                Examples:
+                  cardbox plan set premium
+                  cardbox plan set free --free-limit 50
+                """)
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "free or premium.") var plan: String
         @Option(help: "The free plan's card limit (default 25).") var freeLimit: Int?
 
         func run(store: CardboxStore) throws {
-            let allowance = try store.setPlan(try Plan.validate(plan), freeCardLimit: freeLimit)
+            let plan = try Plan.validate(plan)
+            let limit = plan == .free ? (freeLimit ?? Limits.freeCardLimit) : freeLimit
+            let allowance = try store.setPlan(plan, freeCardLimit: limit)
+            if let cardLimit = allowance.cardLimit, allowance.cardCount > cardLimit {
+                Terminal.current.writeError(
+                    Data(
+                        ("warning: you have \(allowance.cardCount) cards, more than the free plan's \(cardLimit): "
+                            + "they are kept, but no card can be added until there are fewer than \(cardLimit)\n")
+                            .utf8))
+            }
             try Console.emit(allowance, json: output.json, PlanCommand.describe)
         }
     }

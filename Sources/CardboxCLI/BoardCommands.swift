@@ -64,7 +64,10 @@ struct BoardCommand: ParsableCommand {
                 for column in board.columns ?? [] {
                     lines.append("")
                     lines.append(BoardCommand.describe(column))
-                    for card in column.cards ?? [] { lines.append("    " + BoardCommand.describe(card)) }
+                    for card in column.cards ?? [] {
+                        lines.append("    " + BoardCommand.describe(card) + (card.isArchived ? "  [archived]" : ""))
+                        lines += Console.indented(card.cardDescription ?? "", by: 8)
+                    }
                 }
                 return lines.joined(separator: "\n")
             }
@@ -114,10 +117,13 @@ struct BoardCommand: ParsableCommand {
             @OptionGroup var output: OutputOptions
             @Argument(help: "The board (id or title).") var board: String
             @Argument(help: "The column's title.") var title: String
-            @Option(help: "Where to put it, counting from 0.") var position: Int?
+            @Option(parsing: .unconditional, help: "Where to put it, counting from 0; end (or -1) for the last.")
+            var position: Position?
 
             func run(store: CardboxStore) throws {
-                try Console.emit(try store.addColumn(to: board, title: title, position: position), json: output.json) {
+                try Console.emit(
+                    try store.addColumn(to: board, title: title, position: position?.index), json: output.json
+                ) {
                     "added column \(BoardCommand.describe($0))"
                 }
             }
@@ -128,7 +134,7 @@ struct BoardCommand: ParsableCommand {
                 abstract: "Rename a column.", discussion: "Example:\n  cardbox board column rename 1c9e Doing")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
-            @Argument(help: "The column's id (or its short id).") var column: String
+            @Argument(help: "The column's id, short id or title.") var column: String
             @Argument(help: "Its new title.") var newTitle: String
 
             func run(store: CardboxStore) throws {
@@ -144,11 +150,12 @@ struct BoardCommand: ParsableCommand {
                 discussion: "Example:\n  cardbox board column move 1c9e --position 0")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
-            @Argument(help: "The column's id (or its short id).") var column: String
-            @Option(help: "The new position, counting from 0.") var position: Int
+            @Argument(help: "The column's id, short id or title.") var column: String
+            @Option(parsing: .unconditional, help: "The new position, counting from 0; end (or -1) for the last.")
+            var position: Position
 
             func run(store: CardboxStore) throws {
-                try Console.emit(try store.moveColumn(column, to: position), json: output.json) {
+                try Console.emit(try store.moveColumn(column, to: position.index), json: output.json) {
                     "moved column \(BoardCommand.describe($0))"
                 }
             }
@@ -158,7 +165,7 @@ struct BoardCommand: ParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Delete a column and its cards.", discussion: "Example:\n  cardbox board column delete 1c9e")
             @OptionGroup var global: GlobalOptions
-            @Argument(help: "The column's id (or its short id).") var column: String
+            @Argument(help: "The column's id, short id or title.") var column: String
 
             func run(store: CardboxStore) throws {
                 try store.deleteColumn(column)
@@ -181,14 +188,15 @@ struct BoardCommand: ParsableCommand {
                     "Example:\n  cardbox board card add 1c9e \"Paint the fence\" --description \"White, two coats\"")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
-            @Argument(help: "The column's id (or its short id).") var column: String
+            @Argument(help: "The column's id, short id or title.") var column: String
             @Argument(help: "The card's title.") var title: String
             @Option(help: "An optional description.") var description: String?
-            @Option(help: "Where to put it, counting from 0.") var position: Int?
+            @Option(parsing: .unconditional, help: "Where to put it, counting from 0; end (or -1) for the last.")
+            var position: Position?
 
             func run(store: CardboxStore) throws {
                 let card = try store.addBoardCard(
-                    to: column, title: title, description: description, position: position)
+                    to: column, title: title, description: description, position: position?.index)
                 try Console.emit(card, json: output.json) { "added card \(BoardCommand.describe($0))" }
             }
         }
@@ -200,8 +208,8 @@ struct BoardCommand: ParsableCommand {
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
             @Argument(help: "The card's id (or its short id).") var card: String
-            @Option var title: String?
-            @Option var description: String?
+            @Option(help: "A new title (1–200 characters).") var title: String?
+            @Option(help: "A new description; an empty one removes it.") var description: String?
 
             func run(store: CardboxStore) throws {
                 try Console.emit(
@@ -217,13 +225,18 @@ struct BoardCommand: ParsableCommand {
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
             @Argument(help: "The card's id (or its short id).") var card: String
-            @Option(help: "The column to move it to (id or short id); its own column when left out.") var toColumn:
-                String?
-            @Option(help: "The new position, counting from 0.") var position: Int
+            @Option(help: "The column to move it to (id, short id or title); at its end unless --position says.")
+            var toColumn: String?
+            @Option(parsing: .unconditional, help: "The new position, counting from 0; end (or -1) for the last.")
+            var position: Position?
+
+            func validate() throws {
+                if position == nil && toColumn == nil { throw ValidationError("give --position, --to-column or both") }
+            }
 
             func run(store: CardboxStore) throws {
                 try Console.emit(
-                    try store.moveBoardCard(card, to: position, inColumn: toColumn), json: output.json
+                    try store.moveBoardCard(card, to: position?.index, inColumn: toColumn), json: output.json
                 ) { "moved card \(BoardCommand.describe($0))" }
             }
         }

@@ -51,6 +51,7 @@ public struct CardboxCommand: ParsableCommand {
                 return 0
             } catch let error as CardboxError {
                 Console.error(error.localizedDescription)
+                if let detail = error.detail { Terminal.current.writeError(Data((detail + "\n").utf8)) }
                 return 1
             } catch let error as SchedulingError {
                 Console.error(error.localizedDescription)

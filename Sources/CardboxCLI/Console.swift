@@ -1,3 +1,4 @@
+import ArgumentParser
 import CardboxCore
 import Foundation
 
@@ -15,7 +16,41 @@ enum Console {
     }()
 
     static func printJSON(_ value: some Encodable) throws {
-        Terminal.current.print(String(decoding: try encoder.encode(value), as: UTF8.self))
+        Terminal.current.print(String(decoding: lowercasingIDs(try encoder.encode(value)), as: UTF8.self))
+    }
+
+    /// JSONEncoder writes a `UUID` in uppercase; ids are lowercase everywhere else (the store, the text
+    /// output, the ids people type back). Every JSON string that is exactly an id is lowercased.
+    static func lowercasingIDs(_ json: Data) -> Data {
+        var bytes = [UInt8](json)
+        var index = 0
+        while index + 37 < bytes.count {
+            if bytes[index] == UInt8(ascii: "\""), bytes[index + 37] == UInt8(ascii: "\""),
+                isUppercaseID(bytes[(index + 1)..<(index + 37)])
+            {
+                for offset in (index + 1)..<(index + 37) where bytes[offset] >= UInt8(ascii: "A") {
+                    bytes[offset] += 32
+                }
+                index += 38
+            } else {
+                index += 1
+            }
+        }
+        return Data(bytes)
+    }
+
+    private static func isUppercaseID(_ text: ArraySlice<UInt8>) -> Bool {
+        for (offset, byte) in text.enumerated() {
+            if [8, 13, 18, 23].contains(offset) {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                guard
+                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                        || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+                else { return false }
+            }
+        }
+        return true
     }
 
     /// Prints `value` as JSON with --json, else the text `describe` makes of it.
@@ -36,6 +71,13 @@ enum Console {
                 index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
             }.joined(separator: "  ")
         }.joined(separator: "\n")
+    }
+
+    /// A description under its record: indented, at most `maximumLines` lines (then "…").
+    static func indented(_ text: String, by spaces: Int = 4, maximumLines: Int = 3) -> [String] {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        let pad = String(repeating: " ", count: spaces)
+        return lines.prefix(maximumLines).map { pad + $0 } + (lines.count > maximumLines ? [pad + "…"] : [])
     }
 
     static func date(_ date: Date?) -> String {
@@ -80,5 +122,38 @@ enum Console {
 
     static func image(_ path: String?) throws -> Data? {
         try path.map { try readFile($0, field: "image", limit: Limits.imageBytes) }
+    }
+}
+
+/// A place in a list, column or board as people type it: 0 is the first, `end` (or -1) the last.
+struct Position: ExpressibleByArgument {
+    /// nil: at the end.
+    let index: Int?
+
+    init?(argument: String) {
+        switch argument.lowercased() {
+        case "end", "last", "-1": index = nil
+        default:
+            guard let number = Int(argument), number >= 0 else { return nil }
+            index = number
+        }
+    }
+
+    static var defaultCompletionKind: CompletionKind { .list(["0", "end"]) }
+}
+
+/// A rating as people type it: 1–4 or again, hard, good, easy.
+struct RatingArgument: ExpressibleByArgument {
+    static let names = ["again", "hard", "good", "easy"]
+    let value: Int
+
+    init?(argument: String) {
+        if let number = Int(argument), (1...4).contains(number) {
+            value = number
+        } else if let index = Self.names.firstIndex(of: argument.lowercased()) {
+            value = index + 1
+        } else {
+            return nil
+        }
     }
 }

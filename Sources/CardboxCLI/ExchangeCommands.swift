@@ -21,7 +21,8 @@ struct ExportCommand: StoreCommand {
         discussion: """
             listall: ListAll's JSON format v1.0 (lists, items, images as base64, settings).
             backup: everything in the store, exactly (restore it with 'cardbox import' into a new store).
-            csv, tsv: a deck's cards as Anki's notes-in-plain-text (front, back, tags), with header lines.
+            csv, tsv: a deck's cards as Anki's notes-in-plain-text (front, back, tags, notes), with
+            header lines. Archived cards are left out: the format has no place for that state.
 
             Examples:
               cardbox export listall -o lists.json
@@ -55,10 +56,14 @@ struct ExportCommand: StoreCommand {
             data = try BackupFormat.write(snapshot, createdAt: Date())
             summary = "backed up \(snapshot.tables.values.map(\.count).reduce(0, +)) records"
         case .csv, .tsv:
-            let cards = try store.cards(in: deck) + store.cards(in: deck, filter: CardFilter(archived: true))
+            // Anki's text format has no archived state: archived cards are left out, and the summary says so.
+            let cards = try store.cards(in: deck)
+            let archived = try store.cards(in: deck, filter: CardFilter(archived: true)).count
             data = DelimitedFormat.export(
                 cards, separator: format == .tsv ? "\t" : ",", progress: ProgressBar(label: "cards").update)
-            summary = "exported \(cards.count) card\(cards.count == 1 ? "" : "s")"
+            summary =
+                "exported \(cards.count) card\(cards.count == 1 ? "" : "s")"
+                + (archived == 0 ? "" : " (\(archived) archived left out)")
         }
         guard let output else {
             Terminal.current.write(data)
@@ -122,6 +127,7 @@ struct ImportCommand: StoreCommand {
                 package.cards, newDeckLanguages: front.map { ($0, back) }, onDuplicate: onDuplicate,
                 progress: ProgressBar(label: "cards").update)
             cardReport.notImported += package.notImported
+            cardReport.fieldMapping = package.fieldMapping
             report = cardReport
         case .listall:
             let (lists, settings) = try ListAllFormat.read(data, file: file)
@@ -141,7 +147,7 @@ struct ImportCommand: StoreCommand {
                     throw CardboxError.invalid(field: "\(file) line \(row.line)", reason: "no deck: give --deck")
                 }
                 return CardImport(
-                    deck: deck, draft: CardDraft(front: row.front, back: row.back, tags: row.tags),
+                    deck: deck, draft: CardDraft(front: row.front, back: row.back, notes: row.notes, tags: row.tags),
                     source: "\(file) line \(row.line)")
             }
             var cardReport = try store.importCards(
@@ -163,7 +169,8 @@ struct ImportCommand: StoreCommand {
         let lines =
             [
                 line("created", report.created), line("replaced", report.replaced), line("skipped", report.skipped),
-            ].compactMap { $0 } + report.notImported.map { "not imported: \($0)" }
+            ].compactMap { $0 } + report.fieldMapping.map { "fields of \($0)" }
+            + report.notImported.map { "not imported: \($0)" }
         return lines.isEmpty ? "nothing to import" : lines.joined(separator: "\n")
     }
 }

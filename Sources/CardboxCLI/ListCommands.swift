@@ -7,14 +7,14 @@ struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "Create, show and order lists (shopping lists, checklists, …).",
         discussion: "Examples:\n  cardbox list create Groceries\n  cardbox list show Groceries --all",
-        subcommands: [Create.self, List.self, Show.self, Rename.self, Delete.self, Move.self])
+        subcommands: [Create.self, List.self, Show.self, Rename.self, Delete.self, Move.self, ClearCrossed.self])
 
     static func describe(_ list: ItemList) -> String {
         "\(list.orderNumber). \(list.name)  \(Console.short(list.id))"
     }
 
-    static func describe(_ item: Item) -> String {
-        var line = "\(item.orderNumber). \(item.isCrossedOut ? "[x]" : "[ ]") \(item.title)"
+    static func describe(_ item: Item, numbered: Bool = true) -> String {
+        var line = (numbered ? "\(item.orderNumber). " : "") + "\(item.isCrossedOut ? "[x]" : "[ ]") \(item.title)"
         if let quantity = item.quantity { line += " ×\(quantity)" }
         line += "  \(Console.short(item.id))"
         if let images = item.images, !images.isEmpty {
@@ -30,10 +30,13 @@ struct ListCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The list's name (1–100 characters).") var name: String
-        @Option(help: "Where to put it among the lists, counting from 0.") var position: Int?
+        @Option(
+            parsing: .unconditional, help: "Where to put it among the lists, counting from 0; end (or -1) for the last."
+        )
+        var position: Position?
 
         func run(store: CardboxStore) throws {
-            try Console.emit(try store.createList(name: name, position: position), json: output.json) {
+            try Console.emit(try store.createList(name: name, position: position?.index), json: output.json) {
                 "created list \(ListCommand.describe($0))"
             }
         }
@@ -68,11 +71,33 @@ struct ListCommand: ParsableCommand {
 
         func run(store: CardboxStore) throws {
             let shown = try store.list(list, includeCrossedOut: all ? true : nil)
+            let hidden = all ? 0 : try store.list(list, includeCrossedOut: true).items.map { $0.count } ?? 0
             try Console.emit(shown, json: output.json) { list in
                 let items = list.items ?? []
-                return ([list.name] + (items.isEmpty ? ["(no items)"] : items.map(ListCommand.describe)))
-                    .joined(separator: "\n")
+                var lines = [list.name]
+                if items.isEmpty { lines.append("(no items)") }
+                // Bullets, not order numbers: with crossed-out items hidden the numbers would have gaps.
+                for item in items {
+                    lines.append("- " + ListCommand.describe(item, numbered: false))
+                    lines += Console.indented(item.description)
+                }
+                let crossed = hidden - items.count
+                if crossed > 0 { lines.append("(\(crossed) crossed out, hidden; --all shows them)") }
+                return lines.joined(separator: "\n")
             }
+        }
+    }
+
+    struct ClearCrossed: StoreCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "clear-crossed", abstract: "Delete a list's crossed-out items (and their images).",
+            discussion: "Example:\n  cardbox list clear-crossed Groceries")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The list (id or name).") var list: String
+
+        func run(store: CardboxStore) throws {
+            let count = try store.clearCrossedOut(in: list)
+            Terminal.current.print("deleted \(count) crossed-out item\(count == 1 ? "" : "s")")
         }
     }
 
@@ -112,10 +137,11 @@ struct ListCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The list (id or name).") var list: String
-        @Option(help: "The new position, counting from 0.") var position: Int
+        @Option(parsing: .unconditional, help: "The new position, counting from 0; end (or -1) for the last.")
+        var position: Position
 
         func run(store: CardboxStore) throws {
-            try Console.emit(try store.moveList(list, to: position), json: output.json) {
+            try Console.emit(try store.moveList(list, to: position.index), json: output.json) {
                 "moved list \(ListCommand.describe($0))"
             }
         }
@@ -138,13 +164,15 @@ struct ItemCommand: ParsableCommand {
         @Argument(help: "The list (id or name).") var list: String
         @Argument(help: "The item's title (1–200 characters).") var title: String
         @Option(help: "A description (up to 50,000 characters).") var description = ""
-        @Option(help: "A quantity (a 32-bit integer).") var quantity: String?
-        @Option(help: "Where to put it, counting from 0.") var position: Int?
+        @Option(parsing: .unconditional, help: "A quantity (a 32-bit integer; 0 and negative ones too).")
+        var quantity: String?
+        @Option(parsing: .unconditional, help: "Where to put it, counting from 0; end (or -1) for the last.")
+        var position: Position?
 
         func run(store: CardboxStore) throws {
             let item = try store.addItem(
                 to: list, title: title, description: description,
-                quantity: try quantity.flatMap { try Validate.quantity(text: $0) }, position: position)
+                quantity: try quantity.flatMap { try Validate.quantity(text: $0) }, position: position?.index)
             try Console.emit(item, json: output.json) { "added \(ListCommand.describe($0))" }
         }
     }
@@ -170,9 +198,10 @@ struct ItemCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The item's id (or its short id).") var item: String
-        @Option var title: String?
-        @Option var description: String?
-        @Option(help: "A quantity (a 32-bit integer).") var quantity: String?
+        @Option(help: "A new title (1–200 characters).") var title: String?
+        @Option(help: "A new description (up to 50,000 characters; empty removes it).") var description: String?
+        @Option(parsing: .unconditional, help: "A quantity (a 32-bit integer; 0 and negative ones too).")
+        var quantity: String?
         @Flag(help: "Remove the quantity.") var noQuantity = false
 
         func validate() throws {
@@ -212,11 +241,16 @@ struct ItemCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The item's id (or its short id).") var item: String
-        @Option(help: "The new position, counting from 0.") var position: Int
-        @Option(help: "Move into this list (id or name).") var toList: String?
+        @Option(parsing: .unconditional, help: "The new position, counting from 0; end (or -1) for the last.")
+        var position: Position?
+        @Option(help: "Move into this list (id or name); at its end unless --position says.") var toList: String?
+
+        func validate() throws {
+            if position == nil && toList == nil { throw ValidationError("give --position, --to-list or both") }
+        }
 
         func run(store: CardboxStore) throws {
-            try Console.emit(try store.moveItem(item, to: position, inList: toList), json: output.json) {
+            try Console.emit(try store.moveItem(item, to: position?.index, inList: toList), json: output.json) {
                 "moved \(ListCommand.describe($0))"
             }
         }
@@ -239,7 +273,7 @@ struct ItemCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "image", abstract: "Attach, list and remove an item's images.",
             discussion: "Examples:\n  cardbox item image add 5d2e91aa receipt.jpg\n  cardbox item image list 5d2e91aa",
-            subcommands: [Add.self, List.self, Remove.self])
+            subcommands: [Add.self, List.self, Get.self, Remove.self])
 
         static func describe(_ image: ItemImage) -> String {
             "\(image.orderNumber). \(Console.short(image.id))  \(image.mimeType)  \(image.byteCount) bytes"
@@ -259,6 +293,26 @@ struct ItemCommand: ParsableCommand {
                 try Console.emit(try store.addItemImage(to: item, data: data), json: output.json) {
                     "attached \(ImageCommand.describe($0))"
                 }
+            }
+        }
+
+        struct Get: StoreCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Write an attached image out to a file, exactly as it was attached.",
+                discussion: "Example:\n  cardbox item image get 7a01 -o receipt.jpg")
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The image's id (or its short id, from 'item image list').") var image: String
+            @Option(name: [.short, .customLong("output")], help: "The file to write.") var output: String
+
+            func run(store: CardboxStore) throws {
+                let (image, data) = try store.itemImageData(image)
+                do {
+                    try data.write(to: URL(fileURLWithPath: output), options: .atomic)
+                } catch {
+                    throw CardboxError.invalid(
+                        field: "output", reason: "cannot write '\(output)': \(error.localizedDescription)")
+                }
+                Terminal.current.print("wrote \(image.byteCount) bytes (\(image.mimeType)) to \(output)")
             }
         }
 

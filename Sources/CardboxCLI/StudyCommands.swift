@@ -61,11 +61,11 @@ extension CardCommand {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The card's id (or its short id).") var card: String
-        @Argument(help: "1 (again), 2 (hard), 3 (good) or 4 (easy).") var rating: Int
+        @Argument(help: "1 or again, 2 or hard, 3 or good, 4 or easy.") var rating: RatingArgument
         @Option(help: "How long the answer took, in milliseconds.") var duration: Int?
 
         func run(store: CardboxStore) throws {
-            let answer = try store.answer(card, rating: rating, durationMs: duration)
+            let answer = try store.answer(card, rating: rating.value, durationMs: duration)
             try Console.emit(answer, json: output.json) { answer in
                 let due = answer.card.dueAt.map { Interval.label(from: answer.log.reviewedAt, to: $0) } ?? "-"
                 return "\(CardCommand.describe(answer.card))  \(answer.card.state.rawValue), due in \(due)"

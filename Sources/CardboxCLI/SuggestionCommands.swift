@@ -8,7 +8,8 @@ struct SuggestionCommand: ParsableCommand {
         commandName: "suggestion", abstract: "Feed and review a deck's queue of suggested cards.",
         discussion: """
             A suggestion is invisible until its image is attached (or it is marked ready), then it can be
-            accepted (it becomes a card), rejected (never suggested again) or skipped (kept, hidden).
+            accepted (it becomes a card), rejected (never suggested again) or skipped (recorded as
+            rejected, as seed 000 says: it is not proposed again until rejected suggestions are reset).
 
             Examples:
               cardbox suggestion add Spanish gato cat --ready
@@ -119,8 +120,14 @@ struct SuggestionCommand: ParsableCommand {
 
     struct Skip: StoreCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Skip a visible suggestion: kept in the queue but hidden.",
-            discussion: "Example:\n  cardbox suggestion skip 9b1c22aa")
+            abstract: "Skip a visible suggestion: recorded as rejected, so it is not proposed again.",
+            discussion: """
+                Seed 000 records a skipped suggestion as rejected: it stays hidden and is not proposed
+                again until 'cardbox deck reset-rejected' clears the deck's rejected suggestions.
+
+                Example:
+                  cardbox suggestion skip 9b1c22aa
+                """)
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The suggestion's id (or its short id).") var suggestion: String

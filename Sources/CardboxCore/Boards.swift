@@ -18,7 +18,7 @@ public struct Board: Codable, Sendable, Equatable, Identifiable {
     }
 
     public static func validateTitle(_ title: String) throws -> String {
-        try Validate.text(title, field: "boardTitle", length: Limits.boardTitle)
+        try Validate.text(title, field: "board title", length: Limits.boardTitle)
     }
 }
 
@@ -46,7 +46,7 @@ public struct BoardColumn: Codable, Sendable, Equatable, Identifiable {
     }
 
     public static func validateTitle(_ title: String) throws -> String {
-        try Validate.text(title, field: "listTitle", length: Limits.boardTitle)
+        try Validate.text(title, field: "column title", length: Limits.boardTitle)
     }
 }
 
@@ -76,7 +76,7 @@ public struct BoardCard: Codable, Sendable, Equatable, Identifiable {
     }
 
     public static func validateTitle(_ title: String) throws -> String {
-        try Validate.text(title, field: "cardTitle", length: Limits.cardTitle)
+        try Validate.text(title, field: "card title", length: Limits.cardTitle)
     }
 
     /// Every field, an empty description as `null`.
@@ -94,6 +94,6 @@ public struct BoardCard: Codable, Sendable, Equatable, Identifiable {
 
     public static func validateDescription(_ description: String?) throws -> String? {
         guard let description, !description.isEmpty else { return nil }
-        return try Validate.longText(description, field: "cardDescription", maximum: Limits.itemDescriptionMaximum)
+        return try Validate.longText(description, field: "card description", maximum: Limits.itemDescriptionMaximum)
     }
 }

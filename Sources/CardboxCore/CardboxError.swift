@@ -8,7 +8,8 @@ public enum CardboxError: Error, Equatable, Sendable, LocalizedError {
     case ambiguous(kind: String, reference: String, candidates: [String])
     case alreadyExists(kind: String, name: String)
     /// Seed 001's `CardLimitError.limitExceeded`, with its exact message.
-    case cardLimitExceeded(currentCount: Int, limit: Int, remainingCards: Int)
+    /// `adding` is how many cards the refused operation would have added (1 for a single card).
+    case cardLimitExceeded(currentCount: Int, limit: Int, remainingCards: Int, adding: Int = 1)
     /// A suggestion that matches a rejected suggestion or an existing card (seed 000).
     case duplicateSuggestion(front: String, cardType: String, reason: DuplicateReason)
     /// Only visible suggestions (image attached or marked ready) can be reviewed.
@@ -19,6 +20,14 @@ public enum CardboxError: Error, Equatable, Sendable, LocalizedError {
     public enum DuplicateReason: String, Sendable, Equatable {
         case rejectedBefore
         case existingCard
+    }
+
+    /// A second line for people, where the message (kept exactly as the seeds word it) leaves out what
+    /// to do about it.
+    public var detail: String? {
+        guard case .cardLimitExceeded(_, _, _, let adding) = self else { return nil }
+        return "You tried to add \(adding) card\(adding == 1 ? "" : "s"). 'cardbox plan set premium' lifts the "
+            + "limit; deleting cards makes room."
     }
 
     public var errorDescription: String? {
@@ -32,7 +41,7 @@ public enum CardboxError: Error, Equatable, Sendable, LocalizedError {
             return "'\(reference)' matches several \(kind)s (\(shown)); give more of the id"
         case .alreadyExists(let kind, let name):
             return "a \(kind) named '\(name)' already exists"
-        case .cardLimitExceeded(let currentCount, let limit, let remainingCards):
+        case .cardLimitExceeded(let currentCount, let limit, let remainingCards, _):
             return
                 "Card limit exceeded. You have \(currentCount) cards out of \(limit) allowed. \(remainingCards) cards remaining."
         case .duplicateSuggestion(let front, let cardType, .rejectedBefore):

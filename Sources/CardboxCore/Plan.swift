@@ -40,6 +40,6 @@ public struct CardAllowance: Codable, Sendable, Equatable {
     public func checkCanAdd(batchOf count: Int) throws {
         guard let cardLimit, count > 0, cardCount + count > cardLimit else { return }
         throw CardboxError.cardLimitExceeded(
-            currentCount: cardCount, limit: cardLimit, remainingCards: max(0, cardLimit - cardCount))
+            currentCount: cardCount, limit: cardLimit, remainingCards: max(0, cardLimit - cardCount), adding: count)
     }
 }

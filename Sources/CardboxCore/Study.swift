@@ -72,3 +72,28 @@ public struct StudyDay: Sendable, Equatable {
         return calendar.date(byAdding: .day, value: days, to: start) ?? start
     }
 }
+
+/// Interval fuzz drawn from the card and its review count, as Anki seeds it: the same card at the same
+/// point of its history always gets the same spread, so the interval a rating button shows is the one
+/// the answer gives, and replaying a history gives the same schedule.
+public enum IntervalFuzz {
+    /// A picker for the scheduler's fuzz band (`Scheduler.review(_:rating:at:fuzz:)`).
+    public static func picker(cardId: UUID, reps: Int) -> (ClosedRange<Int>) -> Int {
+        // FNV-1a over the id's bytes and the review count: stable across runs and platforms.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        let bytes =
+            withUnsafeBytes(of: cardId.uuid) { Array($0) }
+            + withUnsafeBytes(of: Int64(reps).littleEndian) {
+                Array($0)
+            }
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        let seed = hash
+        return { range in
+            var random = SeededRandom(seed: seed)
+            return Int.random(in: range, using: &random)
+        }
+    }
+}

@@ -17,6 +17,9 @@ public enum AnkiPackageFormat {
     public struct Package: Sendable {
         public var cards: [CardImport]
         public var notImported: [String]
+        /// Where each note type's fields went, e.g. "note type 'Vocab': Spanish → front, English → back,
+        /// Example → notes".
+        public var fieldMapping: [String] = []
     }
 
     /// Whether the file at `data`'s start is a zip (the only zip format Cardbox reads).
@@ -153,6 +156,26 @@ public enum AnkiPackageFormat {
         var flds: [Field]
         var tmpls: [Template]
 
+        /// Where the fields go: the first to the front, the second to the back, every other one to the
+        /// card's notes under its name.
+        var mapping: String {
+            let places = ["front", "back"]
+            return flds.enumerated().map { index, field in
+                "\(field.name) → \(index < places.count ? places[index] : "notes")"
+            }.joined(separator: ", ")
+        }
+
+        /// The fields after the first two, as notes: one line each, labelled by the field's name; empty
+        /// fields are left out.
+        func extraFieldNotes(_ values: [String]) -> String {
+            values.enumerated().dropFirst(2).compactMap { index, value in
+                let text = DelimitedFormat.plainText(value)
+                guard !text.isEmpty else { return nil }
+                let name = index < flds.count ? flds[index].name : "Field \(index + 1)"
+                return "\(name): \(text)"
+            }.joined(separator: "\n")
+        }
+
         /// Basic, Basic (and reversed card), Basic (optional reversed card), Basic (type in the
         /// answer): a standard type whose templates show the first field, then the second.
         var isBasic: Bool {
@@ -189,21 +212,20 @@ public enum AnkiPackageFormat {
         }
 
         private func read(_ db: Database) throws -> Package {
+            // Every column is read as optional: a damaged collection gives errors or gaps, never a trap.
             guard let col = try Row.fetchOne(db, sql: "SELECT models, decks FROM col") else {
                 throw CardboxError.invalid(field: file, reason: "its collection has no col row")
             }
-            let noteTypes =
-                (try? JSONDecoder().decode([String: NoteType].self, from: Data((col["models"] as String).utf8))) ?? [:]
+            let noteTypes = Self.decode([String: NoteType].self, col["models"])
             struct DeckName: Decodable { var name: String }
-            let deckNames =
-                (try? JSONDecoder().decode([String: DeckName].self, from: Data((col["decks"] as String).utf8))) ?? [:]
+            let deckNames = Self.decode([String: DeckName].self, col["decks"])
 
             var notes: [Int64: (type: NoteType?, fields: [String], tags: [String])] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT id, mid, tags, flds FROM notes") {
-                let mid: Int64 = row["mid"]
-                notes[row["id"]] = (
-                    noteTypes[String(mid)], (row["flds"] as String).components(separatedBy: "\u{1F}"),
-                    (row["tags"] as String).split(separator: " ").map(String.init)
+                guard let id = row["id"] as Int64?, let mid = row["mid"] as Int64? else { continue }
+                notes[id] = (
+                    noteTypes[String(mid)], ((row["flds"] as String?) ?? "").components(separatedBy: "\u{1F}"),
+                    ((row["tags"] as String?) ?? "").split(separator: " ").map(String.init)
                 )
             }
             var reviews: [Int64: [ReviewImport]] = [:]
@@ -212,17 +234,21 @@ public enum AnkiPackageFormat {
                 sql:
                     "SELECT cid, id, ease, time, type FROM revlog WHERE ease BETWEEN 1 AND 4 AND type < 4 ORDER BY cid, id"
             ) {
-                let millis: Int64 = row["id"]
-                reviews[row["cid"], default: []].append(
+                guard let millis = row["id"] as Int64?, let cardId = row["cid"] as Int64?,
+                    let rating = row["ease"] as Int?
+                else { continue }
+                reviews[cardId, default: []].append(
                     ReviewImport(
-                        rating: row["ease"], at: Date(timeIntervalSince1970: Double(millis) / 1000),
-                        durationMs: max(0, row["time"] as Int)))
+                        rating: rating, at: Date(timeIntervalSince1970: Double(millis) / 1000),
+                        durationMs: max(0, (row["time"] as Int?) ?? 0)))
             }
             var cards: [CardImport] = []
             var skipped: [String: Int] = [:]
             var skippedImages = 0
+            var mappings: [String: String] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT id, nid, did, ord, queue FROM cards ORDER BY nid, ord") {
-                guard let note = notes[row["nid"]] else { continue }
+                guard let noteId = row["nid"] as Int64?, let note = notes[noteId], let cardId = row["id"] as Int64?
+                else { continue }
                 guard let type = note.type else {
                     skipped["of an unknown note type", default: 0] += 1
                     continue
@@ -232,19 +258,21 @@ public enum AnkiPackageFormat {
                         1
                     continue
                 }
-                let ord: Int = row["ord"]
-                let (question, answer) = ord == 0 ? (note.fields[0], note.fields[1]) : (note.fields[1], note.fields[0])
+                let ord = (row["ord"] as Int?) ?? 0
+                let fields = note.fields + Array(repeating: "", count: max(0, 2 - note.fields.count))
+                let (question, answer) = ord == 0 ? (fields[0], fields[1]) : (fields[1], fields[0])
+                if type.flds.count > 2 { mappings[type.name] = type.mapping }  // two fields go where expected
                 var image: Data?
                 if let name = Self.firstImage(in: question + answer) {
                     image = attachment(named: name)
                     if image == nil { skippedImages += 1 }
                 }
-                let did: Int64 = row["did"]
-                let queue: Int = row["queue"]
-                let cardId: Int64 = row["id"]
+                let did = (row["did"] as Int64?) ?? 1
+                let queue = (row["queue"] as Int?) ?? 0
                 var draft = CardDraft(
                     front: DelimitedFormat.plainText(question), back: DelimitedFormat.plainText(answer),
-                    cardType: ord == 0 ? Card.defaultType : "reversed", tags: note.tags)
+                    cardType: ord == 0 ? Card.defaultType : "reversed", notes: type.extraFieldNotes(fields),
+                    tags: note.tags)
                 if draft.front.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { draft.isIncomplete = true }
                 var card = CardImport(
                     deck: deckNames[String(did)]?.name ?? "Default", draft: draft, source: "\(file) card \(cardId)")
@@ -261,7 +289,14 @@ public enum AnkiPackageFormat {
                 notImported.append(
                     "\(skippedImages) image\(skippedImages == 1 ? "" : "s") (missing, over 5 MB, or not JPEG/PNG/HEIC)")
             }
-            return Package(cards: cards, notImported: notImported)
+            let fieldMapping = mappings.sorted { $0.key < $1.key }.map { "note type '\($0.key)': \($0.value)" }
+            return Package(cards: cards, notImported: notImported, fieldMapping: fieldMapping)
+        }
+
+        /// A JSON column of `col`, or an empty value when it is missing or damaged.
+        static func decode<T: Decodable & ExpressibleByDictionaryLiteral>(_ type: T.Type, _ text: String?) -> T {
+            guard let text, let value = try? JSONDecoder().decode(type, from: Data(text.utf8)) else { return [:] }
+            return value
         }
 
         /// The image a card shows, as a valid JPEG/PNG/HEIC of at most 5 MB, or nil.

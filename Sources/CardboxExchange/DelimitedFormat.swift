@@ -16,6 +16,9 @@ public enum DelimitedFormat {
         public var front: String
         public var back: String
         public var tags: [String]
+        /// A third text column (Cardbox's own export writes the card's notes there); further columns
+        /// are added below it, one a line.
+        public var notes: String = ""
     }
 
     public struct Document: Sendable, Equatable {
@@ -26,17 +29,19 @@ public enum DelimitedFormat {
 
     // MARK: Writing
 
-    /// Anki-readable text: a header, then front, back, tags (a tag's spaces become underscores, as
-    /// Anki's tags cannot hold spaces).
+    /// Anki-readable text: a header, then front, back, tags and notes (a tag's spaces become
+    /// underscores, as Anki's tags cannot hold spaces). Every field of the card that Anki's text format
+    /// can hold is kept; archived cards are for the caller to leave out.
     public static func export(
         _ cards: [Card], separator: Character, progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) -> Data {
         let name = separator == "\t" ? "tab" : "comma"
         var text = "#separator:\(name)\n#html:false\n#tags column:3\n"
+        text += "#columns:" + ["Front", "Back", "Tags", "Notes"].joined(separator: String(separator)) + "\n"
         for (index, card) in cards.enumerated() {
             if (index + 1) % 1_000 == 0 || index + 1 == cards.count { progress?(index + 1, cards.count) }
             let tags = card.tags.map { $0.replacingOccurrences(of: " ", with: "_") }.joined(separator: " ")
-            text += [card.front, card.back, tags].map { quoted($0, separator: separator) }.joined(
+            text += [card.front, card.back, tags, card.notes].map { quoted($0, separator: separator) }.joined(
                 separator: String(separator))
             text += "\n"
         }
@@ -93,9 +98,10 @@ public enum DelimitedFormat {
             case "html": html = value == "true"
             case "tags column": tagsColumn = try columnNumber(value, file: file, line: line)
             case "deck column": deckColumn = try columnNumber(value, file: file, line: line)
+            case "columns": break  // names only; columns are read by place (front, back, notes)
             default: ignored.append("#" + header)
             }
-            index = end + 1
+            index = min(end + 1, bytes.count)  // a header on the last line may have no line break
             line += 1
         }
         if separator == nil {
@@ -125,7 +131,7 @@ public enum DelimitedFormat {
             rows.append(
                 Row(
                     line: rowLine, deck: deck, front: remaining[0], back: remaining.count > 1 ? remaining[1] : "",
-                    tags: tags))
+                    tags: tags, notes: remaining.dropFirst(2).filter { !$0.isEmpty }.joined(separator: "\n")))
         }
         return Document(rows: rows, ignored: ignored)
     }
@@ -191,7 +197,8 @@ public enum DelimitedFormat {
         ] {
             text = text.replacingOccurrences(of: entity, with: character)
         }
-        return text
+        // Markup removed at either end (an image after the word) leaves white space behind.
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     static func columnNumber(_ value: String, file: String, line: Int) throws -> Int {

@@ -82,7 +82,7 @@ extension CardboxStore {
                     for upgrade in upgrades { upgrade(table, &row) }
                     try ColumnCheck.check(row, table: table, index: index, columns: columns)
                     try Self.insert(row, into: table, tx: tx)
-                    report.count(table, \.created)
+                    report.count(Self.recordWord(table), \.created)
                 }
             }
             return report
@@ -131,6 +131,17 @@ extension CardboxStore {
             }
         }
         return upgrades
+    }
+
+    /// What a person calls a table's records in a report ("4 board cards", not "4 boardCards").
+    static func recordWord(_ table: String) -> String {
+        switch table {
+        case "image": "stored image"
+        case "itemImage": "item image"
+        case "reviewLog": "review"
+        case "usageEvent": "usage event"
+        default: Entity(rawValue: table)?.kind ?? table
+        }
     }
 
     private static func orderColumn(_ table: String) -> String {

@@ -123,7 +123,7 @@ extension CardboxStore {
     }
 
     /// Moves a column to `position` (0-based) on its board.
-    public func moveColumn(_ reference: String, to position: Int) throws -> BoardColumn {
+    public func moveColumn(_ reference: String, to position: Int?) throws -> BoardColumn {
         try write { tx in
             let id = try tx.context.resolve(reference, .boardColumn)
             let boardId = try tx.context.boardColumn(id).boardId.storage
@@ -185,7 +185,7 @@ extension CardboxStore {
     /// Seed 003's drag and drop: moves a card to `position` (0-based) in its column or in another column
     /// of the same board, as one write of (column, position).
     public func moveBoardCard(
-        _ reference: String, to position: Int, inColumn columnReference: String? = nil
+        _ reference: String, to position: Int?, inColumn columnReference: String? = nil
     ) throws -> BoardCard {
         try write { tx in
             let id = try tx.context.resolve(reference, .boardCard)

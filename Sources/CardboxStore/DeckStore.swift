@@ -7,8 +7,8 @@ extension CardboxStore {
         name: String, frontLanguage: String, backLanguage: String, queuedSuggestions: Int = 0
     ) throws -> Deck {
         let name = try Deck.validateName(name)
-        let front = try Language.validate(frontLanguage, field: "frontLanguage")
-        let back = try Language.validate(backLanguage, field: "backLanguage")
+        let front = try Language.validate(frontLanguage, field: "front language")
+        let back = try Language.validate(backLanguage, field: "back language")
         let queued = try Deck.validateQueuedSuggestions(queuedSuggestions)
         return try write { tx in try tx.insertDeck(name: name, frontLanguage: front, backLanguage: back, queued: queued)
         }
@@ -86,10 +86,10 @@ extension CardboxStore {
             fields.append(("queuedSuggestions", try Deck.validateQueuedSuggestions(queuedSuggestions)))
         }
         if let frontLanguage {
-            fields.append(("frontLanguage", try Language.validate(frontLanguage, field: "frontLanguage")))
+            fields.append(("frontLanguage", try Language.validate(frontLanguage, field: "front language")))
         }
         if let backLanguage {
-            fields.append(("backLanguage", try Language.validate(backLanguage, field: "backLanguage")))
+            fields.append(("backLanguage", try Language.validate(backLanguage, field: "back language")))
         }
         return try write { tx in
             let id = try tx.context.resolve(reference, .deck)

@@ -63,6 +63,8 @@ public struct ImportReport: Codable, Sendable, Equatable {
     public var skipped: [String: Int] = [:]
     /// What the format could not carry over, said plainly (e.g. "3 cloze notes").
     public var notImported: [String] = []
+    /// Where the fields of the file went, when that is not obvious (an Anki note type's extra fields).
+    public var fieldMapping: [String] = []
 
     public init() {}
 

@@ -76,7 +76,7 @@ extension CardboxStore {
     }
 
     /// Moves a list to `position` (0-based) among the user's lists.
-    public func moveList(_ reference: String, to position: Int) throws -> ItemList {
+    public func moveList(_ reference: String, to position: Int?) throws -> ItemList {
         try write { tx in
             let id = try tx.context.resolve(reference, .itemList)
             let key = try tx.position(.itemList, parentId: nil, at: position, excluding: id)
@@ -184,7 +184,7 @@ extension CardboxStore {
 
     /// Moves an item to `position` (0-based) in its list, or in another list: one write of
     /// (list, position), so the item is always in exactly one place.
-    public func moveItem(_ reference: String, to position: Int, inList listReference: String? = nil) throws -> Item {
+    public func moveItem(_ reference: String, to position: Int?, inList listReference: String? = nil) throws -> Item {
         try write { tx in
             let id = try tx.context.resolve(reference, .item)
             let fromList = try tx.context.item(id).listId.storage
@@ -206,7 +206,36 @@ extension CardboxStore {
         }
     }
 
+    /// Deletes a list's crossed-out items with their images (a list app's "clear completed"): one
+    /// transaction, each deletion recorded. Returns how many items went.
+    public func clearCrossedOut(in listReference: String) throws -> Int {
+        try write { tx in
+            let listId = try tx.context.resolve(listReference, .itemList)
+            let ids = try String.fetchAll(
+                tx.db.cachedStatement(
+                    sql: "SELECT id FROM item WHERE accountId = ? AND listId = ? AND isCrossedOut = 1 ORDER BY id"),
+                arguments: [tx.account, listId])
+            for id in ids { try tx.deleteItemRows(id) }
+            if !ids.isEmpty { try tx.touchList(listId) }
+            return ids.count
+        }
+    }
+
     // MARK: Item images
+
+    /// An attached image and its bytes, exactly as attached.
+    public func itemImageData(_ reference: String) throws -> (image: ItemImage, data: Data) {
+        let image = try read { context in
+            let id = try context.resolve(reference, .itemImage)
+            let itemId = try String.fetchOne(
+                context.db.cachedStatement(sql: "SELECT itemId FROM itemImage WHERE accountId = ? AND id = ?"),
+                arguments: [context.account, id])
+            guard let itemId, let image = try context.itemImages(itemId: itemId).first(where: { $0.id.storage == id })
+            else { throw CardboxError.notFound(kind: "image", reference: reference) }
+            return image
+        }
+        return (image, try imageData(sha256: image.sha256).data)
+    }
 
     /// Adds an image to an item: JPEG, PNG or HEIC by content, at most 5 MB, at most 10 per item (seed 002).
     public func addItemImage(to itemReference: String, data: Data) throws -> ItemImage {

@@ -31,6 +31,7 @@ enum Entity: String, CaseIterable {
         switch self {
         case .deck, .itemList: "name"
         case .board: "boardTitle"
+        case .boardColumn: "listTitle"
         default: nil
         }
     }

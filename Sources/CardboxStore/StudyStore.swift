@@ -41,11 +41,13 @@ extension CardboxStore {
             guard let (card, queue) = try context.studyQueue(deckReference, now: now, limit: 1).first else {
                 return nil
             }
-            let scheduler = try context.scheduler(for: card.deckId.storage)
+            let deck = try context.deck(card.deckId.storage)
+            let scheduler = try Scheduler(deck.study)
             let memory = card.memoryState(now: now)
+            let fuzz = card.intervalFuzz(enabled: deck.study.enableFuzz)
             var nextDue: [String: Date] = [:]
             for rating in Rating.allCases {
-                nextDue[String(rating.rawValue)] = scheduler.review(memory, rating: rating, at: now).due
+                nextDue[String(rating.rawValue)] = scheduler.review(memory, rating: rating, at: now, fuzz: fuzz).due
             }
             return StudyCard(
                 card: card, queue: queue, nextDue: nextDue,
@@ -158,6 +160,12 @@ extension Scheduler {
 }
 
 extension Card {
+    /// The fuzz for the card's next answer: drawn from its id and review count, so what the rating
+    /// buttons show is what the answer does.
+    func intervalFuzz(enabled: Bool) -> ((ClosedRange<Int>) -> Int)? {
+        enabled ? IntervalFuzz.picker(cardId: id, reps: reps) : nil
+    }
+
     /// The card as the scheduler sees it.
     func memoryState(now: Date) -> MemoryState {
         switch state {
@@ -175,9 +183,7 @@ extension WriteContext {
         let id = card.id.storage
         let deck = try context.deck(card.deckId.storage)
         let scheduler = try Scheduler(deck.study)
-        var random = SeededRandom()
-        let fuzz: ((ClosedRange<Int>) -> Int)? =
-            deck.study.enableFuzz ? { Int.random(in: $0, using: &random) } : nil
+        let fuzz = card.intervalFuzz(enabled: deck.study.enableFuzz)
         let after = scheduler.review(card.memoryState(now: now), rating: rating, at: now, fuzz: fuzz)
         let newState = CardState(rawValue: after.phase.rawValue)!
         let previous = Self.schedulingSnapshot(card)

@@ -93,11 +93,17 @@ struct CommandLineTests {
         let before = try CardboxStore.open(path: cli.storePath).changes().count
         let result = try cli.run(["card", "add", "D", "dos", "two"])
         #expect(result.status == 1)
-        #expect(result.stderr == "error: Card limit exceeded. You have 1 cards out of 1 allowed. 0 cards remaining.\n")
+        #expect(
+            result.stderr
+                == "error: Card limit exceeded. You have 1 cards out of 1 allowed. 0 cards remaining.\n"
+                + "You tried to add 1 card. 'cardbox plan set premium' lifts the limit; deleting cards makes room.\n")
         #expect(result.stdout.isEmpty)
         #expect(try CardboxStore.open(path: cli.storePath).changes().count == before)
         let preset = try cli.run(["deck", "create", "--preset", "spanish-basics"])
-        #expect(preset.stderr == "error: Card limit exceeded. You have 1 cards out of 1 allowed. 0 cards remaining.\n")
+        #expect(
+            preset.stderr
+                == "error: Card limit exceeded. You have 1 cards out of 1 allowed. 0 cards remaining.\n"
+                + "You tried to add 30 cards. 'cardbox plan set premium' lifts the limit; deleting cards makes room.\n")
         #expect((try cli.json("deck", "list") as? [Any])?.count == 1)
     }
 
@@ -144,7 +150,7 @@ struct CommandLineTests {
             (["item", "add", "Groceries", "milk", "--quantity", "3000000000"], "quantity: must be a 32-bit integer"),
             (["item", "add", "Nowhere", "milk"], "no list matches 'Nowhere'"),
             (["list", "rename", "Groceries", ""], "name: cannot be empty"),
-            (["deck", "create", "X", "--front", "klingon"], "frontLanguage: 'klingon' is not an ISO 639-1"),
+            (["deck", "create", "X", "--front", "klingon"], "front language: 'klingon' is not an ISO 639-1"),
             (["settings", "set", "colour", "red"], "setting: unknown setting 'colour'"),
             (["list", "move", "Groceries", "--position", "5"], "position: must be 0 to 0, got 5"),
             (["item", "add", "Groceries"], "Missing expected argument '<title>'"),
@@ -324,7 +330,10 @@ struct CommandLineTests {
         let undone = try #require(try cli.json("study", "D", "--undo") as? [String: Any])
         #expect(undone["state"] as? String == "new" && undone["reps"] as? Int == 0)
         let bad = try cli.run(["card", "answer", id, "5"])
-        #expect(bad.status == 1 && bad.stderr.contains("rating: must be 1 (again), 2 (hard), 3 (good) or 4 (easy)"))
+        #expect(bad.status == 64 && bad.stderr.contains("'5'"))
+        let named = try #require(try cli.json("card", "answer", id, "Good") as? [String: Any])
+        #expect((named["log"] as? [String: Any])?["rating"] as? Int == 3)
+        _ = try cli.json("study", "D", "--undo")
         // Reveal and rate Good, reveal and rate Easy, undo, then quit.
         let session = try cli.run(["study", "D"], input: " 3 4uq")
         #expect(session.status == 0, "\(session.stderr)")
@@ -405,15 +414,37 @@ struct CommandLineTests {
         #expect(try cli.ok("import", file, "--deck", "Spanish") == "created: 2 cards\n")
         #expect(try cli.ok("import", file, "--deck", "Spanish") == "skipped: 2 cards\n")
         let csv = try cli.ok("export", "csv", "--deck", "Spanish")
-        #expect(csv == "#separator:comma\n#html:false\n#tags column:3\nhola,hello,\nperro,dog,\n")
+        #expect(
+            csv
+                == "#separator:comma\n#html:false\n#tags column:3\n#columns:Front,Back,Tags,Notes\nhola,hello,,\nperro,dog,,\n"
+        )
+        // Notes travel in the fourth column and come back; archived cards are left out, and said.
+        let hola = try #require((try cli.json("card", "list", "Spanish") as? [[String: Any]])?.first?["id"] as? String)
+        try cli.ok("card", "edit", hola, "--notes", "¡Hola, amigo!")
+        let perro = try #require((try cli.json("card", "list", "Spanish") as? [[String: Any]])?.last?["id"] as? String)
+        try cli.ok("card", "archive", perro)
+        let tsvFile = cli.folder.appendingPathComponent("out.tsv").path
+        #expect(
+            try cli.ok("export", "tsv", "--deck", "Spanish", "-o", tsvFile)
+                == "exported 1 card (1 archived left out) to \(tsvFile)\n")
+        let other = cli.folder.appendingPathComponent("other.sqlite").path
+        try cli.ok("--store", other, "deck", "create", "Copy", "--front", "es")
+        #expect(
+            try cli.run(["--store", other, "import", tsvFile, "--deck", "Copy"], store: false).stdout
+                == "created: 1 card\n")
+        let copied = try cli.run(["--store", other, "card", "list", "Copy", "--json"], store: false)
+        let notes = (try copied.json() as? [[String: Any]])?.map { $0["notes"] as? String }
+        #expect(notes == ["¡Hola, amigo!"])
         let many = (0..<30).map { "w\($0)\tx" }.joined(separator: "\n")
         try many.write(toFile: file, atomically: true, encoding: .utf8)
         let refused = try cli.run(["import", file, "--deck", "Spanish"])
         #expect(
-            refused.stderr == "error: Card limit exceeded. You have 2 cards out of 25 allowed. 23 cards remaining.\n")
+            refused.stderr
+                == "error: Card limit exceeded. You have 2 cards out of 25 allowed. 23 cards remaining.\n"
+                + "You tried to add 30 cards. 'cardbox plan set premium' lifts the limit; deleting cards makes room.\n")
         let noDeck = try cli.run(["import", file])
         #expect(noDeck.stderr.contains("line 1: no deck: give --deck"))
-        #expect((try cli.json("card", "list", "Spanish") as? [Any])?.count == 2)
+        #expect((try cli.json("card", "list", "Spanish") as? [Any])?.count == 1)
     }
 
     @Test("a Trello export becomes a board; archived cards show with --all")

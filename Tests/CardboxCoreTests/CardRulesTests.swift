@@ -10,6 +10,14 @@ struct CardRulesTests {
         #expect(
             error.localizedDescription == "Card limit exceeded. You have 25 cards out of 25 allowed. 0 cards remaining."
         )
+        let batch = CardboxError.cardLimitExceeded(currentCount: 20, limit: 25, remainingCards: 5, adding: 30)
+        #expect(
+            batch.localizedDescription == "Card limit exceeded. You have 20 cards out of 25 allowed. 5 cards remaining."
+        )
+        #expect(
+            batch.detail
+                == "You tried to add 30 cards. 'cardbox plan set premium' lifts the limit; deleting cards makes room."
+        )
     }
 
     @Test("one card is refused once the count reaches the limit")
@@ -24,7 +32,7 @@ struct CardRulesTests {
     @Test("a batch is checked whole: count + batch must not pass the limit")
     func batchLimit() throws {
         try CardAllowance(plan: .free, cardCount: 20, freeCardLimit: 25).checkCanAdd(batchOf: 5)
-        #expect(throws: CardboxError.cardLimitExceeded(currentCount: 20, limit: 25, remainingCards: 5)) {
+        #expect(throws: CardboxError.cardLimitExceeded(currentCount: 20, limit: 25, remainingCards: 5, adding: 6)) {
             try CardAllowance(plan: .free, cardCount: 20, freeCardLimit: 25).checkCanAdd(batchOf: 6)
         }
         try CardAllowance(plan: .premium, cardCount: 20, freeCardLimit: 25).checkCanAdd(batchOf: 100_000)

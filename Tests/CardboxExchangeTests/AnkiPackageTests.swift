@@ -3,6 +3,7 @@ import CardboxExchange
 import CardboxScheduling
 import CardboxStore
 import Foundation
+import GRDB
 import Testing
 import ZIPFoundation
 
@@ -125,5 +126,53 @@ struct AnkiPackageTests {
             for index in 0..<4 { header[offset + index] = UInt8(truncatingIfNeeded: value >> (24 - 8 * index)) }
         }
         return Data(header)
+    }
+
+    /// A legacy package as genanki writes one: a note type "Vocab" with three fields (Spanish, English,
+    /// Example) and one card per note, plus a note whose fields are damaged (only one, no separator).
+    func genankiPackage() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("g-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let collection = folder.appendingPathComponent("collection.anki2").path
+        let queue = try DatabaseQueue(path: collection)
+        let models = #"""
+            {"1607392319": {"name": "Vocab", "type": 0,
+              "flds": [{"name": "Spanish"}, {"name": "English"}, {"name": "Example"}],
+              "tmpls": [{"qfmt": "{{Spanish}}"}]}}
+            """#
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE col (models TEXT, decks TEXT);
+                    CREATE TABLE notes (id INTEGER, mid INTEGER, tags TEXT, flds TEXT);
+                    CREATE TABLE cards (id INTEGER, nid INTEGER, did INTEGER, ord INTEGER, queue INTEGER);
+                    CREATE TABLE revlog (id INTEGER, cid INTEGER, ease INTEGER, time INTEGER, type INTEGER);
+                    """)
+            try db.execute(
+                sql: "INSERT INTO col VALUES (?, ?)", arguments: [models, #"{"1": {"name": "Vocabulario"}}"#])
+            let fields = [
+                "palabra0 <img src=\"missing.jpg\">\u{1F}word0\u{1F}<b>Una</b> palabra.",
+                "perro\u{1F}dog\u{1F}", "solo",
+            ]
+            for (index, flds) in fields.enumerated() {
+                try db.execute(
+                    sql: "INSERT INTO notes VALUES (?, 1607392319, ' vocab ', ?)", arguments: [index + 1, flds])
+                try db.execute(sql: "INSERT INTO cards VALUES (?, ?, 1, 0, 0)", arguments: [index + 10, index + 1])
+            }
+        }
+        try queue.close()
+        return try zip(["collection.anki2": try Data(contentsOf: URL(fileURLWithPath: collection))])
+    }
+
+    @Test("a note type with more than two fields keeps the rest in notes, by name, and says where each went")
+    func extraFields() throws {
+        let package = try AnkiPackageFormat.read(path: try genankiPackage(), file: "vocab.apkg")
+        #expect(package.cards.map(\.draft.front) == ["palabra0", "perro", "solo"])
+        #expect(package.cards.map(\.draft.back) == ["word0", "dog", ""])
+        #expect(package.cards.map(\.draft.notes) == ["Example: Una palabra.", "", ""])
+        #expect(package.cards.map(\.draft.tags) == [["vocab"], ["vocab"], ["vocab"]])
+        #expect(package.fieldMapping == ["note type 'Vocab': Spanish → front, English → back, Example → notes"])
+        #expect(package.notImported == ["1 image (missing, over 5 MB, or not JPEG/PNG/HEIC)"])
     }
 }

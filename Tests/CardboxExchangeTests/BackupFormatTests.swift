@@ -47,7 +47,7 @@ struct BackupFormatTests {
         #expect(BackupFormat.matches(data) && !ListAllFormat.matches(data))
         let restored = try CardboxStore.inMemory()
         let report = try restored.restore(try BackupFormat.read(data, file: "backup.json"))
-        #expect(report.created["card"] == 2 && report.created["reviewLog"] == 1)
+        #expect(report.created["card"] == 2 && report.created["review"] == 1 && report.created["board card"] == 1)
         #expect(try restored.snapshot() == snapshot)
         #expect(try restored.allowance().cardLimit == 60)
         #expect(try restored.card(try original.cards(in: "Spanish")[0].id.uuidString).isFavorite)

@@ -6,6 +6,13 @@ import Testing
 
 @Suite("CSV/TSV cards (Anki's notes in plain text)")
 struct DelimitedFormatTests {
+    @Test("a file of header lines only, the last without a line break, has no rows (found by fuzzing)")
+    func headerOnly() throws {
+        for text in ["#html:true", "#separat\u{FEFF}or:t", "#tags column:3\n#html:false"] {
+            #expect(try DelimitedFormat.read(Data(text.utf8), file: "h.txt").rows.isEmpty)
+        }
+    }
+
     func read(_ text: String, separator: Character? = nil) throws -> DelimitedFormat.Document {
         try DelimitedFormat.read(Data(text.utf8), file: "cards.txt", separator: separator)
     }
@@ -131,7 +138,7 @@ struct CardImportTests {
     func limit() throws {
         let store = try CardboxStore.inMemory()
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        #expect(throws: CardboxError.cardLimitExceeded(currentCount: 0, limit: 25, remainingCards: 25)) {
+        #expect(throws: CardboxError.cardLimitExceeded(currentCount: 0, limit: 25, remainingCards: 25, adding: 26)) {
             try store.importCards(imports((0..<26).map { "w\($0)" }), newDeckLanguages: nil, onDuplicate: .skip)
         }
         #expect(try store.allowance().cardCount == 0)

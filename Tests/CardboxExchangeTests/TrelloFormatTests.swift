@@ -51,11 +51,11 @@ struct TrelloFormatTests {
             (#"{"lists": [], "cards": []}"#, "home.json: name: is required"),
             (
                 #"{"name": "x", "lists": [{"id": "l1", "name": ""}], "cards": []}"#,
-                "columns[0].listTitle: cannot be empty"
+                "columns[0].column title: cannot be empty"
             ),
             (
                 #"{"name": "x", "lists": [{"id": "l1", "name": "a"}], "cards": [{"name": "\#(String(repeating: "n", count: 201))", "idList": "l1"}]}"#,
-                "columns[0].cards[0].cardTitle: must be 1 to 200 characters, got 201"
+                "columns[0].cards[0].card title: must be 1 to 200 characters, got 201"
             ),
         ])
     func badExports(json: String, message: String) throws {

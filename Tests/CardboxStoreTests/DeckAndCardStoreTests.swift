@@ -67,7 +67,7 @@ struct DeckAndCardStoreTests {
     func presetAllOrNothing() throws {
         let store = try TestStore.make()
         let spanish = try PresetDeck.named("spanish-basics")
-        #expect(throws: CardboxError.cardLimitExceeded(currentCount: 0, limit: 25, remainingCards: 25)) {
+        #expect(throws: CardboxError.cardLimitExceeded(currentCount: 0, limit: 25, remainingCards: 25, adding: 30)) {
             try store.createDeck(preset: spanish)
         }
         #expect(try store.decks().isEmpty)

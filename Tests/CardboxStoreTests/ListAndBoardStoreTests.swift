@@ -228,7 +228,7 @@ struct BoardStoreTests {
     @Test("titles are required; descriptions optional")
     func titlesRequired() throws {
         let store = try TestStore.make()
-        #expect(throws: CardboxError.invalid(field: "boardTitle", reason: "cannot be empty")) {
+        #expect(throws: CardboxError.invalid(field: "board title", reason: "cannot be empty")) {
             try store.createBoard(title: " ")
         }
         _ = try store.createBoard(title: "A")

@@ -181,6 +181,45 @@ struct StudyStoreTests {
     }
 }
 
+@Suite("Interval fuzz")
+struct IntervalFuzzTests {
+    @Test("the interval a rating button shows is exactly what answering with it does, fuzz on")
+    func buttonsTellTheTruth() throws {
+        let clock = TestClock()
+        let store = try TestStore.make(clock: clock)
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        var settings = try store.deck("D").study
+        settings.learningSteps = ""
+        settings.enableFuzz = true
+        _ = try store.setStudySettings("D", settings)
+        _ = try store.addCards(to: "D", (0..<20).map { CardDraft(front: "w\($0)", back: "-") })
+        var shown: [Date] = []
+        for round in 0..<3 {
+            for rating in [4, 3] {
+                while let next = try store.nextStudyCard(in: "D") {
+                    let promised = try #require(next.nextDue[String(rating)])
+                    let answered = try store.answer(next.card.id.uuidString, rating: rating)
+                    #expect(answered.card.dueAt == promised, "round \(round), rating \(rating)")
+                    shown.append(promised)
+                }
+                clock.advance(days: 40)
+            }
+        }
+        // Fuzz did spread the cards: twenty cards answered alike did not all land on one day.
+        let firstDays = Set(shown.prefix(20).map { Int($0.timeIntervalSince1970 / 86_400) })
+        #expect(firstDays.count > 1)
+    }
+
+    @Test("the fuzz of a card depends on its id and review count only")
+    func deterministic() {
+        let id = UUID()
+        let picks = (0..<5).map { IntervalFuzz.picker(cardId: id, reps: $0)(0...1_000) }
+        #expect(picks == (0..<5).map { IntervalFuzz.picker(cardId: id, reps: $0)(0...1_000) })
+        #expect(Set(picks).count > 1)
+        #expect((0..<50).allSatisfy { (10...20).contains(IntervalFuzz.picker(cardId: UUID(), reps: $0)(10...20)) })
+    }
+}
+
 @Suite("Study statistics")
 struct StatsTests {
     @Test("reviews per day, true retention, due forecast and card counts")

@@ -1,0 +1,134 @@
+import CardboxCore
+import CardboxExchange
+import CardboxScheduling
+import CardboxSync
+import Foundation
+
+/// Fuzz targets: one for each decoder that reads bytes a person or another device hands to Cardbox. A
+/// target feeds its input to the real decoder and must survive any input. A thrown error is the expected
+/// answer to bad input and is swallowed; a crash (a trap, a failed precondition, a sanitizer report) is a
+/// bug and is left to crash. `scripts/fuzz.sh` runs the targets under libFuzzer (`cardbox-fuzz`); the
+/// tests replay `Fuzz/corpus/<name>` and `Fuzz/regressions/<name>` through them.
+public enum FuzzTargets {
+    /// The targets by name, as `CARDBOX_FUZZ_TARGET` and the `Fuzz/corpus/<name>` folders name them.
+    public static let all: [String: @Sendable (Data) -> Void] = [
+        "listall": { data in _ = try? ListAllFormat.read(data, file: "fuzz.json") },
+        "backup": { data in _ = try? BackupFormat.read(data, file: "fuzz.json") },
+        "delimited": { data in FuzzTargets.delimited(data) },
+        "trello": { data in _ = try? TrelloFormat.read(data, file: "fuzz.json") },
+        "apkg": { data in FuzzTargets.ankiPackage(data) },
+        "reviews": { data in FuzzTargets.reviews(data) },
+        "isotime": { data in FuzzTargets.isoTime(data) },
+        "positionkey": { data in FuzzTargets.positionKey(data) },
+        "detect": { data in FuzzTargets.detect(data) },
+    ]
+
+    /// The names of the targets, sorted.
+    public static var names: [String] { all.keys.sorted() }
+
+    /// CSV/TSV with the separator guessed (or read from the header), then forced to a tab and to a comma.
+    static func delimited(_ data: Data) {
+        let separators: [Character?] = [nil, "\t", ","]
+        for separator in separators {
+            _ = try? DelimitedFormat.read(data, file: "fuzz.txt", separator: separator)
+        }
+    }
+
+    /// The file an Anki package is written to: the reader takes a path, as the importer gives it.
+    /// One file per process, rewritten for each input, under a lock (tests may replay inputs concurrently).
+    private final class PackageFile: @unchecked Sendable {
+        let lock = NSLock()
+        let path = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("cardbox-fuzz-\(ProcessInfo.processInfo.processIdentifier).apkg").path
+    }
+
+    private static let packageFile = PackageFile()
+
+    /// A small collection limit keeps each input fast; the limit itself is part of what is exercised.
+    static let packageCollectionLimit: UInt64 = 8 * 1024 * 1024
+
+    static func ankiPackage(_ data: Data) {
+        let file = packageFile
+        file.lock.withLock {
+            do {
+                try data.write(to: URL(fileURLWithPath: file.path))
+            } catch {
+                return
+            }
+            defer { try? FileManager.default.removeItem(atPath: file.path) }
+            _ = try? AnkiPackageFormat.read(path: file.path, file: "fuzz.apkg", collectionLimit: packageCollectionLimit)
+        }
+    }
+
+    /// The default scheduler, as `cardbox fsrs replay` makes it without options.
+    static let scheduler = try! Scheduler()
+
+    /// Review lines (`{"card":"c1","rating":3,"time":"2025-01-01T09:00:00Z"}`), one a line: each is parsed,
+    /// and the whole input is replayed through the scheduler as `cardbox fsrs replay` reads it.
+    static func reviews(_ data: Data) {
+        var replayer = ReviewReplayer(scheduler: scheduler)
+        var lineNumber = 0
+        for var line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            lineNumber += 1
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            let text = String(decoding: line, as: UTF8.self)
+            _ = try? ReviewLine.parse(text, lineNumber: lineNumber)
+            if text.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+            _ = try? replayer.replay(line: text, lineNumber: lineNumber)
+        }
+    }
+
+    /// An ISO 8601 time; a time that parses must be a finite date.
+    static func isoTime(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        if let date = ISOTime.parse(text) {
+            precondition(date.timeIntervalSince1970.isFinite, "ISOTime.parse(\(text.debugDescription)) is not finite")
+        }
+    }
+
+    /// Two position keys, `before` and `after`, split at the first NUL byte or line break (an empty side is
+    /// the start or the end of the list). A key minted between them must sort strictly between them as
+    /// byte strings: an order violated is a bug, reported as a crash.
+    static func positionKey(_ data: Data) {
+        let bytes = [UInt8](data)
+        let split = bytes.firstIndex { $0 == 0 || $0 == UInt8(ascii: "\n") }
+        let first = split.map { bytes[..<$0] } ?? bytes[...]
+        let second = split.map { bytes[($0 + 1)...] } ?? []
+        let before = first.isEmpty ? nil : String(decoding: first, as: UTF8.self)
+        let after = second.isEmpty ? nil : String(decoding: second, as: UTF8.self)
+        if let key = try? PositionKey.between(before, after) {
+            checkOrder(key, before, after, "between")
+        }
+        var random = SeededRandom(seed: UInt64(bytes.count))
+        if let key = try? PositionKey.between(before, after, using: &random) {
+            checkOrder(key, before, after, "between(using:)")
+        }
+    }
+
+    static func checkOrder(_ key: String, _ before: String?, _ after: String?, _ function: String) {
+        let minted = Array(key.utf8)
+        if let before {
+            precondition(
+                Array(before.utf8).lexicographicallyPrecedes(minted),
+                "PositionKey.\(function)(\(before.debugDescription), \(after.debugDescription)) = "
+                    + "\(key.debugDescription) does not sort after \(before.debugDescription)")
+        }
+        if let after {
+            precondition(
+                minted.lexicographicallyPrecedes(Array(after.utf8)),
+                "PositionKey.\(function)(\(before.debugDescription), \(after.debugDescription)) = "
+                    + "\(key.debugDescription) does not sort before \(after.debugDescription)")
+        }
+    }
+
+    /// Import-format detection, as `cardbox import` runs it without `--format` (its refusals included: the
+    /// line and column of a JSON syntax error), and every format's own test.
+    static func detect(_ data: Data) {
+        _ = try? ImportFileFormat.detect(data, file: "fuzz")
+        _ = AnkiPackageFormat.matches(data)
+        _ = BackupFormat.matches(data)
+        _ = ListAllFormat.matches(data)
+        _ = TrelloFormat.matches(data)
+        _ = DelimitedFormat.matches(data)
+    }
+}
