@@ -80,14 +80,15 @@ struct PlanCommand: ParsableCommand {
     struct Set: StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Set the plan: free (limited cards) or premium (unlimited).",
-            discussion: """
+            discussion: Help.paragraphs(
+                """
                 'plan set free' sets the free plan's limit to 25 cards (seed 001's) unless --free-limit
                 gives another. Cards past the limit are kept, but none can be added until there is room.
 
                 Examples:
                   cardbox plan set premium
                   cardbox plan set free --free-limit 50
-                """)
+                """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "free or premium.") var plan: String
@@ -173,13 +174,14 @@ struct SettingsCommand: ParsableCommand {
     struct Set: StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change one setting.",
-            discussion: """
+            discussion: Help.paragraphs(
+                """
                 Keys: showCrossedOutItems (true/false), exportPreferences (a JSON object),
                 rejectedSuggestionRetentionDays (days), dayStartHour (0–23, when a study day begins).
 
                 Example:
                   cardbox settings set showCrossedOutItems true
-                """)
+                """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The setting's name.") var key: String

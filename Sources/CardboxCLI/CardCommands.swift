@@ -41,13 +41,14 @@ struct CardCommand: ParsableCommand {
     struct Add: StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a card to a deck.",
-            discussion: """
+            discussion: Help.paragraphs(
+                """
                 The card takes the deck's languages. Tags are found or created by name (case-insensitive).
                 On the free plan, adding past the card limit is refused.
 
                 Example:
                   cardbox card add Spanish "el perro" dog --tag noun --tag animals --notes "El perro ladra."
-                """)
+                """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The deck (id or name).") var deck: String
@@ -73,14 +74,15 @@ struct CardCommand: ParsableCommand {
     struct List: StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "List cards, filtered by language, tag and favorites.",
-            discussion: """
+            discussion: Help.paragraphs(
+                """
                 Current cards come in the order they were added; archived cards (--archived) newest
                 archive first. Filters combine.
 
                 Examples:
                   cardbox card list Spanish --tag verbs --favorites
                   cardbox card list --language es --json
-                """)
+                """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The deck (id or name); all decks when left out.") var deck: String?
@@ -120,19 +122,20 @@ struct CardCommand: ParsableCommand {
     struct Edit: StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change a card's text, type, tags or image.",
-            discussion: """
+            discussion: Help.paragraphs(
+                """
                 Only the options given change. --tag replaces all tags; --clear-tags removes them.
 
                 Example:
                   cardbox card edit 3f2a9c1e --back "the dog" --tag noun
                   cardbox card edit 3f2a9c1e --due now
-                """)
+                """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The card's id (or its short id).") var card: String
-        @Option var front: String?
-        @Option var back: String?
-        @Option var notes: String?
+        @Option(help: "New front text (1–10,000 characters).") var front: String?
+        @Option(help: "New back text (up to 50,000 characters; may be empty).") var back: String?
+        @Option(help: "New notes (empty removes them).") var notes: String?
         @Option(name: .customLong("type"), help: "Card type.") var cardType: String?
         @Option(name: .customLong("tag"), help: "The card's tags (repeat; replaces all).") var tags: [String] = []
         @Flag(help: "Remove all tags.") var clearTags = false

@@ -12,7 +12,8 @@ public struct CardboxCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "cardbox",
         abstract: "A local-first home for flashcard decks, lists and boards.",
-        discussion: """
+        discussion: Help.paragraphs(
+            """
             The store is one SQLite file: --store PATH, else $CARDBOX_STORE, else
             $XDG_DATA_HOME/cardbox/cardbox.sqlite (~/.local/share/cardbox/cardbox.sqlite).
             Decks, lists and boards are named by id or exact name; other records by id, or by the
@@ -22,7 +23,7 @@ public struct CardboxCommand: ParsableCommand {
             Example:
               cardbox deck create Spanish --front es --back en
               cardbox card add Spanish hola hello --tag greeting
-            """,
+            """),
         version: "cardbox \(cardboxVersion)",
         subcommands: [
             DeckCommand.self, CardCommand.self, SuggestionCommand.self, TagCommand.self, PlanCommand.self,

@@ -157,3 +157,20 @@ struct RatingArgument: ExpressibleByArgument {
         }
     }
 }
+
+/// Help text written in the source as wrapped paragraphs, for the parser to wrap once, at the width of
+/// the terminal: lines of a paragraph are joined; blank lines and indented lines (examples) stay.
+enum Help {
+    static func paragraphs(_ text: String) -> String {
+        var lines: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            let joinable = !line.isEmpty && !line.hasPrefix(" ")
+            if joinable, let last = lines.last, !last.isEmpty, !last.hasPrefix(" "), !last.hasSuffix(":") {
+                lines[lines.count - 1] = last + " " + line
+            } else {
+                lines.append(line)
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

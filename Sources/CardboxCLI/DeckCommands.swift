@@ -20,14 +20,15 @@ struct DeckCommand: ParsableCommand {
     struct Create: StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a deck, empty or from a preset.",
-            discussion: """
+            discussion: Help.paragraphs(
+                """
                 Front is the language being learned, back the user's own (ISO 639-1 codes).
                 A preset adds all its cards at once, or none if the plan's card limit would be passed.
 
                 Examples:
                   cardbox deck create Spanish --front es --back en
                   cardbox deck create --preset spanish-basics
-                """)
+                """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The deck's name (1–100 characters; optional with --preset).") var name: String?
@@ -127,11 +128,12 @@ struct DeckCommand: ParsableCommand {
     struct Edit: StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change a deck's suggestion queue, language pair or study settings.",
-            discussion: """
+            discussion: Help.paragraphs(
+                """
                 Examples:
                   cardbox deck edit Spanish --queued-suggestions 5
                   cardbox deck edit Spanish --desired-retention 0.85 --new-per-day 10 --learning-steps 1m,10m,1h
-                """)
+                """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The deck (id or name).") var deck: String
@@ -208,7 +210,8 @@ struct DeckCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "reset-rejected",
             abstract: "Forget rejected suggestions so their content may be suggested again.",
-            discussion: """
+            discussion: Help.paragraphs(
+                """
                 Without --older-than, every rejected suggestion of the deck is forgotten (and skipped
                 suggestions show again). Old ones are also cleaned up automatically after the
                 rejectedSuggestionRetentionDays setting.
@@ -216,7 +219,7 @@ struct DeckCommand: ParsableCommand {
                 Examples:
                   cardbox deck reset-rejected Spanish
                   cardbox deck reset-rejected Spanish --older-than 30
-                """)
+                """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The deck (id or name).") var deck: String

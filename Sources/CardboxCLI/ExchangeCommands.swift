@@ -18,7 +18,8 @@ extension DuplicatePolicy: ExpressibleByArgument {}
 struct ExportCommand: StoreCommand {
     static let configuration = CommandConfiguration(
         commandName: "export", abstract: "Export data in a format other apps read.",
-        discussion: """
+        discussion: Help.paragraphs(
+            """
             listall: ListAll's JSON format v1.0 (lists, items, images as base64, settings).
             backup: everything in the store, exactly (restore it with 'cardbox import' into a new store).
             csv, tsv: a deck's cards as Anki's notes-in-plain-text (front, back, tags, notes), with
@@ -28,7 +29,7 @@ struct ExportCommand: StoreCommand {
               cardbox export listall -o lists.json
               cardbox export listall --list Groceries
               cardbox export tsv --deck Spanish -o spanish.txt
-            """)
+            """))
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The format: \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
     var format: ExportFormat
@@ -83,7 +84,8 @@ struct ExportCommand: StoreCommand {
 struct ImportCommand: StoreCommand {
     static let configuration = CommandConfiguration(
         commandName: "import", abstract: "Import a file: all of it, or nothing if anything in it is wrong.",
-        discussion: """
+        discussion: Help.paragraphs(
+            """
             The format is told from the content unless --format is given. Records the store already has
             (the same id; for cards, the same front and type in the deck) are skipped unless
             --on-duplicate says replace or copy. CSV/TSV: Anki's header lines (#separator:, #html:,
@@ -99,7 +101,7 @@ struct ImportCommand: StoreCommand {
               cardbox import lists.json
               cardbox import vocabulary.txt --deck Spanish
               cardbox import anki-export.txt --front es --back en --json
-            """)
+            """))
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: OutputOptions
     @Argument(help: "The file to import.") var file: String

@@ -13,7 +13,8 @@ struct FSRSCommand: ParsableCommand {
     struct Replay: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Replay reviews (JSON Lines on stdin) and print each card's state after each review.",
-            discussion: """
+            discussion: Help.paragraphs(
+                """
                 Input, one review a line (cards independent; each card's lines in time order):
                   {"card":"c1","rating":3,"time":"2025-01-01T09:00:00Z"}
                 Output, one line per review: the state after it, and the retrievability just before it:
@@ -22,7 +23,7 @@ struct FSRSCommand: ParsableCommand {
 
                 Example:
                   cardbox fsrs replay --desired-retention 0.85 --learning-steps 1m,10m,1h < reviews.jsonl
-                """)
+                """))
 
         @Option(help: "The 21 FSRS-6 parameters, comma-separated (default: FSRS-6's defaults).")
         var parameters: String?

@@ -58,12 +58,13 @@ struct ListCommand: ParsableCommand {
     struct Show: StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show a list's items in order; crossed-out items only with --all.",
-            discussion: """
+            discussion: Help.paragraphs(
+                """
                 Crossed-out items are hidden unless --all is given or the showCrossedOutItems setting is on.
 
                 Example:
                   cardbox list show Groceries --all --json
-                """)
+                """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The list (id or name).") var list: String

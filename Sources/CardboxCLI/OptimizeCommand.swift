@@ -8,7 +8,8 @@ extension FSRSCommand {
     struct Optimize: StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Fit the 21 FSRS parameters to your own review history.",
-            discussion: """
+            discussion: Help.paragraphs(
+                """
                 Reports log loss and RMSE(bins) before and after, and stores the fitted parameters on the
                 deck (on every deck without DECK) when they predict your reviews better. Needs at least
                 400 reviews made a day or more after the card's previous one.
@@ -17,7 +18,7 @@ extension FSRSCommand {
                 Examples:
                   cardbox fsrs optimize Spanish
                   cardbox fsrs optimize --input reviews.jsonl --json
-                """)
+                """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The deck (id or name); every deck's reviews when left out.") var deck: String?

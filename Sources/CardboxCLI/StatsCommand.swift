@@ -6,14 +6,15 @@ import Foundation
 struct StatsCommand: StoreCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats", abstract: "Study statistics: reviews, true retention, due forecast, cards by state.",
-        discussion: """
+        discussion: Help.paragraphs(
+            """
             Charts cover the last 30 study days and the next 30 (--days changes both); --json gives
             the numbers. A study day starts at the dayStartHour setting, in local time.
 
             Examples:
               cardbox stats Spanish
               cardbox stats --days 7 --json
-            """)
+            """))
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: OutputOptions
     @Argument(help: "The deck (id or name); every deck when left out.") var deck: String?

@@ -12,7 +12,8 @@ import Foundation
 struct StudyCommand: StoreCommand {
     static let configuration = CommandConfiguration(
         commandName: "study", abstract: "Study a deck (or every deck) in the terminal.",
-        discussion: """
+        discussion: Help.paragraphs(
+            """
             Shows each card's front; space or enter reveals the back, then 1 Again, 2 Hard, 3 Good,
             4 Easy rate it (each button shows when the card would come back). u undoes the last answer,
             q quits. Learning cards come first, then reviews due today, then new cards, within the deck's
@@ -24,7 +25,7 @@ struct StudyCommand: StoreCommand {
             Examples:
               cardbox study Spanish
               cardbox study Spanish --next --json
-            """)
+            """))
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: OutputOptions
     @Argument(help: "The deck (id or name); every deck when left out.") var deck: String?

@@ -6,7 +6,8 @@ import Foundation
 struct SuggestionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "suggestion", abstract: "Feed and review a deck's queue of suggested cards.",
-        discussion: """
+        discussion: Help.paragraphs(
+            """
             A suggestion is invisible until its image is attached (or it is marked ready), then it can be
             accepted (it becomes a card), rejected (never suggested again) or skipped (recorded as
             rejected, as seed 000 says: it is not proposed again until rejected suggestions are reset).
@@ -15,7 +16,7 @@ struct SuggestionCommand: ParsableCommand {
               cardbox suggestion add Spanish gato cat --ready
               cardbox suggestion list Spanish
               cardbox suggestion accept 9b1c22aa
-            """,
+            """),
         subcommands: [Add.self, List.self, Accept.self, Reject.self, Skip.self, Ready.self])
 
     static func describe(_ suggestion: Suggestion) -> String {
@@ -27,12 +28,13 @@ struct SuggestionCommand: ParsableCommand {
     struct Add: StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a suggestion to a deck's queue.",
-            discussion: """
+            discussion: Help.paragraphs(
+                """
                 Refused when a card or a rejected suggestion of the deck has the same front and type.
 
                 Example:
                   cardbox suggestion add Spanish "el gato" cat --category related_vocabulary --image cat.png
-                """)
+                """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The deck (id or name).") var deck: String
@@ -59,12 +61,13 @@ struct SuggestionCommand: ParsableCommand {
     struct List: StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "List a deck's suggestions ready for review.",
-            discussion: """
+            discussion: Help.paragraphs(
+                """
                 --all adds those awaiting an image and skipped ones; --rejected lists rejected suggestions.
 
                 Example:
                   cardbox suggestion list Spanish --all
-                """)
+                """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The deck (id or name).") var deck: String
@@ -121,13 +124,14 @@ struct SuggestionCommand: ParsableCommand {
     struct Skip: StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Skip a visible suggestion: recorded as rejected, so it is not proposed again.",
-            discussion: """
+            discussion: Help.paragraphs(
+                """
                 Seed 000 records a skipped suggestion as rejected: it stays hidden and is not proposed
                 again until 'cardbox deck reset-rejected' clears the deck's rejected suggestions.
 
                 Example:
                   cardbox suggestion skip 9b1c22aa
-                """)
+                """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The suggestion's id (or its short id).") var suggestion: String

@@ -1,3 +1,4 @@
+import ArgumentParser
 import CardboxCore
 import CardboxStore
 import Foundation
@@ -52,6 +53,38 @@ struct CommandLineTests {
             #expect(result.stdout.contains("USAGE"), "\(path) --help has no usage")
             #expect(result.stdout.contains("Example"), "\(path) --help has no example")
         }
+    }
+
+    @Test("help paragraphs are left for the parser to wrap once; every argument and option says what it is")
+    func helpText() throws {
+        func commands(_ command: any ParsableCommand.Type) -> [any ParsableCommand.Type] {
+            [command] + command.configuration.subcommands.flatMap(commands)
+        }
+        for command in commands(CardboxCommand.self) {
+            let lines = command.configuration.discussion.split(separator: "\n", omittingEmptySubsequences: false)
+            for (line, next) in zip(lines, lines.dropFirst())
+            where !line.isEmpty && !line.hasPrefix(" ") && !line.hasSuffix(":") && !next.isEmpty
+                && !next.hasPrefix(" ")
+            {
+                Issue.record("\(command._commandName): a paragraph is wrapped by hand at '\(line.suffix(30))'")
+            }
+        }
+        let cli = try CLI()
+        defer { cli.remove() }
+        let dump = try cli.run(["--experimental-dump-help"], store: false)
+        func missing(_ command: [String: Any], path: String) -> [String] {
+            let arguments = command["arguments"] as? [[String: Any]] ?? []
+            let undocumented = arguments.filter { ($0["abstract"] as? String ?? "").isEmpty }.map {
+                "\(path) \(($0["valueName"] as? String) ?? "?")"
+            }
+            return undocumented
+                + (command["subcommands"] as? [[String: Any]] ?? []).flatMap {
+                    missing($0, path: path + " " + (($0["commandName"] as? String) ?? "?"))
+                }
+        }
+        let root = try #require((try dump.json() as? [String: Any])?["command"] as? [String: Any])
+        // The parser's own `help` command documents itself elsewhere.
+        #expect(missing(root, path: "cardbox").filter { !$0.hasPrefix("cardbox help ") } == [])
     }
 
     @Test("a deck's life: create, add, filter, favorite, archive, restore, delete")
@@ -189,6 +222,83 @@ struct CommandLineTests {
         #expect(list["name"] as? String == "Groceries" && list["orderNumber"] as? Int == 0)
         let text = try cli.ok("list", "show", "Groceries")
         #expect(text.contains("Bread") && !text.contains("Milk"))
+        // No gaps in what is shown: bullets, a line for the hidden items; descriptions under their item.
+        #expect(text.hasPrefix("Groceries\n- [ ] Bread"))
+        #expect(text.contains("(1 crossed out, hidden; --all shows them)"))
+        #expect(try cli.ok("list", "show", "Groceries", "--all").contains("\n    2% organic\n"))
+        #expect(try cli.ok("list", "clear-crossed", "Groceries") == "deleted 1 crossed-out item\n")
+        #expect(try cli.ok("list", "show", "Groceries", "--all").contains("Milk") == false)
+    }
+
+    @Test("moves go to the end without --position, or with --position end or -1; quantities may be negative")
+    func movesAndNumbers() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("list", "create", "A")
+        try cli.ok("list", "create", "B")
+        let first = try #require((try cli.json("item", "add", "A", "one") as? [String: Any])?["id"] as? String)
+        try cli.ok("item", "add", "B", "x")
+        try cli.ok("item", "add", "B", "y")
+        let moved = try #require(try cli.json("item", "move", first, "--to-list", "B") as? [String: Any])
+        #expect(moved["orderNumber"] as? Int == 2)
+        let back = try #require(
+            try cli.json("item", "move", first, "--position", "-1", "--to-list", "A") as? [String: Any])
+        #expect(back["orderNumber"] as? Int == 0)
+        let x = try #require((try cli.json("list", "show", "B") as? [String: Any])?["items"] as? [[String: Any]])
+        let xId = try #require(x.first?["id"] as? String)
+        #expect((try cli.json("item", "move", xId, "--position", "end") as? [String: Any])?["orderNumber"] as? Int == 1)
+        let negative = try #require(try cli.json("item", "add", "A", "refund", "--quantity", "-3") as? [String: Any])
+        #expect(negative["quantity"] as? Int == -3)
+        let edited = try cli.json("item", "edit", first, "--quantity", "0") as? [String: Any]
+        #expect(edited?["quantity"] as? Int == 0)
+        let neither = try cli.run(["item", "move", first])
+        #expect(neither.status == 64 && neither.stderr.contains("give --position, --to-list or both"))
+        #expect(try cli.run(["item", "move", first, "--position", "-2"]).status == 64)
+    }
+
+    @Test("board cards name their column by title; archived cards and descriptions show in board show")
+    func boardNames() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("board", "create", "Home")
+        try cli.ok("board", "column", "add", "Home", "To do")
+        try cli.ok("board", "column", "add", "Home", "Done")
+        let paint = try #require(
+            (try cli.json("board", "card", "add", "To do", "Paint", "--description", "the fence") as? [String: Any])?[
+                "id"] as? String)
+        let moved = try #require(try cli.json("board", "card", "move", paint, "--to-column", "Done") as? [String: Any])
+        #expect(moved["orderNumber"] as? Int == 0)
+        try cli.ok("board", "card", "archive", paint)
+        let text = try cli.ok("board", "show", "Home", "--all")
+        #expect(text.contains("Paint") && text.contains("[archived]") && text.contains("        the fence"))
+        // Every id in JSON is lowercase, as everywhere else.
+        func ids(_ value: Any) -> [String] {
+            switch value {
+            case let text as String: return UUID(uuidString: text) != nil ? [text] : []
+            case let array as [Any]: return array.flatMap(ids)
+            case let object as [String: Any]: return object.values.flatMap(ids)
+            default: return []
+            }
+        }
+        let shown = try ids(try #require(try cli.json("board", "show", "Home", "--all")))
+        #expect(shown.count >= 5 && shown.allSatisfy { $0 == $0.lowercased() })
+        let empty = try cli.run(["board", "column", "add", "Home", " "])
+        #expect(empty.stderr == "error: column title: cannot be empty\n")
+    }
+
+    @Test("plan set free resets the limit to seed 001's 25 and warns when there are more cards")
+    func planReset() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("plan", "set", "free", "--free-limit", "40")
+        #expect(try cli.ok("plan", "set", "free").contains("of 25 cards"))
+        try cli.ok("plan", "set", "free", "--free-limit", "1")
+        try cli.ok("deck", "create", "D", "--front", "es")
+        try cli.ok("card", "add", "D", "uno", "one")
+        try cli.ok("plan", "set", "premium")
+        try cli.ok("card", "add", "D", "dos", "two")
+        let over = try cli.run(["plan", "set", "free", "--free-limit", "1"])
+        #expect(over.status == 0 && over.stderr.hasPrefix("warning: you have 2 cards, more than the free plan's 1"))
     }
 
     @Test("item images are checked by content, not by file name")
