@@ -119,7 +119,7 @@ struct ImportCommand: StoreCommand {
             return handle.readData(ofLength: 8)
         }
         guard let head else { throw CardboxError.invalid(field: file, reason: "cannot read the file") }
-        let chosen = try format ?? (AnkiPackageFormat.matches(head) ? .apkg : nil)
+        let chosen = format ?? (AnkiPackageFormat.matches(head) ? .apkg : nil)
         let data = chosen == .apkg ? head : try InputGuard.read(file)
         let report: ImportReport
         switch try chosen ?? ImportFormat.detect(data, file: file) {

@@ -59,8 +59,9 @@ public enum AnkiPackageFormat {
             field: file,
             reason: "\(entry.path) expands past \(limit) bytes, the most Cardbox reads from one Anki package")
         guard entry.uncompressedSize <= limit else { throw tooLarge }
-        FileManager.default.createFile(atPath: url.path, contents: nil)
-        guard let handle = try? FileHandle(forWritingTo: url) else {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+            let handle = try? FileHandle(forWritingTo: url)
+        else {
             throw CardboxError.storage("cannot write a temporary file for \(file)")
         }
         defer { try? handle.close() }

@@ -34,7 +34,7 @@ struct CardboxBench: ParsableCommand {
             "cardbox-bench-\(ProcessInfo.processInfo.processIdentifier)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        var bench = Measurements(folder: folder, runs: runs, sqlite3: sqlite3)
+        let bench = Measurements(folder: folder, runs: runs, sqlite3: sqlite3)
 
         if only == "study" {
             let study = try bench.study(answers: 1_000, collection: deckSize)
