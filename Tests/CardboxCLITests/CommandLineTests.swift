@@ -230,6 +230,33 @@ struct CommandLineTests {
         #expect(try cli.ok("list", "show", "Groceries", "--all").contains("Milk") == false)
     }
 
+    @Test("a truncated JSON file is refused as invalid JSON whatever --deck says, and nothing is created")
+    func truncatedJSONImport() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("deck", "create", "Spanish", "--front", "es")
+        let file = cli.folder.appendingPathComponent("bad.json").path
+        try #"{"lists": [ {"title": "x", "#.write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try cli.run(["import", file, "--deck", "Spanish"])
+        #expect(result.status == 1)
+        #expect(
+            result.stderr == "error: \(file): is not valid JSON: ends in the middle of a value at line 1, column 28\n")
+        #expect((try cli.json("card", "list", "Spanish") as? [Any])?.isEmpty == true)
+    }
+
+    @Test("quiet rules: an empty back, a 5,000-character front, a deck whose two languages are the same")
+    func quietRules() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("deck", "create", "Definitions", "--front", "en", "--back", "en")
+        try cli.ok("card", "add", "Definitions", "serendipity", "")
+        try cli.ok("card", "add", "Definitions", String(repeating: "a", count: 5_000), "long")
+        let tooLong = try cli.run(["card", "add", "Definitions", String(repeating: "b", count: 10_001), "x"])
+        #expect(tooLong.status == 1)
+        let cards = try #require(try cli.json("card", "list", "Definitions") as? [[String: Any]])
+        #expect(cards.map { ($0["back"] as? String) ?? "?" } == ["", "long"])
+    }
+
     @Test("moves go to the end without --position, or with --position end or -1; quantities may be negative")
     func movesAndNumbers() throws {
         let cli = try CLI()
