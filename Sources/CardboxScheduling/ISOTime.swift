@@ -12,6 +12,9 @@ public enum ISOTime {
         // which would roll it over into the next month.
         guard !hasUTCShape(bytes) else { return nil }
         guard fieldsAreValid(bytes) else { return nil }
+        // Foundation's formatter dies (SIGFPE) on a fraction of dozens of digits (found by fuzzing): the
+        // longest form it is given is nine fractional digits and an offset, 35 characters.
+        guard bytes.count <= 35 else { return nil }
         let formatter = ISO8601DateFormatter()
         if let date = formatter.date(from: text) { return date }
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

@@ -201,6 +201,9 @@ struct ISOTimeTests {
         #expect(ISOTime.parse("2025-01-01T09:00:00.Z") == nil)
         #expect(ISOTime.parse("2025-01-01T09:00:00.12x4Z") == nil)
         #expect(ISOTime.parse("2025-01-01T09:00:00.1234567890x2Z") == nil)
+        // Found by fuzzing: a long fraction without Z used to reach Foundation's formatter and crash it.
+        #expect(ISOTime.parse("2025-01-01T09:00:00." + String(repeating: "0", count: 40) + "0y9b") == nil)
+        #expect(ISOTime.parse("2025-01-01T10:00:00.123456789+01:00") != nil)
     }
 
     @Test("impossible dates and times are refused, not rolled over into the next month or day")
