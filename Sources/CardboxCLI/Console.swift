@@ -104,6 +104,15 @@ enum Console {
         }
     }
 
+    /// Writes a file a person named (`-o FILE`), whole or not at all, with an error that names it.
+    static func writeFile(_ data: Data, to path: String) throws {
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CardboxError.invalid(field: "output", reason: "cannot write '\(path)': \(error.localizedDescription)")
+        }
+    }
+
     /// A due time typed by a person: "now", "new" (no due time: a new card), an ISO 8601 time
     /// ("2025-03-01T09:00:00Z") or a date ("2025-03-01", midnight UTC).
     static func dueDate(_ text: String) throws -> Date? {

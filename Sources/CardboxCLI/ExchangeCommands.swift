@@ -71,12 +71,7 @@ struct ExportCommand: StoreCommand {
             if data.last != UInt8(ascii: "\n") { Terminal.current.write(Data("\n".utf8)) }
             return
         }
-        do {
-            try data.write(to: URL(fileURLWithPath: output), options: .atomic)
-        } catch {
-            throw CardboxError.invalid(
-                field: "output", reason: "cannot write '\(output)': \(error.localizedDescription)")
-        }
+        try Console.writeFile(data, to: output)
         Terminal.current.print("\(summary) to \(output)")
     }
 }

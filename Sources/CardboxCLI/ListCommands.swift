@@ -71,8 +71,14 @@ struct ListCommand: ParsableCommand {
         @Flag(help: "Include crossed-out items.") var all = false
 
         func run(store: CardboxStore) throws {
-            let shown = try store.list(list, includeCrossedOut: all ? true : nil)
-            let hidden = all ? 0 : try store.list(list, includeCrossedOut: true).items.map { $0.count } ?? 0
+            // One read of every item; the store's rule (--all, else the showCrossedOutItems setting) picks.
+            let full = try store.list(list, includeCrossedOut: true)
+            var shown = full
+            let showCrossedOut = try all || store.settings().showCrossedOutItems
+            if !showCrossedOut {
+                shown.items = full.items?.filter { !$0.isCrossedOut }
+            }
+            let hidden = (full.items?.count ?? 0) - (shown.items?.count ?? 0)
             try Console.emit(shown, json: output.json) { list in
                 let items = list.items ?? []
                 var lines = [list.name]
@@ -82,8 +88,7 @@ struct ListCommand: ParsableCommand {
                     lines.append("- " + ListCommand.describe(item, numbered: false))
                     lines += Console.indented(item.description)
                 }
-                let crossed = hidden - items.count
-                if crossed > 0 { lines.append("(\(crossed) crossed out, hidden; --all shows them)") }
+                if hidden > 0 { lines.append("(\(hidden) crossed out, hidden; --all shows them)") }
                 return lines.joined(separator: "\n")
             }
         }
@@ -307,12 +312,7 @@ struct ItemCommand: ParsableCommand {
 
             func run(store: CardboxStore) throws {
                 let (image, data) = try store.itemImageData(image)
-                do {
-                    try data.write(to: URL(fileURLWithPath: output), options: .atomic)
-                } catch {
-                    throw CardboxError.invalid(
-                        field: "output", reason: "cannot write '\(output)': \(error.localizedDescription)")
-                }
+                try Console.writeFile(data, to: output)
                 Terminal.current.print("wrote \(image.byteCount) bytes (\(image.mimeType)) to \(output)")
             }
         }

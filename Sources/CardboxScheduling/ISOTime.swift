@@ -11,7 +11,7 @@ public enum ISOTime {
         // A hand-parsed shape with an impossible field is refused here, not handed to the formatter,
         // which would roll it over into the next month.
         guard !hasUTCShape(bytes) else { return nil }
-        guard fieldsAreValid(bytes) else { return nil }
+        guard fields(bytes) != nil else { return nil }
         // Foundation's formatter dies (SIGFPE) on a fraction of dozens of digits (found by fuzzing): the
         // longest form it is given is nine fractional digits and an offset, 35 characters.
         guard bytes.count <= 35 else { return nil }
@@ -44,18 +44,17 @@ public enum ISOTime {
 
     private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
 
-    /// Checks the date and time fields of any `YYYY-MM-DDThh:mm:ss…` text before Foundation sees it.
-    private static func fieldsAreValid(_ bytes: [UInt8]) -> Bool {
+    /// The date and time fields of any `YYYY-MM-DDThh:mm:ss…` text, or nil when one is not a number
+    /// or not possible (31 February, hour 24).
+    private static func fields(_ bytes: [UInt8]) -> (
+        year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
+    )? {
         guard bytes.count >= 19, let year = number(bytes, 0..<4), let month = number(bytes, 5..<7),
             let day = number(bytes, 8..<10), let hour = number(bytes, 11..<13), let minute = number(bytes, 14..<16),
-            let second = number(bytes, 17..<19)
-        else { return false }
-        return isValid(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
-    }
-
-    static func isValid(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Bool {
-        guard (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return false }
-        return (1...daysIn(month: month, year: year)).contains(day)
+            let second = number(bytes, 17..<19), (1...12).contains(month), hour < 24, minute < 60, second < 60,
+            (1...daysIn(month: month, year: year)).contains(day)
+        else { return nil }
+        return (year, month, day, hour, minute, second)
     }
 
     static func daysIn(month: Int, year: Int) -> Int {
@@ -67,11 +66,7 @@ public enum ISOTime {
     }
 
     private static func parseUTC(_ bytes: [UInt8]) -> Date? {
-        guard hasUTCShape(bytes), let year = number(bytes, 0..<4), let month = number(bytes, 5..<7),
-            let day = number(bytes, 8..<10), let hour = number(bytes, 11..<13), let minute = number(bytes, 14..<16),
-            let second = number(bytes, 17..<19),
-            isValid(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
-        else { return nil }
+        guard hasUTCShape(bytes), let (year, month, day, hour, minute, second) = fields(bytes) else { return nil }
         var fraction = 0.0
         if bytes.count > 20 {
             let digitCount = bytes.count - 21

@@ -67,8 +67,12 @@ extension CardboxStore {
             try tx.db.execute(sql: "DELETE FROM setting WHERE accountId = ?", arguments: [tx.account])
             var report = ImportReport()
             if !snapshot.account.isEmpty {
+                // Only what a backup writes of the account: its id and creation time belong to this store.
+                let columns = try ColumnCheck.columns(of: "account", in: tx.db).filter {
+                    ["plan", "freeCardLimit"].contains($0.key)
+                }
+                try ColumnCheck.check(snapshot.account, table: "account", index: 0, columns: columns)
                 let fields = snapshot.account.sorted { $0.key < $1.key }.map { ($0.key, Self.databaseValue($0.value)) }
-                try Self.checkColumns(fields.map(\.0), of: "account", in: tx.db)
                 try tx.db.execute(
                     sql: "UPDATE account SET \(fields.map { "\($0.0) = ?" }.joined(separator: ", ")) WHERE id = ?",
                     arguments: StatementArguments(fields.map(\.1) + [tx.account]))
@@ -106,14 +110,6 @@ extension CardboxStore {
         }
         let fields = columns.dropFirst().filter { $0 != "id" }.map { ($0, databaseValue(row[$0]!)) }
         try tx.record(entity, rowId: rowId, .insert, fields)
-    }
-
-    /// Refuses columns the schema does not have (a damaged or foreign backup), naming them.
-    private static func checkColumns(_ columns: [String], of table: String, in db: Database) throws {
-        let known = Set(try db.columns(in: table).map(\.name))
-        if let unknown = columns.first(where: { !known.contains($0) }) {
-            throw CardboxError.invalid(field: "backup \(table)", reason: "has an unknown column '\(unknown)'")
-        }
     }
 
     /// What the migrations after `schema` did to existing rows, applied to a backup's rows written

@@ -83,6 +83,14 @@ struct BackupFormatTests {
                 #"{"format":"cardbox-backup","version":1,"schema":"v3: archived board cards","tables":{"deck":[{"id":"d","sneaky":1}]}}"#,
                 "backup deck: has an unknown column 'sneaky'"
             ),
+            (
+                #"{"format":"cardbox-backup","version":1,"schema":"v3: archived board cards","account":{"id":"0195f6a2-7c1e-7b3a-9e4f-1a2b3c4d5e6f"},"tables":{}}"#,
+                "backup account: has an unknown column 'id'"
+            ),
+            (
+                #"{"format":"cardbox-backup","version":1,"schema":"v3: archived board cards","account":{"freeCardLimit":"lots"},"tables":{}}"#,
+                "backup account[0].freeCardLimit: must be a whole number"
+            ),
         ])
     func damaged(json: String, message: String) throws {
         let store = try CardboxStore.inMemory()
