@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxSync
 import Foundation
 import GRDB
 
@@ -64,7 +65,11 @@ extension CardboxStore {
                 throw CardboxError.invalid(
                     field: "restore", reason: "this store already holds data; restore into a new store (--store PATH)")
             }
-            try tx.db.execute(sql: "DELETE FROM setting WHERE accountId = ?", arguments: [tx.account])
+            for key in try String.fetchAll(
+                tx.db, sql: "SELECT key FROM setting WHERE accountId = ?", arguments: [tx.account])
+            {
+                try tx.delete(.setting, id: key)
+            }
             var report = ImportReport()
             if !snapshot.account.isEmpty {
                 // Only what a backup writes of the account: its id and creation time belong to this store.
@@ -72,15 +77,14 @@ extension CardboxStore {
                     ["plan", "freeCardLimit"].contains($0.key)
                 }
                 try ColumnCheck.check(snapshot.account, table: "account", index: 0, columns: columns)
-                let fields = snapshot.account.sorted { $0.key < $1.key }.map { ($0.key, Self.databaseValue($0.value)) }
-                try tx.db.execute(
-                    sql: "UPDATE account SET \(fields.map { "\($0.0) = ?" }.joined(separator: ", ")) WHERE id = ?",
-                    arguments: StatementArguments(fields.map(\.1) + [tx.account]))
-                try tx.record(.account, rowId: tx.account, .update, fields)
+                let fields: WriteContext.Fields = snapshot.account.sorted { $0.key < $1.key }.map {
+                    ($0.key, Self.databaseValue($0.value))
+                }
+                try tx.update(.account, id: tx.account, fields)
             }
             let upgrades = Self.rowUpgrades(after: snapshot.schema)
             for table in Self.backupTables {
-                let columns = try ColumnCheck.columns(of: table, in: tx.db)
+                let columns = try ColumnCheck.columns(of: table, in: tx.db).filter { !SyncColumns.all.contains($0.key) }
                 for (index, stored) in (snapshot.tables[table] ?? []).enumerated() {
                     var row = stored
                     for upgrade in upgrades { upgrade(table, &row) }
@@ -94,22 +98,20 @@ extension CardboxStore {
     }
 
     private static func insert(_ row: [String: JSONValue], into table: String, tx: WriteContext) throws {
+        // Synced rows are written as the restore's own writes, so a later sync sends them.
+        if let entity = Entity(rawValue: table) {
+            let rowId = RecordID.make(entity.identityColumns.map { row[$0].flatMap(\.text) ?? "" })
+            let fields: WriteContext.Fields = row.keys.sorted().filter { $0 != "accountId" && $0 != "id" }.map {
+                ($0, databaseValue(row[$0]!))
+            }
+            return try tx.insert(entity, id: rowId, fields)
+        }
         var columns = row.keys.sorted().filter { $0 != "accountId" && !(table == "usageEvent" && $0 == "id") }
         let values = columns.map { databaseValue(row[$0]!) }
         columns.insert("accountId", at: 0)
         let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         try tx.db.cachedStatement(sql: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(marks))")
             .execute(arguments: StatementArguments([tx.account] + values))
-        // History, so a later sync learns of the restored rows (images travel by content, not history).
-        guard let entity = Entity(rawValue: table), table != "image" else { return }
-        let rowId: String
-        switch table {
-        case "cardTag": rowId = "\(row["cardId"].flatMap(\.text) ?? "")/\(row["tagId"].flatMap(\.text) ?? "")"
-        case "setting": rowId = row["key"].flatMap(\.text) ?? ""
-        default: rowId = row["id"].flatMap(\.text) ?? ""
-        }
-        let fields = columns.dropFirst().filter { $0 != "id" }.map { ($0, databaseValue(row[$0]!)) }
-        try tx.record(entity, rowId: rowId, .insert, fields)
     }
 
     /// What the migrations after `schema` did to existing rows, applied to a backup's rows written
@@ -150,7 +152,8 @@ extension CardboxStore {
 
     static func values(_ row: Row) -> [String: JSONValue] {
         var values: [String: JSONValue] = [:]
-        for (column, value) in row where column != "accountId" {
+        // Sync clocks belong to the store, not to the data: a restore stamps rows anew.
+        for (column, value) in row where column != "accountId" && !SyncColumns.all.contains(column) {
             switch value.storage {
             case .null: values[column] = .null
             case .int64(let number): values[column] = .int(number)

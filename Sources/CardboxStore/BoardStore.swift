@@ -75,22 +75,7 @@ extension CardboxStore {
     /// Seed 003: deleting a board deletes its columns and their cards (cascade).
     public func deleteBoard(_ reference: String) throws {
         try write { tx in
-            let id = try tx.context.resolve(reference, .board)
-            let scope: StatementArguments = [tx.account, id]
-            try tx.recordDeletions(
-                .boardCard,
-                rowIds: try String.fetchAll(
-                    tx.db.cachedStatement(
-                        sql: """
-                            SELECT boardCard.id FROM boardCard JOIN boardColumn ON boardColumn.id = boardCard.columnId
-                            WHERE boardColumn.accountId = ? AND boardColumn.boardId = ?
-                            """), arguments: scope))
-            try tx.recordDeletions(
-                .boardColumn,
-                rowIds: try String.fetchAll(
-                    tx.db.cachedStatement(sql: "SELECT id FROM boardColumn WHERE accountId = ? AND boardId = ?"),
-                    arguments: scope))
-            try tx.delete(.board, id: id)
+            try tx.delete(.board, id: try tx.context.resolve(reference, .board))
         }
     }
 
@@ -128,8 +113,7 @@ extension CardboxStore {
             let id = try tx.context.resolve(reference, .boardColumn)
             let boardId = try tx.context.boardColumn(id).boardId.storage
             let key = try tx.position(.boardColumn, parentId: boardId, at: position, excluding: id)
-            try tx.update(
-                .boardColumn, id: id, [("boardId", boardId), ("position", key), ("modifiedAt", tx.nowMillis)])
+            try tx.update(.boardColumn, id: id, [("position", key), ("modifiedAt", tx.nowMillis)])
             return try tx.context.boardColumn(id)
         }
     }
@@ -137,13 +121,7 @@ extension CardboxStore {
     /// Deletes a column and its cards (cascade).
     public func deleteColumn(_ reference: String) throws {
         try write { tx in
-            let id = try tx.context.resolve(reference, .boardColumn)
-            try tx.recordDeletions(
-                .boardCard,
-                rowIds: try String.fetchAll(
-                    tx.db.cachedStatement(sql: "SELECT id FROM boardCard WHERE accountId = ? AND columnId = ?"),
-                    arguments: [tx.account, id]))
-            try tx.delete(.boardColumn, id: id)
+            try tx.delete(.boardColumn, id: try tx.context.resolve(reference, .boardColumn))
         }
     }
 

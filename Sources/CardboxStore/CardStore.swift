@@ -51,10 +51,7 @@ extension CardboxStore {
         return try write { tx in
             var fields: WriteContext.Fields = [("plan", plan.rawValue)]
             if let freeCardLimit { fields.append(("freeCardLimit", freeCardLimit)) }
-            try tx.db.execute(
-                sql: "UPDATE account SET \(fields.map { "\($0.0) = ?" }.joined(separator: ", ")) WHERE id = ?",
-                arguments: StatementArguments(fields.map(\.1) + [tx.account]))
-            try tx.record(.account, rowId: tx.account, .update, fields)
+            try tx.update(.account, id: tx.account, fields)
             return try tx.context.allowance()
         }
     }
@@ -308,19 +305,7 @@ extension WriteContext {
     }
 
     func deleteCardRow(_ card: Card) throws {
-        let id = card.id.storage
-        try recordDeletions(
-            .reviewLog,
-            rowIds: try String.fetchAll(
-                db.cachedStatement(sql: "SELECT id FROM reviewLog WHERE accountId = ? AND cardId = ?"),
-                arguments: [account, id]))
-        try recordDeletions(
-            .cardTag,
-            rowIds: try String.fetchAll(
-                db.cachedStatement(
-                    sql: "SELECT cardId || '/' || tagId FROM cardTag WHERE accountId = ? AND cardId = ?"),
-                arguments: [account, id]))
-        try delete(.card, id: id)
+        try delete(.card, id: card.id.storage)
         if let hash = card.imageHash { try collectImages([hash]) }
     }
 }

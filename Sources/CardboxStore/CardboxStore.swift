@@ -31,7 +31,7 @@ public struct StoreEnvironment: Sendable {
 }
 
 /// The Cardbox store: one account's decks, lists and boards in SQLite (WAL), every mutation one
-/// transaction that also records its field-level changes in `changeLog`.
+/// transaction that also records what sync needs: clocks per row and field, and tombstones.
 ///
 /// A store file may hold several accounts (a server's does); a `CardboxStore` value sees exactly one,
 /// because every query goes through `StoreContext`, which filters on its account.
@@ -39,13 +39,15 @@ public final class CardboxStore: Sendable {
     let writer: any DatabaseWriter
     public let accountId: UUID
     public let replicaId: String
+    /// The local replica's key in the `replica` table.
+    let replicaKey: Int64
     let environment: StoreEnvironment
 
     private init(writer: any DatabaseWriter, account: UUID?, environment: StoreEnvironment) throws {
         self.writer = writer
         self.environment = environment
         try Schema.migrator.migrate(writer)
-        (accountId, replicaId) = try writer.write { db in
+        (accountId, replicaId, replicaKey) = try writer.write { db in
             let replica = try Self.storeInfo(
                 db, key: "replicaId", orInsert: environment.newID().uuidString.lowercased())
             let defaultAccount = try Self.storeInfo(
@@ -54,7 +56,7 @@ public final class CardboxStore: Sendable {
             try db.execute(
                 sql: "INSERT INTO account (id, createdAt) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
                 arguments: [accountId.storage, environment.now().storageMillis])
-            return (accountId, replica)
+            return (accountId, replica, try Self.replicaKey(db, replica))
         }
     }
 
@@ -89,6 +91,17 @@ public final class CardboxStore: Sendable {
         try CardboxStore(writer: DatabaseQueue(), account: account, environment: environment)
     }
 
+    /// The key a replica's id is stored under in rows and clocks, added when first seen.
+    static func replicaKey(_ db: Database, _ replicaId: String) throws -> Int64 {
+        if let key = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT key FROM replica WHERE id = ?"), arguments: [replicaId])
+        {
+            return key
+        }
+        try db.cachedStatement(sql: "INSERT INTO replica (id) VALUES (?)").execute(arguments: [replicaId])
+        return db.lastInsertedRowID
+    }
+
     private static func storeInfo(_ db: Database, key: String, orInsert value: String) throws -> String {
         if let existing = try String.fetchOne(
             db.cachedStatement(sql: "SELECT value FROM storeInfo WHERE key = ?"), arguments: [key])
@@ -105,21 +118,32 @@ public final class CardboxStore: Sendable {
         try translatingErrors {
             try writer.write { db in
                 let now = environment.now()
-                let lastText = try String.fetchOne(
-                    db.cachedStatement(sql: "SELECT value FROM storeInfo WHERE key = 'lastHlc'"))
-                let last = lastText.flatMap { Int64($0) } ?? 0
-                var clock = HybridLogicalClock(last: HLCTimestamp(rawValue: UInt64(bitPattern: last)))
+                var clock = try Self.clock(db)
                 let timestamp = clock.tick(now: now)
-                try db.cachedStatement(
-                    sql: "INSERT INTO storeInfo (key, value) VALUES ('lastHlc', ?) "
-                        + "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
-                ).execute(arguments: [String(timestamp.storageValue)])
+                try Self.save(clock, db)
                 let context = WriteContext(
-                    db: db, accountId: accountId, replicaId: replicaId, now: now, timestamp: timestamp,
-                    environment: environment)
-                return try body(context)
+                    db: db, accountId: accountId, replicaId: replicaId, replicaKey: replicaKey, now: now,
+                    timestamp: timestamp, environment: environment)
+                let result = try body(context)
+                try context.finish()
+                return result
             }
         }
+    }
+
+    /// The replica's hybrid logical clock, as last saved.
+    static func clock(_ db: Database) throws -> HybridLogicalClock {
+        let lastText = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT value FROM storeInfo WHERE key = 'lastHlc'"))
+        let last = lastText.flatMap { Int64($0) } ?? 0
+        return HybridLogicalClock(last: HLCTimestamp(rawValue: UInt64(bitPattern: last)))
+    }
+
+    static func save(_ clock: HybridLogicalClock, _ db: Database) throws {
+        try db.cachedStatement(
+            sql: "INSERT INTO storeInfo (key, value) VALUES ('lastHlc', ?) "
+                + "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+        ).execute(arguments: [String(clock.last.storageValue)])
     }
 
     /// Runs `body` in one read transaction (a consistent snapshot). It runs on the writer's
@@ -145,31 +169,6 @@ public final class CardboxStore: Sendable {
             throw error
         } catch let error as DatabaseError {
             throw CardboxError.storage("the store refused the change: \(error.message ?? error.description)")
-        }
-    }
-
-    /// Every recorded change, oldest first (the history sync and undo read).
-    public func changes(since sequence: Int64 = 0, limit: Int = 1000) throws -> [(
-        sequence: Int64, change: ChangeRecord
-    )] {
-        try read { context in
-            try Row.fetchAll(
-                context.db.cachedStatement(
-                    sql: """
-                        SELECT seq, entity, rowId, operation, fields, hlc, replicaId FROM changeLog
-                        WHERE accountId = ? AND seq > ? ORDER BY seq LIMIT ?
-                        """), arguments: [context.account, sequence, limit]
-            ).map { row in
-                let fieldsText: String = row["fields"]
-                guard case .object(let fields) = try JSONValue.parse(fieldsText, field: "changeLog.fields") else {
-                    throw CardboxError.storage("change \(row["seq"] as Int64) has malformed fields")
-                }
-                let change = ChangeRecord(
-                    entity: row["entity"], rowId: row["rowId"],
-                    operation: ChangeRecord.Operation(rawValue: row["operation"]) ?? .update, fields: fields,
-                    timestamp: HLCTimestamp(rawValue: UInt64(bitPattern: row["hlc"])), replicaId: row["replicaId"])
-                return (row["seq"], change)
-            }
         }
     }
 }

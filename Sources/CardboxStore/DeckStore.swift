@@ -109,22 +109,6 @@ extension CardboxStore {
                         SELECT imageHash FROM card WHERE accountId = ? AND deckId = ? AND imageHash IS NOT NULL
                         UNION SELECT imageHash FROM suggestion WHERE accountId = ? AND deckId = ? AND imageHash IS NOT NULL
                         """), arguments: deckScope + deckScope)
-            try tx.recordDeletions(
-                .cardTag,
-                rowIds: try String.fetchAll(
-                    tx.db.cachedStatement(
-                        sql: """
-                            SELECT cardTag.cardId || '/' || cardTag.tagId FROM cardTag JOIN card ON card.id = cardTag.cardId
-                            WHERE card.accountId = ? AND card.deckId = ?
-                            """), arguments: deckScope))
-            for entity in [Entity.reviewLog, .card, .suggestion, .rejectedSuggestion] {
-                try tx.recordDeletions(
-                    entity,
-                    rowIds: try String.fetchAll(
-                        tx.db.cachedStatement(
-                            sql: "SELECT id FROM \(entity.rawValue) WHERE accountId = ? AND deckId = ?"),
-                        arguments: deckScope))
-            }
             try tx.delete(.deck, id: id)
             try tx.collectImages(images)
             try tx.logEvent(.deckDeleted)

@@ -189,31 +189,24 @@ extension WriteContext {
         }
     }
 
-    /// Deletes a list with its items and images, recording every tombstone.
+    /// Deletes a list with its items and images, then the image bytes nothing uses any more.
     func deleteListRows(_ id: String) throws {
-        let scope: StatementArguments = [account, id]
-        let images = try Row.fetchAll(
+        let hashes = try String.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT itemImage.id, itemImage.imageHash FROM itemImage JOIN item ON item.id = itemImage.itemId
+                    SELECT itemImage.imageHash FROM itemImage JOIN item ON item.id = itemImage.itemId
                     WHERE item.accountId = ? AND item.listId = ?
-                    """), arguments: scope)
-        try recordDeletions(.itemImage, rowIds: images.map { $0["id"] })
-        try recordDeletions(
-            .item,
-            rowIds: try String.fetchAll(
-                db.cachedStatement(sql: "SELECT id FROM item WHERE accountId = ? AND listId = ?"), arguments: scope))
+                    """), arguments: [account, id])
         try delete(.itemList, id: id)
-        try collectImages(images.map { $0["imageHash"] as String })
+        try collectImages(hashes)
     }
 
-    /// Deletes an item with its images, recording every tombstone.
+    /// Deletes an item with its images, then the image bytes nothing uses any more.
     func deleteItemRows(_ id: String) throws {
-        let images = try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT id, imageHash FROM itemImage WHERE accountId = ? AND itemId = ?"),
+        let hashes = try String.fetchAll(
+            db.cachedStatement(sql: "SELECT imageHash FROM itemImage WHERE accountId = ? AND itemId = ?"),
             arguments: [account, id])
-        try recordDeletions(.itemImage, rowIds: images.map { $0["id"] })
         try delete(.item, id: id)
-        try collectImages(images.map { $0["imageHash"] as String })
+        try collectImages(hashes)
     }
 }

@@ -13,6 +13,7 @@ enum Schema {
         migrator.registerMigration("v1: accounts, decks, cards, lists, boards, history", migrate: createVersion1)
         migrator.registerMigration(studyMigration, migrate: addStudy)
         migrator.registerMigration("v3: archived board cards", migrate: addBoardCardArchive)
+        migrator.registerMigration("v4: clocks per row and field, tombstones, held rows", migrate: addClocks)
         return migrator
     }
 
@@ -276,5 +277,90 @@ enum Schema {
     static func addBoardCardArchive(_ db: Database) throws {
         try db.execute(
             sql: "ALTER TABLE boardCard ADD COLUMN isArchived INTEGER NOT NULL DEFAULT 0 CHECK (isArchived IN (0, 1))")
+    }
+
+    /// Replaces the change log (a JSON copy of every write) with clocks kept beside the data: each
+    /// synced row carries the clock of its creation and the version of its last local write; a field
+    /// written later has its own clock in `fieldClock`. See docs/sync.md.
+    static func addClocks(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE replica (key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE);
+                -- Rows that existed before clocks: written by no replica in particular, at time 0.
+                INSERT INTO replica (key, id) VALUES (0, 'origin');
+                INSERT INTO replica (id) SELECT value FROM storeInfo WHERE key = 'replicaId';
+
+                CREATE TABLE fieldClock (
+                    accountId TEXT NOT NULL,
+                    entity TEXT NOT NULL,
+                    rowId TEXT NOT NULL,
+                    field TEXT NOT NULL,
+                    hlc INTEGER NOT NULL,
+                    replica INTEGER NOT NULL REFERENCES replica(key),
+                    PRIMARY KEY (accountId, entity, rowId, field)
+                ) WITHOUT ROWID;
+
+                CREATE TABLE tombstone (
+                    accountId TEXT NOT NULL,
+                    entity TEXT NOT NULL,
+                    rowId TEXT NOT NULL,
+                    hlc INTEGER NOT NULL,
+                    replica INTEGER NOT NULL REFERENCES replica(key),
+                    version INTEGER NOT NULL,
+                    PRIMARY KEY (accountId, entity, rowId)
+                ) WITHOUT ROWID;
+                CREATE INDEX tombstoneByVersion ON tombstone(accountId, version);
+
+                CREATE TABLE heldRow (
+                    accountId TEXT NOT NULL,
+                    entity TEXT NOT NULL,
+                    rowId TEXT NOT NULL,
+                    waitingFor TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    row TEXT NOT NULL,
+                    PRIMARY KEY (accountId, entity, rowId)
+                ) WITHOUT ROWID;
+                CREATE INDEX heldRowByParent ON heldRow(accountId, waitingFor);
+                CREATE INDEX heldRowByVersion ON heldRow(accountId, version);
+
+                CREATE TABLE changeBatch (
+                    id INTEGER PRIMARY KEY,
+                    accountId TEXT NOT NULL,
+                    hlc INTEGER NOT NULL,
+                    replica INTEGER NOT NULL REFERENCES replica(key),
+                    origin TEXT NOT NULL CHECK (origin IN ('local', 'remote')),
+                    summary TEXT NOT NULL
+                );
+                CREATE INDEX changeBatchByAccount ON changeBatch(accountId, id);
+
+                -- Two devices may each create a deck of one name offline: both are kept after a merge,
+                -- so the name is unique per device write (checked by the store), not by the schema.
+                DROP INDEX deckName;
+                CREATE INDEX deckName ON deck(accountId, nameKey);
+                """)
+        let ownReplica = "(SELECT key FROM replica WHERE id = (SELECT value FROM storeInfo WHERE key = 'replicaId'))"
+        let lastWrite = "(SELECT COALESCE(MAX(hlc), 0) FROM changeLog)"
+        let tables: [(String, String)] = [
+            ("account", "createdAt << 16"), ("setting", lastWrite), ("deck", "modifiedAt << 16"),
+            ("card", "modifiedAt << 16"), ("tag", "createdAt << 16"), ("cardTag", lastWrite),
+            ("suggestion", "createdAt << 16"), ("rejectedSuggestion", "deletedAt << 16"),
+            ("reviewLog", "reviewedAt << 16"), ("itemList", "modifiedAt << 16"), ("item", "modifiedAt << 16"),
+            ("itemImage", "createdAt << 16"), ("board", "modifiedAt << 16"), ("boardColumn", "modifiedAt << 16"),
+            ("boardCard", "modifiedAt << 16"),
+        ]
+        for (table, clock) in tables {
+            try db.execute(
+                sql: """
+                    ALTER TABLE \(table) ADD COLUMN syncHlc INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE \(table) ADD COLUMN syncReplica INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE \(table) ADD COLUMN syncVersion INTEGER NOT NULL DEFAULT 0;
+                    UPDATE \(table) SET syncHlc = \(clock), syncReplica = COALESCE(\(ownReplica), 0);
+                    UPDATE \(table) SET syncVersion = syncHlc;
+                    """)
+            if table != "account" {
+                try db.execute(sql: "CREATE INDEX \(table)BySyncVersion ON \(table)(accountId, syncVersion)")
+            }
+        }
+        try db.execute(sql: "DROP TABLE changeLog")
     }
 }

@@ -65,15 +65,14 @@ extension CardboxStore {
 }
 
 extension WriteContext {
-    /// Stores one setting's JSON text and records the change.
+    /// Stores one setting's JSON text.
     func writeSetting(_ key: String, _ value: String) throws {
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO setting (accountId, key, value) VALUES (?, ?, ?)
-                ON CONFLICT (accountId, key) DO UPDATE SET value = excluded.value
-                """
-        ).execute(arguments: [account, key, value])
-        try record(.setting, rowId: key, .update, [("value", value)])
+        let exists = try context.count("SELECT COUNT(*) FROM setting WHERE accountId = ? AND key = ?", [account, key])
+        if exists > 0 {
+            try update(.setting, id: key, [("value", value)])
+        } else {
+            try insert(.setting, id: key, [("key", key), ("value", value)])
+        }
     }
 }
 

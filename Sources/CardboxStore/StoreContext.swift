@@ -4,52 +4,6 @@ import Crypto
 import Foundation
 import GRDB
 
-/// The tables whose rows are synced entities, with what the generic code needs to know of each.
-enum Entity: String, CaseIterable {
-    case deck, card, tag, cardTag, suggestion, rejectedSuggestion
-    case itemList, item, itemImage
-    case board, boardColumn, boardCard
-    case setting
-    case account
-    case reviewLog
-
-    /// The word a person reads in messages.
-    var kind: String {
-        switch self {
-        case .itemList: "list"
-        case .itemImage: "image"
-        case .boardColumn: "column"
-        case .boardCard: "board card"
-        case .rejectedSuggestion: "rejected suggestion"
-        case .cardTag: "card tag"
-        default: rawValue
-        }
-    }
-
-    /// The column a person may name the record by, besides its id.
-    var nameColumn: String? {
-        switch self {
-        case .deck, .itemList: "name"
-        case .board: "boardTitle"
-        case .boardColumn: "listTitle"
-        default: nil
-        }
-    }
-
-    /// For ordered entities: the column naming the parent whose children the position orders
-    /// (nil parent: ordered among the account's rows).
-    var orderParent: String?? {
-        switch self {
-        case .itemList: .some(nil)
-        case .item: "listId"
-        case .itemImage: "itemId"
-        case .boardColumn: "boardId"
-        case .boardCard: "columnId"
-        default: nil
-        }
-    }
-}
-
 /// A view of the database scoped to one account: every query here filters on `accountId`.
 struct StoreContext {
     let db: Database
@@ -118,7 +72,7 @@ struct StoreContext {
     }
 
     func siblingScope(_ entity: Entity, parentId: String?) -> (String, StatementArguments) {
-        if case .some(.some(let parentColumn)) = entity.orderParent {
+        if case .some(.some(let parentColumn)) = entity.orderParentColumn {
             return ("accountId = ? AND \(parentColumn) = ?", [account, parentId])
         }
         return ("accountId = ?", [account])
@@ -128,23 +82,29 @@ struct StoreContext {
 }
 
 /// One write transaction: the scoped database, the transaction's time and HLC timestamp, and the
-/// recording of every field it writes.
+/// capture of every row it writes (see `ChangeCapture.swift`).
 final class WriteContext {
     let context: StoreContext
     let replicaId: String
+    /// The local replica's key in the `replica` table: what rows store instead of the id text.
+    let replicaKey: Int64
     let now: Date
     let timestamp: HLCTimestamp
     private let environment: StoreEnvironment
     private var random: AnyRandomNumberGenerator
-    /// The transaction's prepared history insert, its account, time and replica bound once.
-    private var changeLogInsert: FastStatement?
+    /// What the transaction wrote, for the history shown to people: one `changeBatch` row at commit.
+    var batch = BatchSummary()
+    /// Entities known to have no tombstones in this account, so re-creating a named row (a tag, a
+    /// tag link) need not look for one to clear.
+    var entitiesWithoutTombstones: Set<Entity> = []
 
     init(
-        db: Database, accountId: UUID, replicaId: String, now: Date, timestamp: HLCTimestamp,
+        db: Database, accountId: UUID, replicaId: String, replicaKey: Int64, now: Date, timestamp: HLCTimestamp,
         environment: StoreEnvironment
     ) {
         self.context = StoreContext(db: db, accountId: accountId, timeZone: environment.timeZone)
         self.replicaId = replicaId
+        self.replicaKey = replicaKey
         self.now = now
         self.timestamp = timestamp
         self.environment = environment
@@ -160,53 +120,6 @@ final class WriteContext {
     func newUUID() -> UUID { environment.newID() }
 
     typealias Fields = [(String, (any DatabaseValueConvertible)?)]
-
-    func insert(_ entity: Entity, id: String, _ fields: Fields) throws {
-        try RowInserter(self, entity, columns: fields.map(\.0)).insert(
-            id: id, fields.map { $0.1?.databaseValue ?? .null })
-    }
-
-    func update(_ entity: Entity, id: String, _ fields: Fields) throws {
-        guard !fields.isEmpty else { return }
-        let assignments = fields.map { "\($0.0) = ?" }.joined(separator: ", ")
-        try db.cachedStatement(sql: "UPDATE \(entity.rawValue) SET \(assignments) WHERE accountId = ? AND id = ?")
-            .execute(arguments: StatementArguments(fields.map(\.1) + [account, id]))
-        try record(entity, rowId: id, .update, fields)
-    }
-
-    /// Deletes a row, recording its tombstone. Rows that the schema's cascades delete with it must be
-    /// recorded by the caller (`recordDeletions`), so other replicas learn of them too.
-    func delete(_ entity: Entity, id: String) throws {
-        try db.cachedStatement(sql: "DELETE FROM \(entity.rawValue) WHERE accountId = ? AND id = ?")
-            .execute(arguments: [account, id])
-        try record(entity, rowId: id, .delete, fieldsJSON: "{}")
-    }
-
-    func recordDeletions(_ entity: Entity, rowIds: [String]) throws {
-        for rowId in rowIds { try record(entity, rowId: rowId, .delete, fieldsJSON: "{}") }
-    }
-
-    func record(_ entity: Entity, rowId: String, _ operation: ChangeRecord.Operation, _ fields: Fields) throws {
-        let encoder = ChangeEncoder(entity: entity, columns: fields.map(\.0))
-        try record(
-            entity, rowId: rowId, operation, fieldsJSON: encoder.encode(fields.map { $0.1?.databaseValue ?? .null }))
-    }
-
-    /// Appends one change record: the written fields as a JSON object (see `ChangeEncoder`), stamped
-    /// with the transaction's timestamp and this replica.
-    func record(_ entity: Entity, rowId: String, _ operation: ChangeRecord.Operation, fieldsJSON: String) throws {
-        if changeLogInsert == nil {
-            changeLogInsert = try FastStatement(
-                db,
-                """
-                INSERT INTO changeLog (accountId, hlc, replicaId, entity, operation, rowId, fields)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, leading: [account.databaseValue, timestamp.storageValue.databaseValue, replicaId.databaseValue])
-        }
-        try changeLogInsert!.execute(
-            entity.rawValue.databaseValue, operation.rawValue.databaseValue, rowId.databaseValue,
-            fieldsJSON.databaseValue)
-    }
 
     // MARK: Order
 
@@ -251,7 +164,7 @@ final class WriteContext {
             arguments: arguments + [id ?? ""])
         for (sibling, key) in zip(ids, PositionKey.sequence(count: ids.count)) {
             var fields: Fields = [("position", key)]
-            if case .some(.some(let parentColumn)) = entity.orderParent {
+            if case .some(.some(let parentColumn)) = entity.orderParentColumn {
                 fields.insert((parentColumn, parentId), at: 0)
             }
             try update(entity, id: sibling, fields)
@@ -295,32 +208,6 @@ final class WriteContext {
                 VALUES (?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [account, name.rawValue, nowMillis, cardLanguage, tagCount.map { $0 > 0 }, tagCount])
-    }
-}
-
-/// Inserts rows of one table with one prepared statement, recording each as a change: the batch
-/// path. Statement and history keys are prepared once per batch, and values are bound straight to
-/// SQLite, which halves the cost per row of GRDB's general-purpose argument binding.
-struct RowInserter {
-    let context: WriteContext
-    let entity: Entity
-    let statement: FastStatement
-    let encoder: ChangeEncoder
-
-    init(_ context: WriteContext, _ entity: Entity, columns: [String]) throws {
-        self.context = context
-        self.entity = entity
-        let names = (["accountId", "id"] + columns).joined(separator: ", ")
-        let marks = Array(repeating: "?", count: columns.count + 2).joined(separator: ", ")
-        statement = try FastStatement(
-            context.db, "INSERT INTO \(entity.rawValue) (\(names)) VALUES (\(marks))",
-            leading: [context.account.databaseValue])
-        encoder = ChangeEncoder(entity: entity, columns: columns)
-    }
-
-    func insert(id: String, _ values: [DatabaseValue]) throws {
-        try statement.execute(first: id.databaseValue, values)
-        try context.record(entity, rowId: id, .insert, fieldsJSON: encoder.encode(values))
     }
 }
 

@@ -58,12 +58,7 @@ extension CardboxStore {
     /// Deletes a tag; its cards stay, without it.
     public func deleteTag(_ name: String) throws {
         try write { tx in
-            let id = try tx.tagID(named: name)
-            let cardIds = try String.fetchAll(
-                tx.db.cachedStatement(sql: "SELECT cardId FROM cardTag WHERE accountId = ? AND tagId = ?"),
-                arguments: [tx.account, id])
-            try tx.recordDeletions(.cardTag, rowIds: cardIds.map { "\($0)/\(id)" })
-            try tx.delete(.tag, id: id)
+            try tx.delete(.tag, id: try tx.tagID(named: name))
         }
     }
 }
@@ -100,16 +95,11 @@ extension WriteContext {
                 [account, cardId, tagId])
             guard linked == 0 else { return }
         }
-        try db.cachedStatement(sql: "INSERT INTO cardTag (accountId, cardId, tagId) VALUES (?, ?, ?)")
-            .execute(arguments: [account, cardId, tagId])
-        try record(.cardTag, rowId: "\(cardId)/\(tagId)", .insert, [("cardId", cardId), ("tagId", tagId)])
+        try insert(.cardTag, id: RecordID.make([cardId, tagId]), [("cardId", cardId), ("tagId", tagId)])
     }
 
     func unlinkTag(cardId: String, tagId: String) throws {
-        try db.execute(
-            sql: "DELETE FROM cardTag WHERE accountId = ? AND cardId = ? AND tagId = ?",
-            arguments: [account, cardId, tagId])
-        try record(.cardTag, rowId: "\(cardId)/\(tagId)", .delete, [])
+        try delete(.cardTag, id: RecordID.make([cardId, tagId]))
     }
 
     /// Gives a card exactly these tags, touching only the links that change.

@@ -123,7 +123,7 @@ struct CommandLineTests {
         try cli.ok("deck", "create", "D", "--front", "es")
         try cli.ok("plan", "set", "free", "--free-limit", "1")
         try cli.ok("card", "add", "D", "uno", "one")
-        let before = try CardboxStore.open(path: cli.storePath).changes().count
+        let before = try CardboxStore.open(path: cli.storePath).changes().changes.rows.count
         let result = try cli.run(["card", "add", "D", "dos", "two"])
         #expect(result.status == 1)
         #expect(
@@ -131,7 +131,7 @@ struct CommandLineTests {
                 == "error: Card limit exceeded. You have 1 cards out of 1 allowed. 0 cards remaining.\n"
                 + "You tried to add 1 card. 'cardbox plan set premium' lifts the limit; deleting cards makes room.\n")
         #expect(result.stdout.isEmpty)
-        #expect(try CardboxStore.open(path: cli.storePath).changes().count == before)
+        #expect(try CardboxStore.open(path: cli.storePath).changes().changes.rows.count == before)
         let preset = try cli.run(["deck", "create", "--preset", "spanish-basics"])
         #expect(
             preset.stderr

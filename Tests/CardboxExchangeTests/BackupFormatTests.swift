@@ -51,7 +51,7 @@ struct BackupFormatTests {
         #expect(try restored.snapshot() == snapshot)
         #expect(try restored.allowance().cardLimit == 60)
         #expect(try restored.card(try original.cards(in: "Spanish")[0].id.uuidString).isFavorite)
-        #expect(try restored.changes().contains { $0.change.entity == "card" && $0.change.operation == .insert })
+        #expect(try restored.changes().changes.rows.contains { $0.entity == .card })
     }
 
     @Test("a restore needs an empty store and changes nothing otherwise")

@@ -8,38 +8,56 @@ import Testing
 
 @Suite("History, transactions and persistence")
 struct HistoryAndPersistenceTests {
-    @Test("every mutation records its fields with one HLC timestamp and the replica id")
-    func changeRecords() throws {
+    @Test("an insert stamps its rows with the transaction's clock; an update gives the fields it wrote their own")
+    func changeCapture() throws {
         let store = try TestStore.make()
         let deck = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
         let card = try store.addCard(to: "D", CardDraft(front: "hola", back: "hello", tags: ["greeting"]))
         _ = try store.editCard(card.id.uuidString, CardChanges(back: "hi"))
-        let changes = try store.changes().map(\.change)
-        #expect(changes.map(\.entity) == ["deck", "card", "tag", "cardTag", "card"])
-        #expect(changes.allSatisfy { $0.replicaId == store.replicaId })
-        #expect(changes[0].rowId == deck.id.storage && changes[0].fields["name"] == .string("D"))
-        #expect(changes[1].operation == .insert && changes[1].fields["front"] == .string("hola"))
-        #expect(changes[1].timestamp == changes[2].timestamp && changes[2].timestamp == changes[3].timestamp)
-        let edit = changes[4]
-        #expect(edit.operation == .update && Set(edit.fields.keys) == ["back", "modifiedAt"])
-        #expect(edit.timestamp > changes[1].timestamp)
+        let rows = try store.changes().changes.rows
+        #expect(Set(rows.map(\.entity)) == [.deck, .card, .tag, .cardTag])
+        let deckRow = try #require(rows.first { $0.entity == .deck })
+        let cardRow = try #require(rows.first { $0.entity == .card })
+        #expect(deckRow.id == deck.id.storage && deckRow.fields["name"]?.value == .string("D"))
+        #expect(rows.allSatisfy { $0.created.replicaId == store.replicaId })
+        // One transaction, one clock: the card, its new tag and the link share it.
+        #expect(Set(rows.filter { $0.entity != .deck }.map(\.created)).count == 1)
+        #expect(cardRow.created > deckRow.created)
+        #expect(cardRow.fields["front"]?.clock == cardRow.created)
+        #expect(cardRow.fields["back"]?.value == .string("hi"))
+        #expect(try #require(cardRow.fields["back"]?.clock) > cardRow.created)
+        #expect(cardRow.fields["modifiedAt"]?.clock == cardRow.fields["back"]?.clock)
+        #expect(cardRow.fields["notes"]?.clock == cardRow.created)
+        let tagRow = try #require(rows.first { $0.entity == .tag })
+        #expect(rows.first { $0.entity == .cardTag }?.id == "\(card.id.storage)/\(tagRow.id)")
     }
 
-    @Test("a move is recorded as one placement field (parent and position together)")
+    @Test("changes(since:) returns only what was written after the cursor")
+    func cursor() throws {
+        let store = try TestStore.make()
+        _ = try store.createList(name: "A")
+        let (first, cursor) = try store.changes()
+        #expect(first.rows.map(\.entity) == [.itemList])
+        #expect(try store.changes(since: cursor).changes.isEmpty)
+        _ = try store.createList(name: "B")
+        #expect(try store.changes(since: cursor).changes.rows.map { $0.fields["name"]?.value } == [.string("B")])
+    }
+
+    @Test("a move is one placement field: parent and position together, one clock")
     func placement() throws {
         let store = try TestStore.make()
         _ = try store.createList(name: "A")
-        _ = try store.createList(name: "B")
+        let listB = try store.createList(name: "B")
         let item = try store.addItem(to: "A", title: "milk")
-        let before = try store.changes().count
         _ = try store.moveItem(item.id.uuidString, to: 0, inList: "B")
-        let move = try #require(try store.changes().dropFirst(before).first?.change)
-        #expect(move.entity == "item" && Set(move.fields.keys) == ["placement", "modifiedAt"])
-        guard case .object(let placement) = move.fields["placement"] else {
+        let row = try #require(try store.changes().changes.rows.first { $0.entity == .item })
+        guard case .object(let placement)? = row.fields["placement"]?.value else {
             Issue.record("placement is not an object")
             return
         }
         #expect(Set(placement.keys) == ["listId", "position"])
+        #expect(placement["listId"] == .string(listB.id.storage))
+        #expect(try #require(row.fields["placement"]?.clock) > row.created)
     }
 
     @Test("deletes leave tombstones for the row and every row its cascade removed")
@@ -50,10 +68,13 @@ struct HistoryAndPersistenceTests {
         let card = try store.addBoardCard(to: column.id.uuidString, title: "x")
         let board = try store.board("B")
         try store.deleteBoard("B")
-        let deletes = try store.changes().map(\.change).filter { $0.operation == .delete }
-        #expect(deletes.map(\.rowId) == [card.id.storage, column.id.storage, board.id.storage])
-        #expect(deletes.map(\.entity) == ["boardCard", "boardColumn", "board"])
-        #expect(deletes.allSatisfy { $0.fields.isEmpty })
+        let (changes, _) = try store.changes()
+        let deletes = changes.tombstones
+        #expect(Set(deletes.map(\.id)) == [card.id.storage, column.id.storage, board.id.storage])
+        #expect(Set(deletes.map(\.entity)) == [.boardCard, .boardColumn, .board])
+        #expect(Set(deletes.map(\.clock)).count == 1)
+        #expect(changes.rows.isEmpty, "deleted rows are not sent")
+        #expect(try store.rowCount("fieldClock") == 0)
     }
 
     @Test("a failed operation changes nothing, history included")
@@ -125,8 +146,8 @@ struct HistoryAndPersistenceTests {
         #expect(mode == "wal")
         // HLC timestamps keep increasing across restarts.
         _ = try reopened.createList(name: "M")
-        let stamps = try reopened.changes().map(\.change.timestamp)
-        #expect(stamps == stamps.sorted())
+        let stamps = try reopened.read { try Int64.fetchAll($0.db, sql: "SELECT hlc FROM changeBatch ORDER BY id") }
+        #expect(stamps.count == 4 && stamps == stamps.sorted() && Set(stamps).count == stamps.count)
     }
 
     @Test("a store file holding two accounts shows each only its own rows")
@@ -144,7 +165,7 @@ struct HistoryAndPersistenceTests {
         #expect(try bob.cards(in: nil).isEmpty)
         #expect(throws: CardboxError.self) { try bob.card(card.id.uuidString) }
         #expect(throws: CardboxError.self) { try bob.deleteDeck(deck.id.uuidString) }
-        #expect(try bob.changes().isEmpty)
+        #expect(try bob.changes().changes.isEmpty)
         // Bob may use the same deck name: uniqueness is per account.
         _ = try bob.createDeck(name: "Private", frontLanguage: "fr", backLanguage: "en")
         #expect(try alice.deck("Private").frontLanguage == "es")
@@ -155,11 +176,9 @@ struct HistoryAndPersistenceTests {
         let store = try TestStore.make()
         _ = try store.setPlan(.premium)
         _ = try store.setPlan(.free, freeCardLimit: 40)
-        let changes = try store.changes().map(\.change).filter { $0.entity == "account" }
-        #expect(
-            changes.map(\.fields) == [
-                ["plan": .string("premium")], ["plan": .string("free"), "freeCardLimit": .int(40)],
-            ])
+        let account = try #require(try store.changes().changes.rows.first { $0.entity == .account })
+        #expect(account.fields["plan"]?.value == .string("free") && account.fields["freeCardLimit"]?.value == .int(40))
+        #expect(try #require(account.fields["plan"]?.clock) > account.created)
         #expect(try store.allowance().cardLimit == 40)
     }
 
@@ -170,7 +189,7 @@ struct HistoryAndPersistenceTests {
         _ = try store.setSetting("exportPreferences", to: #"{"includeImages":false}"#)
         #expect(try store.settings().exportPreferences == .object(["includeImages": .bool(false)]))
         #expect(throws: CardboxError.self) { try store.setSetting("theme", to: "dark") }
-        #expect(try store.changes().last?.change.entity == "setting")
+        #expect(try store.changes().changes.rows.contains { $0.entity == .setting && $0.id == "exportPreferences" })
     }
 }
 

@@ -51,5 +51,6 @@ extension CardboxStore {
         }
     }
 
-    func changeCount() throws -> Int { try rowCount("changeLog") }
+    /// History entries: one per transaction that changed anything.
+    func changeCount() throws -> Int { try rowCount("changeBatch") }
 }

@@ -1,0 +1,360 @@
+import CardboxCore
+import CardboxSync
+import Foundation
+import GRDB
+
+/// Merges another replica's rows and tombstones into this store, inside one write transaction.
+///
+/// The state it reaches is a function of the set of changes seen, never of their order:
+/// - each field keeps the value with the greatest clock (HLC, then replica id);
+/// - a row is live when it is not deleted and every parent it names is live; otherwise it is held
+///   aside (`heldRow`) with all its fields and clocks, so a later change can still merge into it and
+///   bring it back (its parent arrives; a move takes it out of a deleted column);
+/// - a final tombstone deletes its row whatever arrives later, and with it every child that cannot
+///   move away; children that can move are held, not deleted.
+/// See docs/sync.md for each rule and why.
+struct ChangeApplier {
+    let tx: WriteContext
+    var report = ApplyReport()
+    private var replicaKeys: [String: Int64] = [:]
+
+    init(_ tx: WriteContext) throws {
+        self.tx = tx
+    }
+
+    private var db: Database { tx.db }
+    private var account: String { tx.account }
+
+    /// Runs `body`, naming the record in any error the database raises.
+    func describing(_ entity: SyncedEntity, _ id: String, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as DatabaseError {
+            throw CardboxError.invalid(
+                field: "changes \(entity.rawValue) \(id)",
+                reason: "cannot be applied: \(error.message ?? error.description)")
+        }
+    }
+
+    mutating func replicaKey(_ replicaId: String) throws -> Int64 {
+        if let key = replicaKeys[replicaId] { return key }
+        let key = try CardboxStore.replicaKey(db, replicaId)
+        replicaKeys[replicaId] = key
+        return key
+    }
+
+    // MARK: Rows
+
+    mutating func apply(_ incoming: RowChange) throws {
+        let entity = incoming.entity
+        let tombstone = try tombstoneClock(entity, incoming.id)
+        if tombstone != nil && entity.deletion == .final { return }
+        if let local = try liveRow(entity, incoming.id) {
+            let merged = Self.merge(local, incoming)
+            if merged != local { try update(local, to: merged) }
+            return
+        }
+        let held = try heldRow(entity, incoming.id)
+        let merged = held.map { Self.merge($0.row, incoming) } ?? incoming
+        if let tombstone, merged.created <= tombstone {
+            // Deleted (a name-derived record made no later than its delete), but its field writes
+            // newer than the delete must survive a later re-creation: kept aside.
+            if merged != held?.row { try hold(merged, waitingFor: HeldRow.deletedMarker, version: held?.version ?? 0) }
+            return
+        }
+        try place(merged, version: held?.version ?? 0, wasHeld: held != nil)
+    }
+
+    /// Field by field, the value with the greater clock. Equal clocks mean the same write, except in
+    /// a damaged or forged change set: then the greater value wins, so replicas still agree.
+    static func merge(_ local: RowChange, _ incoming: RowChange) -> RowChange {
+        var merged = local
+        merged.created = max(local.created, incoming.created)
+        for (name, theirs) in incoming.fields {
+            guard let ours = local.fields[name] else {
+                merged.fields[name] = theirs
+                continue
+            }
+            if theirs.clock > ours.clock
+                || (theirs.clock == ours.clock && theirs.value.jsonText > ours.value.jsonText)
+            {
+                merged.fields[name] = theirs
+            }
+        }
+        return merged
+    }
+
+    /// Writes the fields that changed into a live row; a move to a parent that is not live takes the
+    /// row (and its children) aside instead.
+    private mutating func update(_ local: RowChange, to merged: RowChange) throws {
+        let entity = merged.entity
+        let changed = entity.fields.filter { merged.fields[$0.name] != local.fields[$0.name] }
+        for reference in entity.parents
+        where changed.contains(where: { $0.columns.contains { $0.name == reference.column } }) {
+            if let parentId = Self.parentId(merged, reference), try !isLive(reference.parent, parentId) {
+                try detach(
+                    merged, waitingFor: HeldRow.waitKey(reference.parent, parentId),
+                    version: try storedVersion(entity, merged.id))
+                return
+            }
+        }
+        var assignments: [(String, DatabaseValue)] = []
+        for field in changed { assignments += WireValue.columns(field, merged.fields[field.name]!.value) }
+        assignments += Self.derived(entity, assignments)
+        if merged.created != local.created {
+            assignments += [
+                (SyncColumns.timestamp, merged.created.timestamp.storageValue.databaseValue),
+                (SyncColumns.replica, try replicaKey(merged.created.replicaId).databaseValue),
+            ]
+        }
+        if !assignments.isEmpty {
+            try db.execute(
+                sql:
+                    "UPDATE \(entity.table) SET \(assignments.map { "\($0.0) = ?" }.joined(separator: ", ")) WHERE \(entity.rowCondition)",
+                arguments: StatementArguments(
+                    assignments.map(\.1) + entity.rowArguments(account: account, id: merged.id)))
+        }
+        let clocksToWrite = merged.created != local.created ? entity.fields : changed
+        try writeFieldClocks(merged, fields: clocksToWrite)
+        report.updated += 1
+        tx.batch.note(entity, id: merged.id, .update, fields: changed.map(\.name))
+    }
+
+    /// Makes a row live when its parents are, deletes it when a parent it cannot leave is deleted
+    /// for good, and otherwise holds it until that parent arrives.
+    private mutating func place(_ row: RowChange, version: Int64, wasHeld: Bool) throws {
+        for reference in row.entity.parents {
+            guard let parentId = Self.parentId(row, reference) else { continue }
+            if try isLive(reference.parent, parentId) { continue }
+            if !reference.isMovable, reference.parent.deletion == .final,
+                let clock = try tombstoneClock(reference.parent, parentId)
+            {
+                try writeTombstone(row.entity, row.id, clock)
+                try dropHeld(row.entity, row.id)
+                return
+            }
+            try hold(row, waitingFor: HeldRow.waitKey(reference.parent, parentId), version: version)
+            if !wasHeld { report.held += 1 }
+            return
+        }
+        try insert(row, version: version)
+        try dropHeld(row.entity, row.id)
+        report.inserted += 1
+        tx.batch.note(row.entity, id: row.id, .insert, fields: [])
+        try attachChildren(of: row.entity, row.id)
+    }
+
+    private mutating func insert(_ row: RowChange, version: Int64) throws {
+        let entity = row.entity
+        var values: [(String, DatabaseValue)] = []
+        if entity != .account { values.append(("accountId", account.databaseValue)) }
+        if entity.identity == .uuid { values.append(("id", row.id.databaseValue)) }
+        for field in entity.fields { values += WireValue.columns(field, row.fields[field.name]!.value) }
+        values += Self.derived(entity, values)
+        values += entity.localColumns(now: tx.nowMillis)
+        values += [
+            (SyncColumns.timestamp, row.created.timestamp.storageValue.databaseValue),
+            (SyncColumns.replica, try replicaKey(row.created.replicaId).databaseValue),
+            (SyncColumns.version, version.databaseValue),
+        ]
+        let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
+        try db.execute(
+            sql: "INSERT INTO \(entity.table) (\(values.map(\.0).joined(separator: ", "))) VALUES (\(marks))",
+            arguments: StatementArguments(values.map(\.1)))
+        try writeFieldClocks(row, fields: entity.fields)
+    }
+
+    /// Children held because this row was not live may now be placed.
+    private mutating func attachChildren(of entity: SyncedEntity, _ id: String) throws {
+        let waiting = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT row, version FROM heldRow WHERE accountId = ? AND waitingFor = ?"),
+            arguments: [account, HeldRow.waitKey(entity, id)])
+        for held in waiting {
+            try place(try HeldRow.decode(held["row"]), version: held["version"], wasHeld: true)
+        }
+    }
+
+    /// Clocks equal to the row's creation clock are implied; others are kept in `fieldClock`.
+    private mutating func writeFieldClocks(_ row: RowChange, fields: [SyncedField]) throws {
+        for field in fields {
+            let clock = row.fields[field.name]!.clock
+            if clock == row.created {
+                try db.cachedStatement(
+                    sql: "DELETE FROM fieldClock WHERE accountId = ? AND entity = ? AND rowId = ? AND field = ?"
+                ).execute(arguments: [account, row.entity.rawValue, row.id, field.name])
+            } else {
+                try tx.setFieldClock(
+                    row.entity, id: row.id, field: field.name, clock, replicaKey: try replicaKey(clock.replicaId))
+            }
+        }
+    }
+
+    // MARK: Tombstones
+
+    mutating func apply(_ tombstone: Tombstone) throws {
+        let entity = tombstone.entity
+        if let existing = try tombstoneClock(entity, tombstone.id) {
+            if entity.deletion == .final || existing >= tombstone.clock { return }
+        }
+        try writeTombstone(entity, tombstone.id, tombstone.clock)
+        if let live = try liveRow(entity, tombstone.id) {
+            guard entity.deletion == .final || live.created <= tombstone.clock else { return }
+            let version = try storedVersion(entity, live.id)
+            try remove(live, cause: tombstone.clock)
+            if entity.deletion == .lastWriterWins {
+                try hold(live, waitingFor: HeldRow.deletedMarker, version: version)
+            }
+            report.deleted += 1
+            tx.batch.note(entity, id: tombstone.id, .delete, fields: [])
+        } else if let held = try heldRow(entity, tombstone.id),
+            entity.deletion == .final || held.row.created <= tombstone.clock
+        {
+            if entity.deletion == .final {
+                try dropHeld(entity, tombstone.id)
+            } else {
+                try hold(held.row, waitingFor: HeldRow.deletedMarker, version: held.version)
+            }
+        }
+    }
+
+    /// Removes a live row because it was deleted: children that cannot leave a finally deleted parent
+    /// are deleted with it (tombstoned with the same clock); the others are held, waiting for it.
+    private mutating func remove(_ row: RowChange, cause clock: WriteClock) throws {
+        for (child, reference) in row.entity.children {
+            for childId in try liveChildren(child, reference, of: row.id) {
+                guard let childRow = try liveRow(child, childId) else { continue }
+                if reference.isMovable || row.entity.deletion != .final {
+                    try detach(
+                        childRow, waitingFor: HeldRow.waitKey(row.entity, row.id),
+                        version: try storedVersion(child, childId))
+                } else {
+                    try writeTombstone(child, childId, clock)
+                    try remove(childRow, cause: clock)
+                    report.deleted += 1
+                }
+            }
+        }
+        try deleteStored(row)
+    }
+
+    /// Takes a live row aside with its children, keeping every field and clock.
+    private mutating func detach(_ row: RowChange, waitingFor parentKey: String, version: Int64) throws {
+        for (child, reference) in row.entity.children {
+            for childId in try liveChildren(child, reference, of: row.id) {
+                guard let childRow = try liveRow(child, childId) else { continue }
+                try detach(
+                    childRow, waitingFor: HeldRow.waitKey(row.entity, row.id),
+                    version: try storedVersion(child, childId))
+            }
+        }
+        try deleteStored(row)
+        try hold(row, waitingFor: parentKey, version: version)
+        report.held += 1
+    }
+
+    private func deleteStored(_ row: RowChange) throws {
+        try db.execute(
+            sql: "DELETE FROM \(row.entity.table) WHERE \(row.entity.rowCondition)",
+            arguments: StatementArguments(row.entity.rowArguments(account: account, id: row.id)))
+        try db.execute(
+            sql: "DELETE FROM fieldClock WHERE accountId = ? AND entity = ? AND rowId = ?",
+            arguments: [account, row.entity.rawValue, row.id])
+    }
+
+    private mutating func writeTombstone(_ entity: SyncedEntity, _ id: String, _ clock: WriteClock) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO tombstone (accountId, entity, rowId, hlc, replica, version) VALUES (?, ?, ?, ?, ?, 0)
+                ON CONFLICT (accountId, entity, rowId) DO UPDATE SET hlc = excluded.hlc, replica = excluded.replica
+                """,
+            arguments: [account, entity.rawValue, id, clock.timestamp.storageValue, try replicaKey(clock.replicaId)])
+    }
+
+    // MARK: Reading the local state
+
+    private func tombstoneClock(_ entity: SyncedEntity, _ id: String) throws -> WriteClock? {
+        let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT t.hlc, r.id FROM tombstone t JOIN replica r ON r.key = t.replica
+                    WHERE t.accountId = ? AND t.entity = ? AND t.rowId = ?
+                    """), arguments: [account, entity.rawValue, id])
+        return row.map { WriteClock(HLCTimestamp(rawValue: UInt64(bitPattern: $0[0])), $0[1]) }
+    }
+
+    private func liveRow(_ entity: SyncedEntity, _ id: String) throws -> RowChange? {
+        let condition = entity.identityColumns.map { "t.\($0) = ?" }.joined(separator: " AND ")
+        let parts = RecordID.parts(id, of: entity) ?? [id]
+        return try RowReader(context: tx.context).rows(entity, where: condition, parts.map(\.databaseValue)).first
+    }
+
+    private func isLive(_ entity: SyncedEntity, _ id: String) throws -> Bool {
+        try tx.context.count(
+            "SELECT COUNT(*) FROM \(entity.table) WHERE \(entity.rowCondition)",
+            StatementArguments(entity.rowArguments(account: account, id: id))) > 0
+    }
+
+    private func storedVersion(_ entity: SyncedEntity, _ id: String) throws -> Int64 {
+        try Int64.fetchOne(
+            db, sql: "SELECT \(SyncColumns.version) FROM \(entity.table) WHERE \(entity.rowCondition)",
+            arguments: StatementArguments(entity.rowArguments(account: account, id: id))) ?? 0
+    }
+
+    private func liveChildren(_ child: SyncedEntity, _ reference: ParentReference, of id: String) throws -> [String] {
+        try String.fetchAll(
+            db, sql: "SELECT \(child.idExpression) FROM \(child.table) WHERE accountId = ? AND \(reference.column) = ?",
+            arguments: [account, id])
+    }
+
+    private func heldRow(_ entity: SyncedEntity, _ id: String) throws -> (row: RowChange, version: Int64)? {
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT row, version FROM heldRow WHERE accountId = ? AND entity = ? AND rowId = ?"),
+                arguments: [account, entity.rawValue, id])
+        else { return nil }
+        return (try HeldRow.decode(row["row"]), row["version"])
+    }
+
+    private func hold(_ row: RowChange, waitingFor parentKey: String, version: Int64) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO heldRow (accountId, entity, rowId, waitingFor, version, row) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (accountId, entity, rowId) DO UPDATE
+                SET waitingFor = excluded.waitingFor, version = excluded.version, row = excluded.row
+                """, arguments: [account, row.entity.rawValue, row.id, parentKey, version, HeldRow.encode(row)])
+    }
+
+    private func dropHeld(_ entity: SyncedEntity, _ id: String) throws {
+        try db.execute(
+            sql: "DELETE FROM heldRow WHERE accountId = ? AND entity = ? AND rowId = ?",
+            arguments: [account, entity.rawValue, id])
+    }
+
+    // MARK: Values
+
+    static func parentId(_ row: RowChange, _ reference: ParentReference) -> String? {
+        guard let field = row.entity.field(ofColumn: reference.column), let change = row.fields[field.name] else {
+            return nil
+        }
+        let value: JSONValue
+        if field.isComposite {
+            guard case .object(let members) = change.value else { return nil }
+            value = members[reference.column] ?? .null
+        } else {
+            value = change.value
+        }
+        guard case .string(let id) = value else { return nil }
+        return id
+    }
+
+    /// The lookup columns derived from the columns being written.
+    static func derived(_ entity: SyncedEntity, _ values: [(String, DatabaseValue)]) -> [(String, DatabaseValue)] {
+        entity.derivedColumns.compactMap { derived in
+            guard let source = values.first(where: { $0.0 == derived.source }),
+                let text = String.fromDatabaseValue(source.1)
+            else { return nil }
+            return (derived.column, derived.derive(text).databaseValue)
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import CardboxCore
+import CardboxSync
+import Foundation
+import GRDB
+
+/// What applying a change set did.
+public struct ApplyReport: Sendable, Equatable, Codable {
+    /// Rows made, rows whose fields changed, rows deleted.
+    public var inserted = 0
+    public var updated = 0
+    public var deleted = 0
+    /// Rows kept aside: their parent has not arrived yet, or is deleted while a later move may still
+    /// bring them back.
+    public var held = 0
+
+    public init() {}
+}
+
+extension CardboxStore {
+    /// Everything written on this replica after `cursor` (a value this method returned before; 0 for
+    /// everything), as one change set, and the cursor to pass next time.
+    public func changes(since cursor: HLCTimestamp = .zero) throws -> (changes: ChangeSet, cursor: HLCTimestamp) {
+        try read { context in
+            let reader = RowReader(context: context)
+            var changes = ChangeSet(accountId: accountId, replicaId: replicaId)
+            for entity in SyncedEntity.allCases {
+                changes.rows += try reader.rows(
+                    entity, where: "\(SyncColumns.version) > ?", [cursor.storageValue.databaseValue])
+            }
+            for row in try Row.fetchAll(
+                context.db.cachedStatement(
+                    sql: "SELECT row FROM heldRow WHERE accountId = ? AND version > ? ORDER BY entity, rowId"),
+                arguments: [context.account, cursor.storageValue])
+            {
+                changes.rows.append(try HeldRow.decode(row["row"]))
+            }
+            changes.tombstones = try Row.fetchAll(
+                context.db.cachedStatement(
+                    sql: """
+                        SELECT t.entity, t.rowId, t.hlc, r.id AS replicaId FROM tombstone t
+                        JOIN replica r ON r.key = t.replica WHERE t.accountId = ? AND t.version > ? ORDER BY t.entity, t.rowId
+                        """), arguments: [context.account, cursor.storageValue]
+            ).map { row in
+                guard let entity = SyncedEntity(rawValue: row["entity"]) else {
+                    throw CardboxError.storage(
+                        "the store holds a tombstone of an unknown entity '\(row["entity"] ?? "")'")
+                }
+                return Tombstone(
+                    entity: entity, id: row["rowId"],
+                    clock: WriteClock(HLCTimestamp(rawValue: UInt64(bitPattern: row["hlc"])), row["replicaId"]))
+            }
+            return (changes, try Self.clock(context.db).last)
+        }
+    }
+
+    /// Applies another replica's change set: field by field, the newer write wins, ordered by (HLC,
+    /// replica); deletes are final; rows whose parent is gone go with it. All of it or, when anything
+    /// is wrong with it, none: a change set for another account, stamped more than five minutes in
+    /// the future, or naming an unknown entity or field, is refused whole.
+    ///
+    /// Applying a change set twice, or an older one after a newer one, changes nothing.
+    @discardableResult
+    public func apply(_ changes: ChangeSet) throws -> ApplyReport {
+        try changes.validate()
+        guard changes.accountId == accountId else {
+            throw CardboxError.invalid(
+                field: "changes.accountId",
+                reason: "is \(changes.accountId.storage), but this store holds account \(accountId.storage)")
+        }
+        return try write { tx in
+            var clock = try Self.clock(tx.db)
+            let newest = changes.newestTimestamp
+            _ = try clock.receive(newest, now: tx.now)
+            try Self.save(clock, tx.db)
+            var applier = try ChangeApplier(tx)
+            tx.batch.origin = "remote"
+            tx.batch.replicaKey = try applier.replicaKey(changes.replicaId)
+            tx.batch.timestamp = newest
+            for tombstone in changes.tombstones {
+                try applier.describing(tombstone.entity, tombstone.id) { try applier.apply(tombstone) }
+            }
+            for row in changes.rows {
+                try applier.describing(row.entity, row.id) { try applier.apply(row) }
+            }
+            return applier.report
+        }
+    }
+
+    /// Every live row of every synced entity, each field with its value and clock, in one stable
+    /// order: two replicas that have seen the same changes give the same text.
+    public func canonicalDump() throws -> String {
+        try read { context in
+            let reader = RowReader(context: context)
+            var lines: [String] = []
+            for entity in SyncedEntity.allCases {
+                for row in try reader.rows(entity, where: "1", []).sorted(by: { $0.id < $1.id }) {
+                    lines.append(HeldRow.encode(row))
+                }
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+}
+
+/// Reads stored rows as their wire form: values by the registry, clocks from the row and `fieldClock`.
+struct RowReader {
+    let context: StoreContext
+
+    func rows(_ entity: SyncedEntity, where condition: String, _ arguments: [DatabaseValue]) throws -> [RowChange] {
+        let columns = entity.columns.map(\.name)
+        let selected =
+            (["\(entity.idExpression(table: "t")) AS wireId", "t.\(SyncColumns.timestamp)", "r.id AS createdBy"]
+            + columns.map { "t.\($0)" }).joined(separator: ", ")
+        let rows = try Row.fetchAll(
+            context.db.cachedStatement(
+                sql: """
+                    SELECT \(selected) FROM \(entity.table) t JOIN replica r ON r.key = t.\(SyncColumns.replica)
+                    WHERE t.\(entity.accountCondition) AND \(condition)
+                    """), arguments: StatementArguments([context.account.databaseValue] + arguments))
+        guard !rows.isEmpty else { return [] }
+        let overrides = try fieldClocks(entity, ids: rows.map { $0["wireId"] })
+        return rows.map { row in
+            let id: String = row["wireId"]
+            let created = WriteClock(
+                HLCTimestamp(rawValue: UInt64(bitPattern: row[SyncColumns.timestamp])), row["createdBy"])
+            var stored: [String: DatabaseValue] = [:]
+            for column in columns { stored[column] = row[column] }
+            var fields: [String: FieldChange] = [:]
+            for field in entity.fields {
+                fields[field.name] = FieldChange(
+                    value: WireValue.field(field, stored), clock: overrides[id]?[field.name] ?? created)
+            }
+            return RowChange(entity: entity, id: id, created: created, fields: fields)
+        }
+    }
+
+    /// The clocks of fields written after their row was made, by row id and field.
+    func fieldClocks(_ entity: SyncedEntity, ids: [String]) throws -> [String: [String: WriteClock]] {
+        var clocks: [String: [String: WriteClock]] = [:]
+        for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let rows = try Row.fetchAll(
+                context.db,
+                sql: """
+                    SELECT f.rowId, f.field, f.hlc, r.id AS replicaId FROM fieldClock f JOIN replica r ON r.key = f.replica
+                    WHERE f.accountId = ? AND f.entity = ? AND f.rowId IN (\(marks))
+                    """, arguments: StatementArguments([context.account, entity.rawValue] + chunk))
+            for row in rows {
+                clocks[row["rowId"], default: [:]][row["field"]] = WriteClock(
+                    HLCTimestamp(rawValue: UInt64(bitPattern: row["hlc"])), row["replicaId"])
+            }
+        }
+        return clocks
+    }
+}
+
+/// A row kept aside (`heldRow`), stored as its wire form with clocks inline.
+enum HeldRow {
+    /// Held rows whose own record is deleted (a tag deleted while another device edited it): kept so
+    /// a later re-creation merges with every newer write. They wait for no parent.
+    static let deletedMarker = ""
+
+    /// What a held row waits for: its parent's entity and id (ids of different entities may match).
+    static func waitKey(_ entity: SyncedEntity, _ id: String) -> String { "\(entity.rawValue)/\(id)" }
+
+    static func encode(_ row: RowChange) -> String {
+        func clock(_ clock: WriteClock) -> JSONValue {
+            .array([.int(clock.timestamp.storageValue), .string(clock.replicaId)])
+        }
+        return JSONValue.object([
+            "entity": .string(row.entity.rawValue), "id": .string(row.id), "created": clock(row.created),
+            "fields": .object(row.fields.mapValues { .array([$0.value, clock($0.clock)]) }),
+        ]).jsonText
+    }
+
+    static func decode(_ text: String) throws -> RowChange {
+        func clock(_ value: JSONValue?) throws -> WriteClock {
+            guard case .array(let pair)? = value, pair.count == 2, case .int(let raw) = pair[0],
+                case .string(let replica) = pair[1]
+            else { throw CardboxError.storage("a held row has a malformed clock") }
+            return WriteClock(HLCTimestamp(rawValue: UInt64(bitPattern: raw)), replica)
+        }
+        guard case .object(let members) = try JSONValue.parse(text, field: "heldRow.row"),
+            case .string(let entityName)? = members["entity"], let entity = SyncedEntity(rawValue: entityName),
+            case .string(let id)? = members["id"], case .object(let fieldValues)? = members["fields"]
+        else { throw CardboxError.storage("a held row is malformed") }
+        var fields: [String: FieldChange] = [:]
+        for (name, value) in fieldValues {
+            guard case .array(let pair) = value, pair.count == 2 else {
+                throw CardboxError.storage("a held row has a malformed field '\(name)'")
+            }
+            fields[name] = FieldChange(value: pair[0], clock: try clock(pair[1]))
+        }
+        return RowChange(entity: entity, id: id, created: try clock(members["created"]), fields: fields)
+    }
+}

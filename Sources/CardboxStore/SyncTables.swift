@@ -1,0 +1,132 @@
+import CardboxCore
+import CardboxSync
+import GRDB
+
+/// The store's tables are named after the synced entities they hold.
+typealias Entity = SyncedEntity
+
+/// How the store keeps each synced entity: its table, how a row is found by its wire id, and the
+/// lookup columns derived from fields. SQL about entities in general is built from here and from
+/// the registry, never written per table.
+extension SyncedEntity {
+    var table: String { rawValue }
+
+    /// The word a person reads in messages.
+    var kind: String {
+        switch self {
+        case .itemList: "list"
+        case .itemImage: "image"
+        case .boardColumn: "column"
+        case .boardCard: "board card"
+        case .rejectedSuggestion: "rejected suggestion"
+        case .cardTag: "card tag"
+        case .reviewLog: "review"
+        default: rawValue
+        }
+    }
+
+    /// The column a person may name the record by, besides its id.
+    var nameColumn: String? {
+        switch self {
+        case .deck, .itemList: "name"
+        case .board: "boardTitle"
+        case .boardColumn: "listTitle"
+        default: nil
+        }
+    }
+
+    /// The columns whose values, joined by "/", are the row's wire id.
+    var identityColumns: [String] {
+        switch identity {
+        case .uuid: ["id"]
+        case .composite(let columns): columns
+        }
+    }
+
+    /// SQL for a row's wire id.
+    var idExpression: String { idExpression(table: nil) }
+
+    func idExpression(table alias: String?) -> String {
+        identityColumns.map { column in alias.map { "\($0).\(column)" } ?? column }.joined(separator: " || '/' || ")
+    }
+
+    /// The WHERE clause finding one row by its wire id (arguments: `rowArguments`).
+    var rowCondition: String {
+        let identity = identityColumns.map { "\($0) = ?" }.joined(separator: " AND ")
+        return self == .account ? identity : "accountId = ? AND \(identity)"
+    }
+
+    func rowArguments(account: String, id: String) -> [DatabaseValue] {
+        let parts = RecordID.parts(id, of: self) ?? [id]
+        return (self == .account ? [] : [account.databaseValue]) + parts.map(\.databaseValue)
+    }
+
+    /// The WHERE clause scoping a query to the account's rows (argument: the account id).
+    var accountCondition: String { self == .account ? "id = ?" : "accountId = ?" }
+
+    /// Lookup columns computed from a field's column, kept in step on every write and apply.
+    var derivedColumns: [(column: String, source: String, derive: @Sendable (String) -> String)] {
+        switch self {
+        case .deck, .tag: [("nameKey", "name", StoreContext.nameKey)]
+        case .board: [("nameKey", "boardTitle", StoreContext.nameKey)]
+        case .card, .suggestion, .rejectedSuggestion: [("frontKey", "front", SuggestionMatch.frontKey)]
+        default: []
+        }
+    }
+
+    /// For ordered entities: the column naming the parent whose children the position orders (nil:
+    /// ordered among the account's rows).
+    var orderParentColumn: String?? { ordering.map { $0.parentColumn } }
+
+    /// Columns the table has that are not synced, with the value a row made by sync gets.
+    func localColumns(now: Int64) -> [(String, DatabaseValue)] {
+        self == .account ? [("createdAt", now.databaseValue)] : []
+    }
+}
+
+/// The columns every synced row carries for sync: the clock of its creation (timestamp and replica)
+/// and the timestamp of its last local write (0 when only other replicas wrote it).
+enum SyncColumns {
+    static let timestamp = "syncHlc"
+    static let replica = "syncReplica"
+    static let version = "syncVersion"
+    static let all: Set<String> = [timestamp, replica, version]
+}
+
+/// Turns stored values into wire values and back, column by column, by the registry's wire types.
+enum WireValue {
+    static func from(_ value: DatabaseValue, _ column: WireColumn) -> JSONValue {
+        switch value.storage {
+        case .null: return .null
+        case .int64(let number): return column.type == .boolean ? .bool(number != 0) : .int(number)
+        case .double(let number): return .double(number)
+        case .string(let text): return .string(text)
+        case .blob(let data): return .string(data.base64EncodedString())
+        }
+    }
+
+    static func stored(_ value: JSONValue) -> DatabaseValue {
+        switch value {
+        case .null: return .null
+        case .bool(let flag): return (flag ? 1 : 0).databaseValue
+        case .int(let number): return number.databaseValue
+        case .double(let number): return number.databaseValue
+        case .string(let text): return text.databaseValue
+        case .array, .object: return value.jsonText.databaseValue
+        }
+    }
+
+    /// A field's wire value from its columns' stored values.
+    static func field(_ field: SyncedField, _ values: [String: DatabaseValue]) -> JSONValue {
+        guard field.isComposite else { return from(values[field.name] ?? .null, field.columns[0]) }
+        return .object(
+            Dictionary(uniqueKeysWithValues: field.columns.map { ($0.name, from(values[$0.name] ?? .null, $0)) }))
+    }
+
+    /// A field's columns and their stored values, from its wire value.
+    static func columns(_ field: SyncedField, _ value: JSONValue) -> [(String, DatabaseValue)] {
+        guard field.isComposite else { return [(field.name, stored(value))] }
+        guard case .object(let members) = value else { return field.columns.map { ($0.name, .null) } }
+        return field.columns.map { ($0.name, stored(members[$0.name] ?? .null)) }
+    }
+}

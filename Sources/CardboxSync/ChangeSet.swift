@@ -1,0 +1,407 @@
+import CardboxCore
+import Foundation
+
+/// Who wrote a value, and when: the order of last-writer-wins. Total: equal timestamps are told
+/// apart by the replica id, so every replica picks the same winner.
+public struct WriteClock: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let timestamp: HLCTimestamp
+    public let replicaId: String
+
+    public init(_ timestamp: HLCTimestamp, _ replicaId: String) {
+        self.timestamp = timestamp
+        self.replicaId = replicaId
+    }
+
+    public static func < (lhs: WriteClock, rhs: WriteClock) -> Bool {
+        (lhs.timestamp, lhs.replicaId) < (rhs.timestamp, rhs.replicaId)
+    }
+
+    public var description: String { "\(timestamp)@\(replicaId)" }
+}
+
+/// A field's value as last written, with its clock. Single-column fields hold the value; composite
+/// fields hold an object of their columns.
+public struct FieldChange: Sendable, Equatable {
+    public var value: JSONValue
+    public var clock: WriteClock
+
+    public init(value: JSONValue, clock: WriteClock) {
+        self.value = value
+        self.clock = clock
+    }
+}
+
+/// A row as the sender holds it: every field with its clock, and the clock of the row's creation.
+/// Whole rows travel (not only the fields that changed) so a receiver that missed the creation can
+/// still make the row.
+public struct RowChange: Sendable, Equatable {
+    public var entity: SyncedEntity
+    public var id: String
+    public var created: WriteClock
+    public var fields: [String: FieldChange]
+
+    public init(entity: SyncedEntity, id: String, created: WriteClock, fields: [String: FieldChange]) {
+        self.entity = entity
+        self.id = id
+        self.created = created
+        self.fields = fields
+    }
+}
+
+/// A deleted row.
+public struct Tombstone: Sendable, Equatable {
+    public var entity: SyncedEntity
+    public var id: String
+    public var clock: WriteClock
+
+    public init(entity: SyncedEntity, id: String, clock: WriteClock) {
+        self.entity = entity
+        self.id = id
+        self.clock = clock
+    }
+}
+
+/// What one replica sends another: the rows it changed and the rows it deleted, for one account.
+/// Its JSON form (`json`, `parse`) is the wire format, versioned by `format` and `registryVersion`.
+public struct ChangeSet: Sendable, Equatable {
+    public static let format = "cardbox-changes"
+    public static let formatVersion = 1
+
+    public var accountId: UUID
+    public var replicaId: String
+    public var rows: [RowChange]
+    public var tombstones: [Tombstone]
+
+    public init(accountId: UUID, replicaId: String, rows: [RowChange] = [], tombstones: [Tombstone] = []) {
+        self.accountId = accountId
+        self.replicaId = replicaId
+        self.rows = rows
+        self.tombstones = tombstones
+    }
+
+    public var isEmpty: Bool { rows.isEmpty && tombstones.isEmpty }
+
+    /// The newest clock the set carries.
+    public var newestTimestamp: HLCTimestamp {
+        let rowClocks = rows.lazy.flatMap { row in [row.created.timestamp] + row.fields.values.map(\.clock.timestamp) }
+        return max(rowClocks.max() ?? .zero, tombstones.lazy.map(\.clock.timestamp).max() ?? .zero)
+    }
+}
+
+// MARK: Wire form
+
+extension ChangeSet {
+    /// The change set as JSON. Clocks are listed once in `clocks` (`[timestamp, replica]`) and named
+    /// by index, so a batch written by one transaction carries its clock once, not once per field.
+    ///
+    ///     {"format": "cardbox-changes", "version": 1, "registry": 1, "accountId": "…", "replicaId": "…",
+    ///      "clocks": [[112233445566, "replica-id"]],
+    ///      "rows": [{"entity": "card", "id": "…", "created": 0, "fields": {"front": ["hola", 0], …}}],
+    ///      "tombstones": [{"entity": "item", "id": "…", "clock": 0}]}
+    public var json: JSONValue {
+        var clockIndex: [WriteClock: Int] = [:]
+        var clocks: [JSONValue] = []
+        func index(_ clock: WriteClock) -> JSONValue {
+            if let known = clockIndex[clock] { return .int(Int64(known)) }
+            clockIndex[clock] = clocks.count
+            clocks.append(.array([.int(clock.timestamp.storageValue), .string(clock.replicaId)]))
+            return .int(Int64(clocks.count - 1))
+        }
+        let rowValues: [JSONValue] = rows.map { row in
+            .object([
+                "entity": .string(row.entity.rawValue), "id": .string(row.id), "created": index(row.created),
+                "fields": .object(row.fields.mapValues { .array([$0.value, index($0.clock)]) }),
+            ])
+        }
+        let tombstoneValues: [JSONValue] = tombstones.map { tombstone in
+            .object([
+                "entity": .string(tombstone.entity.rawValue), "id": .string(tombstone.id),
+                "clock": index(tombstone.clock),
+            ])
+        }
+        return .object([
+            "format": .string(Self.format), "version": .int(Int64(Self.formatVersion)),
+            "registry": .int(Int64(SyncRegistry.version)), "accountId": .string(accountId.uuidString.lowercased()),
+            "replicaId": .string(replicaId), "clocks": .array(clocks), "rows": .array(rowValues),
+            "tombstones": .array(tombstoneValues),
+        ])
+    }
+
+    public var jsonText: String { json.jsonText }
+
+    /// Reads a change set from its JSON text. Anything malformed is an error naming the place,
+    /// e.g. `changes.rows[3].fields.front: needs [value, clock]`; nothing is half-read.
+    public static func parse(_ text: String) throws -> ChangeSet {
+        guard text.utf8.count <= maximumBytes else {
+            throw CardboxError.invalid(field: "changes", reason: "is larger than \(maximumBytes / 1_048_576) MiB")
+        }
+        try WireReader.checkDepth(text, limit: 8)
+        return try ChangeSet(json: JSONValue.parse(text, field: "changes"))
+    }
+
+    /// Change sets larger than this are split by the sender.
+    public static let maximumBytes = 64 * 1_048_576
+
+    public init(json: JSONValue) throws {
+        let root = try WireReader(json, path: "changes").object()
+        let format = try root.member("format").string()
+        guard format == Self.format else { throw root.error("format", "must be \"\(Self.format)\", got \"\(format)\"") }
+        let version = try root.member("version").integer()
+        guard version == Self.formatVersion else {
+            throw root.error("version", "\(version) is not known to this Cardbox (it reads \(Self.formatVersion))")
+        }
+        let registry = try root.member("registry").integer()
+        guard registry == SyncRegistry.version else {
+            throw root.error("registry", "\(registry) is not known to this Cardbox (it reads \(SyncRegistry.version))")
+        }
+        let account = try root.member("accountId").string()
+        guard let accountId = UUID(uuidString: account), account == account.lowercased(), account.count == 36 else {
+            throw root.error("accountId", "is not an id")
+        }
+        let replicaId = try root.member("replicaId").string()
+        let clocks: [WriteClock] = try root.member("clocks").array().map { entry in
+            let pair = try entry.array()
+            guard pair.count == 2 else { throw entry.error(nil, "needs [timestamp, replica]") }
+            let raw = try pair[0].integer()
+            guard raw >= 0 else { throw pair[0].error(nil, "must not be negative") }
+            let replica = try pair[1].string()
+            return WriteClock(HLCTimestamp(rawValue: UInt64(raw)), replica)
+        }
+        func clock(_ reader: WireReader) throws -> WriteClock {
+            let index = try reader.integer()
+            guard index >= 0, index < clocks.count else { throw reader.error(nil, "names no entry of clocks") }
+            return clocks[Int(index)]
+        }
+        let rows = try root.member("rows").array().map { reader in
+            let row = try reader.object()
+            let entity = try row.member("entity").entity()
+            var fields: [String: FieldChange] = [:]
+            for (name, value) in try row.member("fields").members() {
+                let pair = try value.array()
+                guard pair.count == 2 else { throw value.error(nil, "needs [value, clock]") }
+                fields[name] = FieldChange(value: pair[0].value, clock: try clock(pair[1]))
+            }
+            return RowChange(
+                entity: entity, id: try row.member("id").string(), created: try clock(row.member("created")),
+                fields: fields)
+        }
+        let tombstones = try root.member("tombstones").array().map { reader in
+            let tombstone = try reader.object()
+            let entity = try tombstone.member("entity").entity()
+            return Tombstone(
+                entity: entity, id: try tombstone.member("id").string(),
+                clock: try clock(tombstone.member("clock")))
+        }
+        self.init(accountId: accountId, replicaId: replicaId, rows: rows, tombstones: tombstones)
+        try validate()
+    }
+
+    /// Checks what a change set says against the registry: every row's id, every field known and
+    /// present with a value of its wire type, every clock's replica named. `apply` calls it, so a
+    /// change set made in code is held to the same rules as one read from the wire.
+    public func validate() throws {
+        try Self.checkReplica(replicaId, path: "changes.replicaId")
+        for (index, row) in rows.enumerated() {
+            let path = "changes.rows[\(index)]"
+            guard let parts = RecordID.parts(row.id, of: row.entity) else {
+                throw CardboxError.invalid(
+                    field: "\(path).id", reason: "'\(row.id.prefix(80))' is not a \(row.entity.rawValue) id")
+            }
+            try Self.checkReplica(row.created.replicaId, path: "\(path).created")
+            for name in row.fields.keys.sorted() {
+                guard let field = row.entity.field(named: name) else {
+                    throw CardboxError.invalid(
+                        field: "\(path).fields.\(name)", reason: "is not a field of \(row.entity.rawValue)")
+                }
+                let change = row.fields[name]!
+                try WireReader(change.value, path: "\(path).fields.\(name)").check(field)
+                try Self.checkReplica(change.clock.replicaId, path: "\(path).fields.\(name)")
+            }
+            let missing = row.entity.fields.map(\.name).filter { row.fields[$0] == nil }
+            guard missing.isEmpty else {
+                throw CardboxError.invalid(field: "\(path).fields", reason: "misses \(missing.joined(separator: ", "))")
+            }
+            if case .composite(let columns) = row.entity.identity {
+                // A record named by its fields must carry the fields its name says.
+                let named = columns.map { row.fields[$0]?.value }
+                guard named == parts.map({ JSONValue.string($0) }) else {
+                    throw CardboxError.invalid(
+                        field: "\(path).id", reason: "does not match its fields \(columns.joined(separator: ", "))")
+                }
+            }
+        }
+        for (index, tombstone) in tombstones.enumerated() {
+            let path = "changes.tombstones[\(index)]"
+            guard RecordID.parts(tombstone.id, of: tombstone.entity) != nil else {
+                throw CardboxError.invalid(
+                    field: "\(path).id", reason: "'\(tombstone.id.prefix(80))' is not a \(tombstone.entity.rawValue) id"
+                )
+            }
+            try Self.checkReplica(tombstone.clock.replicaId, path: "\(path).clock")
+        }
+    }
+
+    private static func checkReplica(_ replica: String, path: String) throws {
+        guard !replica.isEmpty, replica.count <= 64 else {
+            throw CardboxError.invalid(field: path, reason: "names a replica of 1 to 64 characters")
+        }
+    }
+}
+
+/// Reads one value of a change set, knowing where it is, so every error names its place.
+struct WireReader {
+    let value: JSONValue
+    let path: String
+
+    init(_ value: JSONValue, path: String) {
+        self.value = value
+        self.path = path
+    }
+
+    func error(_ member: String?, _ reason: String) -> CardboxError {
+        CardboxError.invalid(field: member.map { "\(path).\($0)" } ?? path, reason: reason)
+    }
+
+    func object() throws -> WireReader {
+        guard case .object = value else { throw error(nil, "must be an object") }
+        return self
+    }
+
+    func member(_ name: String) throws -> WireReader {
+        guard case .object(let members) = value else { throw error(nil, "must be an object") }
+        guard let member = members[name] else { throw error(name, "is missing") }
+        return WireReader(member, path: "\(path).\(name)")
+    }
+
+    func members() throws -> [(String, WireReader)] {
+        guard case .object(let members) = value else { throw error(nil, "must be an object") }
+        return members.sorted { $0.key < $1.key }.map { ($0.key, WireReader($0.value, path: "\(path).\($0.key)")) }
+    }
+
+    func array() throws -> [WireReader] {
+        guard case .array(let values) = value else { throw error(nil, "must be an array") }
+        return values.enumerated().map { WireReader($0.element, path: "\(path)[\($0.offset)]") }
+    }
+
+    func string() throws -> String {
+        guard case .string(let text) = value else { throw error(nil, "must be a string") }
+        return text
+    }
+
+    func integer() throws -> Int64 {
+        guard case .int(let number) = value else { throw error(nil, "must be a whole number") }
+        return number
+    }
+
+    func entity() throws -> SyncedEntity {
+        let name = try string()
+        guard let entity = SyncedEntity(rawValue: name) else {
+            throw error(nil, "'\(name.prefix(80))' is not a synced entity")
+        }
+        return entity
+    }
+
+    /// Checks a field's value against its wire types: one value, or an object of exactly its columns.
+    func check(_ field: SyncedField) throws {
+        guard field.isComposite else { return try check(field.columns[0]) }
+        guard case .object(let members) = value else { throw error(nil, "must be an object") }
+        let expected = Set(field.columns.map(\.name))
+        if let unknown = members.keys.sorted().first(where: { !expected.contains($0) }) {
+            throw error(unknown, "is not part of \(field.name)")
+        }
+        for column in field.columns {
+            try WireReader(members[column.name] ?? .null, path: "\(path).\(column.name)").check(column)
+        }
+    }
+
+    func check(_ column: WireColumn) throws {
+        switch (value, column.type) {
+        case (.null, _):
+            guard column.isOptional else { throw error(nil, "must not be null") }
+        case (.string, .text): return
+        case (.string(let text), .id):
+            guard UUID.isStoredForm(text) else { throw error(nil, "'\(text.prefix(80))' is not an id") }
+        case (.int, .integer), (.int, .time), (.int, .real), (.double, .real), (.bool, .boolean): return
+        default: throw error(nil, "must be \(Self.describe(column.type))")
+        }
+    }
+
+    static func describe(_ type: WireType) -> String {
+        switch type {
+        case .text: "a string"
+        case .integer: "a whole number"
+        case .real: "a number"
+        case .boolean: "true or false"
+        case .time: "milliseconds since 1970"
+        case .id: "an id"
+        }
+    }
+
+    /// Refuses nesting deeper than a change set ever has, before the JSON parser sees it: deep
+    /// nesting would otherwise exhaust the stack.
+    static func checkDepth(_ text: String, limit: Int) throws {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in text.utf8 {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                guard depth <= limit else {
+                    throw CardboxError.invalid(field: "changes", reason: "nests deeper than \(limit) levels")
+                }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+    }
+}
+
+/// Wire ids: a UUID, or for composite identities the identity columns' values joined by "/".
+public enum RecordID {
+    public static func parts(_ id: String, of entity: SyncedEntity) -> [String]? {
+        switch entity.identity {
+        case .uuid:
+            return UUID.isStoredForm(id) ? [id] : nil
+        case .composite(let columns):
+            let parts = id.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == columns.count else { return nil }
+            for (part, column) in zip(parts, columns) {
+                let type = entity.field(ofColumn: column)?.columns.first { $0.name == column }?.type
+                if type == .id ? !UUID.isStoredForm(part) : (part.isEmpty || part.count > 200) { return nil }
+            }
+            return parts
+        }
+    }
+
+    public static func make(_ parts: [String]) -> String { parts.joined(separator: "/") }
+}
+
+extension UUID {
+    /// Whether `text` is an id as Cardbox writes it: lowercase 8-4-4-4-12 hex digits.
+    public static func isStoredForm(_ text: String) -> Bool {
+        guard text.utf8.count == 36 else { return false }
+        for (offset, byte) in text.utf8.enumerated() {
+            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                guard
+                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                        || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                else { return false }
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,245 @@
+import CardboxCore
+import Foundation
+
+/// How one stored value travels in a change set. Independent of any database's column types: the
+/// device store and the server each map these to their own columns.
+public enum WireType: Sendable, Equatable {
+    /// A JSON string.
+    case text
+    /// A JSON integer.
+    case integer
+    /// A JSON number.
+    case real
+    /// `true` or `false` (stored as 0/1).
+    case boolean
+    /// Integer milliseconds since 1970, UTC.
+    case time
+    /// A record id: lowercase 8-4-4-4-12 UUID text.
+    case id
+}
+
+/// One column of a synced field.
+public struct WireColumn: Sendable, Equatable {
+    public let name: String
+    public let type: WireType
+    public let isOptional: Bool
+
+    public init(_ name: String, _ type: WireType, optional: Bool = false) {
+        self.name = name
+        self.type = type
+        self.isOptional = optional
+    }
+}
+
+/// The unit of last-writer-wins: a field carries one value and one clock. Columns that must change
+/// together (a card's scheduling state, a row's parent and position) form one field, so a merge
+/// never mixes them from two writes.
+public struct SyncedField: Sendable, Equatable {
+    public let name: String
+    public let columns: [WireColumn]
+
+    /// A field of one column, named as it.
+    public init(_ column: WireColumn) {
+        name = column.name
+        columns = [column]
+    }
+
+    /// A field of several columns, carried as one JSON object.
+    public init(_ name: String, _ columns: [WireColumn]) {
+        self.name = name
+        self.columns = columns
+    }
+
+    public var isComposite: Bool { columns.count > 1 || columns.first?.name != name }
+}
+
+/// A column naming the row a row belongs to: when the parent goes, the child goes.
+public struct ParentReference: Sendable, Equatable {
+    public let column: String
+    public let parent: SyncedEntity
+    /// A move changes it (an item to another list, a board card to another column). Such a child is
+    /// kept aside, not deleted, when its parent is deleted: a later move may bring it back.
+    public let isMovable: Bool
+}
+
+/// How a record is named on the wire.
+public enum RecordIdentity: Sendable, Equatable {
+    /// An `id` column holding a UUID.
+    case uuid
+    /// The values of these columns joined by "/": records without an id of their own (a card's tag
+    /// link, a setting), so two devices that make the same one make the same record.
+    case composite([String])
+}
+
+/// What a delete means for a record.
+public enum DeletionRule: Sendable, Equatable {
+    /// A delete is final: the id was random, so no later write can mean the same record again.
+    case final
+    /// The id is derived from a name (a tag, a tag link, a setting): making it again is a new write
+    /// that wins over an older delete, as any field does.
+    case lastWriterWins
+}
+
+/// A synced entity: a table of the store whose rows every replica of an account holds.
+public enum SyncedEntity: String, CaseIterable, Sendable, Codable {
+    case account
+    case setting
+    case deck, card, tag, cardTag, suggestion, rejectedSuggestion, reviewLog
+    case itemList, item, itemImage
+    case board, boardColumn, boardCard
+
+    public var identity: RecordIdentity { SyncRegistry.descriptor(self).identity }
+    public var deletion: DeletionRule { SyncRegistry.descriptor(self).deletion }
+    public var fields: [SyncedField] { SyncRegistry.descriptor(self).fields }
+    public var parents: [ParentReference] { SyncRegistry.descriptor(self).parents }
+    /// The field holding the row's place among its siblings, and the column naming those siblings'
+    /// parent (nil: ordered among all of the account's rows).
+    public var ordering: (field: String, parentColumn: String?)? { SyncRegistry.descriptor(self).ordering }
+
+    public func field(named name: String) -> SyncedField? { SyncRegistry.descriptor(self).fieldsByName[name] }
+
+    /// The field a column belongs to.
+    public func field(ofColumn column: String) -> SyncedField? {
+        SyncRegistry.descriptor(self).fieldsByColumn[column]
+    }
+
+    /// Every column the fields carry, in registry order.
+    public var columns: [WireColumn] { fields.flatMap(\.columns) }
+
+    /// The entities whose rows name a row of this one as their parent.
+    public var children: [(entity: SyncedEntity, reference: ParentReference)] {
+        SyncedEntity.allCases.flatMap { child in
+            child.parents.filter { $0.parent == self }.map { (child, $0) }
+        }
+    }
+}
+
+/// The descriptor of one entity: what the generic code (capture, apply, delete, dump) reads.
+public struct EntityDescriptor: Sendable {
+    public let identity: RecordIdentity
+    public let deletion: DeletionRule
+    public let fields: [SyncedField]
+    public let parents: [ParentReference]
+    public let ordering: (field: String, parentColumn: String?)?
+    let fieldsByName: [String: SyncedField]
+    let fieldsByColumn: [String: SyncedField]
+
+    init(
+        identity: RecordIdentity = .uuid, deletion: DeletionRule = .final, fields: [SyncedField],
+        parents: [ParentReference] = [], ordering: (field: String, parentColumn: String?)? = nil
+    ) {
+        self.identity = identity
+        self.deletion = deletion
+        self.fields = fields
+        self.parents = parents
+        self.ordering = ordering
+        fieldsByName = Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0) })
+        fieldsByColumn = Dictionary(
+            uniqueKeysWithValues: fields.flatMap { field in field.columns.map { ($0.name, field) } })
+    }
+}
+
+/// The registry of synced entities and their fields: the one place that says what sync carries.
+/// `version` changes whenever a field is added, renamed or re-encoded; change sets carry it, and a
+/// replica refuses a version it does not know.
+public enum SyncRegistry {
+    public static let version = 1
+
+    /// Columns a store derives from fields (lookup keys): never sent, recomputed on apply.
+    public static let derivedColumns: Set<String> = ["nameKey", "frontKey"]
+
+    public static func descriptor(_ entity: SyncedEntity) -> EntityDescriptor { descriptors[entity]! }
+
+    private static func plain(_ columns: WireColumn...) -> [SyncedField] { columns.map(SyncedField.init) }
+
+    private static func parent(_ column: String, _ entity: SyncedEntity, movable: Bool = false) -> ParentReference {
+        ParentReference(column: column, parent: entity, isMovable: movable)
+    }
+
+    private static let stamps = plain(.init("createdAt", .time), .init("modifiedAt", .time))
+
+    private static let descriptors: [SyncedEntity: EntityDescriptor] = [
+        .account: EntityDescriptor(
+            fields: plain(.init("plan", .text), .init("freeCardLimit", .integer))),
+        .setting: EntityDescriptor(
+            identity: .composite(["key"]), deletion: .lastWriterWins,
+            fields: plain(.init("key", .text), .init("value", .text))),
+        .deck: EntityDescriptor(
+            fields: plain(
+                .init("name", .text), .init("frontLanguage", .text), .init("backLanguage", .text),
+                .init("queuedSuggestions", .integer), .init("desiredRetention", .real),
+                .init("learningSteps", .text), .init("relearningSteps", .text),
+                .init("maximumInterval", .integer), .init("newCardsPerDay", .integer),
+                .init("reviewsPerDay", .integer), .init("fsrsParameters", .text, optional: true),
+                .init("enableFuzz", .boolean)) + stamps),
+        .card: EntityDescriptor(
+            fields: plain(
+                .init("deckId", .id), .init("front", .text), .init("back", .text), .init("cardType", .text),
+                .init("notes", .text), .init("frontLanguage", .text), .init("backLanguage", .text),
+                .init("isFavorite", .boolean), .init("imageHash", .text, optional: true),
+                .init("imagePrompt", .text, optional: true), .init("jsonContent", .text, optional: true),
+                .init("isIncomplete", .boolean))
+                + [
+                    // Archiving sets both or neither (the schema checks it).
+                    SyncedField(
+                        "archive", [.init("isArchived", .boolean), .init("archivedAt", .time, optional: true)]),
+                    // One answer writes the whole scheduling state: never half of two answers.
+                    SyncedField(
+                        "schedule",
+                        [
+                            .init("state", .text), .init("step", .integer, optional: true),
+                            .init("stability", .real, optional: true), .init("difficulty", .real, optional: true),
+                            .init("lastReviewAt", .time, optional: true), .init("reps", .integer),
+                            .init("lapses", .integer), .init("dueAt", .time, optional: true),
+                        ]),
+                ] + stamps,
+            parents: [parent("deckId", .deck)]),
+        .tag: EntityDescriptor(
+            deletion: .lastWriterWins, fields: plain(.init("name", .text), .init("createdAt", .time))),
+        .cardTag: EntityDescriptor(
+            identity: .composite(["cardId", "tagId"]), deletion: .lastWriterWins,
+            fields: plain(.init("cardId", .id), .init("tagId", .id)),
+            parents: [parent("cardId", .card), parent("tagId", .tag)]),
+        .suggestion: EntityDescriptor(
+            fields: plain(
+                .init("deckId", .id), .init("front", .text), .init("back", .text), .init("cardType", .text),
+                .init("imagePrompt", .text, optional: true), .init("context", .text), .init("category", .text),
+                .init("isVisible", .boolean), .init("imageHash", .text, optional: true), .init("createdAt", .time)),
+            parents: [parent("deckId", .deck)]),
+        .rejectedSuggestion: EntityDescriptor(
+            fields: plain(
+                .init("deckId", .id), .init("front", .text), .init("cardType", .text), .init("deletedAt", .time)),
+            parents: [parent("deckId", .deck)]),
+        .reviewLog: EntityDescriptor(
+            fields: plain(
+                .init("cardId", .id), .init("deckId", .id), .init("rating", .integer), .init("reviewedAt", .time),
+                .init("stateBefore", .text), .init("stateAfter", .text), .init("elapsedDays", .integer),
+                .init("durationMs", .integer, optional: true), .init("previous", .text)),
+            parents: [parent("cardId", .card), parent("deckId", .deck)]),
+        .itemList: EntityDescriptor(
+            fields: [SyncedField("placement", [.init("position", .text)])]
+                + plain(.init("name", .text), .init("isArchived", .boolean)) + stamps,
+            ordering: ("placement", nil)),
+        .item: EntityDescriptor(
+            fields: [SyncedField("placement", [.init("listId", .id), .init("position", .text)])]
+                + plain(
+                    .init("title", .text), .init("description", .text), .init("quantity", .integer, optional: true),
+                    .init("isCrossedOut", .boolean)) + stamps,
+            parents: [parent("listId", .itemList, movable: true)], ordering: ("placement", "listId")),
+        .itemImage: EntityDescriptor(
+            fields: plain(.init("itemId", .id), .init("imageHash", .text), .init("createdAt", .time))
+                + [SyncedField("placement", [.init("position", .text)])],
+            parents: [parent("itemId", .item)], ordering: ("placement", "itemId")),
+        .board: EntityDescriptor(fields: plain(.init("boardTitle", .text)) + stamps),
+        .boardColumn: EntityDescriptor(
+            fields: plain(.init("boardId", .id), .init("listTitle", .text))
+                + [SyncedField("placement", [.init("position", .text)])] + stamps,
+            parents: [parent("boardId", .board)], ordering: ("placement", "boardId")),
+        .boardCard: EntityDescriptor(
+            fields: [SyncedField("placement", [.init("columnId", .id), .init("position", .text)])]
+                + plain(
+                    .init("cardTitle", .text), .init("cardDescription", .text, optional: true),
+                    .init("isArchived", .boolean)) + stamps,
+            parents: [parent("columnId", .boardColumn, movable: true)], ordering: ("placement", "columnId")),
+    ]
+}
