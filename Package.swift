@@ -55,6 +55,11 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "cardbox", dependencies: ["CardboxCLI"]),
+        // Randomized convergence: replicas exchanging change sets in any order end in the same state.
+        .target(name: "CardboxConvergence", dependencies: ["CardboxStore", "CardboxSync", "CardboxCore"]),
+        .executableTarget(
+            name: "cardbox-converge",
+            dependencies: ["CardboxConvergence", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // The benchmark command: `scripts/bench.sh` runs it in release mode beside its peers.
         .executableTarget(
             name: "cardbox-bench",
@@ -78,6 +83,7 @@ let package = Package(
             name: "CardboxSchedulingTests", dependencies: ["CardboxScheduling"], exclude: ["Fixtures"]
         ),
         .testTarget(name: "CardboxStoreTests", dependencies: ["CardboxStore"]),
+        .testTarget(name: "CardboxConvergenceTests", dependencies: ["CardboxConvergence"]),
         .testTarget(name: "CardboxCLITests", dependencies: ["CardboxCLI"]),
         .testTarget(
             name: "CardboxExchangeTests",

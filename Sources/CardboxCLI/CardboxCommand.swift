@@ -29,6 +29,7 @@ public struct CardboxCommand: ParsableCommand {
             DeckCommand.self, CardCommand.self, SuggestionCommand.self, TagCommand.self, PlanCommand.self,
             EventsCommand.self, ListCommand.self, ItemCommand.self, SettingsCommand.self, BoardCommand.self,
             FSRSCommand.self, StudyCommand.self, StatsCommand.self, ExportCommand.self, ImportCommand.self,
+            HistoryCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions

@@ -158,9 +158,9 @@ struct ChangeApplier {
             (SyncColumns.version, version.databaseValue),
         ]
         let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
-        try db.execute(
-            sql: "INSERT INTO \(entity.table) (\(values.map(\.0).joined(separator: ", "))) VALUES (\(marks))",
-            arguments: StatementArguments(values.map(\.1)))
+        try db.cachedStatement(
+            sql: "INSERT INTO \(entity.table) (\(values.map(\.0).joined(separator: ", "))) VALUES (\(marks))"
+        ).execute(arguments: StatementArguments(values.map(\.1)))
         try writeFieldClocks(row, fields: entity.fields)
     }
 
@@ -253,21 +253,21 @@ struct ChangeApplier {
     }
 
     private func deleteStored(_ row: RowChange) throws {
-        try db.execute(
-            sql: "DELETE FROM \(row.entity.table) WHERE \(row.entity.rowCondition)",
+        try db.cachedStatement(sql: "DELETE FROM \(row.entity.table) WHERE \(row.entity.rowCondition)").execute(
             arguments: StatementArguments(row.entity.rowArguments(account: account, id: row.id)))
-        try db.execute(
-            sql: "DELETE FROM fieldClock WHERE accountId = ? AND entity = ? AND rowId = ?",
+        try db.cachedStatement(sql: "DELETE FROM fieldClock WHERE accountId = ? AND entity = ? AND rowId = ?").execute(
             arguments: [account, row.entity.rawValue, row.id])
     }
 
     private mutating func writeTombstone(_ entity: SyncedEntity, _ id: String, _ clock: WriteClock) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO tombstone (accountId, entity, rowId, hlc, replica, version) VALUES (?, ?, ?, ?, ?, 0)
                 ON CONFLICT (accountId, entity, rowId) DO UPDATE SET hlc = excluded.hlc, replica = excluded.replica
-                """,
-            arguments: [account, entity.rawValue, id, clock.timestamp.storageValue, try replicaKey(clock.replicaId)])
+                """
+        ).execute(arguments: [
+            account, entity.rawValue, id, clock.timestamp.storageValue, try replicaKey(clock.replicaId),
+        ])
     }
 
     // MARK: Reading the local state
@@ -296,13 +296,14 @@ struct ChangeApplier {
 
     private func storedVersion(_ entity: SyncedEntity, _ id: String) throws -> Int64 {
         try Int64.fetchOne(
-            db, sql: "SELECT \(SyncColumns.version) FROM \(entity.table) WHERE \(entity.rowCondition)",
+            db.cachedStatement(sql: "SELECT \(SyncColumns.version) FROM \(entity.table) WHERE \(entity.rowCondition)"),
             arguments: StatementArguments(entity.rowArguments(account: account, id: id))) ?? 0
     }
 
     private func liveChildren(_ child: SyncedEntity, _ reference: ParentReference, of id: String) throws -> [String] {
         try String.fetchAll(
-            db, sql: "SELECT \(child.idExpression) FROM \(child.table) WHERE accountId = ? AND \(reference.column) = ?",
+            db.cachedStatement(
+                sql: "SELECT \(child.idExpression) FROM \(child.table) WHERE accountId = ? AND \(reference.column) = ?"),
             arguments: [account, id])
     }
 
@@ -317,17 +318,17 @@ struct ChangeApplier {
     }
 
     private func hold(_ row: RowChange, waitingFor parentKey: String, version: Int64) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO heldRow (accountId, entity, rowId, waitingFor, version, row) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (accountId, entity, rowId) DO UPDATE
                 SET waitingFor = excluded.waitingFor, version = excluded.version, row = excluded.row
-                """, arguments: [account, row.entity.rawValue, row.id, parentKey, version, HeldRow.encode(row)])
+                """
+        ).execute(arguments: [account, row.entity.rawValue, row.id, parentKey, version, HeldRow.encode(row)])
     }
 
     private func dropHeld(_ entity: SyncedEntity, _ id: String) throws {
-        try db.execute(
-            sql: "DELETE FROM heldRow WHERE accountId = ? AND entity = ? AND rowId = ?",
+        try db.cachedStatement(sql: "DELETE FROM heldRow WHERE accountId = ? AND entity = ? AND rowId = ?").execute(
             arguments: [account, entity.rawValue, id])
     }
 

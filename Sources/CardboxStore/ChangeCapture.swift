@@ -75,20 +75,22 @@ extension WriteContext {
             try tombstone(childSelection, clock: clock, replicaKey: replicaKey, version: version)
         }
         let entity = selection.entity
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO tombstone (accountId, entity, rowId, hlc, replica, version)
                 SELECT ?, ?, \(entity.idExpression), ?, ?, ? FROM \(selection.from)
                 ON CONFLICT (accountId, entity, rowId) DO UPDATE
                 SET hlc = excluded.hlc, replica = excluded.replica, version = excluded.version
-                """,
+                """
+        ).execute(
             arguments: StatementArguments(
                 [
                     account.databaseValue, entity.rawValue.databaseValue, clock.timestamp.storageValue.databaseValue,
                     replicaKey.databaseValue, version.storageValue.databaseValue,
                 ] + selection.arguments))
-        try db.execute(
-            sql: "DELETE FROM fieldClock WHERE accountId = ? AND entity = ? AND rowId IN (\(selection.sql))",
+        try db.cachedStatement(
+            sql: "DELETE FROM fieldClock WHERE accountId = ? AND entity = ? AND rowId IN (\(selection.sql))"
+        ).execute(
             arguments: StatementArguments([account.databaseValue, entity.rawValue.databaseValue] + selection.arguments))
         entitiesWithoutTombstones.remove(entity)
     }

@@ -664,3 +664,30 @@ struct ProgressBarTests {
         #expect(ProgressBar.render(label: "cards", done: 0, total: 0, width: 4) == "[####] 100%  0/0 cards")
     }
 }
+
+@Suite("History")
+struct HistoryCommandTests {
+    @Test("history lists recent changes newest first: when, which device, which records and fields")
+    func history() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        #expect(try cli.ok("history") == "no changes yet\n")
+        try cli.ok("deck", "create", "Spanish", "--front", "es")
+        try cli.ok("card", "add", "Spanish", "hola", "hello", "--tag", "greeting")
+        let card = try #require((try cli.json("card", "list", "Spanish") as? [[String: Any]])?.first?["id"] as? String)
+        try cli.ok("card", "edit", card, "--back", "hi")
+        let entries = try #require(try cli.json("history", "--limit", "2") as? [[String: Any]])
+        #expect(entries.count == 2)
+        let edit = try #require(entries.first?["changes"] as? [[String: Any]])
+        #expect(edit.first?["operation"] as? String == "update" && edit.first?["entity"] as? String == "card")
+        #expect(Set(edit.first?["fields"] as? [String] ?? []) == ["back", "modifiedAt"])
+        #expect(entries.allSatisfy { $0["isThisDevice"] as? Bool == true })
+        let added = try #require(entries.last?["counts"] as? [String: Int])
+        #expect(added == ["card insert": 1, "tag insert": 1, "cardTag insert": 1])
+        let text = try cli.ok("history", "--limit", "1")
+        #expect(
+            text.contains("this device  1 change\n") && text.contains("update card \(card.suffix(8)) back, modifiedAt"))
+        let bad = try cli.run(["history", "--limit", "0"])
+        #expect(bad.status == 64 && bad.stderr.contains("--limit must be 1 to 1000"))
+    }
+}

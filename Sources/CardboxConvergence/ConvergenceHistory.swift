@@ -1,0 +1,214 @@
+import CardboxCore
+import CardboxStore
+import CardboxSync
+import Foundation
+
+/// One randomized history: 3–5 replicas of one account make random operations of every kind the
+/// command line offers, and exchange their change sets in random order, with duplicates, drops
+/// that are sent again later, and partial batches. Once every replica has seen everything, all must
+/// hold the same state: the same canonical dump, order numbers 0…n−1 everywhere, no orphans, no
+/// board card in two columns. Everything random comes from `seed`, so a failing history replays.
+public struct ConvergenceHistory {
+    public let seed: UInt64
+
+    public init(seed: UInt64) { self.seed = seed }
+
+    /// What a history did, for the summary line.
+    public struct Outcome: Sendable {
+        public var operations = 0
+        public var refusedOperations = 0
+        public var deliveries = 0
+    }
+
+    public func run() throws -> Outcome {
+        var random = SplitMix64(seed: seed)
+        let clock = SimulatedClock()
+        let account = UUID(random: &random)
+        let replicas = try (0..<Int.random(in: 3...5, using: &random)).map { index in
+            try Replica(index: index, account: account, clock: clock, seed: random.next())
+        }
+        var outcome = Outcome()
+        var network = Network(replicaCount: replicas.count)
+        let steps = Int.random(in: 8...30, using: &random)
+        for _ in 0..<steps {
+            clock.advance(by: Int64.random(in: 0...4_000, using: &random))
+            let replica = replicas[Int.random(in: 0..<replicas.count, using: &random)]
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0..<6:
+                outcome.operations += 1
+                if !(try replica.performRandomOperation(using: &random)) { outcome.refusedOperations += 1 }
+            case 6..<8:
+                try network.publish(from: replica)
+            default:
+                outcome.deliveries += try network.deliverSome(to: replica, using: &random)
+            }
+        }
+        // Everyone sends what is left; every change set reaches every replica.
+        for replica in replicas { try network.publish(from: replica) }
+        for replica in replicas { outcome.deliveries += try network.deliverAll(to: replica, using: &random) }
+        try check(replicas, network: network)
+        return outcome
+    }
+
+    private func check(_ replicas: [Replica], network: Network) throws {
+        let dumps = try replicas.map { try $0.store.canonicalDump() }
+        for (index, dump) in dumps.enumerated().dropFirst() where dump != dumps[0] {
+            throw ConvergenceFailure(
+                seed: seed, reason: "replicas 0 and \(index) differ:\n\(Self.firstDifference(dumps[0], dump))")
+        }
+        for replica in replicas {
+            if let problem = try replica.integrityProblem() {
+                throw ConvergenceFailure(seed: seed, reason: "replica \(replica.index): \(problem)")
+            }
+        }
+        // Applying everything again changes nothing.
+        for changes in network.log { try replicas[0].store.apply(changes) }
+        guard try replicas[0].store.canonicalDump() == dumps[0] else {
+            throw ConvergenceFailure(seed: seed, reason: "applying every change set again changed replica 0")
+        }
+    }
+
+    static func firstDifference(_ left: String, _ right: String) -> String {
+        let leftLines = left.split(separator: "\n", omittingEmptySubsequences: false)
+        let rightLines = right.split(separator: "\n", omittingEmptySubsequences: false)
+        for index in 0..<max(leftLines.count, rightLines.count) {
+            let l = index < leftLines.count ? String(leftLines[index]) : "(nothing)"
+            let r = index < rightLines.count ? String(rightLines[index]) : "(nothing)"
+            if l != r { return "line \(index + 1)\n  < \(l.prefix(600))\n  > \(r.prefix(600))" }
+        }
+        return "(no line differs)"
+    }
+}
+
+public struct ConvergenceFailure: Error, CustomStringConvertible {
+    public let seed: UInt64
+    public let reason: String
+    public var description: String { "history \(seed) failed: \(reason)\nreplay: cardbox-converge --seed \(seed)" }
+}
+
+/// The change sets replicas have published, and what each has not yet received.
+struct Network {
+    private(set) var log: [ChangeSet] = []
+    private var pending: [[ChangeSet]]
+    private var cursors: [HLCTimestamp]
+
+    init(replicaCount: Int) {
+        pending = Array(repeating: [], count: replicaCount)
+        cursors = Array(repeating: .zero, count: replicaCount)
+    }
+
+    /// Sends a replica's changes since it last sent, to every other replica. Every set goes through
+    /// its JSON wire form, as it will between devices and the server.
+    mutating func publish(from replica: Replica) throws {
+        let (changes, cursor) = try replica.store.changes(since: cursors[replica.index])
+        cursors[replica.index] = cursor
+        guard !changes.isEmpty else { return }
+        let sent = try ChangeSet.parse(changes.jsonText)
+        log.append(sent)
+        for index in pending.indices where index != replica.index { pending[index].append(sent) }
+    }
+
+    /// Delivers a few pending change sets in random order: some are dropped and stay pending (sent
+    /// again later), some arrive in two parts, some arrive twice.
+    mutating func deliverSome(to replica: Replica, using random: inout SplitMix64) throws -> Int {
+        var delivered = 0
+        for _ in 0..<Int.random(in: 1...3, using: &random) where !pending[replica.index].isEmpty {
+            let position = Int.random(in: 0..<pending[replica.index].count, using: &random)
+            if Int.random(in: 0..<6, using: &random) == 0 { continue }  // dropped: resent later
+            var changes = pending[replica.index].remove(at: position)
+            if Int.random(in: 0..<4, using: &random) == 0 {
+                let (first, rest) = changes.split(using: &random)
+                changes = first
+                pending[replica.index].append(rest)
+            }
+            try replica.store.apply(changes)
+            delivered += 1
+            if Int.random(in: 0..<8, using: &random) == 0 { pending[replica.index].append(changes) }
+        }
+        return delivered
+    }
+
+    mutating func deliverAll(to replica: Replica, using random: inout SplitMix64) throws -> Int {
+        var delivered = 0
+        while !pending[replica.index].isEmpty {
+            let changes = pending[replica.index].remove(
+                at: Int.random(in: 0..<pending[replica.index].count, using: &random))
+            try replica.store.apply(changes)
+            delivered += 1
+        }
+        return delivered
+    }
+}
+
+extension ChangeSet {
+    /// Two change sets that together carry this one: a partial batch and the rest.
+    func split(using random: inout SplitMix64) -> (ChangeSet, ChangeSet) {
+        var first = ChangeSet(accountId: accountId, replicaId: replicaId)
+        var rest = first
+        for row in rows {
+            if Bool.random(using: &random) { first.rows.append(row) } else { rest.rows.append(row) }
+        }
+        for tombstone in tombstones {
+            if Bool.random(using: &random) {
+                first.tombstones.append(tombstone)
+            } else {
+                rest.tombstones.append(tombstone)
+            }
+        }
+        return (first, rest)
+    }
+}
+
+/// The time every replica reads, each with its own skew, moved on by the history.
+final class SimulatedClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var millis: Int64 = 1_767_225_600_000  // 2026-01-01
+
+    func advance(by milliseconds: Int64) { lock.withLock { millis += milliseconds } }
+
+    func now(skew: Int64) -> Date { lock.withLock { Date(timeIntervalSince1970: Double(millis + skew) / 1000) } }
+}
+
+/// A deterministic generator (SplitMix64): the same seed, the same history.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A generator shared by a store's closures, which must be `Sendable`.
+final class SharedRandom: @unchecked Sendable {
+    private let lock = NSLock()
+    private var generator: SplitMix64
+
+    init(seed: UInt64) { generator = SplitMix64(seed: seed) }
+
+    func next() -> UInt64 { lock.withLock { generator.next() } }
+}
+
+struct SharedRandomGenerator: RandomNumberGenerator {
+    let source: SharedRandom
+    mutating func next() -> UInt64 { source.next() }
+}
+
+extension UUID {
+    /// A random (version 4) id drawn from `random`.
+    init(random: inout some RandomNumberGenerator) {
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        self.init(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
+    }
+}

@@ -1,0 +1,21 @@
+import CardboxConvergence
+import Testing
+
+@Suite("Randomized convergence")
+struct ConvergenceTests {
+    @Test("replicas exchanging change sets in random order, with duplicates, drops and partial batches, converge")
+    func histories() throws {
+        for seed in UInt64(1)...40 {
+            let outcome = try ConvergenceHistory(seed: seed).run()
+            #expect(outcome.operations > 0)
+        }
+    }
+
+    @Test("a seed replays the same history")
+    func replay() throws {
+        let first = try ConvergenceHistory(seed: 42).run()
+        let again = try ConvergenceHistory(seed: 42).run()
+        #expect(first.operations == again.operations && first.deliveries == again.deliveries)
+        #expect(first.refusedOperations == again.refusedOperations)
+    }
+}

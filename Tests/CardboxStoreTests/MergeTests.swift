@@ -1,0 +1,360 @@
+import CardboxCore
+import CardboxSync
+import Foundation
+import Testing
+
+@testable import CardboxStore
+
+/// Two or more replicas of one account, each with its own clock, that exchange what they wrote.
+struct Replicas {
+    let account = UUID()
+    let clock = TestClock()
+    let stores: [CardboxStore]
+    /// What each store last sent.
+    private var cursors: [HLCTimestamp]
+
+    init(_ count: Int = 2) throws {
+        let account = self.account
+        let clock = self.clock
+        stores = try (0..<count).map { _ in try TestStore.make(clock: clock, account: account) }
+        cursors = Array(repeating: .zero, count: count)
+    }
+
+    var a: CardboxStore { stores[0] }
+    var b: CardboxStore { stores[1] }
+
+    /// What `index` wrote since it last sent, through the JSON wire form.
+    mutating func send(_ index: Int) throws -> ChangeSet {
+        let (changes, cursor) = try stores[index].changes(since: cursors[index])
+        cursors[index] = cursor
+        return try ChangeSet.parse(changes.jsonText)
+    }
+
+    /// Every store sends to every other.
+    mutating func exchange() throws {
+        let sets = try stores.indices.map { try send($0) }
+        for (from, changes) in sets.enumerated() {
+            for (to, store) in stores.enumerated() where to != from { try store.apply(changes) }
+        }
+    }
+}
+
+@Suite("Merging remote changes")
+struct MergeTests {
+    @Test("field by field, the later write wins, whichever arrives first")
+    func lastWriterWins() throws {
+        var replicas = try Replicas()
+        _ = try replicas.a.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        let card = try replicas.a.addCard(to: "D", CardDraft(front: "hola", back: "hello"))
+        try replicas.exchange()
+        let id = card.id.uuidString
+        _ = try replicas.a.editCard(id, CardChanges(back: "hi"))
+        replicas.clock.advance(seconds: 1)
+        _ = try replicas.b.editCard(id, CardChanges(back: "hey"))
+        _ = try replicas.b.editCard(id, CardChanges(notes: "from b"))
+        replicas.clock.advance(seconds: 1)
+        _ = try replicas.a.editCard(id, CardChanges(front: "hola!"))
+        try replicas.exchange()
+        for store in replicas.stores {
+            let merged = try store.card(id)
+            #expect(merged.back == "hey" && merged.front == "hola!" && merged.notes == "from b")
+        }
+        #expect(try replicas.a.canonicalDump() == replicas.b.canonicalDump())
+    }
+
+    @Test("equal timestamps are ordered by replica id, the same way on every replica")
+    func tieBreak() throws {
+        let store = try TestStore.make()
+        let list = try store.createList(name: "L")
+        let (changes, _) = try store.changes()
+        let row = try #require(changes.rows.first)
+        let later = HLCTimestamp(rawValue: row.created.timestamp.rawValue + 5)
+        func renamed(_ name: String, by replica: String) -> ChangeSet {
+            var edited = row
+            edited.fields["name"] = FieldChange(value: .string(name), clock: WriteClock(later, replica))
+            return ChangeSet(accountId: store.accountId, replicaId: replica, rows: [edited])
+        }
+        try store.apply(renamed("from zz", by: "zz"))
+        try store.apply(renamed("from aa", by: "aa"))
+        #expect(try store.list(list.id.uuidString).name == "from zz")
+        let other = try TestStore.make(account: store.accountId)
+        try other.apply(changes)
+        try other.apply(renamed("from aa", by: "aa"))
+        try other.apply(renamed("from zz", by: "zz"))
+        #expect(try other.list(list.id.uuidString).name == "from zz")
+    }
+
+    @Test("the local clock moves past every timestamp it receives")
+    func clockMovesPast() throws {
+        var replicas = try Replicas()
+        let bClock = TestClock(replicas.clock.now.addingTimeInterval(120))  // b's clock runs two minutes fast
+        let b = try TestStore.make(clock: bClock, account: replicas.account)
+        _ = try b.createList(name: "ahead")
+        let (fromB, _) = try b.changes()
+        try replicas.a.apply(fromB)
+        _ = try replicas.a.createList(name: "after")
+        let rows = try replicas.send(0).rows
+        let after = try #require(rows.first { $0.fields["name"]?.value == .string("after") })
+        #expect(after.created.timestamp > fromB.newestTimestamp)
+    }
+
+    @Test("a delete is final: concurrent edits of the row do not bring it back")
+    func deleteWins() throws {
+        var replicas = try Replicas()
+        _ = try replicas.a.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        let card = try replicas.a.addCard(to: "D", CardDraft(front: "hola", back: "hello", tags: ["t"]))
+        try replicas.exchange()
+        try replicas.a.deleteCard(card.id.uuidString)
+        replicas.clock.advance(seconds: 5)
+        _ = try replicas.b.editCard(card.id.uuidString, CardChanges(back: "later edit"))
+        try replicas.exchange()
+        for store in replicas.stores {
+            #expect(throws: CardboxError.self) { try store.card(card.id.uuidString) }
+            #expect(try store.rowCount("cardTag") == 0)
+        }
+        #expect(try replicas.a.canonicalDump() == replicas.b.canonicalDump())
+    }
+
+    @Test("children made offline under a deleted parent are deleted with it, arriving before or after")
+    func cascadeFromMergedState() throws {
+        var replicas = try Replicas(3)
+        _ = try replicas.a.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        _ = try replicas.a.createBoard(title: "B")
+        _ = try replicas.a.addColumn(to: "B", title: "c")
+        try replicas.exchange()
+        try replicas.a.deleteDeck("D")
+        try replicas.a.deleteBoard("B")
+        let card = try replicas.b.addCard(to: "D", CardDraft(front: "nuevo", back: "new"))
+        _ = try replicas.b.addColumn(to: "B", title: "d")
+        let fromA = try replicas.send(0)
+        let fromB = try replicas.send(1)
+        // c hears of the new card before the delete; a after it.
+        try replicas.stores[2].apply(fromB)
+        #expect(try replicas.stores[2].card(card.id.uuidString).front == "nuevo")
+        try replicas.stores[2].apply(fromA)
+        try replicas.a.apply(fromB)
+        try replicas.b.apply(fromA)
+        for store in replicas.stores {
+            #expect(try store.decks().isEmpty && store.cards(in: nil).isEmpty && store.boards().isEmpty)
+            #expect(try store.rowCount("boardColumn") == 0)
+            #expect(try store.rowCount("tombstone") >= 3, "deck, card, board, columns")
+        }
+        let dumps = try replicas.stores.map { try $0.canonicalDump() }
+        #expect(Set(dumps).count == 1)
+    }
+
+    @Test("two devices moving one board card put it in exactly one column, the later move's")
+    func concurrentMoves() throws {
+        var replicas = try Replicas()
+        _ = try replicas.a.createBoard(title: "B")
+        let x = try replicas.a.addColumn(to: "B", title: "x")
+        let y = try replicas.a.addColumn(to: "B", title: "y")
+        let z = try replicas.a.addColumn(to: "B", title: "z")
+        let card = try replicas.a.addBoardCard(to: x.id.uuidString, title: "task")
+        _ = try replicas.a.addBoardCard(to: y.id.uuidString, title: "other")
+        try replicas.exchange()
+        _ = try replicas.a.moveBoardCard(card.id.uuidString, to: 0, inColumn: y.id.uuidString)
+        replicas.clock.advance(seconds: 1)
+        _ = try replicas.b.moveBoardCard(card.id.uuidString, to: 0, inColumn: z.id.uuidString)
+        try replicas.exchange()
+        for store in replicas.stores {
+            let columns = try store.board("B").columns ?? []
+            let holding = columns.filter { ($0.cards ?? []).contains { $0.id == card.id } }
+            #expect(holding.map(\.id) == [z.id])
+            #expect(columns.allSatisfy { ($0.cards ?? []).map(\.orderNumber) == Array(0..<($0.cards ?? []).count) })
+        }
+    }
+
+    @Test("a card moved into a column deleted elsewhere is kept aside, and a later move brings it back")
+    func moveOutOfDeletedColumn() throws {
+        var replicas = try Replicas(3)
+        _ = try replicas.a.createBoard(title: "B")
+        let x = try replicas.a.addColumn(to: "B", title: "x")
+        let y = try replicas.a.addColumn(to: "B", title: "y")
+        let card = try replicas.a.addBoardCard(to: y.id.uuidString, title: "task")
+        try replicas.exchange()
+        try replicas.a.deleteColumn(x.id.uuidString)
+        _ = try replicas.b.moveBoardCard(card.id.uuidString, to: 0, inColumn: x.id.uuidString)
+        try replicas.exchange()
+        for store in replicas.stores {
+            #expect(try store.board("B").columns?.flatMap { $0.cards ?? [] }.isEmpty == true)
+        }
+        // A later move (by a third device) takes it out again, on every replica.
+        let (changes, _) = try replicas.b.changes()
+        let held = try #require(changes.rows.first { $0.id == card.id.storage })
+        var moved = held
+        moved.fields["placement"] = FieldChange(
+            value: .object(["columnId": .string(y.id.storage), "position": .string("a0")]),
+            clock: WriteClock(
+                HLCTimestamp(rawValue: held.fields["placement"]!.clock.timestamp.rawValue + 1_000_000), "c"))
+        for store in replicas.stores {
+            try store.apply(ChangeSet(accountId: replicas.account, replicaId: "c", rows: [moved]))
+            let cards = try store.board("B").columns?.flatMap { $0.cards ?? [] } ?? []
+            #expect(cards.map(\.id) == [card.id] && cards.first?.columnId == y.id)
+        }
+        #expect(Set(try replicas.stores.map { try $0.canonicalDump() }).count == 1)
+    }
+
+    @Test("a row that arrives before its parent waits for it")
+    func parentArrivesLater() throws {
+        var replicas = try Replicas()
+        _ = try replicas.a.createList(name: "L")
+        let item = try replicas.a.addItem(to: "L", title: "milk")
+        let changes = try replicas.send(0)
+        let itemOnly = ChangeSet(
+            accountId: changes.accountId, replicaId: changes.replicaId, rows: changes.rows.filter { $0.entity == .item }
+        )
+        let listOnly = ChangeSet(
+            accountId: changes.accountId, replicaId: changes.replicaId,
+            rows: changes.rows.filter { $0.entity == .itemList })
+        let report = try replicas.b.apply(itemOnly)
+        #expect(report.held == 1 && report.inserted == 0)
+        #expect(throws: CardboxError.self) { try replicas.b.item(item.id.uuidString) }
+        try replicas.b.apply(listOnly)
+        #expect(try replicas.b.item(item.id.uuidString).title == "milk")
+        #expect(try replicas.a.canonicalDump() == replicas.b.canonicalDump())
+    }
+
+    @Test("applying a change set twice, or an older one after a newer one, changes nothing")
+    func idempotent() throws {
+        var replicas = try Replicas()
+        _ = try replicas.a.createList(name: "L")
+        let first = try replicas.send(0)
+        replicas.clock.advance(seconds: 1)
+        _ = try replicas.a.renameList("L", to: "M")
+        let second = try replicas.send(0)
+        try replicas.b.apply(second)
+        try replicas.b.apply(first)
+        let dump = try replicas.b.canonicalDump()
+        try replicas.b.apply(first)
+        try replicas.b.apply(second)
+        #expect(try replicas.b.canonicalDump() == dump)
+        #expect(try replicas.b.lists().map(\.name) == ["M"])
+        #expect(dump == (try replicas.a.canonicalDump()))
+    }
+
+    @Test("a tag deleted on one device and used again on another exists afterwards on both")
+    func tagRecreated() throws {
+        var replicas = try Replicas()
+        _ = try replicas.a.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        let card = try replicas.a.addCard(to: "D", CardDraft(front: "ir", back: "to go", tags: ["verbs"]))
+        try replicas.exchange()
+        try replicas.a.deleteTag("verbs")
+        replicas.clock.advance(seconds: 1)
+        try replicas.exchange()
+        #expect(try replicas.b.tags().isEmpty)
+        _ = try replicas.b.editCard(card.id.uuidString, CardChanges(tags: ["Verbs"]))
+        try replicas.exchange()
+        for store in replicas.stores {
+            #expect(try store.tags().map(\.name) == ["Verbs"])
+            #expect(try store.card(card.id.uuidString).tags == ["Verbs"])
+        }
+    }
+
+    @Test("orderNumber stays 0…n−1 when two devices insert at the same place")
+    func orderAfterMerge() throws {
+        var replicas = try Replicas()
+        _ = try replicas.a.createList(name: "L")
+        _ = try replicas.a.addItem(to: "L", title: "first")
+        try replicas.exchange()
+        for index in 0..<5 {
+            _ = try replicas.a.addItem(to: "L", title: "a\(index)", position: 0)
+            _ = try replicas.b.addItem(to: "L", title: "b\(index)", position: 0)
+        }
+        try replicas.exchange()
+        let orders = try replicas.stores.map { try $0.list("L").items!.map(\.title) }
+        #expect(orders[0] == orders[1] && orders[0].count == 11)
+        #expect(try replicas.a.list("L").items!.map(\.orderNumber) == Array(0..<11))
+    }
+}
+
+@Suite("Refusing change sets")
+struct RefusalTests {
+    /// A store with one list, and a valid change set from another replica of its account.
+    func setUp() throws -> (store: CardboxStore, valid: ChangeSet, dump: String) {
+        let clock = TestClock()
+        let store = try TestStore.make(clock: clock)
+        _ = try store.createList(name: "L")
+        let other = try TestStore.make(clock: clock, account: store.accountId)
+        _ = try other.createList(name: "From elsewhere")
+        return (store, try other.changes().changes, try store.canonicalDump())
+    }
+
+    func expectRefused(_ text: String, by store: CardboxStore, mentioning words: String) throws {
+        let dump = try store.canonicalDump()
+        do {
+            try store.apply(try ChangeSet.parse(text))
+            Issue.record("accepted: \(text.prefix(200))")
+        } catch let error as CardboxError {
+            #expect(error.localizedDescription.contains(words), "\(error.localizedDescription)")
+        }
+        #expect(try store.canonicalDump() == dump)
+    }
+
+    @Test("a change set for another account is refused whole")
+    func otherAccount() throws {
+        let (store, valid, dump) = try setUp()
+        var foreign = valid
+        foreign.accountId = UUID()
+        #expect(throws: CardboxError.self) { try store.apply(foreign) }
+        #expect(try store.canonicalDump() == dump)
+    }
+
+    @Test("a change set stamped more than five minutes ahead is refused, with how far ahead")
+    func fromTheFuture() throws {
+        let (store, valid, dump) = try setUp()
+        var future = valid
+        let ahead = HLCTimestamp(milliseconds: future.newestTimestamp.milliseconds + 6 * 60 * 1000, counter: 0)
+        future.rows[0].fields["name"]!.clock = WriteClock(ahead, valid.replicaId)
+        do {
+            try store.apply(future)
+            Issue.record("a change from the future was applied")
+        } catch let error as CardboxError {
+            #expect(error.localizedDescription.contains("in the future"))
+        }
+        #expect(try store.canonicalDump() == dump)
+        future.rows[0].fields["name"]!.clock = WriteClock(
+            HLCTimestamp(milliseconds: valid.newestTimestamp.milliseconds + 4 * 60 * 1000, counter: 0), valid.replicaId)
+        try store.apply(future)
+        #expect(try store.lists().count == 2)
+    }
+
+    @Test("unknown entities and fields, wrong types and malformed JSON are refused, naming the place")
+    func malformed() throws {
+        let (store, valid, _) = try setUp()
+        let text = valid.jsonText
+        try expectRefused(
+            text.replacingOccurrences(of: "\"itemList\"", with: "\"spaceship\""), by: store, mentioning: "spaceship")
+        try expectRefused(
+            text.replacingOccurrences(of: "\"isArchived\":", with: "\"isArchivd\":"), by: store, mentioning: "isArchivd"
+        )
+        try expectRefused(
+            text.replacingOccurrences(of: "\"isArchived\":[false", with: "\"isArchived\":[\"no\""),
+            by: store, mentioning: "isArchived")
+        try expectRefused(String(text.dropLast(3)), by: store, mentioning: "JSON")
+        try expectRefused(
+            text.replacingOccurrences(of: "\"version\":1", with: "\"version\":9"), by: store, mentioning: "version")
+        try expectRefused(
+            text.replacingOccurrences(of: "\"name\":[\"From elsewhere\"", with: "\"name\":[\"\""),
+            by: store, mentioning: "cannot be applied")
+        try expectRefused(String(repeating: "[", count: 10_000), by: store, mentioning: "nests")
+    }
+
+    @Test("a bad row anywhere in the set leaves every row unapplied")
+    func wholeOrNothing() throws {
+        let (store, valid, dump) = try setUp()
+        var mixed = valid
+        var broken = valid.rows[0]
+        broken.id = UUID().uuidString.lowercased()
+        broken.fields["placement"] = FieldChange(value: .object(["position": .int(3)]), clock: broken.created)
+        mixed.rows.append(broken)
+        #expect(throws: CardboxError.self) { try store.apply(mixed) }
+        #expect(try store.canonicalDump() == dump)
+    }
+
+    @Test("the wire form reads back as the same change set")
+    func roundTrip() throws {
+        let (_, valid, _) = try setUp()
+        #expect(try ChangeSet.parse(valid.jsonText) == valid)
+    }
+}
