@@ -71,7 +71,7 @@ let package = Package(
         // Fuzz targets: every decoder fed by people or other devices, each must survive any input.
         .target(
             name: "CardboxFuzzTargets",
-            dependencies: ["CardboxCore", "CardboxSync", "CardboxScheduling", "CardboxExchange"]
+            dependencies: ["CardboxCore", "CardboxSync", "CardboxScheduling", "CardboxExchange", "CardboxStore"]
         ),
         // The fuzzer (`scripts/fuzz.sh` builds it with libFuzzer: -DFUZZING); otherwise it replays inputs.
         .executableTarget(name: "cardbox-fuzz", dependencies: ["CardboxFuzzTargets"]),

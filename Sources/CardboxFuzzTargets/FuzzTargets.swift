@@ -1,6 +1,7 @@
 import CardboxCore
 import CardboxExchange
 import CardboxScheduling
+import CardboxStore
 import CardboxSync
 import Foundation
 
@@ -21,6 +22,7 @@ public enum FuzzTargets {
         "isotime": { data in FuzzTargets.isoTime(data) },
         "positionkey": { data in FuzzTargets.positionKey(data) },
         "detect": { data in FuzzTargets.detect(data) },
+        "changes": { data in FuzzTargets.changes(data) },
     ]
 
     /// The names of the targets, sorted.
@@ -130,5 +132,20 @@ public enum FuzzTargets {
         _ = ListAllFormat.matches(data)
         _ = TrelloFormat.matches(data)
         _ = DelimitedFormat.matches(data)
+    }
+
+    /// A change set from another device: read, applied to an empty store of its account, applied again.
+    /// A refusal is fine; a crash, a row naming a missing parent, or a second apply that changes
+    /// anything is a bug.
+    static func changes(_ data: Data) {
+        guard let text = String(data: data, encoding: .utf8), let changes = try? ChangeSet.parse(text),
+            let store = try? CardboxStore.inMemory(account: changes.accountId)
+        else { return }
+        guard (try? store.apply(changes)) != nil else { return }
+        let problems = try! store.integrityProblems()
+        precondition(problems.isEmpty, "applying a change set left \(problems)")
+        let dump = try! store.canonicalDump()
+        _ = try! store.apply(changes)
+        precondition(try! store.canonicalDump() == dump, "applying a change set twice changed the store")
     }
 }

@@ -329,6 +329,9 @@ extension StoreContext {
         var result: [String: [ItemImage]] = [:]
         for row in rows {
             let itemId: String = row["itemId"]
+            // Two devices may each add images offline: after the merge an item shows its first ten
+            // (by position), the same ten on every device; the rest stay stored, out of view.
+            guard (result[itemId]?.count ?? 0) < Limits.imagesPerItem else { continue }
             let image = ItemImage(
                 id: try UUID(stored: row["id"]), itemId: UUID(uuidString: itemId)!,
                 orderNumber: result[itemId]?.count ?? 0, mimeType: row["mimeType"], byteCount: row["byteCount"],

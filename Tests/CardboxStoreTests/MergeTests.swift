@@ -358,3 +358,125 @@ struct RefusalTests {
         #expect(try ChangeSet.parse(valid.jsonText) == valid)
     }
 }
+
+@Suite("Rules that span rows, after a merge")
+struct CrossRowMergeTests {
+    @Test("two decks of one name made offline are both kept; the name then asks which")
+    func sameDeckName() throws {
+        var replicas = try Replicas()
+        _ = try replicas.a.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+        _ = try replicas.b.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+        try replicas.exchange()
+        for store in replicas.stores {
+            #expect(try store.decks().count == 2)
+            #expect(throws: CardboxError.self) { try store.deck("Spanish") }
+            // A device still refuses to make a third.
+            #expect(throws: CardboxError.self) {
+                try store.createDeck(name: "SPANISH", frontLanguage: "es", backLanguage: "en")
+            }
+        }
+        #expect(try replicas.a.canonicalDump() == replicas.b.canonicalDump())
+    }
+
+    @Test("a tag made offline on two devices under one name is one tag")
+    func sameTagName() throws {
+        var replicas = try Replicas()
+        _ = try replicas.a.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        try replicas.exchange()
+        _ = try replicas.a.addCard(to: "D", CardDraft(front: "ir", back: "to go", tags: ["verbs"]))
+        _ = try replicas.b.addCard(to: "D", CardDraft(front: "ser", back: "to be", tags: ["Verbs"]))
+        try replicas.exchange()
+        for store in replicas.stores {
+            let tags = try store.tags()
+            #expect(tags.count == 1 && tags.first?.cardCount == 2)
+        }
+        #expect(try replicas.a.canonicalDump() == replicas.b.canonicalDump())
+    }
+
+    @Test("an item that reaches more than 10 images shows the same first 10 everywhere")
+    func imageLimit() throws {
+        var replicas = try Replicas()
+        _ = try replicas.a.createList(name: "L")
+        let item = try replicas.a.addItem(to: "L", title: "tent")
+        try replicas.exchange()
+        for index in 0..<6 {
+            _ = try replicas.a.addItemImage(to: item.id.uuidString, data: TestStore.png(index))
+            _ = try replicas.b.addItemImage(to: item.id.uuidString, data: TestStore.png(100 + index))
+        }
+        try replicas.exchange()
+        // Image bytes travel separately (content-addressed); here each store is given the other's.
+        for index in 0..<6 {
+            _ = try replicas.a.write { tx in try tx.storeImage(TestStore.png(100 + index)) }
+            _ = try replicas.b.write { tx in try tx.storeImage(TestStore.png(index)) }
+        }
+        let shown = try replicas.stores.map { try $0.itemImages(of: item.id.uuidString) }
+        #expect(shown[0].count == 10 && shown[0] == shown[1])
+        #expect(shown[0].map(\.orderNumber) == Array(0..<10))
+        #expect(throws: CardboxError.self) {
+            try replicas.a.addItemImage(to: item.id.uuidString, data: TestStore.png(999))
+        }
+        try replicas.a.removeItemImage(shown[0][0].id.uuidString)
+        #expect(try replicas.a.itemImages(of: item.id.uuidString).count == 10, "the eleventh comes into view")
+    }
+
+    @Test("a suggestion made offline that matches one rejected elsewhere stays hidden after the merge")
+    func rejectedSuggestion() throws {
+        var replicas = try Replicas()
+        _ = try replicas.a.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        try replicas.exchange()
+        let first = try replicas.a.addSuggestion(to: "D", SuggestionDraft(front: "gato", back: "cat"), ready: true)
+        _ = try replicas.a.rejectSuggestion(first.id.uuidString)
+        let again = try replicas.b.addSuggestion(to: "D", SuggestionDraft(front: "Gato", back: "cat"), ready: true)
+        try replicas.exchange()
+        for store in replicas.stores {
+            #expect(try store.suggestions(in: "D").isEmpty)
+            #expect(try store.rejectedSuggestions(in: "D").map(\.front) == ["gato"])
+            #expect(try store.suggestions(in: "D", includeAll: true).contains { $0.id == again.id })
+        }
+        #expect(try replicas.a.canonicalDump() == replicas.b.canonicalDump())
+    }
+
+    @Test("two devices answering one card offline: both reviews kept, the card's state is one answer's, whole")
+    func concurrentAnswers() throws {
+        var replicas = try Replicas()
+        _ = try replicas.a.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        let card = try replicas.a.addCard(to: "D", CardDraft(front: "hola", back: "hello"))
+        try replicas.exchange()
+        _ = try replicas.a.answer(card.id.uuidString, rating: 1)
+        let onA = try replicas.a.card(card.id.uuidString)
+        replicas.clock.advance(seconds: 30)
+        _ = try replicas.b.answer(card.id.uuidString, rating: 4)
+        let onB = try replicas.b.card(card.id.uuidString)
+        try replicas.exchange()
+        for store in replicas.stores {
+            #expect(try store.reviewLog(in: "D").map(\.rating).sorted() == [1, 4])
+            let merged = try store.card(card.id.uuidString)
+            #expect(merged.state == onB.state && merged.stability == onB.stability && merged.dueAt == onB.dueAt)
+            #expect(merged.reps == onB.reps && merged.difficulty == onB.difficulty)
+            #expect(merged.stability != onA.stability)
+        }
+        #expect(try replicas.a.canonicalDump() == replicas.b.canonicalDump())
+    }
+}
+
+@Suite("Change-set fuzz seeds")
+struct ChangeSetSeedTests {
+    @Test("every seed of the changes fuzz target is a change set a store accepts")
+    func seedsApply() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus/changes")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(files.count >= 5)
+        for file in files {
+            let changes = try ChangeSet.parse(String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8))
+            let store = try CardboxStore.inMemory(account: changes.accountId)
+            let report = try store.apply(changes)
+            if file == "tombstones.json" {
+                #expect(try store.lists().isEmpty && report.inserted == 0, "the list and its item arrive deleted")
+            } else {
+                #expect(report.inserted == changes.rows.count, "\(file)")
+            }
+            #expect(try store.integrityProblems().isEmpty)
+        }
+    }
+}
