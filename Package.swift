@@ -22,7 +22,7 @@ let package = Package(
         // Domain values and rules. Pure: no I/O.
         .target(name: "CardboxCore"),
         // FSRS-6 scheduling: memory states, next intervals, retrievability, replay. Pure.
-        .target(name: "CardboxScheduling"),
+        .target(name: "CardboxScheduling", dependencies: ["CardboxCore"]),
         // Hybrid logical clock, position keys, change records.
         .target(
             name: "CardboxSync",

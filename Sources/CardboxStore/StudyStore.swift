@@ -43,11 +43,11 @@ extension CardboxStore {
             }
             let deck = try context.deck(card.deckId.storage)
             let scheduler = try Scheduler(deck.study)
-            let memory = card.memoryState(now: now)
-            let fuzz = card.intervalFuzz(enabled: deck.study.enableFuzz)
             var nextDue: [String: Date] = [:]
             for rating in Rating.allCases {
-                nextDue[String(rating.rawValue)] = scheduler.review(memory, rating: rating, at: now, fuzz: fuzz).due
+                // The answer itself, computed ahead: what a button shows is what it does.
+                nextDue[String(rating.rawValue)] =
+                    card.answered(rating, at: now, by: scheduler, fuzz: deck.study.enableFuzz).after.dueAt
             }
             return StudyCard(
                 card: card, queue: queue, nextDue: nextDue,
@@ -143,72 +143,35 @@ enum SchedulingColumns {
     static let all = ["state", "step", "stability", "difficulty", "dueAt", "lastReviewAt", "reps", "lapses"]
 }
 
-extension Scheduler {
-    /// The scheduler a deck's settings describe.
-    init(_ settings: StudySettings) throws {
-        do {
-            try self.init(
-                parameters: FSRSParameters(settings.fsrsParameters ?? FSRSParameters.defaultValues),
-                desiredRetention: settings.desiredRetention,
-                learningSteps: StepList.parse(settings.learningSteps, field: "learningSteps"),
-                relearningSteps: StepList.parse(settings.relearningSteps, field: "relearningSteps"),
-                maximumInterval: settings.maximumInterval)
-        } catch let error as SchedulingError {
-            throw CardboxError.invalid(field: "study settings", reason: error.localizedDescription)
-        }
-    }
-}
-
-extension Card {
-    /// The fuzz for the card's next answer: drawn from its id and review count, so what the rating
-    /// buttons show is what the answer does.
-    func intervalFuzz(enabled: Bool) -> ((ClosedRange<Int>) -> Int)? {
-        enabled ? IntervalFuzz.picker(cardId: id, reps: reps) : nil
-    }
-
-    /// The card as the scheduler sees it.
-    func memoryState(now: Date) -> MemoryState {
-        switch state {
-        case .new: return .new(at: now)
-        case .learning, .review, .relearning:
-            return MemoryState(
-                phase: SchedulingPhase(rawValue: state.rawValue)!, step: step, stability: stability,
-                difficulty: difficulty, due: dueAt ?? now, lastReview: lastReviewAt)
-        }
-    }
-}
-
 extension WriteContext {
     func answer(_ card: Card, rating: Rating, durationMs: Int?) throws -> StudyAnswer {
-        let id = card.id.storage
         let deck = try context.deck(card.deckId.storage)
-        let scheduler = try Scheduler(deck.study)
-        let fuzz = card.intervalFuzz(enabled: deck.study.enableFuzz)
-        let after = scheduler.review(card.memoryState(now: now), rating: rating, at: now, fuzz: fuzz)
-        let newState = CardState(rawValue: after.phase.rawValue)!
-        let previous = Self.schedulingSnapshot(card)
-        let lapsed = rating == .again && card.state == .review
-        try update(
-            .card, id: id,
-            [
-                ("state", newState.rawValue), ("step", after.step), ("stability", after.stability),
-                ("difficulty", after.difficulty), ("dueAt", after.due.storageMillis), ("lastReviewAt", nowMillis),
-                ("reps", card.reps + 1), ("lapses", card.lapses + (lapsed ? 1 : 0)), ("modifiedAt", nowMillis),
-            ])
-        let elapsedDays = card.lastReviewAt.map { max(0, Int(now.timeIntervalSince($0) / 86_400)) } ?? 0
-        let logId = newUUID()
-        try insert(
-            .reviewLog, id: logId.storage,
-            [
-                ("cardId", id), ("deckId", card.deckId.storage), ("rating", rating.rawValue),
-                ("reviewedAt", nowMillis), ("stateBefore", card.state.rawValue), ("stateAfter", newState.rawValue),
-                ("elapsedDays", elapsedDays), ("durationMs", durationMs), ("previous", previous.jsonText),
-            ])
+        let answer = card.answered(rating, at: now, by: try Scheduler(deck.study), fuzz: deck.study.enableFuzz)
+        try saveSchedule(answer.after, stamped: true)
         let log = ReviewLogEntry(
-            id: logId, cardId: card.id, deckId: card.deckId, rating: rating.rawValue,
-            reviewedAt: Date(storageMillis: nowMillis), stateBefore: card.state, stateAfter: newState,
-            elapsedDays: elapsedDays, durationMs: durationMs)
-        return StudyAnswer(card: try context.card(id), log: log)
+            id: newUUID(), cardId: card.id, deckId: card.deckId, rating: rating.rawValue,
+            reviewedAt: Date(storageMillis: nowMillis), stateBefore: card.state, stateAfter: answer.after.state,
+            elapsedDays: answer.elapsedDays, durationMs: durationMs)
+        try insert(
+            .reviewLog, id: log.id.storage,
+            [
+                ("cardId", card.id.storage), ("deckId", card.deckId.storage), ("rating", rating.rawValue),
+                ("reviewedAt", nowMillis), ("stateBefore", card.state.rawValue),
+                ("stateAfter", answer.after.state.rawValue), ("elapsedDays", answer.elapsedDays),
+                ("durationMs", durationMs), ("previous", Self.schedulingSnapshot(card).jsonText),
+            ])
+        return StudyAnswer(card: try context.card(card.id.storage), log: log)
+    }
+
+    /// Writes a card's scheduling fields (one synced field: `schedule`).
+    func saveSchedule(_ card: Card, stamped: Bool) throws {
+        var fields: Fields = [
+            ("state", card.state.rawValue), ("step", card.step), ("stability", card.stability),
+            ("difficulty", card.difficulty), ("dueAt", card.dueAt?.storageMillis),
+            ("lastReviewAt", card.lastReviewAt?.storageMillis), ("reps", card.reps), ("lapses", card.lapses),
+        ]
+        if stamped { fields.append(("modifiedAt", nowMillis)) }
+        try update(.card, id: card.id.storage, fields)
     }
 }
 
@@ -228,9 +191,7 @@ extension WriteContext {
     /// Replays an imported card's past answers through its deck's scheduler (no fuzz): each becomes a
     /// review-log entry, and the card ends in the state they lead to.
     func replay(_ reviews: [ReviewImport], on card: Card, deck: Deck) throws {
-        var settings = deck.study
-        settings.enableFuzz = false
-        let scheduler = try Scheduler(settings)
+        let scheduler = try Scheduler(deck.study)
         var current = card
         let inserter = try RowInserter(
             self, .reviewLog,
@@ -240,35 +201,20 @@ extension WriteContext {
             ])
         for review in reviews.sorted(by: { $0.at < $1.at }) {
             guard let rating = Rating(rawValue: review.rating) else { continue }
-            let after = scheduler.review(current.memoryState(now: review.at), rating: rating, at: review.at)
-            let newState = CardState(rawValue: after.phase.rawValue)!
-            let elapsedDays = current.lastReviewAt.map { max(0, Scheduler.wholeDays(from: $0, to: review.at)) } ?? 0
+            let answer = current.answered(rating, at: review.at, by: scheduler, fuzz: false)
             try inserter.insert(
                 id: newID(),
                 [
                     current.id.storage.databaseValue, current.deckId.storage.databaseValue,
                     rating.rawValue.databaseValue, review.at.storageMillis.databaseValue,
-                    current.state.rawValue.databaseValue, newState.rawValue.databaseValue, elapsedDays.databaseValue,
-                    review.durationMs.databaseValue, Self.schedulingSnapshot(current).jsonText.databaseValue,
+                    current.state.rawValue.databaseValue, answer.after.state.rawValue.databaseValue,
+                    answer.elapsedDays.databaseValue, review.durationMs.databaseValue,
+                    Self.schedulingSnapshot(current).jsonText.databaseValue,
                 ])
-            if rating == .again && current.state == .review { current.lapses += 1 }
-            current.reps += 1
-            current.state = newState
-            current.step = after.step
-            current.stability = after.stability
-            current.difficulty = after.difficulty
-            current.dueAt = after.due
-            current.lastReviewAt = review.at
+            current = answer.after
         }
         guard current.reps != card.reps else { return }
-        try update(
-            .card, id: card.id.storage,
-            [
-                ("state", current.state.rawValue), ("step", current.step), ("stability", current.stability),
-                ("difficulty", current.difficulty), ("dueAt", current.dueAt?.storageMillis),
-                ("lastReviewAt", current.lastReviewAt?.storageMillis), ("reps", current.reps),
-                ("lapses", current.lapses),
-            ])
+        try saveSchedule(current, stamped: false)
     }
 }
 

@@ -158,7 +158,9 @@ struct Measurements {
         let schema = try shell(store, ".schema").split(separator: "\n")
             .filter { !$0.contains("sqlite_sequence") }.joined(separator: "\n")
         let setup = try shell(
-            store, ".mode insert account\nSELECT * FROM account;\n.mode insert deck\nSELECT * FROM deck;")
+            store,
+            ".mode insert account\nSELECT * FROM account;\n.mode insert deck\nSELECT * FROM deck;\n"
+                + ".mode insert replica\nSELECT * FROM replica;")
         let cards = try shell(store, ".mode insert card\nSELECT * FROM card;")
         // The batch's one history entry (the cards carry their own clocks).
         let history = try shell(
