@@ -14,13 +14,17 @@ from anki.buildinfo import version
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest, ImportCsvRequest
 
 
-def timed(action) -> float:
+def timed(action, sizes=None) -> float:
+    """Runs `action` on a new collection; with `sizes`, appends the collection file's size once closed."""
     with tempfile.TemporaryDirectory() as folder:
-        collection = Collection(os.path.join(folder, "collection.anki2"))
+        path = os.path.join(folder, "collection.anki2")
+        collection = Collection(path)
         try:
             return action(collection)
         finally:
             collection.close()
+            if sizes is not None:
+                sizes.append(sum(os.path.getsize(path + suffix) for suffix in ("", "-wal") if os.path.exists(path + suffix)))
 
 
 def import_csv(collection, path) -> float:
@@ -40,10 +44,10 @@ def import_apkg(collection, path) -> float:
 def main() -> None:
     csv_path, apkg_path = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     runs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
-    result = {"ankiVersion": version, "csvSeconds": [], "apkgSeconds": []}
+    result = {"ankiVersion": version, "csvSeconds": [], "apkgSeconds": [], "csvBytes": []}
     for run in range(runs):
         print(f"anki import: run {run + 1}/{runs}", file=sys.stderr)
-        result["csvSeconds"].append(timed(lambda collection: import_csv(collection, csv_path)))
+        result["csvSeconds"].append(timed(lambda collection: import_csv(collection, csv_path), result["csvBytes"]))
         result["apkgSeconds"].append(timed(lambda collection: import_apkg(collection, apkg_path)))
     print(json.dumps(result))
 

@@ -7,6 +7,8 @@ bash scripts/install-deps.sh
 binary=.build/release/cardbox
 if [ ! -x "$binary" ] || [ -n "$(find Sources Package.swift -newer "$binary" -print -quit)" ]; then
     echo "building cardbox (release)…" >&2
-    swift build -c release --product cardbox >&2
+    # The Swift runtime and Foundation linked in: the dynamic loader's relocations were a third of
+    # a simple command's 22 ms (16 ms static).
+    swift build -c release --static-swift-stdlib --product cardbox >&2
 fi
 exec "$binary" "$@"

@@ -11,6 +11,7 @@ struct TagCommand: ParsableCommand {
 
     struct List: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List tags with how many cards carry each.", discussion: "Example:\n  cardbox tag list")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -26,6 +27,7 @@ struct TagCommand: ParsableCommand {
 
     struct Rename: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rename",
             abstract: "Rename a tag (merging into an existing tag of that name).",
             discussion: "Example:\n  cardbox tag rename verb verbs")
         @OptionGroup var global: GlobalOptions
@@ -42,6 +44,7 @@ struct TagCommand: ParsableCommand {
 
     struct Delete: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete a tag; its cards stay.", discussion: "Example:\n  cardbox tag delete verbs")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The tag's name (case-insensitive).") var tag: String
@@ -68,6 +71,7 @@ struct PlanCommand: ParsableCommand {
 
     struct Show: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show the plan, cards used and cards remaining.", discussion: "Example:\n  cardbox plan show")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -79,6 +83,7 @@ struct PlanCommand: ParsableCommand {
 
     struct Set: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "set",
             abstract: "Set the plan: free (limited cards) or premium (unlimited).",
             discussion: Help.paragraphs(
                 """
@@ -162,6 +167,7 @@ struct SettingsCommand: ParsableCommand {
 
     struct Show: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show the settings.", discussion: "Example:\n  cardbox settings show --json")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -173,6 +179,7 @@ struct SettingsCommand: ParsableCommand {
 
     struct Set: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "set",
             abstract: "Change one setting.",
             discussion: Help.paragraphs(
                 """

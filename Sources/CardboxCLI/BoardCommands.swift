@@ -24,6 +24,7 @@ struct BoardCommand: ParsableCommand {
 
     struct Create: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Create a board.", discussion: "Example:\n  cardbox board create \"Home projects\"")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -38,6 +39,7 @@ struct BoardCommand: ParsableCommand {
 
     struct List: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List boards.", discussion: "Example:\n  cardbox board list")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -51,6 +53,7 @@ struct BoardCommand: ParsableCommand {
 
     struct Show: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show a board: its columns in order, each with its cards (archived ones with --all).",
             discussion: "Example:\n  cardbox board show \"Home projects\" --json")
         @OptionGroup var global: GlobalOptions
@@ -76,6 +79,7 @@ struct BoardCommand: ParsableCommand {
 
     struct Rename: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rename",
             abstract: "Rename a board.", discussion: "Example:\n  cardbox board rename \"Home projects\" Home")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -91,6 +95,7 @@ struct BoardCommand: ParsableCommand {
 
     struct Delete: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete a board with its columns and cards.",
             discussion: "Example:\n  cardbox board delete Home")
         @OptionGroup var global: GlobalOptions
@@ -111,6 +116,7 @@ struct BoardCommand: ParsableCommand {
 
         struct Add: StoreCommand {
             static let configuration = CommandConfiguration(
+                commandName: "add",
                 abstract: "Add a column to a board (at the end, or at --position).",
                 discussion: "Example:\n  cardbox board column add Home \"To do\"")
             @OptionGroup var global: GlobalOptions
@@ -131,6 +137,7 @@ struct BoardCommand: ParsableCommand {
 
         struct Rename: StoreCommand {
             static let configuration = CommandConfiguration(
+                commandName: "rename",
                 abstract: "Rename a column.", discussion: "Example:\n  cardbox board column rename 1c9e Doing")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
@@ -146,6 +153,7 @@ struct BoardCommand: ParsableCommand {
 
         struct Move: StoreCommand {
             static let configuration = CommandConfiguration(
+                commandName: "move",
                 abstract: "Move a column to another position on its board.",
                 discussion: "Example:\n  cardbox board column move 1c9e --position 0")
             @OptionGroup var global: GlobalOptions
@@ -163,6 +171,7 @@ struct BoardCommand: ParsableCommand {
 
         struct Delete: StoreCommand {
             static let configuration = CommandConfiguration(
+                commandName: "delete",
                 abstract: "Delete a column and its cards.", discussion: "Example:\n  cardbox board column delete 1c9e")
             @OptionGroup var global: GlobalOptions
             @Argument(help: "The column's id, short id or title.") var column: String
@@ -183,6 +192,7 @@ struct BoardCommand: ParsableCommand {
 
         struct Add: StoreCommand {
             static let configuration = CommandConfiguration(
+                commandName: "add",
                 abstract: "Add a card to a column (at the end, or at --position).",
                 discussion:
                     "Example:\n  cardbox board card add 1c9e \"Paint the fence\" --description \"White, two coats\"")
@@ -203,6 +213,7 @@ struct BoardCommand: ParsableCommand {
 
         struct Edit: StoreCommand {
             static let configuration = CommandConfiguration(
+                commandName: "edit",
                 abstract: "Change a card's title or description (empty description removes it).",
                 discussion: "Example:\n  cardbox board card edit 8e31 --title \"Paint the gate\"")
             @OptionGroup var global: GlobalOptions
@@ -220,6 +231,7 @@ struct BoardCommand: ParsableCommand {
 
         struct Move: StoreCommand {
             static let configuration = CommandConfiguration(
+                commandName: "move",
                 abstract: "Move a card to a position in its column or in another column of the board.",
                 discussion: "Example:\n  cardbox board card move 8e31 --to-column 77b0 --position 0")
             @OptionGroup var global: GlobalOptions
@@ -243,6 +255,7 @@ struct BoardCommand: ParsableCommand {
 
         struct Archive: StoreCommand {
             static let configuration = CommandConfiguration(
+                commandName: "archive",
                 abstract: "Archive a card (hidden from the board, kept), or bring it back with --undo.",
                 discussion: "Example:\n  cardbox board card archive 8e31aa07")
             @OptionGroup var global: GlobalOptions
@@ -259,6 +272,7 @@ struct BoardCommand: ParsableCommand {
 
         struct Delete: StoreCommand {
             static let configuration = CommandConfiguration(
+                commandName: "delete",
                 abstract: "Delete a card.", discussion: "Example:\n  cardbox board card delete 8e31")
             @OptionGroup var global: GlobalOptions
             @Argument(help: "The card's id (or its short id).") var card: String

@@ -40,6 +40,7 @@ struct CardCommand: ParsableCommand {
 
     struct Add: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add a card to a deck.",
             discussion: Help.paragraphs(
                 """
@@ -73,6 +74,7 @@ struct CardCommand: ParsableCommand {
 
     struct List: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List cards, filtered by language, tag and favorites.",
             discussion: Help.paragraphs(
                 """
@@ -109,6 +111,7 @@ struct CardCommand: ParsableCommand {
 
     struct Show: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show one card.", discussion: "Example:\n  cardbox card show 3f2a9c1e")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -121,6 +124,7 @@ struct CardCommand: ParsableCommand {
 
     struct Edit: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "edit",
             abstract: "Change a card's text, type, tags or image.",
             discussion: Help.paragraphs(
                 """
@@ -166,6 +170,7 @@ struct CardCommand: ParsableCommand {
 
     struct Archive: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "archive",
             abstract: "Archive a card: kept for reference, no longer studied.",
             discussion: "Example:\n  cardbox card archive 3f2a9c1e")
         @OptionGroup var global: GlobalOptions
@@ -181,6 +186,7 @@ struct CardCommand: ParsableCommand {
 
     struct Restore: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "restore",
             abstract: "Restore an archived card to the current cards.",
             discussion: "Example:\n  cardbox card restore 3f2a9c1e")
         @OptionGroup var global: GlobalOptions
@@ -196,6 +202,7 @@ struct CardCommand: ParsableCommand {
 
     struct Delete: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete a card permanently.", discussion: "Example:\n  cardbox card delete 3f2a9c1e")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The card's id (or its short id).") var card: String
@@ -209,6 +216,7 @@ struct CardCommand: ParsableCommand {
 
     struct Favorite: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "favorite",
             abstract: "Toggle a card's favorite mark (or set it with --on/--off).",
             discussion: "Example:\n  cardbox card favorite 3f2a9c1e --on")
         @OptionGroup var global: GlobalOptions

@@ -19,6 +19,7 @@ struct DeckCommand: ParsableCommand {
 
     struct Create: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Create a deck, empty or from a preset.",
             discussion: Help.paragraphs(
                 """
@@ -60,6 +61,7 @@ struct DeckCommand: ParsableCommand {
 
     struct List: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List decks with their card counts.", discussion: "Example:\n  cardbox deck list --json")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -85,6 +87,7 @@ struct DeckCommand: ParsableCommand {
 
     struct Show: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show a deck and how many cards are in each of its lists.",
             discussion: "Example:\n  cardbox deck show Spanish")
         @OptionGroup var global: GlobalOptions
@@ -112,6 +115,7 @@ struct DeckCommand: ParsableCommand {
 
     struct Rename: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rename",
             abstract: "Rename a deck.", discussion: "Example:\n  cardbox deck rename Spanish \"Spanish A1\"")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -127,6 +131,7 @@ struct DeckCommand: ParsableCommand {
 
     struct Edit: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "edit",
             abstract: "Change a deck's suggestion queue, language pair or study settings.",
             discussion: Help.paragraphs(
                 """
@@ -166,6 +171,7 @@ struct DeckCommand: ParsableCommand {
 
     struct Delete: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete a deck with all its cards and suggestions.",
             discussion: "Example:\n  cardbox deck delete Spanish")
         @OptionGroup var global: GlobalOptions
@@ -233,6 +239,7 @@ struct DeckCommand: ParsableCommand {
 
     struct Presets: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "presets",
             abstract: "List the preset decks 'deck create --preset' can add.",
             discussion: "Example:\n  cardbox deck presets")
         @OptionGroup var output: OutputOptions

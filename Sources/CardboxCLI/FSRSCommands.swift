@@ -12,6 +12,7 @@ struct FSRSCommand: ParsableCommand {
 
     struct Replay: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "replay",
             abstract: "Replay reviews (JSON Lines on stdin) and print each card's state after each review.",
             discussion: Help.paragraphs(
                 """

@@ -25,6 +25,7 @@ struct ListCommand: ParsableCommand {
 
     struct Create: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Create a list (at the end, or at --position).",
             discussion: "Example:\n  cardbox list create Groceries")
         @OptionGroup var global: GlobalOptions
@@ -44,6 +45,7 @@ struct ListCommand: ParsableCommand {
 
     struct List: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the lists in order.", discussion: "Example:\n  cardbox list list")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -57,6 +59,7 @@ struct ListCommand: ParsableCommand {
 
     struct Show: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show a list's items in order; crossed-out items only with --all.",
             discussion: Help.paragraphs(
                 """
@@ -109,6 +112,7 @@ struct ListCommand: ParsableCommand {
 
     struct Rename: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rename",
             abstract: "Rename a list.", discussion: "Example:\n  cardbox list rename Groceries \"Weekly shop\"")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -124,6 +128,7 @@ struct ListCommand: ParsableCommand {
 
     struct Delete: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete a list with its items and their images.",
             discussion: "Example:\n  cardbox list delete Groceries")
         @OptionGroup var global: GlobalOptions
@@ -138,6 +143,7 @@ struct ListCommand: ParsableCommand {
 
     struct Move: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "move",
             abstract: "Move a list to another position among the lists.",
             discussion: "Example:\n  cardbox list move Groceries --position 0")
         @OptionGroup var global: GlobalOptions
@@ -163,6 +169,7 @@ struct ItemCommand: ParsableCommand {
 
     struct Add: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add an item to a list (at the end, or at --position).",
             discussion: "Example:\n  cardbox item add Groceries Milk --quantity 2 --description \"2% organic\"")
         @OptionGroup var global: GlobalOptions
@@ -185,6 +192,7 @@ struct ItemCommand: ParsableCommand {
 
     struct Show: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show one item.", discussion: "Example:\n  cardbox item show 5d2e")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -199,6 +207,7 @@ struct ItemCommand: ParsableCommand {
 
     struct Edit: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "edit",
             abstract: "Change an item's title, description or quantity.",
             discussion: "Example:\n  cardbox item edit 5d2e --quantity 3\n  cardbox item edit 5d2e --no-quantity")
         @OptionGroup var global: GlobalOptions
@@ -226,6 +235,7 @@ struct ItemCommand: ParsableCommand {
 
     struct Cross: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "cross",
             abstract: "Cross an item out (done), or back in with --undo.",
             discussion: "Example:\n  cardbox item cross 5d2e")
         @OptionGroup var global: GlobalOptions
@@ -242,6 +252,7 @@ struct ItemCommand: ParsableCommand {
 
     struct Move: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "move",
             abstract: "Move an item to a position in its list, or into another list.",
             discussion: "Example:\n  cardbox item move 5d2e --position 0 --to-list Hardware")
         @OptionGroup var global: GlobalOptions
@@ -264,6 +275,7 @@ struct ItemCommand: ParsableCommand {
 
     struct Delete: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete an item and its images.", discussion: "Example:\n  cardbox item delete 5d2e")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The item's id (or its short id).") var item: String
@@ -287,6 +299,7 @@ struct ItemCommand: ParsableCommand {
 
         struct Add: StoreCommand {
             static let configuration = CommandConfiguration(
+                commandName: "add",
                 abstract: "Attach an image: JPEG, PNG or HEIC (by content), at most 5 MB, at most 10 per item.",
                 discussion: "Example:\n  cardbox item image add 5d2e receipt.jpg")
             @OptionGroup var global: GlobalOptions
@@ -304,6 +317,7 @@ struct ItemCommand: ParsableCommand {
 
         struct Get: StoreCommand {
             static let configuration = CommandConfiguration(
+                commandName: "get",
                 abstract: "Write an attached image out to a file, exactly as it was attached.",
                 discussion: "Example:\n  cardbox item image get 7a01 -o receipt.jpg")
             @OptionGroup var global: GlobalOptions
@@ -319,6 +333,7 @@ struct ItemCommand: ParsableCommand {
 
         struct List: StoreCommand {
             static let configuration = CommandConfiguration(
+                commandName: "list",
                 abstract: "List an item's images.", discussion: "Example:\n  cardbox item image list 5d2e")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
@@ -333,6 +348,7 @@ struct ItemCommand: ParsableCommand {
 
         struct Remove: StoreCommand {
             static let configuration = CommandConfiguration(
+                commandName: "remove",
                 abstract: "Remove an image from its item.", discussion: "Example:\n  cardbox item image remove 77af")
             @OptionGroup var global: GlobalOptions
             @Argument(help: "The image's id (or its short id).") var image: String

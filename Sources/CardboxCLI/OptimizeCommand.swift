@@ -7,6 +7,7 @@ import Foundation
 extension FSRSCommand {
     struct Optimize: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "optimize",
             abstract: "Fit the 21 FSRS parameters to your own review history.",
             discussion: Help.paragraphs(
                 """

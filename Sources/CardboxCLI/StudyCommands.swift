@@ -57,6 +57,7 @@ struct StudyCommand: StoreCommand {
 extension CardCommand {
     struct Answer: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "answer",
             abstract: "Answer a card: 1 again, 2 hard, 3 good, 4 easy.",
             discussion: "Example:\n  cardbox card answer 3f2a9c1e 3 --duration 4200")
         @OptionGroup var global: GlobalOptions

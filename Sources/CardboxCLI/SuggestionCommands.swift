@@ -27,6 +27,7 @@ struct SuggestionCommand: ParsableCommand {
 
     struct Add: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add a suggestion to a deck's queue.",
             discussion: Help.paragraphs(
                 """
@@ -60,6 +61,7 @@ struct SuggestionCommand: ParsableCommand {
 
     struct List: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List a deck's suggestions ready for review.",
             discussion: Help.paragraphs(
                 """
@@ -93,6 +95,7 @@ struct SuggestionCommand: ParsableCommand {
 
     struct Accept: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "accept",
             abstract: "Accept a visible suggestion: it becomes a card of its deck.",
             discussion: "Example:\n  cardbox suggestion accept 9b1c22aa")
         @OptionGroup var global: GlobalOptions
@@ -108,6 +111,7 @@ struct SuggestionCommand: ParsableCommand {
 
     struct Reject: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reject",
             abstract: "Reject a visible suggestion: removed, and never suggested again.",
             discussion: "Example:\n  cardbox suggestion reject 9b1c22aa")
         @OptionGroup var global: GlobalOptions
@@ -123,6 +127,7 @@ struct SuggestionCommand: ParsableCommand {
 
     struct Skip: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "skip",
             abstract: "Skip a visible suggestion: recorded as rejected, so it is not proposed again.",
             discussion: Help.paragraphs(
                 """
@@ -145,6 +150,7 @@ struct SuggestionCommand: ParsableCommand {
 
     struct Ready: StoreCommand {
         static let configuration = CommandConfiguration(
+            commandName: "ready",
             abstract: "Attach a suggestion's image (or mark it ready without one): it becomes visible.",
             discussion: "Example:\n  cardbox suggestion ready 9b1c22aa --image cat.png")
         @OptionGroup var global: GlobalOptions

@@ -15,8 +15,13 @@ import GRDB
 /// Sync later reads the rows whose `syncVersion` is newer than what it last sent (`changes(since:)`).
 extension WriteContext {
     func insert(_ entity: Entity, id: String, _ fields: Fields) throws {
-        try RowInserter(self, entity, columns: fields.map(\.0)).insert(
-            id: id, fields.map { $0.1?.databaseValue ?? .null })
+        let columns = fields.map(\.0)
+        // One prepared statement per table and column list for the whole transaction: an import
+        // links thousands of tags one call at a time.
+        let key = ([entity.rawValue] + columns).joined(separator: ",")
+        let inserter = try inserters[key] ?? RowInserter(self, entity, columns: columns)
+        inserters[key] = inserter
+        try inserter.insert(id: id, fields.map { $0.1?.databaseValue ?? .null })
     }
 
     func update(_ entity: Entity, id: String, _ fields: Fields) throws {

@@ -187,13 +187,18 @@ extension CardboxStore {
     public func moveItem(_ reference: String, to position: Int?, inList listReference: String? = nil) throws -> Item {
         try write { tx in
             let id = try tx.context.resolve(reference, .item)
-            let fromList = try tx.context.item(id).listId.storage
+            guard
+                let fromList = try String.fetchOne(
+                    tx.db.cachedStatement(sql: "SELECT listId FROM item WHERE accountId = ? AND id = ?"),
+                    arguments: [tx.account, id])
+            else { throw CardboxError.notFound(kind: "item", reference: reference) }
             let listId = try listReference.map { try tx.context.resolve($0, .itemList) } ?? fromList
             let key = try tx.position(.item, parentId: listId, at: position, excluding: id)
             try tx.update(.item, id: id, [("listId", listId), ("position", key), ("modifiedAt", tx.nowMillis)])
             try tx.touchList(fromList)
             if listId != fromList { try tx.touchList(listId) }
-            return try tx.context.item(id)
+            // Placed at `position` among the others, it is the position-th: no need to count.
+            return try tx.context.item(id, orderNumber: position)
         }
     }
 
@@ -299,13 +304,15 @@ extension StoreContext {
             row: row, orderNumber: try orderNumber(.itemList, parentId: nil, position: row["position"], id: id))
     }
 
-    func item(_ id: String) throws -> Item {
+    /// An item; `orderNumber`, when the caller knows it (it just placed the item), spares counting
+    /// the siblings before it.
+    func item(_ id: String, orderNumber known: Int? = nil) throws -> Item {
         guard
             let row = try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT * FROM item WHERE accountId = ? AND id = ?"), arguments: [account, id])
         else { throw CardboxError.notFound(kind: "item", reference: id) }
-        return try Item(
-            row: row, orderNumber: try orderNumber(.item, parentId: row["listId"], position: row["position"], id: id))
+        let orderNumber = try known ?? orderNumber(.item, parentId: row["listId"], position: row["position"], id: id)
+        return try Item(row: row, orderNumber: orderNumber)
     }
 
     func itemImages(itemId: String) throws -> [ItemImage] {

@@ -14,6 +14,7 @@ enum Schema {
         migrator.registerMigration(studyMigration, migrate: addStudy)
         migrator.registerMigration("v3: archived board cards", migrate: addBoardCardArchive)
         migrator.registerMigration("v4: clocks per row and field, tombstones, held rows", migrate: addClocks)
+        migrator.registerMigration("v5: sibling order indexes lead with the account", migrate: scopeOrderIndexes)
         return migrator
     }
 
@@ -362,5 +363,22 @@ enum Schema {
             }
         }
         try db.execute(sql: "DROP TABLE changeLog")
+    }
+
+    /// Sibling queries filter on the account and the parent: with the account first in the index, a
+    /// query that walks siblings in order (a move to the 5,000th place) reads the index alone, instead
+    /// of reading each row to check its account.
+    static func scopeOrderIndexes(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                DROP INDEX itemByPosition;
+                CREATE INDEX itemByPosition ON item(accountId, listId, position, id);
+                DROP INDEX itemImageByPosition;
+                CREATE INDEX itemImageByPosition ON itemImage(accountId, itemId, position, id);
+                DROP INDEX boardColumnByPosition;
+                CREATE INDEX boardColumnByPosition ON boardColumn(accountId, boardId, position, id);
+                DROP INDEX boardCardByPosition;
+                CREATE INDEX boardCardByPosition ON boardCard(accountId, columnId, position, id);
+                """)
     }
 }

@@ -94,6 +94,8 @@ final class WriteContext {
     private var random: AnyRandomNumberGenerator
     /// What the transaction wrote, for the history shown to people: one `changeBatch` row at commit.
     var batch = BatchSummary()
+    /// Prepared inserts of this transaction, by table and column list.
+    var inserters: [String: RowInserter] = [:]
     /// Entities known to have no tombstones in this account, so re-creating a named row (a tag, a
     /// tag link) need not look for one to clear.
     var entitiesWithoutTombstones: Set<Entity> = []
@@ -138,14 +140,21 @@ final class WriteContext {
                 arguments: others)
             return try PositionKey.between(last, nil, using: &random)
         }
-        let siblings = try context.count("SELECT COUNT(*) FROM \(table) WHERE \(scope) AND id <> ?", others)
-        guard (0...siblings).contains(index) else {
+        // The neighbours are read straight off the (parent, position, id) index; siblings are
+        // counted only to say what the range is when `index` is outside it.
+        let neighbours =
+            index < 0
+            ? []
+            : try String.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT position FROM \(table) WHERE \(scope) AND id <> ? ORDER BY position, id LIMIT ? OFFSET ?
+                        """),
+                arguments: others + [index == 0 ? 1 : 2, max(0, index - 1)])
+        if index < 0 || (index > 0 && neighbours.isEmpty) {
+            let siblings = try context.count("SELECT COUNT(*) FROM \(table) WHERE \(scope) AND id <> ?", others)
             throw CardboxError.invalid(field: "position", reason: "must be 0 to \(siblings), got \(index)")
         }
-        let neighbours = try String.fetchAll(
-            db.cachedStatement(
-                sql: "SELECT position FROM \(table) WHERE \(scope) AND id <> ? ORDER BY position, id LIMIT ? OFFSET ?"),
-            arguments: others + [index == 0 ? 1 : 2, max(0, index - 1)])
         let before = index == 0 ? nil : neighbours.first
         let after = index == 0 ? neighbours.first : neighbours.dropFirst().first
         if let before, let after, before >= after {

@@ -25,7 +25,7 @@ struct CardboxBench: ParsableCommand {
     @Option(help: "Folder for the stores (default: a new temporary folder).") var work: String?
     @Option(help: "The Anki peer script; left out, Anki is not measured.") var ankiScript: String?
     @Option(help: "The sqlite3 shell.") var sqlite3 = "/usr/bin/sqlite3"
-    @Option(help: "Run only this step (insert, scheduler or study), for profiling.") var only: String?
+    @Option(help: "Run only this step (insert, moves, scheduler or study), for profiling.") var only: String?
     @Option(help: "The Anki study peer script; left out, Anki's study figures are not measured.")
     var ankiStudyScript: String?
 
@@ -39,6 +39,12 @@ struct CardboxBench: ParsableCommand {
         if only == "study" {
             let study = try bench.study(answers: 1_000, collection: deckSize)
             print("answer 1,000 cards: \(Report.ms(study.answer)); first 1,000 of the queue: \(Report.ms(study.queue))")
+            return
+        }
+        if only == "moves" {
+            let moves = try bench.moves(listSize: listSize)
+            let figures = "median \(Report.ms(moves.median)), p95 \(Report.ms(moves.p95))"
+            print("move an item in a \(listSize)-item list: \(figures)")
             return
         }
         if only == "scheduler" {
