@@ -147,7 +147,9 @@ extension StoreCommand {
         let existed = FileManager.default.fileExists(atPath: path)
         let folderExisted = FileManager.default.fileExists(atPath: folder)
         do {
-            try run(store: global.openStore())
+            let store = try global.openStore()
+            try run(store: store)
+            try store.checkpoint()
         } catch {
             if !existed {
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }

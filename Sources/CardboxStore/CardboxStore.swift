@@ -86,6 +86,19 @@ public final class CardboxStore: Sendable {
         }
     }
 
+    /// Folds the write-ahead log back into the store file and empties it, so a large import does not
+    /// leave a log as large as the store beside it (SQLite does this when the last connection closes,
+    /// which a process that exits skips). Cheap when the log is already small.
+    public func checkpoint() throws {
+        try translatingErrors {
+            try writer.writeWithoutTransaction { db in
+                if db.configuration.readonly == false, try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal" {
+                    try db.checkpoint(.truncate)
+                }
+            }
+        }
+    }
+
     /// A store that lives in memory only, for tests and simulations.
     public static func inMemory(account: UUID? = nil, environment: StoreEnvironment = .live) throws -> CardboxStore {
         let queue = try DatabaseQueue()

@@ -691,3 +691,18 @@ struct HistoryCommandTests {
         #expect(bad.status == 64 && bad.stderr.contains("--limit must be 1 to 1000"))
     }
 }
+
+@Suite("Store file")
+struct StoreFileTests {
+    @Test("the cardbox process leaves no write-ahead log behind: it is folded back into the store file")
+    func walFolded() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        // The first command on a new store is the one that used to leave its log behind.
+        #expect(try cli.runProcess(["deck", "create", "Spanish", "--front", "es"]).status == 0)
+        let log = cli.storePath + "-wal"
+        let size = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0
+        #expect(size == 0)
+        #expect(try cli.ok("deck", "list").contains("Spanish"))
+    }
+}
