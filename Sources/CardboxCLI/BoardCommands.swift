@@ -62,7 +62,8 @@ struct BoardCommand: ParsableCommand {
         @Flag(help: "Include archived cards.") var all = false
 
         func run(store: CardboxStore) throws {
-            try Console.emit(try store.board(board, includeArchived: all), json: output.json) { board in
+            try Console.emit(try store.board(try store.resolve(board), includeArchived: all), json: output.json) {
+                board in
                 var lines = [board.boardTitle]
                 for column in board.columns ?? [] {
                     lines.append("")
@@ -87,7 +88,7 @@ struct BoardCommand: ParsableCommand {
         @Argument(help: "Its new title.") var newTitle: String
 
         func run(store: CardboxStore) throws {
-            try Console.emit(try store.renameBoard(board, to: newTitle), json: output.json) {
+            try Console.emit(try store.renameBoard(try store.resolve(board), to: newTitle), json: output.json) {
                 "renamed board \(BoardCommand.describe($0))"
             }
         }
@@ -102,8 +103,8 @@ struct BoardCommand: ParsableCommand {
         @Argument(help: "The board (id or title).") var board: String
 
         func run(store: CardboxStore) throws {
-            let found = try store.board(board)
-            try store.deleteBoard(found.id.uuidString)
+            let found = try store.board(try store.resolve(board))
+            try store.deleteBoard(found.id)
             Terminal.current.print("deleted board \(found.boardTitle)")
         }
     }
@@ -128,7 +129,8 @@ struct BoardCommand: ParsableCommand {
 
             func run(store: CardboxStore) throws {
                 try Console.emit(
-                    try store.addColumn(to: board, title: title, position: position?.index), json: output.json
+                    try store.addColumn(to: try store.resolve(board), title: title, position: position?.index),
+                    json: output.json
                 ) {
                     "added column \(BoardCommand.describe($0))"
                 }
@@ -145,7 +147,7 @@ struct BoardCommand: ParsableCommand {
             @Argument(help: "Its new title.") var newTitle: String
 
             func run(store: CardboxStore) throws {
-                try Console.emit(try store.renameColumn(column, to: newTitle), json: output.json) {
+                try Console.emit(try store.renameColumn(try store.resolve(column), to: newTitle), json: output.json) {
                     "renamed column \(BoardCommand.describe($0))"
                 }
             }
@@ -163,7 +165,8 @@ struct BoardCommand: ParsableCommand {
             var position: Position
 
             func run(store: CardboxStore) throws {
-                try Console.emit(try store.moveColumn(column, to: position.index), json: output.json) {
+                try Console.emit(try store.moveColumn(try store.resolve(column), to: position.index), json: output.json)
+                {
                     "moved column \(BoardCommand.describe($0))"
                 }
             }
@@ -177,7 +180,7 @@ struct BoardCommand: ParsableCommand {
             @Argument(help: "The column's id, short id or title.") var column: String
 
             func run(store: CardboxStore) throws {
-                try store.deleteColumn(column)
+                try store.deleteColumn(try store.resolve(column))
                 Terminal.current.print("deleted column \(column)")
             }
         }
@@ -206,7 +209,7 @@ struct BoardCommand: ParsableCommand {
 
             func run(store: CardboxStore) throws {
                 let card = try store.addBoardCard(
-                    to: column, title: title, description: description, position: position?.index)
+                    to: try store.resolve(column), title: title, description: description, position: position?.index)
                 try Console.emit(card, json: output.json) { "added card \(BoardCommand.describe($0))" }
             }
         }
@@ -224,7 +227,8 @@ struct BoardCommand: ParsableCommand {
 
             func run(store: CardboxStore) throws {
                 try Console.emit(
-                    try store.editBoardCard(card, title: title, description: description), json: output.json
+                    try store.editBoardCard(try store.resolve(card), title: title, description: description),
+                    json: output.json
                 ) { "updated card \(BoardCommand.describe($0))" }
             }
         }
@@ -248,7 +252,9 @@ struct BoardCommand: ParsableCommand {
 
             func run(store: CardboxStore) throws {
                 try Console.emit(
-                    try store.moveBoardCard(card, to: position?.index, inColumn: toColumn), json: output.json
+                    try store.moveBoardCard(
+                        try store.resolve(card), to: position?.index,
+                        inColumn: try toColumn.map { try store.resolve($0) }), json: output.json
                 ) { "moved card \(BoardCommand.describe($0))" }
             }
         }
@@ -264,7 +270,7 @@ struct BoardCommand: ParsableCommand {
             @Flag(help: "Bring the card back.") var undo = false
 
             func run(store: CardboxStore) throws {
-                try Console.emit(try store.setBoardCardArchived(card, !undo), json: output.json) {
+                try Console.emit(try store.setBoardCardArchived(try store.resolve(card), !undo), json: output.json) {
                     ($0.isArchived ? "archived card " : "restored card ") + BoardCommand.describe($0)
                 }
             }
@@ -278,7 +284,7 @@ struct BoardCommand: ParsableCommand {
             @Argument(help: "The card's id (or its short id).") var card: String
 
             func run(store: CardboxStore) throws {
-                try store.deleteBoardCard(card)
+                try store.deleteBoardCard(try store.resolve(card))
                 Terminal.current.print("deleted card \(card)")
             }
         }

@@ -23,7 +23,7 @@ struct CardCommand: ParsableCommand {
 
     static func details(_ card: Card) -> String {
         var lines = [
-            "id: \(card.id.uuidString.lowercased())", "front: \(card.front)  (\(card.frontLanguage))",
+            "id: \(card.id.description)", "front: \(card.front)  (\(card.frontLanguage))",
             "back: \(card.back)  (\(card.backLanguage))", "type: \(card.cardType)",
             "favorite: \(card.isFavorite ? "yes" : "no")",
             "tags: \(card.tags.isEmpty ? "-" : card.tags.joined(separator: ", "))",
@@ -67,7 +67,7 @@ struct CardCommand: ParsableCommand {
             let draft = CardDraft(
                 front: front, back: back, cardType: cardType, notes: notes, tags: tags, imagePrompt: imagePrompt,
                 jsonContent: jsonContent, isIncomplete: incomplete)
-            let card = try store.addCard(to: deck, draft, image: try Console.image(image))
+            let card = try store.addCard(to: try store.resolve(deck), draft, image: try Console.image(image))
             try Console.emit(card, json: output.json) { "added \(CardCommand.describe($0))" }
         }
     }
@@ -102,7 +102,8 @@ struct CardCommand: ParsableCommand {
 
         func run(store: CardboxStore) throws {
             let filter = CardFilter(archived: archived, favoritesOnly: favorites, tag: tag, language: language)
-            let cards = try store.cards(in: deck, filter: filter, limit: limit, offset: offset)
+            let cards = try store.cards(
+                in: try deck.map { try store.resolve($0) }, filter: filter, limit: limit, offset: offset)
             try Console.emit(cards, json: output.json) { cards in
                 cards.isEmpty ? "no cards" : cards.map(CardCommand.describe).joined(separator: "\n")
             }
@@ -118,7 +119,7 @@ struct CardCommand: ParsableCommand {
         @Argument(help: "The card's id (or its short id).") var card: String
 
         func run(store: CardboxStore) throws {
-            try Console.emit(try store.card(card), json: output.json, CardCommand.details)
+            try Console.emit(try store.card(try store.resolve(card)), json: output.json, CardCommand.details)
         }
     }
 
@@ -162,7 +163,7 @@ struct CardCommand: ParsableCommand {
                 tags: clearTags ? [] : (tags.isEmpty ? nil : tags), imagePrompt: imagePrompt, jsonContent: jsonContent,
                 isIncomplete: incomplete, image: try Console.image(image), removeImage: removeImage,
                 dueAt: try due.map(Console.dueDate))
-            try Console.emit(try store.editCard(card, changes), json: output.json) {
+            try Console.emit(try store.editCard(try store.resolve(card), changes), json: output.json) {
                 "updated \(CardCommand.describe($0))"
             }
         }
@@ -178,7 +179,7 @@ struct CardCommand: ParsableCommand {
         @Argument(help: "The card's id (or its short id).") var card: String
 
         func run(store: CardboxStore) throws {
-            try Console.emit(try store.setArchived(card, true), json: output.json) {
+            try Console.emit(try store.setArchived(try store.resolve(card), true), json: output.json) {
                 "archived \(CardCommand.describe($0))"
             }
         }
@@ -194,7 +195,7 @@ struct CardCommand: ParsableCommand {
         @Argument(help: "The card's id (or its short id).") var card: String
 
         func run(store: CardboxStore) throws {
-            try Console.emit(try store.setArchived(card, false), json: output.json) {
+            try Console.emit(try store.setArchived(try store.resolve(card), false), json: output.json) {
                 "restored \(CardCommand.describe($0))"
             }
         }
@@ -208,8 +209,8 @@ struct CardCommand: ParsableCommand {
         @Argument(help: "The card's id (or its short id).") var card: String
 
         func run(store: CardboxStore) throws {
-            let found = try store.card(card)
-            try store.deleteCard(found.id.uuidString)
+            let found = try store.card(try store.resolve(card))
+            try store.deleteCard(found.id)
             Terminal.current.print("deleted \(CardCommand.describe(found))")
         }
     }
@@ -230,7 +231,7 @@ struct CardCommand: ParsableCommand {
         }
 
         func run(store: CardboxStore) throws {
-            let card = try store.setFavorite(card, on ? true : (off ? false : nil))
+            let card = try store.setFavorite(try store.resolve(card), on ? true : (off ? false : nil))
             try Console.emit(card, json: output.json) {
                 ($0.isFavorite ? "favorited " : "unfavorited ") + CardCommand.describe($0)
             }

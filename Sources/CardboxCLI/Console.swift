@@ -60,7 +60,7 @@ enum Console {
 
     /// A short id for people: the id's last 8 hex digits (its random part; the first digits of a
     /// time-ordered id are its creation time). Any unique prefix or suffix of an id is accepted back.
-    static func short(_ id: UUID) -> String { String(id.uuidString.lowercased().suffix(8)) }
+    static func short<Record>(_ id: TypedID<Record>) -> String { String(id.description.suffix(8)) }
 
     /// Left-aligned columns, two spaces apart.
     static func table(_ rows: [[String]], header: [String]) -> String {

@@ -68,7 +68,7 @@ struct DeckCommand: ParsableCommand {
 
         func run(store: CardboxStore) throws {
             let summaries = try store.decks().map {
-                DeckSummary(deck: $0, counts: try store.deckCounts($0.id.uuidString))
+                DeckSummary(deck: $0, counts: try store.deckCounts($0.id))
             }
             try Console.emit(summaries, json: output.json) { summaries in
                 summaries.isEmpty
@@ -95,12 +95,12 @@ struct DeckCommand: ParsableCommand {
         @Argument(help: "The deck (id or name).") var deck: String
 
         func run(store: CardboxStore) throws {
-            let found = try store.deck(deck)
-            let summary = DeckSummary(deck: found, counts: try store.deckCounts(found.id.uuidString))
+            let found = try store.deck(try store.resolve(deck))
+            let summary = DeckSummary(deck: found, counts: try store.deckCounts(found.id))
             try Console.emit(summary, json: output.json) { summary in
                 let counts = summary.counts
                 return """
-                    \(summary.name)  (\(summary.id.uuidString.lowercased()))
+                    \(summary.name)  (\(summary.id.description))
                     languages: \(Language.name(of: summary.frontLanguage)) → \(Language.name(of: summary.backLanguage))
                     queued suggestions: \(summary.queuedSuggestions)\(summary.queuedSuggestions == 0 ? " (automatic suggestions off)" : "")
                     current cards: \(counts.currentCards) (\(counts.dueCards) due)
@@ -123,7 +123,7 @@ struct DeckCommand: ParsableCommand {
         @Argument(help: "Its new name.") var newName: String
 
         func run(store: CardboxStore) throws {
-            try Console.emit(try store.renameDeck(deck, to: newName), json: output.json) {
+            try Console.emit(try store.renameDeck(try store.resolve(deck), to: newName), json: output.json) {
                 "renamed deck \(DeckCommand.describe($0))"
             }
         }
@@ -155,7 +155,7 @@ struct DeckCommand: ParsableCommand {
 
         func run(store: CardboxStore) throws {
             var edited = try store.configureDeck(
-                deck, queuedSuggestions: queuedSuggestions, frontLanguage: front, backLanguage: back)
+                try store.resolve(deck), queuedSuggestions: queuedSuggestions, frontLanguage: front, backLanguage: back)
             var study = edited.study
             if let desiredRetention { study.desiredRetention = desiredRetention }
             if let newPerDay { study.newCardsPerDay = newPerDay }
@@ -164,7 +164,7 @@ struct DeckCommand: ParsableCommand {
             if let relearningSteps { study.relearningSteps = relearningSteps }
             if let maximumInterval { study.maximumInterval = maximumInterval }
             if let fuzz { study.enableFuzz = fuzz }
-            if study != edited.study { edited = try store.setStudySettings(edited.id.uuidString, study) }
+            if study != edited.study { edited = try store.setStudySettings(edited.id, study) }
             try Console.emit(edited, json: output.json) { "updated deck \(DeckCommand.describe($0))" }
         }
     }
@@ -178,8 +178,8 @@ struct DeckCommand: ParsableCommand {
         @Argument(help: "The deck (id or name).") var deck: String
 
         func run(store: CardboxStore) throws {
-            let found = try store.deck(deck)
-            try store.deleteDeck(found.id.uuidString)
+            let found = try store.deck(try store.resolve(deck))
+            try store.deleteDeck(found.id)
             Terminal.current.print("deleted deck \(found.name)")
         }
     }
@@ -193,7 +193,7 @@ struct DeckCommand: ParsableCommand {
         @Argument(help: "The deck (id or name).") var deck: String
 
         func run(store: CardboxStore) throws {
-            let count = try store.archiveDueCards(deck)
+            let count = try store.archiveDueCards(try store.resolve(deck))
             try Console.emit(["archived": count], json: output.json) { _ in "archived \(count) due cards" }
         }
     }
@@ -207,7 +207,7 @@ struct DeckCommand: ParsableCommand {
         @Argument(help: "The deck (id or name).") var deck: String
 
         func run(store: CardboxStore) throws {
-            let count = try store.clearSuggestions(deck)
+            let count = try store.clearSuggestions(try store.resolve(deck))
             try Console.emit(["deleted": count], json: output.json) { _ in "deleted \(count) suggestions" }
         }
     }
@@ -232,7 +232,7 @@ struct DeckCommand: ParsableCommand {
         @Option(help: "Only those rejected more than this many days ago.") var olderThan: Int?
 
         func run(store: CardboxStore) throws {
-            let count = try store.resetRejectedSuggestions(deck, olderThanDays: olderThan)
+            let count = try store.resetRejectedSuggestions(try store.resolve(deck), olderThanDays: olderThan)
             try Console.emit(["deleted": count], json: output.json) { _ in "forgot \(count) rejected suggestions" }
         }
     }
@@ -263,7 +263,7 @@ struct DeckCommand: ParsableCommand {
 struct DeckSummary: Encodable {
     var deck: Deck
     var counts: DeckCounts
-    var id: UUID { deck.id }
+    var id: DeckID { deck.id }
     var name: String { deck.name }
     var frontLanguage: String { deck.frontLanguage }
     var backLanguage: String { deck.backLanguage }

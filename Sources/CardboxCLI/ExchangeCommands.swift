@@ -49,7 +49,7 @@ struct ExportCommand: StoreCommand {
         let summary: String
         switch format {
         case .listall:
-            let lists = try store.listsForExport(list)
+            let lists = try store.listsForExport(try list.map { try store.resolve($0) })
             data = try ListAllFormat.export(lists, settings: try store.settings(), exportDate: Date())
             summary = "exported \(lists.count) list\(lists.count == 1 ? "" : "s")"
         case .backup:
@@ -58,8 +58,10 @@ struct ExportCommand: StoreCommand {
             summary = "backed up \(snapshot.tables.values.map(\.count).reduce(0, +)) records"
         case .csv, .tsv:
             // Anki's text format has no archived state: archived cards are left out, and the summary says so.
-            let cards = try store.cards(in: deck)
-            let archived = try store.cards(in: deck, filter: CardFilter(archived: true)).count
+            let cards = try store.cards(in: try deck.map { try store.resolve($0) })
+            let archived = try store.cards(
+                in: try deck.map { try store.resolve($0) }, filter: CardFilter(archived: true)
+            ).count
             data = DelimitedFormat.export(
                 cards, separator: format == .tsv ? "\t" : ",", progress: ProgressBar(label: "cards").update)
             summary =

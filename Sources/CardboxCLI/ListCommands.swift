@@ -75,7 +75,7 @@ struct ListCommand: ParsableCommand {
 
         func run(store: CardboxStore) throws {
             // One read of every item; the store's rule (--all, else the showCrossedOutItems setting) picks.
-            let full = try store.list(list, includeCrossedOut: true)
+            let full = try store.list(try store.resolve(list), includeCrossedOut: true)
             var shown = full
             let showCrossedOut = try all || store.settings().showCrossedOutItems
             if !showCrossedOut {
@@ -105,7 +105,7 @@ struct ListCommand: ParsableCommand {
         @Argument(help: "The list (id or name).") var list: String
 
         func run(store: CardboxStore) throws {
-            let count = try store.clearCrossedOut(in: list)
+            let count = try store.clearCrossedOut(in: try store.resolve(list))
             Terminal.current.print("deleted \(count) crossed-out item\(count == 1 ? "" : "s")")
         }
     }
@@ -120,7 +120,7 @@ struct ListCommand: ParsableCommand {
         @Argument(help: "Its new name.") var newName: String
 
         func run(store: CardboxStore) throws {
-            try Console.emit(try store.renameList(list, to: newName), json: output.json) {
+            try Console.emit(try store.renameList(try store.resolve(list), to: newName), json: output.json) {
                 "renamed list \(ListCommand.describe($0))"
             }
         }
@@ -135,8 +135,8 @@ struct ListCommand: ParsableCommand {
         @Argument(help: "The list (id or name).") var list: String
 
         func run(store: CardboxStore) throws {
-            let found = try store.list(list, includeCrossedOut: true)
-            try store.deleteList(found.id.uuidString)
+            let found = try store.list(try store.resolve(list), includeCrossedOut: true)
+            try store.deleteList(found.id)
             Terminal.current.print("deleted list \(found.name) and its \(found.items?.count ?? 0) items")
         }
     }
@@ -153,7 +153,7 @@ struct ListCommand: ParsableCommand {
         var position: Position
 
         func run(store: CardboxStore) throws {
-            try Console.emit(try store.moveList(list, to: position.index), json: output.json) {
+            try Console.emit(try store.moveList(try store.resolve(list), to: position.index), json: output.json) {
                 "moved list \(ListCommand.describe($0))"
             }
         }
@@ -184,7 +184,7 @@ struct ItemCommand: ParsableCommand {
 
         func run(store: CardboxStore) throws {
             let item = try store.addItem(
-                to: list, title: title, description: description,
+                to: try store.resolve(list), title: title, description: description,
                 quantity: try quantity.flatMap { try Validate.quantity(text: $0) }, position: position?.index)
             try Console.emit(item, json: output.json) { "added \(ListCommand.describe($0))" }
         }
@@ -199,7 +199,7 @@ struct ItemCommand: ParsableCommand {
         @Argument(help: "The item's id (or its short id).") var item: String
 
         func run(store: CardboxStore) throws {
-            try Console.emit(try store.item(item), json: output.json) { item in
+            try Console.emit(try store.item(try store.resolve(item)), json: output.json) { item in
                 [ListCommand.describe(item), item.description].filter { !$0.isEmpty }.joined(separator: "\n")
             }
         }
@@ -227,7 +227,7 @@ struct ItemCommand: ParsableCommand {
             var changes = ItemChanges(title: title, description: description)
             if noQuantity { changes.quantity = .some(nil) }
             if let quantity { changes.quantity = .some(try Validate.quantity(text: quantity)) }
-            try Console.emit(try store.editItem(item, changes), json: output.json) {
+            try Console.emit(try store.editItem(try store.resolve(item), changes), json: output.json) {
                 "updated \(ListCommand.describe($0))"
             }
         }
@@ -244,7 +244,7 @@ struct ItemCommand: ParsableCommand {
         @Flag(help: "Uncross the item.") var undo = false
 
         func run(store: CardboxStore) throws {
-            try Console.emit(try store.crossItem(item, crossedOut: !undo), json: output.json) {
+            try Console.emit(try store.crossItem(try store.resolve(item), crossedOut: !undo), json: output.json) {
                 ($0.isCrossedOut ? "crossed out " : "uncrossed ") + ListCommand.describe($0)
             }
         }
@@ -267,7 +267,11 @@ struct ItemCommand: ParsableCommand {
         }
 
         func run(store: CardboxStore) throws {
-            try Console.emit(try store.moveItem(item, to: position?.index, inList: toList), json: output.json) {
+            try Console.emit(
+                try store.moveItem(
+                    try store.resolve(item), to: position?.index, inList: try toList.map { try store.resolve($0) }),
+                json: output.json
+            ) {
                 "moved \(ListCommand.describe($0))"
             }
         }
@@ -281,8 +285,8 @@ struct ItemCommand: ParsableCommand {
         @Argument(help: "The item's id (or its short id).") var item: String
 
         func run(store: CardboxStore) throws {
-            let found = try store.item(item)
-            try store.deleteItem(found.id.uuidString)
+            let found = try store.item(try store.resolve(item))
+            try store.deleteItem(found.id)
             Terminal.current.print("deleted \(found.title)")
         }
     }
@@ -309,7 +313,7 @@ struct ItemCommand: ParsableCommand {
 
             func run(store: CardboxStore) throws {
                 let data = try Console.readFile(file, field: "image", limit: Limits.imageBytes)
-                try Console.emit(try store.addItemImage(to: item, data: data), json: output.json) {
+                try Console.emit(try store.addItemImage(to: try store.resolve(item), data: data), json: output.json) {
                     "attached \(ImageCommand.describe($0))"
                 }
             }
@@ -325,7 +329,7 @@ struct ItemCommand: ParsableCommand {
             @Option(name: [.short, .customLong("output")], help: "The file to write.") var output: String
 
             func run(store: CardboxStore) throws {
-                let (image, data) = try store.itemImageData(image)
+                let (image, data) = try store.itemImageData(try store.resolve(image))
                 try Console.writeFile(data, to: output)
                 Terminal.current.print("wrote \(image.byteCount) bytes (\(image.mimeType)) to \(output)")
             }
@@ -340,7 +344,7 @@ struct ItemCommand: ParsableCommand {
             @Argument(help: "The item's id (or its short id).") var item: String
 
             func run(store: CardboxStore) throws {
-                try Console.emit(try store.itemImages(of: item), json: output.json) { images in
+                try Console.emit(try store.itemImages(of: try store.resolve(item)), json: output.json) { images in
                     images.isEmpty ? "no images" : images.map(ImageCommand.describe).joined(separator: "\n")
                 }
             }
@@ -354,7 +358,7 @@ struct ItemCommand: ParsableCommand {
             @Argument(help: "The image's id (or its short id).") var image: String
 
             func run(store: CardboxStore) throws {
-                try store.removeItemImage(image)
+                try store.removeItemImage(try store.resolve(image))
                 Terminal.current.print("removed image \(image)")
             }
         }

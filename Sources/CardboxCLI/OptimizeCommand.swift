@@ -46,17 +46,17 @@ extension FSRSCommand {
         }
 
         func run(store: CardboxStore) throws {
-            let decks = try deck.map { [try store.deck($0)] } ?? store.decks()
+            let decks = try deck.map { [try store.deck(try store.resolve($0))] } ?? store.decks()
             let start =
                 decks.count == 1
                 ? decks[0].study.fsrsParameters ?? FSRSParameters.defaultValues : FSRSParameters.defaultValues
-            let result = try fit(try store.reviewHistories(in: deck), start: start)
+            let result = try fit(try store.reviewHistories(in: try deck.map { try store.resolve($0) }), start: start)
             let better = result.after.logLoss < result.before.logLoss
             if better && !dryRun {
                 for deck in decks {
                     var settings = deck.study
                     settings.fsrsParameters = result.parameters
-                    _ = try store.setStudySettings(deck.id.uuidString, settings)
+                    _ = try store.setStudySettings(deck.id, settings)
                 }
             }
             try report(result, stored: better && !dryRun)

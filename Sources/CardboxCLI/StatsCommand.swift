@@ -21,7 +21,8 @@ struct StatsCommand: StoreCommand {
     @Option(help: "How many study days back and ahead the figures cover (1 to 3650).") var days = 30
 
     func run(store: CardboxStore) throws {
-        try Console.emit(try store.stats(in: deck, days: days), json: output.json, Self.describe)
+        try Console.emit(
+            try store.stats(in: try deck.map { try store.resolve($0) }, days: days), json: output.json, Self.describe)
     }
 
     static func describe(_ stats: StudyStats) -> String {

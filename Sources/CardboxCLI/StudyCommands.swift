@@ -37,12 +37,13 @@ struct StudyCommand: StoreCommand {
     }
 
     func run(store: CardboxStore) throws {
+        let deck: Deck? = try self.deck.map { try store.deck(try store.resolve($0)) }
         if undo {
-            try Console.emit(try store.undoLastAnswer(in: deck), json: output.json) {
+            try Console.emit(try store.undoLastAnswer(in: deck?.id), json: output.json) {
                 "undid the last answer: \(CardCommand.describe($0)) is \($0.state.rawValue) again"
             }
         } else if next {
-            let card = try store.nextStudyCard(in: deck)
+            let card = try store.nextStudyCard(in: deck?.id)
             if output.json {
                 try Console.printJSON(card)
             } else {
@@ -67,7 +68,7 @@ extension CardCommand {
         @Option(help: "How long the answer took, in milliseconds.") var duration: Int?
 
         func run(store: CardboxStore) throws {
-            let answer = try store.answer(card, rating: rating.value, durationMs: duration)
+            let answer = try store.answer(try store.resolve(card), rating: rating.value, durationMs: duration)
             try Console.emit(answer, json: output.json) { answer in
                 let due = answer.card.dueAt.map { Interval.label(from: answer.log.reviewedAt, to: $0) } ?? "-"
                 return "\(CardCommand.describe(answer.card))  \(answer.card.state.rawValue), due in \(due)"
@@ -121,7 +122,8 @@ final class KeyReader {
 /// The interactive study loop.
 struct StudySession {
     let store: CardboxStore
-    let deck: String?
+    /// The deck studied; every deck when nil.
+    let deck: Deck?
     let keys: KeyReader
 
     static let buttons = ["1": "Again", "2": "Hard", "3": "Good", "4": "Easy"]
@@ -148,7 +150,7 @@ struct StudySession {
     func run() throws {
         var answered = 0
         var status = ""
-        while let next = try store.nextStudyCard(in: deck) {
+        while let next = try store.nextStudyCard(in: deck?.id) {
             show([
                 Self.counts(next.remaining) + "   [\(next.queue)]" + (status.isEmpty ? "" : "   " + status), "",
                 next.card.front, "", "[space] show answer   [u] undo   [q] quit",
@@ -171,18 +173,18 @@ struct StudySession {
             case "u": status = try undoLast(&answered)
             default:
                 let duration = Int(Date().timeIntervalSince(shownAt) * 1000)
-                _ = try store.answer(next.card.id.uuidString, rating: Int(String(choice))!, durationMs: duration)
+                _ = try store.answer(next.card.id, rating: Int(String(choice))!, durationMs: duration)
                 answered += 1
             }
         }
-        show(["Congratulations! Nothing left to study today\(deck.map { " in \($0)" } ?? "")."])
+        show(["Congratulations! Nothing left to study today\(deck.map { " in \($0.name)" } ?? "")."])
         finish(answered)
     }
 
     /// Undoes the last answer (no longer counted as studied); returns what to tell the person.
     private func undoLast(_ answered: inout Int) throws -> String {
         do {
-            let card = try store.undoLastAnswer(in: deck)
+            let card = try store.undoLastAnswer(in: deck?.id)
             answered = max(0, answered - 1)
             return "(undid the answer to \(card.front))"
         } catch let error as CardboxError {

@@ -54,7 +54,8 @@ struct SuggestionCommand: ParsableCommand {
             let draft = SuggestionDraft(
                 front: front, back: back, cardType: cardType, imagePrompt: imagePrompt, context: context,
                 category: try SuggestionCategory.validate(category))
-            let suggestion = try store.addSuggestion(to: deck, draft, image: try Console.image(image), ready: ready)
+            let suggestion = try store.addSuggestion(
+                to: try store.resolve(deck), draft, image: try Console.image(image), ready: ready)
             try Console.emit(suggestion, json: output.json) { "added suggestion \(SuggestionCommand.describe($0))" }
         }
     }
@@ -78,7 +79,8 @@ struct SuggestionCommand: ParsableCommand {
 
         func run(store: CardboxStore) throws {
             if rejected {
-                try Console.emit(try store.rejectedSuggestions(in: deck), json: output.json) { list in
+                try Console.emit(try store.rejectedSuggestions(in: try store.resolve(deck)), json: output.json) {
+                    list in
                     list.isEmpty
                         ? "no rejected suggestions"
                         : Console.table(
@@ -87,7 +89,8 @@ struct SuggestionCommand: ParsableCommand {
                 }
                 return
             }
-            try Console.emit(try store.suggestions(in: deck, includeAll: all), json: output.json) { list in
+            try Console.emit(try store.suggestions(in: try store.resolve(deck), includeAll: all), json: output.json) {
+                list in
                 list.isEmpty ? "no suggestions" : list.map(SuggestionCommand.describe).joined(separator: "\n")
             }
         }
@@ -103,7 +106,7 @@ struct SuggestionCommand: ParsableCommand {
         @Argument(help: "The suggestion's id (or its short id).") var suggestion: String
 
         func run(store: CardboxStore) throws {
-            try Console.emit(try store.acceptSuggestion(suggestion), json: output.json) {
+            try Console.emit(try store.acceptSuggestion(try store.resolve(suggestion)), json: output.json) {
                 "accepted: added \(CardCommand.describe($0))"
             }
         }
@@ -119,7 +122,7 @@ struct SuggestionCommand: ParsableCommand {
         @Argument(help: "The suggestion's id (or its short id).") var suggestion: String
 
         func run(store: CardboxStore) throws {
-            try Console.emit(try store.rejectSuggestion(suggestion), json: output.json) {
+            try Console.emit(try store.rejectSuggestion(try store.resolve(suggestion)), json: output.json) {
                 "rejected '\($0.front)' (\($0.cardType))"
             }
         }
@@ -142,7 +145,7 @@ struct SuggestionCommand: ParsableCommand {
         @Argument(help: "The suggestion's id (or its short id).") var suggestion: String
 
         func run(store: CardboxStore) throws {
-            try Console.emit(try store.skipSuggestion(suggestion), json: output.json) {
+            try Console.emit(try store.skipSuggestion(try store.resolve(suggestion)), json: output.json) {
                 "skipped '\($0.front)' (\($0.cardType))"
             }
         }
@@ -159,7 +162,7 @@ struct SuggestionCommand: ParsableCommand {
         @Option(help: "The image (JPEG, PNG or HEIC, at most 5 MB).") var image: String?
 
         func run(store: CardboxStore) throws {
-            let ready = try store.markSuggestionReady(suggestion, image: try Console.image(image))
+            let ready = try store.markSuggestionReady(try store.resolve(suggestion), image: try Console.image(image))
             try Console.emit(ready, json: output.json) { "ready: \(SuggestionCommand.describe($0))" }
         }
     }

@@ -83,8 +83,8 @@ final class Replica {
         case 0, 1:
             _ = try store.createDeck(
                 name: try pick(Self.deckNames, &random), frontLanguage: "es", backLanguage: "en")
-        case 2: _ = try store.renameDeck(try pick(decks, &random).id.uuidString, to: try pick(Self.deckNames, &random))
-        default: try store.deleteDeck(try pick(decks, &random).id.uuidString)
+        case 2: _ = try store.renameDeck(try pick(decks, &random).id, to: try pick(Self.deckNames, &random))
+        default: try store.deleteDeck(try pick(decks, &random).id)
         }
     }
 
@@ -97,19 +97,19 @@ final class Replica {
                 Self.tagNames.randomElement(using: &random)
             }
             _ = try store.addCard(
-                to: deck.id.uuidString,
+                to: deck.id,
                 CardDraft(front: try pick(Self.words, &random), back: try pick(Self.words, &random), tags: tags))
         case 2:
             _ = try store.editCard(
-                try pick(cards, &random).id.uuidString,
+                try pick(cards, &random).id,
                 CardChanges(back: try pick(Self.words, &random), tags: [try pick(Self.tagNames, &random)]))
-        case 3: _ = try store.setFavorite(try pick(cards, &random).id.uuidString)
+        case 3: _ = try store.setFavorite(try pick(cards, &random).id)
         case 4:
             let card = try pick(cards, &random)
-            _ = try store.setArchived(card.id.uuidString, !card.isArchived)
+            _ = try store.setArchived(card.id, !card.isArchived)
         case 5:
-            _ = try store.editCard(try pick(cards, &random).id.uuidString, CardChanges(notes: "n\(random.next() % 9)"))
-        default: try store.deleteCard(try pick(cards, &random).id.uuidString)
+            _ = try store.editCard(try pick(cards, &random).id, CardChanges(notes: "n\(random.next() % 9)"))
+        default: try store.deleteCard(try pick(cards, &random).id)
         }
     }
 
@@ -124,15 +124,15 @@ final class Replica {
 
     private func suggestionOperation(_ random: inout SplitMix64, create: Bool = false) throws {
         let deck = try pick(try store.decks(), &random)
-        let suggestions = try store.suggestions(in: deck.id.uuidString, includeAll: true)
+        let suggestions = try store.suggestions(in: deck.id, includeAll: true)
         switch create ? 0 : Int.random(in: 0..<4, using: &random) {
         case 0, 1:
             _ = try store.addSuggestion(
-                to: deck.id.uuidString,
+                to: deck.id,
                 SuggestionDraft(front: try pick(Self.words, &random), back: try pick(Self.words, &random)),
                 ready: Bool.random(using: &random))
-        case 2: _ = try store.acceptSuggestion(try pick(suggestions, &random).id.uuidString)
-        default: _ = try store.rejectSuggestion(try pick(suggestions, &random).id.uuidString)
+        case 2: _ = try store.acceptSuggestion(try pick(suggestions, &random).id)
+        default: _ = try store.rejectSuggestion(try pick(suggestions, &random).id)
         }
     }
 
@@ -141,7 +141,7 @@ final class Replica {
         if Int.random(in: 0..<5, using: &random) == 0 {
             _ = try store.undoLastAnswer()
         } else {
-            _ = try store.answer(card.id.uuidString, rating: Int.random(in: 1...4, using: &random))
+            _ = try store.answer(card.id, rating: Int.random(in: 1...4, using: &random))
         }
     }
 
@@ -151,40 +151,40 @@ final class Replica {
         case 0, 1:
             _ = try store.createList(
                 name: try pick(Self.listNames, &random), position: Int.random(in: 0...lists.count, using: &random))
-        case 2: _ = try store.renameList(try pick(lists, &random).id.uuidString, to: try pick(Self.listNames, &random))
+        case 2: _ = try store.renameList(try pick(lists, &random).id, to: try pick(Self.listNames, &random))
         case 3:
             _ = try store.moveList(
-                try pick(lists, &random).id.uuidString, to: Int.random(in: 0..<max(1, lists.count), using: &random))
-        default: try store.deleteList(try pick(lists, &random).id.uuidString)
+                try pick(lists, &random).id, to: Int.random(in: 0..<max(1, lists.count), using: &random))
+        default: try store.deleteList(try pick(lists, &random).id)
         }
     }
 
     private func itemOperation(_ random: inout SplitMix64, create: Bool = false) throws {
         let lists = try store.lists()
-        let list = try store.list(try pick(lists, &random).id.uuidString, includeCrossedOut: true)
+        let list = try store.list(try pick(lists, &random).id, includeCrossedOut: true)
         let items = list.items ?? []
         switch create ? 0 : Int.random(in: 0..<8, using: &random) {
         case 0, 1:
             _ = try store.addItem(
-                to: list.id.uuidString, title: try pick(Self.titles, &random),
+                to: list.id, title: try pick(Self.titles, &random),
                 position: Int.random(in: 0...items.count, using: &random))
         case 2:
             _ = try store.editItem(
-                try pick(items, &random).id.uuidString,
+                try pick(items, &random).id,
                 ItemChanges(title: try pick(Self.titles, &random), quantity: .some(Int32(random.next() % 5))))
-        case 3: _ = try store.crossItem(try pick(items, &random).id.uuidString)
+        case 3: _ = try store.crossItem(try pick(items, &random).id)
         case 4:
             let target = try pick(lists, &random)
             _ = try store.moveItem(
-                try pick(items, &random).id.uuidString, to: Int.random(in: 0...items.count, using: &random),
-                inList: target.id.uuidString)
+                try pick(items, &random).id, to: Int.random(in: 0...items.count, using: &random),
+                inList: target.id)
         case 5:
             _ = try store.addItemImage(
-                to: try pick(items, &random).id.uuidString, data: Self.png(Int(random.next() % 4)))
+                to: try pick(items, &random).id, data: Self.png(Int(random.next() % 4)))
         case 6:
             let item = try pick(items, &random)
-            try store.removeItemImage(try pick(try store.itemImages(of: item.id.uuidString), &random).id.uuidString)
-        default: try store.deleteItem(try pick(items, &random).id.uuidString)
+            try store.removeItemImage(try pick(try store.itemImages(of: item.id), &random).id)
+        default: try store.deleteItem(try pick(items, &random).id)
         }
     }
 
@@ -193,46 +193,46 @@ final class Replica {
         switch create ? 0 : Int.random(in: 0..<4, using: &random) {
         case 0, 1: _ = try store.createBoard(title: try pick(Self.listNames, &random))
         case 2:
-            _ = try store.renameBoard(try pick(boards, &random).id.uuidString, to: try pick(Self.listNames, &random))
-        default: try store.deleteBoard(try pick(boards, &random).id.uuidString)
+            _ = try store.renameBoard(try pick(boards, &random).id, to: try pick(Self.listNames, &random))
+        default: try store.deleteBoard(try pick(boards, &random).id)
         }
     }
 
     private func columnOperation(_ random: inout SplitMix64, create: Bool = false) throws {
-        let board = try store.board(try pick(try store.boards(), &random).id.uuidString)
+        let board = try store.board(try pick(try store.boards(), &random).id)
         let columns = board.columns ?? []
         switch create ? 0 : Int.random(in: 0..<5, using: &random) {
         case 0, 1:
             _ = try store.addColumn(
-                to: board.id.uuidString, title: try pick(["To do", "Doing", "Done"], &random),
+                to: board.id, title: try pick(["To do", "Doing", "Done"], &random),
                 position: Int.random(in: 0...columns.count, using: &random))
         case 2:
             _ = try store.moveColumn(
-                try pick(columns, &random).id.uuidString, to: Int.random(in: 0..<max(1, columns.count), using: &random))
-        case 3: _ = try store.renameColumn(try pick(columns, &random).id.uuidString, to: "Later")
-        default: try store.deleteColumn(try pick(columns, &random).id.uuidString)
+                try pick(columns, &random).id, to: Int.random(in: 0..<max(1, columns.count), using: &random))
+        case 3: _ = try store.renameColumn(try pick(columns, &random).id, to: "Later")
+        default: try store.deleteColumn(try pick(columns, &random).id)
         }
     }
 
     private func boardCardOperation(_ random: inout SplitMix64, create: Bool = false) throws {
-        let boards = try store.boards().map { try store.board($0.id.uuidString, includeArchived: true) }
+        let boards = try store.boards().map { try store.board($0.id, includeArchived: true) }
         let columns = boards.flatMap { $0.columns ?? [] }
         let cards = columns.flatMap { $0.cards ?? [] }
         switch create ? 0 : Int.random(in: 0..<6, using: &random) {
         case 0, 1:
             let column = try pick(columns, &random)
             _ = try store.addBoardCard(
-                to: column.id.uuidString, title: try pick(Self.titles, &random),
+                to: column.id, title: try pick(Self.titles, &random),
                 position: Int.random(in: 0...(column.cards?.count ?? 0), using: &random))
         case 2, 3:
             let target = try pick(columns, &random)
             _ = try store.moveBoardCard(
-                try pick(cards, &random).id.uuidString,
-                to: Int.random(in: 0...(target.cards?.count ?? 0), using: &random), inColumn: target.id.uuidString)
+                try pick(cards, &random).id,
+                to: Int.random(in: 0...(target.cards?.count ?? 0), using: &random), inColumn: target.id)
         case 4:
             let card = try pick(cards, &random)
-            _ = try store.setBoardCardArchived(card.id.uuidString, !card.isArchived)
-        default: try store.deleteBoardCard(try pick(cards, &random).id.uuidString)
+            _ = try store.setBoardCardArchived(card.id, !card.isArchived)
+        default: try store.deleteBoardCard(try pick(cards, &random).id)
         }
     }
 
@@ -259,16 +259,16 @@ final class Replica {
         let lists = try store.lists()
         if let problem = sequence(lists.map(\.orderNumber), "the lists") { return problem }
         for list in lists {
-            let items = try store.list(list.id.uuidString, includeCrossedOut: true).items ?? []
+            let items = try store.list(list.id, includeCrossedOut: true).items ?? []
             if let problem = sequence(items.map(\.orderNumber), "list \(list.id)") { return problem }
             for item in items {
-                let images = try store.itemImages(of: item.id.uuidString)
+                let images = try store.itemImages(of: item.id)
                 if let problem = sequence(images.map(\.orderNumber), "item \(item.id)") { return problem }
             }
         }
-        var seen: Set<UUID> = []
+        var seen: Set<BoardCardID> = []
         for summary in try store.boards() {
-            let board = try store.board(summary.id.uuidString, includeArchived: true)
+            let board = try store.board(summary.id, includeArchived: true)
             let columns = board.columns ?? []
             if let problem = sequence(columns.map(\.orderNumber), "board \(board.id)") { return problem }
             for column in columns {

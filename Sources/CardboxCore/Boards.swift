@@ -2,14 +2,14 @@ import Foundation
 
 /// A board of columns of cards (seed 003's `TodoBoard`).
 public struct Board: Codable, Sendable, Equatable, Identifiable {
-    public var id: UUID
+    public var id: BoardID
     public var boardTitle: String
     public var createdAt: Date
     public var modifiedAt: Date
     /// Filled by `board show`; nil in listings.
     public var columns: [BoardColumn]?
 
-    public init(id: UUID, boardTitle: String, createdAt: Date, modifiedAt: Date, columns: [BoardColumn]? = nil) {
+    public init(id: BoardID, boardTitle: String, createdAt: Date, modifiedAt: Date, columns: [BoardColumn]? = nil) {
         self.id = id
         self.boardTitle = boardTitle
         self.createdAt = createdAt
@@ -24,8 +24,8 @@ public struct Board: Codable, Sendable, Equatable, Identifiable {
 
 /// A column of a board (seed 003's `TodoList`, called a column in the interface).
 public struct BoardColumn: Codable, Sendable, Equatable, Identifiable {
-    public var id: UUID
-    public var boardId: UUID
+    public var id: ColumnID
+    public var boardId: BoardID
     public var listTitle: String
     public var orderNumber: Int
     public var createdAt: Date
@@ -33,7 +33,7 @@ public struct BoardColumn: Codable, Sendable, Equatable, Identifiable {
     public var cards: [BoardCard]?
 
     public init(
-        id: UUID, boardId: UUID, listTitle: String, orderNumber: Int, createdAt: Date, modifiedAt: Date,
+        id: ColumnID, boardId: BoardID, listTitle: String, orderNumber: Int, createdAt: Date, modifiedAt: Date,
         cards: [BoardCard]? = nil
     ) {
         self.id = id
@@ -52,8 +52,8 @@ public struct BoardColumn: Codable, Sendable, Equatable, Identifiable {
 
 /// A card on a board (seed 003's `TodoCard`).
 public struct BoardCard: Codable, Sendable, Equatable, Identifiable {
-    public var id: UUID
-    public var columnId: UUID
+    public var id: BoardCardID
+    public var columnId: ColumnID
     public var cardTitle: String
     public var cardDescription: String?
     public var orderNumber: Int
@@ -63,7 +63,8 @@ public struct BoardCard: Codable, Sendable, Equatable, Identifiable {
     public var isArchived = false
 
     public init(
-        id: UUID, columnId: UUID, cardTitle: String, cardDescription: String?, orderNumber: Int, createdAt: Date,
+        id: BoardCardID, columnId: ColumnID, cardTitle: String, cardDescription: String?, orderNumber: Int,
+        createdAt: Date,
         modifiedAt: Date
     ) {
         self.id = id

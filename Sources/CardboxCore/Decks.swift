@@ -2,7 +2,7 @@ import Foundation
 
 /// A deck of flashcards with its language pair (seed 000's `Deck`, seed 001's language pair).
 public struct Deck: Codable, Sendable, Equatable, Identifiable {
-    public var id: UUID
+    public var id: DeckID
     public var name: String
     /// The language being learned (front of the cards), ISO 639-1.
     public var frontLanguage: String
@@ -16,7 +16,7 @@ public struct Deck: Codable, Sendable, Equatable, Identifiable {
     public var study = StudySettings()
 
     public init(
-        id: UUID, name: String, frontLanguage: String, backLanguage: String, queuedSuggestions: Int = 0,
+        id: DeckID, name: String, frontLanguage: String, backLanguage: String, queuedSuggestions: Int = 0,
         createdAt: Date, modifiedAt: Date
     ) {
         self.id = id
@@ -89,8 +89,8 @@ public struct DeckCounts: Codable, Sendable, Equatable {
 
 /// A flashcard (seed 000's `Card` merged with seed 001's `CardItem`).
 public struct Card: Codable, Sendable, Equatable, Identifiable {
-    public var id: UUID
-    public var deckId: UUID
+    public var id: CardID
+    public var deckId: DeckID
     public var front: String
     public var back: String
     public var cardType: String
@@ -120,7 +120,8 @@ public struct Card: Codable, Sendable, Equatable, Identifiable {
     public var lapses: Int = 0
 
     public init(
-        id: UUID, deckId: UUID, front: String, back: String, cardType: String = Card.defaultType, notes: String = "",
+        id: CardID, deckId: DeckID, front: String, back: String, cardType: String = Card.defaultType,
+        notes: String = "",
         frontLanguage: String, backLanguage: String, isFavorite: Bool = false, tags: [String] = [],
         imageHash: String? = nil, imagePrompt: String? = nil, jsonContent: String? = nil, isArchived: Bool = false,
         archivedAt: Date? = nil, isIncomplete: Bool = false, dueAt: Date? = nil, createdAt: Date, modifiedAt: Date

@@ -2,7 +2,7 @@ import Foundation
 
 /// A list of items (seed 002's `List` entity).
 public struct ItemList: Codable, Sendable, Equatable, Identifiable {
-    public var id: UUID
+    public var id: ListID
     public var name: String
     /// Position among the user's lists, 0…n−1 (derived from the list's position key).
     public var orderNumber: Int
@@ -13,7 +13,7 @@ public struct ItemList: Codable, Sendable, Equatable, Identifiable {
     public var items: [Item]?
 
     public init(
-        id: UUID, name: String, orderNumber: Int, isArchived: Bool = false, createdAt: Date, modifiedAt: Date,
+        id: ListID, name: String, orderNumber: Int, isArchived: Bool = false, createdAt: Date, modifiedAt: Date,
         items: [Item]? = nil
     ) {
         self.id = id
@@ -34,8 +34,8 @@ public struct ItemList: Codable, Sendable, Equatable, Identifiable {
 /// An item of a list (seed 002's `Item` entity). `description` is the export format's name for
 /// `itemDescription`.
 public struct Item: Codable, Sendable, Equatable, Identifiable {
-    public var id: UUID
-    public var listId: UUID
+    public var id: ItemID
+    public var listId: ListID
     public var title: String
     public var description: String
     public var quantity: Int32?
@@ -46,7 +46,7 @@ public struct Item: Codable, Sendable, Equatable, Identifiable {
     public var images: [ItemImage]?
 
     public init(
-        id: UUID, listId: UUID, title: String, description: String = "", quantity: Int32? = nil, orderNumber: Int,
+        id: ItemID, listId: ListID, title: String, description: String = "", quantity: Int32? = nil, orderNumber: Int,
         isCrossedOut: Bool = false, createdAt: Date, modifiedAt: Date, images: [ItemImage]? = nil
     ) {
         self.id = id
@@ -89,8 +89,8 @@ public struct Item: Codable, Sendable, Equatable, Identifiable {
 
 /// An image of an item (seed 002's `ItemImage`). The bytes live in the content-addressed image store.
 public struct ItemImage: Codable, Sendable, Equatable, Identifiable {
-    public var id: UUID
-    public var itemId: UUID
+    public var id: ItemImageID
+    public var itemId: ItemID
     public var orderNumber: Int
     public var mimeType: String
     public var byteCount: Int
@@ -98,7 +98,8 @@ public struct ItemImage: Codable, Sendable, Equatable, Identifiable {
     public var createdAt: Date
 
     public init(
-        id: UUID, itemId: UUID, orderNumber: Int, mimeType: String, byteCount: Int, sha256: String, createdAt: Date
+        id: ItemImageID, itemId: ItemID, orderNumber: Int, mimeType: String, byteCount: Int, sha256: String,
+        createdAt: Date
     ) {
         self.id = id
         self.itemId = itemId

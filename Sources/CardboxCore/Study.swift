@@ -3,9 +3,9 @@ import Foundation
 /// One answer to a card, kept with the state it changed: the review history FSRS learns from and
 /// that undo rolls back.
 public struct ReviewLogEntry: Codable, Sendable, Equatable, Identifiable {
-    public var id: UUID
-    public var cardId: UUID
-    public var deckId: UUID
+    public var id: ReviewID
+    public var cardId: CardID
+    public var deckId: DeckID
     /// 1 again, 2 hard, 3 good, 4 easy.
     public var rating: Int
     public var reviewedAt: Date
@@ -17,7 +17,7 @@ public struct ReviewLogEntry: Codable, Sendable, Equatable, Identifiable {
     public var durationMs: Int?
 
     public init(
-        id: UUID, cardId: UUID, deckId: UUID, rating: Int, reviewedAt: Date, stateBefore: CardState,
+        id: ReviewID, cardId: CardID, deckId: DeckID, rating: Int, reviewedAt: Date, stateBefore: CardState,
         stateAfter: CardState, elapsedDays: Int, durationMs: Int?
     ) {
         self.id = id
@@ -78,11 +78,11 @@ public struct StudyDay: Sendable, Equatable {
 /// the answer gives, and replaying a history gives the same schedule.
 public enum IntervalFuzz {
     /// A picker for the scheduler's fuzz band (`Scheduler.review(_:rating:at:fuzz:)`).
-    public static func picker(cardId: UUID, reps: Int) -> (ClosedRange<Int>) -> Int {
+    public static func picker(cardId: CardID, reps: Int) -> (ClosedRange<Int>) -> Int {
         // FNV-1a over the id's bytes and the review count: stable across runs and platforms.
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         let bytes =
-            withUnsafeBytes(of: cardId.uuid) { Array($0) }
+            withUnsafeBytes(of: cardId.uuid.uuid) { Array($0) }
             + withUnsafeBytes(of: Int64(reps).littleEndian) {
                 Array($0)
             }

@@ -20,8 +20,8 @@ public enum SuggestionCategory: String, Codable, Sendable, CaseIterable {
 /// Invisible until its image is attached or it is marked ready; hidden while a rejected-suggestion
 /// record matches it (that is what "skip" leaves behind).
 public struct Suggestion: Codable, Sendable, Equatable, Identifiable {
-    public var id: UUID
-    public var deckId: UUID
+    public var id: SuggestionID
+    public var deckId: DeckID
     public var front: String
     public var back: String
     public var cardType: String
@@ -36,7 +36,8 @@ public struct Suggestion: Codable, Sendable, Equatable, Identifiable {
     public var createdAt: Date
 
     public init(
-        id: UUID, deckId: UUID, front: String, back: String, cardType: String, imagePrompt: String?, context: String,
+        id: SuggestionID, deckId: DeckID, front: String, back: String, cardType: String, imagePrompt: String?,
+        context: String,
         category: SuggestionCategory, isVisible: Bool, isHidden: Bool, imageHash: String?, createdAt: Date
     ) {
         self.id = id
@@ -105,13 +106,13 @@ public struct SuggestionDraft: Sendable, Equatable {
 /// A rejected (or skipped) suggestion, kept so the same content is not suggested again (seed 000's
 /// `DeletedSuggestion`): only the front text and card type, for matching, and the date.
 public struct RejectedSuggestion: Codable, Sendable, Equatable, Identifiable {
-    public var id: UUID
-    public var deckId: UUID
+    public var id: RejectedSuggestionID
+    public var deckId: DeckID
     public var front: String
     public var cardType: String
     public var deletedAt: Date
 
-    public init(id: UUID, deckId: UUID, front: String, cardType: String, deletedAt: Date) {
+    public init(id: RejectedSuggestionID, deckId: DeckID, front: String, cardType: String, deletedAt: Date) {
         self.id = id
         self.deckId = deckId
         self.front = front

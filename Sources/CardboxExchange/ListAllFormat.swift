@@ -64,7 +64,7 @@ public enum ListAllFormat {
 
     /// The export of `lists` (each with its items and their images' bytes) and the user's settings.
     public static func export(
-        _ lists: [(list: ItemList, images: [UUID: [Data]])], settings: UserSettings, exportDate: Date
+        _ lists: [(list: ItemList, images: [ItemID: [Data]])], settings: UserSettings, exportDate: Date
     ) throws -> Data {
         let formatter = ISO8601DateFormatter()
         let document = Document(
@@ -73,18 +73,18 @@ public enum ListAllFormat {
                 showCrossedOutItems: settings.showCrossedOutItems, exportPreferences: settings.exportPreferences),
             lists: lists.map { list, images in
                 List(
-                    id: list.id.uuidString, name: list.name, orderNumber: list.orderNumber,
+                    id: list.id.uuid.uuidString, name: list.name, orderNumber: list.orderNumber,
                     createdAt: formatter.string(from: list.createdAt),
                     modifiedAt: formatter.string(from: list.modifiedAt),
                     items: (list.items ?? []).map { item in
                         Item(
-                            id: item.id.uuidString, title: item.title, description: item.description,
+                            id: item.id.uuid.uuidString, title: item.title, description: item.description,
                             quantity: item.quantity.map(Int.init), orderNumber: item.orderNumber,
                             isCrossedOut: item.isCrossedOut, createdAt: formatter.string(from: item.createdAt),
                             modifiedAt: formatter.string(from: item.modifiedAt),
                             images: zip(item.images ?? [], images[item.id] ?? []).map { image, data in
                                 Image(
-                                    id: image.id.uuidString, imageData: data.base64EncodedString(),
+                                    id: image.id.uuid.uuidString, imageData: data.base64EncodedString(),
                                     orderNumber: image.orderNumber)
                             })
                     })

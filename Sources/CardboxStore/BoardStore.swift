@@ -30,9 +30,9 @@ extension CardboxStore {
 
     /// A board with its columns in order, each with its cards in order; archived cards only when
     /// `includeArchived` (they keep their order numbers either way).
-    public func board(_ reference: String, includeArchived: Bool = false) throws -> Board {
+    public func board(_ reference: BoardID, includeArchived: Bool = false) throws -> Board {
         try read { context in
-            let id = try context.resolve(reference, .board)
+            let id = try context.existing(reference, .board)
             var board = try context.board(id)
             var cardsByColumn: [String: [BoardCard]] = [:]
             let cardRows = try Row.fetchAll(
@@ -61,10 +61,10 @@ extension CardboxStore {
         }
     }
 
-    public func renameBoard(_ reference: String, to newTitle: String) throws -> Board {
+    public func renameBoard(_ reference: BoardID, to newTitle: String) throws -> Board {
         let title = try Board.validateTitle(newTitle)
         return try write { tx in
-            let id = try tx.context.resolve(reference, .board)
+            let id = try tx.context.existing(reference, .board)
             try tx.update(
                 .board, id: id,
                 [("boardTitle", title), ("nameKey", StoreContext.nameKey(title)), ("modifiedAt", tx.nowMillis)])
@@ -73,19 +73,19 @@ extension CardboxStore {
     }
 
     /// Seed 003: deleting a board deletes its columns and their cards (cascade).
-    public func deleteBoard(_ reference: String) throws {
+    public func deleteBoard(_ reference: BoardID) throws {
         try write { tx in
-            try tx.delete(.board, id: try tx.context.resolve(reference, .board))
+            try tx.delete(.board, id: try tx.context.existing(reference, .board))
         }
     }
 
     // MARK: Columns
 
     /// Adds a column at the end of the board (or at `position`, 0-based).
-    public func addColumn(to boardReference: String, title: String, position: Int? = nil) throws -> BoardColumn {
+    public func addColumn(to boardReference: BoardID, title: String, position: Int? = nil) throws -> BoardColumn {
         let title = try BoardColumn.validateTitle(title)
         return try write { tx in
-            let boardId = try tx.context.resolve(boardReference, .board)
+            let boardId = try tx.context.existing(boardReference, .board)
             let id = tx.newID()
             let key = try tx.position(.boardColumn, parentId: boardId, at: position)
             try tx.insert(
@@ -98,19 +98,19 @@ extension CardboxStore {
         }
     }
 
-    public func renameColumn(_ reference: String, to newTitle: String) throws -> BoardColumn {
+    public func renameColumn(_ reference: ColumnID, to newTitle: String) throws -> BoardColumn {
         let title = try BoardColumn.validateTitle(newTitle)
         return try write { tx in
-            let id = try tx.context.resolve(reference, .boardColumn)
+            let id = try tx.context.existing(reference, .boardColumn)
             try tx.update(.boardColumn, id: id, [("listTitle", title), ("modifiedAt", tx.nowMillis)])
             return try tx.context.boardColumn(id)
         }
     }
 
     /// Moves a column to `position` (0-based) on its board.
-    public func moveColumn(_ reference: String, to position: Int?) throws -> BoardColumn {
+    public func moveColumn(_ reference: ColumnID, to position: Int?) throws -> BoardColumn {
         try write { tx in
-            let id = try tx.context.resolve(reference, .boardColumn)
+            let id = try tx.context.existing(reference, .boardColumn)
             let boardId = try tx.context.boardColumn(id).boardId.storage
             let key = try tx.position(.boardColumn, parentId: boardId, at: position, excluding: id)
             try tx.update(.boardColumn, id: id, [("position", key), ("modifiedAt", tx.nowMillis)])
@@ -119,9 +119,9 @@ extension CardboxStore {
     }
 
     /// Deletes a column and its cards (cascade).
-    public func deleteColumn(_ reference: String) throws {
+    public func deleteColumn(_ reference: ColumnID) throws {
         try write { tx in
-            try tx.delete(.boardColumn, id: try tx.context.resolve(reference, .boardColumn))
+            try tx.delete(.boardColumn, id: try tx.context.existing(reference, .boardColumn))
         }
     }
 
@@ -129,12 +129,12 @@ extension CardboxStore {
 
     /// Adds a card at the end of a column (or at `position`, 0-based).
     public func addBoardCard(
-        to columnReference: String, title: String, description: String? = nil, position: Int? = nil
+        to columnReference: ColumnID, title: String, description: String? = nil, position: Int? = nil
     ) throws -> BoardCard {
         let title = try BoardCard.validateTitle(title)
         let description = try BoardCard.validateDescription(description)
         return try write { tx in
-            let columnId = try tx.context.resolve(columnReference, .boardColumn)
+            let columnId = try tx.context.existing(columnReference, .boardColumn)
             let id = tx.newID()
             let key = try tx.position(.boardCard, parentId: columnId, at: position)
             try tx.insert(
@@ -148,13 +148,14 @@ extension CardboxStore {
     }
 
     /// Changes a card's title and/or description (an empty description removes it).
-    public func editBoardCard(_ reference: String, title: String? = nil, description: String? = nil) throws -> BoardCard
+    public func editBoardCard(_ reference: BoardCardID, title: String? = nil, description: String? = nil) throws
+        -> BoardCard
     {
         var fields: WriteContext.Fields = []
         if let title { fields.append(("cardTitle", try BoardCard.validateTitle(title))) }
         if let description { fields.append(("cardDescription", try BoardCard.validateDescription(description))) }
         return try write { tx in
-            let id = try tx.context.resolve(reference, .boardCard)
+            let id = try tx.context.existing(reference, .boardCard)
             if !fields.isEmpty { try tx.update(.boardCard, id: id, fields + [("modifiedAt", tx.nowMillis)]) }
             return try tx.context.boardCard(id)
         }
@@ -163,12 +164,13 @@ extension CardboxStore {
     /// Seed 003's drag and drop: moves a card to `position` (0-based) in its column or in another column
     /// of the same board, as one write of (column, position).
     public func moveBoardCard(
-        _ reference: String, to position: Int?, inColumn columnReference: String? = nil
+        _ reference: BoardCardID, to position: Int?, inColumn columnReference: ColumnID? = nil
     ) throws -> BoardCard {
         try write { tx in
-            let id = try tx.context.resolve(reference, .boardCard)
+            let id = try tx.context.existing(reference, .boardCard)
             let card = try tx.context.boardCard(id)
-            let columnId = try columnReference.map { try tx.context.resolve($0, .boardColumn) } ?? card.columnId.storage
+            let columnId =
+                try columnReference.map { try tx.context.existing($0, .boardColumn) } ?? card.columnId.storage
             let fromBoard = try tx.context.boardColumn(card.columnId.storage).boardId
             guard try tx.context.boardColumn(columnId).boardId == fromBoard else {
                 throw CardboxError.invalid(field: "column", reason: "cards move between columns of the same board only")
@@ -181,16 +183,16 @@ extension CardboxStore {
     }
 
     /// Archives a card (hidden from the board, kept), or brings it back.
-    public func setBoardCardArchived(_ reference: String, _ archived: Bool) throws -> BoardCard {
+    public func setBoardCardArchived(_ reference: BoardCardID, _ archived: Bool) throws -> BoardCard {
         try write { tx in
-            let id = try tx.context.resolve(reference, .boardCard)
+            let id = try tx.context.existing(reference, .boardCard)
             try tx.update(.boardCard, id: id, [("isArchived", archived.storage), ("modifiedAt", tx.nowMillis)])
             return try tx.context.boardCard(id)
         }
     }
 
-    public func deleteBoardCard(_ reference: String) throws {
-        try write { tx in try tx.delete(.boardCard, id: tx.context.resolve(reference, .boardCard)) }
+    public func deleteBoardCard(_ reference: BoardCardID) throws {
+        try write { tx in try tx.delete(.boardCard, id: tx.context.existing(reference, .boardCard)) }
     }
 }
 
@@ -228,7 +230,7 @@ extension StoreContext {
 extension Board {
     init(row: Row) throws {
         self.init(
-            id: try UUID(stored: row["id"]), boardTitle: row["boardTitle"],
+            id: try .init(stored: row["id"]), boardTitle: row["boardTitle"],
             createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
     }
 }
@@ -236,7 +238,7 @@ extension Board {
 extension BoardColumn {
     init(row: Row, orderNumber: Int, cards: [BoardCard]?) throws {
         self.init(
-            id: try UUID(stored: row["id"]), boardId: try UUID(stored: row["boardId"]), listTitle: row["listTitle"],
+            id: try .init(stored: row["id"]), boardId: try .init(stored: row["boardId"]), listTitle: row["listTitle"],
             orderNumber: orderNumber, createdAt: Date(storageMillis: row["createdAt"]),
             modifiedAt: Date(storageMillis: row["modifiedAt"]), cards: cards)
     }
@@ -245,7 +247,7 @@ extension BoardColumn {
 extension BoardCard {
     init(row: Row, orderNumber: Int) throws {
         self.init(
-            id: try UUID(stored: row["id"]), columnId: try UUID(stored: row["columnId"]), cardTitle: row["cardTitle"],
+            id: try .init(stored: row["id"]), columnId: try .init(stored: row["columnId"]), cardTitle: row["cardTitle"],
             cardDescription: row["cardDescription"], orderNumber: orderNumber,
             createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
         isArchived = row["isArchived"]

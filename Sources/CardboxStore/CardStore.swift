@@ -60,11 +60,11 @@ extension CardboxStore {
 
     /// Seed 001's `addCard`: refused with the exact limit message once the plan's limit is reached.
     /// Languages come from the deck; tags are found or created by name.
-    public func addCard(to deckReference: String, _ draft: CardDraft, image: Data? = nil) throws -> Card {
+    public func addCard(to deckReference: DeckID, _ draft: CardDraft, image: Data? = nil) throws -> Card {
         let draft = try draft.validated()
         return try write { tx in
             try tx.allowance().checkCanAdd()
-            let deck = try tx.context.deck(tx.context.resolve(deckReference, .deck))
+            let deck = try tx.context.deck(tx.context.existing(deckReference, .deck))
             let card = try tx.insertCards([(draft, image)], into: deck)[0]
             try tx.logEvent(.cardAdded, cardLanguage: card.frontLanguage, tagCount: card.tags.count)
             return card
@@ -73,7 +73,7 @@ extension CardboxStore {
 
     /// Adds a batch of cards to a deck: all of them, or none when the batch would pass the plan's limit
     /// or any card is invalid (seed 001's `addPresetCards`; imports use it too).
-    public func addCards(to deckReference: String, _ drafts: [CardDraft]) throws -> [Card] {
+    public func addCards(to deckReference: DeckID, _ drafts: [CardDraft]) throws -> [Card] {
         var valid: [CardDraft] = []
         valid.reserveCapacity(drafts.count)
         for (index, draft) in drafts.enumerated() {
@@ -85,7 +85,7 @@ extension CardboxStore {
         }
         return try write { tx in
             try tx.allowance().checkCanAdd(batchOf: valid.count)
-            let deck = try tx.context.deck(tx.context.resolve(deckReference, .deck))
+            let deck = try tx.context.deck(tx.context.existing(deckReference, .deck))
             return try tx.insertCards(valid.map { ($0, nil) }, into: deck)
         }
     }
@@ -95,14 +95,14 @@ extension CardboxStore {
     /// Cards of a deck (or of every deck) through seed 001's filters. Current cards come in creation
     /// order; archived cards newest archive first (seed 000).
     public func cards(
-        in deckReference: String?, filter: CardFilter = CardFilter(), limit: Int? = nil, offset: Int = 0
+        in deckReference: DeckID?, filter: CardFilter = CardFilter(), limit: Int? = nil, offset: Int = 0
     ) throws -> [Card] {
         try read { context in
             var sql = "SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND isArchived = ?"
             var arguments: StatementArguments = [context.account, filter.archived.storage]
             if let deckReference {
                 sql += " AND deckId = ?"
-                arguments += [try context.resolve(deckReference, .deck)]
+                arguments += [try context.existing(deckReference, .deck)]
             }
             if let language = filter.language {
                 sql += " AND (frontLanguage = ? OR backLanguage = ?)"
@@ -124,8 +124,8 @@ extension CardboxStore {
         }
     }
 
-    public func card(_ reference: String) throws -> Card {
-        try read { context in try context.card(context.resolve(reference, .card)) }
+    public func card(_ reference: CardID) throws -> Card {
+        try read { context in try context.card(context.existing(reference, .card)) }
     }
 
     /// The bytes and type of a stored image.
@@ -143,7 +143,7 @@ extension CardboxStore {
 
     // MARK: Changing
 
-    public func editCard(_ reference: String, _ changes: CardChanges) throws -> Card {
+    public func editCard(_ reference: CardID, _ changes: CardChanges) throws -> Card {
         var fields: WriteContext.Fields = []
         if let front = changes.front {
             let front = try CardText.front(front)
@@ -176,7 +176,7 @@ extension CardboxStore {
         }
         let tags = try changes.tags.map(TagName.validateList)
         return try write { tx in
-            let id = try tx.context.resolve(reference, .card)
+            let id = try tx.context.existing(reference, .card)
             let old = try tx.context.card(id)
             var fields = fields
             if let image = changes.image {
@@ -198,9 +198,9 @@ extension CardboxStore {
     }
 
     /// Seed 000: archiving keeps the card in its deck with `archivedAt`; restoring clears it.
-    public func setArchived(_ reference: String, _ archived: Bool) throws -> Card {
+    public func setArchived(_ reference: CardID, _ archived: Bool) throws -> Card {
         try write { tx in
-            let id = try tx.context.resolve(reference, .card)
+            let id = try tx.context.existing(reference, .card)
             let card = try tx.context.card(id)
             guard card.isArchived != archived else { return card }
             try tx.update(
@@ -215,9 +215,9 @@ extension CardboxStore {
     }
 
     /// Seed 001's `toggleFavorite` (nil), or sets the flag.
-    public func setFavorite(_ reference: String, _ favorite: Bool? = nil) throws -> Card {
+    public func setFavorite(_ reference: CardID, _ favorite: Bool? = nil) throws -> Card {
         try write { tx in
-            let id = try tx.context.resolve(reference, .card)
+            let id = try tx.context.existing(reference, .card)
             let card = try tx.context.card(id)
             let newValue = favorite ?? !card.isFavorite
             guard newValue != card.isFavorite else { return card }
@@ -229,9 +229,9 @@ extension CardboxStore {
         }
     }
 
-    public func deleteCard(_ reference: String) throws {
+    public func deleteCard(_ reference: CardID) throws {
         try write { tx in
-            let id = try tx.context.resolve(reference, .card)
+            let id = try tx.context.existing(reference, .card)
             let card = try tx.context.card(id)
             try tx.deleteCardRow(card)
             try tx.logEvent(.cardDeleted, cardLanguage: card.frontLanguage)
@@ -295,7 +295,7 @@ extension WriteContext {
             }
             try inserted {
                 Card(
-                    id: uuid, deckId: deck.id, front: draft.front, back: draft.back,
+                    id: CardID(uuid), deckId: deck.id, front: draft.front, back: draft.back,
                     cardType: draft.cardType, notes: draft.notes, frontLanguage: deck.frontLanguage,
                     backLanguage: deck.backLanguage, tags: draft.tags, imageHash: imageHash,
                     imagePrompt: draft.imagePrompt, jsonContent: draft.jsonContent, isIncomplete: draft.isIncomplete,
@@ -354,7 +354,7 @@ extension StoreContext {
 extension Card {
     init(row: Row, tags: [String]) throws {
         self.init(
-            id: try UUID(stored: row[0]), deckId: try UUID(stored: row[1]), front: row[2], back: row[3],
+            id: try .init(stored: row[0]), deckId: try .init(stored: row[1]), front: row[2], back: row[3],
             cardType: row[4], notes: row[5], frontLanguage: row[6], backLanguage: row[7], isFavorite: row[8],
             tags: tags, imageHash: row[9], imagePrompt: row[10], jsonContent: row[11], isArchived: row[12],
             archivedAt: (row[13] as Int64?).map(Date.init(storageMillis:)), isIncomplete: row[14],

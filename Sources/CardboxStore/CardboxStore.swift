@@ -278,3 +278,43 @@ extension Date {
 extension Bool {
     var storage: Int64 { self ? 1 : 0 }
 }
+
+extension TypedID {
+    /// How ids are stored (see `UUID.storage`).
+    var storage: String { uuid.storage }
+
+    init(stored: String) throws { self.init(try UUID(stored: stored)) }
+}
+
+/// A kind of record people name by id, name or short id; `CardboxStore.resolve` turns such a name
+/// into the record's typed id.
+public protocol NamedRecord {
+    static var syncedEntity: SyncedEntity { get }
+}
+
+extension Deck: NamedRecord { public static var syncedEntity: SyncedEntity { .deck } }
+extension Card: NamedRecord { public static var syncedEntity: SyncedEntity { .card } }
+extension Suggestion: NamedRecord { public static var syncedEntity: SyncedEntity { .suggestion } }
+extension ItemList: NamedRecord { public static var syncedEntity: SyncedEntity { .itemList } }
+extension Item: NamedRecord { public static var syncedEntity: SyncedEntity { .item } }
+extension ItemImage: NamedRecord { public static var syncedEntity: SyncedEntity { .itemImage } }
+extension Board: NamedRecord { public static var syncedEntity: SyncedEntity { .board } }
+extension BoardColumn: NamedRecord { public static var syncedEntity: SyncedEntity { .boardColumn } }
+extension BoardCard: NamedRecord { public static var syncedEntity: SyncedEntity { .boardCard } }
+
+extension CardboxStore {
+    /// Finds the record a person named: by its id, its exact name (decks, lists, boards; decks also
+    /// case-insensitively), or a unique prefix or suffix of its id. Every other operation takes the
+    /// typed id this returns, so naming is one step, done once, by whoever talks to people.
+    public func resolve<Record: NamedRecord>(_ reference: String, as _: Record.Type = Record.self) throws
+        -> TypedID<Record>
+    {
+        try read { context in
+            let stored = try context.resolve(reference, Record.syncedEntity)
+            guard let id = TypedID<Record>(stored) else {
+                throw CardboxError.notFound(kind: Record.syncedEntity.kind, reference: reference)
+            }
+            return id
+        }
+    }
+}

@@ -38,14 +38,14 @@ extension CardboxStore {
         }
     }
 
-    public func deck(_ reference: String) throws -> Deck {
-        try read { context in try context.deck(context.resolve(reference, .deck)) }
+    public func deck(_ reference: DeckID) throws -> Deck {
+        try read { context in try context.deck(context.existing(reference, .deck)) }
     }
 
     /// How many cards the deck holds in each of seed 000's five lists (due ones counted apart).
-    public func deckCounts(_ reference: String) throws -> DeckCounts {
+    public func deckCounts(_ reference: DeckID) throws -> DeckCounts {
         try read { context in
-            let id = try context.resolve(reference, .deck)
+            let id = try context.existing(reference, .deck)
             let now = environment.now().storageMillis
             let args: StatementArguments = [context.account, id]
             let scope = "accountId = ? AND deckId = ?"
@@ -66,10 +66,10 @@ extension CardboxStore {
         }
     }
 
-    public func renameDeck(_ reference: String, to newName: String) throws -> Deck {
+    public func renameDeck(_ reference: DeckID, to newName: String) throws -> Deck {
         let name = try Deck.validateName(newName)
         return try write { tx in
-            let id = try tx.context.resolve(reference, .deck)
+            let id = try tx.context.existing(reference, .deck)
             try tx.checkDeckNameFree(name, except: id)
             try tx.update(
                 .deck, id: id, [("name", name), ("nameKey", StoreContext.nameKey(name)), ("modifiedAt", tx.nowMillis)])
@@ -79,7 +79,7 @@ extension CardboxStore {
 
     /// Changes a deck's settings: the suggestion queue size and the language pair.
     public func configureDeck(
-        _ reference: String, queuedSuggestions: Int? = nil, frontLanguage: String? = nil, backLanguage: String? = nil
+        _ reference: DeckID, queuedSuggestions: Int? = nil, frontLanguage: String? = nil, backLanguage: String? = nil
     ) throws -> Deck {
         var fields: WriteContext.Fields = []
         if let queuedSuggestions {
@@ -92,16 +92,16 @@ extension CardboxStore {
             fields.append(("backLanguage", try Language.validate(backLanguage, field: "back language")))
         }
         return try write { tx in
-            let id = try tx.context.resolve(reference, .deck)
+            let id = try tx.context.existing(reference, .deck)
             if !fields.isEmpty { try tx.update(.deck, id: id, fields + [("modifiedAt", tx.nowMillis)]) }
             return try tx.context.deck(id)
         }
     }
 
     /// Deletes a deck with its cards, suggestions and rejected suggestions (cascade).
-    public func deleteDeck(_ reference: String) throws {
+    public func deleteDeck(_ reference: DeckID) throws {
         try write { tx in
-            let id = try tx.context.resolve(reference, .deck)
+            let id = try tx.context.existing(reference, .deck)
             let deckScope: StatementArguments = [tx.account, id]
             let images = try String.fetchAll(
                 tx.db.cachedStatement(
@@ -116,9 +116,9 @@ extension CardboxStore {
     }
 
     /// Seed 000's bulk operation: archives every due card of the deck. Returns how many.
-    public func archiveDueCards(_ reference: String) throws -> Int {
+    public func archiveDueCards(_ reference: DeckID) throws -> Int {
         try write { tx in
-            let id = try tx.context.resolve(reference, .deck)
+            let id = try tx.context.existing(reference, .deck)
             let due = try String.fetchAll(
                 tx.db.cachedStatement(
                     sql: "SELECT id FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0 AND dueAt <= ?"),
@@ -133,9 +133,9 @@ extension CardboxStore {
     }
 
     /// Seed 000's bulk operation: deletes every suggestion of the deck, visible or not. Returns how many.
-    public func clearSuggestions(_ reference: String) throws -> Int {
+    public func clearSuggestions(_ reference: DeckID) throws -> Int {
         try write { tx in
-            let id = try tx.context.resolve(reference, .deck)
+            let id = try tx.context.existing(reference, .deck)
             let rows = try Row.fetchAll(
                 tx.db.cachedStatement(sql: "SELECT id, imageHash FROM suggestion WHERE accountId = ? AND deckId = ?"),
                 arguments: [tx.account, id])
@@ -147,10 +147,10 @@ extension CardboxStore {
 
     /// Seed 000's bulk operation: forgets rejected suggestions, all of them or only those older than
     /// `olderThanDays`, so the same content may be suggested again. Returns how many.
-    public func resetRejectedSuggestions(_ reference: String, olderThanDays: Int? = nil) throws -> Int {
+    public func resetRejectedSuggestions(_ reference: DeckID, olderThanDays: Int? = nil) throws -> Int {
         if let olderThanDays { _ = try Validate.nonNegative(olderThanDays, field: "olderThan") }
         return try write { tx in
-            let id = try tx.context.resolve(reference, .deck)
+            let id = try tx.context.existing(reference, .deck)
             return try tx.deleteRejectedSuggestions(deckId: id, olderThanDays: olderThanDays)
         }
     }
@@ -204,7 +204,7 @@ extension StoreContext {
 extension Deck {
     init(row: Row) throws {
         self.init(
-            id: try UUID(stored: row["id"]), name: row["name"], frontLanguage: row["frontLanguage"],
+            id: try .init(stored: row["id"]), name: row["name"], frontLanguage: row["frontLanguage"],
             backLanguage: row["backLanguage"], queuedSuggestions: row["queuedSuggestions"],
             createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
         study.desiredRetention = row["desiredRetention"]

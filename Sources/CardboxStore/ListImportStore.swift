@@ -96,14 +96,14 @@ extension CardboxStore {
     }
 
     /// Every list with its items (crossed-out ones included) and each image's bytes, for export.
-    public func listsForExport(_ reference: String?) throws -> [(list: ItemList, images: [UUID: [Data]])] {
+    public func listsForExport(_ reference: ListID?) throws -> [(list: ItemList, images: [ItemID: [Data]])] {
         let lists =
             try reference.map { [try list($0, includeCrossedOut: true)] }
             ?? self.lists().map {
-                try list($0.id.uuidString, includeCrossedOut: true)
+                try list($0.id, includeCrossedOut: true)
             }
         return try lists.map { list in
-            var images: [UUID: [Data]] = [:]
+            var images: [ItemID: [Data]] = [:]
             for item in list.items ?? [] {
                 images[item.id] = try (item.images ?? []).map { try imageData(sha256: $0.sha256).data }
             }

@@ -47,9 +47,9 @@ extension CardboxStore {
 
     /// A list with its items in order. Crossed-out items are left out unless `includeCrossedOut`, or,
     /// when that is nil, unless the user's `showCrossedOutItems` setting is on (seed 002).
-    public func list(_ reference: String, includeCrossedOut: Bool? = nil) throws -> ItemList {
+    public func list(_ reference: ListID, includeCrossedOut: Bool? = nil) throws -> ItemList {
         try read { context in
-            let id = try context.resolve(reference, .itemList)
+            let id = try context.existing(reference, .itemList)
             var list = try context.itemList(id)
             let showCrossedOut = try includeCrossedOut ?? context.settings().showCrossedOutItems
             let imagesByItem = try context.itemImages(listId: id)
@@ -66,19 +66,19 @@ extension CardboxStore {
         }
     }
 
-    public func renameList(_ reference: String, to newName: String) throws -> ItemList {
+    public func renameList(_ reference: ListID, to newName: String) throws -> ItemList {
         let name = try ItemList.validateName(newName)
         return try write { tx in
-            let id = try tx.context.resolve(reference, .itemList)
+            let id = try tx.context.existing(reference, .itemList)
             try tx.update(.itemList, id: id, [("name", name), ("modifiedAt", tx.nowMillis)])
             return try tx.context.itemList(id)
         }
     }
 
     /// Moves a list to `position` (0-based) among the user's lists.
-    public func moveList(_ reference: String, to position: Int?) throws -> ItemList {
+    public func moveList(_ reference: ListID, to position: Int?) throws -> ItemList {
         try write { tx in
-            let id = try tx.context.resolve(reference, .itemList)
+            let id = try tx.context.existing(reference, .itemList)
             let key = try tx.position(.itemList, parentId: nil, at: position, excluding: id)
             try tx.update(.itemList, id: id, [("position", key), ("modifiedAt", tx.nowMillis)])
             return try tx.context.itemList(id)
@@ -86,20 +86,20 @@ extension CardboxStore {
     }
 
     /// Seed 002: deleting a list deletes its items and their images.
-    public func deleteList(_ reference: String) throws {
-        try write { tx in try tx.deleteListRows(tx.context.resolve(reference, .itemList)) }
+    public func deleteList(_ reference: ListID) throws {
+        try write { tx in try tx.deleteListRows(tx.context.existing(reference, .itemList)) }
     }
 
     // MARK: Items
 
     public func addItem(
-        to listReference: String, title: String, description: String = "", quantity: Int32? = nil,
+        to listReference: ListID, title: String, description: String = "", quantity: Int32? = nil,
         position: Int? = nil
     ) throws -> Item {
         let title = try Item.validateTitle(title)
         let description = try Item.validateDescription(description)
         return try write { tx in
-            let listId = try tx.context.resolve(listReference, .itemList)
+            let listId = try tx.context.existing(listReference, .itemList)
             let id = tx.newID()
             let key = try tx.position(.item, parentId: listId, at: position)
             try tx.insert(
@@ -114,7 +114,7 @@ extension CardboxStore {
     }
 
     /// Appends many items to a list in one transaction: all of them, or none if any is invalid.
-    public func addItems(to listReference: String, _ drafts: [ItemDraft]) throws -> Int {
+    public func addItems(to listReference: ListID, _ drafts: [ItemDraft]) throws -> Int {
         var valid: [ItemDraft] = []
         valid.reserveCapacity(drafts.count)
         for (index, draft) in drafts.enumerated() {
@@ -125,7 +125,7 @@ extension CardboxStore {
             }
         }
         return try write { tx in
-            let listId = try tx.context.resolve(listReference, .itemList)
+            let listId = try tx.context.existing(listReference, .itemList)
             var previous = try tx.position(.item, parentId: listId, at: nil)
             for (index, draft) in valid.enumerated() {
                 // Consecutive keys after the current last item, without a query per item.
@@ -143,15 +143,15 @@ extension CardboxStore {
         }
     }
 
-    public func item(_ reference: String) throws -> Item {
+    public func item(_ reference: ItemID) throws -> Item {
         try read { context in
-            var item = try context.item(context.resolve(reference, .item))
+            var item = try context.item(context.existing(reference, .item))
             item.images = try context.itemImages(itemId: item.id.storage)
             return item
         }
     }
 
-    public func editItem(_ reference: String, _ changes: ItemChanges) throws -> Item {
+    public func editItem(_ reference: ItemID, _ changes: ItemChanges) throws -> Item {
         var fields: WriteContext.Fields = []
         if let title = changes.title { fields.append(("title", try Item.validateTitle(title))) }
         if let description = changes.description {
@@ -159,7 +159,7 @@ extension CardboxStore {
         }
         if let quantity = changes.quantity { fields.append(("quantity", quantity)) }
         return try write { tx in
-            let id = try tx.context.resolve(reference, .item)
+            let id = try tx.context.existing(reference, .item)
             if !fields.isEmpty {
                 try tx.update(.item, id: id, fields + [("modifiedAt", tx.nowMillis)])
                 try tx.touchList(tx.context.item(id).listId.storage)
@@ -169,9 +169,9 @@ extension CardboxStore {
     }
 
     /// Crosses an item out (done) or back in; nil toggles.
-    public func crossItem(_ reference: String, crossedOut: Bool? = nil) throws -> Item {
+    public func crossItem(_ reference: ItemID, crossedOut: Bool? = nil) throws -> Item {
         try write { tx in
-            let id = try tx.context.resolve(reference, .item)
+            let id = try tx.context.existing(reference, .item)
             let item = try tx.context.item(id)
             let newValue = crossedOut ?? !item.isCrossedOut
             if newValue != item.isCrossedOut {
@@ -184,15 +184,15 @@ extension CardboxStore {
 
     /// Moves an item to `position` (0-based) in its list, or in another list: one write of
     /// (list, position), so the item is always in exactly one place.
-    public func moveItem(_ reference: String, to position: Int?, inList listReference: String? = nil) throws -> Item {
+    public func moveItem(_ reference: ItemID, to position: Int?, inList listReference: ListID? = nil) throws -> Item {
         try write { tx in
-            let id = try tx.context.resolve(reference, .item)
+            let id = try tx.context.existing(reference, .item)
             guard
                 let fromList = try String.fetchOne(
                     tx.db.cachedStatement(sql: "SELECT listId FROM item WHERE accountId = ? AND id = ?"),
                     arguments: [tx.account, id])
-            else { throw CardboxError.notFound(kind: "item", reference: reference) }
-            let listId = try listReference.map { try tx.context.resolve($0, .itemList) } ?? fromList
+            else { throw CardboxError.notFound(kind: "item", reference: reference.description) }
+            let listId = try listReference.map { try tx.context.existing($0, .itemList) } ?? fromList
             let key = try tx.position(.item, parentId: listId, at: position, excluding: id)
             try tx.update(.item, id: id, [("listId", listId), ("position", key), ("modifiedAt", tx.nowMillis)])
             try tx.touchList(fromList)
@@ -202,9 +202,9 @@ extension CardboxStore {
         }
     }
 
-    public func deleteItem(_ reference: String) throws {
+    public func deleteItem(_ reference: ItemID) throws {
         try write { tx in
-            let id = try tx.context.resolve(reference, .item)
+            let id = try tx.context.existing(reference, .item)
             let listId = try tx.context.item(id).listId.storage
             try tx.deleteItemRows(id)
             try tx.touchList(listId)
@@ -213,9 +213,9 @@ extension CardboxStore {
 
     /// Deletes a list's crossed-out items with their images (a list app's "clear completed"): one
     /// transaction, each deletion recorded. Returns how many items went.
-    public func clearCrossedOut(in listReference: String) throws -> Int {
+    public func clearCrossedOut(in listReference: ListID) throws -> Int {
         try write { tx in
-            let listId = try tx.context.resolve(listReference, .itemList)
+            let listId = try tx.context.existing(listReference, .itemList)
             let ids = try String.fetchAll(
                 tx.db.cachedStatement(
                     sql: "SELECT id FROM item WHERE accountId = ? AND listId = ? AND isCrossedOut = 1 ORDER BY id"),
@@ -229,23 +229,23 @@ extension CardboxStore {
     // MARK: Item images
 
     /// An attached image and its bytes, exactly as attached.
-    public func itemImageData(_ reference: String) throws -> (image: ItemImage, data: Data) {
+    public func itemImageData(_ reference: ItemImageID) throws -> (image: ItemImage, data: Data) {
         let image = try read { context in
-            let id = try context.resolve(reference, .itemImage)
+            let id = try context.existing(reference, .itemImage)
             let itemId = try String.fetchOne(
                 context.db.cachedStatement(sql: "SELECT itemId FROM itemImage WHERE accountId = ? AND id = ?"),
                 arguments: [context.account, id])
             guard let itemId, let image = try context.itemImages(itemId: itemId).first(where: { $0.id.storage == id })
-            else { throw CardboxError.notFound(kind: "image", reference: reference) }
+            else { throw CardboxError.notFound(kind: "image", reference: reference.description) }
             return image
         }
         return (image, try imageData(sha256: image.sha256).data)
     }
 
     /// Adds an image to an item: JPEG, PNG or HEIC by content, at most 5 MB, at most 10 per item (seed 002).
-    public func addItemImage(to itemReference: String, data: Data) throws -> ItemImage {
+    public func addItemImage(to itemReference: ItemID, data: Data) throws -> ItemImage {
         try write { tx in
-            let itemId = try tx.context.resolve(itemReference, .item)
+            let itemId = try tx.context.existing(itemReference, .item)
             let count = try tx.context.count(
                 "SELECT COUNT(*) FROM itemImage WHERE accountId = ? AND itemId = ?", [tx.account, itemId])
             guard count < Limits.imagesPerItem else {
@@ -266,19 +266,19 @@ extension CardboxStore {
         }
     }
 
-    public func itemImages(of itemReference: String) throws -> [ItemImage] {
-        try read { context in try context.itemImages(itemId: context.resolve(itemReference, .item)) }
+    public func itemImages(of itemReference: ItemID) throws -> [ItemImage] {
+        try read { context in try context.itemImages(itemId: context.existing(itemReference, .item)) }
     }
 
-    public func removeItemImage(_ reference: String) throws {
+    public func removeItemImage(_ reference: ItemImageID) throws {
         try write { tx in
-            let id = try tx.context.resolve(reference, .itemImage)
+            let id = try tx.context.existing(reference, .itemImage)
             guard
                 let row = try Row.fetchOne(
                     tx.db.cachedStatement(
                         sql: "SELECT itemId, imageHash FROM itemImage WHERE accountId = ? AND id = ?"),
                     arguments: [tx.account, id])
-            else { throw CardboxError.notFound(kind: "image", reference: reference) }
+            else { throw CardboxError.notFound(kind: "image", reference: reference.description) }
             try tx.delete(.itemImage, id: id)
             try tx.update(.item, id: row["itemId"], [("modifiedAt", tx.nowMillis)])
             try tx.collectImages([row["imageHash"] as String])
@@ -340,7 +340,7 @@ extension StoreContext {
             // (by position), the same ten on every device; the rest stay stored, out of view.
             guard (result[itemId]?.count ?? 0) < Limits.imagesPerItem else { continue }
             let image = ItemImage(
-                id: try UUID(stored: row["id"]), itemId: UUID(uuidString: itemId)!,
+                id: try .init(stored: row["id"]), itemId: try .init(stored: itemId),
                 orderNumber: result[itemId]?.count ?? 0, mimeType: row["mimeType"], byteCount: row["byteCount"],
                 sha256: row["imageHash"], createdAt: Date(storageMillis: row["createdAt"]))
             result[itemId, default: []].append(image)
@@ -352,7 +352,7 @@ extension StoreContext {
 extension ItemList {
     init(row: Row, orderNumber: Int) throws {
         self.init(
-            id: try UUID(stored: row["id"]), name: row["name"], orderNumber: orderNumber,
+            id: try .init(stored: row["id"]), name: row["name"], orderNumber: orderNumber,
             isArchived: row["isArchived"],
             createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
     }
@@ -361,7 +361,7 @@ extension ItemList {
 extension Item {
     init(row: Row, orderNumber: Int) throws {
         self.init(
-            id: try UUID(stored: row["id"]), listId: try UUID(stored: row["listId"]), title: row["title"],
+            id: try .init(stored: row["id"]), listId: try .init(stored: row["listId"]), title: row["title"],
             description: row["description"], quantity: row["quantity"], orderNumber: orderNumber,
             isCrossedOut: row["isCrossedOut"], createdAt: Date(storageMillis: row["createdAt"]),
             modifiedAt: Date(storageMillis: row["modifiedAt"]))

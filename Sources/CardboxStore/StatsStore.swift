@@ -41,7 +41,7 @@ public struct StudyStats: Encodable, Sendable, Equatable {
 }
 
 extension CardboxStore {
-    public func stats(in deckReference: String?, days: Int = 30) throws -> StudyStats {
+    public func stats(in deckReference: DeckID?, days: Int = 30) throws -> StudyStats {
         guard (1...3_650).contains(days) else {
             throw CardboxError.invalid(field: "days", reason: "must be 1 to 3650, got \(days)")
         }
@@ -52,7 +52,7 @@ extension CardboxStore {
             var arguments: StatementArguments = [context.account]
             if let deckReference {
                 scope += " AND deckId = ?"
-                arguments += [try context.resolve(deckReference, .deck)]
+                arguments += [try context.existing(deckReference, .deck)]
             }
             let today = try context.studyDay(now: now)
             let starts = (0...days).map { today.start(offsetBy: $0 - days + 1, timeZone: timeZone) }

@@ -58,6 +58,18 @@ struct StoreContext {
         throw CardboxError.notFound(kind: entity.kind, reference: trimmed)
     }
 
+    /// The stored id of a record the caller names by its typed id, once it is known to exist in this
+    /// account (a record of another account is as absent as one that never existed).
+    func existing<Record>(_ id: TypedID<Record>, _ entity: Entity) throws -> String {
+        let stored = id.storage
+        guard
+            try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT 1 FROM \(entity.rawValue) WHERE accountId = ? AND id = ?"),
+                arguments: [account, stored]) != nil
+        else { throw CardboxError.notFound(kind: entity.kind, reference: stored) }
+        return stored
+    }
+
     func count(_ sql: String, _ arguments: StatementArguments) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) ?? 0
     }

@@ -25,17 +25,17 @@ extension CardboxStore {
     /// Today's queue for a deck (or every deck): learning and relearning cards that are due, then
     /// review cards due today, then new cards, within each deck's daily limits. Archived cards never
     /// come up.
-    public func dueQueue(in deckReference: String?, limit: Int = 1_000) throws -> [Card] {
+    public func dueQueue(in deckReference: DeckID?, limit: Int = 1_000) throws -> [Card] {
         try read { context in try context.studyQueue(deckReference, now: environment.now(), limit: limit).map(\.card) }
     }
 
     /// How many cards are left today in each part of the queue.
-    public func studyCounts(in deckReference: String?) throws -> StudyCounts {
+    public func studyCounts(in deckReference: DeckID?) throws -> StudyCounts {
         try read { context in try context.studyCounts(deckReference, now: environment.now()) }
     }
 
     /// The next card to study, with each rating's next due time; nil when nothing is left today.
-    public func nextStudyCard(in deckReference: String?) throws -> StudyCard? {
+    public func nextStudyCard(in deckReference: DeckID?) throws -> StudyCard? {
         let now = environment.now()
         return try read { context in
             guard let (card, queue) = try context.studyQueue(deckReference, now: now, limit: 1).first else {
@@ -56,14 +56,14 @@ extension CardboxStore {
     }
 
     /// Answers a card: its new FSRS state and a review-log entry are written in one transaction.
-    public func answer(_ cardReference: String, rating: Int, durationMs: Int? = nil) throws -> StudyAnswer {
+    public func answer(_ cardReference: CardID, rating: Int, durationMs: Int? = nil) throws -> StudyAnswer {
         guard let rating = Rating(rawValue: rating) else {
             throw CardboxError.invalid(
                 field: "rating", reason: "must be 1 (again), 2 (hard), 3 (good) or 4 (easy), got \(rating)")
         }
         if let durationMs { _ = try Validate.nonNegative(durationMs, field: "duration") }
         return try write { tx in
-            let card = try tx.context.card(tx.context.resolve(cardReference, .card))
+            let card = try tx.context.card(tx.context.existing(cardReference, .card))
             guard !card.isArchived else {
                 throw CardboxError.invalid(field: "card", reason: "archived cards are not studied; restore it first")
             }
@@ -73,13 +73,13 @@ extension CardboxStore {
 
     /// Takes back the latest answer (in a deck, or anywhere): the card returns exactly to its state
     /// before, and the answer leaves the review log.
-    public func undoLastAnswer(in deckReference: String? = nil) throws -> Card {
+    public func undoLastAnswer(in deckReference: DeckID? = nil) throws -> Card {
         try write { tx in
             var sql = "SELECT id, cardId, previous FROM reviewLog WHERE accountId = ?"
             var arguments: StatementArguments = [tx.account]
             if let deckReference {
                 sql += " AND deckId = ?"
-                arguments += [try tx.context.resolve(deckReference, .deck)]
+                arguments += [try tx.context.existing(deckReference, .deck)]
             }
             guard
                 let row = try Row.fetchOne(
@@ -100,13 +100,13 @@ extension CardboxStore {
     }
 
     /// A deck's review history, oldest first.
-    public func reviewLog(in deckReference: String?) throws -> [ReviewLogEntry] {
+    public func reviewLog(in deckReference: DeckID?) throws -> [ReviewLogEntry] {
         try read { context in
             var sql = "SELECT * FROM reviewLog WHERE accountId = ?"
             var arguments: StatementArguments = [context.account]
             if let deckReference {
                 sql += " AND deckId = ?"
-                arguments += [try context.resolve(deckReference, .deck)]
+                arguments += [try context.existing(deckReference, .deck)]
             }
             return try Row.fetchAll(
                 context.db.cachedStatement(sql: sql + " ORDER BY reviewedAt, id"), arguments: arguments
@@ -116,13 +116,13 @@ extension CardboxStore {
     }
 
     /// Changes a deck's study settings; each is checked the way the scheduler will use it.
-    public func setStudySettings(_ deckReference: String, _ settings: StudySettings) throws -> Deck {
+    public func setStudySettings(_ deckReference: DeckID, _ settings: StudySettings) throws -> Deck {
         _ = try Scheduler(settings)
         guard settings.newCardsPerDay >= 0, settings.reviewsPerDay >= 0 else {
             throw CardboxError.invalid(field: "daily limits", reason: "must be 0 or more")
         }
         return try write { tx in
-            let id = try tx.context.resolve(deckReference, .deck)
+            let id = try tx.context.existing(deckReference, .deck)
             let parameters = settings.fsrsParameters.map { JSONValue.array($0.map(JSONValue.double)).jsonText }
             try tx.update(
                 .deck, id: id,
@@ -149,7 +149,7 @@ extension WriteContext {
         let answer = card.answered(rating, at: now, by: try Scheduler(deck.study), fuzz: deck.study.enableFuzz)
         try saveSchedule(answer.after, stamped: true)
         let log = ReviewLogEntry(
-            id: newUUID(), cardId: card.id, deckId: card.deckId, rating: rating.rawValue,
+            id: ReviewID(newUUID()), cardId: card.id, deckId: card.deckId, rating: rating.rawValue,
             reviewedAt: Date(storageMillis: nowMillis), stateBefore: card.state, stateAfter: answer.after.state,
             elapsedDays: answer.elapsedDays, durationMs: durationMs)
         try insert(
@@ -229,8 +229,8 @@ extension StoreContext {
         StudyDay(containing: now, startHour: try settings().dayStartHour, timeZone: timeZone)
     }
 
-    private func studyDecks(_ deckReference: String?) throws -> [Deck] {
-        if let deckReference { return [try deck(resolve(deckReference, .deck))] }
+    private func studyDecks(_ deckReference: DeckID?) throws -> [Deck] {
+        if let deckReference { return [try deck(existing(deckReference, .deck))] }
         return try Row.fetchAll(
             db.cachedStatement(sql: "SELECT * FROM deck WHERE accountId = ? ORDER BY nameKey"), arguments: [account]
         )
@@ -254,7 +254,7 @@ extension StoreContext {
         )
     }
 
-    func studyQueue(_ deckReference: String?, now: Date, limit: Int) throws -> [(card: Card, queue: String)] {
+    func studyQueue(_ deckReference: DeckID?, now: Date, limit: Int) throws -> [(card: Card, queue: String)] {
         let day = try studyDay(now: now)
         let decks = try studyDecks(deckReference).map { (deck: $0, left: try allowances($0, day: day)) }
         func due(_ row: Row) -> Int64 { row[15] ?? 0 }
@@ -300,7 +300,7 @@ extension StoreContext {
         return zip(cards, chosen.map(\.1)).map { ($0, $1) }
     }
 
-    func studyCounts(_ deckReference: String?, now: Date) throws -> StudyCounts {
+    func studyCounts(_ deckReference: DeckID?, now: Date) throws -> StudyCounts {
         let day = try studyDay(now: now)
         var counts = StudyCounts()
         for deck in try studyDecks(deckReference) {
@@ -321,8 +321,8 @@ extension StoreContext {
 extension ReviewLogEntry {
     init(row: Row) throws {
         self.init(
-            id: try UUID(stored: row["id"]), cardId: try UUID(stored: row["cardId"]),
-            deckId: try UUID(stored: row["deckId"]), rating: row["rating"],
+            id: try .init(stored: row["id"]), cardId: try .init(stored: row["cardId"]),
+            deckId: try .init(stored: row["deckId"]), rating: row["rating"],
             reviewedAt: Date(storageMillis: row["reviewedAt"]),
             stateBefore: CardState(rawValue: row["stateBefore"]) ?? .new,
             stateAfter: CardState(rawValue: row["stateAfter"]) ?? .review, elapsedDays: row["elapsedDays"],
@@ -332,13 +332,13 @@ extension ReviewLogEntry {
 
 extension CardboxStore {
     /// Each card's answers in a deck (or every deck), in order, for fitting FSRS parameters.
-    public func reviewHistories(in deckReference: String?) throws -> [ReviewHistory] {
+    public func reviewHistories(in deckReference: DeckID?) throws -> [ReviewHistory] {
         try read { context in
             var sql = "SELECT cardId, rating, elapsedDays FROM reviewLog WHERE accountId = ?"
             var arguments: StatementArguments = [context.account]
             if let deckReference {
                 sql += " AND deckId = ?"
-                arguments += [try context.resolve(deckReference, .deck)]
+                arguments += [try context.existing(deckReference, .deck)]
             }
             var histories: [ReviewHistory] = []
             var current: String?

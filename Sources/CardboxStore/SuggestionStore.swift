@@ -7,11 +7,11 @@ extension CardboxStore {
     /// suggestion, a card of the deck, or a suggestion already queued (seed 000). The suggestion is
     /// invisible until it has an image or is marked ready.
     public func addSuggestion(
-        to deckReference: String, _ draft: SuggestionDraft, image: Data? = nil, ready: Bool = false
+        to deckReference: DeckID, _ draft: SuggestionDraft, image: Data? = nil, ready: Bool = false
     ) throws -> Suggestion {
         let draft = try draft.validated()
         return try write { tx in
-            let deckId = try tx.context.resolve(deckReference, .deck)
+            let deckId = try tx.context.existing(deckReference, .deck)
             // Seed 000: rejected suggestions are cleaned up periodically; adding is when the queue is kept.
             _ = try tx.deleteRejectedSuggestions(
                 deckId: deckId, olderThanDays: try tx.context.settings().rejectedSuggestionRetentionDays)
@@ -34,29 +34,29 @@ extension CardboxStore {
 
     /// A deck's suggestions: by default the visible ones a person can review; `includeAll` adds the
     /// invisible (awaiting an image) and hidden (skipped) ones.
-    public func suggestions(in deckReference: String, includeAll: Bool = false) throws -> [Suggestion] {
+    public func suggestions(in deckReference: DeckID, includeAll: Bool = false) throws -> [Suggestion] {
         try read { context in
-            let deckId = try context.resolve(deckReference, .deck)
+            let deckId = try context.existing(deckReference, .deck)
             let all = try context.suggestions("s.accountId = ? AND s.deckId = ?", [context.account, deckId])
             return includeAll ? all : all.filter { $0.isVisible && !$0.isHidden }
         }
     }
 
-    public func suggestion(_ reference: String) throws -> Suggestion {
-        try read { context in try context.suggestion(context.resolve(reference, .suggestion)) }
+    public func suggestion(_ reference: SuggestionID) throws -> Suggestion {
+        try read { context in try context.suggestion(context.existing(reference, .suggestion)) }
     }
 
-    public func rejectedSuggestions(in deckReference: String) throws -> [RejectedSuggestion] {
+    public func rejectedSuggestions(in deckReference: DeckID) throws -> [RejectedSuggestion] {
         try read { context in
             try Row.fetchAll(
                 context.db.cachedStatement(
                     sql: """
                         SELECT id, deckId, front, cardType, deletedAt FROM rejectedSuggestion
                         WHERE accountId = ? AND deckId = ? ORDER BY deletedAt DESC, id
-                        """), arguments: [context.account, try context.resolve(deckReference, .deck)]
+                        """), arguments: [context.account, try context.existing(deckReference, .deck)]
             ).map {
                 RejectedSuggestion(
-                    id: try UUID(stored: $0["id"]), deckId: try UUID(stored: $0["deckId"]), front: $0["front"],
+                    id: try .init(stored: $0["id"]), deckId: try .init(stored: $0["deckId"]), front: $0["front"],
                     cardType: $0["cardType"], deletedAt: Date(storageMillis: $0["deletedAt"]))
             }
         }
@@ -64,9 +64,9 @@ extension CardboxStore {
 
     /// Seed 000's image pipeline step: the image is ready (attached, or marked ready without one), so
     /// the suggestion becomes visible.
-    public func markSuggestionReady(_ reference: String, image: Data? = nil) throws -> Suggestion {
+    public func markSuggestionReady(_ reference: SuggestionID, image: Data? = nil) throws -> Suggestion {
         try write { tx in
-            let id = try tx.context.resolve(reference, .suggestion)
+            let id = try tx.context.existing(reference, .suggestion)
             let old = try tx.context.suggestion(id).imageHash
             var fields: WriteContext.Fields = [("isVisible", 1)]
             if let image { fields.append(("imageHash", try tx.storeImage(image).hash)) }
@@ -78,7 +78,7 @@ extension CardboxStore {
 
     /// Seed 000: a visible suggestion becomes a card of its deck and leaves the queue. Counts against
     /// the plan's card limit like any added card.
-    public func acceptSuggestion(_ reference: String) throws -> Card {
+    public func acceptSuggestion(_ reference: SuggestionID) throws -> Card {
         try write { tx in
             let suggestion = try tx.reviewableSuggestion(reference)
             try tx.allowance().checkCanAdd()
@@ -99,7 +99,7 @@ extension CardboxStore {
 
     /// Seed 000: rejecting records the front and card type (so it is not suggested again) and removes
     /// the suggestion.
-    public func rejectSuggestion(_ reference: String) throws -> RejectedSuggestion {
+    public func rejectSuggestion(_ reference: SuggestionID) throws -> RejectedSuggestion {
         try write { tx in
             let suggestion = try tx.reviewableSuggestion(reference)
             let rejected = try tx.insertRejected(suggestion)
@@ -112,7 +112,7 @@ extension CardboxStore {
 
     /// Seed 000: skipping records the suggestion as rejected but keeps it, hidden while that record
     /// exists (resetting rejected suggestions shows it again).
-    public func skipSuggestion(_ reference: String) throws -> RejectedSuggestion {
+    public func skipSuggestion(_ reference: SuggestionID) throws -> RejectedSuggestion {
         try write { tx in
             let suggestion = try tx.reviewableSuggestion(reference)
             let rejected = try tx.insertRejected(suggestion)
@@ -139,8 +139,8 @@ extension WriteContext {
     }
 
     /// Only a visible suggestion can be accepted, rejected or skipped.
-    func reviewableSuggestion(_ reference: String) throws -> Suggestion {
-        let suggestion = try context.suggestion(context.resolve(reference, .suggestion))
+    func reviewableSuggestion(_ reference: SuggestionID) throws -> Suggestion {
+        let suggestion = try context.suggestion(context.existing(reference, .suggestion))
         guard suggestion.isVisible else { throw CardboxError.suggestionNotReady(id: suggestion.id.storage) }
         guard !suggestion.isHidden else {
             throw CardboxError.invalid(
@@ -160,7 +160,7 @@ extension WriteContext {
                 ("deletedAt", nowMillis),
             ])
         return RejectedSuggestion(
-            id: UUID(uuidString: id)!, deckId: suggestion.deckId, front: suggestion.front,
+            id: try .init(stored: id), deckId: suggestion.deckId, front: suggestion.front,
             cardType: suggestion.cardType, deletedAt: Date(storageMillis: nowMillis))
     }
 }
@@ -184,7 +184,7 @@ extension StoreContext {
                     """), arguments: arguments
         ).map { row in
             Suggestion(
-                id: try UUID(stored: row["id"]), deckId: try UUID(stored: row["deckId"]), front: row["front"],
+                id: try .init(stored: row["id"]), deckId: try .init(stored: row["deckId"]), front: row["front"],
                 back: row["back"], cardType: row["cardType"], imagePrompt: row["imagePrompt"], context: row["context"],
                 category: SuggestionCategory(rawValue: row["category"]) ?? .relatedVocabulary,
                 isVisible: row["isVisible"], isHidden: row["isHidden"], imageHash: row["imageHash"],

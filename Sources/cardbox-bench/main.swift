@@ -151,9 +151,9 @@ struct Measurements {
         var lastStore = ""
         let durations = try repeatTimed("insert \(count) cards") { run in
             let (store, path) = try freshStore("insert-\(run)")
-            _ = try store.createDeck(name: "Bench", frontLanguage: "es", backLanguage: "en")
+            let deck = try store.createDeck(name: "Bench", frontLanguage: "es", backLanguage: "en")
             lastStore = path
-            return try Clock.seconds { _ = try store.addCards(to: "Bench", drafts) }
+            return try Clock.seconds { _ = try store.addCards(to: deck.id, drafts) }
         }
         return (durations.median, lastStore)
     }
@@ -188,18 +188,18 @@ struct Measurements {
 
     func listing(deckSize: Int) throws -> (firstPage: Double, middlePage: Double) {
         let (store, _) = try freshStore("listing")
-        _ = try store.createDeck(name: "Big", frontLanguage: "es", backLanguage: "en")
+        let deck = try store.createDeck(name: "Big", frontLanguage: "es", backLanguage: "en")
         let chunk = 10_000
         for start in stride(from: 0, to: deckSize, by: chunk) {
             Progress.show("building a \(deckSize)-card deck: \(start)/\(deckSize)")
-            _ = try store.addCards(to: "Big", Self.drafts(min(chunk, deckSize - start)))
+            _ = try store.addCards(to: deck.id, Self.drafts(min(chunk, deckSize - start)))
         }
         Progress.done("built a \(deckSize)-card deck")
         let first = try repeatTimed("list first 1,000") { _ in
-            try Clock.seconds { _ = try store.cards(in: "Big", limit: 1_000) }
+            try Clock.seconds { _ = try store.cards(in: deck.id, limit: 1_000) }
         }
         let middle = try repeatTimed("list 1,000 from the middle") { _ in
-            try Clock.seconds { _ = try store.cards(in: "Big", limit: 1_000, offset: deckSize / 2) }
+            try Clock.seconds { _ = try store.cards(in: deck.id, limit: 1_000, offset: deckSize / 2) }
         }
         return (first.median, middle.median)
     }
@@ -207,8 +207,8 @@ struct Measurements {
     func moves(listSize: Int) throws -> (median: Double, p95: Double) {
         let (store, _) = try freshStore("moves")
         let list = try store.createList(name: "Long")
-        _ = try store.addItems(to: "Long", (0..<listSize).map { ItemDraft(title: "item \($0)") })
-        let ids = (try store.list("Long").items ?? []).map(\.id.uuidString)
+        _ = try store.addItems(to: list.id, (0..<listSize).map { ItemDraft(title: "item \($0)") })
+        let ids = (try store.list(list.id).items ?? []).map(\.id)
         var random = SystemRandomNumberGenerator()
         var durations: [Double] = []
         let count = max(200, runs * 40)
@@ -219,7 +219,7 @@ struct Measurements {
             durations.append(try Clock.seconds { _ = try store.moveItem(id, to: position) })
         }
         Progress.done("moved \(count) items in \(list.name): median \(Report.ms(durations.median))")
-        let orders = (try store.list("Long").items ?? []).map(\.orderNumber)
+        let orders = (try store.list(list.id).items ?? []).map(\.orderNumber)
         guard orders == Array(0..<listSize) else { throw CardboxError.storage("order numbers broke after moves") }
         return (durations.median, durations.sorted()[Int(Double(durations.count) * 0.95)])
     }
@@ -256,30 +256,30 @@ struct Measurements {
     func study(answers: Int, collection size: Int) throws -> (answer: Double, queue: Double) {
         let answering = try repeatTimed("answer \(answers) cards") { run in
             let (store, _) = try freshStore("answer-\(run)")
-            _ = try store.createDeck(name: "Study", frontLanguage: "es", backLanguage: "en")
+            let deck = try store.createDeck(name: "Study", frontLanguage: "es", backLanguage: "en")
             var settings = StudySettings()
             settings.newCardsPerDay = answers
-            _ = try store.setStudySettings("Study", settings)
-            _ = try store.addCards(to: "Study", Self.drafts(answers))
+            _ = try store.setStudySettings(deck.id, settings)
+            _ = try store.addCards(to: deck.id, Self.drafts(answers))
             let ratings = [3, 3, 1, 3, 2, 4, 3, 3]
             return try Clock.seconds {
                 for index in 0..<answers {
-                    guard let card = try store.dueQueue(in: "Study", limit: 1).first else {
+                    guard let card = try store.dueQueue(in: deck.id, limit: 1).first else {
                         throw CardboxError.storage("the queue ran dry after \(index) answers")
                     }
-                    _ = try store.answer(card.id.uuidString, rating: ratings[index % ratings.count])
+                    _ = try store.answer(card.id, rating: ratings[index % ratings.count])
                 }
             }
         }
         let (store, path) = try freshStore("queue")
-        _ = try store.createDeck(name: "Big", frontLanguage: "es", backLanguage: "en")
+        let deck = try store.createDeck(name: "Big", frontLanguage: "es", backLanguage: "en")
         var settings = StudySettings()
         settings.newCardsPerDay = 1_000
         settings.reviewsPerDay = 100_000
-        _ = try store.setStudySettings("Big", settings)
+        _ = try store.setStudySettings(deck.id, settings)
         for start in stride(from: 0, to: size, by: 10_000) {
             Progress.show("building a \(size)-card collection: \(start)/\(size)")
-            _ = try store.addCards(to: "Big", Self.drafts(min(10_000, size - start)))
+            _ = try store.addCards(to: deck.id, Self.drafts(min(10_000, size - start)))
         }
         // Give the cards the states a used collection has (as answers would), in one statement.
         let now = Int64(Date().timeIntervalSince1970 * 1000)
@@ -299,7 +299,7 @@ struct Measurements {
         Progress.done("built a \(size)-card collection")
         let queue = try repeatTimed("first 1,000 of the queue") { _ in
             try Clock.seconds {
-                guard try store.dueQueue(in: "Big", limit: 1_000).count == 1_000 else {
+                guard try store.dueQueue(in: deck.id, limit: 1_000).count == 1_000 else {
                     throw CardboxError.storage("the queue has fewer than 1,000 cards")
                 }
             }

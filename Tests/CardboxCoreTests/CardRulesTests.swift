@@ -59,7 +59,8 @@ struct CardRulesTests {
         let now = Date()
         func card(_ front: String, language: String, tags: [String], favorite: Bool) -> Card {
             Card(
-                id: UUID(), deckId: UUID(), front: front, back: "-", frontLanguage: language, backLanguage: "en",
+                id: CardID(UUID()), deckId: DeckID(UUID()), front: front, back: "-", frontLanguage: language,
+                backLanguage: "en",
                 isFavorite: favorite, tags: tags, createdAt: now, modifiedAt: now)
         }
         let cards = [
@@ -78,7 +79,8 @@ struct CardRulesTests {
     func due() {
         let now = Date()
         var card = Card(
-            id: UUID(), deckId: UUID(), front: "a", back: "b", frontLanguage: "es", backLanguage: "en", createdAt: now,
+            id: CardID(UUID()), deckId: DeckID(UUID()), front: "a", back: "b", frontLanguage: "es", backLanguage: "en",
+            createdAt: now,
             modifiedAt: now)
         #expect(!card.isDue(at: now))
         card.dueAt = now.addingTimeInterval(-1)

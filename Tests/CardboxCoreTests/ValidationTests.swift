@@ -60,7 +60,8 @@ struct ValidationTests {
     @Test("deck queue size is 0 or more; 0 turns automatic suggestions off")
     func queuedSuggestions() throws {
         let now = Date()
-        var deck = Deck(id: UUID(), name: "D", frontLanguage: "es", backLanguage: "en", createdAt: now, modifiedAt: now)
+        var deck = Deck(
+            id: DeckID(UUID()), name: "D", frontLanguage: "es", backLanguage: "en", createdAt: now, modifiedAt: now)
         #expect(deck.queuedSuggestions == 0)
         #expect(!deck.generatesSuggestionsAutomatically)
         deck.queuedSuggestions = 1

@@ -26,21 +26,24 @@ struct AnkiPackageTests {
         #expect(report.created == ["card": 5, "deck": 2, "review": 3])
         #expect(report.notImported == ["1 cloze card"])
         #expect(try store.decks().map(\.name) == ["Spanish", "Spanish::Animals"])
-        let animals = try store.cards(in: "Spanish::Animals")
+        let animals = try store.cards(in: try store.resolve("Spanish::Animals"))
         #expect(animals.map(\.front) == ["el gato", "el perro"])
         #expect(animals.map(\.back) == ["the cat", "the dog & friend"])
         #expect(animals[0].tags == ["animal", "noun"] && animals[0].imageHash != nil && animals[1].imageHash == nil)
-        let spanish = try store.cards(in: "Spanish")
+        let spanish = try store.cards(in: try store.resolve("Spanish"))
         #expect(spanish.map { "\($0.front)→\($0.back) \($0.cardType)" } == ["hola→hello basic", "hello→hola reversed"])
-        #expect(try store.cards(in: "Spanish", filter: CardFilter(archived: true)).map(\.front) == ["adiós"])
+        #expect(
+            try store.cards(in: try store.resolve("Spanish"), filter: CardFilter(archived: true)).map(\.front) == [
+                "adiós"
+            ])
     }
 
     @Test("review history becomes FSRS state, as replaying it through the scheduler gives")
     func history() throws {
         let (store, _) = try imported()
-        let log = try store.reviewLog(in: "Spanish::Animals")
+        let log = try store.reviewLog(in: try store.resolve("Spanish::Animals"))
         #expect(log.map(\.rating) == [3, 3, 1] || log.map(\.rating).sorted() == [1, 3, 3])
-        for card in try store.cards(in: "Spanish::Animals") {
+        for card in try store.cards(in: try store.resolve("Spanish::Animals")) {
             let reviews = log.filter { $0.cardId == card.id }
             var expected = MemoryState.new(at: reviews.first?.reviewedAt ?? Date())
             let scheduler = try Scheduler()

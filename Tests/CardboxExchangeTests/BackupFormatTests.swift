@@ -12,22 +12,23 @@ struct BackupFormatTests {
         _ = try store.setPlan(.free, freeCardLimit: 60)
         _ = try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en", queuedSuggestions: 3)
         let card = try store.addCard(
-            to: "Spanish", CardDraft(front: "hola", back: "hello", tags: ["greeting"]), image: png)
-        _ = try store.addCard(to: "Spanish", CardDraft(front: "perro", back: "dog", notes: "El perro ladra."))
-        _ = try store.answer(card.id.uuidString, rating: 3, durationMs: 1_500)
-        _ = try store.setFavorite(card.id.uuidString, true)
+            to: try store.resolve("Spanish"), CardDraft(front: "hola", back: "hello", tags: ["greeting"]), image: png)
+        _ = try store.addCard(
+            to: try store.resolve("Spanish"), CardDraft(front: "perro", back: "dog", notes: "El perro ladra."))
+        _ = try store.answer(card.id, rating: 3, durationMs: 1_500)
+        _ = try store.setFavorite(card.id, true)
         let suggestion = try store.addSuggestion(
-            to: "Spanish", SuggestionDraft(front: "gato", back: "cat"), ready: true)
-        _ = try store.rejectSuggestion(suggestion.id.uuidString)
-        _ = try store.addSuggestion(to: "Spanish", SuggestionDraft(front: "casa", back: "house"))
+            to: try store.resolve("Spanish"), SuggestionDraft(front: "gato", back: "cat"), ready: true)
+        _ = try store.rejectSuggestion(suggestion.id)
+        _ = try store.addSuggestion(to: try store.resolve("Spanish"), SuggestionDraft(front: "casa", back: "house"))
         _ = try store.createList(name: "Groceries")
-        let milk = try store.addItem(to: "Groceries", title: "Milk", quantity: 2)
-        _ = try store.addItemImage(to: milk.id.uuidString, data: png + Data([1]))
-        _ = try store.crossItem(milk.id.uuidString)
+        let milk = try store.addItem(to: try store.resolve("Groceries"), title: "Milk", quantity: 2)
+        _ = try store.addItemImage(to: milk.id, data: png + Data([1]))
+        _ = try store.crossItem(milk.id)
         _ = try store.createBoard(title: "Home")
-        let column = try store.addColumn(to: "Home", title: "To do")
-        let paint = try store.addBoardCard(to: column.id.uuidString, title: "Paint", description: "fence")
-        _ = try store.setBoardCardArchived(paint.id.uuidString, true)
+        let column = try store.addColumn(to: try store.resolve("Home"), title: "To do")
+        let paint = try store.addBoardCard(to: column.id, title: "Paint", description: "fence")
+        _ = try store.setBoardCardArchived(paint.id, true)
         _ = try store.setSetting("showCrossedOutItems", to: "true")
         return store
     }
@@ -50,7 +51,7 @@ struct BackupFormatTests {
         #expect(report.created["card"] == 2 && report.created["review"] == 1 && report.created["board card"] == 1)
         #expect(try restored.snapshot() == snapshot)
         #expect(try restored.allowance().cardLimit == 60)
-        #expect(try restored.card(try original.cards(in: "Spanish")[0].id.uuidString).isFavorite)
+        #expect(try restored.card(try original.cards(in: try original.resolve("Spanish"))[0].id).isFavorite)
         #expect(try restored.changes().changes.rows.contains { $0.entity == .card })
     }
 

@@ -58,11 +58,12 @@ struct DelimitedFormatTests {
         let now = Date()
         let cards = [
             Card(
-                id: UUID(), deckId: UUID(), front: "a, \"b\"", back: "line\nbreak", frontLanguage: "es",
+                id: CardID(UUID()), deckId: DeckID(UUID()), front: "a, \"b\"", back: "line\nbreak", frontLanguage: "es",
                 backLanguage: "en",
                 tags: ["irregular verbs", "b"], createdAt: now, modifiedAt: now),
             Card(
-                id: UUID(), deckId: UUID(), front: "plain", back: "", frontLanguage: "es", backLanguage: "en",
+                id: CardID(UUID()), deckId: DeckID(UUID()), front: "plain", back: "", frontLanguage: "es",
+                backLanguage: "en",
                 createdAt: now,
                 modifiedAt: now),
         ]
@@ -120,7 +121,7 @@ struct CardImportTests {
     func duplicates() throws {
         let store = try CardboxStore.inMemory()
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        _ = try store.addCard(to: "D", CardDraft(front: "Hola", back: "old"))
+        _ = try store.addCard(to: try store.resolve("D"), CardDraft(front: "Hola", back: "old"))
         let skipped = try store.importCards(
             imports(["hola", "adiós", "adiós"]), newDeckLanguages: nil, onDuplicate: .skip)
         #expect(skipped.created == ["card": 1] && skipped.skipped == ["card": 2])
@@ -128,10 +129,10 @@ struct CardImportTests {
         replacing[0].draft.back = "new"
         let replaced = try store.importCards(replacing, newDeckLanguages: nil, onDuplicate: .replace)
         #expect(replaced.replaced == ["card": 1])
-        let hola = try #require(try store.cards(in: "D").first { $0.front == "Hola" })
+        let hola = try #require(try store.cards(in: try store.resolve("D")).first { $0.front == "Hola" })
         #expect(hola.back == "new" && hola.tags == ["t"])
         let copied = try store.importCards(imports(["hola"]), newDeckLanguages: nil, onDuplicate: .copy)
-        #expect(try copied.created == ["card": 1] && store.cards(in: "D").count == 3)
+        #expect(try copied.created == ["card": 1] && store.cards(in: try store.resolve("D")).count == 3)
     }
 
     @Test("the plan's limit is checked for the whole import; nothing is added when it would pass it")
@@ -156,11 +157,11 @@ struct CardImportTests {
         let report = try store.importCards(
             imports(["a", "b"], deck: "New"), newDeckLanguages: ("fr", "en"), onDuplicate: .skip)
         #expect(report.created == ["deck": 1, "card": 2])
-        #expect(try store.deck("New").frontLanguage == "fr")
+        #expect(try store.deck(try store.resolve("New")).frontLanguage == "fr")
         #expect(throws: CardboxError.invalid(field: "f line 2: front", reason: "cannot be empty")) {
             try store.importCards(imports(["c", " "], deck: "New"), newDeckLanguages: nil, onDuplicate: .skip)
         }
-        #expect(try store.cards(in: "New").count == 2)
+        #expect(try store.cards(in: try store.resolve("New")).count == 2)
     }
 }
 

@@ -12,11 +12,12 @@ struct ListAllFormatTests {
         let store = try CardboxStore.inMemory()
         _ = try store.createList(name: "Groceries")
         _ = try store.createList(name: "Hardware")
-        let milk = try store.addItem(to: "Groceries", title: "Milk", description: "2% organic", quantity: 2)
-        _ = try store.addItem(to: "Groceries", title: "Eggs")
-        _ = try store.crossItem(milk.id.uuidString)
-        _ = try store.addItemImage(to: milk.id.uuidString, data: png)
-        _ = try store.addItem(to: "Hardware", title: "Nails", quantity: 100)
+        let milk = try store.addItem(
+            to: try store.resolve("Groceries"), title: "Milk", description: "2% organic", quantity: 2)
+        _ = try store.addItem(to: try store.resolve("Groceries"), title: "Eggs")
+        _ = try store.crossItem(milk.id)
+        _ = try store.addItemImage(to: milk.id, data: png)
+        _ = try store.addItem(to: try store.resolve("Hardware"), title: "Nails", quantity: 100)
         _ = try store.setSetting("showCrossedOutItems", to: "true")
         return store
     }
@@ -59,14 +60,17 @@ struct ListAllFormatTests {
         let store = try sample()
         let data = try ListAllFormat.export(
             try store.listsForExport(nil), settings: try store.settings(), exportDate: Date())
-        _ = try store.renameList("Groceries", to: "Changed")
+        _ = try store.renameList(try store.resolve("Groceries"), to: "Changed")
         let skipped = try importing(data, into: store)
         #expect(skipped.created.isEmpty && skipped.skipped == ["list": 2, "item": 3])
         #expect(try store.lists().map(\.name) == ["Changed", "Hardware"])
         let replaced = try importing(data, into: store, .replace)
         #expect(replaced.replaced == ["list": 2, "item": 3])
         #expect(try store.lists().map(\.name).sorted() == ["Groceries", "Hardware"])
-        #expect(try store.list("Groceries", includeCrossedOut: true).items?.map(\.title) == ["Milk", "Eggs"])
+        #expect(
+            try store.list(try store.resolve("Groceries"), includeCrossedOut: true).items?.map(\.title) == [
+                "Milk", "Eggs",
+            ])
         let copied = try importing(data, into: store, .copy)
         #expect(copied.created == ["list": 2, "item": 3, "image": 1])
         #expect(try store.lists().count == 4)
@@ -85,8 +89,8 @@ struct ListAllFormatTests {
         let store = try CardboxStore.inMemory()
         _ = try importing(Data(json.utf8), into: store)
         #expect(try store.lists().map(\.name) == ["A", "B"])
-        #expect(try store.list("B").items?.map(\.title) == ["first", "second", "third"])
-        #expect(try store.list("B").items?.map(\.orderNumber) == [0, 1, 2])
+        #expect(try store.list(try store.resolve("B")).items?.map(\.title) == ["first", "second", "third"])
+        #expect(try store.list(try store.resolve("B")).items?.map(\.orderNumber) == [0, 1, 2])
     }
 
     @Test("seed 002's example imports (with real ids)")
@@ -111,7 +115,7 @@ struct ListAllFormatTests {
         let store = try CardboxStore.inMemory()
         let report = try importing(Data(json.utf8), into: store)
         #expect(report.created == ["list": 1, "item": 1, "image": 1])
-        let list = try store.list("Grocery List")
+        let list = try store.list(try store.resolve("Grocery List"))
         #expect(list.createdAt == Date(timeIntervalSince1970: 1_705_312_800))
         let milk = try #require(list.items?.first)
         #expect(milk.quantity == 1 && milk.description == "2% organic milk" && milk.images?.count == 1)
@@ -170,11 +174,11 @@ struct ListAllFormatTests {
         _ = try other.createList(name: "Taken")
         // Two lists, the second one's item id already used by another list in the same store.
         _ = try store.createList(name: "Existing")
-        let item = try store.addItem(to: "Existing", title: "x")
+        let item = try store.addItem(to: try store.resolve("Existing"), title: "x")
         let json = """
             {"version":"1.0","lists":[
               {"id":"00000000-0000-4000-8000-000000000001","name":"New","items":[{"id":"00000000-0000-4000-8000-000000000002","title":"ok"}]},
-              {"id":"00000000-0000-4000-8000-000000000003","name":"Other","items":[{"id":"\(item.id.uuidString)","title":"dup"}]}]}
+              {"id":"00000000-0000-4000-8000-000000000003","name":"Other","items":[{"id":"\(item.id)","title":"dup"}]}]}
             """
         let report = try importing(Data(json.utf8), into: store)
         #expect(report.created == ["list": 2, "item": 1] && report.skipped == ["item": 1])

@@ -30,15 +30,15 @@ struct TrelloFormatTests {
         let store = try CardboxStore.inMemory()
         let (created, report) = try store.importBoard(board)
         #expect(report.created == ["board": 1, "column": 2, "card": 3])
-        let shown = try store.board(created.id.uuidString)
+        let shown = try store.board(created.id)
         #expect(shown.columns?.map { $0.cards?.map(\.cardTitle) ?? [] } == [["Paint"], ["Shop"]])
         #expect(shown.columns?[0].cards?[0].cardDescription == "white, two coats")
         #expect(shown.columns?[0].cards?[0].orderNumber == 1)
-        let all = try store.board(created.id.uuidString, includeArchived: true)
+        let all = try store.board(created.id, includeArchived: true)
         #expect(all.columns?[0].cards?.map(\.cardTitle) == ["Mow", "Paint"])
         let mow = try #require(all.columns?[0].cards?[0])
-        #expect(try !store.setBoardCardArchived(mow.id.uuidString, false).isArchived)
-        #expect(try store.board(created.id.uuidString).columns?[0].cards?.count == 2)
+        #expect(try !store.setBoardCardArchived(mow.id, false).isArchived)
+        #expect(try store.board(created.id).columns?[0].cards?.count == 2)
     }
 
     @Test(

@@ -10,7 +10,7 @@ struct CardAnswerTests {
 
     func newCard() -> Card {
         Card(
-            id: UUID(uuidString: "0195f6a2-7c1e-7b3a-9e4f-1a2b3c4d5e6f")!, deckId: UUID(), front: "hola",
+            id: CardID("0195f6a2-7c1e-7b3a-9e4f-1a2b3c4d5e6f")!, deckId: DeckID(UUID()), front: "hola",
             back: "hello", frontLanguage: "es", backLanguage: "en", createdAt: start, modifiedAt: start)
     }
 
@@ -41,9 +41,9 @@ struct CardAnswerTests {
         let again = card.answered(.good, at: at, by: scheduler, fuzz: true).after.dueAt
         #expect(once == again)
         var other = card
-        other.id = UUID()
+        other.id = CardID(UUID())
         let spread = (0..<20).map { _ -> Date? in
-            other.id = UUID()
+            other.id = CardID(UUID())
             return other.answered(.good, at: at, by: scheduler, fuzz: true).after.dueAt
         }
         #expect(Set(spread).count > 1, "other cards get other fuzz")

@@ -10,15 +10,16 @@ struct DeckAndCardStoreTests {
     func addCard() throws {
         let store = try TestStore.make()
         let deck = try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
-        let first = try store.addCard(to: "Spanish", CardDraft(front: "hola", back: "hello", tags: ["Greeting"]))
+        let first = try store.addCard(
+            to: try store.resolve("Spanish"), CardDraft(front: "hola", back: "hello", tags: ["Greeting"]))
         let second = try store.addCard(
-            to: deck.id.uuidString, CardDraft(front: "adiós", back: "bye", tags: [" greeting "]))
+            to: deck.id, CardDraft(front: "adiós", back: "bye", tags: [" greeting "]))
         #expect(first.frontLanguage == "es" && first.backLanguage == "en" && first.deckId == deck.id)
         #expect(second.tags == ["greeting"])
         let tags = try store.tags()
         #expect(tags.count == 1)
         #expect(tags[0].name == "Greeting" && tags[0].cardCount == 2)
-        #expect(try store.card(first.id.uuidString).tags == ["Greeting"])
+        #expect(try store.card(first.id).tags == ["Greeting"])
     }
 
     @Test("deck names are unique per account, case-insensitively")
@@ -28,7 +29,7 @@ struct DeckAndCardStoreTests {
         #expect(throws: CardboxError.alreadyExists(kind: "deck", name: "spanish")) {
             try store.createDeck(name: "spanish", frontLanguage: "es", backLanguage: "en")
         }
-        #expect(try store.deck("SPANISH").name == "Spanish")
+        #expect(try store.deck(try store.resolve("SPANISH")).name == "Spanish")
         #expect(throws: CardboxError.self) {
             try store.createDeck(name: "German", frontLanguage: "zz", backLanguage: "en")
         }
@@ -39,16 +40,18 @@ struct DeckAndCardStoreTests {
     func cardLimit() throws {
         let store = try TestStore.make()
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        for index in 0..<25 { _ = try store.addCard(to: "D", CardDraft(front: "w\(index)", back: "x")) }
+        for index in 0..<25 {
+            _ = try store.addCard(to: try store.resolve("D"), CardDraft(front: "w\(index)", back: "x"))
+        }
         let changes = try store.changeCount()
         #expect(throws: CardboxError.cardLimitExceeded(currentCount: 25, limit: 25, remainingCards: 0)) {
-            try store.addCard(to: "D", CardDraft(front: "one more", back: "x", tags: ["new"]))
+            try store.addCard(to: try store.resolve("D"), CardDraft(front: "one more", back: "x", tags: ["new"]))
         }
         #expect(try store.rowCount("card") == 25)
         #expect(try store.rowCount("tag") == 0)
         #expect(try store.changeCount() == changes)
         _ = try store.setPlan(.premium)
-        _ = try store.addCard(to: "D", CardDraft(front: "one more", back: "x"))
+        _ = try store.addCard(to: try store.resolve("D"), CardDraft(front: "one more", back: "x"))
         #expect(try store.allowance().cardCount == 26)
     }
 
@@ -57,9 +60,9 @@ struct DeckAndCardStoreTests {
         let store = try TestStore.make()
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
         _ = try store.setPlan(.free, freeCardLimit: 1)
-        _ = try store.addCard(to: "D", CardDraft(front: "a", back: "b"))
+        _ = try store.addCard(to: try store.resolve("D"), CardDraft(front: "a", back: "b"))
         #expect(throws: CardboxError.cardLimitExceeded(currentCount: 1, limit: 1, remainingCards: 0)) {
-            try store.addCard(to: "D", CardDraft(front: "c", back: "d"))
+            try store.addCard(to: try store.resolve("D"), CardDraft(front: "c", back: "d"))
         }
     }
 
@@ -76,7 +79,7 @@ struct DeckAndCardStoreTests {
         let (deck, cards) = try store.createDeck(preset: spanish)
         #expect(cards.count == 30 && deck.name == "Spanish Basics")
         // One batch shares one timestamp; the cards still list in the preset's order.
-        #expect(try store.cards(in: "Spanish Basics").map(\.front) == spanish.cards.map(\.front))
+        #expect(try store.cards(in: try store.resolve("Spanish Basics")).map(\.front) == spanish.cards.map(\.front))
     }
 
     @Test("a batch with one invalid card adds nothing and names the card")
@@ -85,7 +88,7 @@ struct DeckAndCardStoreTests {
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
         let drafts = [CardDraft(front: "a", back: "b"), CardDraft(front: "  ", back: "c")]
         #expect(throws: CardboxError.invalid(field: "card 2 front", reason: "cannot be empty")) {
-            try store.addCards(to: "D", drafts)
+            try store.addCards(to: try store.resolve("D"), drafts)
         }
         #expect(try store.rowCount("card") == 0)
     }
@@ -95,19 +98,23 @@ struct DeckAndCardStoreTests {
         let clock = TestClock()
         let store = try TestStore.make(clock: clock)
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        let a = try store.addCard(to: "D", CardDraft(front: "a", back: "1"))
-        let b = try store.addCard(to: "D", CardDraft(front: "b", back: "2"))
-        let archivedA = try store.setArchived(a.id.uuidString, true)
+        let a = try store.addCard(to: try store.resolve("D"), CardDraft(front: "a", back: "1"))
+        let b = try store.addCard(to: try store.resolve("D"), CardDraft(front: "b", back: "2"))
+        let archivedA = try store.setArchived(a.id, true)
         #expect(archivedA.isArchived && archivedA.archivedAt == clock.now)
         clock.advance(seconds: 60)
-        _ = try store.setArchived(b.id.uuidString, true)
-        #expect(try store.cards(in: "D").isEmpty)
-        #expect(try store.cards(in: "D", filter: CardFilter(archived: true)).map(\.front) == ["b", "a"])
-        #expect(try store.cards(in: "D", filter: CardFilter(archived: true), limit: 1).map(\.front) == ["b"])
-        let restored = try store.setArchived(a.id.uuidString, false)
+        _ = try store.setArchived(b.id, true)
+        #expect(try store.cards(in: try store.resolve("D")).isEmpty)
+        #expect(
+            try store.cards(in: try store.resolve("D"), filter: CardFilter(archived: true)).map(\.front) == ["b", "a"])
+        #expect(
+            try store.cards(in: try store.resolve("D"), filter: CardFilter(archived: true), limit: 1).map(\.front) == [
+                "b"
+            ])
+        let restored = try store.setArchived(a.id, false)
         #expect(!restored.isArchived && restored.archivedAt == nil)
-        #expect(try store.cards(in: "D").map(\.front) == ["a"])
-        #expect(try store.deckCounts("D") == DeckCounts(currentCards: 1, archivedCards: 1))
+        #expect(try store.cards(in: try store.resolve("D")).map(\.front) == ["a"])
+        #expect(try store.deckCounts(try store.resolve("D")) == DeckCounts(currentCards: 1, archivedCards: 1))
     }
 
     @Test("current cards list in the order they were added")
@@ -116,11 +123,11 @@ struct DeckAndCardStoreTests {
         let store = try TestStore.make(clock: clock)
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
         for front in ["c", "a", "b"] {
-            _ = try store.addCard(to: "D", CardDraft(front: front, back: "-"))
+            _ = try store.addCard(to: try store.resolve("D"), CardDraft(front: front, back: "-"))
             clock.advance(seconds: 1)
         }
-        #expect(try store.cards(in: "D").map(\.front) == ["c", "a", "b"])
-        #expect(try store.cards(in: "D", limit: 2, offset: 1).map(\.front) == ["a", "b"])
+        #expect(try store.cards(in: try store.resolve("D")).map(\.front) == ["c", "a", "b"])
+        #expect(try store.cards(in: try store.resolve("D"), limit: 2, offset: 1).map(\.front) == ["a", "b"])
     }
 
     @Test("archive-due archives exactly the due cards")
@@ -128,15 +135,15 @@ struct DeckAndCardStoreTests {
         let clock = TestClock()
         let store = try TestStore.make(clock: clock)
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        let due = try store.addCard(to: "D", CardDraft(front: "due", back: "-"))
-        let later = try store.addCard(to: "D", CardDraft(front: "later", back: "-"))
-        _ = try store.addCard(to: "D", CardDraft(front: "new", back: "-"))
-        _ = try store.editCard(due.id.uuidString, CardChanges(dueAt: .some(clock.now.addingTimeInterval(-60))))
-        _ = try store.editCard(later.id.uuidString, CardChanges(dueAt: .some(clock.now.addingTimeInterval(86_400))))
-        #expect(try store.deckCounts("D").dueCards == 1)
-        #expect(try store.archiveDueCards("D") == 1)
-        #expect(try store.cards(in: "D", filter: CardFilter(archived: true)).map(\.front) == ["due"])
-        #expect(try store.cards(in: "D").map(\.front) == ["later", "new"])
+        let due = try store.addCard(to: try store.resolve("D"), CardDraft(front: "due", back: "-"))
+        let later = try store.addCard(to: try store.resolve("D"), CardDraft(front: "later", back: "-"))
+        _ = try store.addCard(to: try store.resolve("D"), CardDraft(front: "new", back: "-"))
+        _ = try store.editCard(due.id, CardChanges(dueAt: .some(clock.now.addingTimeInterval(-60))))
+        _ = try store.editCard(later.id, CardChanges(dueAt: .some(clock.now.addingTimeInterval(86_400))))
+        #expect(try store.deckCounts(try store.resolve("D")).dueCards == 1)
+        #expect(try store.archiveDueCards(try store.resolve("D")) == 1)
+        #expect(try store.cards(in: try store.resolve("D"), filter: CardFilter(archived: true)).map(\.front) == ["due"])
+        #expect(try store.cards(in: try store.resolve("D")).map(\.front) == ["later", "new"])
     }
 
     @Test("a due time can be cleared: the card is new again and not due")
@@ -144,12 +151,12 @@ struct DeckAndCardStoreTests {
         let clock = TestClock()
         let store = try TestStore.make(clock: clock)
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        let card = try store.addCard(to: "D", CardDraft(front: "a", back: "b"))
-        _ = try store.editCard(card.id.uuidString, CardChanges(dueAt: .some(clock.now)))
-        #expect(try store.deckCounts("D").dueCards == 1)
-        let cleared = try store.editCard(card.id.uuidString, CardChanges(dueAt: .some(nil)))
+        let card = try store.addCard(to: try store.resolve("D"), CardDraft(front: "a", back: "b"))
+        _ = try store.editCard(card.id, CardChanges(dueAt: .some(clock.now)))
+        #expect(try store.deckCounts(try store.resolve("D")).dueCards == 1)
+        let cleared = try store.editCard(card.id, CardChanges(dueAt: .some(nil)))
         #expect(cleared.dueAt == nil)
-        #expect(try store.archiveDueCards("D") == 0)
+        #expect(try store.archiveDueCards(try store.resolve("D")) == 0)
     }
 
     @Test("archived cards count toward the limit and can be deleted for good")
@@ -157,15 +164,15 @@ struct DeckAndCardStoreTests {
         let store = try TestStore.make()
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
         _ = try store.setPlan(.free, freeCardLimit: 2)
-        let a = try store.addCard(to: "D", CardDraft(front: "a", back: "1"))
-        _ = try store.addCard(to: "D", CardDraft(front: "b", back: "2"))
-        _ = try store.setArchived(a.id.uuidString, true)
+        let a = try store.addCard(to: try store.resolve("D"), CardDraft(front: "a", back: "1"))
+        _ = try store.addCard(to: try store.resolve("D"), CardDraft(front: "b", back: "2"))
+        _ = try store.setArchived(a.id, true)
         #expect(throws: CardboxError.cardLimitExceeded(currentCount: 2, limit: 2, remainingCards: 0)) {
-            try store.addCard(to: "D", CardDraft(front: "c", back: "3"))
+            try store.addCard(to: try store.resolve("D"), CardDraft(front: "c", back: "3"))
         }
-        try store.deleteCard(a.id.uuidString)
-        #expect(try store.cards(in: "D", filter: CardFilter(archived: true)).isEmpty)
-        _ = try store.addCard(to: "D", CardDraft(front: "c", back: "3"))
+        try store.deleteCard(a.id)
+        #expect(try store.cards(in: try store.resolve("D"), filter: CardFilter(archived: true)).isEmpty)
+        _ = try store.addCard(to: try store.resolve("D"), CardDraft(front: "c", back: "3"))
         #expect(try store.allowance().cardCount == 2)
     }
 
@@ -177,7 +184,7 @@ struct DeckAndCardStoreTests {
         let (deck, cards) = try store.createDeck(preset: german, name: "Deutsch")
         #expect(deck.frontLanguage == "de" && deck.backLanguage == "en" && deck.name == "Deutsch")
         #expect(cards.allSatisfy { $0.frontLanguage == "de" && $0.backLanguage == "en" })
-        let stored = try store.cards(in: "Deutsch")
+        let stored = try store.cards(in: try store.resolve("Deutsch"))
         #expect(stored.map(\.notes) == german.cards.map(\.notes))
         #expect(stored.map(\.tags) == german.cards.map { $0.tags.sorted() })
     }
@@ -186,7 +193,8 @@ struct DeckAndCardStoreTests {
     func tagOrder() throws {
         let store = try TestStore.make()
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        _ = try store.addCard(to: "D", CardDraft(front: "a", back: "b", tags: ["verbs", "Adjectives", "nouns"]))
+        _ = try store.addCard(
+            to: try store.resolve("D"), CardDraft(front: "a", back: "b", tags: ["verbs", "Adjectives", "nouns"]))
         #expect(try store.tags().map(\.name) == ["Adjectives", "nouns", "verbs"])
     }
 
@@ -194,10 +202,10 @@ struct DeckAndCardStoreTests {
     func favorites() throws {
         let store = try TestStore.make()
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        let card = try store.addCard(to: "D", CardDraft(front: "secret", back: "word", tags: ["t"]))
-        #expect(try store.setFavorite(card.id.uuidString).isFavorite)
-        #expect(try !store.setFavorite(card.id.uuidString).isFavorite)
-        #expect(try store.setFavorite(card.id.uuidString, true).isFavorite)
+        let card = try store.addCard(to: try store.resolve("D"), CardDraft(front: "secret", back: "word", tags: ["t"]))
+        #expect(try store.setFavorite(card.id).isFavorite)
+        #expect(try !store.setFavorite(card.id).isFavorite)
+        #expect(try store.setFavorite(card.id, true).isFavorite)
         let counts = Dictionary(uniqueKeysWithValues: try store.usageEventCounts().map { ($0.name, $0.count) })
         #expect(counts[.cardAdded] == 1 && counts[.cardFavorited] == 2 && counts[.cardUnfavorited] == 1)
         let added = try #require(try store.usageEvents().first { $0.name == .cardAdded })
@@ -209,15 +217,18 @@ struct DeckAndCardStoreTests {
         let store = try TestStore.make()
         _ = try store.createDeck(name: "ES", frontLanguage: "es", backLanguage: "en")
         _ = try store.createDeck(name: "FR", frontLanguage: "fr", backLanguage: "en")
-        let hola = try store.addCard(to: "ES", CardDraft(front: "hola", back: "hi", tags: ["greeting"]))
-        _ = try store.addCard(to: "ES", CardDraft(front: "perro", back: "dog", tags: ["noun"]))
-        let salut = try store.addCard(to: "FR", CardDraft(front: "salut", back: "hi", tags: ["greeting"]))
-        _ = try store.setFavorite(hola.id.uuidString, true)
-        _ = try store.setFavorite(salut.id.uuidString, true)
+        let hola = try store.addCard(
+            to: try store.resolve("ES"), CardDraft(front: "hola", back: "hi", tags: ["greeting"]))
+        _ = try store.addCard(to: try store.resolve("ES"), CardDraft(front: "perro", back: "dog", tags: ["noun"]))
+        let salut = try store.addCard(
+            to: try store.resolve("FR"), CardDraft(front: "salut", back: "hi", tags: ["greeting"]))
+        _ = try store.setFavorite(hola.id, true)
+        _ = try store.setFavorite(salut.id, true)
         #expect(try store.cards(in: nil, filter: CardFilter(tag: "GREETING")).count == 2)
         #expect(
             try store.cards(in: nil, filter: CardFilter(favoritesOnly: true, language: "fr")).map(\.front) == ["salut"])
-        #expect(try store.cards(in: "ES", filter: CardFilter(favoritesOnly: true, tag: "noun")).isEmpty)
+        #expect(
+            try store.cards(in: try store.resolve("ES"), filter: CardFilter(favoritesOnly: true, tag: "noun")).isEmpty)
         #expect(try store.cards(in: nil, filter: CardFilter(language: "en")).count == 3)
     }
 
@@ -225,27 +236,30 @@ struct DeckAndCardStoreTests {
     func edit() throws {
         let store = try TestStore.make()
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        let card = try store.addCard(to: "D", CardDraft(front: "a", back: "b", tags: ["one", "two"]))
-        let edited = try store.editCard(card.id.uuidString, CardChanges(back: "bee", tags: ["Two", "three"]))
+        let card = try store.addCard(
+            to: try store.resolve("D"), CardDraft(front: "a", back: "b", tags: ["one", "two"]))
+        let edited = try store.editCard(card.id, CardChanges(back: "bee", tags: ["Two", "three"]))
         #expect(edited.back == "bee" && edited.tags == ["three", "two"])
-        #expect(throws: CardboxError.self) { try store.editCard(card.id.uuidString, CardChanges(front: "")) }
-        #expect(try store.card(card.id.uuidString).front == "a")
+        #expect(throws: CardboxError.self) { try store.editCard(card.id, CardChanges(front: "")) }
+        #expect(try store.card(card.id).front == "a")
     }
 
     @Test("card images are checked by content and stored once")
     func cardImages() throws {
         let store = try TestStore.make()
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        let card = try store.addCard(to: "D", CardDraft(front: "a", back: "b"), image: TestStore.png)
-        let other = try store.addCard(to: "D", CardDraft(front: "c", back: "d"), image: TestStore.png)
+        let card = try store.addCard(to: try store.resolve("D"), CardDraft(front: "a", back: "b"), image: TestStore.png)
+        let other = try store.addCard(
+            to: try store.resolve("D"), CardDraft(front: "c", back: "d"), image: TestStore.png)
         #expect(card.imageHash != nil && card.imageHash == other.imageHash)
         #expect(try store.rowCount("image") == 1)
         #expect(throws: CardboxError.self) {
-            try store.addCard(to: "D", CardDraft(front: "e", back: "f"), image: Data("not an image".utf8))
+            try store.addCard(
+                to: try store.resolve("D"), CardDraft(front: "e", back: "f"), image: Data("not an image".utf8))
         }
-        try store.deleteCard(card.id.uuidString)
+        try store.deleteCard(card.id)
         #expect(try store.rowCount("image") == 1)
-        try store.deleteCard(other.id.uuidString)
+        try store.deleteCard(other.id)
         #expect(try store.rowCount("image") == 0)
     }
 
@@ -254,26 +268,28 @@ struct DeckAndCardStoreTests {
         let store = try TestStore.make()
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
         _ = try store.createDeck(name: "Keep", frontLanguage: "es", backLanguage: "en")
-        _ = try store.addCard(to: "D", CardDraft(front: "a", back: "b", tags: ["t"]))
-        _ = try store.addCard(to: "Keep", CardDraft(front: "k", back: "k"))
-        let suggestion = try store.addSuggestion(to: "D", SuggestionDraft(front: "s", back: "t"), ready: true)
-        _ = try store.addSuggestion(to: "D", SuggestionDraft(front: "u", back: "v"), image: TestStore.jpeg)
-        _ = try store.rejectSuggestion(suggestion.id.uuidString)
-        try store.deleteDeck("D")
+        _ = try store.addCard(to: try store.resolve("D"), CardDraft(front: "a", back: "b", tags: ["t"]))
+        _ = try store.addCard(to: try store.resolve("Keep"), CardDraft(front: "k", back: "k"))
+        let suggestion = try store.addSuggestion(
+            to: try store.resolve("D"), SuggestionDraft(front: "s", back: "t"), ready: true)
+        _ = try store.addSuggestion(
+            to: try store.resolve("D"), SuggestionDraft(front: "u", back: "v"), image: TestStore.jpeg)
+        _ = try store.rejectSuggestion(suggestion.id)
+        try store.deleteDeck(try store.resolve("D"))
         #expect(try store.rowCount("card") == 1)
         #expect(try store.rowCount("suggestion") == 0)
         #expect(try store.rowCount("rejectedSuggestion") == 0)
         #expect(try store.rowCount("cardTag") == 0)
         #expect(try store.rowCount("image") == 0)
-        #expect(throws: CardboxError.notFound(kind: "deck", reference: "D")) { try store.deck("D") }
+        #expect(throws: CardboxError.notFound(kind: "deck", reference: "D")) { try store.deck(try store.resolve("D")) }
     }
 
     @Test("tag rename merges into the tag of the new name; delete keeps the cards")
     func tagRenameAndDelete() throws {
         let store = try TestStore.make()
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        _ = try store.addCard(to: "D", CardDraft(front: "a", back: "b", tags: ["verb"]))
-        _ = try store.addCard(to: "D", CardDraft(front: "c", back: "d", tags: ["verbs"]))
+        _ = try store.addCard(to: try store.resolve("D"), CardDraft(front: "a", back: "b", tags: ["verb"]))
+        _ = try store.addCard(to: try store.resolve("D"), CardDraft(front: "c", back: "d", tags: ["verbs"]))
         let renamed = try store.renameTag("VERB", to: "verbs")
         #expect(renamed.cardCount == 2)
         #expect(try store.tags().map(\.name) == ["verbs"])
@@ -281,31 +297,52 @@ struct DeckAndCardStoreTests {
         #expect(try store.tags().map(\.name) == ["Verbs"])
         try store.deleteTag("verbs")
         #expect(try store.tags().isEmpty)
-        #expect(try store.cards(in: "D").allSatisfy { $0.tags.isEmpty })
+        #expect(try store.cards(in: try store.resolve("D")).allSatisfy { $0.tags.isEmpty })
         #expect(throws: CardboxError.notFound(kind: "tag", reference: "nope")) { try store.deleteTag("nope") }
     }
 
-    @Test("records are found by id, unique id prefix or name; ambiguity is an error")
+    @Test("a person's name for a record resolves to its typed id: id, unique prefix or suffix, or name")
     func resolution() throws {
         let store = try TestStore.make()
         let deck = try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
-        let id = deck.id.uuidString.lowercased()
-        #expect(try store.deck(String(id.prefix(6))).id == deck.id)
-        #expect(try store.deck(String(id.suffix(8))).id == deck.id)
+        let id = deck.id.description
+        #expect(try store.resolve(String(id.prefix(6)), as: Deck.self) == deck.id)
+        #expect(try store.resolve(String(id.suffix(8)), as: Deck.self) == deck.id)
+        #expect(try store.resolve("spanish", as: Deck.self) == deck.id)
         // Ids made together share their time-ordered start: the shown short id is their random end.
         let first = try store.createList(name: "One")
         let second = try store.createList(name: "Two")
         #expect(first.id.storage.prefix(8) == second.id.storage.prefix(8))
-        #expect(try store.list(String(second.id.storage.suffix(8))).name == "Two")
-        #expect(try store.deck(id.uppercased()).id == deck.id)
-        #expect(throws: CardboxError.notFound(kind: "deck", reference: "Nope")) { try store.deck("Nope") }
+        #expect(try store.list(store.resolve(String(second.id.storage.suffix(8)))).name == "Two")
+        #expect(try store.resolve(id.uppercased(), as: Deck.self) == deck.id)
+        #expect(throws: CardboxError.notFound(kind: "deck", reference: "Nope")) {
+            try store.resolve("Nope", as: Deck.self)
+        }
+        // A deck's id names no list: the kind is part of the name.
+        #expect(throws: CardboxError.notFound(kind: "list", reference: id)) { try store.resolve(id, as: ItemList.self) }
         _ = try store.createList(name: "Same")
         _ = try store.createList(name: "Same")
         #expect {
-            try store.list("Same")
+            try store.resolve("Same", as: ItemList.self)
         } throws: { error in
             if case CardboxError.ambiguous(kind: "list", reference: "Same", _) = error { return true }
             return false
         }
+    }
+
+    @Test("an operation given the typed id of a record that is gone, or of another account, finds nothing")
+    func staleTypedID() throws {
+        let store = try TestStore.make()
+        let other = try TestStore.make()
+        let deck = try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+        let foreign = try other.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+        #expect(throws: CardboxError.notFound(kind: "deck", reference: foreign.id.description)) {
+            try store.addCard(to: foreign.id, CardDraft(front: "hola", back: "hello"))
+        }
+        try store.deleteDeck(deck.id)
+        #expect(throws: CardboxError.notFound(kind: "deck", reference: deck.id.description)) {
+            try store.renameDeck(deck.id, to: "Again")
+        }
+        #expect(try store.rowCount("card") == 0)
     }
 }

@@ -12,8 +12,9 @@ struct HistoryAndPersistenceTests {
     func changeCapture() throws {
         let store = try TestStore.make()
         let deck = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        let card = try store.addCard(to: "D", CardDraft(front: "hola", back: "hello", tags: ["greeting"]))
-        _ = try store.editCard(card.id.uuidString, CardChanges(back: "hi"))
+        let card = try store.addCard(
+            to: try store.resolve("D"), CardDraft(front: "hola", back: "hello", tags: ["greeting"]))
+        _ = try store.editCard(card.id, CardChanges(back: "hi"))
         let rows = try store.changes().changes.rows
         #expect(Set(rows.map(\.entity)) == [.deck, .card, .tag, .cardTag])
         let deckRow = try #require(rows.first { $0.entity == .deck })
@@ -48,8 +49,8 @@ struct HistoryAndPersistenceTests {
         let store = try TestStore.make()
         _ = try store.createList(name: "A")
         let listB = try store.createList(name: "B")
-        let item = try store.addItem(to: "A", title: "milk")
-        _ = try store.moveItem(item.id.uuidString, to: 0, inList: "B")
+        let item = try store.addItem(to: try store.resolve("A"), title: "milk")
+        _ = try store.moveItem(item.id, to: 0, inList: try store.resolve("B"))
         let row = try #require(try store.changes().changes.rows.first { $0.entity == .item })
         guard case .object(let placement)? = row.fields["placement"]?.value else {
             Issue.record("placement is not an object")
@@ -64,10 +65,10 @@ struct HistoryAndPersistenceTests {
     func tombstones() throws {
         let store = try TestStore.make()
         _ = try store.createBoard(title: "B")
-        let column = try store.addColumn(to: "B", title: "c")
-        let card = try store.addBoardCard(to: column.id.uuidString, title: "x")
-        let board = try store.board("B")
-        try store.deleteBoard("B")
+        let column = try store.addColumn(to: try store.resolve("B"), title: "c")
+        let card = try store.addBoardCard(to: column.id, title: "x")
+        let board = try store.board(try store.resolve("B"))
+        try store.deleteBoard(try store.resolve("B"))
         let (changes, _) = try store.changes()
         let deletes = changes.tombstones
         #expect(Set(deletes.map(\.id)) == [card.id.storage, column.id.storage, board.id.storage])
@@ -84,7 +85,7 @@ struct HistoryAndPersistenceTests {
         _ = try store.setPlan(.free, freeCardLimit: 2)
         let changes = try store.changeCount()
         let drafts = (0..<3).map { CardDraft(front: "w\($0)", back: "-", tags: ["t\($0)"]) }
-        #expect(throws: CardboxError.self) { try store.addCards(to: "D", drafts) }
+        #expect(throws: CardboxError.self) { try store.addCards(to: try store.resolve("D"), drafts) }
         #expect(try store.changeCount() == changes)
         #expect(try store.rowCount("card") == 0 && store.rowCount("tag") == 0)
     }
@@ -103,7 +104,7 @@ struct HistoryAndPersistenceTests {
                     ])
             }
         }
-        let item = try store.addItem(to: "L", title: "milk", quantity: 2)
+        let item = try store.addItem(to: try store.resolve("L"), title: "milk", quantity: 2)
         // Each statement on its own, so that each CHECK is what refuses it.
         #expect(throws: CardboxError.self) {
             try store.write { tx in
@@ -121,7 +122,7 @@ struct HistoryAndPersistenceTests {
             }
         }
         #expect(try store.lists().count == 1)
-        #expect(try store.list("L").items?.map(\.quantity) == [2])
+        #expect(try store.list(try store.resolve("L")).items?.map(\.quantity) == [2])
     }
 
     @Test("data survives closing and reopening the store file, which runs in WAL mode")
@@ -134,13 +135,13 @@ struct HistoryAndPersistenceTests {
         do {
             let store = try CardboxStore.open(path: path)
             _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-            _ = try store.addCard(to: "D", CardDraft(front: "hola", back: "hello"))
+            _ = try store.addCard(to: try store.resolve("D"), CardDraft(front: "hola", back: "hello"))
             _ = try store.createList(name: "L")
             (accountId, replicaId) = (store.accountId, store.replicaId)
         }
         let reopened = try CardboxStore.open(path: path)
         #expect(reopened.accountId == accountId && reopened.replicaId == replicaId)
-        #expect(try reopened.cards(in: "D").map(\.front) == ["hola"])
+        #expect(try reopened.cards(in: try reopened.resolve("D")).map(\.front) == ["hola"])
         #expect(try reopened.lists().map(\.name) == ["L"])
         let mode = try reopened.read { try String.fetchOne($0.db, sql: "PRAGMA journal_mode") }
         #expect(mode == "wal")
@@ -159,16 +160,17 @@ struct HistoryAndPersistenceTests {
         let alice = try CardboxStore.open(path: path, account: UUID())
         let bob = try CardboxStore.open(path: path, account: UUID())
         let deck = try alice.createDeck(name: "Private", frontLanguage: "es", backLanguage: "en")
-        let card = try alice.addCard(to: "Private", CardDraft(front: "secreto", back: "secret", tags: ["mine"]))
+        let card = try alice.addCard(
+            to: try alice.resolve("Private"), CardDraft(front: "secreto", back: "secret", tags: ["mine"]))
         _ = try alice.createList(name: "Groceries")
         #expect(try bob.decks().isEmpty && bob.lists().isEmpty && bob.tags().isEmpty)
         #expect(try bob.cards(in: nil).isEmpty)
-        #expect(throws: CardboxError.self) { try bob.card(card.id.uuidString) }
-        #expect(throws: CardboxError.self) { try bob.deleteDeck(deck.id.uuidString) }
+        #expect(throws: CardboxError.self) { try bob.card(card.id) }
+        #expect(throws: CardboxError.self) { try bob.deleteDeck(deck.id) }
         #expect(try bob.changes().changes.isEmpty)
         // Bob may use the same deck name: uniqueness is per account.
         _ = try bob.createDeck(name: "Private", frontLanguage: "fr", backLanguage: "en")
-        #expect(try alice.deck("Private").frontLanguage == "es")
+        #expect(try alice.deck(try alice.resolve("Private")).frontLanguage == "es")
     }
 
     @Test("plan changes are recorded like any other change")

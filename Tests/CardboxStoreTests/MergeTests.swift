@@ -45,9 +45,9 @@ struct MergeTests {
     func lastWriterWins() throws {
         var replicas = try Replicas()
         _ = try replicas.a.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        let card = try replicas.a.addCard(to: "D", CardDraft(front: "hola", back: "hello"))
+        let card = try replicas.a.addCard(to: try replicas.a.resolve("D"), CardDraft(front: "hola", back: "hello"))
         try replicas.exchange()
-        let id = card.id.uuidString
+        let id = card.id
         _ = try replicas.a.editCard(id, CardChanges(back: "hi"))
         replicas.clock.advance(seconds: 1)
         _ = try replicas.b.editCard(id, CardChanges(back: "hey"))
@@ -76,12 +76,12 @@ struct MergeTests {
         }
         try store.apply(renamed("from zz", by: "zz"))
         try store.apply(renamed("from aa", by: "aa"))
-        #expect(try store.list(list.id.uuidString).name == "from zz")
+        #expect(try store.list(list.id).name == "from zz")
         let other = try TestStore.make(account: store.accountId)
         try other.apply(changes)
         try other.apply(renamed("from aa", by: "aa"))
         try other.apply(renamed("from zz", by: "zz"))
-        #expect(try other.list(list.id.uuidString).name == "from zz")
+        #expect(try other.list(list.id).name == "from zz")
     }
 
     @Test("the local clock moves past every timestamp it receives")
@@ -102,14 +102,15 @@ struct MergeTests {
     func deleteWins() throws {
         var replicas = try Replicas()
         _ = try replicas.a.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        let card = try replicas.a.addCard(to: "D", CardDraft(front: "hola", back: "hello", tags: ["t"]))
+        let card = try replicas.a.addCard(
+            to: try replicas.a.resolve("D"), CardDraft(front: "hola", back: "hello", tags: ["t"]))
         try replicas.exchange()
-        try replicas.a.deleteCard(card.id.uuidString)
+        try replicas.a.deleteCard(card.id)
         replicas.clock.advance(seconds: 5)
-        _ = try replicas.b.editCard(card.id.uuidString, CardChanges(back: "later edit"))
+        _ = try replicas.b.editCard(card.id, CardChanges(back: "later edit"))
         try replicas.exchange()
         for store in replicas.stores {
-            #expect(throws: CardboxError.self) { try store.card(card.id.uuidString) }
+            #expect(throws: CardboxError.self) { try store.card(card.id) }
             #expect(try store.rowCount("cardTag") == 0)
         }
         #expect(try replicas.a.canonicalDump() == replicas.b.canonicalDump())
@@ -120,17 +121,17 @@ struct MergeTests {
         var replicas = try Replicas(3)
         _ = try replicas.a.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
         _ = try replicas.a.createBoard(title: "B")
-        _ = try replicas.a.addColumn(to: "B", title: "c")
+        _ = try replicas.a.addColumn(to: try replicas.a.resolve("B"), title: "c")
         try replicas.exchange()
-        try replicas.a.deleteDeck("D")
-        try replicas.a.deleteBoard("B")
-        let card = try replicas.b.addCard(to: "D", CardDraft(front: "nuevo", back: "new"))
-        _ = try replicas.b.addColumn(to: "B", title: "d")
+        try replicas.a.deleteDeck(try replicas.a.resolve("D"))
+        try replicas.a.deleteBoard(try replicas.a.resolve("B"))
+        let card = try replicas.b.addCard(to: try replicas.b.resolve("D"), CardDraft(front: "nuevo", back: "new"))
+        _ = try replicas.b.addColumn(to: try replicas.b.resolve("B"), title: "d")
         let fromA = try replicas.send(0)
         let fromB = try replicas.send(1)
         // c hears of the new card before the delete; a after it.
         try replicas.stores[2].apply(fromB)
-        #expect(try replicas.stores[2].card(card.id.uuidString).front == "nuevo")
+        #expect(try replicas.stores[2].card(card.id).front == "nuevo")
         try replicas.stores[2].apply(fromA)
         try replicas.a.apply(fromB)
         try replicas.b.apply(fromA)
@@ -147,18 +148,18 @@ struct MergeTests {
     func concurrentMoves() throws {
         var replicas = try Replicas()
         _ = try replicas.a.createBoard(title: "B")
-        let x = try replicas.a.addColumn(to: "B", title: "x")
-        let y = try replicas.a.addColumn(to: "B", title: "y")
-        let z = try replicas.a.addColumn(to: "B", title: "z")
-        let card = try replicas.a.addBoardCard(to: x.id.uuidString, title: "task")
-        _ = try replicas.a.addBoardCard(to: y.id.uuidString, title: "other")
+        let x = try replicas.a.addColumn(to: try replicas.a.resolve("B"), title: "x")
+        let y = try replicas.a.addColumn(to: try replicas.a.resolve("B"), title: "y")
+        let z = try replicas.a.addColumn(to: try replicas.a.resolve("B"), title: "z")
+        let card = try replicas.a.addBoardCard(to: x.id, title: "task")
+        _ = try replicas.a.addBoardCard(to: y.id, title: "other")
         try replicas.exchange()
-        _ = try replicas.a.moveBoardCard(card.id.uuidString, to: 0, inColumn: y.id.uuidString)
+        _ = try replicas.a.moveBoardCard(card.id, to: 0, inColumn: y.id)
         replicas.clock.advance(seconds: 1)
-        _ = try replicas.b.moveBoardCard(card.id.uuidString, to: 0, inColumn: z.id.uuidString)
+        _ = try replicas.b.moveBoardCard(card.id, to: 0, inColumn: z.id)
         try replicas.exchange()
         for store in replicas.stores {
-            let columns = try store.board("B").columns ?? []
+            let columns = try store.board(try store.resolve("B")).columns ?? []
             let holding = columns.filter { ($0.cards ?? []).contains { $0.id == card.id } }
             #expect(holding.map(\.id) == [z.id])
             #expect(columns.allSatisfy { ($0.cards ?? []).map(\.orderNumber) == Array(0..<($0.cards ?? []).count) })
@@ -169,15 +170,15 @@ struct MergeTests {
     func moveOutOfDeletedColumn() throws {
         var replicas = try Replicas(3)
         _ = try replicas.a.createBoard(title: "B")
-        let x = try replicas.a.addColumn(to: "B", title: "x")
-        let y = try replicas.a.addColumn(to: "B", title: "y")
-        let card = try replicas.a.addBoardCard(to: y.id.uuidString, title: "task")
+        let x = try replicas.a.addColumn(to: try replicas.a.resolve("B"), title: "x")
+        let y = try replicas.a.addColumn(to: try replicas.a.resolve("B"), title: "y")
+        let card = try replicas.a.addBoardCard(to: y.id, title: "task")
         try replicas.exchange()
-        try replicas.a.deleteColumn(x.id.uuidString)
-        _ = try replicas.b.moveBoardCard(card.id.uuidString, to: 0, inColumn: x.id.uuidString)
+        try replicas.a.deleteColumn(x.id)
+        _ = try replicas.b.moveBoardCard(card.id, to: 0, inColumn: x.id)
         try replicas.exchange()
         for store in replicas.stores {
-            #expect(try store.board("B").columns?.flatMap { $0.cards ?? [] }.isEmpty == true)
+            #expect(try store.board(try store.resolve("B")).columns?.flatMap { $0.cards ?? [] }.isEmpty == true)
         }
         // A later move (by a third device) takes it out again, on every replica.
         let (changes, _) = try replicas.b.changes()
@@ -189,7 +190,7 @@ struct MergeTests {
                 HLCTimestamp(rawValue: held.fields["placement"]!.clock.timestamp.rawValue + 1_000_000), "c"))
         for store in replicas.stores {
             try store.apply(ChangeSet(accountId: replicas.account, replicaId: "c", rows: [moved]))
-            let cards = try store.board("B").columns?.flatMap { $0.cards ?? [] } ?? []
+            let cards = try store.board(try store.resolve("B")).columns?.flatMap { $0.cards ?? [] } ?? []
             #expect(cards.map(\.id) == [card.id] && cards.first?.columnId == y.id)
         }
         #expect(Set(try replicas.stores.map { try $0.canonicalDump() }).count == 1)
@@ -199,7 +200,7 @@ struct MergeTests {
     func parentArrivesLater() throws {
         var replicas = try Replicas()
         _ = try replicas.a.createList(name: "L")
-        let item = try replicas.a.addItem(to: "L", title: "milk")
+        let item = try replicas.a.addItem(to: try replicas.a.resolve("L"), title: "milk")
         let changes = try replicas.send(0)
         let itemOnly = ChangeSet(
             accountId: changes.accountId, replicaId: changes.replicaId, rows: changes.rows.filter { $0.entity == .item }
@@ -209,9 +210,9 @@ struct MergeTests {
             rows: changes.rows.filter { $0.entity == .itemList })
         let report = try replicas.b.apply(itemOnly)
         #expect(report.held == 1 && report.inserted == 0)
-        #expect(throws: CardboxError.self) { try replicas.b.item(item.id.uuidString) }
+        #expect(throws: CardboxError.self) { try replicas.b.item(item.id) }
         try replicas.b.apply(listOnly)
-        #expect(try replicas.b.item(item.id.uuidString).title == "milk")
+        #expect(try replicas.b.item(item.id).title == "milk")
         #expect(try replicas.a.canonicalDump() == replicas.b.canonicalDump())
     }
 
@@ -221,7 +222,7 @@ struct MergeTests {
         _ = try replicas.a.createList(name: "L")
         let first = try replicas.send(0)
         replicas.clock.advance(seconds: 1)
-        _ = try replicas.a.renameList("L", to: "M")
+        _ = try replicas.a.renameList(try replicas.a.resolve("L"), to: "M")
         let second = try replicas.send(0)
         try replicas.b.apply(second)
         try replicas.b.apply(first)
@@ -237,17 +238,18 @@ struct MergeTests {
     func tagRecreated() throws {
         var replicas = try Replicas()
         _ = try replicas.a.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        let card = try replicas.a.addCard(to: "D", CardDraft(front: "ir", back: "to go", tags: ["verbs"]))
+        let card = try replicas.a.addCard(
+            to: try replicas.a.resolve("D"), CardDraft(front: "ir", back: "to go", tags: ["verbs"]))
         try replicas.exchange()
         try replicas.a.deleteTag("verbs")
         replicas.clock.advance(seconds: 1)
         try replicas.exchange()
         #expect(try replicas.b.tags().isEmpty)
-        _ = try replicas.b.editCard(card.id.uuidString, CardChanges(tags: ["Verbs"]))
+        _ = try replicas.b.editCard(card.id, CardChanges(tags: ["Verbs"]))
         try replicas.exchange()
         for store in replicas.stores {
             #expect(try store.tags().map(\.name) == ["Verbs"])
-            #expect(try store.card(card.id.uuidString).tags == ["Verbs"])
+            #expect(try store.card(card.id).tags == ["Verbs"])
         }
     }
 
@@ -255,16 +257,16 @@ struct MergeTests {
     func orderAfterMerge() throws {
         var replicas = try Replicas()
         _ = try replicas.a.createList(name: "L")
-        _ = try replicas.a.addItem(to: "L", title: "first")
+        _ = try replicas.a.addItem(to: try replicas.a.resolve("L"), title: "first")
         try replicas.exchange()
         for index in 0..<5 {
-            _ = try replicas.a.addItem(to: "L", title: "a\(index)", position: 0)
-            _ = try replicas.b.addItem(to: "L", title: "b\(index)", position: 0)
+            _ = try replicas.a.addItem(to: try replicas.a.resolve("L"), title: "a\(index)", position: 0)
+            _ = try replicas.b.addItem(to: try replicas.b.resolve("L"), title: "b\(index)", position: 0)
         }
         try replicas.exchange()
-        let orders = try replicas.stores.map { try $0.list("L").items!.map(\.title) }
+        let orders = try replicas.stores.map { try $0.list(try $0.resolve("L")).items!.map(\.title) }
         #expect(orders[0] == orders[1] && orders[0].count == 11)
-        #expect(try replicas.a.list("L").items!.map(\.orderNumber) == Array(0..<11))
+        #expect(try replicas.a.list(try replicas.a.resolve("L")).items!.map(\.orderNumber) == Array(0..<11))
     }
 }
 
@@ -369,7 +371,7 @@ struct CrossRowMergeTests {
         try replicas.exchange()
         for store in replicas.stores {
             #expect(try store.decks().count == 2)
-            #expect(throws: CardboxError.self) { try store.deck("Spanish") }
+            #expect(throws: CardboxError.self) { try store.deck(try store.resolve("Spanish")) }
             // A device still refuses to make a third.
             #expect(throws: CardboxError.self) {
                 try store.createDeck(name: "SPANISH", frontLanguage: "es", backLanguage: "en")
@@ -383,8 +385,10 @@ struct CrossRowMergeTests {
         var replicas = try Replicas()
         _ = try replicas.a.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
         try replicas.exchange()
-        _ = try replicas.a.addCard(to: "D", CardDraft(front: "ir", back: "to go", tags: ["verbs"]))
-        _ = try replicas.b.addCard(to: "D", CardDraft(front: "ser", back: "to be", tags: ["Verbs"]))
+        _ = try replicas.a.addCard(
+            to: try replicas.a.resolve("D"), CardDraft(front: "ir", back: "to go", tags: ["verbs"]))
+        _ = try replicas.b.addCard(
+            to: try replicas.b.resolve("D"), CardDraft(front: "ser", back: "to be", tags: ["Verbs"]))
         try replicas.exchange()
         for store in replicas.stores {
             let tags = try store.tags()
@@ -397,11 +401,11 @@ struct CrossRowMergeTests {
     func imageLimit() throws {
         var replicas = try Replicas()
         _ = try replicas.a.createList(name: "L")
-        let item = try replicas.a.addItem(to: "L", title: "tent")
+        let item = try replicas.a.addItem(to: try replicas.a.resolve("L"), title: "tent")
         try replicas.exchange()
         for index in 0..<6 {
-            _ = try replicas.a.addItemImage(to: item.id.uuidString, data: TestStore.png(index))
-            _ = try replicas.b.addItemImage(to: item.id.uuidString, data: TestStore.png(100 + index))
+            _ = try replicas.a.addItemImage(to: item.id, data: TestStore.png(index))
+            _ = try replicas.b.addItemImage(to: item.id, data: TestStore.png(100 + index))
         }
         try replicas.exchange()
         // Image bytes travel separately (content-addressed); here each store is given the other's.
@@ -409,14 +413,14 @@ struct CrossRowMergeTests {
             _ = try replicas.a.write { tx in try tx.storeImage(TestStore.png(100 + index)) }
             _ = try replicas.b.write { tx in try tx.storeImage(TestStore.png(index)) }
         }
-        let shown = try replicas.stores.map { try $0.itemImages(of: item.id.uuidString) }
+        let shown = try replicas.stores.map { try $0.itemImages(of: item.id) }
         #expect(shown[0].count == 10 && shown[0] == shown[1])
         #expect(shown[0].map(\.orderNumber) == Array(0..<10))
         #expect(throws: CardboxError.self) {
-            try replicas.a.addItemImage(to: item.id.uuidString, data: TestStore.png(999))
+            try replicas.a.addItemImage(to: item.id, data: TestStore.png(999))
         }
-        try replicas.a.removeItemImage(shown[0][0].id.uuidString)
-        #expect(try replicas.a.itemImages(of: item.id.uuidString).count == 10, "the eleventh comes into view")
+        try replicas.a.removeItemImage(shown[0][0].id)
+        #expect(try replicas.a.itemImages(of: item.id).count == 10, "the eleventh comes into view")
     }
 
     @Test("a suggestion made offline that matches one rejected elsewhere stays hidden after the merge")
@@ -424,14 +428,16 @@ struct CrossRowMergeTests {
         var replicas = try Replicas()
         _ = try replicas.a.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
         try replicas.exchange()
-        let first = try replicas.a.addSuggestion(to: "D", SuggestionDraft(front: "gato", back: "cat"), ready: true)
-        _ = try replicas.a.rejectSuggestion(first.id.uuidString)
-        let again = try replicas.b.addSuggestion(to: "D", SuggestionDraft(front: "Gato", back: "cat"), ready: true)
+        let first = try replicas.a.addSuggestion(
+            to: try replicas.a.resolve("D"), SuggestionDraft(front: "gato", back: "cat"), ready: true)
+        _ = try replicas.a.rejectSuggestion(first.id)
+        let again = try replicas.b.addSuggestion(
+            to: try replicas.b.resolve("D"), SuggestionDraft(front: "Gato", back: "cat"), ready: true)
         try replicas.exchange()
         for store in replicas.stores {
-            #expect(try store.suggestions(in: "D").isEmpty)
-            #expect(try store.rejectedSuggestions(in: "D").map(\.front) == ["gato"])
-            #expect(try store.suggestions(in: "D", includeAll: true).contains { $0.id == again.id })
+            #expect(try store.suggestions(in: try store.resolve("D")).isEmpty)
+            #expect(try store.rejectedSuggestions(in: try store.resolve("D")).map(\.front) == ["gato"])
+            #expect(try store.suggestions(in: try store.resolve("D"), includeAll: true).contains { $0.id == again.id })
         }
         #expect(try replicas.a.canonicalDump() == replicas.b.canonicalDump())
     }
@@ -440,17 +446,18 @@ struct CrossRowMergeTests {
     func concurrentAnswers() throws {
         var replicas = try Replicas()
         _ = try replicas.a.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        let card = try replicas.a.addCard(to: "D", CardDraft(front: "hola", back: "hello"))
+        let card = try replicas.a.addCard(to: try replicas.a.resolve("D"), CardDraft(front: "hola", back: "hello"))
         try replicas.exchange()
-        _ = try replicas.a.answer(card.id.uuidString, rating: 1)
-        let onA = try replicas.a.card(card.id.uuidString)
+        _ = try replicas.a.answer(card.id, rating: 1)
+        let onA = try replicas.a.card(card.id)
         replicas.clock.advance(seconds: 30)
-        _ = try replicas.b.answer(card.id.uuidString, rating: 4)
-        let onB = try replicas.b.card(card.id.uuidString)
+        _ = try replicas.b.answer(card.id, rating: 4)
+        let onB = try replicas.b.card(card.id)
         try replicas.exchange()
         for store in replicas.stores {
-            #expect(try store.reviewLog(in: "D").map(\.rating).sorted() == [1, 4])
-            let merged = try store.card(card.id.uuidString)
+            let ratings = try store.reviewLog(in: try store.resolve("D")).map(\.rating)
+            #expect(ratings.sorted() == [1, 4])
+            let merged = try store.card(card.id)
             #expect(merged.state == onB.state && merged.stability == onB.stability && merged.dueAt == onB.dueAt)
             #expect(merged.reps == onB.reps && merged.difficulty == onB.difficulty)
             #expect(merged.stability != onA.stability)

@@ -15,9 +15,9 @@ struct StudyStoreTests {
         let deck = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
         var settings = deck.study
         settings.enableFuzz = false
-        _ = try store.setStudySettings("D", settings)
+        _ = try store.setStudySettings(try store.resolve("D"), settings)
         for index in 0..<cards {
-            _ = try store.addCard(to: "D", CardDraft(front: "w\(index)", back: "-"))
+            _ = try store.addCard(to: try store.resolve("D"), CardDraft(front: "w\(index)", back: "-"))
             clock.advance(seconds: 1)
         }
         return store
@@ -27,9 +27,9 @@ struct StudyStoreTests {
     func answer() throws {
         let clock = TestClock()
         let store = try deck(clock)
-        let card = try #require(try store.dueQueue(in: "D").first)
+        let card = try #require(try store.dueQueue(in: try store.resolve("D")).first)
         #expect(card.state == .new && card.front == "w0")
-        let answered = try store.answer(card.id.uuidString, rating: 3, durationMs: 4_200)
+        let answered = try store.answer(card.id, rating: 3, durationMs: 4_200)
         let expected = try Scheduler().review(.new(at: clock.now), rating: .good, at: clock.now)
         #expect(answered.card.state == .learning && answered.card.step == expected.step)
         #expect(answered.card.stability == expected.stability && answered.card.difficulty == expected.difficulty)
@@ -37,66 +37,66 @@ struct StudyStoreTests {
         #expect(answered.card.reps == 1 && answered.card.lapses == 0)
         #expect(answered.log.rating == 3 && answered.log.stateBefore == .new && answered.log.stateAfter == .learning)
         #expect(answered.log.elapsedDays == 0 && answered.log.durationMs == 4_200)
-        #expect(try store.reviewLog(in: "D") == [answered.log])
+        #expect(try store.reviewLog(in: try store.resolve("D")) == [answered.log])
     }
 
     @Test("the queue: due learning cards first, then reviews due today, then new cards")
     func queueOrder() throws {
         let clock = TestClock()
         let store = try deck(clock, cards: 4)
-        let cards = try store.dueQueue(in: "D")
+        let cards = try store.dueQueue(in: try store.resolve("D"))
         #expect(cards.map(\.front) == ["w0", "w1", "w2", "w3"])
-        _ = try store.answer(cards[0].id.uuidString, rating: 4)  // easy: a review card, due in days
-        _ = try store.answer(cards[1].id.uuidString, rating: 1)  // again: learning, due in a minute
-        _ = try store.editCard(cards[2].id.uuidString, CardChanges(dueAt: .some(clock.now)))  // a review due now
+        _ = try store.answer(cards[0].id, rating: 4)  // easy: a review card, due in days
+        _ = try store.answer(cards[1].id, rating: 1)  // again: learning, due in a minute
+        _ = try store.editCard(cards[2].id, CardChanges(dueAt: .some(clock.now)))  // a review due now
         clock.advance(seconds: 120)
-        let queue = try store.dueQueue(in: "D")
+        let queue = try store.dueQueue(in: try store.resolve("D"))
         #expect(queue.map(\.front) == ["w1", "w2", "w3"])
-        #expect(try store.studyCounts(in: "D") == StudyCounts(learning: 1, review: 1, new: 1))
-        _ = try store.setArchived(cards[3].id.uuidString, true)
-        #expect(try store.dueQueue(in: "D").map(\.front) == ["w1", "w2"])
+        #expect(try store.studyCounts(in: try store.resolve("D")) == StudyCounts(learning: 1, review: 1, new: 1))
+        _ = try store.setArchived(cards[3].id, true)
+        #expect(try store.dueQueue(in: try store.resolve("D")).map(\.front) == ["w1", "w2"])
         // A learning card due soon comes after everything else (Anki's learn-ahead limit).
-        _ = try store.answer(queue[0].id.uuidString, rating: 3)
-        #expect(try store.dueQueue(in: "D").map(\.front) == ["w2", "w1"])
+        _ = try store.answer(queue[0].id, rating: 3)
+        #expect(try store.dueQueue(in: try store.resolve("D")).map(\.front) == ["w2", "w1"])
         clock.advance(seconds: 30 * 60)
-        #expect(try store.dueQueue(in: "D").map(\.front) == ["w1", "w2"])
-        #expect(throws: CardboxError.self) { try store.answer(cards[3].id.uuidString, rating: 3) }
+        #expect(try store.dueQueue(in: try store.resolve("D")).map(\.front) == ["w1", "w2"])
+        #expect(throws: CardboxError.self) { try store.answer(cards[3].id, rating: 3) }
     }
 
     @Test("daily limits for new cards and reviews, counted per study day")
     func dailyLimits() throws {
         let clock = TestClock(Date(timeIntervalSince1970: 1_750_000_000))
         let store = try deck(clock, cards: 5)
-        var settings = try store.deck("D").study
+        var settings = try store.deck(try store.resolve("D")).study
         settings.newCardsPerDay = 2
         settings.learningSteps = ""
-        _ = try store.setStudySettings("D", settings)
+        _ = try store.setStudySettings(try store.resolve("D"), settings)
         for _ in 0..<2 {
-            let next = try #require(try store.nextStudyCard(in: "D"))
-            _ = try store.answer(next.card.id.uuidString, rating: 3)
+            let next = try #require(try store.nextStudyCard(in: try store.resolve("D")))
+            _ = try store.answer(next.card.id, rating: 3)
         }
-        #expect(try store.studyCounts(in: "D").new == 0)
-        #expect(try store.nextStudyCard(in: "D") == nil)
+        #expect(try store.studyCounts(in: try store.resolve("D")).new == 0)
+        #expect(try store.nextStudyCard(in: try store.resolve("D")) == nil)
         clock.advance(days: 1)
-        #expect(try store.studyCounts(in: "D").new == 2)
+        #expect(try store.studyCounts(in: try store.resolve("D")).new == 2)
     }
 
     @Test("undo restores the card exactly and removes the answer")
     func undo() throws {
         let clock = TestClock()
         let store = try deck(clock)
-        let card = try #require(try store.dueQueue(in: "D").first)
-        _ = try store.answer(card.id.uuidString, rating: 3)
+        let card = try #require(try store.dueQueue(in: try store.resolve("D")).first)
+        _ = try store.answer(card.id, rating: 3)
         clock.advance(seconds: 700)
-        let before = try store.card(card.id.uuidString)
-        _ = try store.answer(card.id.uuidString, rating: 1)
+        let before = try store.card(card.id)
+        _ = try store.answer(card.id, rating: 1)
         clock.advance(seconds: 5)
-        var restored = try store.undoLastAnswer(in: "D")
+        var restored = try store.undoLastAnswer(in: try store.resolve("D"))
         restored.modifiedAt = before.modifiedAt
         #expect(restored == before)
-        #expect(try store.reviewLog(in: "D").count == 1)
+        #expect(try store.reviewLog(in: try store.resolve("D")).count == 1)
         _ = try store.undoLastAnswer()
-        var fresh = try store.card(card.id.uuidString)
+        var fresh = try store.card(card.id)
         fresh.modifiedAt = card.modifiedAt
         #expect(fresh == card)
         #expect(throws: CardboxError.invalid(field: "undo", reason: "there is no answer to undo")) {
@@ -108,10 +108,10 @@ struct StudyStoreTests {
     func lapse() throws {
         let clock = TestClock()
         let store = try deck(clock, cards: 1)
-        let card = try #require(try store.dueQueue(in: "D").first)
-        _ = try store.answer(card.id.uuidString, rating: 4)
+        let card = try #require(try store.dueQueue(in: try store.resolve("D")).first)
+        _ = try store.answer(card.id, rating: 4)
         clock.advance(days: 30)
-        let lapsed = try store.answer(card.id.uuidString, rating: 1)
+        let lapsed = try store.answer(card.id, rating: 1)
         #expect(lapsed.card.state == .relearning && lapsed.card.lapses == 1 && lapsed.card.reps == 2)
         #expect(lapsed.log.stateBefore == .review && lapsed.log.elapsedDays == 30)
         #expect(lapsed.card.dueAt == clock.now.addingTimeInterval(600))
@@ -121,28 +121,28 @@ struct StudyStoreTests {
     func preview() throws {
         let clock = TestClock()
         let store = try deck(clock, cards: 1)
-        let next = try #require(try store.nextStudyCard(in: "D"))
+        let next = try #require(try store.nextStudyCard(in: try store.resolve("D")))
         #expect(next.queue == "new" && next.remaining == StudyCounts(new: 1))
         #expect(next.nextDue["1"] == clock.now.addingTimeInterval(60))
         #expect(next.nextDue["2"] == clock.now.addingTimeInterval(330))
         #expect(next.nextDue["3"] == clock.now.addingTimeInterval(600))
         #expect(try #require(next.nextDue["4"]) > clock.now.addingTimeInterval(86_400))
-        let answered = try store.answer(next.card.id.uuidString, rating: 3)
+        let answered = try store.answer(next.card.id, rating: 3)
         #expect(answered.card.dueAt == next.nextDue["3"])
     }
 
     @Test("study settings are checked like the scheduler checks them")
     func settings() throws {
         let store = try deck(TestClock(), cards: 0)
-        var settings = try store.deck("D").study
+        var settings = try store.deck(try store.resolve("D")).study
         settings.learningSteps = "1m,soon"
-        #expect(throws: CardboxError.self) { try store.setStudySettings("D", settings) }
+        #expect(throws: CardboxError.self) { try store.setStudySettings(try store.resolve("D"), settings) }
         settings.learningSteps = "1m"
         settings.fsrsParameters = Array(repeating: 0.5, count: 21)
-        #expect(throws: CardboxError.self) { try store.setStudySettings("D", settings) }
+        #expect(throws: CardboxError.self) { try store.setStudySettings(try store.resolve("D"), settings) }
         settings.fsrsParameters = FSRSParameters.defaultValues
         settings.desiredRetention = 0.85
-        let deck = try store.setStudySettings("D", settings)
+        let deck = try store.setStudySettings(try store.resolve("D"), settings)
         #expect(deck.study.desiredRetention == 0.85 && deck.study.fsrsParameters == FSRSParameters.defaultValues)
     }
 
@@ -188,17 +188,17 @@ struct IntervalFuzzTests {
         let clock = TestClock()
         let store = try TestStore.make(clock: clock)
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        var settings = try store.deck("D").study
+        var settings = try store.deck(try store.resolve("D")).study
         settings.learningSteps = ""
         settings.enableFuzz = true
-        _ = try store.setStudySettings("D", settings)
-        _ = try store.addCards(to: "D", (0..<20).map { CardDraft(front: "w\($0)", back: "-") })
+        _ = try store.setStudySettings(try store.resolve("D"), settings)
+        _ = try store.addCards(to: try store.resolve("D"), (0..<20).map { CardDraft(front: "w\($0)", back: "-") })
         var shown: [Date] = []
         for round in 0..<3 {
             for rating in [4, 3] {
-                while let next = try store.nextStudyCard(in: "D") {
+                while let next = try store.nextStudyCard(in: try store.resolve("D")) {
                     let promised = try #require(next.nextDue[String(rating)])
-                    let answered = try store.answer(next.card.id.uuidString, rating: rating)
+                    let answered = try store.answer(next.card.id, rating: rating)
                     #expect(answered.card.dueAt == promised, "round \(round), rating \(rating)")
                     shown.append(promised)
                 }
@@ -212,11 +212,12 @@ struct IntervalFuzzTests {
 
     @Test("the fuzz of a card depends on its id and review count only")
     func deterministic() {
-        let id = UUID()
+        let id = CardID(UUID())
         let picks = (0..<5).map { IntervalFuzz.picker(cardId: id, reps: $0)(0...1_000) }
         #expect(picks == (0..<5).map { IntervalFuzz.picker(cardId: id, reps: $0)(0...1_000) })
         #expect(Set(picks).count > 1)
-        #expect((0..<50).allSatisfy { (10...20).contains(IntervalFuzz.picker(cardId: UUID(), reps: $0)(10...20)) })
+        #expect(
+            (0..<50).allSatisfy { (10...20).contains(IntervalFuzz.picker(cardId: CardID(UUID()), reps: $0)(10...20)) })
     }
 }
 
@@ -231,21 +232,23 @@ struct StatsTests {
         var settings = deck.study
         settings.enableFuzz = false
         settings.learningSteps = ""
-        _ = try store.setStudySettings("D", settings)
-        let cards = try (0..<4).map { try store.addCard(to: "D", CardDraft(front: "w\($0)", back: "-")) }
-        for card in cards.prefix(3) { _ = try store.answer(card.id.uuidString, rating: 3) }  // three reviews today
+        _ = try store.setStudySettings(try store.resolve("D"), settings)
+        let cards = try (0..<4).map {
+            try store.addCard(to: try store.resolve("D"), CardDraft(front: "w\($0)", back: "-"))
+        }
+        for card in cards.prefix(3) { _ = try store.answer(card.id, rating: 3) }  // three reviews today
         clock.advance(days: 5)
-        _ = try store.answer(cards[0].id.uuidString, rating: 3)  // a review of a review card: passed
-        _ = try store.answer(cards[1].id.uuidString, rating: 1)  // forgotten
-        _ = try store.setArchived(cards[2].id.uuidString, true)
-        let stats = try store.stats(in: "D")
+        _ = try store.answer(cards[0].id, rating: 3)  // a review of a review card: passed
+        _ = try store.answer(cards[1].id, rating: 1)  // forgotten
+        _ = try store.setArchived(cards[2].id, true)
+        let stats = try store.stats(in: try store.resolve("D"))
         #expect(stats.reviewsPerDay.count == 30 && stats.dueForecast.count == 30)
         #expect(stats.reviewsPerDay.map(\.count).reduce(0, +) == 5)
         #expect(stats.reviewsPerDay.last?.count == 2 && stats.reviewsPerDay[24].count == 3)
         #expect(stats.retentionRecent == Retention(reviews: 2, passed: 1))
         #expect(stats.retentionRecent.rate == 0.5)
         #expect(stats.cardCounts == ["new": 1, "learning": 0, "review": 1, "relearning": 1, "archived": 1])
-        let relearningDue = try #require(try store.card(cards[1].id.uuidString).dueAt)
+        let relearningDue = try #require(try store.card(cards[1].id).dueAt)
         #expect(relearningDue < clock.now.addingTimeInterval(86_400))
         #expect(stats.dueForecast[0].count >= 1 && stats.dueForecast.map(\.count).reduce(0, +) == 2)
     }
@@ -255,19 +258,19 @@ struct StatsTests {
         let clock = TestClock(Date(timeIntervalSince1970: 1_750_075_200))  // 2025-06-16 12:00 UTC
         let store = try TestStore.make(clock: clock)
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        var settings = try store.deck("D").study
+        var settings = try store.deck(try store.resolve("D")).study
         settings.learningSteps = ""
-        _ = try store.setStudySettings("D", settings)
-        let card = try store.addCard(to: "D", CardDraft(front: "w", back: "-"))
-        _ = try store.answer(card.id.uuidString, rating: 3)
+        _ = try store.setStudySettings(try store.resolve("D"), settings)
+        let card = try store.addCard(to: try store.resolve("D"), CardDraft(front: "w", back: "-"))
+        _ = try store.answer(card.id, rating: 3)
         clock.advance(days: 10)
-        _ = try store.answer(card.id.uuidString, rating: 1)  // a review of a review card, forgotten
-        let week = try store.stats(in: "D", days: 7)
+        _ = try store.answer(card.id, rating: 1)  // a review of a review card, forgotten
+        let week = try store.stats(in: try store.resolve("D"), days: 7)
         #expect(week.days == 7 && week.reviewsPerDay.count == 7 && week.dueForecast.count == 7)
         #expect(week.reviewsPerDay.map(\.count).reduce(0, +) == 1)
         #expect(week.retentionRecent == Retention(reviews: 1, passed: 0))
-        #expect(try store.stats(in: "D", days: 30).reviewsPerDay.map(\.count).reduce(0, +) == 2)
-        #expect(throws: CardboxError.self) { try store.stats(in: "D", days: 0) }
+        #expect(try store.stats(in: try store.resolve("D"), days: 30).reviewsPerDay.map(\.count).reduce(0, +) == 2)
+        #expect(throws: CardboxError.self) { try store.stats(in: try store.resolve("D"), days: 0) }
     }
 
     @Test("study days follow the calendar across a daylight-saving change (23- and 25-hour days)")
@@ -283,10 +286,11 @@ struct StatsTests {
                 now: { clock.now }, newID: { ids.next(now: clock.now) },
                 makeRandom: { SystemRandomNumberGenerator() }, timeZone: berlin))
         _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
-        _ = try store.answer(try store.addCard(to: "D", CardDraft(front: "w", back: "-")).id.uuidString, rating: 3)
+        _ = try store.answer(
+            try store.addCard(to: try store.resolve("D"), CardDraft(front: "w", back: "-")).id, rating: 3)
         // Clocks went forward on 30 March; now it is 31 March, 12:00 CEST.
         clock.advance(seconds: 1_743_415_200 - 1_743_215_400)
-        let stats = try store.stats(in: "D", days: 7)
+        let stats = try store.stats(in: try store.resolve("D"), days: 7)
         #expect(stats.reviewsPerDay.allSatisfy { calendar.component(.hour, from: $0.day) == 4 })
         #expect(stats.dueForecast.allSatisfy { calendar.component(.hour, from: $0.day) == 4 })
         let reviewed = try #require(stats.reviewsPerDay.first { $0.count == 1 }?.day)

@@ -16,42 +16,44 @@ struct SuggestionStoreTests {
     func visibility() throws {
         let store = try deck()
         let waiting = try store.addSuggestion(
-            to: "D", SuggestionDraft(front: "gato", back: "cat", category: .opposites))
+            to: try store.resolve("D"), SuggestionDraft(front: "gato", back: "cat", category: .opposites))
         #expect(!waiting.isVisible)
-        #expect(try store.suggestions(in: "D").isEmpty)
-        #expect(try store.suggestions(in: "D", includeAll: true).count == 1)
+        #expect(try store.suggestions(in: try store.resolve("D")).isEmpty)
+        #expect(try store.suggestions(in: try store.resolve("D"), includeAll: true).count == 1)
         #expect(throws: CardboxError.suggestionNotReady(id: waiting.id.storage)) {
-            try store.acceptSuggestion(waiting.id.uuidString)
+            try store.acceptSuggestion(waiting.id)
         }
-        let ready = try store.markSuggestionReady(waiting.id.uuidString, image: TestStore.png)
+        let ready = try store.markSuggestionReady(waiting.id, image: TestStore.png)
         #expect(ready.isVisible && ready.imageHash != nil)
-        #expect(try store.suggestions(in: "D").map(\.front) == ["gato"])
+        #expect(try store.suggestions(in: try store.resolve("D")).map(\.front) == ["gato"])
         let withImage = try store.addSuggestion(
-            to: "D", SuggestionDraft(front: "perro", back: "dog"), image: TestStore.jpeg)
+            to: try store.resolve("D"), SuggestionDraft(front: "perro", back: "dog"), image: TestStore.jpeg)
         #expect(withImage.isVisible)
-        #expect(try store.deckCounts("D").visibleSuggestions == 2)
+        #expect(try store.deckCounts(try store.resolve("D")).visibleSuggestions == 2)
     }
 
     @Test("a replaced suggestion image is not kept")
     func replacedImage() throws {
         let store = try deck()
-        let suggestion = try store.addSuggestion(to: "D", SuggestionDraft(front: "a", back: "b"), image: TestStore.png)
-        _ = try store.markSuggestionReady(suggestion.id.uuidString, image: TestStore.jpeg)
+        let suggestion = try store.addSuggestion(
+            to: try store.resolve("D"), SuggestionDraft(front: "a", back: "b"), image: TestStore.png)
+        _ = try store.markSuggestionReady(suggestion.id, image: TestStore.jpeg)
         #expect(try store.rowCount("image") == 1)
-        #expect(try store.suggestion(suggestion.id.uuidString).imageHash != suggestion.imageHash)
+        #expect(try store.suggestion(suggestion.id).imageHash != suggestion.imageHash)
     }
 
     @Test("accepting makes a card with the suggestion's content and removes the suggestion")
     func accept() throws {
         let store = try deck()
         let suggestion = try store.addSuggestion(
-            to: "D", SuggestionDraft(front: "gato", back: "cat", cardType: "vocabulary", imagePrompt: "a cat"),
+            to: try store.resolve("D"),
+            SuggestionDraft(front: "gato", back: "cat", cardType: "vocabulary", imagePrompt: "a cat"),
             image: TestStore.png)
-        let card = try store.acceptSuggestion(String(suggestion.id.storage.prefix(8)))
+        let card = try store.acceptSuggestion(try store.resolve(String(suggestion.id.storage.prefix(8))))
         #expect(card.front == "gato" && card.back == "cat" && card.cardType == "vocabulary")
         #expect(card.imageHash == suggestion.imageHash && card.imagePrompt == "a cat")
         #expect(card.frontLanguage == "es" && !card.isArchived)
-        #expect(try store.suggestions(in: "D", includeAll: true).isEmpty)
+        #expect(try store.suggestions(in: try store.resolve("D"), includeAll: true).isEmpty)
         #expect(try store.rowCount("image") == 1)
     }
 
@@ -59,56 +61,62 @@ struct SuggestionStoreTests {
     func acceptLimit() throws {
         let store = try deck()
         _ = try store.setPlan(.free, freeCardLimit: 0)
-        let suggestion = try store.addSuggestion(to: "D", SuggestionDraft(front: "a", back: "b"), ready: true)
+        let suggestion = try store.addSuggestion(
+            to: try store.resolve("D"), SuggestionDraft(front: "a", back: "b"), ready: true)
         #expect(throws: CardboxError.cardLimitExceeded(currentCount: 0, limit: 0, remainingCards: 0)) {
-            try store.acceptSuggestion(suggestion.id.uuidString)
+            try store.acceptSuggestion(suggestion.id)
         }
-        #expect(try store.suggestions(in: "D").count == 1)
+        #expect(try store.suggestions(in: try store.resolve("D")).count == 1)
     }
 
     @Test("rejecting records front, card type and date, and removes the suggestion")
     func reject() throws {
         let clock = TestClock()
         let store = try deck(clock)
-        let suggestion = try store.addSuggestion(to: "D", SuggestionDraft(front: "Gato", back: "cat"), ready: true)
-        let rejected = try store.rejectSuggestion(suggestion.id.uuidString)
+        let suggestion = try store.addSuggestion(
+            to: try store.resolve("D"), SuggestionDraft(front: "Gato", back: "cat"), ready: true)
+        let rejected = try store.rejectSuggestion(suggestion.id)
         #expect(rejected.front == "Gato" && rejected.cardType == "basic" && rejected.deletedAt == clock.now)
-        #expect(try store.suggestions(in: "D", includeAll: true).isEmpty)
-        #expect(try store.rejectedSuggestions(in: "D") == [rejected])
+        #expect(try store.suggestions(in: try store.resolve("D"), includeAll: true).isEmpty)
+        #expect(try store.rejectedSuggestions(in: try store.resolve("D")) == [rejected])
     }
 
     @Test("a suggestion matching a rejected one or an existing card is refused")
     func duplicates() throws {
         let store = try deck()
-        let suggestion = try store.addSuggestion(to: "D", SuggestionDraft(front: "gato", back: "cat"), ready: true)
-        _ = try store.rejectSuggestion(suggestion.id.uuidString)
+        let suggestion = try store.addSuggestion(
+            to: try store.resolve("D"), SuggestionDraft(front: "gato", back: "cat"), ready: true)
+        _ = try store.rejectSuggestion(suggestion.id)
         #expect(throws: CardboxError.duplicateSuggestion(front: "Gato", cardType: "basic", reason: .rejectedBefore)) {
-            try store.addSuggestion(to: "D", SuggestionDraft(front: "Gato ", back: "cat"))
+            try store.addSuggestion(to: try store.resolve("D"), SuggestionDraft(front: "Gato ", back: "cat"))
         }
         // Same front with another card type is another suggestion.
-        _ = try store.addSuggestion(to: "D", SuggestionDraft(front: "gato", back: "cat", cardType: "phrase"))
-        _ = try store.addCard(to: "D", CardDraft(front: "perro", back: "dog"))
+        _ = try store.addSuggestion(
+            to: try store.resolve("D"), SuggestionDraft(front: "gato", back: "cat", cardType: "phrase"))
+        _ = try store.addCard(to: try store.resolve("D"), CardDraft(front: "perro", back: "dog"))
         #expect(throws: CardboxError.duplicateSuggestion(front: "PERRO", cardType: "basic", reason: .existingCard)) {
-            try store.addSuggestion(to: "D", SuggestionDraft(front: "PERRO", back: "dog"))
+            try store.addSuggestion(to: try store.resolve("D"), SuggestionDraft(front: "PERRO", back: "dog"))
         }
         #expect(throws: CardboxError.alreadyExists(kind: "suggestion", name: "gato")) {
-            try store.addSuggestion(to: "D", SuggestionDraft(front: "gato", back: "cat", cardType: "phrase"))
+            try store.addSuggestion(
+                to: try store.resolve("D"), SuggestionDraft(front: "gato", back: "cat", cardType: "phrase"))
         }
     }
 
     @Test("skipping records a rejected suggestion but keeps the suggestion, hidden; reset shows it again")
     func skipAndReset() throws {
         let store = try deck()
-        let suggestion = try store.addSuggestion(to: "D", SuggestionDraft(front: "gato", back: "cat"), ready: true)
-        let rejected = try store.skipSuggestion(suggestion.id.uuidString)
+        let suggestion = try store.addSuggestion(
+            to: try store.resolve("D"), SuggestionDraft(front: "gato", back: "cat"), ready: true)
+        let rejected = try store.skipSuggestion(suggestion.id)
         #expect(rejected.front == "gato")
-        #expect(try store.suggestions(in: "D").isEmpty)
-        let all = try store.suggestions(in: "D", includeAll: true)
+        #expect(try store.suggestions(in: try store.resolve("D")).isEmpty)
+        let all = try store.suggestions(in: try store.resolve("D"), includeAll: true)
         #expect(all.count == 1 && all[0].isHidden)
-        #expect(throws: CardboxError.self) { try store.acceptSuggestion(suggestion.id.uuidString) }
-        #expect(try store.deckCounts("D").rejectedSuggestions == 1)
-        #expect(try store.resetRejectedSuggestions("D") == 1)
-        #expect(try store.suggestions(in: "D").map(\.id) == [suggestion.id])
+        #expect(throws: CardboxError.self) { try store.acceptSuggestion(suggestion.id) }
+        #expect(try store.deckCounts(try store.resolve("D")).rejectedSuggestions == 1)
+        #expect(try store.resetRejectedSuggestions(try store.resolve("D")) == 1)
+        #expect(try store.suggestions(in: try store.resolve("D")).map(\.id) == [suggestion.id])
     }
 
     @Test("rejected suggestions older than an age are cleaned up, by hand and automatically")
@@ -116,26 +124,28 @@ struct SuggestionStoreTests {
         let clock = TestClock()
         let store = try deck(clock)
         for front in ["old", "new"] {
-            let suggestion = try store.addSuggestion(to: "D", SuggestionDraft(front: front, back: "-"), ready: true)
-            _ = try store.rejectSuggestion(suggestion.id.uuidString)
+            let suggestion = try store.addSuggestion(
+                to: try store.resolve("D"), SuggestionDraft(front: front, back: "-"), ready: true)
+            _ = try store.rejectSuggestion(suggestion.id)
             clock.advance(days: 40)
         }
-        #expect(try store.resetRejectedSuggestions("D", olderThanDays: 60) == 1)
-        #expect(try store.rejectedSuggestions(in: "D").map(\.front) == ["new"])
+        #expect(try store.resetRejectedSuggestions(try store.resolve("D"), olderThanDays: 60) == 1)
+        #expect(try store.rejectedSuggestions(in: try store.resolve("D")).map(\.front) == ["new"])
         _ = try store.setSetting("rejectedSuggestionRetentionDays", to: "30")
         // "new" is now 40 days old: adding to the queue cleans it up, so it may be suggested again.
-        _ = try store.addSuggestion(to: "D", SuggestionDraft(front: "new", back: "-"))
-        #expect(try store.rejectedSuggestions(in: "D").isEmpty)
+        _ = try store.addSuggestion(to: try store.resolve("D"), SuggestionDraft(front: "new", back: "-"))
+        #expect(try store.rejectedSuggestions(in: try store.resolve("D")).isEmpty)
     }
 
     @Test("clear suggestions deletes every suggestion, visible or not")
     func clear() throws {
         let store = try deck()
-        _ = try store.addSuggestion(to: "D", SuggestionDraft(front: "a", back: "-"), ready: true)
-        _ = try store.addSuggestion(to: "D", SuggestionDraft(front: "b", back: "-"), image: TestStore.png)
-        _ = try store.addSuggestion(to: "D", SuggestionDraft(front: "c", back: "-"))
-        #expect(try store.clearSuggestions("D") == 3)
-        #expect(try store.suggestions(in: "D", includeAll: true).isEmpty)
+        _ = try store.addSuggestion(to: try store.resolve("D"), SuggestionDraft(front: "a", back: "-"), ready: true)
+        _ = try store.addSuggestion(
+            to: try store.resolve("D"), SuggestionDraft(front: "b", back: "-"), image: TestStore.png)
+        _ = try store.addSuggestion(to: try store.resolve("D"), SuggestionDraft(front: "c", back: "-"))
+        #expect(try store.clearSuggestions(try store.resolve("D")) == 3)
+        #expect(try store.suggestions(in: try store.resolve("D"), includeAll: true).isEmpty)
         #expect(try store.rowCount("image") == 0)
     }
 }
