@@ -50,16 +50,9 @@ extension FSRSCommand {
             let start =
                 decks.count == 1
                 ? decks[0].study.fsrsParameters ?? FSRSParameters.defaultValues : FSRSParameters.defaultValues
-            let result = try fit(try store.reviewHistories(in: try deck.map { try store.resolve($0) }), start: start)
-            let better = result.after.logLoss < result.before.logLoss
-            if better && !dryRun {
-                for deck in decks {
-                    var settings = deck.study
-                    settings.fsrsParameters = result.parameters
-                    _ = try store.setStudySettings(deck.id, settings)
-                }
-            }
-            try report(result, stored: better && !dryRun)
+            let result = try fit(try store.reviewHistories(in: deck == nil ? nil : decks[0].id), start: start)
+            let stored = dryRun ? false : try store.storeFittedParameters(result, in: deck == nil ? nil : [decks[0].id])
+            try report(result, stored: stored)
         }
 
         private func fit(_ histories: [ReviewHistory], start: [Double]) throws -> FitResult {
@@ -94,8 +87,7 @@ extension FSRSCommand {
                 let verdict =
                     report.stored
                     ? "stored the fitted parameters"
-                    : (report.after.logLoss < report.before.logLoss
-                        ? "not stored" : "kept the current parameters: the fit is no better")
+                    : (result.improves ? "not stored" : "kept the current parameters: the fit is no better")
                 return metrics + "\n\nparameters: " + parameters + "\n" + verdict
             }
         }

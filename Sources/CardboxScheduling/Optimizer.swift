@@ -1,3 +1,4 @@
+import CardboxCore
 import Foundation
 
 /// One card's reviews in order: whole days since the previous review (0 for the first) and the rating.
@@ -37,12 +38,37 @@ public struct ModelMetrics: Sendable, Codable, Equatable {
     public var rmseBins: Double
     /// Reviews predicted (those at least a day after the card's previous review).
     public var reviews: Int
+
+    public init(logLoss: Double, rmseBins: Double, reviews: Int) {
+        self.logLoss = logLoss
+        self.rmseBins = rmseBins
+        self.reviews = reviews
+    }
 }
 
 public struct FitResult: Sendable, Equatable {
     public var parameters: [Double]
     public var before: ModelMetrics
     public var after: ModelMetrics
+
+    public init(parameters: [Double], before: ModelMetrics, after: ModelMetrics) {
+        self.parameters = parameters
+        self.before = before
+        self.after = after
+    }
+
+    /// Whether the fitted parameters predict the reviews better (a lower log loss) than those the fit
+    /// started from: only then are they worth storing.
+    public var improves: Bool { after.logLoss < before.logLoss }
+
+    /// A deck's study settings with the fitted parameters when they are better; nil keeps the deck's
+    /// settings as they are.
+    public func adopted(by settings: StudySettings) -> StudySettings? {
+        guard improves else { return nil }
+        var adopted = settings
+        adopted.fsrsParameters = parameters
+        return adopted
+    }
 }
 
 /// Fits FSRS-6's 21 parameters to review histories, as fsrs-rs does: the initial stabilities (w0…w3)

@@ -163,17 +163,6 @@ extension CardboxStore {
             fields.append(("jsonContent", json.isEmpty ? nil : json))
         }
         if let incomplete = changes.isIncomplete { fields.append(("isIncomplete", incomplete.storage)) }
-        if let dueAt = changes.dueAt {
-            if let dueAt {
-                fields.append(("dueAt", dueAt.storageMillis))
-            } else {
-                // Anki's "forget": the card is new again, its memory and counts cleared.
-                fields += [
-                    ("dueAt", nil), ("state", CardState.new.rawValue), ("step", nil), ("stability", nil),
-                    ("difficulty", nil), ("lastReviewAt", nil), ("reps", 0), ("lapses", 0),
-                ]
-            }
-        }
         let tags = try changes.tags.map(TagName.validateList)
         return try write { tx in
             let id = try tx.context.existing(reference, .card)
@@ -185,11 +174,11 @@ extension CardboxStore {
                 fields.append(("imageHash", nil))
             }
             if let tags { try tx.replaceTags(of: id, with: tags) }
-            if changes.dueAt != nil, changes.dueAt! != nil, old.state == .new {
-                // Anki's "set due date" on a new card makes it a review card (its memory starts at its first review).
-                fields.append(("state", CardState.review.rawValue))
+            if let dueAt = changes.dueAt {
+                // A due date sets the schedule; none forgets the card.
+                try tx.saveSchedule(dueAt.map(old.rescheduled(dueAt:)) ?? old.forgotten(), stamped: false)
             }
-            if !fields.isEmpty || tags != nil {
+            if !fields.isEmpty || tags != nil || changes.dueAt != nil {
                 try tx.update(.card, id: id, fields + [("modifiedAt", tx.nowMillis)])
             }
             if let hash = old.imageHash, changes.image != nil || changes.removeImage { try tx.collectImages([hash]) }
@@ -248,11 +237,22 @@ enum CardColumns {
         "modifiedAt",
     ]
 
-    static let select = """
-        id, deckId, front, back, cardType, notes, frontLanguage, backLanguage, isFavorite, imageHash, imagePrompt,
-        jsonContent, isArchived, archivedAt, isIncomplete, dueAt, createdAt, modifiedAt, state, step, stability,
-        difficulty, lastReviewAt, reps, lapses
-        """
+    /// The columns a card is read from, in the order `Card(row:)` reads them.
+    static let select = CardColumn.allCases.map { "\($0)" }.joined(separator: ", ")
+}
+
+/// A column of `CardColumns.select`: reading a card by these is as fast as reading by position, and
+/// the order lives in one place.
+enum CardColumn: Int, CaseIterable {
+    case id, deckId, front, back, cardType, notes, frontLanguage, backLanguage, isFavorite, imageHash, imagePrompt
+    case jsonContent, isArchived, archivedAt, isIncomplete, dueAt, createdAt, modifiedAt, state, step, stability
+    case difficulty, lastReviewAt, reps, lapses
+}
+
+extension Row {
+    subscript<Value: DatabaseValueConvertible>(_ column: CardColumn) -> Value { self[column.rawValue] }
+
+    func millis(_ column: CardColumn) -> Date? { (self[column] as Int64?).map(Date.init(storageMillis:)) }
 }
 
 extension WriteContext {
@@ -352,20 +352,24 @@ extension StoreContext {
 }
 
 extension Card {
+    /// A card from a row of `CardColumns.select`.
     init(row: Row, tags: [String]) throws {
         self.init(
-            id: try .init(stored: row[0]), deckId: try .init(stored: row[1]), front: row[2], back: row[3],
-            cardType: row[4], notes: row[5], frontLanguage: row[6], backLanguage: row[7], isFavorite: row[8],
-            tags: tags, imageHash: row[9], imagePrompt: row[10], jsonContent: row[11], isArchived: row[12],
-            archivedAt: (row[13] as Int64?).map(Date.init(storageMillis:)), isIncomplete: row[14],
-            dueAt: (row[15] as Int64?).map(Date.init(storageMillis:)), createdAt: Date(storageMillis: row[16]),
-            modifiedAt: Date(storageMillis: row[17]))
-        state = CardState(rawValue: row[18]) ?? .new
-        step = row[19]
-        stability = row[20]
-        difficulty = row[21]
-        lastReviewAt = (row[22] as Int64?).map(Date.init(storageMillis:))
-        reps = row[23]
-        lapses = row[24]
+            id: try .init(stored: row[CardColumn.id]), deckId: try .init(stored: row[CardColumn.deckId]),
+            front: row[CardColumn.front], back: row[CardColumn.back], cardType: row[CardColumn.cardType],
+            notes: row[CardColumn.notes], frontLanguage: row[CardColumn.frontLanguage],
+            backLanguage: row[CardColumn.backLanguage], isFavorite: row[CardColumn.isFavorite], tags: tags,
+            imageHash: row[CardColumn.imageHash], imagePrompt: row[CardColumn.imagePrompt],
+            jsonContent: row[CardColumn.jsonContent], isArchived: row[CardColumn.isArchived],
+            archivedAt: row.millis(.archivedAt), isIncomplete: row[CardColumn.isIncomplete], dueAt: row.millis(.dueAt),
+            createdAt: Date(storageMillis: row[CardColumn.createdAt]),
+            modifiedAt: Date(storageMillis: row[CardColumn.modifiedAt]))
+        state = CardState(rawValue: row[CardColumn.state]) ?? .new
+        step = row[CardColumn.step]
+        stability = row[CardColumn.stability]
+        difficulty = row[CardColumn.difficulty]
+        lastReviewAt = row.millis(.lastReviewAt)
+        reps = row[CardColumn.reps]
+        lapses = row[CardColumn.lapses]
     }
 }

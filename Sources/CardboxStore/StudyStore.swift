@@ -123,17 +123,29 @@ extension CardboxStore {
         }
         return try write { tx in
             let id = try tx.context.existing(deckReference, .deck)
-            let parameters = settings.fsrsParameters.map { JSONValue.array($0.map(JSONValue.double)).jsonText }
-            try tx.update(
-                .deck, id: id,
-                [
-                    ("desiredRetention", settings.desiredRetention), ("learningSteps", settings.learningSteps),
-                    ("relearningSteps", settings.relearningSteps), ("maximumInterval", settings.maximumInterval),
-                    ("newCardsPerDay", settings.newCardsPerDay), ("reviewsPerDay", settings.reviewsPerDay),
-                    ("fsrsParameters", parameters), ("enableFuzz", settings.enableFuzz.storage),
-                    ("modifiedAt", tx.nowMillis),
-                ])
+            try tx.saveStudySettings(settings, deck: id)
             return try tx.context.deck(id)
+        }
+    }
+}
+
+extension CardboxStore {
+    /// Stores a fit's parameters on the decks (every deck when `decks` is nil) when they predict the
+    /// reviews better, all in one transaction; returns whether they were stored.
+    @discardableResult
+    public func storeFittedParameters(_ fit: FitResult, in decks: [DeckID]?) throws -> Bool {
+        guard fit.improves else { return false }
+        return try write { tx in
+            let ids =
+                try decks.map { try $0.map { try tx.context.existing($0, .deck) } }
+                ?? String.fetchAll(
+                    tx.db.cachedStatement(sql: "SELECT id FROM deck WHERE accountId = ? ORDER BY id"),
+                    arguments: [tx.account])
+            for id in ids {
+                guard let settings = fit.adopted(by: try tx.context.deck(id).study) else { return false }
+                try tx.saveStudySettings(settings, deck: id)
+            }
+            return true
         }
     }
 }
@@ -161,6 +173,19 @@ extension WriteContext {
                 ("durationMs", durationMs), ("previous", Self.schedulingSnapshot(card).jsonText),
             ])
         return StudyAnswer(card: try context.card(card.id.storage), log: log)
+    }
+
+    /// Writes a deck's study settings (already checked).
+    func saveStudySettings(_ settings: StudySettings, deck id: String) throws {
+        let parameters = settings.fsrsParameters.map { JSONValue.array($0.map(JSONValue.double)).jsonText }
+        try update(
+            .deck, id: id,
+            [
+                ("desiredRetention", settings.desiredRetention), ("learningSteps", settings.learningSteps),
+                ("relearningSteps", settings.relearningSteps), ("maximumInterval", settings.maximumInterval),
+                ("newCardsPerDay", settings.newCardsPerDay), ("reviewsPerDay", settings.reviewsPerDay),
+                ("fsrsParameters", parameters), ("enableFuzz", settings.enableFuzz.storage), ("modifiedAt", nowMillis),
+            ])
     }
 
     /// Writes a card's scheduling fields (one synced field: `schedule`).
@@ -219,10 +244,6 @@ extension WriteContext {
 }
 
 extension StoreContext {
-    /// Anki's learn-ahead limit: when nothing else is left, learning cards due this soon are shown
-    /// rather than ending the session.
-    static let learnAhead: TimeInterval = 20 * 60
-
     func scheduler(for deckId: String) throws -> Scheduler { try Scheduler(deck(deckId).study) }
 
     func studyDay(now: Date) throws -> StudyDay {
@@ -237,8 +258,8 @@ extension StoreContext {
         .map(Deck.init(row:))
     }
 
-    /// How many new cards and reviews a deck has left under its daily limits today.
-    private func allowances(_ deck: Deck, day: StudyDay) throws -> (new: Int, review: Int) {
+    /// What a deck has left under its daily limits today, from the answers logged since the day began.
+    private func allowance(_ deck: Deck, day: StudyDay) throws -> DailyAllowance {
         let done = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
@@ -248,71 +269,64 @@ extension StoreContext {
                     """), arguments: [account, deck.id.storage, day.start.storageMillis, day.end.storageMillis])
         var counts: [String: Int] = [:]
         for row in done { counts[row["stateBefore"]] = row["count"] }
-        return (
-            max(0, deck.study.newCardsPerDay - (counts["new"] ?? 0)),
-            max(0, deck.study.reviewsPerDay - (counts["review"] ?? 0))
-        )
+        return StudyQueuePolicy.allowance(
+            deck.study, answeredToday: (counts["new"] ?? 0, counts["review"] ?? 0))
     }
 
+    /// The queue `StudyQueuePolicy` decides, fetching each deck's candidates only as it asks.
     func studyQueue(_ deckReference: DeckID?, now: Date, limit: Int) throws -> [(card: Card, queue: String)] {
         let day = try studyDay(now: now)
-        let decks = try studyDecks(deckReference).map { (deck: $0, left: try allowances($0, day: day)) }
-        func due(_ row: Row) -> Int64 { row[15] ?? 0 }
-        func fetch(
-            _ condition: String, order: String, _ values: StatementArguments,
-            limit: (Deck, (new: Int, review: Int)) -> Int
-        )
+        let decks = try studyDecks(deckReference).map { (deck: $0, left: try allowance($0, day: day)) }
+        func fetch(_ condition: String, order: String, _ values: StatementArguments, limit: (DailyAllowance) -> Int)
             throws -> [Row]
         {
             var rows: [Row] = []
-            for (deck, left) in decks where limit(deck, left) > 0 {
+            for (deck, left) in decks where limit(left) > 0 {
                 rows += try Row.fetchAll(
                     db.cachedStatement(
                         sql: """
                             SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0
                               AND \(condition) ORDER BY \(order), id LIMIT ?
-                            """), arguments: [account, deck.id.storage] + values + [limit(deck, left)])
+                            """), arguments: [account, deck.id.storage] + values + [limit(left)])
             }
             return rows
         }
-        // Each part is fetched only while the parts before it leave room: learning cards due now,
-        // reviews due today, new cards, then learning cards due within the learn-ahead limit.
-        let learning = try fetch(
-            "state IN ('learning', 'relearning') AND dueAt <= ?", order: "dueAt",
-            [now.addingTimeInterval(Self.learnAhead).storageMillis]
-        ) { _, _ in limit }.sorted { due($0) < due($1) }
-        let dueNow = learning.filter { due($0) <= now.storageMillis }
-        let dueSoon = learning.filter { due($0) > now.storageMillis }
-        var room = limit - dueNow.count
-        let reviews =
-            room <= 0
-            ? []
-            : try fetch("state = 'review' AND dueAt < ?", order: "dueAt", [day.end.storageMillis]) { _, left in
-                min(room, left.review)
-            }.sorted { due($0) < due($1) }
-        room -= reviews.count
-        let new = room <= 0 ? [] : try fetch("state = 'new'", order: "createdAt", []) { _, left in min(room, left.new) }
-        let ordered =
-            dueNow.map { ($0, "learning") } + reviews.map { ($0, "review") } + new.map { ($0, "new") }
-            + dueSoon.map { ($0, "learning") }
-        let chosen = Array(ordered.prefix(limit))
-        let cards = try self.cards(chosen.map(\.0))
-        return zip(cards, chosen.map(\.1)).map { ($0, $1) }
+        let chosen = try StudyQueuePolicy.queue(
+            limit: limit, now: now, due: { $0.millis(.dueAt) },
+            learning: {
+                try fetch(
+                    "state IN ('learning', 'relearning') AND dueAt <= ?", order: "dueAt",
+                    [StudyQueuePolicy.learningHorizon(now: now).storageMillis]
+                ) { _ in limit }
+            },
+            reviews: { room in
+                try fetch(
+                    "state = 'review' AND dueAt < ?", order: "dueAt",
+                    [StudyQueuePolicy.reviewHorizon(day).storageMillis]
+                ) { min(room, $0.review) }
+            },
+            new: { room in try fetch("state = 'new'", order: "createdAt", []) { min(room, $0.new) } })
+        let cards = try self.cards(chosen.map(\.card))
+        return zip(cards, chosen).map { ($0, $1.part.rawValue) }
     }
 
     func studyCounts(_ deckReference: DeckID?, now: Date) throws -> StudyCounts {
         let day = try studyDay(now: now)
         var counts = StudyCounts()
         for deck in try studyDecks(deckReference) {
-            let (newLeft, reviewLeft) = try allowances(deck, day: day)
+            let left = try allowance(deck, day: day)
             let scope: StatementArguments = [account, deck.id.storage]
             let base = "SELECT COUNT(*) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0"
             counts.learning += try count(
                 base + " AND state IN ('learning', 'relearning') AND dueAt <= ?",
-                scope + [now.addingTimeInterval(Self.learnAhead).storageMillis])
+                scope + [StudyQueuePolicy.learningHorizon(now: now).storageMillis])
             counts.review += min(
-                reviewLeft, try count(base + " AND state = 'review' AND dueAt < ?", scope + [day.end.storageMillis]))
-            counts.new += min(newLeft, try count(base + " AND state = 'new'", scope))
+                left.review,
+                try count(
+                    base + " AND state = 'review' AND dueAt < ?",
+                    scope + [StudyQueuePolicy.reviewHorizon(day).storageMillis]
+                ))
+            counts.new += min(left.new, try count(base + " AND state = 'new'", scope))
         }
         return counts
     }

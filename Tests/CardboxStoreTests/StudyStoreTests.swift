@@ -298,3 +298,32 @@ struct StatsTests {
         #expect(stats.reviewsPerDay.map(\.count).reduce(0, +) == 1)
     }
 }
+
+@Suite("Storing fitted FSRS parameters")
+struct FittedParameterTests {
+    func fit(improving: Bool) -> FitResult {
+        let before = ModelMetrics(logLoss: 0.40, rmseBins: 0.05, reviews: 500)
+        var after = before
+        after.logLoss = improving ? 0.35 : 0.41
+        var parameters = FSRSParameters.defaultValues
+        parameters[0] = 1.234
+        return FitResult(parameters: parameters, before: before, after: after)
+    }
+
+    @Test("fitted parameters are stored only when they predict the reviews better, on the decks named or all")
+    func storedWhenBetter() throws {
+        let store = try TestStore.make()
+        let spanish = try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+        let french = try store.createDeck(name: "French", frontLanguage: "fr", backLanguage: "en")
+        let changes = try store.changeCount()
+        #expect(fit(improving: false).adopted(by: StudySettings()) == nil)
+        #expect(try !store.storeFittedParameters(fit(improving: false), in: nil))
+        #expect(try store.changeCount() == changes)
+        #expect(try store.storeFittedParameters(fit(improving: true), in: [spanish.id]))
+        #expect(try store.deck(spanish.id).study.fsrsParameters?[0] == 1.234)
+        #expect(try store.deck(french.id).study.fsrsParameters == nil)
+        #expect(try store.storeFittedParameters(fit(improving: true), in: nil))
+        #expect(try store.deck(french.id).study.fsrsParameters?[0] == 1.234)
+        #expect(try store.deck(french.id).study.desiredRetention == StudySettings().desiredRetention)
+    }
+}
