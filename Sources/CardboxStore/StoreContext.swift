@@ -84,7 +84,7 @@ struct StoreContext {
     }
 
     func siblingScope(_ entity: Entity, parentId: String?) -> (String, StatementArguments) {
-        if case .some(.some(let parentColumn)) = entity.orderParentColumn {
+        if let parentColumn = entity.ordering?.parentColumn {
             return ("accountId = ? AND \(parentColumn) = ?", [account, parentId])
         }
         return ("accountId = ?", [account])
@@ -185,7 +185,7 @@ final class WriteContext {
             arguments: arguments + [id ?? ""])
         for (sibling, key) in zip(ids, PositionKey.sequence(count: ids.count)) {
             var fields: Fields = [("position", key)]
-            if case .some(.some(let parentColumn)) = entity.orderParentColumn {
+            if let parentColumn = entity.ordering?.parentColumn {
                 fields.insert((parentColumn, parentId), at: 0)
             }
             try update(entity, id: sibling, fields)

@@ -74,10 +74,6 @@ extension SyncedEntity {
         }
     }
 
-    /// For ordered entities: the column naming the parent whose children the position orders (nil:
-    /// ordered among the account's rows).
-    var orderParentColumn: String?? { ordering.map { $0.parentColumn } }
-
     /// Columns the table has that are not synced, with the value a row made by sync gets.
     func localColumns(now: Int64) -> [(String, DatabaseValue)] {
         self == .account ? [("createdAt", now.databaseValue)] : []
