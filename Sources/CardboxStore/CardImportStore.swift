@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxScheduling
 import Foundation
 import GRDB
 
@@ -102,6 +103,7 @@ extension CardboxStore {
             for deckId in order {
                 guard let indices = additions[deckId], !indices.isEmpty else { continue }
                 let deck = decks.values.first { $0.id.storage == deckId }!
+                let scheduler = try Scheduler(deck.study)
                 var position = 0
                 try tx.insertCards(indices.map { (cards[$0].draft, cards[$0].image) }, into: deck) { build in
                     let imported = cards[indices[position]]
@@ -112,11 +114,12 @@ extension CardboxStore {
                     guard !imported.reviews.isEmpty || imported.isArchived else { return }
                     let card = build()
                     if !imported.reviews.isEmpty {
-                        try tx.replay(imported.reviews, on: card, deck: deck)
+                        try tx.replay(imported.reviews, onImported: card, scheduler: scheduler)
                         for _ in imported.reviews { report.count("review", \.created) }
                     }
                     if imported.isArchived {
-                        try tx.update(.card, id: card.id.storage, [("isArchived", 1), ("archivedAt", tx.nowMillis)])
+                        try tx.updateInserted(
+                            .card, id: card.id.storage, [("isArchived", 1), ("archivedAt", tx.nowMillis)])
                     }
                 }
             }

@@ -15,13 +15,35 @@ import GRDB
 /// Sync later reads the rows whose `syncVersion` is newer than what it last sent (`changes(since:)`).
 extension WriteContext {
     func insert(_ entity: Entity, id: String, _ fields: Fields) throws {
-        let columns = fields.map(\.0)
-        // One prepared statement per table and column list for the whole transaction: an import
-        // links thousands of tags one call at a time.
+        try inserter(entity, columns: fields.map(\.0)).insert(id: id, fields.map { $0.1?.databaseValue ?? .null })
+    }
+
+    /// One prepared insert per table and column list for the whole transaction: an import links
+    /// thousands of tags and replays thousands of reviews one call at a time.
+    func inserter(_ entity: Entity, columns: [String]) throws -> RowInserter {
         let key = ([entity.rawValue] + columns).joined(separator: ",")
-        let inserter = try inserters[key] ?? RowInserter(self, entity, columns: columns)
+        if let inserter = inserters[key] { return inserter }
+        let inserter = try RowInserter(self, entity, columns: columns)
         inserters[key] = inserter
-        try inserter.insert(id: id, fields.map { $0.1?.databaseValue ?? .null })
+        return inserter
+    }
+
+    /// Writes fields of a row this transaction inserted: the row's clock is already the
+    /// transaction's, so its fields need no clocks of their own and the history has its insert.
+    func updateInserted(_ entity: Entity, id: String, _ fields: Fields) throws {
+        guard !fields.isEmpty else { return }
+        let assignments = fields.map { "\($0.0) = ?" }.joined(separator: ", ")
+        try db.cachedStatement(
+            sql:
+                "UPDATE \(entity.table) SET \(assignments) WHERE \(entity.rowCondition) AND \(SyncColumns.timestamp) = ?"
+        )
+        .execute(
+            arguments: StatementArguments(
+                fields.map { $0.1?.databaseValue ?? .null } + entity.rowArguments(account: account, id: id)
+                    + [timestamp.storageValue.databaseValue]))
+        guard db.changesCount == 1 else {
+            throw CardboxError.storage("\(entity.table) \(id) was not inserted by this transaction")
+        }
     }
 
     func update(_ entity: Entity, id: String, _ fields: Fields) throws {

@@ -190,13 +190,17 @@ extension WriteContext {
 
     /// Writes a card's scheduling fields (one synced field: `schedule`).
     func saveSchedule(_ card: Card, stamped: Bool) throws {
-        var fields: Fields = [
+        var fields = Self.scheduleFields(card)
+        if stamped { fields.append(("modifiedAt", nowMillis)) }
+        try update(.card, id: card.id.storage, fields)
+    }
+
+    static func scheduleFields(_ card: Card) -> Fields {
+        [
             ("state", card.state.rawValue), ("step", card.step), ("stability", card.stability),
             ("difficulty", card.difficulty), ("dueAt", card.dueAt?.storageMillis),
             ("lastReviewAt", card.lastReviewAt?.storageMillis), ("reps", card.reps), ("lapses", card.lapses),
         ]
-        if stamped { fields.append(("modifiedAt", nowMillis)) }
-        try update(.card, id: card.id.storage, fields)
     }
 }
 
@@ -213,13 +217,12 @@ extension WriteContext {
         ])
     }
 
-    /// Replays an imported card's past answers through its deck's scheduler (no fuzz): each becomes a
-    /// review-log entry, and the card ends in the state they lead to.
-    func replay(_ reviews: [ReviewImport], on card: Card, deck: Deck) throws {
-        let scheduler = try Scheduler(deck.study)
+    /// Replays the past answers of a card this transaction imported through its deck's scheduler (no
+    /// fuzz): each becomes a review-log entry, and the card ends in the state they lead to.
+    func replay(_ reviews: [ReviewImport], onImported card: Card, scheduler: Scheduler) throws {
         var current = card
-        let inserter = try RowInserter(
-            self, .reviewLog,
+        let inserter = try inserter(
+            .reviewLog,
             columns: [
                 "cardId", "deckId", "rating", "reviewedAt", "stateBefore", "stateAfter", "elapsedDays", "durationMs",
                 "previous",
@@ -239,7 +242,7 @@ extension WriteContext {
             current = answer.after
         }
         guard current.reps != card.reps else { return }
-        try saveSchedule(current, stamped: false)
+        try updateInserted(.card, id: card.id.storage, Self.scheduleFields(current))
     }
 }
 

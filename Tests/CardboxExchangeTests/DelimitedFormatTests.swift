@@ -1,8 +1,9 @@
 import CardboxCore
-import CardboxExchange
 import CardboxStore
 import Foundation
 import Testing
+
+@testable import CardboxExchange
 
 @Suite("CSV/TSV cards (Anki's notes in plain text)")
 struct DelimitedFormatTests {
@@ -181,5 +182,59 @@ struct ImportProgressTests {
             seen.append(done)
         }
         #expect(seen == [0, 1_000, 2_000, 2_500])
+    }
+}
+
+@Suite("HTML fields as plain text")
+struct PlainTextTests {
+    /// The same rules over Characters, written for clarity: a tag runs from `<` to the next `>`,
+    /// entities are decoded in the text between tags, once.
+    static func reference(_ html: String) -> String {
+        let entities = [
+            ("&nbsp;", " "), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&"),
+        ]
+        var output = ""
+        var rest = Substring(html)
+        while let character = rest.first {
+            if character == "<", let close = rest.dropFirst().firstIndex(of: ">") {
+                let inside = rest[rest.index(after: rest.startIndex)..<close].lowercased()
+                if ["br", "br/", "br /"].contains(inside) { output += "\n" }
+                rest = rest[rest.index(after: close)...]
+            } else if character == "&", let (entity, text) = entities.first(where: { rest.hasPrefix($0.0) }) {
+                output += text
+                rest = rest.dropFirst(entity.count)
+            } else {
+                output.append(character)
+                rest = rest.dropFirst()
+            }
+        }
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("tags dropped, line breaks kept, entities decoded once, ends trimmed")
+    func examples() {
+        #expect(
+            DelimitedFormat.plainText(" <b>el</b> perro<BR>the dog<br />!<img src=\"a.jpg\"> ")
+                == "el perro\nthe dog\n!")
+        #expect(DelimitedFormat.plainText("a &lt;b&gt; &amp;lt; &nbsp;&#39;x&#39;") == "a <b> &lt;  'x'")
+        #expect(DelimitedFormat.plainText("1 < 2 and 3 > 2") == "1  2")
+        #expect(DelimitedFormat.plainText("x < y") == "x < y")
+        #expect(DelimitedFormat.plainText("\u{00A0}café\u{2003}") == "café")
+        // Text joined by removing a tag is not decoded again: the entity was not in the text.
+        #expect(DelimitedFormat.plainText("&<b>lt;</b> <<br>>") == "&lt; >")
+    }
+
+    @Test("matches the rules written over Characters on 20,000 random fields of markup fragments")
+    func matchesReference() {
+        let pieces = [
+            "<", ">", "br", "BR", "/", " ", "&", "amp;", "lt;", "gt;", "nbsp;", "#39;", "quot;", "x", "é", "\n",
+            "<br>", "<b>", "&amp;", "\u{00A0}", "日本", "\t",
+        ]
+        var random = SeededRandom(seed: 7)
+        for _ in 0..<20_000 {
+            let field = (0..<Int.random(in: 0...12, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+                .joined()
+            #expect(DelimitedFormat.plainText(field) == Self.reference(field), "\(field.debugDescription)")
+        }
     }
 }
