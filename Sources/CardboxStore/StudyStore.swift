@@ -262,14 +262,16 @@ extension StoreContext {
     }
 
     /// What a deck has left under its daily limits today, from the answers logged since the day began.
+    /// The deck was read from this account, so its id alone scopes the count, which then reads the
+    /// `(deckId, reviewedAt, stateBefore)` index and no rows: every study step makes it.
     private func allowance(_ deck: Deck, day: StudyDay) throws -> DailyAllowance {
         let done = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT stateBefore, COUNT(*) AS count FROM reviewLog
-                    WHERE accountId = ? AND deckId = ? AND reviewedAt >= ? AND reviewedAt < ?
+                    SELECT stateBefore, COUNT(*) AS count FROM reviewLog INDEXED BY reviewLogByDeck
+                    WHERE deckId = ? AND reviewedAt >= ? AND reviewedAt < ?
                       AND stateBefore IN ('new', 'review') GROUP BY stateBefore
-                    """), arguments: [account, deck.id.storage, day.start.storageMillis, day.end.storageMillis])
+                    """), arguments: [deck.id.storage, day.start.storageMillis, day.end.storageMillis])
         var counts: [String: Int] = [:]
         for row in done { counts[row["stateBefore"]] = row["count"] }
         return StudyQueuePolicy.allowance(
