@@ -47,6 +47,11 @@ public final class CardboxStore: Sendable {
         self.writer = writer
         self.environment = environment
         try Schema.migrator.migrate(writer)
+        if let known = try writer.read({ db in try Self.identity(db, account: account) }) {
+            // The common case, a store opened before: read only, so a read-only command writes nothing.
+            (accountId, replicaId, replicaKey) = known
+            return
+        }
         (accountId, replicaId, replicaKey) = try writer.write { db in
             let replica = try Self.storeInfo(
                 db, key: "replicaId", orInsert: environment.newID().uuidString.lowercased())
@@ -61,8 +66,10 @@ public final class CardboxStore: Sendable {
     }
 
     /// Opens (creating if needed) the store file at `path`, for `account` or the file's own account.
+    /// With `concurrentReads` (a server, a long-running sync) reads run beside writes on their own
+    /// connections; without, one connection serves everything, which a short command opens faster.
     public static func open(
-        path: String, account: UUID? = nil, environment: StoreEnvironment = .live
+        path: String, account: UUID? = nil, environment: StoreEnvironment = .live, concurrentReads: Bool = true
     ) throws -> CardboxStore {
         let url = URL(fileURLWithPath: path)
         do {
@@ -75,8 +82,16 @@ public final class CardboxStore: Sendable {
                 // pages to the WAL mid-transaction and writes them again at commit.
                 try db.execute(sql: "PRAGMA cache_size = -16384")
             }
-            let pool = try DatabasePool(path: path, configuration: configuration)
-            return try CardboxStore(writer: pool, account: account, environment: environment)
+            let writer: any DatabaseWriter
+            if concurrentReads {
+                writer = try DatabasePool(path: path, configuration: configuration)
+            } else {
+                // A store is put in WAL mode when it is created, and the file remembers it; setting
+                // it again on every open would cost a small write (GRDB makes sure the log exists).
+                if !FileManager.default.fileExists(atPath: path) { configuration.journalMode = .wal }
+                writer = try DatabaseQueue(path: path, configuration: configuration)
+            }
+            return try CardboxStore(writer: writer, account: account, environment: environment)
         } catch let error as DatabaseError {
             throw CardboxError.storage("cannot open store at \(path): \(error.message ?? error.description)")
         } catch let error as CardboxError {
@@ -90,6 +105,9 @@ public final class CardboxStore: Sendable {
     /// leave a log as large as the store beside it (SQLite does this when the last connection closes,
     /// which a process that exits skips). Cheap when the log is already small.
     public func checkpoint() throws {
+        // Most commands leave an empty log (a read, or a write SQLite has folded already): nothing to do.
+        let log = (try? FileManager.default.attributesOfItem(atPath: writer.path + "-wal")[.size] as? Int) ?? 0
+        guard log > 0 else { return }
         try translatingErrors {
             try writer.writeWithoutTransaction { db in
                 if db.configuration.readonly == false, try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal" {
@@ -124,6 +142,20 @@ public final class CardboxStore: Sendable {
         }
         try db.cachedStatement(sql: "INSERT INTO replica (id) VALUES (?)").execute(arguments: [replicaId])
         return db.lastInsertedRowID
+    }
+
+    /// The account, replica id and replica key of a store set up before, or nil when any is missing.
+    private static func identity(_ db: Database, account: UUID?) throws -> (UUID, String, Int64)? {
+        let info = try Dictionary(
+            uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM storeInfo").map {
+                ($0["key"] as String, $0["value"] as String)
+            })
+        guard let replica = info["replicaId"], let stored = info["accountId"],
+            let accountId = account ?? UUID(uuidString: stored),
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM account WHERE id = ?", arguments: [accountId.storage]) != nil,
+            let key = try Int64.fetchOne(db, sql: "SELECT key FROM replica WHERE id = ?", arguments: [replica])
+        else { return nil }
+        return (accountId, replica, key)
     }
 
     private static func storeInfo(_ db: Database, key: String, orInsert value: String) throws -> String {

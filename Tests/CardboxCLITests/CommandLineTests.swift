@@ -706,4 +706,16 @@ struct StoreFileTests {
         #expect(size == 0)
         #expect(try cli.ok("deck", "list").contains("Spanish"))
     }
+
+    @Test("a command that only reads leaves the store file exactly as it was")
+    func readsWriteNothing() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        #expect(try cli.runProcess(["deck", "create", "Spanish", "--front", "es"]).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: cli.storePath))
+        for command in [["plan", "show"], ["deck", "list"], ["card", "list", "Spanish"]] {
+            #expect(try cli.runProcess(command).status == 0)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cli.storePath)) == before)
+    }
 }
