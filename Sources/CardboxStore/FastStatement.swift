@@ -16,7 +16,9 @@ final class FastStatement {
 
     init(_ db: Database, _ sql: String, leading: [DatabaseValue]) throws {
         database = db
-        statement = try db.makeStatement(sql: sql)
+        // Cached by the connection: a transaction that inserts one row (an answer's review-log
+        // entry) does not prepare its statement again. One FastStatement per SQL text at a time.
+        statement = try db.cachedStatement(sql: sql)
         handle = statement.sqliteStatement
         firstFreeIndex = Int32(leading.count + 1)
         for (index, value) in leading.enumerated() { try bind(value, at: Int32(index + 1)) }

@@ -63,7 +63,7 @@ extension CardboxStore {
         }
         if let durationMs { _ = try Validate.nonNegative(durationMs, field: "duration") }
         return try write { tx in
-            let card = try tx.context.card(tx.context.existing(cardReference, .card))
+            let card = try tx.context.card(cardReference.storage)
             guard !card.isArchived else {
                 throw CardboxError.invalid(field: "card", reason: "archived cards are not studied; restore it first")
             }
@@ -172,7 +172,9 @@ extension WriteContext {
                 ("stateAfter", answer.after.state.rawValue), ("elapsedDays", answer.elapsedDays),
                 ("durationMs", durationMs), ("previous", Self.schedulingSnapshot(card).jsonText),
             ])
-        return StudyAnswer(card: try context.card(card.id.storage), log: log)
+        var answered = answer.after
+        answered.modifiedAt = Date(storageMillis: nowMillis)
+        return StudyAnswer(card: answered, log: log)
     }
 
     /// Writes a deck's study settings (already checked).
@@ -262,20 +264,17 @@ extension StoreContext {
     }
 
     /// What a deck has left under its daily limits today, from the answers logged since the day began.
-    /// The deck was read from this account, so its id alone scopes the count, which then reads the
-    /// `(deckId, reviewedAt, stateBefore)` index and no rows: every study step makes it.
+    /// The deck was read from this account, so its id alone scopes the counts, each a range of the
+    /// `(deckId, stateBefore, reviewedAt)` index: every study step makes them.
     private func allowance(_ deck: Deck, day: StudyDay) throws -> DailyAllowance {
-        let done = try Row.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    SELECT stateBefore, COUNT(*) AS count FROM reviewLog INDEXED BY reviewLogByDeck
-                    WHERE deckId = ? AND reviewedAt >= ? AND reviewedAt < ?
-                      AND stateBefore IN ('new', 'review') GROUP BY stateBefore
-                    """), arguments: [deck.id.storage, day.start.storageMillis, day.end.storageMillis])
-        var counts: [String: Int] = [:]
-        for row in done { counts[row["stateBefore"]] = row["count"] }
-        return StudyQueuePolicy.allowance(
-            deck.study, answeredToday: (counts["new"] ?? 0, counts["review"] ?? 0))
+        func answered(_ state: CardState) throws -> Int {
+            try count(
+                """
+                SELECT COUNT(*) FROM reviewLog INDEXED BY reviewLogAnswersByDeck
+                WHERE deckId = ? AND stateBefore = ? AND reviewedAt >= ? AND reviewedAt < ?
+                """, [deck.id.storage, state.rawValue, day.start.storageMillis, day.end.storageMillis])
+        }
+        return StudyQueuePolicy.allowance(deck.study, answeredToday: (try answered(.new), try answered(.review)))
     }
 
     /// The queue `StudyQueuePolicy` decides, fetching each deck's candidates only as it asks.
