@@ -38,6 +38,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The server's side of sync: the merged sync state per account behind one seam (push, pull).
+        .target(
+            name: "CardboxServer",
+            dependencies: ["CardboxCore", "CardboxSync", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // Import and export formats: ListAll JSON, CSV/TSV, backups, Anki packages, Trello boards.
         .target(
             name: "CardboxExchange",
@@ -56,7 +61,8 @@ let package = Package(
         ),
         .executableTarget(name: "cardbox", dependencies: ["CardboxCLI"]),
         // Randomized convergence: replicas exchanging change sets in any order end in the same state.
-        .target(name: "CardboxConvergence", dependencies: ["CardboxStore", "CardboxSync", "CardboxCore"]),
+        .target(
+            name: "CardboxConvergence", dependencies: ["CardboxStore", "CardboxSync", "CardboxCore", "CardboxServer"]),
         .executableTarget(
             name: "cardbox-converge",
             dependencies: ["CardboxConvergence", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
@@ -85,6 +91,7 @@ let package = Package(
         .testTarget(name: "CardboxStoreTests", dependencies: ["CardboxStore"]),
         .testTarget(name: "CardboxConvergenceTests", dependencies: ["CardboxConvergence"]),
         .testTarget(name: "CardboxCLITests", dependencies: ["CardboxCLI"]),
+        .testTarget(name: "CardboxServerTests", dependencies: ["CardboxServer", "CardboxStore", "CardboxSync"]),
         .testTarget(
             name: "CardboxExchangeTests",
             dependencies: ["CardboxExchange", .product(name: "ZIPFoundation", package: "ZIPFoundation")],

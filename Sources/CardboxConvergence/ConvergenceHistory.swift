@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxServer
 import CardboxStore
 import CardboxSync
 import Foundation
@@ -10,8 +11,15 @@ import Foundation
 /// board card in two columns. Everything random comes from `seed`, so a failing history replays.
 public struct ConvergenceHistory {
     public let seed: UInt64
+    /// How change sets travel: straight between replicas, or pushed to and pulled from the server's
+    /// sync state (the same replicas and operations; pulls come in random pages, some answers are lost
+    /// and asked for again, some pushes are retried).
+    public let throughServer: Bool
 
-    public init(seed: UInt64) { self.seed = seed }
+    public init(seed: UInt64, throughServer: Bool = false) {
+        self.seed = seed
+        self.throughServer = throughServer
+    }
 
     /// What a history did, for the summary line.
     public struct Outcome: Sendable {
@@ -28,7 +36,10 @@ public struct ConvergenceHistory {
             try Replica(index: index, account: account, clock: clock, seed: random.next())
         }
         var outcome = Outcome()
-        var network = Network(replicaCount: replicas.count)
+        var network: any Exchange =
+            throughServer
+            ? try ServerExchange(replicaCount: replicas.count, account: account, clock: clock)
+            : Network(replicaCount: replicas.count)
         let steps = Int.random(in: 8...30, using: &random)
         for _ in 0..<steps {
             clock.advance(by: Int64.random(in: 0...4_000, using: &random))
@@ -38,33 +49,36 @@ public struct ConvergenceHistory {
                 outcome.operations += 1
                 if !(try replica.performRandomOperation(using: &random)) { outcome.refusedOperations += 1 }
             case 6..<8:
-                try network.publish(from: replica)
+                try network.publish(from: replica, using: &random)
             default:
                 outcome.deliveries += try network.deliverSome(to: replica, using: &random)
             }
         }
         // Everyone sends what is left; every change set reaches every replica.
-        for replica in replicas { try network.publish(from: replica) }
+        for replica in replicas { try network.publish(from: replica, using: &random) }
         for replica in replicas { outcome.deliveries += try network.deliverAll(to: replica, using: &random) }
         try check(replicas, network: network)
         return outcome
     }
 
-    private func check(_ replicas: [Replica], network: Network) throws {
+    private func check(_ replicas: [Replica], network: any Exchange) throws {
         let dumps = try replicas.map { try $0.store.canonicalDump() }
         for (index, dump) in dumps.enumerated().dropFirst() where dump != dumps[0] {
             throw ConvergenceFailure(
-                seed: seed, reason: "replicas 0 and \(index) differ:\n\(Self.firstDifference(dumps[0], dump))")
+                seed: seed, reason: "replicas 0 and \(index) differ:\n\(Self.firstDifference(dumps[0], dump))",
+                throughServer: throughServer)
         }
         for replica in replicas {
             if let problem = try replica.integrityProblem() {
-                throw ConvergenceFailure(seed: seed, reason: "replica \(replica.index): \(problem)")
+                throw ConvergenceFailure(
+                    seed: seed, reason: "replica \(replica.index): \(problem)", throughServer: throughServer)
             }
         }
         // Applying everything again changes nothing.
-        for changes in network.log { try replicas[0].store.apply(changes) }
+        for changes in try network.everything() { try replicas[0].store.apply(changes) }
         guard try replicas[0].store.canonicalDump() == dumps[0] else {
-            throw ConvergenceFailure(seed: seed, reason: "applying every change set again changed replica 0")
+            throw ConvergenceFailure(
+                seed: seed, reason: "applying every change set again changed replica 0", throughServer: throughServer)
         }
     }
 
@@ -83,11 +97,26 @@ public struct ConvergenceHistory {
 public struct ConvergenceFailure: Error, CustomStringConvertible {
     public let seed: UInt64
     public let reason: String
-    public var description: String { "history \(seed) failed: \(reason)\nreplay: cardbox-converge --seed \(seed)" }
+    public var throughServer = false
+    public var description: String {
+        "history \(seed) failed: \(reason)\nreplay: cardbox-converge --seed \(seed)\(throughServer ? " --through-server" : "")"
+    }
 }
 
-/// The change sets replicas have published, and what each has not yet received.
-struct Network {
+/// How replicas exchange change sets in a history.
+protocol Exchange {
+    /// Sends what the replica changed since it last sent.
+    mutating func publish(from replica: Replica, using random: inout SplitMix64) throws
+    /// Delivers some of what the replica has not received yet; returns how many change sets.
+    mutating func deliverSome(to replica: Replica, using random: inout SplitMix64) throws -> Int
+    /// Delivers everything the replica has not received yet.
+    mutating func deliverAll(to replica: Replica, using random: inout SplitMix64) throws -> Int
+    /// Every change set sent, to apply again.
+    func everything() throws -> [ChangeSet]
+}
+
+/// Replicas send their change sets straight to each other.
+struct Network: Exchange {
     private(set) var log: [ChangeSet] = []
     private var pending: [[ChangeSet]]
     private var cursors: [HLCTimestamp]
@@ -99,7 +128,9 @@ struct Network {
 
     /// Sends a replica's changes since it last sent, to every other replica. Every set goes through
     /// its JSON wire form, as it will between devices and the server.
-    mutating func publish(from replica: Replica) throws {
+    func everything() -> [ChangeSet] { log }
+
+    mutating func publish(from replica: Replica, using random: inout SplitMix64) throws {
         let (changes, cursor) = try replica.store.changes(since: cursors[replica.index])
         cursors[replica.index] = cursor
         guard !changes.isEmpty else { return }
@@ -137,6 +168,80 @@ struct Network {
             delivered += 1
         }
         return delivered
+    }
+}
+
+/// Replicas push to and pull from the server's sync state (SQLite, in memory), as devices do.
+struct ServerExchange: Exchange {
+    let state: SQLiteSyncState
+    let account: UUID
+    let clock: SimulatedClock
+    private var sent: [HLCTimestamp]
+    private var received: [Int64]
+
+    init(replicaCount: Int, account: UUID, clock: SimulatedClock) throws {
+        state = try SQLiteSyncState.inMemory()
+        self.account = account
+        self.clock = clock
+        sent = Array(repeating: .zero, count: replicaCount)
+        received = Array(repeating: 0, count: replicaCount)
+    }
+
+    /// Pushes through the JSON wire form; now and then the answer is lost and the same batch is
+    /// pushed again.
+    mutating func publish(from replica: Replica, using random: inout SplitMix64) throws {
+        let (changes, cursor) = try replica.store.changes(since: sent[replica.index])
+        guard !changes.isEmpty else { return }
+        let batch = UUID(random: &random)
+        let wire = try ChangeSet.parse(changes.jsonText)
+        _ = try state.push(wire, batch: batch, account: account, now: clock.now(skew: 0))
+        if Int.random(in: 0..<5, using: &random) == 0 {
+            let retry = try state.push(wire, batch: batch, account: account, now: clock.now(skew: 0))
+            guard retry.wasRetry else { throw CardboxError.storage("a retried batch was applied again") }
+        }
+        sent[replica.index] = cursor
+    }
+
+    /// Pulls a page or two of random size; now and then a page is applied but its cursor lost, so the
+    /// same records arrive again.
+    mutating func deliverSome(to replica: Replica, using random: inout SplitMix64) throws -> Int {
+        var delivered = 0
+        for _ in 0..<Int.random(in: 1...2, using: &random) {
+            let page = try state.pull(
+                account: account, after: received[replica.index], limit: Int.random(in: 1...12, using: &random))
+            guard !page.changes.isEmpty else { break }
+            try replica.store.apply(try ChangeSet.parse(page.changes.jsonText))
+            delivered += 1
+            if Int.random(in: 0..<6, using: &random) != 0 { received[replica.index] = page.cursor }
+        }
+        return delivered
+    }
+
+    mutating func deliverAll(to replica: Replica, using random: inout SplitMix64) throws -> Int {
+        var delivered = 0
+        var page: PullPage
+        repeat {
+            page = try state.pull(
+                account: account, after: received[replica.index], limit: Int.random(in: 1...50, using: &random))
+            if !page.changes.isEmpty {
+                try replica.store.apply(try ChangeSet.parse(page.changes.jsonText))
+                delivered += 1
+            }
+            received[replica.index] = page.cursor
+        } while page.hasMore
+        return delivered
+    }
+
+    func everything() throws -> [ChangeSet] {
+        var all: [ChangeSet] = []
+        var cursor: Int64 = 0
+        var page: PullPage
+        repeat {
+            page = try state.pull(account: account, after: cursor, limit: 1_000)
+            all.append(page.changes)
+            cursor = page.cursor
+        } while page.hasMore
+        return all
     }
 }
 

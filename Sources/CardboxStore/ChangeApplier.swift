@@ -50,12 +50,12 @@ struct ChangeApplier {
         let tombstone = try tombstoneClock(entity, incoming.id)
         if tombstone != nil && entity.deletion == .final { return }
         if let local = try liveRow(entity, incoming.id) {
-            let merged = Self.merge(local, incoming)
+            let merged = local.merged(with: incoming)
             if merged != local { try update(local, to: merged) }
             return
         }
         let held = try heldRow(entity, incoming.id)
-        let merged = held.map { Self.merge($0.row, incoming) } ?? incoming
+        let merged = held.map { $0.row.merged(with: incoming) } ?? incoming
         if let tombstone, merged.created <= tombstone {
             // Deleted (a name-derived record made no later than its delete), but its field writes
             // newer than the delete must survive a later re-creation: kept aside.
@@ -63,25 +63,6 @@ struct ChangeApplier {
             return
         }
         try place(merged, version: held?.version ?? 0, wasHeld: held != nil)
-    }
-
-    /// Field by field, the value with the greater clock. Equal clocks mean the same write, except in
-    /// a damaged or forged change set: then the greater value wins, so replicas still agree.
-    static func merge(_ local: RowChange, _ incoming: RowChange) -> RowChange {
-        var merged = local
-        merged.created = max(local.created, incoming.created)
-        for (name, theirs) in incoming.fields {
-            guard let ours = local.fields[name] else {
-                merged.fields[name] = theirs
-                continue
-            }
-            if theirs.clock > ours.clock
-                || (theirs.clock == ours.clock && theirs.value.jsonText > ours.value.jsonText)
-            {
-                merged.fields[name] = theirs
-            }
-        }
-        return merged
     }
 
     /// Writes the fields that changed into a live row; a move to a parent that is not live takes the

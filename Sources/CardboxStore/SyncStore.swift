@@ -173,34 +173,7 @@ enum HeldRow {
     /// What a held row waits for: its parent's entity and id (ids of different entities may match).
     static func waitKey(_ entity: SyncedEntity, _ id: String) -> String { "\(entity.rawValue)/\(id)" }
 
-    static func encode(_ row: RowChange) -> String {
-        func clock(_ clock: WriteClock) -> JSONValue {
-            .array([.int(clock.timestamp.storageValue), .string(clock.replicaId)])
-        }
-        return JSONValue.object([
-            "entity": .string(row.entity.rawValue), "id": .string(row.id), "created": clock(row.created),
-            "fields": .object(row.fields.mapValues { .array([$0.value, clock($0.clock)]) }),
-        ]).jsonText
-    }
+    static func encode(_ row: RowChange) -> String { row.recordJSON }
 
-    static func decode(_ text: String) throws -> RowChange {
-        func clock(_ value: JSONValue?) throws -> WriteClock {
-            guard case .array(let pair)? = value, pair.count == 2, case .int(let raw) = pair[0],
-                case .string(let replica) = pair[1]
-            else { throw CardboxError.storage("a held row has a malformed clock") }
-            return WriteClock(HLCTimestamp(rawValue: UInt64(bitPattern: raw)), replica)
-        }
-        guard case .object(let members) = try JSONValue.parse(text, field: "heldRow.row"),
-            case .string(let entityName)? = members["entity"], let entity = SyncedEntity(rawValue: entityName),
-            case .string(let id)? = members["id"], case .object(let fieldValues)? = members["fields"]
-        else { throw CardboxError.storage("a held row is malformed") }
-        var fields: [String: FieldChange] = [:]
-        for (name, value) in fieldValues {
-            guard case .array(let pair) = value, pair.count == 2 else {
-                throw CardboxError.storage("a held row has a malformed field '\(name)'")
-            }
-            fields[name] = FieldChange(value: pair[0], clock: try clock(pair[1]))
-        }
-        return RowChange(entity: entity, id: id, created: try clock(members["created"]), fields: fields)
-    }
+    static func decode(_ text: String) throws -> RowChange { try RowChange(recordJSON: text, field: "a held row") }
 }

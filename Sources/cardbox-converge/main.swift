@@ -12,6 +12,7 @@ struct ConvergeCommand: ParsableCommand {
         discussion: """
             Examples:
               cardbox-converge --histories 10000
+              cardbox-converge --histories 2000 --through-server
               cardbox-converge --seed 4711
             """)
 
@@ -27,6 +28,9 @@ struct ConvergeCommand: ParsableCommand {
     @Option(help: "Histories run at once (default: one per processor).")
     var jobs = ProcessInfo.processInfo.activeProcessorCount
 
+    @Flag(help: "Exchange changes through the server's sync state (push, pull in pages) instead of directly.")
+    var throughServer = false
+
     func validate() throws {
         guard histories >= 1 else { throw ValidationError("--histories must be 1 or more") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be 1 or more") }
@@ -34,7 +38,7 @@ struct ConvergeCommand: ParsableCommand {
 
     func run() throws {
         if let seed {
-            let outcome = try ConvergenceHistory(seed: seed).run()
+            let outcome = try ConvergenceHistory(seed: seed, throughServer: throughServer).run()
             print("history \(seed): converged (\(outcome.operations) operations, \(outcome.deliveries) deliveries)")
             return
         }
@@ -45,10 +49,16 @@ struct ConvergeCommand: ParsableCommand {
             for offset in stride(from: job, to: histories, by: jobs) where !tally.failed {
                 let seed = firstSeed &+ UInt64(offset)
                 do {
-                    tally.add(try ConvergenceHistory(seed: seed).run(), start: start, of: histories)
+                    tally.add(
+                        try ConvergenceHistory(seed: seed, throughServer: throughServer).run(), start: start,
+                        of: histories)
                 } catch {
                     tally.fail(
-                        "\(error)" + (error is ConvergenceFailure ? "" : "\nreplay: cardbox-converge --seed \(seed)"))
+                        "\(error)"
+                            + (error is ConvergenceFailure
+                                ? ""
+                                : "\nreplay: cardbox-converge --seed \(seed)\(throughServer ? " --through-server" : "")")
+                    )
                 }
             }
         }

@@ -11,6 +11,14 @@ struct ConvergenceTests {
         }
     }
 
+    @Test("replicas syncing through the server's sync state, pulling in random pages with lost answers, converge")
+    func throughServer() throws {
+        for seed in UInt64(1)...40 {
+            let outcome = try ConvergenceHistory(seed: seed, throughServer: true).run()
+            #expect(outcome.operations > 0 && outcome.deliveries > 0)
+        }
+    }
+
     @Test("a seed replays the same history")
     func replay() throws {
         let first = try ConvergenceHistory(seed: 42).run()

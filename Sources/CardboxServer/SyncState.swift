@@ -1,0 +1,69 @@
+import CardboxCore
+import CardboxSync
+import Foundation
+
+/// What a push did: the account's cursor after it, and whether it was a batch already applied (a
+/// retry after a lost answer), which changes nothing.
+public struct PushReceipt: Sendable, Equatable {
+    public var cursor: Int64
+    public var wasRetry: Bool
+
+    public init(cursor: Int64, wasRetry: Bool) {
+        self.cursor = cursor
+        self.wasRetry = wasRetry
+    }
+}
+
+/// One page of a pull: the latest state of every record changed after the cursor asked for (whole
+/// rows, each field with its newest value and clock, and tombstones), the cursor to ask with next,
+/// and whether more pages follow.
+public struct PullPage: Sendable, Equatable {
+    public var changes: ChangeSet
+    public var cursor: Int64
+    public var hasMore: Bool
+
+    public init(changes: ChangeSet, cursor: Int64, hasMore: Bool) {
+        self.changes = changes
+        self.cursor = cursor
+        self.hasMore = hasMore
+    }
+}
+
+/// The server's merged sync state, per account: the latest value of every field with its clock,
+/// tombstones, and a sequence number per account that devices pull from (the CloudKit change
+/// token's role). The server relays changes without the domain schema: it merges them with the
+/// same rules as every device (`RowChange.merged(with:)`), and devices decide the rules that span
+/// rows from the merged state. One seam, one implementation per database, one contract-test suite.
+public protocol SyncState: Sendable {
+    /// Merges a device's change set into the account's state, in one transaction: all of it or,
+    /// when anything is wrong with it (malformed, another account, stamped more than five minutes
+    /// ahead of `now`), none. A batch id seen before returns its first receipt and changes nothing.
+    func push(_ changes: ChangeSet, batch: UUID, account: UUID, now: Date) throws -> PushReceipt
+
+    /// Records changed after `cursor` (0: everything), at most `limit` of them, oldest change first.
+    func pull(account: UUID, after cursor: Int64, limit: Int) throws -> PullPage
+}
+
+/// The replica id the server signs pulled change sets with: pulled rows keep the clocks of the
+/// devices that wrote them, so this only names the sender.
+public let serverReplicaId = "server"
+
+extension SyncState {
+    /// The checks every implementation makes before it merges anything.
+    static func check(_ changes: ChangeSet, account: UUID, now: Date) throws {
+        try changes.validate()
+        guard changes.accountId == account else {
+            throw CardboxError.invalid(
+                field: "changes.accountId", reason: "is not the account this device is signed in to")
+        }
+        var clock = HybridLogicalClock()
+        _ = try clock.receive(changes.newestTimestamp, now: now)
+    }
+
+    static func checkPage(_ cursor: Int64, _ limit: Int) throws {
+        guard cursor >= 0 else { throw CardboxError.invalid(field: "cursor", reason: "must be 0 or more") }
+        guard (1...10_000).contains(limit) else {
+            throw CardboxError.invalid(field: "limit", reason: "must be 1 to 10000, got \(limit)")
+        }
+    }
+}
