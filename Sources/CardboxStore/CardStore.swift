@@ -329,6 +329,28 @@ extension StoreContext {
         return card
     }
 
+    /// The cards with these ids, in this order (ids not in the account are left out).
+    func cards(ids: [String]) throws -> [Card] {
+        var rows: [String: Row] = [:]
+        for start in stride(from: 0, to: ids.count, by: 512) {
+            var chunk = Array(ids[start..<min(start + 512, ids.count)])
+            // Padded to a power of two, so a handful of prepared statements serve every size.
+            let size = chunk.count <= 1 ? 1 : 1 << (Int.bitWidth - (chunk.count - 1).leadingZeroBitCount)
+            chunk += Array(repeating: "", count: size - chunk.count)
+            let marks = Array(repeating: "?", count: size).joined(separator: ",")
+            // `+accountId`: the account is checked on each row found by id, never used to pick an
+            // index (an index that starts with it would walk every card of the account).
+            for row in try Row.fetchAll(
+                db.cachedStatement(
+                    sql: "SELECT \(CardColumns.select) FROM card WHERE +accountId = ? AND id IN (\(marks))"),
+                arguments: StatementArguments([account] + chunk))
+            {
+                rows[row[CardColumn.id]] = row
+            }
+        }
+        return try cards(ids.compactMap { rows[$0] })
+    }
+
     /// Builds cards from rows, fetching their tags in batches.
     func cards(_ rows: [Row]) throws -> [Card] {
         var tagsByCard: [String: [String]] = [:]

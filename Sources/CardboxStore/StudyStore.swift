@@ -277,40 +277,44 @@ extension StoreContext {
         return StudyQueuePolicy.allowance(deck.study, answeredToday: (try answered(.new), try answered(.review)))
     }
 
-    /// The queue `StudyQueuePolicy` decides, fetching each deck's candidates only as it asks.
+    /// The queue `StudyQueuePolicy` decides, fetching each deck's candidates only as it asks. A
+    /// candidate is its id and due time, read off the `cardQueue`/`cardNew` indexes alone (the decks
+    /// were read from this account, so their ids scope the search); only the cards chosen are read
+    /// whole.
     func studyQueue(_ deckReference: DeckID?, now: Date, limit: Int) throws -> [(card: Card, queue: String)] {
         let day = try studyDay(now: now)
         let decks = try studyDecks(deckReference).map { (deck: $0, left: try allowance($0, day: day)) }
-        func fetch(_ condition: String, order: String, _ values: StatementArguments, limit: (DailyAllowance) -> Int)
-            throws -> [Row]
-        {
-            var rows: [Row] = []
+        func candidates(
+            _ condition: String, order: String, _ values: StatementArguments, limit: (DailyAllowance) -> Int
+        ) throws -> [(id: String, due: Date?)] {
+            var found: [(id: String, due: Date?)] = []
             for (deck, left) in decks where limit(left) > 0 {
-                rows += try Row.fetchAll(
+                found += try Row.fetchAll(
                     db.cachedStatement(
                         sql: """
-                            SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0
-                              AND \(condition) ORDER BY \(order), id LIMIT ?
-                            """), arguments: [account, deck.id.storage] + values + [limit(left)])
+                            SELECT id, \(order == "dueAt" ? "dueAt" : "NULL") AS due FROM card
+                            WHERE deckId = ? AND isArchived = 0 AND \(condition) ORDER BY \(order), id LIMIT ?
+                            """), arguments: [deck.id.storage] + values + [limit(left)]
+                ).map { ($0["id"], ($0["due"] as Int64?).map(Date.init(storageMillis:))) }
             }
-            return rows
+            return found
         }
         let chosen = try StudyQueuePolicy.queue(
-            limit: limit, now: now, due: { $0.millis(.dueAt) },
+            limit: limit, now: now, due: \.due,
             learning: {
-                try fetch(
+                try candidates(
                     "state IN ('learning', 'relearning') AND dueAt <= ?", order: "dueAt",
                     [StudyQueuePolicy.learningHorizon(now: now).storageMillis]
                 ) { _ in limit }
             },
             reviews: { room in
-                try fetch(
+                try candidates(
                     "state = 'review' AND dueAt < ?", order: "dueAt",
                     [StudyQueuePolicy.reviewHorizon(day).storageMillis]
                 ) { min(room, $0.review) }
             },
-            new: { room in try fetch("state = 'new'", order: "createdAt", []) { min(room, $0.new) } })
-        let cards = try self.cards(chosen.map(\.card))
+            new: { room in try candidates("state = 'new'", order: "createdAt", []) { min(room, $0.new) } })
+        let cards = try self.cards(ids: chosen.map(\.card.id))
         return zip(cards, chosen).map { ($0, $1.part.rawValue) }
     }
 
@@ -319,8 +323,9 @@ extension StoreContext {
         var counts = StudyCounts()
         for deck in try studyDecks(deckReference) {
             let left = try allowance(deck, day: day)
-            let scope: StatementArguments = [account, deck.id.storage]
-            let base = "SELECT COUNT(*) FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0"
+            // Counted off the indexes alone: the deck was read from this account.
+            let scope: StatementArguments = [deck.id.storage]
+            let base = "SELECT COUNT(*) FROM card WHERE deckId = ? AND isArchived = 0"
             counts.learning += try count(
                 base + " AND state IN ('learning', 'relearning') AND dueAt <= ?",
                 scope + [StudyQueuePolicy.learningHorizon(now: now).storageMillis])
