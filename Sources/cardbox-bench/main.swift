@@ -25,7 +25,7 @@ struct CardboxBench: ParsableCommand {
     @Option(help: "Folder for the stores (default: a new temporary folder).") var work: String?
     @Option(help: "The Anki peer script; left out, Anki is not measured.") var ankiScript: String?
     @Option(help: "The sqlite3 shell.") var sqlite3 = "/usr/bin/sqlite3"
-    @Option(help: "Run only this step (insert, moves, scheduler or study), for profiling.") var only: String?
+    @Option(help: "Run only this step (insert, moves, scheduler, study or apply), for profiling.") var only: String?
     @Option(help: "The Anki study peer script; left out, Anki's study figures are not measured.")
     var ankiStudyScript: String?
 
@@ -45,6 +45,11 @@ struct CardboxBench: ParsableCommand {
             let moves = try bench.moves(listSize: listSize)
             let figures = "median \(Report.ms(moves.median)), p95 \(Report.ms(moves.p95))"
             print("move an item in a \(listSize)-item list: \(figures)")
+            return
+        }
+        if only == "apply" {
+            let apply = try bench.applyChanges(cards: batch)
+            print("apply the change set of \(batch) cards with 2 tags each to an empty store: \(Report.ms(apply))")
             return
         }
         if only == "scheduler" {
@@ -140,6 +145,25 @@ struct Measurements {
         let store = try CardboxStore.open(path: path)
         _ = try store.setPlan(.premium)
         return (store, path)
+    }
+
+    /// Applying another replica's change set, as a first sync does: a store of `count` cards with two
+    /// tags each sends everything; an empty store of the same account applies it.
+    func applyChanges(cards count: Int) throws -> Double {
+        let (source, _) = try freshStore("apply-source")
+        let deck = try source.createDeck(name: "Bench", frontLanguage: "es", backLanguage: "en")
+        _ = try source.addCards(
+            to: deck.id,
+            (0..<count).map {
+                CardDraft(front: "word \($0)", back: "meaning \($0)", tags: ["t\($0 % 50)", "g\($0 % 7)"])
+            })
+        let changes = try source.changes().changes
+        return try repeatTimed("apply \(count) cards") { run in
+            let path = folder.appendingPathComponent("apply-\(run).sqlite").path
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            let target = try CardboxStore.open(path: path, account: source.accountId)
+            return try Clock.seconds { _ = try target.apply(changes) }
+        }.median
     }
 
     static func drafts(_ count: Int) -> [CardDraft] {
