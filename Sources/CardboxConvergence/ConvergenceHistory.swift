@@ -28,7 +28,7 @@ public struct ConvergenceHistory {
         public var deliveries = 0
     }
 
-    public func run() throws -> Outcome {
+    public func run() async throws -> Outcome {
         var random = SplitMix64(seed: seed)
         let clock = SimulatedClock()
         let account = UUID(random: &random)
@@ -49,19 +49,19 @@ public struct ConvergenceHistory {
                 outcome.operations += 1
                 if !(try replica.performRandomOperation(using: &random)) { outcome.refusedOperations += 1 }
             case 6..<8:
-                try network.publish(from: replica, using: &random)
+                try await network.publish(from: replica, using: &random)
             default:
-                outcome.deliveries += try network.deliverSome(to: replica, using: &random)
+                outcome.deliveries += try await network.deliverSome(to: replica, using: &random)
             }
         }
         // Everyone sends what is left; every change set reaches every replica.
-        for replica in replicas { try network.publish(from: replica, using: &random) }
-        for replica in replicas { outcome.deliveries += try network.deliverAll(to: replica, using: &random) }
-        try check(replicas, network: network)
+        for replica in replicas { try await network.publish(from: replica, using: &random) }
+        for replica in replicas { outcome.deliveries += try await network.deliverAll(to: replica, using: &random) }
+        try await check(replicas, network: network)
         return outcome
     }
 
-    private func check(_ replicas: [Replica], network: any Exchange) throws {
+    private func check(_ replicas: [Replica], network: any Exchange) async throws {
         let dumps = try replicas.map { try $0.store.canonicalDump() }
         for (index, dump) in dumps.enumerated().dropFirst() where dump != dumps[0] {
             throw ConvergenceFailure(
@@ -75,7 +75,7 @@ public struct ConvergenceHistory {
             }
         }
         // Applying everything again changes nothing.
-        for changes in try network.everything() { try replicas[0].store.apply(changes) }
+        for changes in try await network.everything() { try replicas[0].store.apply(changes) }
         guard try replicas[0].store.canonicalDump() == dumps[0] else {
             throw ConvergenceFailure(
                 seed: seed, reason: "applying every change set again changed replica 0", throughServer: throughServer)
@@ -106,13 +106,13 @@ public struct ConvergenceFailure: Error, CustomStringConvertible {
 /// How replicas exchange change sets in a history.
 protocol Exchange {
     /// Sends what the replica changed since it last sent.
-    mutating func publish(from replica: Replica, using random: inout SplitMix64) throws
+    mutating func publish(from replica: Replica, using random: inout SplitMix64) async throws
     /// Delivers some of what the replica has not received yet; returns how many change sets.
-    mutating func deliverSome(to replica: Replica, using random: inout SplitMix64) throws -> Int
+    mutating func deliverSome(to replica: Replica, using random: inout SplitMix64) async throws -> Int
     /// Delivers everything the replica has not received yet.
-    mutating func deliverAll(to replica: Replica, using random: inout SplitMix64) throws -> Int
+    mutating func deliverAll(to replica: Replica, using random: inout SplitMix64) async throws -> Int
     /// Every change set sent, to apply again.
-    func everything() throws -> [ChangeSet]
+    func everything() async throws -> [ChangeSet]
 }
 
 /// Replicas send their change sets straight to each other.
@@ -189,14 +189,14 @@ struct ServerExchange: Exchange {
 
     /// Pushes through the JSON wire form; now and then the answer is lost and the same batch is
     /// pushed again.
-    mutating func publish(from replica: Replica, using random: inout SplitMix64) throws {
+    mutating func publish(from replica: Replica, using random: inout SplitMix64) async throws {
         let (changes, cursor) = try replica.store.changes(since: sent[replica.index])
         guard !changes.isEmpty else { return }
         let batch = UUID(random: &random)
         let wire = try ChangeSet.parse(changes.jsonText)
-        _ = try state.push(wire, batch: batch, account: account, now: clock.now(skew: 0))
+        _ = try await state.push(wire, batch: batch, account: account, now: clock.now(skew: 0))
         if Int.random(in: 0..<5, using: &random) == 0 {
-            let retry = try state.push(wire, batch: batch, account: account, now: clock.now(skew: 0))
+            let retry = try await state.push(wire, batch: batch, account: account, now: clock.now(skew: 0))
             guard retry.wasRetry else { throw CardboxError.storage("a retried batch was applied again") }
         }
         sent[replica.index] = cursor
@@ -204,10 +204,10 @@ struct ServerExchange: Exchange {
 
     /// Pulls a page or two of random size; now and then a page is applied but its cursor lost, so the
     /// same records arrive again.
-    mutating func deliverSome(to replica: Replica, using random: inout SplitMix64) throws -> Int {
+    mutating func deliverSome(to replica: Replica, using random: inout SplitMix64) async throws -> Int {
         var delivered = 0
         for _ in 0..<Int.random(in: 1...2, using: &random) {
-            let page = try state.pull(
+            let page = try await state.pull(
                 account: account, after: received[replica.index], limit: Int.random(in: 1...12, using: &random))
             guard !page.changes.isEmpty else { break }
             try replica.store.apply(try ChangeSet.parse(page.changes.jsonText))
@@ -217,11 +217,11 @@ struct ServerExchange: Exchange {
         return delivered
     }
 
-    mutating func deliverAll(to replica: Replica, using random: inout SplitMix64) throws -> Int {
+    mutating func deliverAll(to replica: Replica, using random: inout SplitMix64) async throws -> Int {
         var delivered = 0
         var page: PullPage
         repeat {
-            page = try state.pull(
+            page = try await state.pull(
                 account: account, after: received[replica.index], limit: Int.random(in: 1...50, using: &random))
             if !page.changes.isEmpty {
                 try replica.store.apply(try ChangeSet.parse(page.changes.jsonText))
@@ -232,12 +232,12 @@ struct ServerExchange: Exchange {
         return delivered
     }
 
-    func everything() throws -> [ChangeSet] {
+    func everything() async throws -> [ChangeSet] {
         var all: [ChangeSet] = []
         var cursor: Int64 = 0
         var page: PullPage
         repeat {
-            page = try state.pull(account: account, after: cursor, limit: 1_000)
+            page = try await state.pull(account: account, after: cursor, limit: 1_000)
             all.append(page.changes)
             cursor = page.cursor
         } while page.hasMore

@@ -66,11 +66,11 @@ public final class SQLiteSyncState: SyncState {
         return migrator
     }
 
-    public func push(_ changes: ChangeSet, batch: UUID, account: UUID, now: Date) throws -> PushReceipt {
+    public func push(_ changes: ChangeSet, batch: UUID, account: UUID, now: Date) async throws -> PushReceipt {
         let accountId = account.uuidString.lowercased()
         let batchId = batch.uuidString.lowercased()
-        return try translatingErrors {
-            try writer.write { db in
+        return try await translatingErrors {
+            try await writer.write { db in
                 if let cursor = try Int64.fetchOne(
                     db.cachedStatement(sql: "SELECT cursor FROM syncBatch WHERE accountId = ? AND batchId = ?"),
                     arguments: [accountId, batchId])
@@ -90,11 +90,11 @@ public final class SQLiteSyncState: SyncState {
         }
     }
 
-    public func pull(account: UUID, after cursor: Int64, limit: Int) throws -> PullPage {
+    public func pull(account: UUID, after cursor: Int64, limit: Int) async throws -> PullPage {
         try Self.checkPage(cursor, limit)
         let accountId = account.uuidString.lowercased()
-        return try translatingErrors {
-            try writer.read { db in
+        return try await translatingErrors {
+            try await writer.read { db in
                 let rows = try Row.fetchAll(
                     db.cachedStatement(
                         sql: "SELECT record, seq FROM syncRow WHERE accountId = ? AND seq > ? ORDER BY seq LIMIT ?"),
@@ -140,9 +140,9 @@ public final class SQLiteSyncState: SyncState {
         case tombstone(Tombstone)
     }
 
-    private func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+    private func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
         do {
-            return try body()
+            return try await body()
         } catch let error as DatabaseError {
             throw CardboxError.storage("the sync state failed: \(error.message ?? error.description)")
         }

@@ -34,14 +34,17 @@ public struct PullPage: Sendable, Equatable {
 /// token's role). The server relays changes without the domain schema: it merges them with the
 /// same rules as every device (`RowChange.merged(with:)`), and devices decide the rules that span
 /// rows from the merged state. One seam, one implementation per database, one contract-test suite.
+///
+/// Its methods are async: the server calls them from request handlers, which must not block a
+/// thread while the database works.
 public protocol SyncState: Sendable {
     /// Merges a device's change set into the account's state, in one transaction: all of it or,
     /// when anything is wrong with it (malformed, another account, stamped more than five minutes
     /// ahead of `now`), none. A batch id seen before returns its first receipt and changes nothing.
-    func push(_ changes: ChangeSet, batch: UUID, account: UUID, now: Date) throws -> PushReceipt
+    func push(_ changes: ChangeSet, batch: UUID, account: UUID, now: Date) async throws -> PushReceipt
 
     /// Records changed after `cursor` (0: everything), at most `limit` of them, oldest change first.
-    func pull(account: UUID, after cursor: Int64, limit: Int) throws -> PullPage
+    func pull(account: UUID, after cursor: Int64, limit: Int) async throws -> PullPage
 }
 
 /// The replica id the server signs pulled change sets with: pulled rows keep the clocks of the

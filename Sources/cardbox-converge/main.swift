@@ -5,7 +5,7 @@ import Foundation
 /// Runs randomized convergence histories: replicas that make random changes and exchange them in
 /// random order must all end in the same state. A failing history prints its seed; `--seed` replays it.
 @main
-struct ConvergeCommand: ParsableCommand {
+struct ConvergeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cardbox-converge",
         abstract: "Checks that replicas exchanging changes in any order end in the same state.",
@@ -36,29 +36,30 @@ struct ConvergeCommand: ParsableCommand {
         guard jobs >= 1 else { throw ValidationError("--jobs must be 1 or more") }
     }
 
-    func run() throws {
+    func run() async throws {
         if let seed {
-            let outcome = try ConvergenceHistory(seed: seed, throughServer: throughServer).run()
+            let outcome = try await ConvergenceHistory(seed: seed, throughServer: throughServer).run()
             print("history \(seed): converged (\(outcome.operations) operations, \(outcome.deliveries) deliveries)")
             return
         }
         let start = Date()
         let tally = Tally()
+        let (histories, jobs, firstSeed, throughServer) = (histories, jobs, firstSeed, throughServer)
         // Each job takes every jobs-th history, so a failure names the same seed however many run.
-        DispatchQueue.concurrentPerform(iterations: jobs) { job in
-            for offset in stride(from: job, to: histories, by: jobs) where !tally.failed {
-                let seed = firstSeed &+ UInt64(offset)
-                do {
-                    tally.add(
-                        try ConvergenceHistory(seed: seed, throughServer: throughServer).run(), start: start,
-                        of: histories)
-                } catch {
-                    tally.fail(
-                        "\(error)"
-                            + (error is ConvergenceFailure
-                                ? ""
-                                : "\nreplay: cardbox-converge --seed \(seed)\(throughServer ? " --through-server" : "")")
-                    )
+        await withTaskGroup(of: Void.self) { group in
+            for job in 0..<jobs {
+                group.addTask {
+                    for offset in stride(from: job, to: histories, by: jobs) where !tally.failed {
+                        let seed = firstSeed &+ UInt64(offset)
+                        do {
+                            let history = ConvergenceHistory(seed: seed, throughServer: throughServer)
+                            tally.add(try await history.run(), start: start, of: histories)
+                        } catch {
+                            let replay =
+                                "\nreplay: cardbox-converge --seed \(seed)\(throughServer ? " --through-server" : "")"
+                            tally.fail("\(error)" + (error is ConvergenceFailure ? "" : replay))
+                        }
+                    }
                 }
             }
         }

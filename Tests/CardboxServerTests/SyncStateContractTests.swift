@@ -31,13 +31,13 @@ final class Device {
     init(account: UUID) throws { store = try CardboxStore.inMemory(account: account) }
 
     /// Pushes what changed here since the last push, then pulls everything new, page by page.
-    func sync(with state: any SyncState, account: UUID, pageSize: Int = 1_000) throws {
+    func sync(with state: any SyncState, account: UUID, pageSize: Int = 1_000) async throws {
         let (changes, cursor) = try store.changes(since: sent)
-        if !changes.isEmpty { _ = try state.push(changes, batch: UUID(), account: account, now: Date()) }
+        if !changes.isEmpty { _ = try await state.push(changes, batch: UUID(), account: account, now: Date()) }
         sent = cursor
         var page: PullPage
         repeat {
-            page = try state.pull(account: account, after: received, limit: pageSize)
+            page = try await state.pull(account: account, after: received, limit: pageSize)
             if !page.changes.isEmpty { try store.apply(page.changes) }
             received = page.cursor
         } while page.hasMore
@@ -49,22 +49,22 @@ struct SyncStateContractTests {
     let account = UUID()
 
     @Test("two devices editing offline converge through it, field by field", arguments: SyncStates.all)
-    func converge(_ implementation: String) throws {
+    func converge(_ implementation: String) async throws {
         let state = try SyncStates.make(implementation)
         let phone = try Device(account: account)
         let laptop = try Device(account: account)
         let deck = try phone.store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
         let card = try phone.store.addCard(to: deck.id, CardDraft(front: "hola", back: "hello", tags: ["greeting"]))
-        try phone.sync(with: state, account: account)
-        try laptop.sync(with: state, account: account)
+        try await phone.sync(with: state, account: account)
+        try await laptop.sync(with: state, account: account)
         #expect(try laptop.store.card(card.id).back == "hello")
         // Offline, each edits a different field; the laptop also edits the back later than the phone.
         _ = try phone.store.editCard(card.id, CardChanges(back: "hi", notes: "from the phone"))
-        Thread.sleep(forTimeInterval: 0.002)
+        try await Task.sleep(for: .milliseconds(2))
         _ = try laptop.store.editCard(card.id, CardChanges(back: "hello there", isIncomplete: true))
         let list = try laptop.store.createList(name: "Groceries")
         _ = try laptop.store.addItem(to: list.id, title: "Milk")
-        for device in [phone, laptop, phone] { try device.sync(with: state, account: account) }
+        for device in [phone, laptop, phone] { try await device.sync(with: state, account: account) }
         let merged = try phone.store.card(card.id)
         #expect(merged.back == "hello there" && merged.notes == "from the phone" && merged.isIncomplete)
         #expect(try phone.store.canonicalDump() == laptop.store.canonicalDump())
@@ -72,58 +72,59 @@ struct SyncStateContractTests {
     }
 
     @Test("a retried batch is applied once; its receipt is the first one's", arguments: SyncStates.all)
-    func retriedBatch(_ implementation: String) throws {
+    func retriedBatch(_ implementation: String) async throws {
         let state = try SyncStates.make(implementation)
         let device = try Device(account: account)
         _ = try device.store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
         let changes = try device.store.changes().changes
         let batch = UUID()
-        let first = try state.push(changes, batch: batch, account: account, now: Date())
-        let again = try state.push(changes, batch: batch, account: account, now: Date())
+        let first = try await state.push(changes, batch: batch, account: account, now: Date())
+        let again = try await state.push(changes, batch: batch, account: account, now: Date())
         #expect(!first.wasRetry && again.wasRetry && again.cursor == first.cursor)
-        let page = try state.pull(account: account, after: 0, limit: 100)
+        let page = try await state.pull(account: account, after: 0, limit: 100)
         #expect(page.cursor == first.cursor && !page.hasMore)
         // The same changes in a new batch change nothing either: merging is idempotent.
-        let third = try state.push(changes, batch: UUID(), account: account, now: Date())
+        let third = try await state.push(changes, batch: UUID(), account: account, now: Date())
         #expect(third.cursor == first.cursor)
     }
 
     @Test("a change set for another account, or from the future, is refused whole", arguments: SyncStates.all)
-    func refusals(_ implementation: String) throws {
+    func refusals(_ implementation: String) async throws {
         let state = try SyncStates.make(implementation)
         let stranger = try Device(account: UUID())
         _ = try stranger.store.createDeck(name: "Theirs", frontLanguage: "es", backLanguage: "en")
-        #expect(throws: CardboxError.self) {
-            try state.push(stranger.store.changes().changes, batch: UUID(), account: account, now: Date())
+        let theirs = try stranger.store.changes().changes
+        await #expect(throws: CardboxError.self) {
+            try await state.push(theirs, batch: UUID(), account: account, now: Date())
         }
         let device = try Device(account: account)
         _ = try device.store.createDeck(name: "Mine", frontLanguage: "es", backLanguage: "en")
         let changes = try device.store.changes().changes
         let tenMinutesAgo = Date().addingTimeInterval(-600)
-        #expect {
-            try state.push(changes, batch: UUID(), account: account, now: tenMinutesAgo)
+        await #expect {
+            try await state.push(changes, batch: UUID(), account: account, now: tenMinutesAgo)
         } throws: { error in
             "\(error)".contains("in the future")
         }
-        #expect(try state.pull(account: account, after: 0, limit: 100).changes.isEmpty)
-        #expect(throws: CardboxError.self) { try state.pull(account: account, after: -1, limit: 100) }
-        #expect(throws: CardboxError.self) { try state.pull(account: account, after: 0, limit: 0) }
+        #expect(try await state.pull(account: account, after: 0, limit: 100).changes.isEmpty)
+        await #expect(throws: CardboxError.self) { try await state.pull(account: account, after: -1, limit: 100) }
+        await #expect(throws: CardboxError.self) { try await state.pull(account: account, after: 0, limit: 0) }
     }
 
     @Test("pulls come in pages, each record once with its latest value", arguments: SyncStates.all)
-    func pages(_ implementation: String) throws {
+    func pages(_ implementation: String) async throws {
         let state = try SyncStates.make(implementation)
         let writer = try Device(account: account)
         let list = try writer.store.createList(name: "Long")
         _ = try writer.store.addItems(to: list.id, (0..<25).map { ItemDraft(title: "item \($0)") })
-        try writer.sync(with: state, account: account)
+        try await writer.sync(with: state, account: account)
         let first = try writer.store.list(list.id).items![0]
         _ = try writer.store.editItem(first.id, ItemChanges(title: "renamed"))
-        try writer.sync(with: state, account: account)
+        try await writer.sync(with: state, account: account)
         var pages: [PullPage] = []
         var cursor: Int64 = 0
         repeat {
-            pages.append(try state.pull(account: account, after: cursor, limit: 10))
+            pages.append(try await state.pull(account: account, after: cursor, limit: 10))
             cursor = pages.last!.cursor
         } while pages.last!.hasMore
         let rows = pages.flatMap(\.changes.rows)
@@ -134,22 +135,22 @@ struct SyncStateContractTests {
         let renamed = rows.first { $0.id == first.id.description }
         #expect(renamed?.fields["title"]?.value == .string("renamed"))
         let reader = try Device(account: account)
-        try reader.sync(with: state, account: account, pageSize: 4)
+        try await reader.sync(with: state, account: account, pageSize: 4)
         #expect(try reader.store.canonicalDump() == writer.store.canonicalDump())
     }
 
     @Test("a final delete drops the record's fields and outlives later edits", arguments: SyncStates.all)
-    func finalDelete(_ implementation: String) throws {
+    func finalDelete(_ implementation: String) async throws {
         let state = try SyncStates.make(implementation)
         let phone = try Device(account: account)
         let laptop = try Device(account: account)
         let deck = try phone.store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
         let card = try phone.store.addCard(to: deck.id, CardDraft(front: "hola", back: "hello"))
-        for device in [phone, laptop] { try device.sync(with: state, account: account) }
+        for device in [phone, laptop] { try await device.sync(with: state, account: account) }
         try phone.store.deleteCard(card.id)
         _ = try laptop.store.editCard(card.id, CardChanges(back: "edited after the delete"))
-        for device in [phone, laptop, phone] { try device.sync(with: state, account: account) }
-        let everything = try state.pull(account: account, after: 0, limit: 1_000).changes
+        for device in [phone, laptop, phone] { try await device.sync(with: state, account: account) }
+        let everything = try await state.pull(account: account, after: 0, limit: 1_000).changes
         #expect(!everything.rows.contains { $0.id == card.id.description })
         #expect(everything.tombstones.contains { $0.id == card.id.description })
         #expect(throws: CardboxError.self) { try laptop.store.card(card.id) }
@@ -157,17 +158,17 @@ struct SyncStateContractTests {
     }
 
     @Test("accounts never see each other's records", arguments: SyncStates.all)
-    func accountsApart(_ implementation: String) throws {
+    func accountsApart(_ implementation: String) async throws {
         let state = try SyncStates.make(implementation)
         let other = UUID()
         let mine = try Device(account: account)
         let theirs = try Device(account: other)
         _ = try mine.store.createDeck(name: "Mine", frontLanguage: "es", backLanguage: "en")
         _ = try theirs.store.createDeck(name: "Theirs", frontLanguage: "fr", backLanguage: "en")
-        try mine.sync(with: state, account: account)
-        try theirs.sync(with: state, account: other)
+        try await mine.sync(with: state, account: account)
+        try await theirs.sync(with: state, account: other)
         #expect(try mine.store.decks().map(\.name) == ["Mine"])
         #expect(try theirs.store.decks().map(\.name) == ["Theirs"])
-        #expect(try state.pull(account: UUID(), after: 0, limit: 100).changes.isEmpty)
+        #expect(try await state.pull(account: UUID(), after: 0, limit: 100).changes.isEmpty)
     }
 }
