@@ -17,6 +17,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // Domain values and rules. Pure: no I/O.
@@ -38,10 +43,33 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // The server's side of sync: the merged sync state per account behind one seam (push, pull).
+        // The server's side of sync: the merged sync state per account behind one seam (push, pull),
+        // on SQLite or PostgreSQL.
         .target(
             name: "CardboxServer",
-            dependencies: ["CardboxCore", "CardboxSync", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "CardboxCore", "CardboxSync", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            ]
+        ),
+        // The server's HTTP API (Hummingbird): accounts, sessions, push and pull, over a ServerDatabase.
+        .target(
+            name: "CardboxHTTP",
+            dependencies: [
+                "CardboxCore", "CardboxSync", "CardboxServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        // A device's side of sync: the API's client and the push-then-pull loop over a store.
+        .target(
+            name: "CardboxSyncClient",
+            dependencies: [
+                "CardboxCore", "CardboxSync", "CardboxStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         // Import and export formats: ListAll JSON, CSV/TSV, backups, Anki packages, Trello boards.
         .target(
@@ -56,6 +84,7 @@ let package = Package(
             name: "CardboxCLI",
             dependencies: [
                 "CardboxCore", "CardboxSync", "CardboxStore", "CardboxScheduling", "CardboxExchange",
+                "CardboxServer", "CardboxHTTP", "CardboxSyncClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -91,7 +120,13 @@ let package = Package(
         .testTarget(name: "CardboxStoreTests", dependencies: ["CardboxStore"]),
         .testTarget(name: "CardboxConvergenceTests", dependencies: ["CardboxConvergence"]),
         .testTarget(name: "CardboxCLITests", dependencies: ["CardboxCLI"]),
-        .testTarget(name: "CardboxServerTests", dependencies: ["CardboxServer", "CardboxStore", "CardboxSync"]),
+        .testTarget(
+            name: "CardboxServerTests",
+            dependencies: [
+                "CardboxServer", "CardboxStore", "CardboxSync", "CardboxHTTP", "CardboxSyncClient",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]),
         .testTarget(
             name: "CardboxExchangeTests",
             dependencies: ["CardboxExchange", .product(name: "ZIPFoundation", package: "ZIPFoundation")],

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs what building and running Cardbox needs beyond the Swift toolchain: SQLite's library and
-# headers (GRDB links the system SQLite), zlib's (for reading Anki packages), and the sqlite3 shell
-# (the benchmark's reference).
+# headers (GRDB links the system SQLite), zlib's (for reading Anki packages), the sqlite3 shell
+# (the benchmark's reference), and PostgreSQL's server (the tests start a throwaway one; `cardbox
+# serve --database postgres://…` uses any).
 set -euo pipefail
 missing=()
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || missing+=(libsqlite3-dev)
 dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
+ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "installing: ${missing[*]}" >&2
     SUDO=""

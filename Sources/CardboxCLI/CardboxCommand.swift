@@ -2,13 +2,14 @@ import ArgumentParser
 import CardboxCore
 import CardboxScheduling
 import CardboxStore
+import CardboxSyncClient
 import Foundation
 
 /// The version `cardbox --version` prints.
 public let cardboxVersion = "0.3.0"
 
 /// `cardbox`: decks, lists and boards from the command line.
-public struct CardboxCommand: ParsableCommand {
+public struct CardboxCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "cardbox",
         abstract: "A local-first home for flashcard decks, lists and boards.",
@@ -29,7 +30,8 @@ public struct CardboxCommand: ParsableCommand {
             DeckCommand.self, CardCommand.self, SuggestionCommand.self, TagCommand.self, PlanCommand.self,
             EventsCommand.self, ListCommand.self, ItemCommand.self, SettingsCommand.self, BoardCommand.self,
             FSRSCommand.self, StudyCommand.self, StatsCommand.self, ExportCommand.self, ImportCommand.self,
-            HistoryCommand.self,
+            HistoryCommand.self, LoginCommand.self, LogoutCommand.self, SyncCommand.self, ServeCommand.self,
+            AdminCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions
@@ -37,38 +39,74 @@ public struct CardboxCommand: ParsableCommand {
     public init() {}
 
     /// Runs the command line as the `cardbox` process and exits with the command's status.
-    public static func main(_ arguments: [String]? = nil) {
-        Foundation.exit(run(arguments ?? Array(CommandLine.arguments.dropFirst())))
+    public static func runProcess(_ arguments: [String]? = nil) async -> Never {
+        Foundation.exit(await runAsync(arguments ?? Array(CommandLine.arguments.dropFirst())))
     }
 
     /// Runs one command line and returns its exit status, writing to `terminal` (the process's
     /// streams, or buffers when a test runs it in process). Errors of Cardbox itself print as one line
     /// `error: …` on stderr and give 1; argument errors give 64 with the parser's message and a pointer
-    /// to `--help`.
+    /// to `--help`. The commands that talk to a server are async: run them with `runAsync`.
     public static func run(_ arguments: [String], terminal: Terminal = Terminal()) -> Int32 {
         Terminal.$current.withValue(terminal) {
-            do {
+            status(arguments) {
                 var command = try parseAsRoot(arguments)
-                try command.run()
-                return 0
-            } catch let error as CardboxError {
-                Console.error(error.localizedDescription)
-                if let detail = error.detail { Terminal.current.writeError(Data((detail + "\n").utf8)) }
-                return 1
-            } catch let error as SchedulingError {
-                Console.error(error.localizedDescription)
-                return 1
-            } catch {
-                let code = exitCode(for: error)
-                if code == .success {
-                    Terminal.current.print(fullMessage(for: error))
-                    return 0
+                // The root itself only shows help.
+                if command is CardboxCommand { throw CleanExit.helpRequest(CardboxCommand.self) }
+                guard !(command is AsyncParsableCommand) else {
+                    throw CardboxError.invalid(field: "command", reason: "runs only from cardbox's async entry point")
                 }
-                let path = (["cardbox"] + commandPath(in: arguments)).joined(separator: " ")
-                let hint = " (see '\(path) --help')"
-                Console.error(message(for: error).replacingOccurrences(of: "\n", with: "; ") + hint)
-                return code.rawValue
+                try command.run()
             }
+        }
+    }
+
+    /// `run`, for every command, the async ones (login, sync, serve, admin) included.
+    public static func runAsync(_ arguments: [String], terminal: Terminal = Terminal()) async -> Int32 {
+        await Terminal.$current.withValue(terminal) {
+            var command: ParsableCommand
+            do {
+                command = try parseAsRoot(arguments)
+            } catch {
+                return status(arguments) { throw error }
+            }
+            if var asyncCommand = command as? AsyncParsableCommand {
+                do {
+                    try await asyncCommand.run()
+                    return 0
+                } catch {
+                    return status(arguments) { throw error }
+                }
+            }
+            return status(arguments) { try command.run() }
+        }
+    }
+
+    /// Runs `body` and turns what it throws into an exit status and a message.
+    private static func status(_ arguments: [String], _ body: () throws -> Void) -> Int32 {
+        do {
+            try body()
+            return 0
+        } catch let error as CardboxError {
+            Console.error(error.localizedDescription)
+            if let detail = error.detail { Terminal.current.writeError(Data((detail + "\n").utf8)) }
+            return 1
+        } catch let error as SchedulingError {
+            Console.error(error.localizedDescription)
+            return 1
+        } catch let error as SyncClientError {
+            Console.error(error.localizedDescription)
+            return 1
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                Terminal.current.print(fullMessage(for: error))
+                return 0
+            }
+            let path = (["cardbox"] + commandPath(in: arguments)).joined(separator: " ")
+            let hint = " (see '\(path) --help')"
+            Console.error(message(for: error).replacingOccurrences(of: "\n", with: "; ") + hint)
+            return code.rawValue
         }
     }
 }
@@ -113,12 +151,17 @@ public struct GlobalOptions: ParsableArguments {
             }
             return path
         }
+        return Self.dataFolder(environment: environment).appendingPathComponent("cardbox.sqlite").path
+    }
+
+    /// Cardbox's data folder: $XDG_DATA_HOME/cardbox, else ~/.local/share/cardbox.
+    static func dataFolder(environment: [String: String]) -> URL {
         let dataHome =
             environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? URL(fileURLWithPath: environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path)
             .appendingPathComponent(".local/share")
             .path
-        return URL(fileURLWithPath: dataHome).appendingPathComponent("cardbox/cardbox.sqlite").path
+        return URL(fileURLWithPath: dataHome).appendingPathComponent("cardbox")
     }
 
     /// One command, one connection: it opens faster than a pool, and a command never reads while it writes.

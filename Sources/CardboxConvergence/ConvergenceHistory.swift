@@ -173,14 +173,14 @@ struct Network: Exchange {
 
 /// Replicas push to and pull from the server's sync state (SQLite, in memory), as devices do.
 struct ServerExchange: Exchange {
-    let state: SQLiteSyncState
+    let state: SQLiteServerDatabase
     let account: UUID
     let clock: SimulatedClock
     private var sent: [HLCTimestamp]
     private var received: [Int64]
 
     init(replicaCount: Int, account: UUID, clock: SimulatedClock) throws {
-        state = try SQLiteSyncState.inMemory()
+        state = try SQLiteServerDatabase.inMemory()
         self.account = account
         self.clock = clock
         sent = Array(repeating: .zero, count: replicaCount)

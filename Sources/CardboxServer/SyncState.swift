@@ -70,3 +70,49 @@ extension SyncState {
         }
     }
 }
+
+/// One record of a pull as a database returns it: a row (its JSON) or a tombstone (its clock).
+struct PulledRecord {
+    var seq: Int64
+    var change: Change
+
+    enum Change {
+        case row(RowChange)
+        case tombstone(Tombstone)
+    }
+
+    init(seq: Int64, entity: String, id: String, record: String?, hlc: Int64?, replica: String?) throws {
+        self.seq = seq
+        if let record {
+            change = .row(try RowChange(recordJSON: record, field: "syncRow"))
+        } else if let hlc, let replica, let entity = SyncedEntity(rawValue: entity) {
+            change = .tombstone(Tombstone(RecordKey(entity, id), hlc: hlc, replica: replica))
+        } else {
+            throw CardboxError.storage("the sync state holds a malformed tombstone of \(entity) \(id)")
+        }
+    }
+}
+
+extension PullPage {
+    /// A page from up to `limit + 1` records ordered by sequence number: the extra one only says
+    /// that more follow.
+    init(_ records: [PulledRecord], account: UUID, after cursor: Int64, limit: Int) {
+        let page = records.prefix(limit)
+        var changes = ChangeSet(accountId: account, replicaId: serverReplicaId)
+        for record in page {
+            switch record.change {
+            case .row(let row): changes.rows.append(row)
+            case .tombstone(let tombstone): changes.tombstones.append(tombstone)
+            }
+        }
+        self.init(changes: changes, cursor: page.last?.seq ?? cursor, hasMore: records.count > limit)
+    }
+}
+
+extension Tombstone {
+    /// A stored tombstone: the clock as the databases keep it (the timestamp's bits as a signed integer).
+    init(_ key: RecordKey, hlc: Int64, replica: String) {
+        self.init(
+            entity: key.entity, id: key.id, clock: WriteClock(HLCTimestamp(rawValue: UInt64(bitPattern: hlc)), replica))
+    }
+}

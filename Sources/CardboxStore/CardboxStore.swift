@@ -43,7 +43,7 @@ public final class CardboxStore: Sendable {
     let replicaKey: Int64
     let environment: StoreEnvironment
 
-    private init(writer: any DatabaseWriter, account: UUID?, environment: StoreEnvironment) throws {
+    init(writer: any DatabaseWriter, account: UUID?, environment: StoreEnvironment) throws {
         self.writer = writer
         self.environment = environment
         try Schema.migrator.migrate(writer)
@@ -218,7 +218,7 @@ public final class CardboxStore: Sendable {
         }
     }
 
-    private func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+    func translatingErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as CardboxError {

@@ -1,3 +1,3 @@
 import CardboxCLI
 
-CardboxCommand.main()
+await CardboxCommand.runProcess()

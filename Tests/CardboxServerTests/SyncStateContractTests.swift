@@ -8,16 +8,28 @@ import Testing
 /// The sync state's contract, run on every implementation.
 enum SyncStates {
     /// Each implementation, made fresh: SQLite in memory and in a file (a pool, as `cardbox serve`
-    /// opens it).
-    static let all: [String] = ["sqlite-memory", "sqlite-file"]
+    /// opens it), and PostgreSQL (a real server; every test uses its own accounts, as tenants do).
+    static let all: [String] = ["sqlite-memory", "sqlite-file", "postgres"]
 
-    static func make(_ name: String) throws -> any SyncState {
-        switch name {
-        case "sqlite-memory": return try SQLiteSyncState.inMemory()
-        default:
+    /// Runs `body` with a sync state of `implementation`, and closes it after.
+    static func with(_ implementation: String, _ body: (any ServerDatabase) async throws -> Void) async throws {
+        switch implementation {
+        case "sqlite-memory":
+            try await body(try SQLiteServerDatabase.inMemory())
+        case "sqlite-file":
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-sync-\(UUID())")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            return try SQLiteSyncState(path: folder.appendingPathComponent("sync.sqlite").path)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            try await body(try SQLiteServerDatabase(path: folder.appendingPathComponent("sync.sqlite").path))
+        default:
+            let state = try await PostgresServerDatabase.open(url: try TestPostgres.url)
+            do {
+                try await body(state)
+            } catch {
+                await state.close()
+                throw error
+            }
+            await state.close()
         }
     }
 }
@@ -50,125 +62,162 @@ struct SyncStateContractTests {
 
     @Test("two devices editing offline converge through it, field by field", arguments: SyncStates.all)
     func converge(_ implementation: String) async throws {
-        let state = try SyncStates.make(implementation)
-        let phone = try Device(account: account)
-        let laptop = try Device(account: account)
-        let deck = try phone.store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
-        let card = try phone.store.addCard(to: deck.id, CardDraft(front: "hola", back: "hello", tags: ["greeting"]))
-        try await phone.sync(with: state, account: account)
-        try await laptop.sync(with: state, account: account)
-        #expect(try laptop.store.card(card.id).back == "hello")
-        // Offline, each edits a different field; the laptop also edits the back later than the phone.
-        _ = try phone.store.editCard(card.id, CardChanges(back: "hi", notes: "from the phone"))
-        try await Task.sleep(for: .milliseconds(2))
-        _ = try laptop.store.editCard(card.id, CardChanges(back: "hello there", isIncomplete: true))
-        let list = try laptop.store.createList(name: "Groceries")
-        _ = try laptop.store.addItem(to: list.id, title: "Milk")
-        for device in [phone, laptop, phone] { try await device.sync(with: state, account: account) }
-        let merged = try phone.store.card(card.id)
-        #expect(merged.back == "hello there" && merged.notes == "from the phone" && merged.isIncomplete)
-        #expect(try phone.store.canonicalDump() == laptop.store.canonicalDump())
-        #expect(try phone.store.list(list.id).items?.map(\.title) == ["Milk"])
+        try await SyncStates.with(implementation) { state in
+            let phone = try Device(account: account)
+            let laptop = try Device(account: account)
+            let deck = try phone.store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            let card = try phone.store.addCard(to: deck.id, CardDraft(front: "hola", back: "hello", tags: ["greeting"]))
+            try await phone.sync(with: state, account: account)
+            try await laptop.sync(with: state, account: account)
+            #expect(try laptop.store.card(card.id).back == "hello")
+            // Offline, each edits a different field; the laptop also edits the back later than the phone.
+            _ = try phone.store.editCard(card.id, CardChanges(back: "hi", notes: "from the phone"))
+            try await Task.sleep(for: .milliseconds(2))
+            _ = try laptop.store.editCard(card.id, CardChanges(back: "hello there", isIncomplete: true))
+            let list = try laptop.store.createList(name: "Groceries")
+            _ = try laptop.store.addItem(to: list.id, title: "Milk")
+            for device in [phone, laptop, phone] { try await device.sync(with: state, account: account) }
+            let merged = try phone.store.card(card.id)
+            #expect(merged.back == "hello there" && merged.notes == "from the phone" && merged.isIncomplete)
+            #expect(try phone.store.canonicalDump() == laptop.store.canonicalDump())
+            #expect(try phone.store.list(list.id).items?.map(\.title) == ["Milk"])
+        }
     }
 
     @Test("a retried batch is applied once; its receipt is the first one's", arguments: SyncStates.all)
     func retriedBatch(_ implementation: String) async throws {
-        let state = try SyncStates.make(implementation)
-        let device = try Device(account: account)
-        _ = try device.store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
-        let changes = try device.store.changes().changes
-        let batch = UUID()
-        let first = try await state.push(changes, batch: batch, account: account, now: Date())
-        let again = try await state.push(changes, batch: batch, account: account, now: Date())
-        #expect(!first.wasRetry && again.wasRetry && again.cursor == first.cursor)
-        let page = try await state.pull(account: account, after: 0, limit: 100)
-        #expect(page.cursor == first.cursor && !page.hasMore)
-        // The same changes in a new batch change nothing either: merging is idempotent.
-        let third = try await state.push(changes, batch: UUID(), account: account, now: Date())
-        #expect(third.cursor == first.cursor)
+        try await SyncStates.with(implementation) { state in
+            let device = try Device(account: account)
+            _ = try device.store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            let changes = try device.store.changes().changes
+            let batch = UUID()
+            let first = try await state.push(changes, batch: batch, account: account, now: Date())
+            let again = try await state.push(changes, batch: batch, account: account, now: Date())
+            #expect(!first.wasRetry && again.wasRetry && again.cursor == first.cursor)
+            let page = try await state.pull(account: account, after: 0, limit: 100)
+            #expect(page.cursor == first.cursor && !page.hasMore)
+            // The same changes in a new batch change nothing either: merging is idempotent.
+            let third = try await state.push(changes, batch: UUID(), account: account, now: Date())
+            #expect(third.cursor == first.cursor)
+        }
     }
 
     @Test("a change set for another account, or from the future, is refused whole", arguments: SyncStates.all)
     func refusals(_ implementation: String) async throws {
-        let state = try SyncStates.make(implementation)
-        let stranger = try Device(account: UUID())
-        _ = try stranger.store.createDeck(name: "Theirs", frontLanguage: "es", backLanguage: "en")
-        let theirs = try stranger.store.changes().changes
-        await #expect(throws: CardboxError.self) {
-            try await state.push(theirs, batch: UUID(), account: account, now: Date())
+        try await SyncStates.with(implementation) { state in
+            let stranger = try Device(account: UUID())
+            _ = try stranger.store.createDeck(name: "Theirs", frontLanguage: "es", backLanguage: "en")
+            let theirs = try stranger.store.changes().changes
+            await #expect(throws: CardboxError.self) {
+                try await state.push(theirs, batch: UUID(), account: account, now: Date())
+            }
+            let device = try Device(account: account)
+            _ = try device.store.createDeck(name: "Mine", frontLanguage: "es", backLanguage: "en")
+            let changes = try device.store.changes().changes
+            let tenMinutesAgo = Date().addingTimeInterval(-600)
+            await #expect {
+                try await state.push(changes, batch: UUID(), account: account, now: tenMinutesAgo)
+            } throws: { error in
+                "\(error)".contains("in the future")
+            }
+            #expect(try await state.pull(account: account, after: 0, limit: 100).changes.isEmpty)
+            await #expect(throws: CardboxError.self) { try await state.pull(account: account, after: -1, limit: 100) }
+            await #expect(throws: CardboxError.self) { try await state.pull(account: account, after: 0, limit: 0) }
         }
-        let device = try Device(account: account)
-        _ = try device.store.createDeck(name: "Mine", frontLanguage: "es", backLanguage: "en")
-        let changes = try device.store.changes().changes
-        let tenMinutesAgo = Date().addingTimeInterval(-600)
-        await #expect {
-            try await state.push(changes, batch: UUID(), account: account, now: tenMinutesAgo)
-        } throws: { error in
-            "\(error)".contains("in the future")
-        }
-        #expect(try await state.pull(account: account, after: 0, limit: 100).changes.isEmpty)
-        await #expect(throws: CardboxError.self) { try await state.pull(account: account, after: -1, limit: 100) }
-        await #expect(throws: CardboxError.self) { try await state.pull(account: account, after: 0, limit: 0) }
     }
 
     @Test("pulls come in pages, each record once with its latest value", arguments: SyncStates.all)
     func pages(_ implementation: String) async throws {
-        let state = try SyncStates.make(implementation)
-        let writer = try Device(account: account)
-        let list = try writer.store.createList(name: "Long")
-        _ = try writer.store.addItems(to: list.id, (0..<25).map { ItemDraft(title: "item \($0)") })
-        try await writer.sync(with: state, account: account)
-        let first = try writer.store.list(list.id).items![0]
-        _ = try writer.store.editItem(first.id, ItemChanges(title: "renamed"))
-        try await writer.sync(with: state, account: account)
-        var pages: [PullPage] = []
-        var cursor: Int64 = 0
-        repeat {
-            pages.append(try await state.pull(account: account, after: cursor, limit: 10))
-            cursor = pages.last!.cursor
-        } while pages.last!.hasMore
-        let rows = pages.flatMap(\.changes.rows)
-        // Every record once (the list, its 25 items, the account's own row), ten to a page.
-        #expect(rows.count >= 26 && pages.count == (rows.count + 9) / 10)
-        #expect(pages.dropLast().allSatisfy { $0.changes.rows.count == 10 } && !pages.last!.hasMore)
-        #expect(Set(rows.map(\.id)).count == rows.count)
-        let renamed = rows.first { $0.id == first.id.description }
-        #expect(renamed?.fields["title"]?.value == .string("renamed"))
-        let reader = try Device(account: account)
-        try await reader.sync(with: state, account: account, pageSize: 4)
-        #expect(try reader.store.canonicalDump() == writer.store.canonicalDump())
+        try await SyncStates.with(implementation) { state in
+            let writer = try Device(account: account)
+            let list = try writer.store.createList(name: "Long")
+            _ = try writer.store.addItems(to: list.id, (0..<25).map { ItemDraft(title: "item \($0)") })
+            try await writer.sync(with: state, account: account)
+            let first = try writer.store.list(list.id).items![0]
+            _ = try writer.store.editItem(first.id, ItemChanges(title: "renamed"))
+            try await writer.sync(with: state, account: account)
+            var pages: [PullPage] = []
+            var cursor: Int64 = 0
+            repeat {
+                pages.append(try await state.pull(account: account, after: cursor, limit: 10))
+                cursor = pages.last!.cursor
+            } while pages.last!.hasMore
+            let rows = pages.flatMap(\.changes.rows)
+            // Every record once (the list, its 25 items, the account's own row), ten to a page.
+            #expect(rows.count >= 26 && pages.count == (rows.count + 9) / 10)
+            #expect(pages.dropLast().allSatisfy { $0.changes.rows.count == 10 } && !pages.last!.hasMore)
+            #expect(Set(rows.map(\.id)).count == rows.count)
+            let renamed = rows.first { $0.id == first.id.description }
+            #expect(renamed?.fields["title"]?.value == .string("renamed"))
+            let reader = try Device(account: account)
+            try await reader.sync(with: state, account: account, pageSize: 4)
+            #expect(try reader.store.canonicalDump() == writer.store.canonicalDump())
+        }
     }
 
     @Test("a final delete drops the record's fields and outlives later edits", arguments: SyncStates.all)
     func finalDelete(_ implementation: String) async throws {
-        let state = try SyncStates.make(implementation)
-        let phone = try Device(account: account)
-        let laptop = try Device(account: account)
-        let deck = try phone.store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
-        let card = try phone.store.addCard(to: deck.id, CardDraft(front: "hola", back: "hello"))
-        for device in [phone, laptop] { try await device.sync(with: state, account: account) }
-        try phone.store.deleteCard(card.id)
-        _ = try laptop.store.editCard(card.id, CardChanges(back: "edited after the delete"))
-        for device in [phone, laptop, phone] { try await device.sync(with: state, account: account) }
-        let everything = try await state.pull(account: account, after: 0, limit: 1_000).changes
-        #expect(!everything.rows.contains { $0.id == card.id.description })
-        #expect(everything.tombstones.contains { $0.id == card.id.description })
-        #expect(throws: CardboxError.self) { try laptop.store.card(card.id) }
-        #expect(try phone.store.canonicalDump() == laptop.store.canonicalDump())
+        try await SyncStates.with(implementation) { state in
+            let phone = try Device(account: account)
+            let laptop = try Device(account: account)
+            let deck = try phone.store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            let card = try phone.store.addCard(to: deck.id, CardDraft(front: "hola", back: "hello"))
+            for device in [phone, laptop] { try await device.sync(with: state, account: account) }
+            try phone.store.deleteCard(card.id)
+            _ = try laptop.store.editCard(card.id, CardChanges(back: "edited after the delete"))
+            for device in [phone, laptop, phone] { try await device.sync(with: state, account: account) }
+            let everything = try await state.pull(account: account, after: 0, limit: 1_000).changes
+            #expect(!everything.rows.contains { $0.id == card.id.description })
+            #expect(everything.tombstones.contains { $0.id == card.id.description })
+            #expect(throws: CardboxError.self) { try laptop.store.card(card.id) }
+            #expect(try phone.store.canonicalDump() == laptop.store.canonicalDump())
+        }
     }
 
     @Test("accounts never see each other's records", arguments: SyncStates.all)
     func accountsApart(_ implementation: String) async throws {
-        let state = try SyncStates.make(implementation)
-        let other = UUID()
-        let mine = try Device(account: account)
-        let theirs = try Device(account: other)
-        _ = try mine.store.createDeck(name: "Mine", frontLanguage: "es", backLanguage: "en")
-        _ = try theirs.store.createDeck(name: "Theirs", frontLanguage: "fr", backLanguage: "en")
-        try await mine.sync(with: state, account: account)
-        try await theirs.sync(with: state, account: other)
-        #expect(try mine.store.decks().map(\.name) == ["Mine"])
-        #expect(try theirs.store.decks().map(\.name) == ["Theirs"])
-        #expect(try await state.pull(account: UUID(), after: 0, limit: 100).changes.isEmpty)
+        try await SyncStates.with(implementation) { state in
+            let other = UUID()
+            let mine = try Device(account: account)
+            let theirs = try Device(account: other)
+            _ = try mine.store.createDeck(name: "Mine", frontLanguage: "es", backLanguage: "en")
+            _ = try theirs.store.createDeck(name: "Theirs", frontLanguage: "fr", backLanguage: "en")
+            try await mine.sync(with: state, account: account)
+            try await theirs.sync(with: state, account: other)
+            #expect(try mine.store.decks().map(\.name) == ["Mine"])
+            #expect(try theirs.store.decks().map(\.name) == ["Theirs"])
+            #expect(try await state.pull(account: UUID(), after: 0, limit: 100).changes.isEmpty)
+        }
+    }
+}
+
+@Suite("The server's sync state under concurrent pushes")
+struct SyncStateConcurrencyTests {
+    @Test("pushes racing for one account each get their own sequence numbers", arguments: SyncStates.all)
+    func racingPushes(_ implementation: String) async throws {
+        let account = UUID()
+        try await SyncStates.with(implementation) { state in
+            let devices = try (0..<6).map { _ in try Device(account: account) }
+            for (index, device) in devices.enumerated() {
+                let list = try device.store.createList(name: "List \(index)")
+                _ = try device.store.addItems(to: list.id, (0..<20).map { ItemDraft(title: "item \($0)") })
+            }
+            let receipts = try await withThrowingTaskGroup(of: PushReceipt.self) { group in
+                for device in devices {
+                    let changes = try device.store.changes().changes
+                    group.addTask { try await state.push(changes, batch: UUID(), account: account, now: Date()) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(receipts.map(\.cursor)).count == devices.count)
+            let everything = try await state.pull(account: account, after: 0, limit: 10_000)
+            // Every list and item once, numbered 1…n without gaps: no push saw another's numbers.
+            #expect(everything.changes.rows.filter { $0.entity == .itemList }.count == devices.count)
+            #expect(everything.changes.rows.filter { $0.entity == .item }.count == devices.count * 20)
+            #expect(everything.cursor == receipts.map(\.cursor).max())
+            let reader = try Device(account: account)
+            try await reader.sync(with: state, account: account, pageSize: 7)
+            #expect(try reader.store.lists().count == devices.count)
+        }
     }
 }

@@ -1,0 +1,71 @@
+import ArgumentParser
+import CardboxCore
+import CardboxHTTP
+import CardboxServer
+import Foundation
+import Logging
+
+/// `--database` for the server's commands: a file (the embedded default) or PostgreSQL.
+struct ServerDatabaseOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help:
+            "The server's database: an SQLite file's path, or postgres://user:password@host:port/database (default: server.sqlite in the data folder)."
+    )
+    var database: String?
+
+    func location(environment: [String: String] = Terminal.current.environment) -> String {
+        if let database, !database.isEmpty { return database }
+        return GlobalOptions.dataFolder(environment: environment).appendingPathComponent("server.sqlite").path
+    }
+
+    /// Opens the database, runs `body`, and closes it, whatever happens.
+    func with<T>(_ body: (any ServerDatabase) async throws -> T) async throws -> T {
+        let database = try await openServerDatabase(location())
+        do {
+            let result = try await body(database)
+            await database.close()
+            return result
+        } catch {
+            await database.close()
+            throw error
+        }
+    }
+}
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the sync server: accounts, devices and their changes, over HTTP.",
+        discussion: """
+            Devices sign in with 'cardbox login' and sync with 'cardbox sync'. Accounts are made with \
+            'cardbox admin user add', or by anyone with --open-signup. Stops gracefully on SIGTERM or SIGINT.
+
+            Examples:
+              cardbox serve --port 8080
+              cardbox serve --database postgres://cardbox@127.0.0.1/cardbox --host 0.0.0.0
+            """)
+
+    @Option(name: .long, help: "The address to listen on.") var host = "127.0.0.1"
+    @Option(name: .long, help: "The port to listen on (0: any free port, printed once listening).") var port = 8080
+    @OptionGroup var database: ServerDatabaseOptions
+    @Flag(name: .long, help: "Let anyone create an account (POST /v1/accounts).") var openSignup = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
+    }
+
+    func run() async throws {
+        let logger = Logger(label: "cardbox.server")
+        try await database.with { database in
+            let accounts = AccountService(store: database)
+            let app = CardboxApplication.make(
+                database: database, accounts: accounts, options: ServerOptions(openSignup: openSignup), host: host,
+                port: port, logger: logger
+            ) { port in
+                Terminal.current.print("listening on http://\(host):\(port)")
+            }
+            try await app.runService()
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import ArgumentParser
+import CardboxCore
+import CardboxStore
+import CardboxSyncClient
+import Foundation
+
+struct LoginCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login", abstract: "Sign this store in to a sync server.",
+        discussion: """
+            The device's token is kept in the store. A store that already has data brings it into the account.
+
+            Example:
+              cardbox login https://cards.example.org --user ana --password-stdin < password.txt
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The server's address, e.g. http://127.0.0.1:8080.") var server: String
+    @Option(name: .long, help: "The account's name.") var user: String
+    @Flag(name: .long, help: "Read the password from standard input.") var passwordStdin = false
+    @Option(name: .long, help: "What to call this device (default: the host's name).") var device: String?
+    @Flag(name: .long, help: "Create the account first (servers started with --open-signup).") var signUp = false
+
+    func run() async throws {
+        let password = try AdminCommand.readPassword(fromStdin: passwordStdin)
+        let store = try global.openStore()
+        if let link = try store.syncLink() {
+            throw CardboxError.invalid(
+                field: "login",
+                reason: "this store is signed in to \(link.server) as \(link.user); cardbox logout first")
+        }
+        let connection = try ServerConnection(server: server, token: nil)
+        if signUp { try await connection.signUp(user: user, password: password) }
+        let signedIn = try await connection.signIn(
+            user: user, password: password, device: device ?? ProcessInfo.processInfo.hostName)
+        let joined = try store.joinAccount(signedIn.accountId)
+        try joined.saveSyncLink(SyncLink(server: connection.server, user: signedIn.accountName, token: signedIn.token))
+        if try joined.allowance().plan != signedIn.plan { _ = try joined.setPlan(signedIn.plan) }
+        try joined.checkpoint()
+        Terminal.current.print("signed in to \(connection.server) as \(signedIn.accountName); now run: cardbox sync")
+    }
+}
+
+struct LogoutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logout", abstract: "Sign this store out of its sync server (its data stays).",
+        discussion: "Example:\n  cardbox logout")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let store = try global.openStore()
+        guard let link = try store.syncLink() else {
+            Terminal.current.print("not signed in")
+            return
+        }
+        // Revoke the token on the server if it answers; sign out here either way.
+        var note = ""
+        do {
+            try await ServerConnection(server: link.server, token: link.token).signOut()
+        } catch {
+            note =
+                " (the server did not revoke the token: \((error as? LocalizedError)?.errorDescription ?? "\(error)"))"
+        }
+        try store.saveSyncLink(nil)
+        try store.checkpoint()
+        Terminal.current.print("signed out of \(link.server)\(note)")
+    }
+}
+
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync", abstract: "Send this store's changes to its server and fetch the others'.",
+        discussion: """
+            Safe to interrupt: nothing acknowledged is lost, and the next sync completes the work.
+
+            Examples:
+              cardbox sync
+              cardbox sync status --json
+            """,
+        subcommands: [Now.self, Status.self], defaultSubcommand: Now.self)
+
+    struct Now: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "now", abstract: "Push, then pull until caught up (the default).",
+            discussion: "Example:\n  cardbox sync")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let store = try global.openStore()
+            let sent = ProgressBar(label: "changes sent")
+            let report = try await DeviceSync(store: store).sync { progress in
+                // Pulled pages come with no total; the push's bar is the one worth drawing.
+                if progress.phase == .push, let total = progress.total { sent.update(progress.done, total) }
+            }
+            try store.checkpoint()
+            Terminal.current.print(
+                "synced: sent \(report.pushed), received \(report.pulled) (\(report.applied.inserted) new, "
+                    + "\(report.applied.updated) changed, \(report.applied.deleted) deleted)")
+        }
+    }
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "Show the server, account, pending changes, last sync and last error.",
+            discussion: "Example:\n  cardbox sync status")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let store = try global.openStore()
+            try Console.emit(try DeviceSync(store: store).status(), json: output.json) { status in
+                guard let server = status.server else {
+                    return "not signed in (cardbox login URL --user NAME); \(status.pending) local changes"
+                }
+                var lines = [
+                    "server: \(server)", "user: \(status.user ?? "")", "account: \(status.accountId)",
+                    "pending: \(status.pending) local changes",
+                    "last sync: \(status.lastSync.map { ISO8601DateFormatter().string(from: $0) } ?? "never")",
+                ]
+                if let error = status.lastError { lines.append("last error: \(error)") }
+                return lines.joined(separator: "\n")
+            }
+        }
+    }
+}

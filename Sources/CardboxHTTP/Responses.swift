@@ -1,0 +1,90 @@
+import CardboxCore
+import CardboxServer
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// A JSON answer.
+struct JSONResponse: ResponseGenerator {
+    var value: JSONValue
+    var status: HTTPResponse.Status = .ok
+
+    init(_ members: [String: JSONValue], status: HTTPResponse.Status = .ok) {
+        value = .object(members)
+        self.status = status
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: value.jsonText + "\n")))
+    }
+}
+
+/// An error the API answers with its own status; the body is `{"error": message}`.
+struct APIError: Error {
+    var status: HTTPResponse.Status
+    var message: String
+    var headers: HTTPFields = [:]
+
+    init(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) {
+        self.status = status
+        self.message = message
+        self.headers = headers
+    }
+}
+
+/// Turns every error into a JSON answer with a fitting 4xx status, so a client always reads
+/// `{"error": "…"}`; only the server's own failures are 500s, logged with the request.
+struct JSONErrorMiddleware: RouterMiddleware {
+    typealias Context = CardboxRequestContext
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let answer = Self.answer(for: error)
+            if answer.status.code >= 500 {
+                context.logger.error(
+                    "request failed",
+                    metadata: ["path": "\(request.uri.path)", "error": "\(String(reflecting: error))"])
+            }
+            var headers = answer.headers
+            headers[.contentType] = "application/json"
+            let body: JSONValue = .object(["error": .string(answer.message)])
+            return Response(
+                status: answer.status, headers: headers,
+                body: .init(byteBuffer: ByteBuffer(string: body.jsonText + "\n")))
+        }
+    }
+
+    static func answer(for error: any Error) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as SignInThrottled:
+            return APIError(
+                .tooManyRequests, error.errorDescription ?? "too many requests",
+                headers: [.retryAfter: String(error.retryAfter)])
+        case let error as CardboxError:
+            let message = error.errorDescription ?? "\(error)"
+            switch error {
+            case .notFound: return APIError(.notFound, message)
+            case .alreadyExists: return APIError(.conflict, message)
+            case .cardLimitExceeded: return APIError(.forbidden, message)
+            case .storage: return APIError(.internalServerError, "the server failed; try again later")
+            default:
+                return error == AccountService.wrongCredentials
+                    ? APIError(.unauthorized, message) : APIError(.badRequest, message)
+            }
+        case let error as HTTPError:
+            return APIError(error.status, error.body ?? error.status.reasonPhrase)
+        default:
+            return APIError(.internalServerError, "the server failed; try again later")
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import CardboxCore
+import CardboxServer
+import CardboxSync
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// A request's context: who is calling, once the bearer token has been checked.
+public struct CardboxRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public var caller: Caller?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+    }
+
+    /// The largest body a request may send: one change set (`ChangeSet.maximumBytes`).
+    public var maxUploadSize: Int { ChangeSet.maximumBytes }
+}
+
+/// What the server is configured with.
+public struct ServerOptions: Sendable {
+    /// Whether anyone may create an account (`POST /v1/accounts`); otherwise only `cardbox admin`.
+    public var openSignup = false
+    /// The most records one pull returns.
+    public var maximumPageSize = 5_000
+
+    public init(openSignup: Bool = false) { self.openSignup = openSignup }
+}
+
+/// The sync API's routes: accounts and sessions, push and pull. Every route but sign-up and sign-in
+/// needs a device's bearer token, and works on that token's account only: no id a request sends
+/// can reach another account.
+public struct SyncAPI: Sendable {
+    let database: any ServerDatabase
+    let accounts: AccountService
+    let options: ServerOptions
+
+    public init(database: any ServerDatabase, accounts: AccountService, options: ServerOptions) {
+        self.database = database
+        self.accounts = accounts
+        self.options = options
+    }
+
+    public func addRoutes(to router: Router<CardboxRequestContext>) {
+        router.get("health") { _, _ in JSONResponse(["status": .string("ok")]) }
+        router.post("v1/accounts") { request, context in try await signUp(request, context) }
+        router.post("v1/sessions") { request, context in try await signIn(request, context) }
+        let authenticated = router.group("v1").add(middleware: BearerAuthentication(accounts: accounts))
+        authenticated.get("account") { _, context in
+            let caller = try context.requireCaller()
+            return JSONResponse(["account": caller.account.json, "device": caller.device.json])
+        }
+        authenticated.delete("sessions/current") { _, context in
+            let caller = try context.requireCaller()
+            _ = try await database.revokeDevice(caller.device.id, account: caller.account.id, now: Date())
+            return Response(status: .noContent)
+        }
+        authenticated.post("sync/push") { request, context in try await push(request, context) }
+        authenticated.get("sync/pull") { request, context in try await pull(request, context) }
+    }
+
+    private func signUp(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
+        guard options.openSignup else {
+            throw APIError(.forbidden, "sign-up is closed on this server; ask its administrator for an account")
+        }
+        let body = try await JSONBody(request, context)
+        let account = try await accounts.addAccount(
+            name: try body.string("user"), password: try body.string("password"))
+        return JSONResponse(["account": account.json], status: .created)
+    }
+
+    private func signIn(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
+        let body = try await JSONBody(request, context)
+        let signIn = try await accounts.signIn(
+            name: try body.string("user"), password: try body.string("password"), deviceName: try body.string("device"))
+        return JSONResponse(
+            ["token": .string(signIn.token), "account": signIn.account.json, "device": signIn.device.json],
+            status: .created)
+    }
+
+    private func push(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
+        let caller = try context.requireCaller()
+        guard let batchText = request.uri.queryParameters["batch"], let batch = UUID(uuidString: String(batchText))
+        else { throw CardboxError.invalid(field: "batch", reason: "the query must name the batch: ?batch=UUID") }
+        let text = try await bodyText(request, context)
+        let changes = try ChangeSet.parse(text)
+        let receipt = try await database.push(changes, batch: batch, account: caller.account.id, now: Date())
+        return JSONResponse(["cursor": .int(receipt.cursor), "retry": .bool(receipt.wasRetry)])
+    }
+
+    private func pull(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
+        let caller = try context.requireCaller()
+        let cursor = try request.integerQuery("after", default: 0)
+        let limit = try request.integerQuery("limit", default: Int64(options.maximumPageSize))
+        guard (1...Int64(options.maximumPageSize)).contains(limit) else {
+            throw CardboxError.invalid(field: "limit", reason: "must be 1 to \(options.maximumPageSize)")
+        }
+        let page = try await database.pull(account: caller.account.id, after: cursor, limit: Int(limit))
+        return JSONResponse(["changes": page.changes.json, "cursor": .int(page.cursor), "hasMore": .bool(page.hasMore)])
+    }
+}
+
+/// Checks `Authorization: Bearer TOKEN` and puts the caller in the context; 401 otherwise.
+struct BearerAuthentication: RouterMiddleware {
+    let accounts: AccountService
+
+    func handle(
+        _ request: Request, context: CardboxRequestContext,
+        next: (Request, CardboxRequestContext) async throws -> Response
+    ) async throws -> Response {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+            let caller = try await accounts.caller(token: String(header.dropFirst("Bearer ".count)))
+        else {
+            throw APIError(.unauthorized, "sign in first: this request needs a valid device token (cardbox login)")
+        }
+        var context = context
+        context.caller = caller
+        return try await next(request, context)
+    }
+}
+
+extension CardboxRequestContext {
+    func requireCaller() throws -> Caller {
+        guard let caller else { throw APIError(.unauthorized, "sign in first") }
+        return caller
+    }
+}
+
+func bodyText(_ request: Request, _ context: CardboxRequestContext) async throws -> String {
+    let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+    guard let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes, encoding: .utf8) else {
+        throw CardboxError.invalid(field: "body", reason: "is not UTF-8 text")
+    }
+    return text
+}
+
+/// A small JSON object body (sign-in, sign-up): at most 16 KiB, one level deep.
+struct JSONBody {
+    let members: [String: JSONValue]
+
+    init(_ request: Request, _ context: CardboxRequestContext) async throws {
+        let buffer = try await request.body.collect(upTo: 16_384)
+        let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) ?? ""
+        guard case .object(let members) = try JSONValue.parse(text, field: "body") else {
+            throw CardboxError.invalid(field: "body", reason: "must be a JSON object")
+        }
+        self.members = members
+    }
+
+    func string(_ name: String) throws -> String {
+        guard case .string(let value)? = members[name] else {
+            throw CardboxError.invalid(field: name, reason: "is required, as a string")
+        }
+        return value
+    }
+}
+
+extension Request {
+    func integerQuery(_ name: String, default value: Int64) throws -> Int64 {
+        guard let text = uri.queryParameters[Substring(name)] else { return value }
+        guard let number = Int64(String(text)) else {
+            throw CardboxError.invalid(field: name, reason: "must be a whole number, got '\(text)'")
+        }
+        return number
+    }
+}
+
+extension ServerAccount {
+    var json: JSONValue {
+        .object([
+            "id": .string(id.uuidString.lowercased()), "name": .string(name), "plan": .string(plan.rawValue),
+            "createdAt": .string(ISO8601DateFormatter().string(from: createdAt)),
+        ])
+    }
+}
+
+extension ServerDevice {
+    var json: JSONValue {
+        var members: [String: JSONValue] = [
+            "id": .string(id.uuidString.lowercased()), "name": .string(name),
+            "createdAt": .string(ISO8601DateFormatter().string(from: createdAt)),
+        ]
+        if let lastSeenAt { members["lastSeenAt"] = .string(ISO8601DateFormatter().string(from: lastSeenAt)) }
+        if let revokedAt { members["revokedAt"] = .string(ISO8601DateFormatter().string(from: revokedAt)) }
+        return .object(members)
+    }
+}

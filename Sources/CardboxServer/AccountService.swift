@@ -1,0 +1,73 @@
+import CardboxCore
+import Foundation
+
+/// What signing a device in gives it: its token (shown once, never stored in the clear) and the
+/// account it now belongs to.
+public struct SignIn: Sendable, Equatable {
+    public var token: String
+    public var account: ServerAccount
+    public var device: ServerDevice
+}
+
+/// A request's caller: the account and device its token names.
+public struct Caller: Sendable, Equatable {
+    public var account: ServerAccount
+    public var device: ServerDevice
+}
+
+/// Sign-up, sign-in and token checks over an `AccountStore`: passwords through bcrypt, tokens
+/// through their hash, failed sign-ins throttled per name.
+public struct AccountService: Sendable {
+    public let store: any AccountStore
+    public let hasher: PasswordHasher
+    public let throttle: SignInThrottle
+
+    public init(store: any AccountStore, hasher: PasswordHasher = PasswordHasher(), throttle: SignInThrottle = .init())
+    {
+        self.store = store
+        self.hasher = hasher
+        self.throttle = throttle
+    }
+
+    /// The reason every refused sign-in gives, whether the name or the password was wrong.
+    public static let wrongCredentials = CardboxError.invalid(field: "sign-in", reason: "wrong user name or password")
+
+    public func addAccount(name: String, password: String, plan: Plan = .free, now: Date = Date()) async throws
+        -> ServerAccount
+    {
+        try await store.addAccount(name: name, passwordHash: try hasher.hash(password), plan: plan, now: now)
+    }
+
+    public func setPassword(_ password: String, account: UUID) async throws {
+        try await store.setPasswordHash(try hasher.hash(password), account: account)
+    }
+
+    /// Checks the name and password and signs a new device in.
+    public func signIn(name: String, password: String, deviceName: String, now: Date = Date()) async throws -> SignIn {
+        try await throttle.check(name, now: now)
+        let found = try await store.account(named: name)
+        guard hasher.verify(password, hash: found?.passwordHash), let account = found?.account else {
+            await throttle.failed(name, now: now)
+            throw Self.wrongCredentials
+        }
+        await throttle.succeeded(name)
+        let deviceName = deviceName.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...100).contains(deviceName.count) else {
+            throw CardboxError.invalid(field: "device", reason: "the device's name must be 1 to 100 characters")
+        }
+        let token = DeviceToken.mint(account: account.id, device: UUID())
+        let device = try await store.addDevice(
+            token.device, account: account.id, name: deviceName, tokenHash: token.secretHash, now: now)
+        return SignIn(token: token.text, account: account, device: device)
+    }
+
+    /// The caller a token names, or nil when it is malformed, unknown or revoked.
+    public func caller(token text: String, now: Date = Date()) async throws -> Caller? {
+        guard let token = DeviceToken(text),
+            let (device, hash) = try await store.device(token.device, account: token.account, seenAt: now),
+            device.revokedAt == nil, token.matches(hash),
+            let account = try await store.account(token.account)
+        else { return nil }
+        return Caller(account: account, device: device)
+    }
+}

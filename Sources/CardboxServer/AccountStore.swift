@@ -1,0 +1,101 @@
+import CardboxCore
+import Foundation
+
+/// An account on the server: who signs in, and the plan every device of the account follows.
+public struct ServerAccount: Sendable, Equatable, Codable {
+    public var id: UUID
+    public var name: String
+    public var plan: Plan
+    public var createdAt: Date
+
+    public init(id: UUID, name: String, plan: Plan, createdAt: Date) {
+        self.id = id
+        self.name = name
+        self.plan = plan
+        self.createdAt = createdAt
+    }
+}
+
+/// A device signed in to an account: one token each, revocable on its own.
+public struct ServerDevice: Sendable, Equatable, Codable {
+    public var id: UUID
+    public var accountId: UUID
+    public var name: String
+    public var createdAt: Date
+    public var lastSeenAt: Date?
+    public var revokedAt: Date?
+
+    public init(id: UUID, accountId: UUID, name: String, createdAt: Date, lastSeenAt: Date?, revokedAt: Date?) {
+        self.id = id
+        self.accountId = accountId
+        self.name = name
+        self.createdAt = createdAt
+        self.lastSeenAt = lastSeenAt
+        self.revokedAt = revokedAt
+    }
+}
+
+/// Accounts, their password hashes and their devices' token hashes. Every table's key starts with
+/// the account id, but for the one index a sign-in needs: account names (a small reference table).
+/// The hashing itself is `Credentials`'s: the store keeps only what it is given.
+public protocol AccountStore: Sendable {
+    /// Adds an account; refused when the name is taken (names are compared case-insensitively).
+    func addAccount(name: String, passwordHash: String, plan: Plan, now: Date) async throws -> ServerAccount
+    /// Every account, by name (for the administrator).
+    func accounts() async throws -> [ServerAccount]
+    /// The account a name signs in to, with its password hash.
+    func account(named name: String) async throws -> (account: ServerAccount, passwordHash: String)?
+    func account(_ id: UUID) async throws -> ServerAccount?
+    /// Removes the account and everything it holds: devices, sync state, images.
+    func removeAccount(_ id: UUID) async throws
+    func setPasswordHash(_ hash: String, account: UUID) async throws
+    func setPlan(_ plan: Plan, account: UUID) async throws
+
+    /// Signs a device in: `tokenHash` is the hash of the secret part of its token.
+    func addDevice(_ id: UUID, account: UUID, name: String, tokenHash: String, now: Date) async throws -> ServerDevice
+    /// The account's devices, oldest first, revoked ones too.
+    func devices(account: UUID) async throws -> [ServerDevice]
+    /// The device with its token hash, if it exists; marks it seen at `now`.
+    func device(_ id: UUID, account: UUID, seenAt now: Date) async throws -> (device: ServerDevice, tokenHash: String)?
+    /// Revokes a device's token for good; false when the account has no such device.
+    func revokeDevice(_ id: UUID, account: UUID, now: Date) async throws -> Bool
+}
+
+/// Everything the server keeps, behind one seam, on SQLite or PostgreSQL.
+public protocol ServerDatabase: SyncState, AccountStore {
+    /// Closes its connections (PostgreSQL's pool); nothing to do for a file.
+    func close() async
+}
+
+extension SQLiteServerDatabase {
+    public func close() async {}
+}
+
+/// Opens the server database a `--database` option names: a `postgres://` URL, or an SQLite file's path.
+public func openServerDatabase(_ location: String) async throws -> any ServerDatabase {
+    if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
+        return try await PostgresServerDatabase.open(url: location)
+    }
+    try FileManager.default.createDirectory(
+        at: URL(fileURLWithPath: location).deletingLastPathComponent(), withIntermediateDirectories: true)
+    return try SQLiteServerDatabase(path: location)
+}
+
+extension AccountStore {
+    /// The key account names are unique by: trimmed, case-folded.
+    static func nameKey(_ name: String) -> String {
+        name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+
+    /// An account name: 1–64 characters, letters, digits and `.-_@`, so it reads the same in a URL,
+    /// a log line and a terminal.
+    static func checkName(_ name: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-_@"))
+        guard (1...64).contains(trimmed.count), trimmed.unicodeScalars.allSatisfy({ allowed.contains($0) }) else {
+            throw CardboxError.invalid(
+                field: "user", reason: "'\(name)' must be 1 to 64 letters, digits or . - _ @")
+        }
+        return trimmed
+    }
+}

@@ -1,0 +1,153 @@
+import CardboxCore
+import Crypto
+import Foundation
+import HummingbirdBcrypt
+
+/// A device's token: `cbx1.` and, in base64url, the account id, the device id and 32 random bytes
+/// (256 bits). The ids let the server find the device without a lookup across accounts; the
+/// random part is the secret, and the server keeps only its SHA-256.
+public struct DeviceToken: Sendable, Equatable {
+    public var account: UUID
+    public var device: UUID
+    var secret: [UInt8]
+
+    private static let prefix = "cbx1."
+
+    /// A new token for a device, with a secret from the system's random source.
+    public static func mint(account: UUID, device: UUID) -> DeviceToken {
+        let key = SymmetricKey(size: .bits256)
+        return DeviceToken(account: account, device: device, secret: key.withUnsafeBytes { Array($0) })
+    }
+
+    /// Reads a token as a device sends it; nil when it is not one.
+    public init?(_ text: String) {
+        guard text.hasPrefix(Self.prefix), let bytes = Base64URL.decode(String(text.dropFirst(Self.prefix.count))),
+            bytes.count == 64
+        else { return nil }
+        account = UUID(bytes: bytes[0..<16])
+        device = UUID(bytes: bytes[16..<32])
+        secret = Array(bytes[32..<64])
+    }
+
+    init(account: UUID, device: UUID, secret: [UInt8]) {
+        self.account = account
+        self.device = device
+        self.secret = secret
+    }
+
+    public var text: String { Self.prefix + Base64URL.encode(account.bytes + device.bytes + secret) }
+
+    /// What the server stores: the secret's SHA-256, in hex.
+    public var secretHash: String { Self.hash(secret) }
+
+    static func hash(_ secret: [UInt8]) -> String {
+        SHA256.hash(data: secret).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Whether `storedHash` is this token's, compared in constant time.
+    func matches(_ storedHash: String) -> Bool {
+        let ours = Array(secretHash.utf8)
+        let theirs = Array(storedHash.utf8)
+        guard ours.count == theirs.count else { return false }
+        return zip(ours, theirs).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}
+
+/// Passwords: hashed with bcrypt; checked the same way whether or not the account exists, so the
+/// time an answer takes does not say which names have accounts.
+public struct PasswordHasher: Sendable {
+    /// bcrypt's cost: 12 by default (about a quarter of a second here), lower only where speed
+    /// matters more than resistance to guessing (tests).
+    public var cost: UInt8
+
+    public init(cost: UInt8 = 12) { self.cost = cost }
+
+    public func hash(_ password: String) throws -> String {
+        try Self.check(password)
+        return Bcrypt.hash(password, cost: cost)
+    }
+
+    public func verify(_ password: String, hash: String?) -> Bool {
+        guard let hash else {
+            // Spend the same time as a real check.
+            _ = Bcrypt.verify(password, hash: Bcrypt.hash("", cost: cost))
+            return false
+        }
+        return Bcrypt.verify(password, hash: hash)
+    }
+
+    /// 8 to 72 bytes: bcrypt reads no more than 72.
+    public static func check(_ password: String) throws {
+        guard password.utf8.count >= 8 else {
+            throw CardboxError.invalid(field: "password", reason: "must be at least 8 characters")
+        }
+        guard password.utf8.count <= 72 else {
+            throw CardboxError.invalid(field: "password", reason: "must be at most 72 bytes (bcrypt reads no more)")
+        }
+    }
+}
+
+/// Failed sign-ins per account name: after `allowed` failures in a row, each further attempt must
+/// wait, twice as long each time (1 s, 2 s, … up to 15 min). A success clears the name. Kept in
+/// the server process: each server throttles on its own.
+public actor SignInThrottle {
+    private var failures: [String: (count: Int, lockedUntil: Date)] = [:]
+    private let allowed: Int
+
+    public init(allowed: Int = 5) { self.allowed = allowed }
+
+    /// Throws when `name` must wait, saying how long.
+    public func check(_ name: String, now: Date) throws {
+        guard let entry = failures[name.lowercased()], entry.lockedUntil > now else { return }
+        throw SignInThrottled(retryAfter: Int(entry.lockedUntil.timeIntervalSince(now).rounded(.up)))
+    }
+
+    public func failed(_ name: String, now: Date) {
+        let key = name.lowercased()
+        let count = (failures[key]?.count ?? 0) + 1
+        let wait = count < allowed ? 0 : min(900, pow(2, Double(count - allowed)))
+        failures[key] = (count, now.addingTimeInterval(wait))
+        if failures.count > 100_000 { failures = failures.filter { $0.value.lockedUntil > now } }
+    }
+
+    public func succeeded(_ name: String) { failures[name.lowercased()] = nil }
+}
+
+/// Too many failed sign-ins for one name: the answer says when to try again.
+public struct SignInThrottled: Error, LocalizedError, Equatable {
+    public var retryAfter: Int
+
+    public init(retryAfter: Int) { self.retryAfter = retryAfter }
+
+    public var errorDescription: String? {
+        "too many failed sign-ins for this account; try again in \(retryAfter) s"
+    }
+}
+
+extension UUID {
+    init(bytes: ArraySlice<UInt8>) {
+        let b = Array(bytes)
+        self.init(
+            uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])
+        )
+    }
+
+    var bytes: [UInt8] { withUnsafeBytes(of: uuid) { Array($0) } }
+}
+
+/// Base64 with the URL's alphabet and no padding (RFC 4648 §5), so a token needs no escaping.
+enum Base64URL {
+    static func encode(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decode(_ text: String) -> [UInt8]? {
+        guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            return nil
+        }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64).map(Array.init)
+    }
+}

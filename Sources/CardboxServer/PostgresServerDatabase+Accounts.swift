@@ -1,0 +1,189 @@
+import CardboxCore
+import Foundation
+import PostgresNIO
+
+extension PostgresServerDatabase {
+    public func addAccount(name: String, passwordHash: String, plan: Plan, now: Date) async throws -> ServerAccount {
+        let name = try Self.checkName(name)
+        let account = ServerAccount(id: UUID(), name: name, plan: plan, createdAt: now)
+        let key = Self.nameKey(name)
+        try await translatingErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                // The name's row decides a race between two servers adding one name.
+                let claimed = try await connection.query(
+                    """
+                    INSERT INTO server_account_name (name_key, account_id) VALUES (\(key), \(account.id))
+                    ON CONFLICT DO NOTHING RETURNING account_id
+                    """, logger: logger
+                ).collect()
+                guard !claimed.isEmpty else { throw CardboxError.alreadyExists(kind: "account", name: name) }
+                try await connection.query(
+                    """
+                    INSERT INTO server_account (account_id, name, password_hash, plan, created_at)
+                    VALUES (\(account.id), \(name), \(passwordHash), \(plan.rawValue), \(now))
+                    """, logger: logger)
+            }
+        }
+        return account
+    }
+
+    public func accounts() async throws -> [ServerAccount] {
+        try await translatingErrors {
+            var accounts: [ServerAccount] = []
+            for try await (id, name, plan, createdAt) in try await client.query(
+                "SELECT account_id, name, plan, created_at FROM server_account ORDER BY name", logger: logger
+            ).decode((UUID, String, String, Date).self) {
+                accounts.append(try Self.account(id, name, plan, createdAt))
+            }
+            return accounts
+        }
+    }
+
+    public func account(named name: String) async throws -> (account: ServerAccount, passwordHash: String)? {
+        let key = Self.nameKey(name)
+        return try await translatingErrors {
+            for try await (id, name, plan, createdAt, hash) in try await client.query(
+                """
+                SELECT a.account_id, a.name, a.plan, a.created_at, a.password_hash
+                FROM server_account_name n JOIN server_account a ON a.account_id = n.account_id
+                WHERE n.name_key = \(key)
+                """, logger: logger
+            ).decode((UUID, String, String, Date, String).self) {
+                return (try Self.account(id, name, plan, createdAt), hash)
+            }
+            return nil
+        }
+    }
+
+    public func account(_ id: UUID) async throws -> ServerAccount? {
+        try await translatingErrors {
+            for try await (id, name, plan, createdAt) in try await client.query(
+                "SELECT account_id, name, plan, created_at FROM server_account WHERE account_id = \(id)",
+                logger: logger
+            ).decode((UUID, String, String, Date).self) {
+                return try Self.account(id, name, plan, createdAt)
+            }
+            return nil
+        }
+    }
+
+    public func removeAccount(_ id: UUID) async throws {
+        try await translatingErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                // One statement per table, each naming the account.
+                for table in [
+                    "server_account_name", "server_device", "sync_row", "sync_tombstone", "sync_batch", "sync_account",
+                    "server_account",
+                ] {
+                    try await connection.query(
+                        PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE account_id = $1", binds: Self.binds(id)),
+                        logger: logger)
+                }
+            }
+        }
+    }
+
+    private static func binds(_ id: UUID) -> PostgresBindings {
+        var binds = PostgresBindings()
+        binds.append(id)
+        return binds
+    }
+
+    public func setPasswordHash(_ hash: String, account: UUID) async throws {
+        try await updated(
+            "UPDATE server_account SET password_hash = \(hash) WHERE account_id = \(account) RETURNING account_id",
+            account)
+    }
+
+    public func setPlan(_ plan: Plan, account: UUID) async throws {
+        try await updated(
+            "UPDATE server_account SET plan = \(plan.rawValue) WHERE account_id = \(account) RETURNING account_id",
+            account)
+    }
+
+    private func updated(_ query: PostgresQuery, _ account: UUID) async throws {
+        try await translatingErrors {
+            guard try await !client.query(query, logger: logger).collect().isEmpty else {
+                throw CardboxError.notFound(kind: "account", reference: account.uuidString.lowercased())
+            }
+        }
+    }
+
+    public func addDevice(_ id: UUID, account: UUID, name: String, tokenHash: String, now: Date) async throws
+        -> ServerDevice
+    {
+        let device = ServerDevice(
+            id: id, accountId: account, name: name, createdAt: now, lastSeenAt: now, revokedAt: nil)
+        try await translatingErrors {
+            try await client.query(
+                """
+                INSERT INTO server_device (account_id, device_id, name, token_hash, created_at, last_seen_at)
+                VALUES (\(account), \(device.id), \(name), \(tokenHash), \(now), \(now))
+                """, logger: logger)
+        }
+        return device
+    }
+
+    public func devices(account: UUID) async throws -> [ServerDevice] {
+        try await translatingErrors {
+            var devices: [ServerDevice] = []
+            for try await (id, name, createdAt, lastSeenAt, revokedAt) in try await client.query(
+                """
+                SELECT device_id, name, created_at, last_seen_at, revoked_at FROM server_device
+                WHERE account_id = \(account) ORDER BY created_at, device_id
+                """, logger: logger
+            ).decode((UUID, String, Date, Date?, Date?).self) {
+                devices.append(
+                    ServerDevice(
+                        id: id, accountId: account, name: name, createdAt: createdAt, lastSeenAt: lastSeenAt,
+                        revokedAt: revokedAt))
+            }
+            return devices
+        }
+    }
+
+    public func device(_ id: UUID, account: UUID, seenAt now: Date) async throws -> (
+        device: ServerDevice, tokenHash: String
+    )? {
+        try await translatingErrors {
+            let minuteAgo = now.addingTimeInterval(-60)
+            // Seen-times to the minute: a request a second does not make a write a second.
+            try await client.query(
+                """
+                UPDATE server_device SET last_seen_at = \(now)
+                WHERE account_id = \(account) AND device_id = \(id) AND revoked_at IS NULL
+                AND (last_seen_at IS NULL OR last_seen_at < \(minuteAgo))
+                """, logger: logger)
+            for try await (name, hash, createdAt, lastSeenAt, revokedAt) in try await client.query(
+                """
+                SELECT name, token_hash, created_at, last_seen_at, revoked_at FROM server_device
+                WHERE account_id = \(account) AND device_id = \(id)
+                """, logger: logger
+            ).decode((String, String, Date, Date?, Date?).self) {
+                let device = ServerDevice(
+                    id: id, accountId: account, name: name, createdAt: createdAt, lastSeenAt: lastSeenAt,
+                    revokedAt: revokedAt)
+                return (device, hash)
+            }
+            return nil
+        }
+    }
+
+    public func revokeDevice(_ id: UUID, account: UUID, now: Date) async throws -> Bool {
+        try await translatingErrors {
+            try await !client.query(
+                """
+                UPDATE server_device SET revoked_at = coalesce(revoked_at, \(now))
+                WHERE account_id = \(account) AND device_id = \(id) RETURNING device_id
+                """, logger: logger
+            ).collect().isEmpty
+        }
+    }
+
+    private static func account(_ id: UUID, _ name: String, _ plan: String, _ createdAt: Date) throws -> ServerAccount {
+        guard let plan = Plan(rawValue: plan) else {
+            throw CardboxError.storage("the server database holds an account with an unknown plan '\(plan)'")
+        }
+        return ServerAccount(id: id, name: name, plan: plan, createdAt: createdAt)
+    }
+}

@@ -1,0 +1,94 @@
+import CardboxCore
+import CardboxSync
+
+/// A record of the sync state: an entity and the id it is named by.
+public struct RecordKey: Hashable, Sendable, Comparable {
+    public var entity: SyncedEntity
+    public var id: String
+
+    public init(_ entity: SyncedEntity, _ id: String) {
+        self.entity = entity
+        self.id = id
+    }
+
+    public static func < (lhs: RecordKey, rhs: RecordKey) -> Bool {
+        (lhs.entity.rawValue, lhs.id) < (rhs.entity.rawValue, rhs.id)
+    }
+}
+
+/// What one push changes in an account's sync state, decided from the records it names as they are
+/// stored, with the merge every device uses. Pure: each database reads the stored records, asks the
+/// plan, and writes what it says in the same transaction, so the rule lives in one place.
+struct PushPlan {
+    /// The records the push names: what a database reads before planning.
+    static func keys(of changes: ChangeSet) -> [RecordKey] {
+        Array(
+            Set(
+                changes.tombstones.map { RecordKey($0.entity, $0.id) }
+                    + changes.rows.map { RecordKey($0.entity, $0.id) })
+        )
+        .sorted()
+    }
+
+    /// Rows to insert or replace, each with its new sequence number.
+    private(set) var rows: [(row: RowChange, seq: Int64)] = []
+    /// Tombstones to insert or replace, each with its new sequence number.
+    private(set) var tombstones: [(tombstone: Tombstone, seq: Int64)] = []
+    /// Rows a final delete removes for good.
+    private(set) var deletedRows: [RecordKey] = []
+    /// The account's last sequence number after the push.
+    private(set) var lastSeq: Int64
+
+    /// Merges `changes` into the stored records (those of `keys(of:)` that exist), deletes first:
+    /// a final delete drops the record's fields and refuses every later write to it. Each record
+    /// the push changes gets the next sequence number after `lastSeq`, so a pull after any cursor
+    /// finds it; a push that changes nothing takes none.
+    init(
+        _ changes: ChangeSet, storedRows: [RecordKey: RowChange], storedTombstones: [RecordKey: Tombstone],
+        lastSeq: Int64
+    ) {
+        self.lastSeq = lastSeq
+        var rowState = storedRows
+        var tombstoneState = storedTombstones
+        var changedRows = OrderedKeys()
+        var changedTombstones = OrderedKeys()
+        for incoming in changes.tombstones {
+            let key = RecordKey(incoming.entity, incoming.id)
+            let merged = tombstoneState[key].map { $0.merged(with: incoming) } ?? incoming
+            if merged != tombstoneState[key] {
+                tombstoneState[key] = merged
+                changedTombstones.insert(key)
+            }
+            if incoming.entity.deletion == .final, rowState.removeValue(forKey: key) != nil {
+                deletedRows.append(key)
+            }
+        }
+        for incoming in changes.rows {
+            let key = RecordKey(incoming.entity, incoming.id)
+            if incoming.entity.deletion == .final, tombstoneState[key] != nil { continue }
+            let merged = rowState[key].map { $0.merged(with: incoming) } ?? incoming
+            guard merged != rowState[key] else { continue }
+            rowState[key] = merged
+            changedRows.insert(key)
+        }
+        for key in changedTombstones.keys {
+            self.lastSeq += 1
+            tombstones.append((tombstoneState[key]!, self.lastSeq))
+        }
+        for key in changedRows.keys {
+            self.lastSeq += 1
+            rows.append((rowState[key]!, self.lastSeq))
+        }
+    }
+
+}
+
+/// Keys in the order they were first inserted, each once.
+private struct OrderedKeys {
+    private(set) var keys: [RecordKey] = []
+    private var seen: Set<RecordKey> = []
+
+    mutating func insert(_ key: RecordKey) {
+        if seen.insert(key).inserted { keys.append(key) }
+    }
+}

@@ -1,0 +1,181 @@
+import CardboxCore
+import Foundation
+import GRDB
+
+extension SQLiteServerDatabase {
+    public func addAccount(name: String, passwordHash: String, plan: Plan, now: Date) async throws -> ServerAccount {
+        let name = try Self.checkName(name)
+        let account = ServerAccount(id: UUID(), name: name, plan: plan, createdAt: now)
+        let id = account.id.uuidString.lowercased()
+        return try await translatingErrors {
+            try await writer.write { db in
+                let key = Self.nameKey(name)
+                guard
+                    try String.fetchOne(
+                        db, sql: "SELECT accountId FROM serverAccountName WHERE nameKey = ?", arguments: [key]) == nil
+                else { throw CardboxError.alreadyExists(kind: "account", name: name) }
+                try db.execute(
+                    sql: "INSERT INTO serverAccountName (nameKey, accountId) VALUES (?, ?)", arguments: [key, id])
+                try db.execute(
+                    sql: """
+                        INSERT INTO serverAccount (accountId, name, passwordHash, plan, createdAt) VALUES (?, ?, ?, ?, ?)
+                        """, arguments: [id, name, passwordHash, plan.rawValue, now.timeIntervalSince1970])
+                return account
+            }
+        }
+    }
+
+    public func accounts() async throws -> [ServerAccount] {
+        try await translatingErrors {
+            try await writer.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM serverAccount ORDER BY name").map(Self.account(from:))
+            }
+        }
+    }
+
+    public func account(named name: String) async throws -> (account: ServerAccount, passwordHash: String)? {
+        try await translatingErrors {
+            try await writer.read { db in
+                guard
+                    let id = try String.fetchOne(
+                        db, sql: "SELECT accountId FROM serverAccountName WHERE nameKey = ?",
+                        arguments: [Self.nameKey(name)]),
+                    let row = try Row.fetchOne(
+                        db, sql: "SELECT * FROM serverAccount WHERE accountId = ?", arguments: [id])
+                else { return nil }
+                return (try Self.account(from: row), row["passwordHash"])
+            }
+        }
+    }
+
+    public func account(_ id: UUID) async throws -> ServerAccount? {
+        try await translatingErrors {
+            try await writer.read { db in
+                try Row.fetchOne(
+                    db, sql: "SELECT * FROM serverAccount WHERE accountId = ?", arguments: [id.uuidString.lowercased()]
+                ).map(Self.account(from:))
+            }
+        }
+    }
+
+    public func removeAccount(_ id: UUID) async throws {
+        let id = id.uuidString.lowercased()
+        try await translatingErrors {
+            try await writer.write { db in
+                // One statement per table, each naming the account.
+                for table in [
+                    "serverAccountName", "serverDevice", "syncRow", "syncTombstone", "syncBatch", "syncAccount",
+                    "serverAccount",
+                ] {
+                    try db.execute(sql: "DELETE FROM \(table) WHERE accountId = ?", arguments: [id])
+                }
+            }
+        }
+    }
+
+    public func setPasswordHash(_ hash: String, account: UUID) async throws {
+        try await update("UPDATE serverAccount SET passwordHash = ? WHERE accountId = ?", hash, account)
+    }
+
+    public func setPlan(_ plan: Plan, account: UUID) async throws {
+        try await update("UPDATE serverAccount SET plan = ? WHERE accountId = ?", plan.rawValue, account)
+    }
+
+    private func update(_ sql: String, _ value: String, _ account: UUID) async throws {
+        try await translatingErrors {
+            try await writer.write { db in
+                try db.execute(sql: sql, arguments: [value, account.uuidString.lowercased()])
+                guard db.changesCount == 1 else {
+                    throw CardboxError.notFound(kind: "account", reference: account.uuidString.lowercased())
+                }
+            }
+        }
+    }
+
+    public func addDevice(_ id: UUID, account: UUID, name: String, tokenHash: String, now: Date) async throws
+        -> ServerDevice
+    {
+        let device = ServerDevice(
+            id: id, accountId: account, name: name, createdAt: now, lastSeenAt: now, revokedAt: nil)
+        try await translatingErrors {
+            try await writer.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO serverDevice (accountId, deviceId, name, tokenHash, createdAt, lastSeenAt)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        account.uuidString.lowercased(), device.id.uuidString.lowercased(), name, tokenHash,
+                        now.timeIntervalSince1970, now.timeIntervalSince1970,
+                    ])
+            }
+        }
+        return device
+    }
+
+    public func devices(account: UUID) async throws -> [ServerDevice] {
+        try await translatingErrors {
+            try await writer.read { db in
+                try Row.fetchAll(
+                    db, sql: "SELECT * FROM serverDevice WHERE accountId = ? ORDER BY createdAt, deviceId",
+                    arguments: [account.uuidString.lowercased()]
+                ).map(Self.device(from:))
+            }
+        }
+    }
+
+    public func device(_ id: UUID, account: UUID, seenAt now: Date) async throws -> (
+        device: ServerDevice, tokenHash: String
+    )? {
+        let arguments: StatementArguments = [account.uuidString.lowercased(), id.uuidString.lowercased()]
+        return try await translatingErrors {
+            try await writer.write { db in
+                guard
+                    let row = try Row.fetchOne(
+                        db.cachedStatement(sql: "SELECT * FROM serverDevice WHERE accountId = ? AND deviceId = ?"),
+                        arguments: arguments)
+                else { return nil }
+                var device = try Self.device(from: row)
+                // Seen-times to the minute: a request a second does not make a write a second.
+                if device.revokedAt == nil, device.lastSeenAt.map({ now.timeIntervalSince($0) >= 60 }) ?? true {
+                    try db.cachedStatement(
+                        sql: "UPDATE serverDevice SET lastSeenAt = ? WHERE accountId = ? AND deviceId = ?"
+                    ).execute(arguments: [now.timeIntervalSince1970] + arguments)
+                    device.lastSeenAt = now
+                }
+                return (device, row["tokenHash"])
+            }
+        }
+    }
+
+    public func revokeDevice(_ id: UUID, account: UUID, now: Date) async throws -> Bool {
+        try await translatingErrors {
+            try await writer.write { db in
+                try db.execute(
+                    sql: """
+                        UPDATE serverDevice SET revokedAt = coalesce(revokedAt, ?) WHERE accountId = ? AND deviceId = ?
+                        """,
+                    arguments: [now.timeIntervalSince1970, account.uuidString.lowercased(), id.uuidString.lowercased()])
+                return db.changesCount == 1
+            }
+        }
+    }
+
+    private static func account(from row: Row) throws -> ServerAccount {
+        guard let id = UUID(uuidString: row["accountId"]), let plan = Plan(rawValue: row["plan"]) else {
+            throw CardboxError.storage("the server database holds a malformed account")
+        }
+        return ServerAccount(
+            id: id, name: row["name"], plan: plan, createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+    }
+
+    private static func device(from row: Row) throws -> ServerDevice {
+        guard let id = UUID(uuidString: row["deviceId"]), let account = UUID(uuidString: row["accountId"]) else {
+            throw CardboxError.storage("the server database holds a malformed device")
+        }
+        return ServerDevice(
+            id: id, accountId: account, name: row["name"], createdAt: Date(timeIntervalSince1970: row["createdAt"]),
+            lastSeenAt: (row["lastSeenAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            revokedAt: (row["revokedAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
+    }
+}

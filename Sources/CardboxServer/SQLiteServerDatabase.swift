@@ -1,0 +1,215 @@
+import CardboxCore
+import CardboxSync
+import Foundation
+import GRDB
+
+/// The sync state in one SQLite file: the embedded default of `cardbox serve`. Every table's primary
+/// key starts with the account id, and every query names one account.
+public final class SQLiteServerDatabase: ServerDatabase {
+    let writer: any DatabaseWriter
+
+    /// Opens (creating if needed) the sync state at `path`.
+    public convenience init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        do {
+            try self.init(writer: DatabasePool(path: path, configuration: configuration))
+        } catch let error as DatabaseError {
+            throw CardboxError.storage("cannot open the sync state at \(path): \(error.message ?? error.description)")
+        }
+    }
+
+    /// A sync state in memory, for tests.
+    public static func inMemory() throws -> SQLiteServerDatabase { try SQLiteServerDatabase(writer: DatabaseQueue()) }
+
+    private init(writer: any DatabaseWriter) throws {
+        self.writer = writer
+        try Self.migrator.migrate(writer)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: rows, tombstones, cursors, batches") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE syncAccount (
+                        accountId TEXT PRIMARY KEY NOT NULL,
+                        lastSeq INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE TABLE syncRow (
+                        accountId TEXT NOT NULL,
+                        entity TEXT NOT NULL,
+                        rowId TEXT NOT NULL,
+                        record TEXT NOT NULL,
+                        seq INTEGER NOT NULL,
+                        PRIMARY KEY (accountId, entity, rowId)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX syncRowBySeq ON syncRow(accountId, seq);
+                    CREATE TABLE syncTombstone (
+                        accountId TEXT NOT NULL,
+                        entity TEXT NOT NULL,
+                        rowId TEXT NOT NULL,
+                        hlc INTEGER NOT NULL,
+                        replica TEXT NOT NULL,
+                        seq INTEGER NOT NULL,
+                        PRIMARY KEY (accountId, entity, rowId)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX syncTombstoneBySeq ON syncTombstone(accountId, seq);
+                    CREATE TABLE syncBatch (
+                        accountId TEXT NOT NULL,
+                        batchId TEXT NOT NULL,
+                        cursor INTEGER NOT NULL,
+                        PRIMARY KEY (accountId, batchId)
+                    ) WITHOUT ROWID;
+                    """)
+        }
+        migrator.registerMigration("v2: accounts and devices") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE serverAccount (
+                        accountId TEXT PRIMARY KEY NOT NULL,
+                        name TEXT NOT NULL,
+                        passwordHash TEXT NOT NULL,
+                        plan TEXT NOT NULL,
+                        createdAt REAL NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE TABLE serverAccountName (
+                        nameKey TEXT PRIMARY KEY NOT NULL,
+                        accountId TEXT NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE TABLE serverDevice (
+                        accountId TEXT NOT NULL,
+                        deviceId TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        tokenHash TEXT NOT NULL,
+                        createdAt REAL NOT NULL,
+                        lastSeenAt REAL,
+                        revokedAt REAL,
+                        PRIMARY KEY (accountId, deviceId)
+                    ) WITHOUT ROWID;
+                    """)
+        }
+        return migrator
+    }
+
+    public func push(_ changes: ChangeSet, batch: UUID, account: UUID, now: Date) async throws -> PushReceipt {
+        let accountId = account.uuidString.lowercased()
+        let batchId = batch.uuidString.lowercased()
+        try Self.check(changes, account: account, now: now)
+        return try await translatingErrors {
+            try await writer.write { db in
+                if let cursor = try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT cursor FROM syncBatch WHERE accountId = ? AND batchId = ?"),
+                    arguments: [accountId, batchId])
+                {
+                    return PushReceipt(cursor: cursor, wasRetry: true)
+                }
+                let records = Records(db: db, accountId: accountId)
+                let plan = try records.plan(changes)
+                try records.write(plan)
+                try db.cachedStatement(sql: "INSERT INTO syncBatch (accountId, batchId, cursor) VALUES (?, ?, ?)")
+                    .execute(arguments: [accountId, batchId, plan.lastSeq])
+                return PushReceipt(cursor: plan.lastSeq, wasRetry: false)
+            }
+        }
+    }
+
+    public func pull(account: UUID, after cursor: Int64, limit: Int) async throws -> PullPage {
+        try Self.checkPage(cursor, limit)
+        let accountId = account.uuidString.lowercased()
+        return try await translatingErrors {
+            try await writer.read { db in
+                // One statement, so rows and tombstones come from one snapshot.
+                let entries = try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT seq, entity, rowId, record, NULL AS hlc, NULL AS replica FROM syncRow
+                            WHERE accountId = ? AND seq > ?
+                            UNION ALL
+                            SELECT seq, entity, rowId, NULL, hlc, replica FROM syncTombstone
+                            WHERE accountId = ? AND seq > ?
+                            ORDER BY seq LIMIT ?
+                            """), arguments: [accountId, cursor, accountId, cursor, limit + 1]
+                ).map { row in
+                    try PulledRecord(
+                        seq: row["seq"], entity: row["entity"], id: row["rowId"], record: row["record"],
+                        hlc: row["hlc"], replica: row["replica"])
+                }
+                return PullPage(entries, account: account, after: cursor, limit: limit)
+            }
+        }
+    }
+
+    func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as DatabaseError {
+            throw CardboxError.storage("the server database failed: \(error.message ?? error.description)")
+        }
+    }
+}
+
+/// An account's records in the SQLite sync state, read and written for one push.
+private struct Records {
+    let db: Database
+    let accountId: String
+
+    /// Reads what the push names and the account's last sequence number, and plans the merge.
+    func plan(_ changes: ChangeSet) throws -> PushPlan {
+        var rows: [RecordKey: RowChange] = [:]
+        var tombstones: [RecordKey: Tombstone] = [:]
+        let readRow = try db.cachedStatement(
+            sql: "SELECT record FROM syncRow WHERE accountId = ? AND entity = ? AND rowId = ?")
+        let readTombstone = try db.cachedStatement(
+            sql: "SELECT hlc, replica FROM syncTombstone WHERE accountId = ? AND entity = ? AND rowId = ?")
+        for key in PushPlan.keys(of: changes) {
+            let arguments: StatementArguments = [accountId, key.entity.rawValue, key.id]
+            if let record = try String.fetchOne(readRow, arguments: arguments) {
+                rows[key] = try RowChange(recordJSON: record, field: "syncRow")
+            }
+            if let row = try Row.fetchOne(readTombstone, arguments: arguments) {
+                tombstones[key] = Tombstone(key, hlc: row["hlc"], replica: row["replica"])
+            }
+        }
+        let lastSeq =
+            try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT lastSeq FROM syncAccount WHERE accountId = ?"), arguments: [accountId])
+            ?? 0
+        return PushPlan(changes, storedRows: rows, storedTombstones: tombstones, lastSeq: lastSeq)
+    }
+
+    func write(_ plan: PushPlan) throws {
+        let writeTombstone = try db.cachedStatement(
+            sql: """
+                INSERT INTO syncTombstone (accountId, entity, rowId, hlc, replica, seq) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (accountId, entity, rowId) DO UPDATE
+                SET hlc = excluded.hlc, replica = excluded.replica, seq = excluded.seq
+                """)
+        for (tombstone, seq) in plan.tombstones {
+            try writeTombstone.execute(
+                arguments: [
+                    accountId, tombstone.entity.rawValue, tombstone.id, tombstone.clock.timestamp.storageValue,
+                    tombstone.clock.replicaId, seq,
+                ])
+        }
+        let deleteRow = try db.cachedStatement(
+            sql: "DELETE FROM syncRow WHERE accountId = ? AND entity = ? AND rowId = ?")
+        for key in plan.deletedRows {
+            try deleteRow.execute(arguments: [accountId, key.entity.rawValue, key.id])
+        }
+        let writeRow = try db.cachedStatement(
+            sql: """
+                INSERT INTO syncRow (accountId, entity, rowId, record, seq) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (accountId, entity, rowId) DO UPDATE SET record = excluded.record, seq = excluded.seq
+                """)
+        for (row, seq) in plan.rows {
+            try writeRow.execute(arguments: [accountId, row.entity.rawValue, row.id, row.recordJSON, seq])
+        }
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO syncAccount (accountId, lastSeq) VALUES (?, ?)
+                ON CONFLICT (accountId) DO UPDATE SET lastSeq = excluded.lastSeq
+                """
+        ).execute(arguments: [accountId, plan.lastSeq])
+    }
+}

@@ -1,0 +1,152 @@
+import CardboxCore
+import CardboxSync
+import Foundation
+import GRDB
+
+extension CardboxStore {
+    /// Moves everything this store holds into `account` (a server's account, at sign-in), in one
+    /// transaction: every record keeps its id, fields and clocks, but for the ids derived from the
+    /// account (tags, and the tag links naming them), which are derived again. Every record becomes
+    /// this device's to send, so the first sync brings the store's data into the account, where it
+    /// merges with what other devices sent. Images and history move along.
+    ///
+    /// Returns the store as the new account's (this value keeps seeing the old one, now empty).
+    public func joinAccount(_ account: UUID) throws -> CardboxStore {
+        guard account != accountId else { return self }
+        try translatingErrors {
+            try writer.write { db in
+                let now = environment.now()
+                var clock = try Self.clock(db)
+                let timestamp = clock.tick(now: now)
+                try Self.save(clock, db)
+                let everything = try AccountMove.wholeState(
+                    StoreContext(db: db, accountId: accountId, timeZone: environment.timeZone), replicaId: replicaId)
+                let moved = AccountMove(from: accountId, to: account).moved(everything)
+                try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+                try AccountMove.removeSyncedRows(db, of: accountId)
+                try AccountMove.moveLocalRows(db, from: accountId, to: account)
+                try db.execute(
+                    sql: "UPDATE storeInfo SET value = ? WHERE key = 'accountId'", arguments: [account.storage])
+                let tx = WriteContext(
+                    db: db, accountId: account, replicaId: replicaId, replicaKey: replicaKey, now: now,
+                    timestamp: timestamp, environment: environment)
+                var applier = try ChangeApplier(tx)
+                tx.batch.origin = "local"
+                for tombstone in moved.tombstones {
+                    try applier.describing(tombstone.entity, tombstone.id) { try applier.apply(tombstone) }
+                }
+                for row in moved.rows {
+                    try applier.describing(row.entity, row.id) { try applier.apply(row) }
+                }
+                try AccountMove.markAllAsLocalWrites(db, of: account, at: timestamp)
+                try tx.finish()
+            }
+        }
+        return try CardboxStore(writer: writer, account: account, environment: environment)
+    }
+}
+
+/// Renames one account's state into another's: the account id itself, and the ids derived from it.
+struct AccountMove {
+    let from: UUID
+    let to: UUID
+
+    /// The account's whole synced state as a change set: every row (held ones too) with every
+    /// clock, and every tombstone, whoever wrote them.
+    static func wholeState(_ context: StoreContext, replicaId: String) throws -> ChangeSet {
+        let reader = RowReader(context: context)
+        var changes = ChangeSet(accountId: context.accountId, replicaId: replicaId)
+        for entity in SyncedEntity.allCases { changes.rows += try reader.rows(entity, where: "1", []) }
+        for text in try String.fetchAll(
+            context.db, sql: "SELECT row FROM heldRow WHERE accountId = ? ORDER BY entity, rowId",
+            arguments: [context.account])
+        {
+            changes.rows.append(try HeldRow.decode(text))
+        }
+        changes.tombstones = try Row.fetchAll(
+            context.db,
+            sql: """
+                SELECT t.entity, t.rowId, t.hlc, r.id AS replicaId FROM tombstone t JOIN replica r ON r.key = t.replica
+                WHERE t.accountId = ? ORDER BY t.entity, t.rowId
+                """, arguments: [context.account]
+        ).compactMap { row in
+            SyncedEntity(rawValue: row["entity"]).map {
+                Tombstone(
+                    entity: $0, id: row["rowId"],
+                    clock: WriteClock(HLCTimestamp(rawValue: UInt64(bitPattern: row["hlc"])), row["replicaId"]))
+            }
+        }
+        return changes
+    }
+
+    /// The same state under the new account: ids derived from the account are derived again, and
+    /// every mention of an old id (in ids, composite ids and field values) names the new one.
+    func moved(_ changes: ChangeSet) -> ChangeSet {
+        var renamed: [String: String] = [from.storage: to.storage]
+        for row in changes.rows where row.entity == .tag {
+            guard case .string(let name)? = row.fields["name"]?.value else { continue }
+            renamed[row.id] = DeterministicID.tagID(accountId: to, normalizedName: TagName.normalize(name)).storage
+        }
+        func id(_ text: String) -> String {
+            text.split(separator: "/", omittingEmptySubsequences: false).map { renamed[String($0)] ?? String($0) }
+                .joined(separator: "/")
+        }
+        func value(_ json: JSONValue) -> JSONValue {
+            switch json {
+            case .string(let text): return .string(renamed[text] ?? text)
+            case .array(let items): return .array(items.map(value))
+            case .object(let members): return .object(members.mapValues(value))
+            default: return json
+            }
+        }
+        var moved = ChangeSet(accountId: to, replicaId: changes.replicaId)
+        moved.rows = changes.rows.map { row in
+            RowChange(
+                entity: row.entity, id: id(row.id), created: row.created,
+                fields: row.fields.mapValues { FieldChange(value: value($0.value), clock: $0.clock) })
+        }
+        moved.tombstones = changes.tombstones.map { Tombstone(entity: $0.entity, id: id($0.id), clock: $0.clock) }
+        return moved
+    }
+
+    /// Deletes the old account's synced rows and their sync records; they come back renamed.
+    static func removeSyncedRows(_ db: Database, of account: UUID) throws {
+        for table in ["fieldClock", "tombstone", "heldRow"] {
+            try db.execute(sql: "DELETE FROM \(table) WHERE accountId = ?", arguments: [account.storage])
+        }
+        for entity in SyncedEntity.allCases.reversed() {
+            try db.execute(
+                sql: "DELETE FROM \(entity.table) WHERE \(entity.accountCondition)", arguments: [account.storage])
+        }
+    }
+
+    /// Moves what is not synced (image bytes, history, usage events) to the new account as it is.
+    static func moveLocalRows(_ db: Database, from: UUID, to: UUID) throws {
+        let synced = Set(SyncedEntity.allCases.map(\.table) + ["fieldClock", "tombstone", "heldRow"])
+        let tables = try String.fetchAll(
+            db,
+            sql: """
+                SELECT m.name FROM sqlite_master m JOIN pragma_table_info(m.name) c
+                WHERE m.type = 'table' AND c.name = 'accountId' ORDER BY m.name
+                """)
+        for table in tables where !synced.contains(table) {
+            try db.execute(
+                sql: "UPDATE \(table) SET accountId = ? WHERE accountId = ?", arguments: [to.storage, from.storage])
+        }
+    }
+
+    /// Every row, tombstone and held row of the account becomes a local write at `timestamp`: the
+    /// account has never seen them, so the next sync sends them all.
+    static func markAllAsLocalWrites(_ db: Database, of account: UUID, at timestamp: HLCTimestamp) throws {
+        for entity in SyncedEntity.allCases {
+            try db.execute(
+                sql: "UPDATE \(entity.table) SET \(SyncColumns.version) = ? WHERE \(entity.accountCondition)",
+                arguments: [timestamp.storageValue, account.storage])
+        }
+        for table in ["tombstone", "heldRow"] {
+            try db.execute(
+                sql: "UPDATE \(table) SET version = ? WHERE accountId = ?",
+                arguments: [timestamp.storageValue, account.storage])
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import CardboxCore
+import CardboxSync
+import Foundation
+import GRDB
+
+/// What this device knows of the server it syncs with. Kept in `storeInfo`, beside the store's
+/// identity: it belongs to this device and is never synced.
+public struct SyncLink: Sendable, Equatable {
+    /// The server's base URL, e.g. `https://cards.example.org`.
+    public var server: String
+    public var user: String
+    /// The device's token; whoever reads the store file can sync as this device until it is revoked.
+    public var token: String
+    /// Local writes up to this clock have reached the server.
+    public var sent: HLCTimestamp = .zero
+    /// The server's changes up to this cursor have been applied here.
+    public var received: Int64 = 0
+    public var lastSync: Date?
+    public var lastError: String?
+
+    public init(server: String, user: String, token: String) {
+        self.server = server
+        self.user = user
+        self.token = token
+    }
+}
+
+extension CardboxStore {
+    private static let linkKeys = [
+        "sync.server", "sync.user", "sync.token", "sync.sent", "sync.received", "sync.lastSync", "sync.lastError",
+    ]
+
+    /// The server this store syncs with, or nil when it is not signed in.
+    public func syncLink() throws -> SyncLink? {
+        try read { context in
+            let info = try Dictionary(
+                uniqueKeysWithValues: Row.fetchAll(
+                    context.db, sql: "SELECT key, value FROM storeInfo WHERE key LIKE 'sync.%'"
+                ).map { ($0["key"] as String, $0["value"] as String) })
+            guard let server = info["sync.server"], let user = info["sync.user"], let token = info["sync.token"]
+            else { return nil }
+            var link = SyncLink(server: server, user: user, token: token)
+            link.sent = HLCTimestamp(rawValue: UInt64(bitPattern: info["sync.sent"].flatMap { Int64($0) } ?? 0))
+            link.received = info["sync.received"].flatMap { Int64($0) } ?? 0
+            link.lastSync = info["sync.lastSync"].flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
+            link.lastError = info["sync.lastError"]
+            return link
+        }
+    }
+
+    /// Saves the link (nil: signs out, forgetting the server and token; the data stays).
+    public func saveSyncLink(_ link: SyncLink?) throws {
+        try translatingErrors {
+            try writer.write { db in
+                try db.execute(
+                    sql:
+                        "DELETE FROM storeInfo WHERE key IN (\(Self.linkKeys.map { _ in "?" }.joined(separator: ",")))",
+                    arguments: StatementArguments(Self.linkKeys))
+                guard let link else { return }
+                let values: [String: String?] = [
+                    "sync.server": link.server, "sync.user": link.user, "sync.token": link.token,
+                    "sync.sent": String(link.sent.storageValue), "sync.received": String(link.received),
+                    "sync.lastSync": link.lastSync.map { String($0.timeIntervalSince1970) },
+                    "sync.lastError": link.lastError,
+                ]
+                for (key, value) in values {
+                    guard let value else { continue }
+                    try db.execute(sql: "INSERT INTO storeInfo (key, value) VALUES (?, ?)", arguments: [key, value])
+                }
+            }
+        }
+    }
+}

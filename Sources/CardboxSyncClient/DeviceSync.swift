@@ -1,0 +1,136 @@
+import CardboxCore
+import CardboxStore
+import CardboxSync
+import Foundation
+
+/// How far a sync has come, for a progress bar.
+public struct SyncProgress: Sendable, Equatable {
+    public enum Phase: String, Sendable { case push, pull }
+    public var phase: Phase
+    /// Records sent or received so far, and (when known) in all.
+    public var done: Int
+    public var total: Int?
+}
+
+/// What one sync did.
+public struct SyncReport: Sendable, Equatable {
+    public var pushed = 0
+    public var pulled = 0
+    public var applied = ApplyReport()
+}
+
+/// What `cardbox sync status` shows.
+public struct SyncStatus: Sendable, Equatable, Codable {
+    public var server: String?
+    public var user: String?
+    public var accountId: String
+    /// Local changes (records) the server has not acknowledged yet.
+    public var pending: Int
+    public var lastSync: Date?
+    public var lastError: String?
+}
+
+/// One device's side of sync: push what changed here, then pull until caught up. Every step is
+/// safe to interrupt: the cursors move only after the server acknowledged a push or the store
+/// committed a pulled page, and both sides merge idempotently, so the next run sends or fetches
+/// again whatever the interrupted one may have lost.
+public struct DeviceSync: Sendable {
+    public let store: CardboxStore
+    /// Records per pushed batch and per pulled page.
+    public var batchSize = 2_000
+
+    public init(store: CardboxStore) { self.store = store }
+
+    static let notSignedIn = CardboxError.invalid(
+        field: "sync", reason: "this store is not signed in to a server: cardbox login URL --user NAME")
+
+    public func sync(progress: (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {
+        guard var link = try store.syncLink() else { throw Self.notSignedIn }
+        let connection = try ServerConnection(server: link.server, token: link.token)
+        do {
+            var report = SyncReport()
+            // The plan is the server's to decide; a change to it is sent with this sync's push.
+            let plan = try await connection.plan()
+            if try store.allowance().plan != plan { _ = try store.setPlan(plan) }
+            try await push(&link, connection, &report, progress)
+            try await pull(&link, connection, &report, progress)
+            link.lastSync = Date()
+            link.lastError = nil
+            try store.saveSyncLink(link)
+            return report
+        } catch {
+            link.lastError = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+            try? store.saveSyncLink(link)
+            throw error
+        }
+    }
+
+    private func push(
+        _ link: inout SyncLink, _ connection: ServerConnection, _ report: inout SyncReport,
+        _ progress: (SyncProgress) -> Void
+    ) async throws {
+        let (changes, cursor) = try store.changes(since: link.sent)
+        let batches = Self.split(changes, size: batchSize)
+        let total = changes.rows.count + changes.tombstones.count
+        for batch in batches {
+            _ = try await connection.push(batch, batch: UUID())
+            report.pushed += batch.rows.count + batch.tombstones.count
+            progress(SyncProgress(phase: .push, done: report.pushed, total: total))
+        }
+        // Only once every batch is in: a sync cut short sends them all again, which merges to the same.
+        link.sent = cursor
+        try store.saveSyncLink(link)
+    }
+
+    private func pull(
+        _ link: inout SyncLink, _ connection: ServerConnection, _ report: inout SyncReport,
+        _ progress: (SyncProgress) -> Void
+    ) async throws {
+        while true {
+            let page = try await connection.pull(after: link.received, limit: batchSize)
+            if !page.changes.isEmpty {
+                let applied = try store.apply(page.changes)
+                report.applied.inserted += applied.inserted
+                report.applied.updated += applied.updated
+                report.applied.deleted += applied.deleted
+                report.applied.held += applied.held
+            }
+            report.pulled += page.changes.rows.count + page.changes.tombstones.count
+            link.received = page.cursor
+            try store.saveSyncLink(link)
+            progress(SyncProgress(phase: .pull, done: report.pulled, total: nil))
+            if !page.hasMore { return }
+        }
+    }
+
+    /// Splits a change set into sets of at most `size` records (tombstones first), each whole.
+    static func split(_ changes: ChangeSet, size: Int) -> [ChangeSet] {
+        var batches: [ChangeSet] = []
+        var current = ChangeSet(accountId: changes.accountId, replicaId: changes.replicaId)
+        func flushIfFull() {
+            if current.rows.count + current.tombstones.count >= size {
+                batches.append(current)
+                current = ChangeSet(accountId: changes.accountId, replicaId: changes.replicaId)
+            }
+        }
+        for tombstone in changes.tombstones {
+            current.tombstones.append(tombstone)
+            flushIfFull()
+        }
+        for row in changes.rows {
+            current.rows.append(row)
+            flushIfFull()
+        }
+        if !current.isEmpty { batches.append(current) }
+        return batches
+    }
+
+    public func status() throws -> SyncStatus {
+        let link = try store.syncLink()
+        let pending = try store.changes(since: link?.sent ?? .zero).changes
+        return SyncStatus(
+            server: link?.server, user: link?.user, accountId: store.accountId.uuidString.lowercased(),
+            pending: pending.rows.count + pending.tombstones.count, lastSync: link?.lastSync,
+            lastError: link?.lastError)
+    }
+}

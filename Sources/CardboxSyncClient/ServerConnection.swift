@@ -1,0 +1,153 @@
+import AsyncHTTPClient
+import CardboxCore
+import CardboxSync
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The sync API as a device calls it: JSON over HTTP(S), the device's token as a bearer token.
+/// Every answer that is not a success becomes an error carrying the server's own message.
+public struct ServerConnection: Sendable {
+    public let server: String
+    public let token: String?
+    private let client: HTTPClient
+
+    /// One client for the process. A server that refuses connections is reported at once, not
+    /// retried until the request's deadline: `cardbox sync` says the server is down and keeps the
+    /// changes for next time.
+    public static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(120))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    public init(server: String, token: String?, client: HTTPClient = ServerConnection.client) throws {
+        guard let url = URL(string: server), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+            throw CardboxError.invalid(field: "server", reason: "'\(server)' is not an http:// or https:// address")
+        }
+        self.server = server.hasSuffix("/") ? String(server.dropLast()) : server
+        self.token = token
+        self.client = client
+    }
+
+    /// What signing in returned: the token and the ids the device belongs to.
+    public struct SignedIn: Sendable {
+        public var token: String
+        public var accountId: UUID
+        public var accountName: String
+        public var plan: Plan
+        public var deviceId: UUID
+    }
+
+    public func signIn(user: String, password: String, device: String) async throws -> SignedIn {
+        let body: JSONValue = .object(["user": .string(user), "password": .string(password), "device": .string(device)])
+        let answer = try await send(.POST, "/v1/sessions", body: body.jsonText)
+        guard case .string(let token)? = answer["token"], let account = answer["account"],
+            let accountId = account.id, case .string(let name)? = account["name"],
+            case .string(let planName)? = account["plan"], let plan = Plan(rawValue: planName),
+            let deviceId = answer["device"]?.id
+        else { throw Self.malformed("/v1/sessions") }
+        return SignedIn(token: token, accountId: accountId, accountName: name, plan: plan, deviceId: deviceId)
+    }
+
+    public func signUp(user: String, password: String) async throws {
+        let body: JSONValue = .object(["user": .string(user), "password": .string(password)])
+        _ = try await send(.POST, "/v1/accounts", body: body.jsonText)
+    }
+
+    /// Revokes this device's token on the server.
+    public func signOut() async throws {
+        _ = try await send(.DELETE, "/v1/sessions/current")
+    }
+
+    /// The account's plan as the server keeps it.
+    public func plan() async throws -> Plan {
+        let answer = try await send(.GET, "/v1/account")
+        guard case .string(let name)? = answer["account"]?["plan"], let plan = Plan(rawValue: name) else {
+            throw Self.malformed("/v1/account")
+        }
+        return plan
+    }
+
+    /// Sends a change set under a batch id; sending the same batch again is answered, not applied again.
+    public func push(_ changes: ChangeSet, batch: UUID) async throws -> Int64 {
+        let answer = try await send(
+            .POST, "/v1/sync/push?batch=\(batch.uuidString.lowercased())", body: changes.jsonText)
+        guard case .int(let cursor)? = answer["cursor"] else { throw Self.malformed("/v1/sync/push") }
+        return cursor
+    }
+
+    public struct Page: Sendable {
+        public var changes: ChangeSet
+        public var cursor: Int64
+        public var hasMore: Bool
+    }
+
+    public func pull(after cursor: Int64, limit: Int) async throws -> Page {
+        let answer = try await send(.GET, "/v1/sync/pull?after=\(cursor)&limit=\(limit)")
+        guard let json = answer["changes"], case .int(let next)? = answer["cursor"],
+            case .bool(let hasMore)? = answer["hasMore"]
+        else { throw Self.malformed("/v1/sync/pull") }
+        return Page(changes: try ChangeSet(json: json), cursor: next, hasMore: hasMore)
+    }
+
+    private func send(_ method: HTTPMethod, _ path: String, body: String? = nil) async throws -> JSONValue {
+        var request = HTTPClientRequest(url: server + path)
+        request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        let response: HTTPClientResponse
+        let bytes: ByteBuffer
+        do {
+            response = try await client.execute(request, timeout: .seconds(120))
+            bytes = try await response.body.collect(upTo: ChangeSet.maximumBytes * 2)
+        } catch {
+            throw SyncClientError.unreachable(server: server, reason: "\(error)")
+        }
+        let text = String(buffer: bytes)
+        let json = text.isEmpty ? JSONValue.object([:]) : (try? JSONValue.parse(text, field: "answer"))
+        guard (200..<300).contains(response.status.code) else {
+            if case .string(let message)? = json?["error"] {
+                throw SyncClientError.refused(status: Int(response.status.code), message: message)
+            }
+            throw SyncClientError.refused(status: Int(response.status.code), message: "\(response.status)")
+        }
+        guard let json else { throw Self.malformed(path) }
+        return json
+    }
+
+    private static func malformed(_ path: String) -> SyncClientError {
+        .refused(status: 502, message: "the server's answer to \(path) is not what Cardbox expects")
+    }
+}
+
+/// Why talking to the server failed.
+public enum SyncClientError: Error, LocalizedError, Equatable {
+    /// No answer (no network, server down, connection cut): nothing is lost, sync again later.
+    case unreachable(server: String, reason: String)
+    /// The server answered with an error; `message` is its own.
+    case refused(status: Int, message: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .unreachable(let server, let reason): return "cannot reach \(server): \(reason)"
+        case .refused(let status, let message): return "the server refused (\(status)): \(message)"
+        }
+    }
+}
+
+extension JSONValue {
+    subscript(_ key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members[key]
+    }
+
+    var id: UUID? {
+        guard case .string(let text)? = self["id"] else { return nil }
+        return UUID(uuidString: text)
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+/// `cardbox serve` as a process, on a free loopback port, stopped with SIGTERM.
+final class ServerProcess {
+    let process = Process()
+    let url: String
+
+    init(cli: CLI, extraArguments: [String] = []) throws {
+        process.executableURL = try CLI.builtBinary()
+        process.arguments =
+            ["serve", "--port", "0", "--database", cli.folder.appendingPathComponent("server.sqlite").path]
+            + extraArguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The first line says where it listens.
+        var printed = Data()
+        while !printed.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw CLIHarnessError("cardbox serve exited before listening") }
+            printed += chunk
+        }
+        let line = String(decoding: printed, as: UTF8.self).split(separator: "\n")[0]
+        guard line.hasPrefix("listening on ") else { throw CLIHarnessError("cardbox serve printed '\(line)'") }
+        url = String(line.dropFirst("listening on ".count))
+    }
+
+    /// Stops it as a service manager would, and returns its exit status.
+    func stop() -> Int32 {
+        process.terminate()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+@Suite("The sync server and clients, as processes")
+struct ServerEndToEndTests {
+    @Test("serve; two stores log in, edit offline, sync, and end up the same")
+    func twoDevices() throws {
+        let admin = try CLI()
+        defer { admin.remove() }
+        let added = try admin.runProcess(
+            [
+                "admin", "--database", admin.folder.appendingPathComponent("server.sqlite").path, "user", "add", "ana",
+                "--password-stdin", "--plan", "premium",
+            ], store: false, input: "correct horse\n")
+        #expect(added.status == 0, "\(added.stderr)")
+        let server = try ServerProcess(cli: admin)
+        let phone = try CLI()
+        let laptop = try CLI()
+        defer {
+            phone.remove()
+            laptop.remove()
+        }
+        // The phone has a deck before it signs in; it comes along into the account.
+        #expect(try phone.runProcess(["deck", "create", "Spanish", "--front", "es", "--back", "en"]).status == 0)
+        #expect(try phone.runProcess(["card", "add", "Spanish", "hola", "hello", "--tag", "greeting"]).status == 0)
+        for device in [phone, laptop] {
+            let login = try device.runProcess(
+                ["login", server.url, "--user", "ana", "--password-stdin", "--device", "test"], input: "correct horse\n"
+            )
+            #expect(login.status == 0 && login.stdout.contains("signed in"), "\(login.stderr)")
+        }
+        let wrong = try laptop.runProcess(
+            ["login", server.url, "--user", "ana", "--password-stdin"], input: "wrong password\n")
+        #expect(
+            wrong.status == 1 && wrong.stderr.contains("already signed in") || wrong.stderr.contains("signed in to"))
+        for device in [phone, laptop, phone] {
+            let synced = try device.runProcess(["sync"])
+            #expect(synced.status == 0 && synced.stdout.hasPrefix("synced:"), "\(synced.stderr)")
+        }
+        // Offline edits on both, then sync.
+        #expect(try laptop.runProcess(["list", "create", "Groceries"]).status == 0)
+        #expect(try phone.runProcess(["card", "add", "Spanish", "adiós", "goodbye"]).status == 0)
+        let status = try laptop.runProcess(["sync", "status", "--json"])
+        let pending = try #require(try status.json() as? [String: Any])["pending"] as? Int
+        #expect(pending ?? 0 > 0)
+        for device in [laptop, phone, laptop] { #expect(try device.runProcess(["sync"]).status == 0) }
+        for command in [["card", "list", "Spanish", "--json"], ["list", "list", "--json"], ["plan", "show"]] {
+            #expect(try phone.runProcess(command).stdout == laptop.runProcess(command).stdout)
+        }
+        #expect(try laptop.runProcess(["plan", "show"]).stdout.contains("premium"))
+        let after = try laptop.runProcess(["sync", "status"])
+        #expect(after.stdout.contains("pending: 0") && after.stdout.contains("ana"))
+        // Signed out, a store keeps its data and syncs no more.
+        #expect(try phone.runProcess(["logout"]).stdout.contains("signed out"))
+        let refused = try phone.runProcess(["sync"])
+        #expect(refused.status == 1 && refused.stderr.contains("not signed in"))
+        #expect(server.stop() == 0)
+        // The server is down: a sync fails with a clear error and loses nothing.
+        #expect(try laptop.runProcess(["card", "add", "Spanish", "gato", "cat"]).status == 0)
+        let down = try laptop.runProcess(["sync"])
+        #expect(down.status == 1 && down.stderr.contains("cannot reach"))
+        let kept = try laptop.runProcess(["sync", "status"])
+        #expect(kept.stdout.contains("pending: 1") && kept.stdout.contains("last error: cannot reach"))
+    }
+}

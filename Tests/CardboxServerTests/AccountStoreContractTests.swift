@@ -1,0 +1,124 @@
+import CardboxCore
+import CardboxServer
+import Foundation
+import Testing
+
+@Suite("Accounts, devices and tokens")
+struct AccountStoreContractTests {
+    /// bcrypt's lowest cost: these tests check the rules, not resistance to guessing.
+    let hasher = PasswordHasher(cost: 4)
+
+    private func service(_ database: any ServerDatabase) -> AccountService {
+        AccountService(store: database, hasher: hasher, throttle: SignInThrottle(allowed: 3))
+    }
+
+    private func uniqueName(_ base: String) -> String { "\(base)-\(UUID().uuidString.prefix(8))" }
+
+    @Test("an account signs devices in with its password; each device gets its own token", arguments: SyncStates.all)
+    func signIn(_ implementation: String) async throws {
+        try await SyncStates.with(implementation) { database in
+            let accounts = service(database)
+            let name = uniqueName("Ana")
+            let account = try await accounts.addAccount(name: name, password: "correct horse")
+            // Names are unique whatever their case.
+            await #expect(throws: CardboxError.alreadyExists(kind: "account", name: name.uppercased())) {
+                try await accounts.addAccount(name: name.uppercased(), password: "another password")
+            }
+            let phone = try await accounts.signIn(
+                name: name.lowercased(), password: "correct horse", deviceName: "phone")
+            let laptop = try await accounts.signIn(name: name, password: "correct horse", deviceName: "laptop")
+            #expect(phone.account.id == account.id && phone.account.name == name && phone.token != laptop.token)
+            #expect(try await accounts.caller(token: phone.token)?.device.id == phone.device.id)
+            #expect(try await accounts.caller(token: laptop.token)?.account.id == account.id)
+            #expect(try await database.devices(account: account.id).map(\.name) == ["phone", "laptop"])
+            // A token is 256 random bits beside the ids; the database keeps only a hash of them.
+            let secretBits = (phone.token.count - "cbx1.".count) * 6 - 32 * 8
+            #expect(secretBits >= 256)
+            // A forged token (right ids, wrong secret) and a revoked one name no caller.
+            var forged = Array(phone.token)
+            forged[forged.count - 2] = forged[forged.count - 2] == "A" ? "B" : "A"
+            #expect(try await accounts.caller(token: String(forged)) == nil)
+            #expect(try await accounts.caller(token: "cbx1.nonsense") == nil)
+            #expect(try await database.revokeDevice(phone.device.id, account: account.id, now: Date()))
+            #expect(try await accounts.caller(token: phone.token) == nil)
+            #expect(try await accounts.caller(token: laptop.token) != nil)
+            // A device of another account cannot be revoked through this one.
+            #expect(try await !database.revokeDevice(laptop.device.id, account: UUID(), now: Date()))
+        }
+    }
+
+    @Test("wrong passwords are refused alike, and repeated failures must wait", arguments: SyncStates.all)
+    func throttled(_ implementation: String) async throws {
+        try await SyncStates.with(implementation) { database in
+            let accounts = service(database)
+            let name = uniqueName("Ben")
+            _ = try await accounts.addAccount(name: name, password: "right password")
+            let now = Date()
+            for password in ["wrong one", "wrong two", "wrong three"] {
+                await #expect(throws: AccountService.wrongCredentials) {
+                    try await accounts.signIn(name: name, password: password, deviceName: "d", now: now)
+                }
+            }
+            await #expect(throws: AccountService.wrongCredentials) {
+                try await accounts.signIn(name: "nobody-\(name)", password: "right password", deviceName: "d", now: now)
+            }
+            // The third failure locks the name for a second; even the right password waits.
+            await #expect(throws: SignInThrottled(retryAfter: 1)) {
+                try await accounts.signIn(name: name, password: "right password", deviceName: "d", now: now)
+            }
+            let later = now.addingTimeInterval(2)
+            _ = try await accounts.signIn(name: name, password: "right password", deviceName: "d", now: later)
+        }
+    }
+
+    @Test("passwords are checked for length, changed, and plans set", arguments: SyncStates.all)
+    func passwordAndPlan(_ implementation: String) async throws {
+        try await SyncStates.with(implementation) { database in
+            let accounts = service(database)
+            let name = uniqueName("Cy")
+            await #expect(throws: CardboxError.self) { try await accounts.addAccount(name: name, password: "short") }
+            await #expect(throws: CardboxError.self) {
+                try await accounts.addAccount(name: "has space", password: "long enough")
+            }
+            let account = try await accounts.addAccount(name: name, password: "first password")
+            try await accounts.setPassword("second password", account: account.id)
+            await #expect(throws: AccountService.wrongCredentials) {
+                try await accounts.signIn(name: name, password: "first password", deviceName: "d")
+            }
+            _ = try await accounts.signIn(name: name, password: "second password", deviceName: "d")
+            try await database.setPlan(.premium, account: account.id)
+            #expect(try await database.account(account.id)?.plan == .premium)
+            #expect(try await database.accounts().contains { $0.id == account.id && $0.plan == .premium })
+            await #expect(throws: CardboxError.self) { try await database.setPlan(.free, account: UUID()) }
+        }
+    }
+
+    @Test("removing an account removes its devices and sync state, and only its own", arguments: SyncStates.all)
+    func remove(_ implementation: String) async throws {
+        try await SyncStates.with(implementation) { database in
+            let accounts = service(database)
+            let leaving = try await accounts.addAccount(name: uniqueName("Dee"), password: "password one")
+            let staying = try await accounts.addAccount(name: uniqueName("Eve"), password: "password two")
+            var tokens: [String] = []
+            for account in [leaving, staying] {
+                let device = try Device(account: account.id)
+                _ = try device.store.createDeck(name: "Deck", frontLanguage: "es", backLanguage: "en")
+                try await device.sync(with: database, account: account.id)
+                tokens.append(
+                    try await accounts.signIn(
+                        name: account.name, password: account.id == leaving.id ? "password one" : "password two",
+                        deviceName: "d"
+                    ).token)
+            }
+            try await database.removeAccount(leaving.id)
+            #expect(try await database.account(leaving.id) == nil)
+            #expect(try await database.account(named: leaving.name) == nil)
+            #expect(try await accounts.caller(token: tokens[0]) == nil)
+            #expect(try await database.pull(account: leaving.id, after: 0, limit: 100).changes.isEmpty)
+            #expect(try await accounts.caller(token: tokens[1]) != nil)
+            #expect(try await !database.pull(account: staying.id, after: 0, limit: 100).changes.isEmpty)
+            // The name can be taken again.
+            _ = try await accounts.addAccount(name: leaving.name, password: "password three")
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import AsyncHTTPClient
+import CardboxCore
+import CardboxHTTP
+import CardboxServer
+import CardboxStore
+import CardboxSync
+import CardboxSyncClient
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Testing
+
+/// A real server on a free loopback port, over a database, for the length of `body`.
+func withServer(
+    _ implementation: String, openSignup: Bool = false,
+    _ body: (_ url: String, _ database: any ServerDatabase, _ accounts: AccountService) async throws -> Void
+) async throws {
+    try await SyncStates.with(implementation) { database in
+        let accounts = AccountService(store: database, hasher: PasswordHasher(cost: 4))
+        let (ports, port) = AsyncStream.makeStream(of: Int.self)
+        var logger = Logger(label: "cardbox.test-server")
+        logger.logLevel = .warning
+        let app = CardboxApplication.make(
+            database: database, accounts: accounts, options: ServerOptions(openSignup: openSignup), host: "127.0.0.1",
+            port: 0, logger: logger, onRunning: { port.yield($0) })
+        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
+        var iterator = ports.makeAsyncIterator()
+        guard let bound = await iterator.next() else { throw CardboxError.storage("the test server did not start") }
+        do {
+            try await body("http://127.0.0.1:\(bound)", database, accounts)
+        } catch {
+            server.cancel()
+            _ = await server.result
+            throw error
+        }
+        server.cancel()
+        _ = await server.result
+    }
+}
+
+/// Signs a store in as a device would (`cardbox login`): joins the account, keeps the token.
+func signIn(_ store: CardboxStore, to url: String, user: String, password: String) async throws -> CardboxStore {
+    let signedIn = try await ServerConnection(server: url, token: nil).signIn(
+        user: user, password: password, device: "test device")
+    let joined = try store.joinAccount(signedIn.accountId)
+    try joined.saveSyncLink(SyncLink(server: url, user: user, token: signedIn.token))
+    return joined
+}
+
+@Suite("Sync over HTTP")
+struct HTTPSyncTests {
+    @Test("stores with data of their own join one account and converge through the server", arguments: SyncStates.all)
+    func joinAndConverge(_ implementation: String) async throws {
+        try await withServer(implementation) { url, _, accounts in
+            let name = "ana-\(UUID().uuidString.prefix(8))"
+            _ = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
+            // Each device has data before it ever signs in.
+            let phone = try CardboxStore.inMemory()
+            let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            _ = try phone.addCard(to: deck.id, CardDraft(front: "hola", back: "hello", tags: ["greeting"]))
+            let laptop = try CardboxStore.inMemory()
+            let list = try laptop.createList(name: "Groceries")
+            _ = try laptop.addItem(to: list.id, title: "Milk")
+            let phoneIn = try await signIn(phone, to: url, user: name, password: "correct horse")
+            let laptopIn = try await signIn(laptop, to: url, user: name, password: "correct horse")
+            #expect(phoneIn.accountId == laptopIn.accountId && phoneIn.accountId != phone.accountId)
+            for store in [phoneIn, laptopIn, phoneIn] { _ = try await DeviceSync(store: store).sync() }
+            #expect(try phoneIn.canonicalDump() == laptopIn.canonicalDump())
+            #expect(try laptopIn.decks().map(\.name) == ["Spanish"])
+            #expect(try phoneIn.lists().map(\.name) == ["Groceries"])
+            // The tag's id is derived from the new account, so both devices would mint the same one.
+            let tag = try laptopIn.tags().first
+            #expect(tag?.name == "greeting")
+            #expect(try DeviceSync(store: phoneIn).status().pending == 0)
+            // An edit on one device reaches the other.
+            let card = try laptopIn.cards(in: deck.id)[0]
+            _ = try laptopIn.editCard(card.id, CardChanges(back: "hi"))
+            #expect(try DeviceSync(store: laptopIn).status().pending == 1)
+            _ = try await DeviceSync(store: laptopIn).sync()
+            _ = try await DeviceSync(store: phoneIn).sync()
+            #expect(try phoneIn.card(card.id).back == "hi")
+        }
+    }
+
+    @Test("every request is scoped to its token's account; bad requests get a JSON 4xx and change nothing")
+    func scopedAndRefused() async throws {
+        try await withServer("sqlite-memory") { url, database, accounts in
+            let ana = try await accounts.addAccount(name: "ana", password: "password ana")
+            let ben = try await accounts.addAccount(name: "ben", password: "password ben")
+            let anaStore = try await signIn(try CardboxStore.inMemory(), to: url, user: "ana", password: "password ana")
+            _ = try anaStore.createDeck(name: "Private", frontLanguage: "es", backLanguage: "en")
+            _ = try await DeviceSync(store: anaStore).sync()
+            let benStore = try await signIn(try CardboxStore.inMemory(), to: url, user: "ben", password: "password ben")
+            let benLink = try #require(try benStore.syncLink())
+            let asBen = try ServerConnection(server: url, token: benLink.token)
+            // Ben's pulls see none of Ana's records, whatever cursor he asks from.
+            #expect(
+                try await asBen.pull(after: 0, limit: 100).changes.rows.allSatisfy {
+                    $0.id != ana.id.uuidString.lowercased()
+                })
+            #expect(try await asBen.pull(after: 0, limit: 100).changes.isEmpty)
+            // Ben pushing Ana's change set (her account id in it) is refused whole.
+            let anaChanges = try anaStore.changes().changes
+            await #expect(throws: SyncClientError.self) { try await asBen.push(anaChanges, batch: UUID()) }
+            // No token, a forged one, a revoked one: 401.
+            for token in [nil, "cbx1.forged", benLink.token] as [String?] {
+                if token == benLink.token {
+                    let device = try await database.devices(account: ben.id)[0]
+                    _ = try await database.revokeDevice(device.id, account: ben.id, now: Date())
+                }
+                await #expect(throws: SyncClientError.self) {
+                    try await ServerConnection(server: url, token: token).pull(after: 0, limit: 10)
+                }
+            }
+            // Malformed bodies: a clear error, nothing applied.
+            let anaLink = try #require(try anaStore.syncLink())
+            let before = try await database.pull(account: ana.id, after: 0, limit: 1_000).cursor
+            for body in ["{", "[]", #"{"format": "cardbox-changes", "version": 99}"#] {
+                let answer = try await rawPost(url + "/v1/sync/push?batch=\(UUID())", body: body, token: anaLink.token)
+                #expect(answer.status == 400 && answer.body.contains("\"error\""))
+            }
+            let missingBatch = try await rawPost(url + "/v1/sync/push", body: "{}", token: anaLink.token)
+            #expect(missingBatch.status == 400 && missingBatch.body.contains("batch"))
+            #expect(try await database.pull(account: ana.id, after: 0, limit: 1_000).cursor == before)
+            // Sign-up is closed unless the server opens it.
+            let signUp = try await rawPost(url + "/v1/accounts", body: #"{"user":"eve","password":"password eve"}"#)
+            #expect(signUp.status == 403)
+        }
+    }
+}
+
+/// Posts text and returns the status and body as they came.
+func rawPost(_ url: String, body: String, token: String? = nil) async throws -> (status: Int, body: String) {
+    var request = HTTPClientRequest(url: url)
+    request.method = .POST
+    request.body = .bytes(ByteBuffer(string: body))
+    if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+    let bytes = try await response.body.collect(upTo: 1 << 20)
+    return (Int(response.status.code), String(buffer: bytes))
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Starts a throwaway PostgreSQL server for the tests, on loopback, and prints its URL.
+#
+#   bash scripts/test-postgres.sh start OWNER_PID   # prints postgres://cardbox@127.0.0.1:PORT/postgres
+#
+# The server lives in a new temporary folder and stops by itself once the process OWNER_PID has
+# ended (the test run that asked for it), however that process ends; the folder goes with it.
+# Durability is off (fsync, full_page_writes): the tests check behaviour, not crash safety of the disk.
+set -euo pipefail
+[ "${1:-}" = start ] && [ -n "${2:-}" ] || { echo "usage: $0 start OWNER_PID" >&2; exit 2; }
+owner=$2
+bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+[ -x "$bin/postgres" ] || { echo "error: PostgreSQL is not installed (bash scripts/install-deps.sh installs it)" >&2; exit 1; }
+dir=$(mktemp -d /tmp/cardbox-postgres.XXXXXX)
+# PostgreSQL refuses to run as root: as root, the server runs as the postgres user the package made.
+as_server=()
+if [ "$(id -u)" -eq 0 ]; then
+    chown postgres "$dir"
+    as_server=(runuser -u postgres --)
+fi
+"${as_server[@]}" "$bin/initdb" -D "$dir/data" -U cardbox -A trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 \
+    || { cat "$dir/initdb.log" >&2; exit 1; }
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"${as_server[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start -o \
+    "-h 127.0.0.1 -p $port -k $dir -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=200" \
+    >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
+# The watchdog: stops the server and removes its folder once the owner has gone.
+(
+    while kill -0 "$owner" 2>/dev/null; do sleep 1; done
+    "${as_server[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
+    rm -rf "$dir"
+) </dev/null >/dev/null 2>&1 &
+disown
+echo "postgres://cardbox@127.0.0.1:$port/postgres"
