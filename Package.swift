@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // Domain values and rules. Pure: no I/O.
@@ -61,6 +62,7 @@ let package = Package(
             dependencies: [
                 "CardboxCore", "CardboxSync", "CardboxServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // A device's side of sync: the API's client and the push-then-pull loop over a store.
@@ -119,11 +121,14 @@ let package = Package(
         ),
         .testTarget(name: "CardboxStoreTests", dependencies: ["CardboxStore"]),
         .testTarget(name: "CardboxConvergenceTests", dependencies: ["CardboxConvergence"]),
-        .testTarget(name: "CardboxCLITests", dependencies: ["CardboxCLI"]),
+        .testTarget(name: "CardboxCLITests", dependencies: ["CardboxCLI", "CardboxStore", "CardboxTestSupport"]),
+        // What several test targets share: a real PostgreSQL started for the test run.
+        .target(name: "CardboxTestSupport", path: "Tests/CardboxTestSupport"),
         .testTarget(
             name: "CardboxServerTests",
             dependencies: [
-                "CardboxServer", "CardboxStore", "CardboxSync", "CardboxHTTP", "CardboxSyncClient",
+                "CardboxTestSupport", "CardboxServer", "CardboxStore", "CardboxSync", "CardboxHTTP",
+                "CardboxSyncClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]),

@@ -74,6 +74,7 @@ struct SyncCommand: AsyncParsableCommand {
 
             Examples:
               cardbox sync
+              cardbox sync --watch
               cardbox sync status --json
             """,
         subcommands: [Now.self, Status.self], defaultSubcommand: Now.self)
@@ -83,9 +84,41 @@ struct SyncCommand: AsyncParsableCommand {
             commandName: "now", abstract: "Push, then pull until caught up (the default).",
             discussion: "Example:\n  cardbox sync")
         @OptionGroup var global: GlobalOptions
+        @Flag(name: .long, help: "Keep syncing: on local changes and on the server's news, until stopped.")
+        var watch = false
 
         func run() async throws {
             let store = try global.openStore()
+            guard watch else { return try await syncOnce(store) }
+            while true {
+                do {
+                    try await syncOnce(store)
+                } catch {
+                    Console.error((error as? LocalizedError)?.errorDescription ?? "\(error)")
+                    try await Task.sleep(for: .seconds(5))
+                    continue
+                }
+                try await waitForWork(store)
+            }
+        }
+
+        /// Returns when this store has changes to send, or the server has changes to fetch.
+        private func waitForWork(_ store: CardboxStore) async throws {
+            guard let link = try store.syncLink() else { return }
+            let connection = try ServerConnection(server: link.server, token: link.token)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { _ = try await connection.news(after: link.received) }
+                group.addTask {
+                    while try DeviceSync(store: store).status().pending == 0 {
+                        try await Task.sleep(for: .seconds(1))
+                    }
+                }
+                _ = try await group.next()
+                group.cancelAll()
+            }
+        }
+
+        private func syncOnce(_ store: CardboxStore) async throws {
             let sent = ProgressBar(label: "changes sent")
             let report = try await DeviceSync(store: store).sync { progress in
                 // Pulled pages come with no total; the push's bar is the one worth drawing.
@@ -93,7 +126,8 @@ struct SyncCommand: AsyncParsableCommand {
             }
             try store.checkpoint()
             Terminal.current.print(
-                "synced: sent \(report.pushed), received \(report.pulled) (\(report.applied.inserted) new, "
+                (watch ? ISO8601DateFormatter().string(from: Date()) + " " : "")
+                    + "synced: sent \(report.pushed), received \(report.pulled) (\(report.applied.inserted) new, "
                     + "\(report.applied.updated) changed, \(report.applied.deleted) deleted)")
         }
     }

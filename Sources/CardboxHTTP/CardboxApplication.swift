@@ -13,32 +13,23 @@ public enum CardboxApplication {
         logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: CardboxRequestContext.self)
-        router.add(middleware: RequestLogger())
+        let metrics = ServerMetrics()
+        router.add(middleware: RequestObserver(metrics: metrics))
         router.add(middleware: JSONErrorMiddleware())
-        SyncAPI(database: database, accounts: accounts, options: options).addRoutes(to: router)
+        router.get("metrics") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                body: .init(byteBuffer: ByteBuffer(string: metrics.text)))
+        }
+        router.get("openapi.yaml") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/yaml"],
+                body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
+        }
+        SyncAPI(database: database, accounts: accounts, options: options, metrics: metrics).addRoutes(to: router)
         return Application(
             router: router, configuration: .init(address: .hostname(host, port: port), serverName: "cardbox"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
-    }
-}
-
-/// One log line per request: method, path, status and time taken (never bodies or tokens).
-struct RequestLogger: RouterMiddleware {
-    typealias Context = CardboxRequestContext
-
-    func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        let start = ContinuousClock.now
-        let response = try await next(request, context)
-        let elapsed = ContinuousClock.now - start
-        context.logger.info(
-            "request",
-            metadata: [
-                "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
-                "ms": "\(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)",
-            ])
-        return response
     }
 }

@@ -46,20 +46,30 @@ struct JSONErrorMiddleware: RouterMiddleware {
     ) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch {
-            let answer = Self.answer(for: error)
-            if answer.status.code >= 500 {
-                context.logger.error(
-                    "request failed",
-                    metadata: ["path": "\(request.uri.path)", "error": "\(String(reflecting: error))"])
+        } catch let error as HTTPError where error.status == .notFound {
+            // A known path asked with a method it does not take: 405, saying which it takes.
+            guard let allowed = SyncAPI.methods[request.uri.path] else {
+                return Self.response(for: error, request, context)
             }
-            var headers = answer.headers
-            headers[.contentType] = "application/json"
-            let body: JSONValue = .object(["error": .string(answer.message)])
-            return Response(
-                status: answer.status, headers: headers,
-                body: .init(byteBuffer: ByteBuffer(string: body.jsonText + "\n")))
+            let list = allowed.joined(separator: ", ")
+            let refusal = APIError(.methodNotAllowed, "\(request.uri.path) takes \(list)", headers: [.allow: list])
+            return Self.response(for: refusal, request, context)
+        } catch {
+            return Self.response(for: error, request, context)
         }
+    }
+
+    private static func response(for error: any Error, _ request: Request, _ context: Context) -> Response {
+        let answer = Self.answer(for: error)
+        if answer.status.code >= 500 {
+            context.logger.error(
+                "request failed", metadata: ["path": "\(request.uri.path)", "error": "\(String(reflecting: error))"])
+        }
+        var headers = answer.headers
+        headers[.contentType] = "application/json"
+        let body: JSONValue = .object(["error": .string(answer.message)])
+        return Response(
+            status: answer.status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body.jsonText + "\n")))
     }
 
     static func answer(for error: any Error) -> APIError {

@@ -36,12 +36,24 @@ public struct SyncAPI: Sendable {
     let database: any ServerDatabase
     let accounts: AccountService
     let options: ServerOptions
+    let metrics: ServerMetrics
+    let news = AccountNews()
 
-    public init(database: any ServerDatabase, accounts: AccountService, options: ServerOptions) {
+    public init(
+        database: any ServerDatabase, accounts: AccountService, options: ServerOptions, metrics: ServerMetrics
+    ) {
         self.database = database
         self.accounts = accounts
         self.options = options
+        self.metrics = metrics
     }
+
+    /// Every path the server answers, with the methods each takes (a 405 names them).
+    static let methods: [String: [String]] = [
+        "/health": ["GET"], "/metrics": ["GET"], "/openapi.yaml": ["GET"], "/v1/accounts": ["POST"],
+        "/v1/sessions": ["POST"], "/v1/sessions/current": ["DELETE"], "/v1/account": ["GET"],
+        "/v1/sync/push": ["POST"], "/v1/sync/pull": ["GET"], "/v1/sync/events": ["GET"],
+    ]
 
     public func addRoutes(to router: Router<CardboxRequestContext>) {
         router.get("health") { _, _ in JSONResponse(["status": .string("ok")]) }
@@ -59,6 +71,11 @@ public struct SyncAPI: Sendable {
         }
         authenticated.post("sync/push") { request, context in try await push(request, context) }
         authenticated.get("sync/pull") { request, context in try await pull(request, context) }
+        authenticated.get("sync/events") { request, context in
+            let caller = try context.requireCaller()
+            let cursor = try request.integerQuery("after", default: 0)
+            return NewsStream(database: database, news: news).response(account: caller.account.id, after: cursor)
+        }
     }
 
     private func signUp(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
@@ -86,7 +103,11 @@ public struct SyncAPI: Sendable {
         else { throw CardboxError.invalid(field: "batch", reason: "the query must name the batch: ?batch=UUID") }
         let text = try await bodyText(request, context)
         let changes = try ChangeSet.parse(text)
-        let receipt = try await database.push(changes, batch: batch, account: caller.account.id, now: Date())
+        let cardLimit = caller.account.plan == .free ? Limits.freeCardLimit : nil
+        let receipt = try await database.push(
+            changes, batch: batch, account: caller.account.id, cardLimit: cardLimit, now: Date())
+        if !receipt.wasRetry { await news.published(caller.account.id) }
+        metrics.pushed(records: changes.rows.count + changes.tombstones.count, retry: receipt.wasRetry)
         return JSONResponse(["cursor": .int(receipt.cursor), "retry": .bool(receipt.wasRetry)])
     }
 
@@ -98,6 +119,7 @@ public struct SyncAPI: Sendable {
             throw CardboxError.invalid(field: "limit", reason: "must be 1 to \(options.maximumPageSize)")
         }
         let page = try await database.pull(account: caller.account.id, after: cursor, limit: Int(limit))
+        metrics.pulled(records: page.changes.rows.count + page.changes.tombstones.count)
         return JSONResponse(["changes": page.changes.json, "cursor": .int(page.cursor), "hasMore": .bool(page.hasMore)])
     }
 }

@@ -51,8 +51,7 @@ public struct AccountService: Sendable {
             throw Self.wrongCredentials
         }
         await throttle.succeeded(name)
-        let deviceName = deviceName.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...100).contains(deviceName.count) else {
+        guard (1...100).contains(deviceName.unicodeScalars.count) else {
             throw CardboxError.invalid(field: "device", reason: "the device's name must be 1 to 100 characters")
         }
         let token = DeviceToken.mint(account: account.id, device: UUID())

@@ -87,15 +87,14 @@ extension AccountStore {
         name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
     }
 
-    /// An account name: 1–64 characters, letters, digits and `.-_@`, so it reads the same in a URL,
-    /// a log line and a terminal.
+    /// An account name: 1–64 ASCII letters, digits and `.-_@`, so it reads the same in a URL, a
+    /// log line and a terminal, and is typed the same on every keyboard.
     static func checkName(_ name: String) throws -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-_@"))
-        guard (1...64).contains(trimmed.count), trimmed.unicodeScalars.allSatisfy({ allowed.contains($0) }) else {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_@".unicodeScalars)
+        guard (1...64).contains(name.unicodeScalars.count), name.unicodeScalars.allSatisfy(allowed.contains) else {
             throw CardboxError.invalid(
-                field: "user", reason: "'\(name)' must be 1 to 64 letters, digits or . - _ @")
+                field: "user", reason: "'\(name)' must be 1 to 64 letters (a-z), digits or . - _ @")
         }
-        return trimmed
+        return name
     }
 }

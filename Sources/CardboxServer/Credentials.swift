@@ -64,7 +64,7 @@ public struct PasswordHasher: Sendable {
 
     public func hash(_ password: String) throws -> String {
         try Self.check(password)
-        return Bcrypt.hash(password, cost: cost)
+        return Bcrypt.hash(Self.bcryptInput(password), cost: cost)
     }
 
     public func verify(_ password: String, hash: String?) -> Bool {
@@ -73,16 +73,24 @@ public struct PasswordHasher: Sendable {
             _ = Bcrypt.verify(password, hash: Bcrypt.hash("", cost: cost))
             return false
         }
-        return Bcrypt.verify(password, hash: hash)
+        return Bcrypt.verify(Self.bcryptInput(password), hash: hash)
     }
 
-    /// 8 to 72 bytes: bcrypt reads no more than 72.
+    /// bcrypt reads at most 72 bytes and stops at a NUL byte: a longer password, or one holding
+    /// NUL, is hashed as its SHA-256 in base64 (44 bytes), so every character counts.
+    static func bcryptInput(_ password: String) -> String {
+        guard password.utf8.count > 72 || password.utf8.contains(0) else { return password }
+        return Data(SHA256.hash(data: Data(password.utf8))).base64EncodedString()
+    }
+
+    /// 8 to 1,024 characters (Unicode scalars, as JSON Schema counts them).
     public static func check(_ password: String) throws {
-        guard password.utf8.count >= 8 else {
+        let length = password.unicodeScalars.count
+        guard length >= 8 else {
             throw CardboxError.invalid(field: "password", reason: "must be at least 8 characters")
         }
-        guard password.utf8.count <= 72 else {
-            throw CardboxError.invalid(field: "password", reason: "must be at most 72 bytes (bcrypt reads no more)")
+        guard length <= 1_024 else {
+            throw CardboxError.invalid(field: "password", reason: "must be at most 1024 characters")
         }
     }
 }

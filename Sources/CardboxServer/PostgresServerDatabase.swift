@@ -129,7 +129,9 @@ public final class PostgresServerDatabase: ServerDatabase {
         }
     }
 
-    public func push(_ changes: ChangeSet, batch: UUID, account: UUID, now: Date) async throws -> PushReceipt {
+    public func push(_ changes: ChangeSet, batch: UUID, account: UUID, cardLimit: Int?, now: Date) async throws
+        -> PushReceipt
+    {
         try Self.check(changes, account: account, now: now)
         let keys = PushPlan.keys(of: changes)
         return try await translatingErrors {
@@ -151,6 +153,16 @@ public final class PostgresServerDatabase: ServerDatabase {
                     return PushReceipt(cursor: cursor, wasRetry: true)
                 }
                 let plan = try await self.plan(changes, keys: keys, account: account, lastSeq: lastSeq, connection)
+                if cardLimit != nil {
+                    var cards = 0
+                    for try await count in try await connection.query(
+                        "SELECT count(*) FROM sync_row WHERE account_id = \(account) AND entity = 'card'",
+                        logger: logger
+                    ).decode(Int.self) {
+                        cards = count
+                    }
+                    try plan.checkCardLimit(cardLimit, cardsBefore: cards)
+                }
                 try await self.write(plan, account: account, connection)
                 try await connection.query(
                     """
@@ -233,6 +245,17 @@ public final class PostgresServerDatabase: ServerDatabase {
         }
         try await connection.query(
             "UPDATE sync_account SET last_seq = \(plan.lastSeq) WHERE account_id = \(account)", logger: logger)
+    }
+
+    public func cursor(account: UUID) async throws -> Int64 {
+        try await translatingErrors {
+            for try await seq in try await client.query(
+                "SELECT last_seq FROM sync_account WHERE account_id = \(account)", logger: logger
+            ).decode(Int64.self) {
+                return seq
+            }
+            return 0
+        }
     }
 
     public func pull(account: UUID, after cursor: Int64, limit: Int) async throws -> PullPage {

@@ -38,6 +38,9 @@ struct PushPlan {
     private(set) var deletedRows: [RecordKey] = []
     /// The account's last sequence number after the push.
     private(set) var lastSeq: Int64
+    /// Cards the push makes and removes: what the plan's card limit counts.
+    private(set) var cardsAdded = 0
+    private(set) var cardsRemoved = 0
 
     /// Merges `changes` into the stored records (those of `keys(of:)` that exist), deletes first:
     /// a final delete drops the record's fields and refuses every later write to it. Each record
@@ -61,6 +64,7 @@ struct PushPlan {
             }
             if incoming.entity.deletion == .final, rowState.removeValue(forKey: key) != nil {
                 deletedRows.append(key)
+                if key.entity == .card { cardsRemoved += 1 }
             }
         }
         for incoming in changes.rows {
@@ -68,6 +72,7 @@ struct PushPlan {
             if incoming.entity.deletion == .final, tombstoneState[key] != nil { continue }
             let merged = rowState[key].map { $0.merged(with: incoming) } ?? incoming
             guard merged != rowState[key] else { continue }
+            if key.entity == .card, rowState[key] == nil { cardsAdded += 1 }
             rowState[key] = merged
             changedRows.insert(key)
         }
@@ -90,5 +95,16 @@ private struct OrderedKeys {
 
     mutating func insert(_ key: RecordKey) {
         if seen.insert(key).inserted { keys.append(key) }
+    }
+}
+
+extension PushPlan {
+    /// Seed 001's limit, on the account's merged state: a push that would take the account past its
+    /// card limit is refused whole, with seed 001's message. A push that adds no cards passes even
+    /// when the account is over the limit (after a move back to the free plan), so edits still sync.
+    func checkCardLimit(_ limit: Int?, cardsBefore: Int) throws {
+        guard let limit, cardsAdded > cardsRemoved else { return }
+        try CardAllowance(plan: .free, cardCount: cardsBefore, freeCardLimit: limit)
+            .checkCanAdd(batchOf: cardsAdded - cardsRemoved)
     }
 }

@@ -92,7 +92,9 @@ public final class SQLiteServerDatabase: ServerDatabase {
         return migrator
     }
 
-    public func push(_ changes: ChangeSet, batch: UUID, account: UUID, now: Date) async throws -> PushReceipt {
+    public func push(_ changes: ChangeSet, batch: UUID, account: UUID, cardLimit: Int?, now: Date) async throws
+        -> PushReceipt
+    {
         let accountId = account.uuidString.lowercased()
         let batchId = batch.uuidString.lowercased()
         try Self.check(changes, account: account, now: now)
@@ -106,10 +108,23 @@ public final class SQLiteServerDatabase: ServerDatabase {
                 }
                 let records = Records(db: db, accountId: accountId)
                 let plan = try records.plan(changes)
+                if cardLimit != nil {
+                    try plan.checkCardLimit(cardLimit, cardsBefore: try records.cardCount())
+                }
                 try records.write(plan)
                 try db.cachedStatement(sql: "INSERT INTO syncBatch (accountId, batchId, cursor) VALUES (?, ?, ?)")
                     .execute(arguments: [accountId, batchId, plan.lastSeq])
                 return PushReceipt(cursor: plan.lastSeq, wasRetry: false)
+            }
+        }
+    }
+
+    public func cursor(account: UUID) async throws -> Int64 {
+        try await translatingErrors {
+            try await writer.read { db in
+                try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT lastSeq FROM syncAccount WHERE accountId = ?"),
+                    arguments: [account.uuidString.lowercased()]) ?? 0
             }
         }
     }
@@ -176,6 +191,13 @@ private struct Records {
                 db.cachedStatement(sql: "SELECT lastSeq FROM syncAccount WHERE accountId = ?"), arguments: [accountId])
             ?? 0
         return PushPlan(changes, storedRows: rows, storedTombstones: tombstones, lastSeq: lastSeq)
+    }
+
+    /// The cards the account's merged state holds.
+    func cardCount() throws -> Int {
+        try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT count(*) FROM syncRow WHERE accountId = ? AND entity = 'card'"),
+            arguments: [accountId]) ?? 0
     }
 
     func write(_ plan: PushPlan) throws {

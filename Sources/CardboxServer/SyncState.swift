@@ -41,7 +41,14 @@ public protocol SyncState: Sendable {
     /// Merges a device's change set into the account's state, in one transaction: all of it or,
     /// when anything is wrong with it (malformed, another account, stamped more than five minutes
     /// ahead of `now`), none. A batch id seen before returns its first receipt and changes nothing.
-    func push(_ changes: ChangeSet, batch: UUID, account: UUID, now: Date) async throws -> PushReceipt
+    ///
+    /// `cardLimit` is the account's plan's limit on cards (nil: unlimited): a push that would take
+    /// the account's merged state past it is refused whole with seed 001's message.
+    func push(_ changes: ChangeSet, batch: UUID, account: UUID, cardLimit: Int?, now: Date) async throws
+        -> PushReceipt
+
+    /// The account's newest cursor: what a device that has pulled everything holds.
+    func cursor(account: UUID) async throws -> Int64
 
     /// Records changed after `cursor` (0: everything), at most `limit` of them, oldest change first.
     func pull(account: UUID, after cursor: Int64, limit: Int) async throws -> PullPage
@@ -52,6 +59,11 @@ public protocol SyncState: Sendable {
 public let serverReplicaId = "server"
 
 extension SyncState {
+    /// A push with no card limit (a premium account, or the sync state on its own).
+    public func push(_ changes: ChangeSet, batch: UUID, account: UUID, now: Date) async throws -> PushReceipt {
+        try await push(changes, batch: batch, account: account, cardLimit: nil, now: now)
+    }
+
     /// The checks every implementation makes before it merges anything.
     static func check(_ changes: ChangeSet, account: UUID, now: Date) throws {
         try changes.validate()

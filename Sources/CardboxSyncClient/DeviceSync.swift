@@ -52,8 +52,16 @@ public struct DeviceSync: Sendable {
             // The plan is the server's to decide; a change to it is sent with this sync's push.
             let plan = try await connection.plan()
             if try store.allowance().plan != plan { _ = try store.setPlan(plan) }
-            try await push(&link, connection, &report, progress)
+            // A push the server refuses for what it holds (the plan's card limit) stays pending
+            // here; the others' changes are still fetched, and the refusal is reported after.
+            var refusal: SyncClientError?
+            do {
+                try await push(&link, connection, &report, progress)
+            } catch let error as SyncClientError where error.isRefusalOfContent {
+                refusal = error
+            }
             try await pull(&link, connection, &report, progress)
+            if let refusal { throw refusal }
             link.lastSync = Date()
             link.lastError = nil
             try store.saveSyncLink(link)

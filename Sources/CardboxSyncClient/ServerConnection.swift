@@ -92,6 +92,39 @@ public struct ServerConnection: Sendable {
         return Page(changes: try ChangeSet(json: json), cursor: next, hasMore: hasMore)
     }
 
+    /// Waits for the server to say the account has moved past `cursor` (server-sent events), and
+    /// returns the new cursor; nil when the stream ends first (the server stopped, a proxy closed it).
+    public func news(after cursor: Int64) async throws -> Int64? {
+        var request = HTTPClientRequest(url: server + "/v1/sync/events?after=\(cursor)")
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: .hours(24 * 365))
+        } catch {
+            throw SyncClientError.unreachable(server: server, reason: "\(error)")
+        }
+        guard response.status == .ok else {
+            throw SyncClientError.refused(status: Int(response.status.code), message: "\(response.status)")
+        }
+        var pending = ""
+        for try await chunk in response.body {
+            pending += String(buffer: chunk)
+            while let end = pending.range(of: "\n\n") {
+                let event = pending[..<end.lowerBound]
+                pending = String(pending[end.upperBound...])
+                for line in event.split(separator: "\n") where line.hasPrefix("data: ") {
+                    if case .int(let next)? = (try? JSONValue.parse(String(line.dropFirst(6)), field: "event"))?[
+                        "cursor"],
+                        next > cursor
+                    {
+                        return next
+                    }
+                }
+            }
+        }
+        return nil
+    }
+
     private func send(_ method: HTTPMethod, _ path: String, body: String? = nil) async throws -> JSONValue {
         var request = HTTPClientRequest(url: server + path)
         request.method = method
@@ -131,6 +164,12 @@ public enum SyncClientError: Error, LocalizedError, Equatable {
     case unreachable(server: String, reason: String)
     /// The server answered with an error; `message` is its own.
     case refused(status: Int, message: String)
+
+    /// The server understood the push and will not take it as it is (403: the plan's card limit).
+    var isRefusalOfContent: Bool {
+        if case .refused(403, _) = self { return true }
+        return false
+    }
 
     public var errorDescription: String? {
         switch self {

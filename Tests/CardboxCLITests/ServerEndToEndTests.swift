@@ -1,3 +1,4 @@
+import CardboxTestSupport
 import Foundation
 import Testing
 
@@ -6,11 +7,9 @@ final class ServerProcess {
     let process = Process()
     let url: String
 
-    init(cli: CLI, extraArguments: [String] = []) throws {
+    init(database: String, port: Int = 0, extraArguments: [String] = []) throws {
         process.executableURL = try CLI.builtBinary()
-        process.arguments =
-            ["serve", "--port", "0", "--database", cli.folder.appendingPathComponent("server.sqlite").path]
-            + extraArguments
+        process.arguments = ["serve", "--port", String(port), "--database", database] + extraArguments
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -26,6 +25,9 @@ final class ServerProcess {
         guard line.hasPrefix("listening on ") else { throw CLIHarnessError("cardbox serve printed '\(line)'") }
         url = String(line.dropFirst("listening on ".count))
     }
+
+    /// The port it listens on.
+    var port: Int { Int(url.split(separator: ":").last ?? "") ?? 0 }
 
     /// Stops it as a service manager would, and returns its exit status.
     func stop() -> Int32 {
@@ -47,7 +49,7 @@ struct ServerEndToEndTests {
                 "--password-stdin", "--plan", "premium",
             ], store: false, input: "correct horse\n")
         #expect(added.status == 0, "\(added.stderr)")
-        let server = try ServerProcess(cli: admin)
+        let server = try ServerProcess(database: admin.folder.appendingPathComponent("server.sqlite").path)
         let phone = try CLI()
         let laptop = try CLI()
         defer {
@@ -95,5 +97,38 @@ struct ServerEndToEndTests {
         #expect(down.status == 1 && down.stderr.contains("cannot reach"))
         let kept = try laptop.runProcess(["sync", "status"])
         #expect(kept.stdout.contains("pending: 1") && kept.stdout.contains("last error: cannot reach"))
+    }
+
+    @Test("two servers on one PostgreSQL serve one account: devices syncing through either converge")
+    func twoServersOnePostgres() throws {
+        let database = try TestPostgres.url
+        let name = "ana-\(UUID().uuidString.prefix(8))"
+        let admin = try CLI()
+        defer { admin.remove() }
+        let added = try admin.runProcess(
+            ["admin", "--database", database, "user", "add", name, "--password-stdin", "--plan", "premium"],
+            store: false, input: "correct horse\n")
+        #expect(added.status == 0, "\(added.stderr)")
+        let first = try ServerProcess(database: database)
+        let second = try ServerProcess(database: database)
+        let phone = try CLI()
+        let laptop = try CLI()
+        defer {
+            phone.remove()
+            laptop.remove()
+        }
+        for (device, server) in [(phone, first), (laptop, second)] {
+            let login = try device.runProcess(
+                ["login", server.url, "--user", name, "--password-stdin"], input: "correct horse\n")
+            #expect(login.status == 0, "\(login.stderr)")
+        }
+        #expect(try phone.runProcess(["deck", "create", "Spanish", "--front", "es", "--back", "en"]).status == 0)
+        #expect(try laptop.runProcess(["list", "create", "Groceries"]).status == 0)
+        for device in [phone, laptop, phone] { #expect(try device.runProcess(["sync"]).status == 0) }
+        for command in [["deck", "list", "--json"], ["list", "list", "--json"]] {
+            #expect(try phone.runProcess(command).stdout == laptop.runProcess(command).stdout)
+        }
+        #expect(try laptop.runProcess(["deck", "list"]).stdout.contains("Spanish"))
+        #expect(first.stop() == 0 && second.stop() == 0)
     }
 }

@@ -80,6 +80,14 @@ struct AccountStoreContractTests {
             await #expect(throws: CardboxError.self) {
                 try await accounts.addAccount(name: "has space", password: "long enough")
             }
+            // bcrypt reads 72 bytes: longer passwords still count whole.
+            let long = String(repeating: "ñ", count: 40) + "tail one"
+            let longAccount = try await accounts.addAccount(name: name + "-long", password: long)
+            await #expect(throws: AccountService.wrongCredentials) {
+                try await accounts.signIn(
+                    name: longAccount.name, password: String(long.dropLast()) + "two", deviceName: "d")
+            }
+            _ = try await accounts.signIn(name: longAccount.name, password: long, deviceName: "d")
             let account = try await accounts.addAccount(name: name, password: "first password")
             try await accounts.setPassword("second password", account: account.id)
             await #expect(throws: AccountService.wrongCredentials) {

@@ -83,6 +83,65 @@ struct HTTPSyncTests {
         }
     }
 
+    @Test("the free plan's 25 cards hold across devices; refused changes stay pending; premium lifts it")
+    func planLimitAcrossDevices() async throws {
+        try await withServer("sqlite-memory") { url, database, accounts in
+            let account = try await accounts.addAccount(name: "cy", password: "password cy")
+            let phone = try await signIn(try CardboxStore.inMemory(), to: url, user: "cy", password: "password cy")
+            let laptop = try await signIn(try CardboxStore.inMemory(), to: url, user: "cy", password: "password cy")
+            let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            _ = try phone.addCards(to: deck.id, (0..<20).map { CardDraft(front: "p\($0)", back: "p") })
+            _ = try await DeviceSync(store: phone).sync()
+            // Offline, the laptop sees none of them and adds ten of its own: 30 of 25 once merged.
+            let own = try laptop.createDeck(name: "French", frontLanguage: "fr", backLanguage: "en")
+            _ = try laptop.addCards(to: own.id, (0..<10).map { CardDraft(front: "l\($0)", back: "l") })
+            let seed001 = "Card limit exceeded. You have 20 cards out of 25 allowed. 5 cards remaining."
+            await #expect {
+                try await DeviceSync(store: laptop).sync()
+            } throws: { error in
+                (error as? SyncClientError)?.errorDescription?.contains(seed001) == true
+            }
+            let status = try DeviceSync(store: laptop).status()
+            #expect(status.pending > 10 && status.lastError?.contains(seed001) == true)
+            // The phone's cards still arrived; the laptop's own stay pending, not lost.
+            #expect(try laptop.cards(in: deck.id).count == 20 && laptop.cards(in: own.id).count == 10)
+            try await database.setPlan(.premium, account: account.id)
+            _ = try await DeviceSync(store: laptop).sync()
+            _ = try await DeviceSync(store: phone).sync()
+            #expect(try DeviceSync(store: laptop).status().pending == 0)
+            #expect(try laptop.allowance().plan == .premium && phone.allowance().plan == .premium)
+            #expect(try phone.cards(in: own.id).count == 10)
+            // Each device wrote the new plan; one more round and both hold the same writes.
+            _ = try await DeviceSync(store: laptop).sync()
+            #expect(try phone.canonicalDump() == laptop.canonicalDump())
+        }
+    }
+
+    @Test("a device waiting for news hears of another device's push at once", arguments: ["sqlite-memory", "postgres"])
+    func news(_ implementation: String) async throws {
+        try await withServer(implementation) { url, _, accounts in
+            let name = "dee-\(UUID().uuidString.prefix(8))"
+            _ = try await accounts.addAccount(name: name, password: "password dee")
+            let phone = try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "password dee")
+            let laptop = try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "password dee")
+            _ = try await DeviceSync(store: laptop).sync()
+            let link = try #require(try laptop.syncLink())
+            let listening = Task {
+                try await ServerConnection(server: url, token: link.token).news(after: link.received)
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            _ = try phone.createList(name: "Groceries")
+            let start = ContinuousClock.now
+            _ = try await DeviceSync(store: phone).sync()
+            let told = try await listening.value
+            // Woken by the push itself, not by the next poll.
+            #expect(ContinuousClock.now - start < .seconds(1.5))
+            #expect(told.map { $0 > link.received } == true)
+            _ = try await DeviceSync(store: laptop).sync()
+            #expect(try laptop.lists().map(\.name) == ["Groceries"])
+        }
+    }
+
     @Test("every request is scoped to its token's account; bad requests get a JSON 4xx and change nothing")
     func scopedAndRefused() async throws {
         try await withServer("sqlite-memory") { url, database, accounts in

@@ -2,6 +2,7 @@ import CardboxCore
 import CardboxServer
 import CardboxStore
 import CardboxSync
+import CardboxTestSupport
 import Foundation
 import Testing
 
@@ -218,6 +219,52 @@ struct SyncStateConcurrencyTests {
             let reader = try Device(account: account)
             try await reader.sync(with: state, account: account, pageSize: 7)
             #expect(try reader.store.lists().count == devices.count)
+        }
+    }
+}
+
+@Suite("The plan's card limit at push")
+struct CardLimitTests {
+    @Test("a push that would take the account past its card limit is refused whole", arguments: SyncStates.all)
+    func limit(_ implementation: String) async throws {
+        let account = UUID()
+        try await SyncStates.with(implementation) { state in
+            let phone = try Device(account: account)
+            _ = try phone.store.setPlan(.premium)
+            let deck = try phone.store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            _ = try phone.store.addCards(to: deck.id, (0..<24).map { CardDraft(front: "word \($0)", back: "w") })
+            _ = try await state.push(
+                phone.store.changes().changes, batch: UUID(), account: account, cardLimit: 25, now: Date())
+            let cursor = try phone.store.changes(since: .zero).cursor
+            // Two more would make 26 of 25.
+            let cards = try phone.store.addCards(
+                to: deck.id, [CardDraft(front: "a", back: "a"), CardDraft(front: "b", back: "b")])
+            let twoMore = try phone.store.changes(since: cursor).changes
+            let seq = try await state.pull(account: account, after: 0, limit: 1_000).cursor
+            await #expect(
+                throws: CardboxError.cardLimitExceeded(currentCount: 24, limit: 25, remainingCards: 1, adding: 2)
+            ) {
+                try await state.push(twoMore, batch: UUID(), account: account, cardLimit: 25, now: Date())
+            }
+            #expect(try await state.pull(account: account, after: 0, limit: 1_000).cursor == seq)
+            // Without the limit (premium) the same push passes; with one card deleted, so would it.
+            try phone.store.deleteCard(cards[0].id)
+            let oneMore = try phone.store.changes(since: cursor).changes
+            _ = try await state.push(oneMore, batch: UUID(), account: account, cardLimit: 25, now: Date())
+            // At the limit, edits still sync.
+            _ = try phone.store.editCard(cards[1].id, CardChanges(back: "edited"))
+            let edit = try phone.store.changes(since: cursor).changes
+            _ = try await state.push(edit, batch: UUID(), account: account, cardLimit: 25, now: Date())
+            let extra = try phone.store.addCard(to: deck.id, CardDraft(front: "c", back: "c"))
+            let over = try phone.store.changes(since: cursor).changes
+            await #expect(throws: CardboxError.self) {
+                try await state.push(over, batch: UUID(), account: account, cardLimit: 25, now: Date())
+            }
+            _ = try await state.push(over, batch: UUID(), account: account, cardLimit: nil, now: Date())
+            let all = try await state.pull(account: account, after: 0, limit: 1_000).changes
+            #expect(
+                all.rows.filter { $0.entity == .card }.count == 26
+                    && all.rows.contains { $0.id == extra.id.description })
         }
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 
 /// A real PostgreSQL for this test run: the one `CARDBOX_TEST_POSTGRES_URL` names, or a throwaway
 /// server started on loopback by `scripts/test-postgres.sh`, which stops it once this process ends.
-enum TestPostgres {
-    static var url: String {
+public enum TestPostgres {
+    public static var url: String {
         get throws { try started.get() }
     }
 

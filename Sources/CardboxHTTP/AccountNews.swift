@@ -1,0 +1,73 @@
+import CardboxServer
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Tells waiting devices that their account has news: a push on this server wakes them at once;
+/// a push on another server sharing the database is seen by polling, every `pollInterval`.
+public actor AccountNews {
+    private var waiters: [UUID: [UUID: CheckedContinuation<Void, Never>]] = [:]
+
+    public init() {}
+
+    /// Wakes every device waiting on `account`.
+    public func published(_ account: UUID) {
+        guard let waiting = waiters.removeValue(forKey: account) else { return }
+        for waiter in waiting.values { waiter.resume() }
+    }
+
+    /// Returns when `published(account)` is called, or after `timeout`, whichever comes first.
+    func wait(for account: UUID, timeout: Duration) async {
+        let id = UUID()
+        await withCheckedContinuation { continuation in
+            // On the actor: registered before any later `published` can run.
+            waiters[account, default: [:]][id] = continuation
+            Task {
+                try? await Task.sleep(for: timeout)
+                await self.release(id, account: account)
+            }
+        }
+    }
+
+    private func release(_ id: UUID, account: UUID) {
+        waiters[account]?.removeValue(forKey: id)?.resume()
+        if waiters[account]?.isEmpty == true { waiters[account] = nil }
+    }
+}
+
+/// `GET /v1/sync/events?after=N`: server-sent events. Each time the account's state moves past the
+/// cursor the device has, one `changes` event with the new cursor; a comment every 15 s keeps
+/// proxies from closing a quiet stream. The device pulls when told, instead of polling.
+struct NewsStream {
+    let database: any ServerDatabase
+    let news: AccountNews
+    var pollInterval: Duration = .seconds(2)
+    var heartbeat: Duration = .seconds(15)
+
+    func response(account: UUID, after cursor: Int64) -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+            body: ResponseBody { writer in
+                var known = cursor
+                var quiet: Duration = .zero
+                try await writer.write(ByteBuffer(string: ": cardbox news\n\n"))
+                while !Task.isCancelled {
+                    let latest = try await database.cursor(account: account)
+                    if latest > known {
+                        known = latest
+                        try await writer.write(ByteBuffer(string: "event: changes\ndata: {\"cursor\":\(latest)}\n\n"))
+                        quiet = .zero
+                    }
+                    let start = ContinuousClock.now
+                    await news.wait(for: account, timeout: pollInterval)
+                    quiet += ContinuousClock.now - start
+                    if quiet >= heartbeat {
+                        try await writer.write(ByteBuffer(string: ": still here\n\n"))
+                        quiet = .zero
+                    }
+                }
+                try await writer.finish(nil)
+            })
+    }
+}

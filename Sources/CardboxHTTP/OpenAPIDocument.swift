@@ -1,0 +1,296 @@
+/// The API's description, served at `/openapi.yaml`; CI checks the server against it with
+/// schemathesis (`scripts/api-check.sh`): every answer has a documented status and shape.
+enum OpenAPIDocument {
+    static let yaml = """
+        openapi: 3.1.0
+        info:
+          title: Cardbox sync server
+          version: "1"
+          description: >-
+            Accounts, device sessions and offline-first sync of change sets. Every route under /v1
+            but sign-up and sign-in needs a device token (Authorization: Bearer TOKEN) and works on
+            that token's account only. Every error is JSON: {"error": "..."}.
+        servers:
+          - url: /
+        components:
+          securitySchemes:
+            deviceToken:
+              type: http
+              scheme: bearer
+          schemas:
+            Error:
+              type: object
+              required: [error]
+              properties:
+                error: {type: string}
+            Account:
+              type: object
+              required: [id, name, plan, createdAt]
+              properties:
+                id: {type: string, format: uuid}
+                name: {type: string}
+                plan: {type: string, enum: [free, premium]}
+                createdAt: {type: string, format: date-time}
+            Device:
+              type: object
+              required: [id, name, createdAt]
+              properties:
+                id: {type: string, format: uuid}
+                name: {type: string}
+                createdAt: {type: string, format: date-time}
+                lastSeenAt: {type: string, format: date-time}
+                revokedAt: {type: string, format: date-time}
+            Credentials:
+              type: object
+              required: [user, password]
+              properties:
+                user: {type: string, pattern: "^[A-Za-z0-9._@-]{1,64}$"}
+                password: {type: string, minLength: 8, maxLength: 1024}
+            SignIn:
+              type: object
+              required: [user, password, device]
+              properties:
+                user: {type: string}
+                password: {type: string}
+                device: {type: string, minLength: 1, maxLength: 100}
+            ChangeSet:
+              type: object
+              description: The change set's wire form (docs/sync.md), format cardbox-changes version 1.
+              required: [format, version, registry, accountId, replicaId, clocks, rows, tombstones]
+              properties:
+                format: {const: cardbox-changes}
+                version: {const: 1}
+                registry: {const: 1}
+                accountId: {type: string, format: uuid}
+                replicaId: {type: string}
+                clocks:
+                  type: array
+                  items:
+                    type: array
+                    prefixItems: [{type: integer}, {type: string}]
+                rows:
+                  type: array
+                  items:
+                    type: object
+                    required: [entity, id, created, fields]
+                    properties:
+                      entity: {enum: [account, setting, deck, card, tag, cardTag, suggestion, rejectedSuggestion, reviewLog, itemList, item, itemImage, board, boardColumn, boardCard]}
+                      id: {type: string}
+                      created: {type: integer}
+                      fields: {type: object}
+                tombstones:
+                  type: array
+                  items:
+                    type: object
+                    required: [entity, id, clock]
+                    properties:
+                      entity: {enum: [account, setting, deck, card, tag, cardTag, suggestion, rejectedSuggestion, reviewLog, itemList, item, itemImage, board, boardColumn, boardCard]}
+                      id: {type: string}
+                      clock: {type: integer}
+          responses:
+            BadRequest:
+              description: The request is malformed; nothing changed.
+              content:
+                application/json:
+                  schema: {$ref: "#/components/schemas/Error"}
+            Unauthorized:
+              description: No valid device token, or a wrong user name or password.
+              content:
+                application/json:
+                  schema: {$ref: "#/components/schemas/Error"}
+            Forbidden:
+              description: Not allowed (closed sign-up; a push past the plan's card limit).
+              content:
+                application/json:
+                  schema: {$ref: "#/components/schemas/Error"}
+            TooLarge:
+              description: The body is larger than the server takes.
+              content:
+                application/json:
+                  schema: {$ref: "#/components/schemas/Error"}
+            Throttled:
+              description: Too many failed sign-ins for this name; try again after Retry-After seconds.
+              headers:
+                Retry-After:
+                  schema: {type: integer}
+              content:
+                application/json:
+                  schema: {$ref: "#/components/schemas/Error"}
+        paths:
+          /health:
+            get:
+              summary: Whether the server is up.
+              responses:
+                "200":
+                  description: Up.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [status]
+                        properties:
+                          status: {const: ok}
+          /metrics:
+            get:
+              summary: Prometheus metrics.
+              responses:
+                "200":
+                  description: Metrics in Prometheus's text format.
+                  content:
+                    text/plain:
+                      schema: {type: string}
+          /openapi.yaml:
+            get:
+              summary: This document.
+              responses:
+                "200":
+                  description: The OpenAPI document.
+                  content:
+                    application/yaml:
+                      schema: {type: string}
+          /v1/accounts:
+            post:
+              summary: Create an account (servers started with --open-signup).
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema: {$ref: "#/components/schemas/Credentials"}
+              responses:
+                "201":
+                  description: Created.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [account]
+                        properties:
+                          account: {$ref: "#/components/schemas/Account"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "409":
+                  description: The name is taken.
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/Error"}
+                "413": {$ref: "#/components/responses/TooLarge"}
+          /v1/sessions:
+            post:
+              summary: Sign a device in; the token is shown only here.
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema: {$ref: "#/components/schemas/SignIn"}
+              responses:
+                "201":
+                  description: Signed in.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [token, account, device]
+                        properties:
+                          token: {type: string}
+                          account: {$ref: "#/components/schemas/Account"}
+                          device: {$ref: "#/components/schemas/Device"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "413": {$ref: "#/components/responses/TooLarge"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /v1/sessions/current:
+            delete:
+              summary: Sign this device out (revokes its token).
+              security: [{deviceToken: []}]
+              responses:
+                "204": {description: Signed out.}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+          /v1/account:
+            get:
+              summary: The caller's account (with its plan) and device.
+              security: [{deviceToken: []}]
+              responses:
+                "200":
+                  description: The account and device.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [account, device]
+                        properties:
+                          account: {$ref: "#/components/schemas/Account"}
+                          device: {$ref: "#/components/schemas/Device"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+          /v1/sync/push:
+            post:
+              summary: Merge a change set into the account; a batch id seen before is answered, not applied again.
+              security: [{deviceToken: []}]
+              parameters:
+                - name: batch
+                  in: query
+                  required: true
+                  schema: {type: string, format: uuid}
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema: {$ref: "#/components/schemas/ChangeSet"}
+              responses:
+                "200":
+                  description: Merged (or a retry, answered with the first receipt).
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [cursor, retry]
+                        properties:
+                          cursor: {type: integer, minimum: 0}
+                          retry: {type: boolean}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "413": {$ref: "#/components/responses/TooLarge"}
+          /v1/sync/pull:
+            get:
+              summary: The records changed after a cursor, oldest first, in pages.
+              security: [{deviceToken: []}]
+              parameters:
+                - name: after
+                  in: query
+                  schema: {type: integer, format: int64, minimum: 0, maximum: 9223372036854775807, default: 0}
+                - name: limit
+                  in: query
+                  schema: {type: integer, minimum: 1, maximum: 5000, default: 5000}
+              responses:
+                "200":
+                  description: One page.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [changes, cursor, hasMore]
+                        properties:
+                          changes: {$ref: "#/components/schemas/ChangeSet"}
+                          cursor: {type: integer, minimum: 0}
+                          hasMore: {type: boolean}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+          /v1/sync/events:
+            get:
+              summary: Server-sent events, one 'changes' event each time the account moves past the cursor.
+              security: [{deviceToken: []}]
+              parameters:
+                - name: after
+                  in: query
+                  schema: {type: integer, format: int64, minimum: 0, maximum: 9223372036854775807, default: 0}
+              responses:
+                "200":
+                  description: 'A stream of events: "event: changes", "data: {\\"cursor\\": N}".'
+                  content:
+                    text/event-stream:
+                      schema: {type: string}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+
+        """
+}
