@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -44,16 +46,24 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // The server's side of sync: the merged sync state per account behind one seam (push, pull),
-        // on SQLite or PostgreSQL.
+        // The server's side of sync, behind one seam (push, pull, accounts, devices, images): the
+        // rules, and the embedded SQLite database.
         .target(
             name: "CardboxServer",
             dependencies: [
                 "CardboxCore", "CardboxSync", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            ]
+        ),
+        // The same seam on PostgreSQL (postgres-nio), for servers that share a database.
+        .target(
+            name: "CardboxServerPostgres",
+            dependencies: [
+                "CardboxCore", "CardboxSync", "CardboxServer",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The server's HTTP API (Hummingbird): accounts, sessions, push and pull, over a ServerDatabase.
@@ -62,6 +72,9 @@ let package = Package(
             dependencies: [
                 "CardboxCore", "CardboxSync", "CardboxServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
@@ -71,6 +84,8 @@ let package = Package(
             dependencies: [
                 "CardboxCore", "CardboxSync", "CardboxStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // Import and export formats: ListAll JSON, CSV/TSV, backups, Anki packages, Trello boards.
@@ -86,7 +101,7 @@ let package = Package(
             name: "CardboxCLI",
             dependencies: [
                 "CardboxCore", "CardboxSync", "CardboxStore", "CardboxScheduling", "CardboxExchange",
-                "CardboxServer", "CardboxHTTP", "CardboxSyncClient",
+                "CardboxServer", "CardboxServerPostgres", "CardboxHTTP", "CardboxSyncClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -102,6 +117,14 @@ let package = Package(
             name: "cardbox-bench",
             dependencies: [
                 "CardboxCore", "CardboxStore", "CardboxScheduling",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The sync benchmark's Cardbox side: `scripts/sync_bench.sh` runs it beside Anki's sync server.
+        .executableTarget(
+            name: "cardbox-sync-bench",
+            dependencies: [
+                "CardboxCore", "CardboxStore", "CardboxSyncClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -127,10 +150,13 @@ let package = Package(
         .testTarget(
             name: "CardboxServerTests",
             dependencies: [
-                "CardboxTestSupport", "CardboxServer", "CardboxStore", "CardboxSync", "CardboxHTTP",
-                "CardboxSyncClient",
+                "CardboxTestSupport", "CardboxServer", "CardboxServerPostgres", "CardboxStore", "CardboxSync",
+                "CardboxHTTP", "CardboxSyncClient", "CardboxConvergence",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
         .testTarget(
             name: "CardboxExchangeTests",

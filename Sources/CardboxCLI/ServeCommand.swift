@@ -2,6 +2,7 @@ import ArgumentParser
 import CardboxCore
 import CardboxHTTP
 import CardboxServer
+import CardboxServerPostgres
 import Foundation
 import Logging
 
@@ -50,20 +51,33 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The port to listen on (0: any free port, printed once listening).") var port = 8080
     @OptionGroup var database: ServerDatabaseOptions
     @Flag(name: .long, help: "Let anyone create an account (POST /v1/accounts).") var openSignup = false
+    @Option(name: .long, help: "Serve HTTPS with this certificate chain (PEM); needs --tls-key.")
+    var tlsCertificate: String?
+    @Option(name: .long, help: "The certificate's private key (PEM).") var tlsKey: String?
+    @Option(name: .long, help: "Requests each account may make per second, on average (bursts of 20 times that).")
+    var rateLimit = 50
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-certificate and --tls-key go together")
+        }
+        guard rateLimit >= 1 else { throw ValidationError("--rate-limit must be 1 or more, got \(rateLimit)") }
     }
 
     func run() async throws {
         let logger = Logger(label: "cardbox.server")
         try await database.with { database in
             let accounts = AccountService(store: database)
-            let app = CardboxApplication.make(
-                database: database, accounts: accounts, options: ServerOptions(openSignup: openSignup), host: host,
-                port: port, logger: logger
+            var options = ServerOptions(openSignup: openSignup)
+            options.requestsPerSecond = rateLimit
+            let tls = tlsCertificate.flatMap { certificate in tlsKey.map { (certificate, $0) } }
+            let scheme = tls == nil ? "http" : "https"
+            let app = try CardboxApplication.make(
+                database: database, accounts: accounts, options: options, host: host, port: port, tls: tls,
+                logger: logger
             ) { port in
-                Terminal.current.print("listening on http://\(host):\(port)")
+                Terminal.current.print("listening on \(scheme)://\(host):\(port)")
             }
             try await app.runService()
         }

@@ -128,7 +128,9 @@ struct SyncCommand: AsyncParsableCommand {
             Terminal.current.print(
                 (watch ? ISO8601DateFormatter().string(from: Date()) + " " : "")
                     + "synced: sent \(report.pushed), received \(report.pulled) (\(report.applied.inserted) new, "
-                    + "\(report.applied.updated) changed, \(report.applied.deleted) deleted)")
+                    + "\(report.applied.updated) changed, \(report.applied.deleted) deleted)"
+                    + (report.imagesSent + report.imagesReceived > 0
+                        ? "; images sent \(report.imagesSent), received \(report.imagesReceived)" : ""))
         }
     }
 

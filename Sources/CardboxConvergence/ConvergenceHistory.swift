@@ -15,10 +15,14 @@ public struct ConvergenceHistory {
     /// sync state (the same replicas and operations; pulls come in random pages, some answers are lost
     /// and asked for again, some pushes are retried).
     public let throughServer: Bool
+    /// The server database to sync through (PostgreSQL, say), shared by the histories: each uses
+    /// an account of its own. Nil: a fresh SQLite sync state in memory per history.
+    public let serverDatabase: (any ServerDatabase)?
 
-    public init(seed: UInt64, throughServer: Bool = false) {
+    public init(seed: UInt64, throughServer: Bool = false, serverDatabase: (any ServerDatabase)? = nil) {
         self.seed = seed
-        self.throughServer = throughServer
+        self.throughServer = throughServer || serverDatabase != nil
+        self.serverDatabase = serverDatabase
     }
 
     /// What a history did, for the summary line.
@@ -38,7 +42,8 @@ public struct ConvergenceHistory {
         var outcome = Outcome()
         var network: any Exchange =
             throughServer
-            ? try ServerExchange(replicaCount: replicas.count, account: account, clock: clock)
+            ? try await ServerExchange(
+                replicaCount: replicas.count, account: account, clock: clock, database: serverDatabase)
             : Network(replicaCount: replicas.count)
         let steps = Int.random(in: 8...30, using: &random)
         for _ in 0..<steps {
@@ -171,16 +176,23 @@ struct Network: Exchange {
     }
 }
 
-/// Replicas push to and pull from the server's sync state (SQLite, in memory), as devices do.
+/// Replicas push to and pull from the server's sync state, as devices do.
 struct ServerExchange: Exchange {
-    let state: SQLiteServerDatabase
+    let state: any ServerDatabase
     let account: UUID
     let clock: SimulatedClock
     private var sent: [HLCTimestamp]
     private var received: [Int64]
 
-    init(replicaCount: Int, account: UUID, clock: SimulatedClock) throws {
-        state = try SQLiteServerDatabase.inMemory()
+    /// On `database` (the account's earlier records removed first, so a seed replays), or on a
+    /// fresh SQLite sync state in memory.
+    init(replicaCount: Int, account: UUID, clock: SimulatedClock, database: (any ServerDatabase)?) async throws {
+        if let database {
+            try await database.removeAccount(account)
+            state = database
+        } else {
+            state = try SQLiteServerDatabase.inMemory()
+        }
         self.account = account
         self.clock = clock
         sent = Array(repeating: .zero, count: replicaCount)

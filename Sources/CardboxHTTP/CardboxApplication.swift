@@ -1,17 +1,23 @@
+import CardboxCore
 import CardboxServer
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
+import NIOSSL
 
 /// The server, put together: routes over a database, on an address.
 public enum CardboxApplication {
     /// The application `cardbox serve` runs. `onRunning` is told the port once it listens (the
     /// one the system chose when `port` is 0).
+    /// With `tls` (a certificate chain and its key, PEM files), it speaks HTTPS only.
     public static func make(
         database: any ServerDatabase, accounts: AccountService, options: ServerOptions, host: String, port: Int,
-        logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) -> some ApplicationProtocol {
+        tls: (certificate: String, key: String)? = nil, logger: Logger,
+        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
         let router = Router(context: CardboxRequestContext.self)
         let metrics = ServerMetrics()
         router.add(middleware: RequestObserver(metrics: metrics))
@@ -28,8 +34,26 @@ public enum CardboxApplication {
         }
         SyncAPI(database: database, accounts: accounts, options: options, metrics: metrics).addRoutes(to: router)
         return Application(
-            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "cardbox"),
+            router: router, server: try serverBuilder(tls: tls),
+            configuration: .init(address: .hostname(host, port: port), serverName: "cardbox"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
+    }
+
+    private static func serverBuilder(tls: (certificate: String, key: String)?) throws -> HTTPServerBuilder {
+        guard let tls else { return .http1() }
+        do {
+            let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map {
+                NIOSSLCertificateSource.certificate($0)
+            }
+            let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
+            let configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: chain, privateKey: .privateKey(key))
+            return try .tls(.http1(), tlsConfiguration: configuration)
+        } catch {
+            throw CardboxError.invalid(
+                field: "--tls-certificate/--tls-key",
+                reason: "cannot read them as PEM (\(tls.certificate), \(tls.key)): \(error)")
+        }
     }
 }

@@ -109,7 +109,7 @@ enum OpenAPIDocument {
                 application/json:
                   schema: {$ref: "#/components/schemas/Error"}
             Throttled:
-              description: Too many failed sign-ins for this name; try again after Retry-After seconds.
+              description: Too many failed sign-ins for this name, or too many requests for this account; try again after Retry-After seconds.
               headers:
                 Retry-After:
                   schema: {type: integer}
@@ -196,8 +196,8 @@ enum OpenAPIDocument {
                           device: {$ref: "#/components/schemas/Device"}
                 "400": {$ref: "#/components/responses/BadRequest"}
                 "401": {$ref: "#/components/responses/Unauthorized"}
-                "413": {$ref: "#/components/responses/TooLarge"}
                 "429": {$ref: "#/components/responses/Throttled"}
+                "413": {$ref: "#/components/responses/TooLarge"}
           /v1/sessions/current:
             delete:
               summary: Sign this device out (revokes its token).
@@ -205,6 +205,7 @@ enum OpenAPIDocument {
               responses:
                 "204": {description: Signed out.}
                 "401": {$ref: "#/components/responses/Unauthorized"}
+                "429": {$ref: "#/components/responses/Throttled"}
           /v1/account:
             get:
               summary: The caller's account (with its plan) and device.
@@ -221,6 +222,7 @@ enum OpenAPIDocument {
                           account: {$ref: "#/components/schemas/Account"}
                           device: {$ref: "#/components/schemas/Device"}
                 "401": {$ref: "#/components/responses/Unauthorized"}
+                "429": {$ref: "#/components/responses/Throttled"}
           /v1/sync/push:
             post:
               summary: Merge a change set into the account; a batch id seen before is answered, not applied again.
@@ -248,6 +250,7 @@ enum OpenAPIDocument {
                           retry: {type: boolean}
                 "400": {$ref: "#/components/responses/BadRequest"}
                 "401": {$ref: "#/components/responses/Unauthorized"}
+                "429": {$ref: "#/components/responses/Throttled"}
                 "403": {$ref: "#/components/responses/Forbidden"}
                 "413": {$ref: "#/components/responses/TooLarge"}
           /v1/sync/pull:
@@ -268,13 +271,98 @@ enum OpenAPIDocument {
                     application/json:
                       schema:
                         type: object
-                        required: [changes, cursor, hasMore]
+                        required: [changes, cursor, hasMore, plan]
                         properties:
                           changes: {$ref: "#/components/schemas/ChangeSet"}
                           cursor: {type: integer, minimum: 0}
                           hasMore: {type: boolean}
+                          plan: {enum: [free, premium]}
                 "400": {$ref: "#/components/responses/BadRequest"}
                 "401": {$ref: "#/components/responses/Unauthorized"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /v1/images/{sha256}:
+            parameters:
+              - name: sha256
+                in: path
+                required: true
+                schema: {type: string, pattern: "^[0-9a-f]{64}$"}
+            put:
+              summary: Upload an image's bytes (JPEG, PNG or HEIC by content, at most 5 MB) under their SHA-256.
+              security: [{deviceToken: []}]
+              requestBody:
+                required: true
+                content:
+                  application/octet-stream:
+                    schema: {type: string, format: binary}
+              responses:
+                "201":
+                  description: Stored (or already held).
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [sha256, mimeType, byteCount]
+                        properties:
+                          sha256: {type: string}
+                          mimeType: {enum: [image/jpeg, image/png, image/heic]}
+                          byteCount: {type: integer}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "429": {$ref: "#/components/responses/Throttled"}
+                "413": {$ref: "#/components/responses/TooLarge"}
+            get:
+              summary: An image's bytes.
+              security: [{deviceToken: []}]
+              responses:
+                "200":
+                  description: The bytes.
+                  content:
+                    image/jpeg:
+                      schema: {type: string, format: binary}
+                    image/png:
+                      schema: {type: string, format: binary}
+                    image/heic:
+                      schema: {type: string, format: binary}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "429": {$ref: "#/components/responses/Throttled"}
+                "404":
+                  description: The account holds no such image.
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/Error"}
+          /v1/images/missing:
+            post:
+              summary: Which of these images the server has no bytes for.
+              security: [{deviceToken: []}]
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      required: [sha256]
+                      properties:
+                        sha256:
+                          type: array
+                          maxItems: 10000
+                          items: {type: string, pattern: "^[0-9a-f]{64}$"}
+              responses:
+                "200":
+                  description: The hashes it lacks.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [missing]
+                        properties:
+                          missing:
+                            type: array
+                            items: {type: string}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "429": {$ref: "#/components/responses/Throttled"}
+                "413": {$ref: "#/components/responses/TooLarge"}
           /v1/sync/events:
             get:
               summary: Server-sent events, one 'changes' event each time the account moves past the cursor.
@@ -291,6 +379,7 @@ enum OpenAPIDocument {
                       schema: {type: string}
                 "400": {$ref: "#/components/responses/BadRequest"}
                 "401": {$ref: "#/components/responses/Unauthorized"}
+                "429": {$ref: "#/components/responses/Throttled"}
 
         """
 }

@@ -48,7 +48,7 @@ struct JSONErrorMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
             // A known path asked with a method it does not take: 405, saying which it takes.
-            guard let allowed = SyncAPI.methods[request.uri.path] else {
+            guard let allowed = SyncAPI.allowedMethods(request.uri.path) else {
                 return Self.response(for: error, request, context)
             }
             let list = allowed.joined(separator: ", ")

@@ -25,6 +25,8 @@ public struct ServerOptions: Sendable {
     public var openSignup = false
     /// The most records one pull returns.
     public var maximumPageSize = 5_000
+    /// Requests each account may make per second on average; bursts may reach 20 times that.
+    public var requestsPerSecond = 50
 
     public init(openSignup: Bool = false) { self.openSignup = openSignup }
 }
@@ -53,13 +55,20 @@ public struct SyncAPI: Sendable {
         "/health": ["GET"], "/metrics": ["GET"], "/openapi.yaml": ["GET"], "/v1/accounts": ["POST"],
         "/v1/sessions": ["POST"], "/v1/sessions/current": ["DELETE"], "/v1/account": ["GET"],
         "/v1/sync/push": ["POST"], "/v1/sync/pull": ["GET"], "/v1/sync/events": ["GET"],
+        "/v1/images/missing": ["POST"],
     ]
+
+    static func allowedMethods(_ path: String) -> [String]? {
+        if let methods = methods[path] { return methods }
+        return path.hasPrefix("/v1/images/") && path.split(separator: "/").count == 3 ? ["GET", "PUT"] : nil
+    }
 
     public func addRoutes(to router: Router<CardboxRequestContext>) {
         router.get("health") { _, _ in JSONResponse(["status": .string("ok")]) }
         router.post("v1/accounts") { request, context in try await signUp(request, context) }
         router.post("v1/sessions") { request, context in try await signIn(request, context) }
         let authenticated = router.group("v1").add(middleware: BearerAuthentication(accounts: accounts))
+            .add(middleware: AccountRateLimit(limiter: RateLimiter(perSecond: options.requestsPerSecond)))
         authenticated.get("account") { _, context in
             let caller = try context.requireCaller()
             return JSONResponse(["account": caller.account.json, "device": caller.device.json])
@@ -71,6 +80,9 @@ public struct SyncAPI: Sendable {
         }
         authenticated.post("sync/push") { request, context in try await push(request, context) }
         authenticated.get("sync/pull") { request, context in try await pull(request, context) }
+        authenticated.put("images/:sha256") { request, context in try await putImage(request, context) }
+        authenticated.get("images/:sha256") { request, context in try await getImage(request, context) }
+        authenticated.post("images/missing") { request, context in try await missingImages(request, context) }
         authenticated.get("sync/events") { request, context in
             let caller = try context.requireCaller()
             let cursor = try request.integerQuery("after", default: 0)
@@ -120,7 +132,62 @@ public struct SyncAPI: Sendable {
         }
         let page = try await database.pull(account: caller.account.id, after: cursor, limit: Int(limit))
         metrics.pulled(records: page.changes.rows.count + page.changes.tombstones.count)
-        return JSONResponse(["changes": page.changes.json, "cursor": .int(page.cursor), "hasMore": .bool(page.hasMore)])
+        // The plan comes with every page: a device follows its account's plan without asking apart.
+        return JSONResponse([
+            "changes": page.changes.json, "cursor": .int(page.cursor), "hasMore": .bool(page.hasMore),
+            "plan": .string(caller.account.plan.rawValue),
+        ])
+    }
+}
+
+extension SyncAPI {
+    /// `PUT /v1/images/SHA256`: the bytes of an image the account's records name (seed 002's rules).
+    func putImage(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
+        let caller = try context.requireCaller()
+        let hash = try CheckedImage.checkHash(context.parameters.get("sha256") ?? "")
+        let buffer = try await request.body.collect(upTo: Limits.imageBytes + 1)
+        guard buffer.readableBytes <= Limits.imageBytes else {
+            throw APIError(.contentTooLarge, "image: images may be at most 5 MB (\(Limits.imageBytes) bytes)")
+        }
+        let image = try CheckedImage(Data(buffer.readableBytesView), sha256: hash)
+        try await database.putImage(image, account: caller.account.id)
+        return JSONResponse(
+            [
+                "sha256": .string(image.sha256), "mimeType": .string(image.mimeType),
+                "byteCount": .int(Int64(image.data.count)),
+            ],
+            status: .created)
+    }
+
+    /// `GET /v1/images/SHA256`: the bytes, with their type.
+    func getImage(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
+        let caller = try context.requireCaller()
+        let hash = try CheckedImage.checkHash(context.parameters.get("sha256") ?? "")
+        guard let image = try await database.image(hash, account: caller.account.id) else {
+            throw CardboxError.notFound(kind: "image", reference: hash)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: image.mimeType, .cacheControl: "private, max-age=31536000, immutable"],
+            body: .init(byteBuffer: ByteBuffer(bytes: image.data)))
+    }
+
+    /// `POST /v1/images/missing` `{"sha256": [...]}`: which of them the server has no bytes for.
+    func missingImages(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
+        let caller = try context.requireCaller()
+        let buffer = try await request.body.collect(upTo: 1 << 20)
+        let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) ?? ""
+        guard case .object(let members) = try JSONValue.parse(text, field: "body"),
+            case .array(let items)? = members["sha256"], items.count <= 10_000
+        else { throw CardboxError.invalid(field: "sha256", reason: "must be a list of at most 10000 hashes") }
+        let hashes = try items.map { item in
+            guard case .string(let hash) = item else {
+                throw CardboxError.invalid(field: "sha256", reason: "must hold strings")
+            }
+            return try CheckedImage.checkHash(hash)
+        }
+        let missing = try await database.missingImages(hashes, account: caller.account.id)
+        return JSONResponse(["missing": .array(missing.map { .string($0) })])
     }
 }
 

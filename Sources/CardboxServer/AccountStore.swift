@@ -62,7 +62,7 @@ public protocol AccountStore: Sendable {
 }
 
 /// Everything the server keeps, behind one seam, on SQLite or PostgreSQL.
-public protocol ServerDatabase: SyncState, AccountStore {
+public protocol ServerDatabase: SyncState, AccountStore, ImageStore {
     /// Closes its connections (PostgreSQL's pool); nothing to do for a file.
     func close() async
 }
@@ -71,25 +71,15 @@ extension SQLiteServerDatabase {
     public func close() async {}
 }
 
-/// Opens the server database a `--database` option names: a `postgres://` URL, or an SQLite file's path.
-public func openServerDatabase(_ location: String) async throws -> any ServerDatabase {
-    if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
-        return try await PostgresServerDatabase.open(url: location)
-    }
-    try FileManager.default.createDirectory(
-        at: URL(fileURLWithPath: location).deletingLastPathComponent(), withIntermediateDirectories: true)
-    return try SQLiteServerDatabase(path: location)
-}
-
 extension AccountStore {
     /// The key account names are unique by: trimmed, case-folded.
-    static func nameKey(_ name: String) -> String {
+    package static func nameKey(_ name: String) -> String {
         name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
     }
 
     /// An account name: 1–64 ASCII letters, digits and `.-_@`, so it reads the same in a URL, a
     /// log line and a terminal, and is typed the same on every keyboard.
-    static func checkName(_ name: String) throws -> String {
+    package static func checkName(_ name: String) throws -> String {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_@".unicodeScalars)
         guard (1...64).contains(name.unicodeScalars.count), name.unicodeScalars.allSatisfy(allowed.contains) else {
             throw CardboxError.invalid(

@@ -19,9 +19,9 @@ public struct RecordKey: Hashable, Sendable, Comparable {
 /// What one push changes in an account's sync state, decided from the records it names as they are
 /// stored, with the merge every device uses. Pure: each database reads the stored records, asks the
 /// plan, and writes what it says in the same transaction, so the rule lives in one place.
-struct PushPlan {
+package struct PushPlan {
     /// The records the push names: what a database reads before planning.
-    static func keys(of changes: ChangeSet) -> [RecordKey] {
+    package static func keys(of changes: ChangeSet) -> [RecordKey] {
         Array(
             Set(
                 changes.tombstones.map { RecordKey($0.entity, $0.id) }
@@ -31,13 +31,13 @@ struct PushPlan {
     }
 
     /// Rows to insert or replace, each with its new sequence number.
-    private(set) var rows: [(row: RowChange, seq: Int64)] = []
+    package private(set) var rows: [(row: RowChange, seq: Int64)] = []
     /// Tombstones to insert or replace, each with its new sequence number.
-    private(set) var tombstones: [(tombstone: Tombstone, seq: Int64)] = []
+    package private(set) var tombstones: [(tombstone: Tombstone, seq: Int64)] = []
     /// Rows a final delete removes for good.
-    private(set) var deletedRows: [RecordKey] = []
+    package private(set) var deletedRows: [RecordKey] = []
     /// The account's last sequence number after the push.
-    private(set) var lastSeq: Int64
+    package private(set) var lastSeq: Int64
     /// Cards the push makes and removes: what the plan's card limit counts.
     private(set) var cardsAdded = 0
     private(set) var cardsRemoved = 0
@@ -46,7 +46,7 @@ struct PushPlan {
     /// a final delete drops the record's fields and refuses every later write to it. Each record
     /// the push changes gets the next sequence number after `lastSeq`, so a pull after any cursor
     /// finds it; a push that changes nothing takes none.
-    init(
+    package init(
         _ changes: ChangeSet, storedRows: [RecordKey: RowChange], storedTombstones: [RecordKey: Tombstone],
         lastSeq: Int64
     ) {
@@ -102,7 +102,7 @@ extension PushPlan {
     /// Seed 001's limit, on the account's merged state: a push that would take the account past its
     /// card limit is refused whole, with seed 001's message. A push that adds no cards passes even
     /// when the account is over the limit (after a move back to the free plan), so edits still sync.
-    func checkCardLimit(_ limit: Int?, cardsBefore: Int) throws {
+    package func checkCardLimit(_ limit: Int?, cardsBefore: Int) throws {
         guard let limit, cardsAdded > cardsRemoved else { return }
         try CardAllowance(plan: .free, cardCount: cardsBefore, freeCardLimit: limit)
             .checkCanAdd(batchOf: cardsAdded - cardsRemoved)

@@ -65,7 +65,7 @@ extension SQLiteServerDatabase {
                 // One statement per table, each naming the account.
                 for table in [
                     "serverAccountName", "serverDevice", "syncRow", "syncTombstone", "syncBatch", "syncAccount",
-                    "serverAccount",
+                    "serverImage", "serverAccount",
                 ] {
                     try db.execute(sql: "DELETE FROM \(table) WHERE accountId = ?", arguments: [id])
                 }
@@ -177,5 +177,40 @@ extension SQLiteServerDatabase {
             id: id, accountId: account, name: row["name"], createdAt: Date(timeIntervalSince1970: row["createdAt"]),
             lastSeenAt: (row["lastSeenAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
             revokedAt: (row["revokedAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
+    }
+
+    public func putImage(_ image: CheckedImage, account: UUID) async throws {
+        try await translatingErrors {
+            try await writer.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO serverImage (accountId, sha256, mimeType, data) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (accountId, sha256) DO NOTHING
+                        """, arguments: [account.uuidString.lowercased(), image.sha256, image.mimeType, image.data])
+            }
+        }
+    }
+
+    public func image(_ sha256: String, account: UUID) async throws -> CheckedImage? {
+        try await translatingErrors {
+            try await writer.read { db in
+                try Row.fetchOne(
+                    db, sql: "SELECT mimeType, data FROM serverImage WHERE accountId = ? AND sha256 = ?",
+                    arguments: [account.uuidString.lowercased(), sha256]
+                ).map { CheckedImage(sha256: sha256, mimeType: $0["mimeType"], data: $0["data"]) }
+            }
+        }
+    }
+
+    public func missingImages(_ hashes: [String], account: UUID) async throws -> [String] {
+        try await translatingErrors {
+            try await writer.read { db in
+                let present = try db.cachedStatement(
+                    sql: "SELECT 1 FROM serverImage WHERE accountId = ? AND sha256 = ?")
+                return try hashes.filter { hash in
+                    try Bool.fetchOne(present, arguments: [account.uuidString.lowercased(), hash]) == nil
+                }
+            }
+        }
     }
 }

@@ -89,6 +89,18 @@ public final class SQLiteServerDatabase: ServerDatabase {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v3: images") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE serverImage (
+                        accountId TEXT NOT NULL,
+                        sha256 TEXT NOT NULL,
+                        mimeType TEXT NOT NULL,
+                        data BLOB NOT NULL,
+                        PRIMARY KEY (accountId, sha256)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 

@@ -65,7 +65,7 @@ extension SyncState {
     }
 
     /// The checks every implementation makes before it merges anything.
-    static func check(_ changes: ChangeSet, account: UUID, now: Date) throws {
+    package static func check(_ changes: ChangeSet, account: UUID, now: Date) throws {
         try changes.validate()
         guard changes.accountId == account else {
             throw CardboxError.invalid(
@@ -75,7 +75,7 @@ extension SyncState {
         _ = try clock.receive(changes.newestTimestamp, now: now)
     }
 
-    static func checkPage(_ cursor: Int64, _ limit: Int) throws {
+    package static func checkPage(_ cursor: Int64, _ limit: Int) throws {
         guard cursor >= 0 else { throw CardboxError.invalid(field: "cursor", reason: "must be 0 or more") }
         guard (1...10_000).contains(limit) else {
             throw CardboxError.invalid(field: "limit", reason: "must be 1 to 10000, got \(limit)")
@@ -84,16 +84,16 @@ extension SyncState {
 }
 
 /// One record of a pull as a database returns it: a row (its JSON) or a tombstone (its clock).
-struct PulledRecord {
-    var seq: Int64
-    var change: Change
+package struct PulledRecord {
+    package var seq: Int64
+    package var change: Change
 
-    enum Change {
+    package enum Change {
         case row(RowChange)
         case tombstone(Tombstone)
     }
 
-    init(seq: Int64, entity: String, id: String, record: String?, hlc: Int64?, replica: String?) throws {
+    package init(seq: Int64, entity: String, id: String, record: String?, hlc: Int64?, replica: String?) throws {
         self.seq = seq
         if let record {
             change = .row(try RowChange(recordJSON: record, field: "syncRow"))
@@ -108,7 +108,7 @@ struct PulledRecord {
 extension PullPage {
     /// A page from up to `limit + 1` records ordered by sequence number: the extra one only says
     /// that more follow.
-    init(_ records: [PulledRecord], account: UUID, after cursor: Int64, limit: Int) {
+    package init(_ records: [PulledRecord], account: UUID, after cursor: Int64, limit: Int) {
         let page = records.prefix(limit)
         var changes = ChangeSet(accountId: account, replicaId: serverReplicaId)
         for record in page {
@@ -123,7 +123,7 @@ extension PullPage {
 
 extension Tombstone {
     /// A stored tombstone: the clock as the databases keep it (the timestamp's bits as a signed integer).
-    init(_ key: RecordKey, hlc: Int64, replica: String) {
+    package init(_ key: RecordKey, hlc: Int64, replica: String) {
         self.init(
             entity: key.entity, id: key.id, clock: WriteClock(HLCTimestamp(rawValue: UInt64(bitPattern: hlc)), replica))
     }

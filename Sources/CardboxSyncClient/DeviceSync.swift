@@ -17,6 +17,8 @@ public struct SyncReport: Sendable, Equatable {
     public var pushed = 0
     public var pulled = 0
     public var applied = ApplyReport()
+    public var imagesSent = 0
+    public var imagesReceived = 0
 }
 
 /// What `cardbox sync status` shows.
@@ -49,9 +51,6 @@ public struct DeviceSync: Sendable {
         let connection = try ServerConnection(server: link.server, token: link.token)
         do {
             var report = SyncReport()
-            // The plan is the server's to decide; a change to it is sent with this sync's push.
-            let plan = try await connection.plan()
-            if try store.allowance().plan != plan { _ = try store.setPlan(plan) }
             // A push the server refuses for what it holds (the plan's card limit) stays pending
             // here; the others' changes are still fetched, and the refusal is reported after.
             var refusal: SyncClientError?
@@ -60,7 +59,14 @@ public struct DeviceSync: Sendable {
             } catch let error as SyncClientError where error.isRefusalOfContent {
                 refusal = error
             }
-            try await pull(&link, connection, &report, progress)
+            try await uploadImages(connection, &report)
+            let plan = try await pull(&link, connection, &report, progress)
+            // The plan is the server's to decide; a change to it is sent at once.
+            if let plan, try store.allowance().plan != plan {
+                _ = try store.setPlan(plan)
+                if refusal == nil { try await push(&link, connection, &report, progress) }
+            }
+            try await fetchImages(connection, &report)
             if let refusal { throw refusal }
             link.lastSync = Date()
             link.lastError = nil
@@ -90,10 +96,11 @@ public struct DeviceSync: Sendable {
         try store.saveSyncLink(link)
     }
 
+    /// Pulls until caught up; returns the account's plan, as the last page said.
     private func pull(
         _ link: inout SyncLink, _ connection: ServerConnection, _ report: inout SyncReport,
         _ progress: (SyncProgress) -> Void
-    ) async throws {
+    ) async throws -> Plan? {
         while true {
             let page = try await connection.pull(after: link.received, limit: batchSize)
             if !page.changes.isEmpty {
@@ -107,7 +114,27 @@ public struct DeviceSync: Sendable {
             link.received = page.cursor
             try store.saveSyncLink(link)
             progress(SyncProgress(phase: .pull, done: report.pulled, total: nil))
-            if !page.hasMore { return }
+            if !page.hasMore { return page.plan }
+        }
+    }
+
+    /// Sends the bytes of every image the server lacks (seed 002's rules are checked there again).
+    private func uploadImages(_ connection: ServerConnection, _ report: inout SyncReport) async throws {
+        let local = try store.imageHashes()
+        guard !local.isEmpty else { return }
+        for hash in try await connection.missingImages(local) {
+            try await connection.uploadImage(try store.imageData(sha256: hash).data, sha256: hash)
+            report.imagesSent += 1
+        }
+    }
+
+    /// Fetches the bytes of images that pulled records name; those no device has uploaded yet come
+    /// at a later sync.
+    private func fetchImages(_ connection: ServerConnection, _ report: inout SyncReport) async throws {
+        for hash in try store.missingImageHashes() {
+            guard let data = try await connection.image(hash) else { continue }
+            try store.storeFetchedImage(data, sha256: hash)
+            report.imagesReceived += 1
         }
     }
 

@@ -82,6 +82,8 @@ public struct ServerConnection: Sendable {
         public var changes: ChangeSet
         public var cursor: Int64
         public var hasMore: Bool
+        /// The account's plan, as the server keeps it.
+        public var plan: Plan?
     }
 
     public func pull(after cursor: Int64, limit: Int) async throws -> Page {
@@ -89,7 +91,37 @@ public struct ServerConnection: Sendable {
         guard let json = answer["changes"], case .int(let next)? = answer["cursor"],
             case .bool(let hasMore)? = answer["hasMore"]
         else { throw Self.malformed("/v1/sync/pull") }
-        return Page(changes: try ChangeSet(json: json), cursor: next, hasMore: hasMore)
+        let plan: Plan? = if case .string(let name)? = answer["plan"] { Plan(rawValue: name) } else { nil }
+        return Page(changes: try ChangeSet(json: json), cursor: next, hasMore: hasMore, plan: plan)
+    }
+
+    /// Which of `hashes` the server has no bytes for.
+    public func missingImages(_ hashes: [String]) async throws -> [String] {
+        var missing: [String] = []
+        // The server takes 10,000 a request.
+        for start in stride(from: 0, to: hashes.count, by: 10_000) {
+            let body: JSONValue = .object([
+                "sha256": .array(hashes[start..<min(start + 10_000, hashes.count)].map { .string($0) })
+            ])
+            let answer = try await send(.POST, "/v1/images/missing", body: body.jsonText)
+            guard case .array(let items)? = answer["missing"] else { throw Self.malformed("/v1/images/missing") }
+            missing += items.compactMap { if case .string(let hash) = $0 { hash } else { nil } }
+        }
+        return missing
+    }
+
+    public func uploadImage(_ data: Data, sha256: String) async throws {
+        _ = try await exchange(
+            .PUT, "/v1/images/\(sha256)", body: ByteBuffer(bytes: data), type: "application/octet-stream")
+    }
+
+    /// The image's bytes, or nil when the server has none (the device that holds them has not synced yet).
+    public func image(_ sha256: String) async throws -> Data? {
+        do {
+            return Data(try await exchange(.GET, "/v1/images/\(sha256)").readableBytesView)
+        } catch SyncClientError.refused(status: 404, _) {
+            return nil
+        }
     }
 
     /// Waits for the server to say the account has moved past `cursor` (server-sent events), and
@@ -126,12 +158,25 @@ public struct ServerConnection: Sendable {
     }
 
     private func send(_ method: HTTPMethod, _ path: String, body: String? = nil) async throws -> JSONValue {
+        let bytes = try await exchange(
+            method, path, body: body.map { ByteBuffer(string: $0) }, type: body == nil ? nil : "application/json")
+        guard bytes.readableBytes > 0 else { return .object([:]) }
+        guard let json = try? JSONValue.parse(String(buffer: bytes), field: "answer") else {
+            throw Self.malformed(path)
+        }
+        return json
+    }
+
+    /// One request; the body of a 2xx answer, or the server's error as a `SyncClientError`.
+    private func exchange(_ method: HTTPMethod, _ path: String, body: ByteBuffer? = nil, type: String? = nil)
+        async throws -> ByteBuffer
+    {
         var request = HTTPClientRequest(url: server + path)
         request.method = method
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(string: body))
+            request.headers.add(name: "Content-Type", value: type ?? "application/octet-stream")
+            request.body = .bytes(body)
         }
         let response: HTTPClientResponse
         let bytes: ByteBuffer
@@ -141,16 +186,13 @@ public struct ServerConnection: Sendable {
         } catch {
             throw SyncClientError.unreachable(server: server, reason: "\(error)")
         }
-        let text = String(buffer: bytes)
-        let json = text.isEmpty ? JSONValue.object([:]) : (try? JSONValue.parse(text, field: "answer"))
         guard (200..<300).contains(response.status.code) else {
-            if case .string(let message)? = json?["error"] {
+            if case .string(let message)? = (try? JSONValue.parse(String(buffer: bytes), field: "answer"))?["error"] {
                 throw SyncClientError.refused(status: Int(response.status.code), message: message)
             }
             throw SyncClientError.refused(status: Int(response.status.code), message: "\(response.status)")
         }
-        guard let json else { throw Self.malformed(path) }
-        return json
+        return bytes
     }
 
     private static func malformed(_ path: String) -> SyncClientError {

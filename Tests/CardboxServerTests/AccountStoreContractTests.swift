@@ -1,5 +1,6 @@
 import CardboxCore
 import CardboxServer
+import Crypto
 import Foundation
 import Testing
 
@@ -127,6 +128,38 @@ struct AccountStoreContractTests {
             #expect(try await !database.pull(account: staying.id, after: 0, limit: 100).changes.isEmpty)
             // The name can be taken again.
             _ = try await accounts.addAccount(name: leaving.name, password: "password three")
+        }
+    }
+}
+
+@Suite("Images on the server")
+struct ImageStoreContractTests {
+    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 7])
+
+    static func hash(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
+
+    @Test("images are kept once per account by SHA-256, and checked by seed 002's rules", arguments: SyncStates.all)
+    func images(_ implementation: String) async throws {
+        try await SyncStates.with(implementation) { database in
+            let account = UUID()
+            let other = UUID()
+            let hash = Self.hash(Self.png)
+            #expect(try await database.missingImages([hash], account: account) == [hash])
+            let image = try CheckedImage(Self.png, sha256: hash)
+            try await database.putImage(image, account: account)
+            try await database.putImage(image, account: account)
+            #expect(try await database.image(hash, account: account) == image)
+            #expect(try await database.missingImages([hash], account: account).isEmpty)
+            // Another account has its own images.
+            #expect(try await database.image(hash, account: other) == nil)
+            #expect(try await database.missingImages([hash], account: other) == [hash])
+            // Not an image, another hash, too large: refused before anything is stored.
+            let text = Data("not an image".utf8)
+            #expect(throws: CardboxError.self) { try CheckedImage(text, sha256: Self.hash(text)) }
+            #expect(throws: CardboxError.self) { try CheckedImage(Self.png, sha256: String(repeating: "0", count: 64)) }
+            let huge = Self.png + Data(count: Limits.imageBytes)
+            #expect(throws: CardboxError.self) { try CheckedImage(huge, sha256: Self.hash(huge)) }
+            #expect(throws: CardboxError.self) { try CheckedImage.checkHash("../etc/passwd") }
         }
     }
 }

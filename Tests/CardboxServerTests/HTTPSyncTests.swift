@@ -9,11 +9,12 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 import Testing
 
 /// A real server on a free loopback port, over a database, for the length of `body`.
 func withServer(
-    _ implementation: String, openSignup: Bool = false,
+    _ implementation: String, options: ServerOptions = ServerOptions(), tls: (certificate: String, key: String)? = nil,
     _ body: (_ url: String, _ database: any ServerDatabase, _ accounts: AccountService) async throws -> Void
 ) async throws {
     try await SyncStates.with(implementation) { database in
@@ -21,14 +22,14 @@ func withServer(
         let (ports, port) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "cardbox.test-server")
         logger.logLevel = .warning
-        let app = CardboxApplication.make(
-            database: database, accounts: accounts, options: ServerOptions(openSignup: openSignup), host: "127.0.0.1",
-            port: 0, logger: logger, onRunning: { port.yield($0) })
+        let app = try CardboxApplication.make(
+            database: database, accounts: accounts, options: options, host: "127.0.0.1", port: 0, tls: tls,
+            logger: logger, onRunning: { port.yield($0) })
         let server = Task { try await app.runService(gracefulShutdownSignals: []) }
         var iterator = ports.makeAsyncIterator()
         guard let bound = await iterator.next() else { throw CardboxError.storage("the test server did not start") }
         do {
-            try await body("http://127.0.0.1:\(bound)", database, accounts)
+            try await body("\(tls == nil ? "http" : "https")://127.0.0.1:\(bound)", database, accounts)
         } catch {
             server.cancel()
             _ = await server.result
@@ -142,6 +143,100 @@ struct HTTPSyncTests {
         }
     }
 
+    @Test("an item's image travels by its SHA-256: uploaded once, fetched by the other device")
+    func images() async throws {
+        try await withServer("sqlite-memory") { url, database, accounts in
+            let account = try await accounts.addAccount(name: "eve", password: "password eve")
+            let phone = try await signIn(try CardboxStore.inMemory(), to: url, user: "eve", password: "password eve")
+            let laptop = try await signIn(try CardboxStore.inMemory(), to: url, user: "eve", password: "password eve")
+            let list = try phone.createList(name: "Groceries")
+            let item = try phone.addItem(to: list.id, title: "Milk")
+            let image = try phone.addItemImage(to: item.id, data: ImageStoreContractTests.png)
+            let sent = try await DeviceSync(store: phone).sync()
+            #expect(sent.imagesSent == 1)
+            #expect(try await database.image(image.sha256, account: account.id)?.data == ImageStoreContractTests.png)
+            let received = try await DeviceSync(store: laptop).sync()
+            #expect(received.imagesReceived == 1)
+            #expect(try laptop.imageData(sha256: image.sha256).data == ImageStoreContractTests.png)
+            #expect(try laptop.missingImageHashes().isEmpty)
+            // A second sync sends nothing again.
+            #expect(try await DeviceSync(store: phone).sync().imagesSent == 0)
+            // Bytes that are not an image, or not the hash named, are refused with a JSON 400.
+            let token = try #require(try phone.syncLink()).token
+            let wrong = try await rawRequest(
+                .PUT, url + "/v1/images/\(image.sha256)", body: Data("plain text".utf8), token: token)
+            #expect(wrong.status == 400 && wrong.body.contains("error"))
+            // Another account cannot read it.
+            _ = try await accounts.addAccount(name: "mallory", password: "password mallory")
+            let stranger = try await signIn(
+                try CardboxStore.inMemory(), to: url, user: "mallory", password: "password mallory")
+            let strangerToken = try #require(try stranger.syncLink()).token
+            #expect(try await ServerConnection(server: url, token: strangerToken).image(image.sha256) == nil)
+        }
+    }
+
+    @Test("each account has its own request rate; past it, 429 with Retry-After")
+    func rateLimit() async throws {
+        var options = ServerOptions()
+        options.requestsPerSecond = 1
+        try await withServer("sqlite-memory", options: options) { url, _, accounts in
+            _ = try await accounts.addAccount(name: "fay", password: "password fay")
+            _ = try await accounts.addAccount(name: "gus", password: "password gus")
+            let fay = try await ServerConnection(server: url, token: nil).signIn(
+                user: "fay", password: "password fay", device: "d")
+            let gus = try await ServerConnection(server: url, token: nil).signIn(
+                user: "gus", password: "password gus", device: "d")
+            var refused = 0
+            for _ in 0..<30 {
+                do {
+                    _ = try await ServerConnection(server: url, token: fay.token).plan()
+                } catch SyncClientError.refused(status: 429, let message) {
+                    refused += 1
+                    #expect(message.contains("too many requests"))
+                }
+            }
+            // A burst of 20 passes, the rest wait; another account is not slowed by it.
+            #expect(refused >= 5 && refused <= 10)
+            #expect(try await ServerConnection(server: url, token: gus.token).plan() == .free)
+        }
+    }
+
+    @Test("with a certificate and key it speaks HTTPS")
+    func tls() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-tls-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let certificate = folder.appendingPathComponent("cert.pem").path
+        let key = folder.appendingPathComponent("key.pem").path
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-keyout", key,
+            "-out", certificate,
+        ]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        try await withServer("sqlite-memory", tls: (certificate, key)) { url, _, accounts in
+            #expect(url.hasPrefix("https://"))
+            _ = try await accounts.addAccount(name: "hal", password: "password hal")
+            var configuration = HTTPClient.Configuration()
+            configuration.tlsConfiguration = .makeClientConfiguration()
+            configuration.tlsConfiguration?.certificateVerification = .none
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+            let signedIn = try await ServerConnection(server: url, token: nil, client: client).signIn(
+                user: "hal", password: "password hal", device: "d")
+            #expect(signedIn.accountName == "hal")
+            // Plain HTTP to the HTTPS port gets no answer.
+            let plain = url.replacingOccurrences(of: "https://", with: "http://")
+            await #expect(throws: SyncClientError.self) {
+                try await ServerConnection(server: plain, token: nil).signIn(
+                    user: "hal", password: "password hal", device: "d")
+            }
+            try await client.shutdown()
+        }
+    }
+
     @Test("every request is scoped to its token's account; bad requests get a JSON 4xx and change nothing")
     func scopedAndRefused() async throws {
         try await withServer("sqlite-memory") { url, database, accounts in
@@ -191,9 +286,16 @@ struct HTTPSyncTests {
 
 /// Posts text and returns the status and body as they came.
 func rawPost(_ url: String, body: String, token: String? = nil) async throws -> (status: Int, body: String) {
+    try await rawRequest(.POST, url, body: Data(body.utf8), token: token)
+}
+
+/// Sends a request and returns the status and body as they came.
+func rawRequest(_ method: HTTPMethod, _ url: String, body: Data, token: String? = nil) async throws -> (
+    status: Int, body: String
+) {
     var request = HTTPClientRequest(url: url)
-    request.method = .POST
-    request.body = .bytes(ByteBuffer(string: body))
+    request.method = method
+    request.body = .bytes(ByteBuffer(bytes: body))
     if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
     let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
     let bytes = try await response.body.collect(upTo: 1 << 20)

@@ -1,5 +1,6 @@
 import CardboxCore
 import CardboxServer
+import CardboxServerPostgres
 import CardboxStore
 import CardboxSync
 import CardboxTestSupport

@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxServer
 import CardboxSync
 import Foundation
 import Logging
@@ -103,6 +104,13 @@ public final class PostgresServerDatabase: ServerDatabase {
                 created_at timestamptz NOT NULL, last_seen_at timestamptz, revoked_at timestamptz,
                 PRIMARY KEY (account_id, device_id))
             """,
+        ],
+        [
+            """
+            CREATE TABLE server_image (
+                account_id uuid NOT NULL, sha256 text NOT NULL, mime_type text NOT NULL, data bytea NOT NULL,
+                PRIMARY KEY (account_id, sha256))
+            """
         ],
     ]
 

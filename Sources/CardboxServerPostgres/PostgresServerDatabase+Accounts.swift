@@ -1,5 +1,7 @@
 import CardboxCore
+import CardboxServer
 import Foundation
+import NIOCore
 import PostgresNIO
 
 extension PostgresServerDatabase {
@@ -73,7 +75,7 @@ extension PostgresServerDatabase {
                 // One statement per table, each naming the account.
                 for table in [
                     "server_account_name", "server_device", "sync_row", "sync_tombstone", "sync_batch", "sync_account",
-                    "server_account",
+                    "server_image", "server_account",
                 ] {
                     try await connection.query(
                         PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE account_id = $1", binds: Self.binds(id)),
@@ -185,5 +187,42 @@ extension PostgresServerDatabase {
             throw CardboxError.storage("the server database holds an account with an unknown plan '\(plan)'")
         }
         return ServerAccount(id: id, name: name, plan: plan, createdAt: createdAt)
+    }
+
+    public func putImage(_ image: CheckedImage, account: UUID) async throws {
+        let bytes = ByteBuffer(bytes: image.data)
+        try await translatingErrors {
+            try await client.query(
+                """
+                INSERT INTO server_image (account_id, sha256, mime_type, data)
+                VALUES (\(account), \(image.sha256), \(image.mimeType), \(bytes))
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
+        }
+    }
+
+    public func image(_ sha256: String, account: UUID) async throws -> CheckedImage? {
+        try await translatingErrors {
+            for try await (mimeType, bytes) in try await client.query(
+                "SELECT mime_type, data FROM server_image WHERE account_id = \(account) AND sha256 = \(sha256)",
+                logger: logger
+            ).decode((String, ByteBuffer).self) {
+                return CheckedImage(sha256: sha256, mimeType: mimeType, data: Data(bytes.readableBytesView))
+            }
+            return nil
+        }
+    }
+
+    public func missingImages(_ hashes: [String], account: UUID) async throws -> [String] {
+        try await translatingErrors {
+            var present = Set<String>()
+            for try await hash in try await client.query(
+                "SELECT sha256 FROM server_image WHERE account_id = \(account) AND sha256 = ANY(\(hashes)::text[])",
+                logger: logger
+            ).decode(String.self) {
+                present.insert(hash)
+            }
+            return hashes.filter { !present.contains($0) }
+        }
     }
 }

@@ -1,0 +1,49 @@
+import CardboxServer
+import Foundation
+import Hummingbird
+
+/// A token bucket per account: `perSecond` requests a second on average, bursts up to 20 seconds'
+/// worth. Kept in the server process (each server limits on its own).
+actor RateLimiter {
+    private let perSecond: Double
+    private let burst: Double
+    private var buckets: [UUID: (tokens: Double, at: ContinuousClock.Instant)] = [:]
+
+    init(perSecond: Int) {
+        self.perSecond = Double(perSecond)
+        burst = Double(perSecond) * 20
+    }
+
+    /// Takes one request's token; nil when allowed, else the seconds to wait.
+    func take(_ account: UUID, now: ContinuousClock.Instant = .now) -> Int? {
+        var (tokens, at) = buckets[account] ?? (burst, now)
+        let elapsed = now - at
+        tokens = min(
+            burst,
+            tokens + perSecond * (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+        guard tokens >= 1 else {
+            buckets[account] = (tokens, now)
+            return Int(((1 - tokens) / perSecond).rounded(.up))
+        }
+        buckets[account] = (tokens - 1, now)
+        if buckets.count > 100_000 { buckets = buckets.filter { $0.value.tokens < burst } }
+        return nil
+    }
+}
+
+/// 429 with `Retry-After` for an account over its rate.
+struct AccountRateLimit: RouterMiddleware {
+    typealias Context = CardboxRequestContext
+    let limiter: RateLimiter
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        if let caller = context.caller, let wait = await limiter.take(caller.account.id) {
+            throw APIError(
+                .tooManyRequests, "this account is making too many requests; try again in \(wait) s",
+                headers: [.retryAfter: String(wait)])
+        }
+        return try await next(request, context)
+    }
+}

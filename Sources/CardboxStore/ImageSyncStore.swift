@@ -1,0 +1,56 @@
+import CardboxCore
+import Crypto
+import Foundation
+import GRDB
+
+/// Image bytes travel beside change sets, not in them: records name images by SHA-256, and a device
+/// uploads the bytes the server lacks and fetches the ones its records name but it lacks.
+extension CardboxStore {
+    /// Every image this store holds, by SHA-256.
+    public func imageHashes() throws -> [String] {
+        try read { context in
+            try String.fetchAll(
+                context.db, sql: "SELECT sha256 FROM image WHERE accountId = ? ORDER BY sha256",
+                arguments: [context.account])
+        }
+    }
+
+    /// Images that cards, suggestions or item images name but whose bytes this store lacks (they
+    /// arrived by sync before their bytes).
+    public func missingImageHashes() throws -> [String] {
+        try read { context in
+            try String.fetchAll(
+                context.db,
+                sql: """
+                    SELECT DISTINCT imageHash FROM (
+                        SELECT imageHash FROM card WHERE accountId = ?1 AND imageHash IS NOT NULL
+                        UNION SELECT imageHash FROM suggestion WHERE accountId = ?1 AND imageHash IS NOT NULL
+                        UNION SELECT imageHash FROM itemImage WHERE accountId = ?1)
+                    WHERE imageHash NOT IN (SELECT sha256 FROM image WHERE accountId = ?1)
+                    ORDER BY imageHash
+                    """, arguments: [context.account])
+        }
+    }
+
+    /// Keeps image bytes fetched from the server: checked by seed 002's rules and against the hash
+    /// they were asked for.
+    public func storeFetchedImage(_ data: Data, sha256: String) throws {
+        let format = try ImageFormat.validate(data, field: "image \(sha256)")
+        let hash = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        guard hash == sha256 else {
+            throw CardboxError.invalid(field: "image \(sha256)", reason: "the bytes' SHA-256 is \(hash)")
+        }
+        try translatingErrors {
+            try writer.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO image (accountId, sha256, mimeType, byteCount, data, createdAt) VALUES (?, ?, ?, ?, ?, ?)
+                        ON CONFLICT (accountId, sha256) DO NOTHING
+                        """,
+                    arguments: [
+                        accountId.storage, hash, format.mimeType, data.count, data, environment.now().storageMillis,
+                    ])
+            }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import CardboxCore
+import CardboxStore
+import CardboxSyncClient
+import Foundation
+
+/// Times Cardbox's sync against a running server, in process (no process start-up in the figures):
+/// a first sync of a collection to an empty device, and the incremental sync of one changed card.
+/// `scripts/sync_bench.sh` runs it beside Anki's own sync server.
+@main
+struct SyncBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cardbox-sync-bench", abstract: "Times first and incremental syncs against a server.",
+        discussion: "Example:\n  cardbox-sync-bench --server http://127.0.0.1:8080 --user bench --password-file pw.txt")
+
+    @Option(help: "The server's address.") var server: String
+    @Option(help: "The account (premium, so the card limit does not apply).") var user: String
+    @Option(help: "A file holding the account's password.") var passwordFile: String
+    @Option(help: "Cards in the collection.") var cards = 5_000
+    @Option(help: "Repetitions of the incremental sync (the median is reported).") var runs = 20
+    @Option(help: "Folder for the two stores (default: a new temporary folder).") var work: String?
+
+    func run() async throws {
+        let password = try String(contentsOfFile: passwordFile, encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let folder = URL(fileURLWithPath: work ?? NSTemporaryDirectory())
+            .appendingPathComponent("cardbox-sync-bench-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        let phone = try await signedIn(folder.appendingPathComponent("phone.sqlite").path, password)
+        _ = try phone.setPlan(.premium)
+        let deck = try phone.createDeck(name: "Bench", frontLanguage: "es", backLanguage: "en")
+        for start in stride(from: 0, to: cards, by: 10_000) {
+            let drafts = (start..<min(start + 10_000, cards)).map {
+                CardDraft(front: "front \($0)", back: "back \($0)", tags: ["bench"])
+            }
+            _ = try phone.addCards(to: deck.id, drafts)
+        }
+        let upload = try await timed { _ = try await DeviceSync(store: phone).sync() }
+        let laptop = try await signedIn(folder.appendingPathComponent("laptop.sqlite").path, password)
+        let download = try await timed { _ = try await DeviceSync(store: laptop).sync() }
+        guard try laptop.cards(in: nil).count == cards else { throw ValidationError("the download lost cards") }
+
+        var sends: [Double] = []
+        var receives: [Double] = []
+        let card = try phone.cards(in: deck.id, limit: 1)[0]
+        for run in 0..<runs {
+            _ = try phone.editCard(card.id, CardChanges(back: "edited \(run)"))
+            sends.append(try await timed { _ = try await DeviceSync(store: phone).sync() })
+            receives.append(try await timed { _ = try await DeviceSync(store: laptop).sync() })
+        }
+        guard try laptop.card(card.id).back == "edited \(runs - 1)" else {
+            throw ValidationError("the incremental sync lost the edit")
+        }
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let report: [String: Any] = [
+            "cards": cards, "firstUploadMs": upload, "firstSyncToEmptyDeviceMs": download,
+            "incrementalSendMs": median(sends), "incrementalReceiveMs": median(receives),
+            "clientPeakMB": Double(usage.ru_maxrss) / 1024,
+        ]
+        let json = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
+        print(String(decoding: json, as: UTF8.self))
+    }
+
+    /// A new store at `path`, signed in to the account and brought into it.
+    private func signedIn(_ path: String, _ password: String) async throws -> CardboxStore {
+        let store = try CardboxStore.open(path: path)
+        let signedIn = try await ServerConnection(server: server, token: nil).signIn(
+            user: user, password: password, device: "bench")
+        let joined = try store.joinAccount(signedIn.accountId)
+        try joined.saveSyncLink(SyncLink(server: server, user: user, token: signedIn.token))
+        return joined
+    }
+
+    private func timed(_ body: () async throws -> Void) async throws -> Double {
+        let start = ContinuousClock.now
+        try await body()
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15
+    }
+
+    private func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+}
