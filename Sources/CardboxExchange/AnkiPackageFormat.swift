@@ -68,7 +68,7 @@ public enum AnkiPackageFormat {
         var header = SQLiteHeader()
         var written: UInt64 = 0
         do {
-            _ = try archive.extract(entry, skipCRC32: false) { chunk in
+            try BoundedZipEntry.extract(entry, from: archive, file: file) { chunk in
                 written += UInt64(chunk.count)
                 if written > limit { throw tooLarge }
                 if !header.isComplete {
@@ -128,7 +128,7 @@ public enum AnkiPackageFormat {
         guard entry.uncompressedSize <= UInt64(limit) else { return nil }
         var data = Data()
         do {
-            _ = try archive.extract(entry) { chunk in
+            try BoundedZipEntry.extract(entry, from: archive, file: "media") { chunk in
                 data.append(chunk)
                 if data.count > limit { throw CardboxError.invalid(field: "media", reason: "too large") }
             }

@@ -56,6 +56,17 @@ struct AnkiPackageTests {
         }
     }
 
+    @Test("a damaged deflate stream that never ends is refused, not read for ever (found by fuzzing)")
+    func deflateThatNeverEnds() throws {
+        let input = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/regressions/apkg/deflate-stream-that-never-ends")
+        #expect {
+            try AnkiPackageFormat.read(path: input.path, file: "damaged.apkg")
+        } throws: { error in
+            "\(error)".contains("damaged")
+        }
+    }
+
     @Test("importing the same package again skips every card")
     func again() throws {
         let (store, _) = try imported()
