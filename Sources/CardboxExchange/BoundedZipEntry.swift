@@ -7,8 +7,9 @@ import ZIPFoundation
 /// ZIPFoundation inflates a compressed entry by reading until the deflate stream says it has ended.
 /// A damaged stream that never ends makes it read on past the entry and then spin at the end of the
 /// file for ever (found by fuzzing `.apkg` files: a 1 KB package hung the importer). Compressed
-/// entries are therefore inflated here, from exactly the entry's compressed bytes, with
-/// ZIPFoundation's own inflater: a stream that asks for more than the entry holds is damaged.
+/// entries are therefore inflated here, from exactly the entry's compressed bytes (zero-padded to
+/// the chunk size the inflater assumes), with ZIPFoundation's own inflater: a stream that asks for
+/// more than the entry holds is damaged.
 /// Stored entries, which ZIPFoundation reads by their size, go through ZIPFoundation as they are.
 enum BoundedZipEntry {
     static func extract(_ entry: Entry, from archive: Archive, file: String, consumer: (Data) throws -> Void) throws {
@@ -27,10 +28,13 @@ enum BoundedZipEntry {
         let checksum = try Data.decompress(
             size: Int64(clamping: entry.compressedSize), bufferSize: 64 * 1024, skipCRC32: false,
             provider: { _, chunkSize in
+                // The inflater takes every chunk as `chunkSize` bytes long, so the entry's last bytes
+                // are padded with zeros: a stream that has not ended by then is damaged.
                 guard remaining > 0,
-                    let data = try handle.read(upToCount: Int(min(UInt64(chunkSize), remaining))), !data.isEmpty
+                    var data = try handle.read(upToCount: Int(min(UInt64(chunkSize), remaining))), !data.isEmpty
                 else { throw damaged }
                 remaining -= UInt64(data.count)
+                if data.count < chunkSize { data.append(Data(count: chunkSize - data.count)) }
                 return data
             }, consumer: consumer)
         guard checksum == entry.checksum else { throw damaged }
