@@ -175,10 +175,8 @@ extension SyncAPI {
     /// `POST /v1/images/missing` `{"sha256": [...]}`: which of them the server has no bytes for.
     func missingImages(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
         let caller = try context.requireCaller()
-        let buffer = try await request.body.collect(upTo: 1 << 20)
-        let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) ?? ""
-        guard case .object(let members) = try JSONValue.parse(text, field: "body"),
-            case .array(let items)? = members["sha256"], items.count <= 10_000
+        let body = try await JSONBody(request, context, limit: 1 << 20)
+        guard case .array(let items)? = body.members["sha256"], items.count <= 10_000
         else { throw CardboxError.invalid(field: "sha256", reason: "must be a list of at most 10000 hashes") }
         let hashes = try items.map { item in
             guard case .string(let hash) = item else {
@@ -225,12 +223,12 @@ func bodyText(_ request: Request, _ context: CardboxRequestContext) async throws
     return text
 }
 
-/// A small JSON object body (sign-in, sign-up): at most 16 KiB, one level deep.
+/// A small JSON object body (sign-in, sign-up: at most 16 KiB; a list of image hashes: 1 MiB).
 struct JSONBody {
     let members: [String: JSONValue]
 
-    init(_ request: Request, _ context: CardboxRequestContext) async throws {
-        let buffer = try await request.body.collect(upTo: 16_384)
+    init(_ request: Request, _ context: CardboxRequestContext, limit: Int = 16_384) async throws {
+        let buffer = try await request.body.collect(upTo: limit)
         let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) ?? ""
         guard case .object(let members) = try JSONValue.parse(text, field: "body") else {
             throw CardboxError.invalid(field: "body", reason: "must be a JSON object")

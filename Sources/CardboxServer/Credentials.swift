@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxSync
 import Crypto
 import Foundation
 import HummingbirdBcrypt
@@ -41,7 +42,7 @@ public struct DeviceToken: Sendable, Equatable {
     public var secretHash: String { Self.hash(secret) }
 
     static func hash(_ secret: [UInt8]) -> String {
-        SHA256.hash(data: secret).map { String(format: "%02x", $0) }.joined()
+        sha256Hex(secret)
     }
 
     /// Whether `storedHash` is this token's, compared in constant time.

@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxSync
 import Crypto
 import Foundation
 
@@ -20,7 +21,7 @@ public struct CheckedImage: Sendable, Equatable {
 
     public init(_ data: Data, sha256 claimed: String) throws {
         let format = try ImageFormat.validate(data)
-        let hash = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        let hash = sha256Hex(data)
         guard hash == claimed.lowercased() else {
             throw CardboxError.invalid(field: "image", reason: "its SHA-256 is \(hash), not \(claimed)")
         }

@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxSync
 import Crypto
 import Foundation
 import GRDB
@@ -36,7 +37,7 @@ extension CardboxStore {
     /// they were asked for.
     public func storeFetchedImage(_ data: Data, sha256: String) throws {
         let format = try ImageFormat.validate(data, field: "image \(sha256)")
-        let hash = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        let hash = sha256Hex(data)
         guard hash == sha256 else {
             throw CardboxError.invalid(field: "image \(sha256)", reason: "the bytes' SHA-256 is \(hash)")
         }

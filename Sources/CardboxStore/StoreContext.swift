@@ -197,7 +197,7 @@ final class WriteContext {
     /// Validates image bytes (seed 002's rules) and stores them once per content (SHA-256).
     func storeImage(_ data: Data, field: String = "image") throws -> (hash: String, format: ImageFormat) {
         let format = try ImageFormat.validate(data, field: field)
-        let hash = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        let hash = sha256Hex(data)
         try db.execute(
             sql: """
                 INSERT INTO image (accountId, sha256, mimeType, byteCount, data, createdAt) VALUES (?, ?, ?, ?, ?, ?)

@@ -25,3 +25,8 @@ public enum DeterministicID {
         uuidV5(name: "tag:\(accountId.uuidString.lowercased()):\(normalizedName)")
     }
 }
+
+/// A SHA-256 in lowercase hex: how images are named everywhere, and how token secrets are stored.
+public func sha256Hex<Bytes: DataProtocol>(_ bytes: Bytes) -> String {
+    SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+}
