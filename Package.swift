@@ -126,6 +126,8 @@ let package = Package(
             dependencies: [
                 "CardboxCore", "CardboxStore", "CardboxSyncClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // Fuzz targets: every decoder fed by people or other devices, each must survive any input.

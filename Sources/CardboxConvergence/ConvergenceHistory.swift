@@ -11,18 +11,40 @@ import Foundation
 /// board card in two columns. Everything random comes from `seed`, so a failing history replays.
 public struct ConvergenceHistory {
     public let seed: UInt64
-    /// How change sets travel: straight between replicas, or pushed to and pulled from the server's
-    /// sync state (the same replicas and operations; pulls come in random pages, some answers are lost
-    /// and asked for again, some pushes are retried).
-    public let throughServer: Bool
-    /// The server database to sync through (PostgreSQL, say), shared by the histories: each uses
-    /// an account of its own. Nil: a fresh SQLite sync state in memory per history.
-    public let serverDatabase: (any ServerDatabase)?
+    /// How change sets travel, for failure messages: how to replay this history.
+    let replay: String
+    /// How many steps (operations, sends, deliveries) the history takes before its final round.
+    let steps: ClosedRange<Int>
+    private let makeExchange: ExchangeFactory
 
+    /// Makes the way replicas exchange changes, given the history's clock and randomness.
+    public typealias ExchangeFactory = (SimulatedClock, inout SplitMix64) async throws -> any Exchange
+
+    /// Change sets travel straight between replicas, or (`throughServer`) are pushed to and pulled
+    /// from the server's sync state: on `serverDatabase` when given (PostgreSQL, say, shared by
+    /// the histories, each using an account of its own), else on a fresh SQLite sync state in memory.
+    /// Through the server, pulls come in random pages, some answers are lost and asked for again,
+    /// and some pushes are retried.
     public init(seed: UInt64, throughServer: Bool = false, serverDatabase: (any ServerDatabase)? = nil) {
+        let throughServer = throughServer || serverDatabase != nil
+        self.init(
+            seed: seed, replay: "cardbox-converge --seed \(seed)\(throughServer ? " --through-server" : "")"
+        ) { clock, random in
+            let account = UUID(random: &random)
+            guard throughServer else { return Network(account: account) }
+            return try await ServerExchange(account: account, clock: clock, database: serverDatabase)
+        }
+    }
+
+    /// A history whose replicas exchange changes the way `exchange` makes; `replay` says how to
+    /// run it again.
+    public init(
+        seed: UInt64, steps: ClosedRange<Int> = 8...30, replay: String, exchange: @escaping ExchangeFactory
+    ) {
         self.seed = seed
-        self.throughServer = throughServer || serverDatabase != nil
-        self.serverDatabase = serverDatabase
+        self.steps = steps
+        self.replay = replay
+        self.makeExchange = exchange
     }
 
     /// What a history did, for the summary line.
@@ -35,18 +57,26 @@ public struct ConvergenceHistory {
     public func run() async throws -> Outcome {
         var random = SplitMix64(seed: seed)
         let clock = SimulatedClock()
-        let account = UUID(random: &random)
-        let replicas = try (0..<Int.random(in: 3...5, using: &random)).map { index in
-            try Replica(index: index, account: account, clock: clock, seed: random.next())
+        var network = try await makeExchange(clock, &random)
+        do {
+            let outcome = try await run(through: &network, clock: clock, random: &random)
+            await network.close()
+            return outcome
+        } catch {
+            await network.close()
+            throw error
         }
+    }
+
+    private func run(through network: inout any Exchange, clock: SimulatedClock, random: inout SplitMix64)
+        async throws -> Outcome
+    {
+        let replicas = try (0..<Int.random(in: 3...5, using: &random)).map { index in
+            try Replica(index: index, account: network.account, clock: clock, seed: random.next())
+        }
+        try await network.join(replicas)
         var outcome = Outcome()
-        var network: any Exchange =
-            throughServer
-            ? try await ServerExchange(
-                replicaCount: replicas.count, account: account, clock: clock, database: serverDatabase)
-            : Network(replicaCount: replicas.count)
-        let steps = Int.random(in: 8...30, using: &random)
-        for _ in 0..<steps {
+        for _ in 0..<Int.random(in: steps, using: &random) {
             clock.advance(by: Int64.random(in: 0...4_000, using: &random))
             let replica = replicas[Int.random(in: 0..<replicas.count, using: &random)]
             switch Int.random(in: 0..<10, using: &random) {
@@ -59,9 +89,7 @@ public struct ConvergenceHistory {
                 outcome.deliveries += try await network.deliverSome(to: replica, using: &random)
             }
         }
-        // Everyone sends what is left; every change set reaches every replica.
-        for replica in replicas { try await network.publish(from: replica, using: &random) }
-        for replica in replicas { outcome.deliveries += try await network.deliverAll(to: replica, using: &random) }
+        outcome.deliveries += try await network.finish(replicas, using: &random)
         try await check(replicas, network: network)
         return outcome
     }
@@ -71,19 +99,19 @@ public struct ConvergenceHistory {
         for (index, dump) in dumps.enumerated().dropFirst() where dump != dumps[0] {
             throw ConvergenceFailure(
                 seed: seed, reason: "replicas 0 and \(index) differ:\n\(Self.firstDifference(dumps[0], dump))",
-                throughServer: throughServer)
+                replay: replay)
         }
         for replica in replicas {
             if let problem = try replica.integrityProblem() {
                 throw ConvergenceFailure(
-                    seed: seed, reason: "replica \(replica.index): \(problem)", throughServer: throughServer)
+                    seed: seed, reason: "replica \(replica.index): \(problem)", replay: replay)
             }
         }
         // Applying everything again changes nothing.
         for changes in try await network.everything() { try replicas[0].store.apply(changes) }
         guard try replicas[0].store.canonicalDump() == dumps[0] else {
             throw ConvergenceFailure(
-                seed: seed, reason: "applying every change set again changed replica 0", throughServer: throughServer)
+                seed: seed, reason: "applying every change set again changed replica 0", replay: replay)
         }
     }
 
@@ -102,33 +130,56 @@ public struct ConvergenceHistory {
 public struct ConvergenceFailure: Error, CustomStringConvertible {
     public let seed: UInt64
     public let reason: String
-    public var throughServer = false
-    public var description: String {
-        "history \(seed) failed: \(reason)\nreplay: cardbox-converge --seed \(seed)\(throughServer ? " --through-server" : "")"
-    }
+    public var replay: String
+    public var description: String { "history \(seed) failed: \(reason)\nreplay: \(replay)" }
 }
 
 /// How replicas exchange change sets in a history.
-protocol Exchange {
+public protocol Exchange {
+    /// The account every replica of the history belongs to.
+    var account: UUID { get }
+    /// Connects the replicas, once they exist (signs them in to a server, say).
+    mutating func join(_ replicas: [Replica]) async throws
     /// Sends what the replica changed since it last sent.
     mutating func publish(from replica: Replica, using random: inout SplitMix64) async throws
     /// Delivers some of what the replica has not received yet; returns how many change sets.
     mutating func deliverSome(to replica: Replica, using random: inout SplitMix64) async throws -> Int
     /// Delivers everything the replica has not received yet.
     mutating func deliverAll(to replica: Replica, using random: inout SplitMix64) async throws -> Int
+    /// The final round: everyone sends what is left, and every change reaches every replica.
+    /// Returns how many change sets were delivered.
+    mutating func finish(_ replicas: [Replica], using random: inout SplitMix64) async throws -> Int
     /// Every change set sent, to apply again.
     func everything() async throws -> [ChangeSet]
+    /// Releases what the exchange holds (a server it started, say), once the history is over.
+    func close() async
+}
+
+extension Exchange {
+    public mutating func join(_ replicas: [Replica]) async throws {}
+
+    public func close() async {}
+
+    public mutating func finish(_ replicas: [Replica], using random: inout SplitMix64) async throws -> Int {
+        for replica in replicas { try await publish(from: replica, using: &random) }
+        var delivered = 0
+        for replica in replicas { delivered += try await deliverAll(to: replica, using: &random) }
+        return delivered
+    }
 }
 
 /// Replicas send their change sets straight to each other.
 struct Network: Exchange {
+    let account: UUID
     private(set) var log: [ChangeSet] = []
-    private var pending: [[ChangeSet]]
-    private var cursors: [HLCTimestamp]
+    private var pending: [[ChangeSet]] = []
+    private var cursors: [HLCTimestamp] = []
 
-    init(replicaCount: Int) {
-        pending = Array(repeating: [], count: replicaCount)
-        cursors = Array(repeating: .zero, count: replicaCount)
+    init(account: UUID) { self.account = account }
+
+    mutating func join(_ replicas: [Replica]) {
+        pending = Array(repeating: [], count: replicas.count)
+        cursors = Array(repeating: .zero, count: replicas.count)
     }
 
     /// Sends a replica's changes since it last sent, to every other replica. Every set goes through
@@ -181,12 +232,12 @@ struct ServerExchange: Exchange {
     let state: any ServerDatabase
     let account: UUID
     let clock: SimulatedClock
-    private var sent: [HLCTimestamp]
-    private var received: [Int64]
+    private var sent: [HLCTimestamp] = []
+    private var received: [Int64] = []
 
     /// On `database` (the account's earlier records removed first, so a seed replays), or on a
     /// fresh SQLite sync state in memory.
-    init(replicaCount: Int, account: UUID, clock: SimulatedClock, database: (any ServerDatabase)?) async throws {
+    init(account: UUID, clock: SimulatedClock, database: (any ServerDatabase)?) async throws {
         if let database {
             try await database.removeAccount(account)
             state = database
@@ -195,8 +246,11 @@ struct ServerExchange: Exchange {
         }
         self.account = account
         self.clock = clock
-        sent = Array(repeating: .zero, count: replicaCount)
-        received = Array(repeating: 0, count: replicaCount)
+    }
+
+    mutating func join(_ replicas: [Replica]) {
+        sent = Array(repeating: .zero, count: replicas.count)
+        received = Array(repeating: 0, count: replicas.count)
     }
 
     /// Pushes through the JSON wire form; now and then the answer is lost and the same batch is
@@ -277,13 +331,16 @@ extension ChangeSet {
 }
 
 /// The time every replica reads, each with its own skew, moved on by the history.
-final class SimulatedClock: @unchecked Sendable {
+public final class SimulatedClock: @unchecked Sendable {
     private let lock = NSLock()
     private var millis: Int64 = 1_767_225_600_000  // 2026-01-01
 
     func advance(by milliseconds: Int64) { lock.withLock { millis += milliseconds } }
 
-    func now(skew: Int64) -> Date { lock.withLock { Date(timeIntervalSince1970: Double(millis + skew) / 1000) } }
+    /// The time, `skew` milliseconds off.
+    public func now(skew: Int64 = 0) -> Date {
+        lock.withLock { Date(timeIntervalSince1970: Double(millis + skew) / 1000) }
+    }
 }
 
 /// A deterministic generator (SplitMix64): the same seed, the same history.
@@ -318,7 +375,7 @@ struct SharedRandomGenerator: RandomNumberGenerator {
 
 extension UUID {
     /// A random (version 4) id drawn from `random`.
-    init(random: inout some RandomNumberGenerator) {
+    public init(random: inout some RandomNumberGenerator) {
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80

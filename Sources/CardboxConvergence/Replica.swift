@@ -4,9 +4,9 @@ import CardboxSync
 import Foundation
 
 /// One device of the history: an in-memory store with its own clock skew, ids and randomness.
-final class Replica {
-    let index: Int
-    let store: CardboxStore
+public final class Replica {
+    public let index: Int
+    public let store: CardboxStore
 
     init(index: Int, account: UUID, clock: SimulatedClock, seed: UInt64) throws {
         self.index = index

@@ -7,17 +7,25 @@ import NIOCore
 /// a push on another server sharing the database is seen by polling, every `pollInterval`.
 public actor AccountNews {
     private var waiters: [UUID: [UUID: CheckedContinuation<Void, Never>]] = [:]
+    /// How many times each account had news: a device that read its cursor at edition N and then
+    /// waits is woken at once by any news after N, even news that came before it began to wait.
+    private var editions: [UUID: Int] = [:]
 
     public init() {}
 
     /// Wakes every device waiting on `account`.
     public func published(_ account: UUID) {
+        editions[account, default: 0] += 1
         guard let waiting = waiters.removeValue(forKey: account) else { return }
         for waiter in waiting.values { waiter.resume() }
     }
 
-    /// Returns when `published(account)` is called, or after `timeout`, whichever comes first.
-    func wait(for account: UUID, timeout: Duration) async {
+    /// The account's edition now: read it before reading the account's cursor, then wait after it.
+    func edition(of account: UUID) -> Int { editions[account, default: 0] }
+
+    /// Returns when the account has news after `edition`, or after `timeout`, whichever comes first.
+    func wait(for account: UUID, after edition: Int, timeout: Duration) async {
+        guard editions[account, default: 0] == edition else { return }
         let id = UUID()
         await withCheckedContinuation { continuation in
             // On the actor: registered before any later `published` can run.
@@ -41,7 +49,7 @@ public actor AccountNews {
 struct NewsStream {
     let database: any ServerDatabase
     let news: AccountNews
-    var pollInterval: Duration = .seconds(2)
+    var pollInterval: Duration
     var heartbeat: Duration = .seconds(15)
 
     func response(account: UUID, after cursor: Int64) -> Response {
@@ -53,6 +61,7 @@ struct NewsStream {
                 var quiet: Duration = .zero
                 try await writer.write(ByteBuffer(string: ": cardbox news\n\n"))
                 while !Task.isCancelled {
+                    let edition = await news.edition(of: account)
                     let latest = try await database.cursor(account: account)
                     if latest > known {
                         known = latest
@@ -60,7 +69,7 @@ struct NewsStream {
                         quiet = .zero
                     }
                     let start = ContinuousClock.now
-                    await news.wait(for: account, timeout: pollInterval)
+                    await news.wait(for: account, after: edition, timeout: pollInterval)
                     quiet += ContinuousClock.now - start
                     if quiet >= heartbeat {
                         try await writer.write(ByteBuffer(string: ": still here\n\n"))

@@ -27,6 +27,12 @@ public struct ServerOptions: Sendable {
     public var maximumPageSize = 5_000
     /// Requests each account may make per second on average; bursts may reach 20 times that.
     public var requestsPerSecond = 50
+    /// The server's clock, against which a pushed clock too far ahead is refused. Tests whose
+    /// devices live in a simulated time give the server the same time.
+    public var now: @Sendable () -> Date = { Date() }
+    /// How often a device waiting for news has its account's cursor checked: pushes through
+    /// another server sharing the database are seen this late (pushes here wake it at once).
+    public var newsPollInterval: Duration = .seconds(2)
 
     public init(openSignup: Bool = false) { self.openSignup = openSignup }
 }
@@ -75,7 +81,7 @@ public struct SyncAPI: Sendable {
         }
         authenticated.delete("sessions/current") { _, context in
             let caller = try context.requireCaller()
-            _ = try await database.revokeDevice(caller.device.id, account: caller.account.id, now: Date())
+            _ = try await database.revokeDevice(caller.device.id, account: caller.account.id, now: options.now())
             return Response(status: .noContent)
         }
         authenticated.post("sync/push") { request, context in try await push(request, context) }
@@ -86,7 +92,8 @@ public struct SyncAPI: Sendable {
         authenticated.get("sync/events") { request, context in
             let caller = try context.requireCaller()
             let cursor = try request.integerQuery("after", default: 0)
-            return NewsStream(database: database, news: news).response(account: caller.account.id, after: cursor)
+            return NewsStream(database: database, news: news, pollInterval: options.newsPollInterval).response(
+                account: caller.account.id, after: cursor)
         }
     }
 
@@ -117,7 +124,7 @@ public struct SyncAPI: Sendable {
         let changes = try ChangeSet.parse(text)
         let cardLimit = caller.account.plan == .free ? Limits.freeCardLimit : nil
         let receipt = try await database.push(
-            changes, batch: batch, account: caller.account.id, cardLimit: cardLimit, now: Date())
+            changes, batch: batch, account: caller.account.id, cardLimit: cardLimit, now: options.now())
         if !receipt.wasRetry { await news.published(caller.account.id) }
         metrics.pushed(records: changes.rows.count + changes.tombstones.count, retry: receipt.wasRetry)
         return JSONResponse(["cursor": .int(receipt.cursor), "retry": .bool(receipt.wasRetry)])

@@ -30,14 +30,9 @@ extension CardboxStore {
                 let tx = WriteContext(
                     db: db, accountId: account, replicaId: replicaId, replicaKey: replicaKey, now: now,
                     timestamp: timestamp, environment: environment)
-                var applier = try ChangeApplier(tx)
+                var applier = try ChangeApplier(tx, for: moved)
                 tx.batch.origin = "local"
-                for tombstone in moved.tombstones {
-                    try applier.describing(tombstone.entity, tombstone.id) { try applier.apply(tombstone) }
-                }
-                for row in moved.rows {
-                    try applier.describing(row.entity, row.id) { try applier.apply(row) }
-                }
+                try applier.apply(moved)
                 try AccountMove.markAllAsLocalWrites(db, of: account, at: timestamp)
                 try tx.finish()
             }

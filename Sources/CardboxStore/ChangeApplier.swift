@@ -17,16 +17,36 @@ struct ChangeApplier {
     let tx: WriteContext
     var report = ApplyReport()
     private var replicaKeys: [String: Int64] = [:]
+    /// What the store already has of the change set being applied.
+    private var known: KnownRecords
+    /// Whether any row may be held aside, waiting for a parent (none usually are).
+    private var mayHoldRows: Bool
+    /// Rows known to be live, so a thousand cards of one deck ask for it once; forgotten whenever
+    /// a row leaves.
+    private var live: Set<String> = []
 
-    init(_ tx: WriteContext) throws {
+    init(_ tx: WriteContext, for changes: ChangeSet) throws {
         self.tx = tx
+        known = try KnownRecords(changes, tx.db, account: tx.account)
+        mayHoldRows =
+            try tx.context.count("SELECT EXISTS (SELECT 1 FROM heldRow WHERE accountId = ?)", [tx.account]) > 0
+    }
+
+    /// Applies the tombstones, then the rows.
+    mutating func apply(_ changes: ChangeSet) throws {
+        for tombstone in changes.tombstones {
+            try Self.describing(tombstone.entity, tombstone.id) { try apply(tombstone) }
+        }
+        for row in changes.rows {
+            try Self.describing(row.entity, row.id) { try apply(row) }
+        }
     }
 
     private var db: Database { tx.db }
     private var account: String { tx.account }
 
     /// Runs `body`, naming the record in any error the database raises.
-    func describing(_ entity: SyncedEntity, _ id: String, _ body: () throws -> Void) throws {
+    private static func describing(_ entity: SyncedEntity, _ id: String, _ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as DatabaseError {
@@ -47,6 +67,8 @@ struct ChangeApplier {
 
     mutating func apply(_ incoming: RowChange) throws {
         let entity = incoming.entity
+        // New here: nothing to merge with, no delete to respect.
+        guard known.contains(entity, incoming.id) else { return try place(incoming, version: 0, wasHeld: false) }
         let tombstone = try tombstoneClock(entity, incoming.id)
         if tombstone != nil && entity.deletion == .final { return }
         if let local = try liveRow(entity, incoming.id) {
@@ -119,7 +141,7 @@ struct ChangeApplier {
             return
         }
         try insert(row, version: version)
-        try dropHeld(row.entity, row.id)
+        if wasHeld || known.contains(row.entity, row.id) { try dropHeld(row.entity, row.id) }
         report.inserted += 1
         tx.batch.note(row.entity, id: row.id, .insert, fields: [])
         try attachChildren(of: row.entity, row.id)
@@ -142,6 +164,8 @@ struct ChangeApplier {
         try db.cachedStatement(
             sql: "INSERT INTO \(entity.table) (\(values.map(\.0).joined(separator: ", "))) VALUES (\(marks))"
         ).execute(arguments: StatementArguments(values.map(\.1)))
+        known.insert(entity, row.id)
+        live.insert(Self.liveKey(entity, row.id))
         // A row that was not in the table has no field clocks (they leave with it when it is deleted
         // or held): only fields written after the row was made need one. A first sync inserts every
         // row, and one delete per field made it a third slower.
@@ -150,6 +174,7 @@ struct ChangeApplier {
 
     /// Children held because this row was not live may now be placed.
     private mutating func attachChildren(of entity: SyncedEntity, _ id: String) throws {
+        guard mayHoldRows else { return }
         let waiting = try Row.fetchAll(
             db.cachedStatement(sql: "SELECT row, version FROM heldRow WHERE accountId = ? AND waitingFor = ?"),
             arguments: [account, HeldRow.waitKey(entity, id)])
@@ -236,7 +261,8 @@ struct ChangeApplier {
         report.held += 1
     }
 
-    private func deleteStored(_ row: RowChange) throws {
+    private mutating func deleteStored(_ row: RowChange) throws {
+        live = []
         try db.cachedStatement(sql: "DELETE FROM \(row.entity.table) WHERE \(row.entity.rowCondition)").execute(
             arguments: StatementArguments(row.entity.rowArguments(account: account, id: row.id)))
         try db.cachedStatement(sql: "DELETE FROM fieldClock WHERE accountId = ? AND entity = ? AND rowId = ?").execute(
@@ -244,6 +270,7 @@ struct ChangeApplier {
     }
 
     private mutating func writeTombstone(_ entity: SyncedEntity, _ id: String, _ clock: WriteClock) throws {
+        known.insert(entity, id)
         try db.cachedStatement(
             sql: """
                 INSERT INTO tombstone (accountId, entity, rowId, hlc, replica, version) VALUES (?, ?, ?, ?, ?, 0)
@@ -272,11 +299,18 @@ struct ChangeApplier {
         return try RowReader(context: tx.context).rows(entity, where: condition, parts.map(\.databaseValue)).first
     }
 
-    private func isLive(_ entity: SyncedEntity, _ id: String) throws -> Bool {
-        try tx.context.count(
-            "SELECT COUNT(*) FROM \(entity.table) WHERE \(entity.rowCondition)",
-            StatementArguments(entity.rowArguments(account: account, id: id))) > 0
+    private mutating func isLive(_ entity: SyncedEntity, _ id: String) throws -> Bool {
+        let key = Self.liveKey(entity, id)
+        if live.contains(key) { return true }
+        let found =
+            try tx.context.count(
+                "SELECT COUNT(*) FROM \(entity.table) WHERE \(entity.rowCondition)",
+                StatementArguments(entity.rowArguments(account: account, id: id))) > 0
+        if found { live.insert(key) }
+        return found
     }
+
+    private static func liveKey(_ entity: SyncedEntity, _ id: String) -> String { "\(entity.rawValue) \(id)" }
 
     private func storedVersion(_ entity: SyncedEntity, _ id: String) throws -> Int64 {
         try Int64.fetchOne(
@@ -301,7 +335,9 @@ struct ChangeApplier {
         return (try HeldRow.decode(row["row"]), row["version"])
     }
 
-    private func hold(_ row: RowChange, waitingFor parentKey: String, version: Int64) throws {
+    private mutating func hold(_ row: RowChange, waitingFor parentKey: String, version: Int64) throws {
+        known.insert(row.entity, row.id)
+        mayHoldRows = true
         try db.cachedStatement(
             sql: """
                 INSERT INTO heldRow (accountId, entity, rowId, waitingFor, version, row) VALUES (?, ?, ?, ?, ?, ?)

@@ -53,6 +53,31 @@ extension CardboxStore {
         }
     }
 
+    /// How many records `changes(since:)` would return, counted without reading them: what `cardbox
+    /// sync status` (polled by `sync --watch`) shows as pending.
+    public func changeCount(since cursor: HLCTimestamp = .zero) throws -> Int {
+        try read { context in
+            let arguments: StatementArguments = [context.account, cursor.storageValue]
+            var count = 0
+            for entity in SyncedEntity.allCases {
+                count +=
+                    try Int.fetchOne(
+                        context.db.cachedStatement(
+                            sql:
+                                "SELECT COUNT(*) FROM \(entity.table) WHERE \(entity.accountCondition) AND \(SyncColumns.version) > ?"
+                        ), arguments: arguments) ?? 0
+            }
+            for table in ["heldRow", "tombstone"] {
+                count +=
+                    try Int.fetchOne(
+                        context.db.cachedStatement(
+                            sql: "SELECT COUNT(*) FROM \(table) WHERE accountId = ? AND version > ?"),
+                        arguments: arguments) ?? 0
+            }
+            return count
+        }
+    }
+
     /// Applies another replica's change set: field by field, the newer write wins, ordered by (HLC,
     /// replica); deletes are final; rows whose parent is gone go with it. All of it or, when anything
     /// is wrong with it, none: a change set for another account, stamped more than five minutes in
@@ -72,16 +97,11 @@ extension CardboxStore {
             let newest = changes.newestTimestamp
             _ = try clock.receive(newest, now: tx.now)
             try Self.save(clock, tx.db)
-            var applier = try ChangeApplier(tx)
+            var applier = try ChangeApplier(tx, for: changes)
             tx.batch.origin = "remote"
             tx.batch.replicaKey = try applier.replicaKey(changes.replicaId)
             tx.batch.timestamp = newest
-            for tombstone in changes.tombstones {
-                try applier.describing(tombstone.entity, tombstone.id) { try applier.apply(tombstone) }
-            }
-            for row in changes.rows {
-                try applier.describing(row.entity, row.id) { try applier.apply(row) }
-            }
+            try applier.apply(changes)
             return applier.report
         }
     }

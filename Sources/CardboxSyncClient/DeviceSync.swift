@@ -162,10 +162,9 @@ public struct DeviceSync: Sendable {
 
     public func status() throws -> SyncStatus {
         let link = try store.syncLink()
-        let pending = try store.changes(since: link?.sent ?? .zero).changes
         return SyncStatus(
             server: link?.server, user: link?.user, accountId: store.accountId.uuidString.lowercased(),
-            pending: pending.rows.count + pending.tombstones.count, lastSync: link?.lastSync,
+            pending: try store.changeCount(since: link?.sent ?? .zero), lastSync: link?.lastSync,
             lastError: link?.lastError)
     }
 }

@@ -14,11 +14,14 @@ public struct ServerConnection: Sendable {
 
     /// One client for the process. A server that refuses connections is reported at once, not
     /// retried until the request's deadline: `cardbox sync` says the server is down and keeps the
-    /// changes for next time.
+    /// changes for next time. A device's requests come one at a time, but a process may run many
+    /// devices at once (the load benchmark, the tests' histories): one connection each, not a
+    /// queue behind the default eight.
     public static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(120))
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 256
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 

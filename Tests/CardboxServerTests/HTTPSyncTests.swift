@@ -121,7 +121,10 @@ struct HTTPSyncTests {
 
     @Test("a device waiting for news hears of another device's push at once", arguments: ["sqlite-memory", "postgres"])
     func news(_ implementation: String) async throws {
-        try await withServer(implementation) { url, _, accounts in
+        // Polls far apart, so only the push itself can wake the device in time, however busy the machine.
+        var options = ServerOptions()
+        options.newsPollInterval = .seconds(60)
+        try await withServer(implementation, options: options) { url, _, accounts in
             let name = "dee-\(UUID().uuidString.prefix(8))"
             _ = try await accounts.addAccount(name: name, password: "password dee")
             let phone = try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "password dee")
@@ -136,8 +139,7 @@ struct HTTPSyncTests {
             let start = ContinuousClock.now
             _ = try await DeviceSync(store: phone).sync()
             let told = try await listening.value
-            // Woken by the push itself, not by the next poll.
-            #expect(ContinuousClock.now - start < .seconds(1.5))
+            #expect(ContinuousClock.now - start < .seconds(20))
             #expect(told.map { $0 > link.received } == true)
             _ = try await DeviceSync(store: laptop).sync()
             #expect(try laptop.lists().map(\.name) == ["Groceries"])

@@ -44,6 +44,32 @@ struct HistoryAndPersistenceTests {
         #expect(try store.changes(since: cursor).changes.rows.map { $0.fields["name"]?.value } == [.string("B")])
     }
 
+    @Test("changeCount(since:) counts what changes(since:) returns, tombstones and held rows included")
+    func changeCount() throws {
+        let store = try TestStore.make()
+        func expectSameCount(since cursor: HLCTimestamp) throws {
+            let changes = try store.changes(since: cursor).changes
+            #expect(try store.changeCount(since: cursor) == changes.rows.count + changes.tombstones.count)
+        }
+        let list = try store.createList(name: "A")
+        _ = try store.addItem(to: list.id, title: "milk")
+        let cursor = try store.changes().cursor
+        let deck = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        _ = try store.addCard(to: deck.id, CardDraft(front: "hola", back: "hello", tags: ["greeting"]))
+        try store.deleteList(list.id)
+        // An item another replica placed in a list this store does not have yet is held aside.
+        let other = try TestStore.make(account: store.accountId)
+        let elsewhere = try other.createList(name: "B")
+        _ = try other.addItem(to: elsewhere.id, title: "eggs")
+        var onlyTheItem = try other.changes().changes
+        onlyTheItem.rows.removeAll { $0.entity != .item }
+        #expect(try store.apply(onlyTheItem).held == 1)
+        #expect(try store.changes(since: cursor).changes.tombstones.count == 2)
+        try expectSameCount(since: .zero)
+        try expectSameCount(since: cursor)
+        #expect(try store.changeCount(since: store.changes().cursor) == 0)
+    }
+
     @Test("a move is one placement field: parent and position together, one clock")
     func placement() throws {
         let store = try TestStore.make()

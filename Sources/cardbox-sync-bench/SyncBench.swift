@@ -4,14 +4,22 @@ import CardboxStore
 import CardboxSyncClient
 import Foundation
 
-/// Times Cardbox's sync against a running server, in process (no process start-up in the figures):
-/// a first sync of a collection to an empty device, and the incremental sync of one changed card.
-/// `scripts/sync_bench.sh` runs it beside Anki's own sync server.
+/// Times Cardbox's sync against a running server, with the devices in this process (no process
+/// start-up in the figures). `scripts/sync_bench.sh` runs `first` beside Anki's own sync server;
+/// `scripts/sync_load.sh` runs `load` on SQLite and on PostgreSQL.
 @main
 struct SyncBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "cardbox-sync-bench", abstract: "Times first and incremental syncs against a server.",
-        discussion: "Example:\n  cardbox-sync-bench --server http://127.0.0.1:8080 --user bench --password-file pw.txt")
+        commandName: "cardbox-sync-bench", abstract: "Times syncs against a running server.",
+        subcommands: [FirstSync.self, LoadRun.self], defaultSubcommand: FirstSync.self)
+}
+
+/// A first sync of a collection to an empty device, and the incremental sync of one changed card.
+struct FirstSync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "first", abstract: "Times first and incremental syncs of one account's collection.",
+        discussion:
+            "Example:\n  cardbox-sync-bench first --server http://127.0.0.1:8080 --user bench --password-file pw.txt")
 
     @Option(help: "The server's address.") var server: String
     @Option(help: "The account (premium, so the card limit does not apply).") var user: String
@@ -37,9 +45,15 @@ struct SyncBench: AsyncParsableCommand {
             }
             _ = try phone.addCards(to: deck.id, drafts)
         }
-        let upload = try await timed { _ = try await DeviceSync(store: phone).sync() }
+        let metrics = try ServerMetricsReading(server: server)
+        let beforeUpload = try await metrics.read()
+        let upload = try await timed { _ = try await DeviceSync(store: phone).sync(progress: progress("upload")) }
         let laptop = try await signedIn(folder.appendingPathComponent("laptop.sqlite").path, password)
-        let download = try await timed { _ = try await DeviceSync(store: laptop).sync() }
+        let beforeDownload = try await metrics.read()
+        let download = try await timed {
+            _ = try await DeviceSync(store: laptop).sync(progress: progress("download"))
+        }
+        let afterDownload = try await metrics.read()
         guard try laptop.cards(in: nil).count == cards else { throw ValidationError("the download lost cards") }
 
         var sends: [Double] = []
@@ -57,6 +71,8 @@ struct SyncBench: AsyncParsableCommand {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         let report: [String: Any] = [
             "cards": cards, "firstUploadMs": upload, "firstSyncToEmptyDeviceMs": download,
+            "firstUploadBytes": beforeDownload.requestBytes - beforeUpload.requestBytes,
+            "firstSyncToEmptyDeviceBytes": afterDownload.responseBytes - beforeDownload.responseBytes,
             "incrementalSendMs": median(sends), "incrementalReceiveMs": median(receives),
             "clientPeakMB": Double(usage.ru_maxrss) / 1024,
         ]
@@ -74,15 +90,32 @@ struct SyncBench: AsyncParsableCommand {
         return joined
     }
 
-    private func timed(_ body: () async throws -> Void) async throws -> Double {
-        let start = ContinuousClock.now
-        try await body()
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15
+    /// Records so far, on the terminal's line (nothing when standard error is not a terminal).
+    private func progress(_ label: String) -> (SyncProgress) -> Void {
+        { progress in
+            guard isatty(STDERR_FILENO) == 1 else { return }
+            FileHandle.standardError.write(
+                Data("\r\(label): \(progress.phase.rawValue) \(progress.done) records ".utf8))
+        }
     }
+}
 
-    private func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
-    }
+func timed(_ body: () async throws -> Void) async throws -> Double {
+    let start = ContinuousClock.now
+    try await body()
+    return milliseconds(ContinuousClock.now - start)
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
+}
+
+func median(_ values: [Double]) -> Double { percentile(values, 0.5) }
+
+/// The value below which `fraction` of the values lie (nearest rank).
+func percentile(_ values: [Double], _ fraction: Double) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    let rank = Int((Double(sorted.count) * fraction).rounded(.up))
+    return sorted[min(max(rank, 1), sorted.count) - 1]
 }
