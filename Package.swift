@@ -116,7 +116,7 @@ let package = Package(
         .executableTarget(
             name: "cardbox-bench",
             dependencies: [
-                "CardboxCore", "CardboxStore", "CardboxScheduling",
+                "CardboxCore", "CardboxStore", "CardboxScheduling", "CardboxSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -45,7 +45,7 @@ public enum JSONValue: Sendable, Equatable, Hashable, Codable {
     /// Parses JSON text; the error names `field` so a person knows which input was at fault.
     public static func parse(_ text: String, field: String) throws -> JSONValue {
         do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+            return try JSONParser.parse(text)
         } catch {
             throw CardboxError.invalid(field: field, reason: "is not valid JSON")
         }

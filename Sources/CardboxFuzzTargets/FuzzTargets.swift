@@ -23,7 +23,21 @@ public enum FuzzTargets {
         "positionkey": { data in FuzzTargets.positionKey(data) },
         "detect": { data in FuzzTargets.detect(data) },
         "changes": { data in FuzzTargets.changes(data) },
+        "json": { data in FuzzTargets.json(data) },
     ]
+
+    /// Cardbox's JSON parser against Foundation's decoder: whatever both read, they read alike, and
+    /// what the parser reads it writes back and reads again unchanged.
+    static func json(_ data: Data) {
+        guard let text = String(data: data, encoding: .utf8) else { return }
+        let ours = try? JSONParser.parse(text)
+        if let ours {
+            precondition((try? JSONParser.parse(ours.jsonText)) == ours, "a parsed value did not read back the same")
+        }
+        // Foundation also takes trailing commas, which the parser (as RFC 8259) refuses.
+        guard let ours, let foundation = try? JSONDecoder().decode(JSONValue.self, from: data) else { return }
+        precondition(ours == foundation, "Foundation read \(foundation), the parser \(ours)")
+    }
 
     /// The names of the targets, sorted.
     public static var names: [String] { all.keys.sorted() }
@@ -135,12 +149,16 @@ public enum FuzzTargets {
     }
 
     /// A change set from another device: read, applied to an empty store of its account, applied again.
-    /// A refusal is fine; a crash, a row naming a missing parent, or a second apply that changes
-    /// anything is a bug.
+    /// A refusal is fine; a crash, a row naming a missing parent, a second apply that changes
+    /// anything, or a row validation's quick check passes and its full check refuses, is a bug.
     static func changes(_ data: Data) {
         guard let text = String(data: data, encoding: .utf8), let changes = try? ChangeSet.parse(text),
             let store = try? CardboxStore.inMemory(account: changes.accountId)
         else { return }
+        // Validation's quick check must never pass a row its full check refuses.
+        for row in changes.rows where ChangeSet.isWellFormed(row) {
+            precondition((try? ChangeSet.validate(row, path: "row")) != nil, "the quick check passed a faulty row")
+        }
         guard (try? store.apply(changes)) != nil else { return }
         let problems = try! store.integrityProblems()
         precondition(problems.isEmpty, "applying a change set left \(problems)")

@@ -23,7 +23,7 @@ struct ChangeApplier {
     private var mayHoldRows: Bool
     /// Rows known to be live, so a thousand cards of one deck ask for it once; forgotten whenever
     /// a row leaves.
-    private var live: Set<String> = []
+    private var live: Set<RecordKey> = []
 
     init(_ tx: WriteContext, for changes: ChangeSet) throws {
         self.tx = tx
@@ -165,7 +165,7 @@ struct ChangeApplier {
             sql: "INSERT INTO \(entity.table) (\(values.map(\.0).joined(separator: ", "))) VALUES (\(marks))"
         ).execute(arguments: StatementArguments(values.map(\.1)))
         known.insert(entity, row.id)
-        live.insert(Self.liveKey(entity, row.id))
+        live.insert(RecordKey(entity: entity, id: row.id))
         // A row that was not in the table has no field clocks (they leave with it when it is deleted
         // or held): only fields written after the row was made need one. A first sync inserts every
         // row, and one delete per field made it a third slower.
@@ -300,7 +300,7 @@ struct ChangeApplier {
     }
 
     private mutating func isLive(_ entity: SyncedEntity, _ id: String) throws -> Bool {
-        let key = Self.liveKey(entity, id)
+        let key = RecordKey(entity: entity, id: id)
         if live.contains(key) { return true }
         let found =
             try tx.context.count(
@@ -309,8 +309,6 @@ struct ChangeApplier {
         if found { live.insert(key) }
         return found
     }
-
-    private static func liveKey(_ entity: SyncedEntity, _ id: String) -> String { "\(entity.rawValue) \(id)" }
 
     private func storedVersion(_ entity: SyncedEntity, _ id: String) throws -> Int64 {
         try Int64.fetchOne(

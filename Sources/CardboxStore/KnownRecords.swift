@@ -7,7 +7,7 @@ import GRDB
 /// tombstone, its live row, its held row): in a first sync that is nearly every record, and those
 /// lookups were most of the time.
 struct KnownRecords {
-    private var keys: Set<String> = []
+    private var keys: Set<RecordKey> = []
     /// Records per query: well under SQLite's limit on bound values.
     private static let chunkSize = 500
 
@@ -21,12 +21,10 @@ struct KnownRecords {
         }
     }
 
-    func contains(_ entity: SyncedEntity, _ id: String) -> Bool { keys.contains(Self.key(entity, id)) }
+    func contains(_ entity: SyncedEntity, _ id: String) -> Bool { keys.contains(RecordKey(entity: entity, id: id)) }
 
     /// Notes a record the apply has just made live, held or tombstoned.
-    mutating func insert(_ entity: SyncedEntity, _ id: String) { keys.insert(Self.key(entity, id)) }
-
-    private static func key(_ entity: SyncedEntity, _ id: String) -> String { "\(entity.rawValue) \(id)" }
+    mutating func insert(_ entity: SyncedEntity, _ id: String) { keys.insert(RecordKey(entity: entity, id: id)) }
 
     /// Live rows, found by the first column of their identity (a card–tag link by its card).
     private mutating func readLive(_ entity: SyncedEntity, _ ids: Set<String>, _ db: Database, _ account: String)
@@ -74,4 +72,10 @@ struct KnownRecords {
     }
 
     private static func marks(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ", ") }
+}
+
+/// A record of any entity, as a set's member.
+struct RecordKey: Hashable {
+    let entity: SyncedEntity
+    let id: String
 }

@@ -17,6 +17,7 @@ enum Schema {
         migrator.registerMigration("v5: sibling order indexes lead with the account", migrate: scopeOrderIndexes)
         migrator.registerMigration(
             "v6: slimmer sync-version indexes, answers counted from an index", migrate: slimIndexes)
+        migrator.registerMigration("v7: cards and suggestions with images found by index", migrate: indexImageHashes)
         return migrator
     }
 
@@ -370,6 +371,16 @@ enum Schema {
     /// Sibling queries filter on the account and the parent: with the account first in the index, a
     /// query that walks siblings in order (a move to the 5,000th place) reads the index alone, instead
     /// of reading each row to check its account.
+    /// Every sync asks which images its cards and suggestions name but lacks: without these
+    /// (partial, so cards without an image cost nothing), that read every card of the store.
+    static func indexImageHashes(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE INDEX cardByImage ON card(accountId, imageHash) WHERE imageHash IS NOT NULL;
+                CREATE INDEX suggestionByImage ON suggestion(accountId, imageHash) WHERE imageHash IS NOT NULL;
+                """)
+    }
+
     static func scopeOrderIndexes(_ db: Database) throws {
         try db.execute(
             sql: """

@@ -149,13 +149,14 @@ struct RowReader {
                     WHERE t.\(entity.accountCondition) AND \(condition)
                     """), arguments: StatementArguments([context.account.databaseValue] + arguments))
         guard !rows.isEmpty else { return [] }
-        let overrides = try fieldClocks(entity, ids: rows.map { $0["wireId"] })
+        let overrides = try fieldClocks(entity, ids: rows.map { $0[0] })
+        // By position, as selected: a lookup by name folds its case on every call, and a first
+        // sync reads a hundred thousand rows.
         return rows.map { row in
-            let id: String = row["wireId"]
-            let created = WriteClock(
-                HLCTimestamp(rawValue: UInt64(bitPattern: row[SyncColumns.timestamp])), row["createdBy"])
+            let id: String = row[0]
+            let created = WriteClock(HLCTimestamp(rawValue: UInt64(bitPattern: row[1])), row[2])
             var stored: [String: DatabaseValue] = [:]
-            for column in columns { stored[column] = row[column] }
+            for (offset, column) in columns.enumerated() { stored[column] = row[3 + offset] }
             var fields: [String: FieldChange] = [:]
             for field in entity.fields {
                 fields[field.name] = FieldChange(

@@ -130,7 +130,9 @@ extension ChangeSet {
     public var jsonText: String { json.jsonText }
 
     /// Reads a change set from its JSON text. Anything malformed is an error naming the place,
-    /// e.g. `changes.rows[3].fields.front: needs [value, clock]`; nothing is half-read.
+    /// e.g. `changes.rows[3].fields.front: needs [value, clock]`; nothing is half-read. What the
+    /// rows say is checked against the registry by `validate()`, which `apply` and a server's push
+    /// call before anything else.
     public static func parse(_ text: String) throws -> ChangeSet {
         guard text.utf8.count <= maximumBytes else {
             throw CardboxError.invalid(field: "changes", reason: "is larger than \(maximumBytes / 1_048_576) MiB")
@@ -192,8 +194,8 @@ extension ChangeSet {
                 entity: entity, id: try tombstone.member("id").string(),
                 clock: try clock(tombstone.member("clock")))
         }
+        // Checked against the registry where it is used (`apply`, a server's push), once.
         self.init(accountId: accountId, replicaId: replicaId, rows: rows, tombstones: tombstones)
-        try validate()
     }
 
     /// Checks what a change set says against the registry: every row's id, every field known and
@@ -201,48 +203,76 @@ extension ChangeSet {
     /// change set made in code is held to the same rules as one read from the wire.
     public func validate() throws {
         try Self.checkReplica(replicaId, path: "changes.replicaId")
-        for (index, row) in rows.enumerated() {
+        // A first sync checks a hundred thousand rows. Each is checked first without naming every
+        // place in it (those names were a third of applying it); only a row that fails is gone
+        // through again, to say exactly what is wrong and where.
+        for (index, row) in rows.enumerated() where !Self.isWellFormed(row) {
             let path = "changes.rows[\(index)]"
-            guard let parts = RecordID.parts(row.id, of: row.entity) else {
-                throw CardboxError.invalid(
-                    field: "\(path).id", reason: "'\(row.id.prefix(80))' is not a \(row.entity.rawValue) id")
-            }
-            try Self.checkReplica(row.created.replicaId, path: "\(path).created")
-            for name in row.fields.keys.sorted() {
-                guard let field = row.entity.field(named: name) else {
-                    throw CardboxError.invalid(
-                        field: "\(path).fields.\(name)", reason: "is not a field of \(row.entity.rawValue)")
-                }
-                let change = row.fields[name]!
-                try WireReader(change.value, path: "\(path).fields.\(name)").check(field)
-                try Self.checkReplica(change.clock.replicaId, path: "\(path).fields.\(name)")
-            }
-            let missing = row.entity.fields.map(\.name).filter { row.fields[$0] == nil }
-            guard missing.isEmpty else {
-                throw CardboxError.invalid(field: "\(path).fields", reason: "misses \(missing.joined(separator: ", "))")
-            }
-            if case .composite(let columns) = row.entity.identity {
-                // A record named by its fields must carry the fields its name says.
-                let named = columns.map { row.fields[$0]?.value }
-                guard named == parts.map({ JSONValue.string($0) }) else {
-                    throw CardboxError.invalid(
-                        field: "\(path).id", reason: "does not match its fields \(columns.joined(separator: ", "))")
-                }
-            }
+            try Self.validate(row, path: path)
+            throw CardboxError.invalid(field: path, reason: "is malformed")
         }
         for (index, tombstone) in tombstones.enumerated() {
-            let path = "changes.tombstones[\(index)]"
             guard RecordID.parts(tombstone.id, of: tombstone.entity) != nil else {
                 throw CardboxError.invalid(
-                    field: "\(path).id", reason: "'\(tombstone.id.prefix(80))' is not a \(tombstone.entity.rawValue) id"
-                )
+                    field: "changes.tombstones[\(index)].id",
+                    reason: "'\(tombstone.id.prefix(80))' is not a \(tombstone.entity.rawValue) id")
             }
-            try Self.checkReplica(tombstone.clock.replicaId, path: "\(path).clock")
+            try Self.checkReplica(tombstone.clock.replicaId, path: "changes.tombstones[\(index)].clock")
         }
     }
 
+    /// Whether `validate(_:path:)` passes the row: the same checks, with no error to describe.
+    package static func isWellFormed(_ row: RowChange) -> Bool {
+        guard let parts = RecordID.parts(row.id, of: row.entity), isReplica(row.created.replicaId),
+            row.fields.count == row.entity.fields.count
+        else { return false }
+        for (name, change) in row.fields {
+            guard let field = row.entity.field(named: name), isReplica(change.clock.replicaId),
+                WireReader.problem(change.value, field) == nil
+            else { return false }
+        }
+        if case .composite(let columns) = row.entity.identity {
+            return columns.map { row.fields[$0]?.value } == parts.map { JSONValue.string($0) }
+        }
+        return true
+    }
+
+    /// Checks one row, naming the first problem and its place.
+    package static func validate(_ row: RowChange, path: String) throws {
+        guard let parts = RecordID.parts(row.id, of: row.entity) else {
+            throw CardboxError.invalid(
+                field: "\(path).id", reason: "'\(row.id.prefix(80))' is not a \(row.entity.rawValue) id")
+        }
+        try checkReplica(row.created.replicaId, path: "\(path).created")
+        for name in row.fields.keys.sorted() {
+            guard let field = row.entity.field(named: name) else {
+                throw CardboxError.invalid(
+                    field: "\(path).fields.\(name)", reason: "is not a field of \(row.entity.rawValue)")
+            }
+            let change = row.fields[name]!
+            try WireReader(change.value, path: "\(path).fields.\(name)").check(field)
+            try checkReplica(change.clock.replicaId, path: "\(path).fields.\(name)")
+        }
+        let missing = row.entity.fields.map(\.name).filter { row.fields[$0] == nil }
+        guard missing.isEmpty else {
+            throw CardboxError.invalid(field: "\(path).fields", reason: "misses \(missing.joined(separator: ", "))")
+        }
+        if case .composite(let columns) = row.entity.identity {
+            // A record named by its fields must carry the fields its name says.
+            let named = columns.map { row.fields[$0]?.value }
+            guard named == parts.map({ JSONValue.string($0) }) else {
+                throw CardboxError.invalid(
+                    field: "\(path).id", reason: "does not match its fields \(columns.joined(separator: ", "))")
+            }
+        }
+    }
+
+    private static func isReplica(_ replica: String) -> Bool {
+        !replica.isEmpty && (replica.utf8.count <= 64 || replica.count <= 64)
+    }
+
     private static func checkReplica(_ replica: String, path: String) throws {
-        guard !replica.isEmpty, replica.count <= 64 else {
+        guard isReplica(replica) else {
             throw CardboxError.invalid(field: path, reason: "names a replica of 1 to 64 characters")
         }
     }
@@ -251,12 +281,20 @@ extension ChangeSet {
 /// Reads one value of a change set, knowing where it is, so every error names its place.
 struct WireReader {
     let value: JSONValue
-    let path: String
+    /// Where the value is, spelled out only for an error: a change set of a hundred thousand rows
+    /// has millions of places, and naming each as it was read took longer than reading it.
+    private let place: WirePlace
 
     init(_ value: JSONValue, path: String) {
-        self.value = value
-        self.path = path
+        self.init(value, place: .root(path))
     }
+
+    private init(_ value: JSONValue, place: WirePlace) {
+        self.value = value
+        self.place = place
+    }
+
+    var path: String { place.text }
 
     func error(_ member: String?, _ reason: String) -> CardboxError {
         CardboxError.invalid(field: member.map { "\(path).\($0)" } ?? path, reason: reason)
@@ -270,17 +308,17 @@ struct WireReader {
     func member(_ name: String) throws -> WireReader {
         guard case .object(let members) = value else { throw error(nil, "must be an object") }
         guard let member = members[name] else { throw error(name, "is missing") }
-        return WireReader(member, path: "\(path).\(name)")
+        return WireReader(member, place: .member(place, name))
     }
 
     func members() throws -> [(String, WireReader)] {
         guard case .object(let members) = value else { throw error(nil, "must be an object") }
-        return members.sorted { $0.key < $1.key }.map { ($0.key, WireReader($0.value, path: "\(path).\($0.key)")) }
+        return members.sorted { $0.key < $1.key }.map { ($0.key, WireReader($0.value, place: .member(place, $0.key))) }
     }
 
     func array() throws -> [WireReader] {
         guard case .array(let values) = value else { throw error(nil, "must be an array") }
-        return values.enumerated().map { WireReader($0.element, path: "\(path)[\($0.offset)]") }
+        return values.enumerated().map { WireReader($0.element, place: .index(place, $0.offset)) }
     }
 
     func string() throws -> String {
@@ -303,26 +341,36 @@ struct WireReader {
 
     /// Checks a field's value against its wire types: one value, or an object of exactly its columns.
     func check(_ field: SyncedField) throws {
-        guard field.isComposite else { return try check(field.columns[0]) }
-        guard case .object(let members) = value else { throw error(nil, "must be an object") }
-        let expected = Set(field.columns.map(\.name))
-        if let unknown = members.keys.sorted().first(where: { !expected.contains($0) }) {
-            throw error(unknown, "is not part of \(field.name)")
-        }
-        for column in field.columns {
-            try WireReader(members[column.name] ?? .null, path: "\(path).\(column.name)").check(column)
-        }
+        if let (member, reason) = Self.problem(value, field) { throw error(member, reason) }
     }
 
     func check(_ column: WireColumn) throws {
+        if let reason = Self.problem(value, column) { throw error(nil, reason) }
+    }
+
+    /// What is wrong with a field's value (and in which member of a composite field), or nil.
+    static func problem(_ value: JSONValue, _ field: SyncedField) -> (member: String?, reason: String)? {
+        guard field.isComposite else { return problem(value, field.columns[0]).map { (nil, $0) } }
+        guard case .object(let members) = value else { return (nil, "must be an object") }
+        let known = field.columns.count { members[$0.name] != nil }
+        if known < members.count,
+            let unknown = members.keys.sorted().first(where: { key in !field.columns.contains { $0.name == key } })
+        {
+            return (unknown, "is not part of \(field.name)")
+        }
+        for column in field.columns {
+            if let reason = problem(members[column.name] ?? .null, column) { return (column.name, reason) }
+        }
+        return nil
+    }
+
+    static func problem(_ value: JSONValue, _ column: WireColumn) -> String? {
         switch (value, column.type) {
-        case (.null, _):
-            guard column.isOptional else { throw error(nil, "must not be null") }
-        case (.string, .text): return
-        case (.string(let text), .id):
-            guard UUID.isStoredForm(text) else { throw error(nil, "'\(text.prefix(80))' is not an id") }
-        case (.int, .integer), (.int, .time), (.int, .real), (.double, .real), (.bool, .boolean): return
-        default: throw error(nil, "must be \(Self.describe(column.type))")
+        case (.null, _): column.isOptional ? nil : "must not be null"
+        case (.string, .text): nil
+        case (.string(let text), .id): UUID.isStoredForm(text) ? nil : "'\(text.prefix(80))' is not an id"
+        case (.int, .integer), (.int, .time), (.int, .real), (.double, .real), (.bool, .boolean): nil
+        default: "must be \(describe(column.type))"
         }
     }
 
@@ -368,6 +416,21 @@ struct WireReader {
     }
 }
 
+/// A place in a change set: `changes.rows[3].fields.front`.
+indirect enum WirePlace {
+    case root(String)
+    case member(WirePlace, String)
+    case index(WirePlace, Int)
+
+    var text: String {
+        switch self {
+        case .root(let name): name
+        case .member(let parent, let name): "\(parent.text).\(name)"
+        case .index(let parent, let offset): "\(parent.text)[\(offset)]"
+        }
+    }
+}
+
 /// Wire ids: a UUID, or for composite identities the identity columns' values joined by "/".
 public enum RecordID {
     public static func parts(_ id: String, of entity: SyncedEntity) -> [String]? {
@@ -377,15 +440,28 @@ public enum RecordID {
         case .composite(let columns):
             let parts = id.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
             guard parts.count == columns.count else { return nil }
-            for (part, column) in zip(parts, columns) {
-                let type = entity.field(ofColumn: column)?.columns.first { $0.name == column }?.type
-                if type == .id ? !UUID.isStoredForm(part) : (part.isEmpty || part.count > 200) { return nil }
+            for (part, isID) in zip(parts, identityIsID[entity] ?? []) {
+                if isID ? !UUID.isStoredForm(part) : (part.isEmpty || (part.utf8.count > 200 && part.count > 200)) {
+                    return nil
+                }
             }
             return parts
         }
     }
 
     public static func make(_ parts: [String]) -> String { parts.joined(separator: "/") }
+
+    /// For each entity named by columns, which of them hold ids (looked up once, not per record).
+    private static let identityIsID: [SyncedEntity: [Bool]] = Dictionary(
+        uniqueKeysWithValues: SyncedEntity.allCases.compactMap { entity in
+            guard case .composite(let columns) = entity.identity else { return nil }
+            return (
+                entity,
+                columns.map { column in
+                    entity.field(ofColumn: column)?.columns.first { $0.name == column }?.type == .id
+                }
+            )
+        })
 }
 
 extension UUID {

@@ -2,6 +2,7 @@ import ArgumentParser
 import CardboxCore
 import CardboxScheduling
 import CardboxStore
+import CardboxSync
 import Foundation
 
 /// Measures the store's figures that the foundation issue sets, beside their physical reference
@@ -48,8 +49,12 @@ struct CardboxBench: ParsableCommand {
             return
         }
         if only == "apply" {
-            let apply = try bench.applyChanges(cards: batch)
-            print("apply the change set of \(batch) cards with 2 tags each to an empty store: \(Report.ms(apply))")
+            let wire = try bench.applyChanges(cards: batch)
+            print("the change set of \(batch) cards with 2 tags each (\(wire.bytes / 1_000) kB):")
+            print("  read from the store: \(Report.ms(wire.read))")
+            print("  written as JSON: \(Report.ms(wire.encode))")
+            print("  parsed from JSON: \(Report.ms(wire.parse))")
+            print("  checked and applied to an empty store: \(Report.ms(wire.apply))")
             return
         }
         if only == "scheduler" {
@@ -147,9 +152,12 @@ struct Measurements {
         return (store, path)
     }
 
-    /// Applying another replica's change set, as a first sync does: a store of `count` cards with two
-    /// tags each sends everything; an empty store of the same account applies it.
-    func applyChanges(cards count: Int) throws -> Double {
+    /// What a first sync does with another replica's change set, step by step: a store of `count`
+    /// cards with two tags each reads everything it has and writes it as JSON; the JSON is parsed
+    /// and checked; an empty store of the same account applies it.
+    func applyChanges(cards count: Int) throws -> (
+        read: Double, encode: Double, parse: Double, apply: Double, bytes: Int
+    ) {
         let (source, _) = try freshStore("apply-source")
         let deck = try source.createDeck(name: "Bench", frontLanguage: "es", backLanguage: "en")
         _ = try source.addCards(
@@ -157,13 +165,21 @@ struct Measurements {
             (0..<count).map {
                 CardDraft(front: "word \($0)", back: "meaning \($0)", tags: ["t\($0 % 50)", "g\($0 % 7)"])
             })
-        let changes = try source.changes().changes
-        return try repeatTimed("apply \(count) cards") { run in
+        var changes = ChangeSet(accountId: source.accountId, replicaId: source.replicaId)
+        let read = try repeatTimed("read \(count) cards' changes") { _ in
+            try Clock.seconds { changes = try source.changes().changes }
+        }.median
+        var text = ""
+        let encode = try repeatTimed("write them as JSON") { _ in Clock.seconds { text = changes.jsonText } }.median
+        let parse = try repeatTimed("parse the JSON") { _ in try Clock.seconds { _ = try ChangeSet.parse(text) } }
+            .median
+        let apply = try repeatTimed("apply \(count) cards") { run in
             let path = folder.appendingPathComponent("apply-\(run).sqlite").path
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             let target = try CardboxStore.open(path: path, account: source.accountId)
             return try Clock.seconds { _ = try target.apply(changes) }
         }.median
+        return (read, encode, parse, apply, text.utf8.count)
     }
 
     static func drafts(_ count: Int) -> [CardDraft] {
