@@ -24,6 +24,14 @@ struct ChangeApplier {
     /// Rows known to be live, so a thousand cards of one deck ask for it once; forgotten whenever
     /// a row leaves.
     private var live: Set<RecordKey> = []
+    private var inserts: [InsertShape: FastStatement] = [:]
+
+    /// Rows of one entity with one set of columns: the derived ones are there only when their
+    /// source has a value, which is the one way the columns of an entity's rows differ.
+    private struct InsertShape: Hashable {
+        let entity: SyncedEntity
+        let columnCount: Int
+    }
 
     init(_ tx: WriteContext, for changes: ChangeSet) throws {
         self.tx = tx
@@ -149,27 +157,46 @@ struct ChangeApplier {
 
     private mutating func insert(_ row: RowChange, version: Int64) throws {
         let entity = row.entity
-        var values: [(String, DatabaseValue)] = []
-        if entity != .account { values.append(("accountId", account.databaseValue)) }
-        if entity.identity == .uuid { values.append(("id", row.id.databaseValue)) }
-        for field in entity.fields { values += WireValue.columns(field, row.fields[field.name]!.value) }
-        values += Self.derived(entity, values)
-        values += entity.localColumns(now: tx.nowMillis)
+        var columns: [(String, DatabaseValue)] = []
+        for field in entity.fields { columns += WireValue.columns(field, row.fields[field.name]!.value) }
+        columns += Self.derived(entity, columns)
+        columns += entity.localColumns(now: tx.nowMillis)
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(columns.count + 4)
+        if entity.identity == .uuid { values.append(row.id.databaseValue) }
+        for (_, value) in columns { values.append(value) }
         values += [
-            (SyncColumns.timestamp, row.created.timestamp.storageValue.databaseValue),
-            (SyncColumns.replica, try replicaKey(row.created.replicaId).databaseValue),
-            (SyncColumns.version, version.databaseValue),
+            row.created.timestamp.storageValue.databaseValue, try replicaKey(row.created.replicaId).databaseValue,
+            version.databaseValue,
         ]
-        let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
-        try db.cachedStatement(
-            sql: "INSERT INTO \(entity.table) (\(values.map(\.0).joined(separator: ", "))) VALUES (\(marks))"
-        ).execute(arguments: StatementArguments(values.map(\.1)))
+        try insertStatement(entity, columns: columns).execute(values)
         known.insert(entity, row.id)
         live.insert(RecordKey(entity: entity, id: row.id))
         // A row that was not in the table has no field clocks (they leave with it when it is deleted
         // or held): only fields written after the row was made need one. A first sync inserts every
         // row, and one delete per field made it a third slower.
         try writeFieldClocks(row, fields: entity.fields.filter { row.fields[$0.name]!.clock != row.created })
+    }
+
+    /// The prepared insert for rows of `entity` with these columns (the columns derived from a
+    /// field are there only when it has a value), made once per apply: a first sync inserts tens of
+    /// thousands of rows of a few shapes.
+    private mutating func insertStatement(_ entity: SyncedEntity, columns: [(String, DatabaseValue)]) throws
+        -> FastStatement
+    {
+        let shape = InsertShape(entity: entity, columnCount: columns.count)
+        if let statement = inserts[shape] { return statement }
+        let names =
+            (entity.identity == .uuid ? ["id"] : []) + columns.map(\.0)
+            + [SyncColumns.timestamp, SyncColumns.replica, SyncColumns.version]
+        let leading = entity == .account ? [] : [("accountId", account.databaseValue)]
+        let allNames = leading.map(\.0) + names
+        let statement = try FastStatement(
+            db,
+            "INSERT INTO \(entity.table) (\(allNames.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: allNames.count).joined(separator: ", ")))",
+            leading: leading.map(\.1))
+        inserts[shape] = statement
+        return statement
     }
 
     /// Children held because this row was not live may now be placed.

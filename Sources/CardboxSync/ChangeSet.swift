@@ -61,6 +61,31 @@ public struct Tombstone: Sendable, Equatable {
     }
 }
 
+/// The clocks a change set names, each listed once, numbered in the order rows, their fields (by
+/// name) and tombstones first name them.
+private struct ClockTable {
+    private(set) var list: [WriteClock] = []
+    private var numbers: [WriteClock: Int] = [:]
+
+    init(_ changes: ChangeSet) {
+        for row in changes.rows {
+            add(row.created)
+            for name in row.fields.keys.sorted() { add(row.fields[name]!.clock) }
+        }
+        for tombstone in changes.tombstones { add(tombstone.clock) }
+    }
+
+    private mutating func add(_ clock: WriteClock) {
+        guard numbers[clock] == nil else { return }
+        numbers[clock] = list.count
+        list.append(clock)
+    }
+
+    func number(_ clock: WriteClock) -> Int { numbers[clock]! }
+
+    func index(_ clock: WriteClock) -> JSONValue { .int(Int64(number(clock))) }
+}
+
 /// What one replica sends another: the rows it changed and the rows it deleted, for one account.
 /// Its JSON form (`json`, `parse`) is the wire format, versioned by `format` and `registryVersion`.
 public struct ChangeSet: Sendable, Equatable {
@@ -99,35 +124,88 @@ extension ChangeSet {
     ///      "rows": [{"entity": "card", "id": "…", "created": 0, "fields": {"front": ["hola", 0], …}}],
     ///      "tombstones": [{"entity": "item", "id": "…", "clock": 0}]}
     public var json: JSONValue {
-        var clockIndex: [WriteClock: Int] = [:]
-        var clocks: [JSONValue] = []
-        func index(_ clock: WriteClock) -> JSONValue {
-            if let known = clockIndex[clock] { return .int(Int64(known)) }
-            clockIndex[clock] = clocks.count
-            clocks.append(.array([.int(clock.timestamp.storageValue), .string(clock.replicaId)]))
-            return .int(Int64(clocks.count - 1))
-        }
+        let clocks = ClockTable(self)
         let rowValues: [JSONValue] = rows.map { row in
             .object([
-                "entity": .string(row.entity.rawValue), "id": .string(row.id), "created": index(row.created),
-                "fields": .object(row.fields.mapValues { .array([$0.value, index($0.clock)]) }),
+                "entity": .string(row.entity.rawValue), "id": .string(row.id), "created": clocks.index(row.created),
+                "fields": .object(row.fields.mapValues { .array([$0.value, clocks.index($0.clock)]) }),
             ])
         }
         let tombstoneValues: [JSONValue] = tombstones.map { tombstone in
             .object([
                 "entity": .string(tombstone.entity.rawValue), "id": .string(tombstone.id),
-                "clock": index(tombstone.clock),
+                "clock": clocks.index(tombstone.clock),
             ])
         }
         return .object([
             "format": .string(Self.format), "version": .int(Int64(Self.formatVersion)),
             "registry": .int(Int64(SyncRegistry.version)), "accountId": .string(accountId.uuidString.lowercased()),
-            "replicaId": .string(replicaId), "clocks": .array(clocks), "rows": .array(rowValues),
-            "tombstones": .array(tombstoneValues),
+            "replicaId": .string(replicaId),
+            "clocks": .array(clocks.list.map { .array([.int($0.timestamp.storageValue), .string($0.replicaId)]) }),
+            "rows": .array(rowValues), "tombstones": .array(tombstoneValues),
         ])
     }
 
-    public var jsonText: String { json.jsonText }
+    /// `json` as text, written straight rather than built as values first (a first sync writes a
+    /// hundred thousand rows): the same text, keys in sorted order.
+    public var jsonText: String {
+        let clocks = ClockTable(self)
+        var writer = JSONWriter(capacity: 256 + rows.count * 512)
+        writer.raw("{\"accountId\":")
+        writer.string(accountId.uuidString.lowercased())
+        writer.raw(",\"clocks\":[")
+        for (offset, clock) in clocks.list.enumerated() {
+            if offset > 0 { writer.byte(UInt8(ascii: ",")) }
+            writer.byte(UInt8(ascii: "["))
+            writer.integer(clock.timestamp.storageValue)
+            writer.byte(UInt8(ascii: ","))
+            writer.string(clock.replicaId)
+            writer.byte(UInt8(ascii: "]"))
+        }
+        writer.raw("],\"format\":")
+        writer.string(Self.format)
+        writer.raw(",\"registry\":")
+        writer.integer(Int64(SyncRegistry.version))
+        writer.raw(",\"replicaId\":")
+        writer.string(replicaId)
+        writer.raw(",\"rows\":[")
+        for (offset, row) in rows.enumerated() {
+            if offset > 0 { writer.byte(UInt8(ascii: ",")) }
+            writer.raw("{\"created\":")
+            writer.integer(Int64(clocks.number(row.created)))
+            writer.raw(",\"entity\":")
+            writer.string(row.entity.rawValue)
+            writer.raw(",\"fields\":{")
+            for (index, name) in row.fields.keys.sorted().enumerated() {
+                if index > 0 { writer.byte(UInt8(ascii: ",")) }
+                let field = row.fields[name]!
+                writer.string(name)
+                writer.raw(":[")
+                field.value.write(to: &writer)
+                writer.byte(UInt8(ascii: ","))
+                writer.integer(Int64(clocks.number(field.clock)))
+                writer.byte(UInt8(ascii: "]"))
+            }
+            writer.raw("},\"id\":")
+            writer.string(row.id)
+            writer.byte(UInt8(ascii: "}"))
+        }
+        writer.raw("],\"tombstones\":[")
+        for (offset, tombstone) in tombstones.enumerated() {
+            if offset > 0 { writer.byte(UInt8(ascii: ",")) }
+            writer.raw("{\"clock\":")
+            writer.integer(Int64(clocks.number(tombstone.clock)))
+            writer.raw(",\"entity\":")
+            writer.string(tombstone.entity.rawValue)
+            writer.raw(",\"id\":")
+            writer.string(tombstone.id)
+            writer.byte(UInt8(ascii: "}"))
+        }
+        writer.raw("],\"version\":")
+        writer.integer(Int64(Self.formatVersion))
+        writer.byte(UInt8(ascii: "}"))
+        return writer.text
+    }
 
     /// Reads a change set from its JSON text. Anything malformed is an error naming the place,
     /// e.g. `changes.rows[3].fields.front: needs [value, clock]`; nothing is half-read. What the

@@ -358,6 +358,12 @@ struct RefusalTests {
     func roundTrip() throws {
         let (_, valid, _) = try setUp()
         #expect(try ChangeSet.parse(valid.jsonText) == valid)
+        // Written straight, the text is the one the JSON value gives.
+        #expect(valid.jsonText == valid.json.jsonText)
+        var withTombstone = valid
+        withTombstone.tombstones.append(
+            Tombstone(entity: .item, id: UUID().uuidString.lowercased(), clock: valid.rows[0].created))
+        #expect(withTombstone.jsonText == withTombstone.json.jsonText)
     }
 }
 
