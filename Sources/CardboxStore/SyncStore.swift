@@ -25,7 +25,8 @@ extension CardboxStore {
             var changes = ChangeSet(accountId: accountId, replicaId: replicaId)
             for entity in SyncedEntity.allCases {
                 changes.rows += try reader.rows(
-                    entity, where: "\(SyncColumns.version) > ?", [cursor.storageValue.databaseValue])
+                    entity, where: "\(SyncColumns.version) > ?", [cursor.storageValue.databaseValue],
+                    index: entity.versionIndex)
             }
             for row in try Row.fetchAll(
                 context.db.cachedStatement(
@@ -63,9 +64,10 @@ extension CardboxStore {
                 count +=
                     try Int.fetchOne(
                         context.db.cachedStatement(
-                            sql:
-                                "SELECT COUNT(*) FROM \(entity.table) WHERE \(entity.accountCondition) AND \(SyncColumns.version) > ?"
-                        ), arguments: arguments) ?? 0
+                            sql: """
+                                SELECT COUNT(*) FROM \(entity.table)\(entity.versionIndex.map { " INDEXED BY \($0)" } ?? "")
+                                WHERE \(entity.accountCondition) AND \(SyncColumns.version) > ?
+                                """), arguments: arguments) ?? 0
             }
             for table in ["heldRow", "tombstone"] {
                 count +=
@@ -133,11 +135,22 @@ extension CardboxStore {
     }
 }
 
+extension SyncedEntity {
+    /// The index of the entity's rows by the time of their last local write. Without being named,
+    /// SQLite reads `accountId = ? AND syncVersion > ?` by an index on the account (every card of
+    /// the store, for a sync that sends one: 50 ms a sync at 100,000 cards).
+    var versionIndex: String? { Schema.syncedTables.contains(table) ? "\(table)BySyncVersion" : nil }
+}
+
 /// Reads stored rows as their wire form: values by the registry, clocks from the row and `fieldClock`.
 struct RowReader {
     let context: StoreContext
 
-    func rows(_ entity: SyncedEntity, where condition: String, _ arguments: [DatabaseValue]) throws -> [RowChange] {
+    /// Rows of `entity` meeting `condition`; `index` names the index to read them by, when SQLite
+    /// would otherwise pick a worse one.
+    func rows(
+        _ entity: SyncedEntity, where condition: String, _ arguments: [DatabaseValue], index: String? = nil
+    ) throws -> [RowChange] {
         let columns = entity.columns.map(\.name)
         let selected =
             (["\(entity.idExpression(table: "t")) AS wireId", "t.\(SyncColumns.timestamp)", "r.id AS createdBy"]
@@ -145,7 +158,8 @@ struct RowReader {
         let rows = try Row.fetchAll(
             context.db.cachedStatement(
                 sql: """
-                    SELECT \(selected) FROM \(entity.table) t JOIN replica r ON r.key = t.\(SyncColumns.replica)
+                    SELECT \(selected) FROM \(entity.table) t\(index.map { " INDEXED BY \($0)" } ?? "")
+                    JOIN replica r ON r.key = t.\(SyncColumns.replica)
                     WHERE t.\(entity.accountCondition) AND \(condition)
                     """), arguments: StatementArguments([context.account.databaseValue] + arguments))
         guard !rows.isEmpty else { return [] }
