@@ -140,10 +140,12 @@ public struct SyncAPI: Sendable {
         let page = try await database.pull(account: caller.account.id, after: cursor, limit: Int(limit))
         metrics.pulled(records: page.changes.rows.count + page.changes.tombstones.count)
         // The plan comes with every page: a device follows its account's plan without asking apart.
-        return JSONResponse([
-            "changes": page.changes.json, "cursor": .int(page.cursor), "hasMore": .bool(page.hasMore),
-            "plan": .string(caller.account.plan.rawValue),
-        ])
+        // Keys in sorted order, as every answer writes them.
+        let plan = JSONValue.string(caller.account.plan.rawValue).jsonText
+        return JSONResponse(
+            text:
+                #"{"changes":\#(page.changes.jsonText),"cursor":\#(page.cursor),"hasMore":\#(page.hasMore),"plan":\#(plan)}"#
+        )
     }
 }
 
