@@ -368,9 +368,6 @@ enum Schema {
         try db.execute(sql: "DROP TABLE changeLog")
     }
 
-    /// Sibling queries filter on the account and the parent: with the account first in the index, a
-    /// query that walks siblings in order (a move to the 5,000th place) reads the index alone, instead
-    /// of reading each row to check its account.
     /// Every sync asks which images its cards and suggestions name but lacks: without these
     /// (partial, so cards without an image cost nothing), that read every card of the store.
     static func indexImageHashes(_ db: Database) throws {
@@ -381,6 +378,9 @@ enum Schema {
                 """)
     }
 
+    /// Sibling queries filter on the account and the parent: with the account first in the index, a
+    /// query that walks siblings in order (a move to the 5,000th place) reads the index alone, instead
+    /// of reading each row to check its account.
     static func scopeOrderIndexes(_ db: Database) throws {
         try db.execute(
             sql: """
