@@ -1,21 +1,6 @@
 import CardboxCore
 import CardboxSync
 
-/// A record of the sync state: an entity and the id it is named by.
-public struct RecordKey: Hashable, Sendable, Comparable {
-    public var entity: SyncedEntity
-    public var id: String
-
-    public init(_ entity: SyncedEntity, _ id: String) {
-        self.entity = entity
-        self.id = id
-    }
-
-    public static func < (lhs: RecordKey, rhs: RecordKey) -> Bool {
-        (lhs.entity.rawValue, lhs.id) < (rhs.entity.rawValue, rhs.id)
-    }
-}
-
 /// What one push changes in an account's sync state, decided from the records it names as they are
 /// stored, with the merge every device uses. Pure: each database reads the stored records, asks the
 /// plan, and writes what it says in the same transaction, so the rule lives in one place.

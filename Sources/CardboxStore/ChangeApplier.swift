@@ -171,7 +171,7 @@ struct ChangeApplier {
         ]
         try insertStatement(entity, columns: columns).execute(values)
         known.insert(entity, row.id)
-        live.insert(RecordKey(entity: entity, id: row.id))
+        live.insert(RecordKey(entity, row.id))
         // A row that was not in the table has no field clocks (they leave with it when it is deleted
         // or held): only fields written after the row was made need one. A first sync inserts every
         // row, and one delete per field made it a third slower.
@@ -327,7 +327,7 @@ struct ChangeApplier {
     }
 
     private mutating func isLive(_ entity: SyncedEntity, _ id: String) throws -> Bool {
-        let key = RecordKey(entity: entity, id: id)
+        let key = RecordKey(entity, id)
         if live.contains(key) { return true }
         let found =
             try tx.context.count(

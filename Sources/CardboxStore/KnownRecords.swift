@@ -1,3 +1,4 @@
+import CardboxCore
 import CardboxSync
 import GRDB
 
@@ -8,8 +9,6 @@ import GRDB
 /// lookups were most of the time.
 struct KnownRecords {
     private var keys: Set<RecordKey> = []
-    /// Records per query: well under SQLite's limit on bound values.
-    private static let chunkSize = 500
 
     init(_ changes: ChangeSet, _ db: Database, account: String) throws {
         var ids: [SyncedEntity: Set<String>] = [:]
@@ -21,10 +20,10 @@ struct KnownRecords {
         }
     }
 
-    func contains(_ entity: SyncedEntity, _ id: String) -> Bool { keys.contains(RecordKey(entity: entity, id: id)) }
+    func contains(_ entity: SyncedEntity, _ id: String) -> Bool { keys.contains(RecordKey(entity, id)) }
 
     /// Notes a record the apply has just made live, held or tombstoned.
-    mutating func insert(_ entity: SyncedEntity, _ id: String) { keys.insert(RecordKey(entity: entity, id: id)) }
+    mutating func insert(_ entity: SyncedEntity, _ id: String) { keys.insert(RecordKey(entity, id)) }
 
     /// Live rows, found by the first column of their identity (a card–tag link by its card).
     private mutating func readLive(_ entity: SyncedEntity, _ ids: Set<String>, _ db: Database, _ account: String)
@@ -38,44 +37,30 @@ struct KnownRecords {
             }
             leading.insert(first)
         }
-        let column = entity.identityColumns[0]
-        for chunk in Self.chunks(of: leading) {
-            let found = try String.fetchAll(
-                db,
+        let found = try String.fetchAll(
+            db.cachedStatement(
                 sql: """
                     SELECT \(entity.idExpression) FROM \(entity.table)
-                    WHERE \(entity.accountCondition) AND \(column) IN (\(Self.marks(chunk.count)))
-                    """, arguments: StatementArguments([account] + chunk))
-            for id in found where ids.contains(id) { insert(entity, id) }
-        }
+                    WHERE \(entity.accountCondition) AND \(entity.identityColumns[0]) IN (SELECT value FROM json_each(?))
+                    """), arguments: [account, Self.jsonArray(leading)])
+        for id in found where ids.contains(id) { insert(entity, id) }
     }
 
     private mutating func readAside(_ entity: SyncedEntity, _ ids: Set<String>, _ db: Database, _ account: String)
         throws
     {
         for table in ["tombstone", "heldRow"] {
-            for chunk in Self.chunks(of: ids) {
-                let found = try String.fetchAll(
-                    db,
+            let found = try String.fetchAll(
+                db.cachedStatement(
                     sql: """
                         SELECT rowId FROM \(table)
-                        WHERE accountId = ? AND entity = ? AND rowId IN (\(Self.marks(chunk.count)))
-                        """, arguments: StatementArguments([account, entity.rawValue] + chunk))
-                for id in found { insert(entity, id) }
-            }
+                        WHERE accountId = ? AND entity = ? AND rowId IN (SELECT value FROM json_each(?))
+                        """), arguments: [account, entity.rawValue, Self.jsonArray(ids)])
+            for id in found { insert(entity, id) }
         }
     }
 
-    private static func chunks(of values: Set<String>) -> [[String]] {
-        let all = Array(values)
-        return stride(from: 0, to: all.count, by: chunkSize).map { Array(all[$0..<min($0 + chunkSize, all.count)]) }
-    }
-
-    private static func marks(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ", ") }
-}
-
-/// A record of any entity, as a set's member.
-struct RecordKey: Hashable {
-    let entity: SyncedEntity
-    let id: String
+    /// The ids go in as one JSON array (as `RowReader.fieldClocks` does), so each statement is
+    /// prepared once, whatever their number.
+    private static func jsonArray(_ ids: Set<String>) -> String { JSONValue.array(ids.map(JSONValue.string)).jsonText }
 }

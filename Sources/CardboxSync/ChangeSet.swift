@@ -61,6 +61,21 @@ public struct Tombstone: Sendable, Equatable {
     }
 }
 
+/// A record of any entity: an entity and the id it is named by.
+public struct RecordKey: Hashable, Sendable, Comparable {
+    public var entity: SyncedEntity
+    public var id: String
+
+    public init(_ entity: SyncedEntity, _ id: String) {
+        self.entity = entity
+        self.id = id
+    }
+
+    public static func < (lhs: RecordKey, rhs: RecordKey) -> Bool {
+        (lhs.entity.rawValue, lhs.id) < (rhs.entity.rawValue, rhs.id)
+    }
+}
+
 /// The clocks a change set names, each listed once, numbered in the order rows, their fields (by
 /// name) and tombstones first name them.
 private struct ClockTable {
@@ -82,12 +97,10 @@ private struct ClockTable {
     }
 
     func number(_ clock: WriteClock) -> Int { numbers[clock]! }
-
-    func index(_ clock: WriteClock) -> JSONValue { .int(Int64(number(clock))) }
 }
 
 /// What one replica sends another: the rows it changed and the rows it deleted, for one account.
-/// Its JSON form (`json`, `parse`) is the wire format, versioned by `format` and `registryVersion`.
+/// Its JSON form (`jsonText`, `parse`) is the wire format, versioned by `format` and `registryVersion`.
 public struct ChangeSet: Sendable, Equatable {
     public static let format = "cardbox-changes"
     public static let formatVersion = 1
@@ -123,31 +136,9 @@ extension ChangeSet {
     ///      "clocks": [[112233445566, "replica-id"]],
     ///      "rows": [{"entity": "card", "id": "…", "created": 0, "fields": {"front": ["hola", 0], …}}],
     ///      "tombstones": [{"entity": "item", "id": "…", "clock": 0}]}
-    public var json: JSONValue {
-        let clocks = ClockTable(self)
-        let rowValues: [JSONValue] = rows.map { row in
-            .object([
-                "entity": .string(row.entity.rawValue), "id": .string(row.id), "created": clocks.index(row.created),
-                "fields": .object(row.fields.mapValues { .array([$0.value, clocks.index($0.clock)]) }),
-            ])
-        }
-        let tombstoneValues: [JSONValue] = tombstones.map { tombstone in
-            .object([
-                "entity": .string(tombstone.entity.rawValue), "id": .string(tombstone.id),
-                "clock": clocks.index(tombstone.clock),
-            ])
-        }
-        return .object([
-            "format": .string(Self.format), "version": .int(Int64(Self.formatVersion)),
-            "registry": .int(Int64(SyncRegistry.version)), "accountId": .string(accountId.uuidString.lowercased()),
-            "replicaId": .string(replicaId),
-            "clocks": .array(clocks.list.map { .array([.int($0.timestamp.storageValue), .string($0.replicaId)]) }),
-            "rows": .array(rowValues), "tombstones": .array(tombstoneValues),
-        ])
-    }
-
-    /// `json` as text, written straight rather than built as values first (a first sync writes a
-    /// hundred thousand rows): the same text, keys in sorted order.
+    ///
+    /// Written straight rather than built as `JSONValue`s first (a first sync writes a hundred
+    /// thousand rows), compact, keys in sorted order, as `JSONValue.jsonText` writes a value.
     public var jsonText: String {
         let clocks = ClockTable(self)
         var writer = JSONWriter(capacity: 256 + rows.count * 512)
