@@ -200,7 +200,7 @@ struct ChangeApplier {
     }
 
     /// Children held because this row was not live may now be placed.
-    private mutating func attachChildren(of entity: SyncedEntity, _ id: String) throws {
+    mutating func attachChildren(of entity: SyncedEntity, _ id: String) throws {
         guard mayHoldRows else { return }
         let waiting = try Row.fetchAll(
             db.cachedStatement(sql: "SELECT row, version FROM heldRow WHERE accountId = ? AND waitingFor = ?"),

@@ -137,8 +137,34 @@ extension WriteContext {
             .execute(arguments: [account, entity.rawValue, id])
     }
 
-    /// Writes the transaction's history row, when it changed anything.
+    /// A row made here again under a name-derived id (a tag deleted on another device, say) replaces
+    /// what this store held aside of it: the write's clock is newer than any clock the store has seen,
+    /// so every held field loses to it, as it does where the new row arrives. Rows held waiting for it
+    /// are placed when the transaction finishes, as its arrival places them on every other device.
+    func supersedeHeld(_ entity: Entity, id: String) throws {
+        guard entity.deletion == .lastWriterWins, try mayHoldRows() else { return }
+        try db.cachedStatement(sql: "DELETE FROM heldRow WHERE accountId = ? AND entity = ? AND rowId = ?")
+            .execute(arguments: [account, entity.rawValue, id])
+        if !entity.children.isEmpty { madeAgain.append(RecordKey(entity, id)) }
+    }
+
+    /// Whether any row of the account is held aside; asked once per transaction (usually none are).
+    private func mayHoldRows() throws -> Bool {
+        if let known = heldRowsExist { return known }
+        let exists =
+            try context.count("SELECT EXISTS (SELECT 1 FROM heldRow WHERE accountId = ?)", [account]) > 0
+        heldRowsExist = exists
+        return exists
+    }
+
+    /// Places the held rows that waited for rows this transaction made again, then writes the
+    /// transaction's history row, when it changed anything.
     func finish() throws {
+        if !madeAgain.isEmpty {
+            var applier = try ChangeApplier(self, for: ChangeSet(accountId: context.accountId, replicaId: replicaId))
+            for key in madeAgain { try applier.attachChildren(of: key.entity, key.id) }
+            madeAgain = []
+        }
         guard let summary = batch.json else { return }
         try db.cachedStatement(
             sql: "INSERT INTO changeBatch (accountId, hlc, replica, origin, summary) VALUES (?, ?, ?, ?, ?)"
@@ -182,6 +208,7 @@ struct RowInserter {
 
     func insert(id: String, _ values: [DatabaseValue]) throws {
         try context.clearTombstone(entity, id: id)
+        try context.supersedeHeld(entity, id: id)
         if entity.identity == .uuid {
             try statement.execute(first: id.databaseValue, values)
         } else {

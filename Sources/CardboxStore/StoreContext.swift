@@ -111,6 +111,10 @@ final class WriteContext {
     /// Entities known to have no tombstones in this account, so re-creating a named row (a tag, a
     /// tag link) need not look for one to clear.
     var entitiesWithoutTombstones: Set<Entity> = []
+    /// Whether the account holds rows aside, once asked (see `supersedeHeld`).
+    var heldRowsExist: Bool?
+    /// Name-derived rows this transaction made again, whose held children it places at the end.
+    var madeAgain: [RecordKey] = []
 
     init(
         db: Database, accountId: UUID, replicaId: String, replicaKey: Int64, now: Date, timestamp: HLCTimestamp,

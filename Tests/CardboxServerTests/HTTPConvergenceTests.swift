@@ -43,20 +43,18 @@ struct HTTPConvergenceTests {
         }
     }
 
-    /// The history CI found apart (a replica without a card–tag link), played a few times: it
-    /// depends on how syncs interleave, so not every play shows it. Once the bug is fixed, every
-    /// play converges and the known issue no longer shows.
+    /// The history CI found apart: a device that made a tag again (a tag another device had deleted)
+    /// kept the card–tag links that waited for it aside, while every device that received the new tag
+    /// brought them back. It depends on how syncs interleave, so it is played a few times.
     @Test("the history 5218724397866894351 converges")
     func foundApart() async throws {
         try await SyncStates.with("sqlite-file") { database in
-            // `play` records every failure: the divergence as the known issue, anything else as an issue.
             for _ in 0..<5 { _ = try await Self.play(seed: 5_218_724_397_866_894_351, on: database, "sqlite-file") }
         }
     }
 
-    /// Plays one history through a server over `database`. A divergence of replicas is the known
-    /// open bug (issue 8's closing note): recorded as a known issue, with its seed, and the outcome
-    /// is nil. Any other failure is recorded as an issue, and the outcome is nil.
+    /// Plays one history through a server over `database`; a failure is recorded with its seed, and
+    /// the outcome is then nil.
     static func play(seed: UInt64, on database: any ServerDatabase, _ implementation: String) async throws
         -> ConvergenceHistory.Outcome?
     {
@@ -67,12 +65,6 @@ struct HTTPConvergenceTests {
         }
         do {
             return try await history.run()
-        } catch let failure as ConvergenceFailure where failure.reason.contains(" differ:") {
-            // Now and then a replica ends without a card–tag link the others have, when syncs run
-            // while the device keeps editing. It stays visible as a known issue, with its seed.
-            withKnownIssue("a replica can miss a card–tag link when syncs interleave with edits") {
-                Issue.record("\(implementation): \(failure)")
-            }
         } catch {
             Issue.record("\(implementation): \(error)")
         }

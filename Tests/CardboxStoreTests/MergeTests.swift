@@ -253,6 +253,33 @@ struct MergeTests {
         }
     }
 
+    /// A link to a deleted tag is held, waiting for the tag. When this device makes the tag again,
+    /// the link comes back here as it does on every device that receives the new tag.
+    @Test("a tag made again here brings back the links that waited for it, as it does elsewhere")
+    func localTagRecreationAttachesHeldLinks() throws {
+        var replicas = try Replicas(3)
+        let (a, b, c) = (replicas.stores[0], replicas.stores[1], replicas.stores[2])
+        _ = try a.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        let deck: DeckID = try a.resolve("D")
+        _ = try a.addCard(to: deck, CardDraft(front: "ir", back: "to go", tags: ["verbs"]))
+        let other = try a.addCard(to: deck, CardDraft(front: "ser", back: "to be"))
+        try replicas.exchange()
+        try b.deleteTag("verbs")
+        replicas.clock.advance(seconds: 1)
+        _ = try c.editCard(other.id, CardChanges(tags: ["verbs"]))
+        let deleted = try replicas.send(1)
+        let linked = try replicas.send(2)
+        for (store, changes) in [(a, deleted), (a, linked), (b, linked), (c, deleted)] { try store.apply(changes) }
+        #expect(try a.card(other.id).tags.isEmpty)
+        replicas.clock.advance(seconds: 1)
+        _ = try a.addCard(to: deck, CardDraft(front: "tener", back: "to have", tags: ["verbs"]))
+        try replicas.exchange()
+        try replicas.exchange()
+        for store in replicas.stores { #expect(try store.card(other.id).tags == ["verbs"]) }
+        #expect(try a.canonicalDump() == b.canonicalDump())
+        #expect(try a.canonicalDump() == c.canonicalDump())
+    }
+
     @Test("orderNumber stays 0…n−1 when two devices insert at the same place")
     func orderAfterMerge() throws {
         var replicas = try Replicas()
