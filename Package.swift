@@ -51,7 +51,7 @@ let package = Package(
         .target(
             name: "CardboxServer",
             dependencies: [
-                "CardboxCore", "CardboxSync", .product(name: "GRDB", package: "GRDB.swift"),
+                "CardboxCore", "CardboxSync", "CardboxStore", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ]

@@ -51,11 +51,12 @@ print(f"{'':44} {'Cardbox':>10} {'Anki':>10} {'ratio':>7}")
 def row(label, ours, theirs):
     print(f"{label:44} {ours:>8.1f}ms {theirs:>8.1f}ms {ours / theirs:>7.2f}")
 row("first sync to an empty device (Anki: full download)", c["firstSyncToEmptyDeviceMs"], a["fullDownloadMs"])
+row("  the same, a later device" + (" (snapshot)" if c["snapshot"] else ""), c["laterFirstSyncMs"], a["fullDownloadMs"])
 row("first upload of the collection (Anki: full upload)", c["firstUploadMs"], a["fullUploadMs"])
 row("one changed card, sent", c["incrementalSendMs"], a["incrementalSendMs"])
 row("one changed card, received", c["incrementalReceiveMs"], a["incrementalReceiveMs"])
 print(f"bytes on the wire: first upload {c['firstUploadBytes'] / 1e6:.1f} MB sent, "
       f"first sync to an empty device {c['firstSyncToEmptyDeviceBytes'] / 1e6:.1f} MB received")
-print(f"peak memory: Cardbox client {c['clientPeakMB']:.0f} MB (both devices, one process), "
+print(f"peak memory: Cardbox client {c['clientPeakMB']:.0f} MB (the devices, one process), "
       f"server {server_peak:.0f} MB")
 PY

@@ -56,6 +56,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The certificate's private key (PEM).") var tlsKey: String?
     @Option(name: .long, help: "Requests each account may make per second, on average (bursts of 20 times that).")
     var rateLimit = 50
+    @Option(
+        name: .long,
+        help:
+            "Where to keep the server's copy of each account, handed to new devices whole (default: server-cache beside an SQLite database, else in the data folder; 'none' keeps none). Only a cache: it fills again from the database."
+    )
+    var cacheFolder: String?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
@@ -71,6 +77,7 @@ struct ServeCommand: AsyncParsableCommand {
             let accounts = AccountService(store: database)
             var options = ServerOptions(openSignup: openSignup)
             options.requestsPerSecond = rateLimit
+            options.replicaFolder = replicaFolder()
             let tls = tlsCertificate.flatMap { certificate in tlsKey.map { (certificate, $0) } }
             let scheme = tls == nil ? "http" : "https"
             let app = try CardboxApplication.make(
@@ -81,5 +88,16 @@ struct ServeCommand: AsyncParsableCommand {
             }
             try await app.runService()
         }
+    }
+
+    private func replicaFolder(environment: [String: String] = Terminal.current.environment) -> URL? {
+        if cacheFolder == "none" { return nil }
+        if let cacheFolder, !cacheFolder.isEmpty { return URL(fileURLWithPath: cacheFolder) }
+        let location = database.location(environment: environment)
+        let folder =
+            location.hasPrefix("postgres")
+            ? GlobalOptions.dataFolder(environment: environment)
+            : URL(fileURLWithPath: location).deletingLastPathComponent()
+        return folder.appendingPathComponent("server-cache")
     }
 }

@@ -120,9 +120,15 @@ struct SyncCommand: AsyncParsableCommand {
 
         private func syncOnce(_ store: CardboxStore) async throws {
             let sent = ProgressBar(label: "changes sent")
+            let snapshot = ProgressBar(label: "KB of the account's copy received")
             let report = try await DeviceSync(store: store).sync { progress in
-                // Pulled pages come with no total; the push's bar is the one worth drawing.
-                if progress.phase == .push, let total = progress.total { sent.update(progress.done, total) }
+                // Pulled pages come with no total; the push's and the snapshot's bars are worth drawing.
+                guard let total = progress.total else { return }
+                switch progress.phase {
+                case .push: sent.update(progress.done, total)
+                case .snapshot: snapshot.update(progress.done, total)
+                case .pull: break
+                }
             }
             try store.checkpoint()
             Terminal.current.print(
@@ -130,7 +136,8 @@ struct SyncCommand: AsyncParsableCommand {
                     + "synced: sent \(report.pushed), received \(report.pulled) (\(report.applied.inserted) new, "
                     + "\(report.applied.updated) changed, \(report.applied.deleted) deleted)"
                     + (report.imagesSent + report.imagesReceived > 0
-                        ? "; images sent \(report.imagesSent), received \(report.imagesReceived)" : ""))
+                        ? "; images sent \(report.imagesSent), received \(report.imagesReceived)" : "")
+                    + (report.snapshot ? "; started from the server's copy of the account" : ""))
         }
     }
 

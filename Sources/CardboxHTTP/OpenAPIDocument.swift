@@ -280,6 +280,30 @@ enum OpenAPIDocument {
                 "400": {$ref: "#/components/responses/BadRequest"}
                 "401": {$ref: "#/components/responses/Unauthorized"}
                 "429": {$ref: "#/components/responses/Throttled"}
+          /v1/sync/snapshot:
+            get:
+              summary: >-
+                The caller's account as one store file (SQLite), for a device that holds nothing yet; then it
+                pulls after the cursor the Cardbox-Cursor header names.
+              security: [{deviceToken: []}]
+              responses:
+                "200":
+                  description: The store file.
+                  headers:
+                    Cardbox-Cursor:
+                      description: The sync-state cursor the file holds everything up to.
+                      required: true
+                      schema: {type: integer, minimum: 0}
+                  content:
+                    application/vnd.sqlite3:
+                      schema: {type: string, format: binary}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "404":
+                  description: This server keeps no copies of accounts; pull every record instead.
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/Error"}
+                "429": {$ref: "#/components/responses/Throttled"}
           /v1/images/{sha256}:
             parameters:
               - name: sha256

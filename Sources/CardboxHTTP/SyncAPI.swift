@@ -2,6 +2,7 @@ import CardboxCore
 import CardboxServer
 import CardboxSync
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
@@ -33,6 +34,9 @@ public struct ServerOptions: Sendable {
     /// How often a device waiting for news has its account's cursor checked: pushes through
     /// another server sharing the database are seen this late (pushes here wake it at once).
     public var newsPollInterval: Duration = .seconds(2)
+    /// Where the server keeps its own store of each account, from which new devices get a snapshot
+    /// (`GET /v1/sync/snapshot`); nil: no snapshots, devices pull every record.
+    public var replicaFolder: URL?
 
     public init(openSignup: Bool = false) { self.openSignup = openSignup }
 }
@@ -46,21 +50,23 @@ public struct SyncAPI: Sendable {
     let options: ServerOptions
     let metrics: ServerMetrics
     let news = AccountNews()
+    let replicas: AccountReplicas?
 
     public init(
         database: any ServerDatabase, accounts: AccountService, options: ServerOptions, metrics: ServerMetrics
-    ) {
+    ) throws {
         self.database = database
         self.accounts = accounts
         self.options = options
         self.metrics = metrics
+        replicas = try options.replicaFolder.map { try AccountReplicas(folder: $0, state: database, now: options.now) }
     }
 
     /// Every path the server answers, with the methods each takes (a 405 names them).
     static let methods: [String: [String]] = [
         "/health": ["GET"], "/metrics": ["GET"], "/openapi.yaml": ["GET"], "/v1/accounts": ["POST"],
         "/v1/sessions": ["POST"], "/v1/sessions/current": ["DELETE"], "/v1/account": ["GET"],
-        "/v1/sync/push": ["POST"], "/v1/sync/pull": ["GET"], "/v1/sync/events": ["GET"],
+        "/v1/sync/push": ["POST"], "/v1/sync/pull": ["GET"], "/v1/sync/snapshot": ["GET"], "/v1/sync/events": ["GET"],
         "/v1/images/missing": ["POST"],
     ]
 
@@ -86,6 +92,7 @@ public struct SyncAPI: Sendable {
         }
         authenticated.post("sync/push") { request, context in try await push(request, context) }
         authenticated.get("sync/pull") { request, context in try await pull(request, context) }
+        authenticated.get("sync/snapshot") { _, context in try await snapshot(context) }
         authenticated.put("images/:sha256") { request, context in try await putImage(request, context) }
         authenticated.get("images/:sha256") { request, context in try await getImage(request, context) }
         authenticated.post("images/missing") { request, context in try await missingImages(request, context) }
@@ -125,7 +132,10 @@ public struct SyncAPI: Sendable {
         let cardLimit = caller.account.plan == .free ? Limits.freeCardLimit : nil
         let receipt = try await database.push(
             changes, batch: batch, account: caller.account.id, cardLimit: cardLimit, now: options.now())
-        if !receipt.wasRetry { await news.published(caller.account.id) }
+        if !receipt.wasRetry {
+            await news.published(caller.account.id)
+            replicas?.refresh(caller.account.id)
+        }
         metrics.pushed(records: changes.rows.count + changes.tombstones.count, retry: receipt.wasRetry)
         return JSONResponse(["cursor": .int(receipt.cursor), "retry": .bool(receipt.wasRetry)])
     }
@@ -150,6 +160,37 @@ public struct SyncAPI: Sendable {
 }
 
 extension SyncAPI {
+    /// `GET /v1/sync/snapshot`: the caller's account as one store file (SQLite), for a device that
+    /// holds nothing yet; the `Cardbox-Cursor` header says which cursor to pull after. 404 when this
+    /// server keeps no copies of accounts.
+    func snapshot(_ context: CardboxRequestContext) async throws -> Response {
+        let caller = try context.requireCaller()
+        guard let replicas else {
+            throw CardboxError.notFound(kind: "snapshot", reference: "this server (it keeps no copies of accounts)")
+        }
+        let snapshot = try await replicas.snapshot(caller.account.id)
+        // Opened before answering: a newer snapshot may replace the file, and an open file stays readable.
+        guard let file = FileHandle(forReadingAtPath: snapshot.path) else {
+            throw CardboxError.storage("the snapshot of the account went missing; ask again")
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: snapshot.path)[.size] as? Int) ?? 0
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/vnd.sqlite3", .contentLength: String(size),
+                SyncAPI.cursorHeader: String(snapshot.cursor),
+            ],
+            body: ResponseBody { writer in
+                defer { try? file.close() }
+                while let chunk = try file.read(upToCount: 1 << 20), !chunk.isEmpty {
+                    try await writer.write(ByteBuffer(bytes: chunk))
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    static let cursorHeader = HTTPField.Name("Cardbox-Cursor")!
+
     /// `PUT /v1/images/SHA256`: the bytes of an image the account's records name (seed 002's rules).
     func putImage(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
         let caller = try context.requireCaller()

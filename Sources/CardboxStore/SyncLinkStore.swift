@@ -50,24 +50,23 @@ extension CardboxStore {
 
     /// Saves the link (nil: signs out, forgetting the server and token; the data stays).
     public func saveSyncLink(_ link: SyncLink?) throws {
-        try translatingErrors {
-            try writer.write { db in
-                try db.execute(
-                    sql:
-                        "DELETE FROM storeInfo WHERE key IN (\(Self.linkKeys.map { _ in "?" }.joined(separator: ",")))",
-                    arguments: StatementArguments(Self.linkKeys))
-                guard let link else { return }
-                let values: [String: String?] = [
-                    "sync.server": link.server, "sync.user": link.user, "sync.token": link.token,
-                    "sync.sent": String(link.sent.storageValue), "sync.received": String(link.received),
-                    "sync.lastSync": link.lastSync.map { String($0.timeIntervalSince1970) },
-                    "sync.lastError": link.lastError,
-                ]
-                for (key, value) in values {
-                    guard let value else { continue }
-                    try db.execute(sql: "INSERT INTO storeInfo (key, value) VALUES (?, ?)", arguments: [key, value])
-                }
-            }
+        try translatingErrors { try writer.write { db in try Self.saveSyncLink(link, db) } }
+    }
+
+    static func saveSyncLink(_ link: SyncLink?, _ db: Database) throws {
+        try db.execute(
+            sql: "DELETE FROM storeInfo WHERE key IN (\(Self.linkKeys.map { _ in "?" }.joined(separator: ",")))",
+            arguments: StatementArguments(Self.linkKeys))
+        guard let link else { return }
+        let values: [String: String?] = [
+            "sync.server": link.server, "sync.user": link.user, "sync.token": link.token,
+            "sync.sent": String(link.sent.storageValue), "sync.received": String(link.received),
+            "sync.lastSync": link.lastSync.map { String($0.timeIntervalSince1970) },
+            "sync.lastError": link.lastError,
+        ]
+        for (key, value) in values {
+            guard let value else { continue }
+            try db.execute(sql: "INSERT INTO storeInfo (key, value) VALUES (?, ?)", arguments: [key, value])
         }
     }
 }

@@ -88,24 +88,32 @@ extension CardboxStore {
     /// Applying a change set twice, or an older one after a newer one, changes nothing.
     @discardableResult
     public func apply(_ changes: ChangeSet) throws -> ApplyReport {
+        try check(changes)
+        return try write { tx in try applyInside(tx, changes) }
+    }
+
+    /// Refuses a change set that is malformed or meant for another account.
+    func check(_ changes: ChangeSet) throws {
         try changes.validate()
         guard changes.accountId == accountId else {
             throw CardboxError.invalid(
                 field: "changes.accountId",
                 reason: "is \(changes.accountId.storage), but this store holds account \(accountId.storage)")
         }
-        return try write { tx in
-            var clock = try Self.clock(tx.db)
-            let newest = changes.newestTimestamp
-            _ = try clock.receive(newest, now: tx.now)
-            try Self.save(clock, tx.db)
-            var applier = try ChangeApplier(tx, for: changes)
-            tx.batch.origin = "remote"
-            tx.batch.replicaKey = try applier.replicaKey(changes.replicaId)
-            tx.batch.timestamp = newest
-            try applier.apply(changes)
-            return applier.report
-        }
+    }
+
+    /// Applies a checked change set inside the write transaction `tx`.
+    func applyInside(_ tx: WriteContext, _ changes: ChangeSet) throws -> ApplyReport {
+        var clock = try Self.clock(tx.db)
+        let newest = changes.newestTimestamp
+        _ = try clock.receive(newest, now: tx.now)
+        try Self.save(clock, tx.db)
+        var applier = try ChangeApplier(tx, for: changes)
+        tx.batch.origin = "remote"
+        tx.batch.replicaKey = try applier.replicaKey(changes.replicaId)
+        tx.batch.timestamp = newest
+        try applier.apply(changes)
+        return applier.report
     }
 
     /// Every live row of every synced entity, each field with its value and clock, in one stable

@@ -5,9 +5,9 @@ import Foundation
 
 /// How far a sync has come, for a progress bar.
 public struct SyncProgress: Sendable, Equatable {
-    public enum Phase: String, Sendable { case push, pull }
+    public enum Phase: String, Sendable { case snapshot, push, pull }
     public var phase: Phase
-    /// Records sent or received so far, and (when known) in all.
+    /// Records sent or received so far, and (when known) in all; for a snapshot, kilobytes.
     public var done: Int
     public var total: Int?
 }
@@ -19,6 +19,8 @@ public struct SyncReport: Sendable, Equatable {
     public var applied = ApplyReport()
     public var imagesSent = 0
     public var imagesReceived = 0
+    /// Whether the device, holding nothing yet, took the server's copy of the account whole.
+    public var snapshot = false
 }
 
 /// What `cardbox sync status` shows.
@@ -51,6 +53,9 @@ public struct DeviceSync: Sendable {
         let connection = try ServerConnection(server: link.server, token: link.token)
         do {
             var report = SyncReport()
+            if link.received == 0, try store.holdsNothingOfItsOwn() {
+                try await adoptSnapshot(&link, connection, &report, progress)
+            }
             // A push the server refuses for what it holds (the plan's card limit) stays pending
             // here; the others' changes are still fetched, and the refusal is reported after.
             var refusal: SyncClientError?
@@ -94,6 +99,32 @@ public struct DeviceSync: Sendable {
         // Only once every batch is in: a sync cut short sends them all again, which merges to the same.
         link.sent = cursor
         try store.saveSyncLink(link)
+    }
+
+    /// A device with nothing yet takes the server's copy of the account whole, when the server keeps
+    /// one, and then pulls only what came after it.
+    private func adoptSnapshot(
+        _ link: inout SyncLink, _ connection: ServerConnection, _ report: inout SyncReport,
+        _ progress: (SyncProgress) -> Void
+    ) async throws {
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("cardbox-snapshot-\(UUID().uuidString.lowercased()).sqlite").path
+        defer {
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                try? FileManager.default.removeItem(atPath: path + suffix)
+            }
+        }
+        guard
+            let cursor = try await connection.snapshot(
+                to: path,
+                progress: { progress(SyncProgress(phase: .snapshot, done: $0 / 1024, total: $1.map { $0 / 1024 })) })
+        else { return }
+        var adopted = link
+        adopted.received = cursor
+        // A write made here while the snapshot came makes the store one to sync record by record.
+        guard try store.adoptSnapshot(at: path, link: adopted) else { return }
+        link = adopted
+        report.snapshot = true
     }
 
     /// Pulls until caught up; returns the account's plan, as the last page said.

@@ -98,6 +98,49 @@ public struct ServerConnection: Sendable {
         return Page(changes: try ChangeSet(json: json), cursor: next, hasMore: hasMore, plan: plan)
     }
 
+    /// Downloads the account's snapshot (one store file) to `path`, and returns the cursor it holds
+    /// everything up to; nil when the server keeps no snapshots (the device then pulls every record).
+    /// `progress` is told the bytes received so far and, when the server said, in all.
+    public func snapshot(to path: String, progress: (Int, Int?) -> Void = { _, _ in }) async throws -> Int64? {
+        var request = HTTPClientRequest(url: server + "/v1/sync/snapshot")
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: .seconds(600))
+        } catch {
+            throw SyncClientError.unreachable(server: server, reason: "\(error)")
+        }
+        if response.status == .notFound { return nil }
+        guard response.status == .ok, let cursorText = response.headers.first(name: "Cardbox-Cursor"),
+            let cursor = Int64(cursorText)
+        else {
+            let bytes = try? await response.body.collect(upTo: 1 << 16)
+            let answer = bytes.flatMap { try? JSONValue.parse(String(buffer: $0), field: "answer") }
+            if case .string(let message)? = answer?["error"] {
+                throw SyncClientError.refused(status: Int(response.status.code), message: message)
+            }
+            throw Self.malformed("/v1/sync/snapshot")
+        }
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let file = FileHandle(forWritingAtPath: path)
+        else { throw CardboxError.storage("cannot write the snapshot to \(path)") }
+        defer { try? file.close() }
+        do {
+            let total = response.headers.first(name: "Content-Length").flatMap { Int($0) }
+            var received = 0
+            for try await chunk in response.body {
+                try file.write(contentsOf: Data(chunk.readableBytesView))
+                received += chunk.readableBytes
+                progress(received, total)
+            }
+        } catch let error as CocoaError {
+            throw CardboxError.storage("cannot write the snapshot to \(path): \(error.localizedDescription)")
+        } catch {
+            throw SyncClientError.unreachable(server: server, reason: "\(error)")
+        }
+        return cursor
+    }
+
     /// Which of `hashes` the server has no bytes for.
     public func missingImages(_ hashes: [String]) async throws -> [String] {
         var missing: [String] = []

@@ -55,6 +55,14 @@ struct FirstSync: AsyncParsableCommand {
         }
         let afterDownload = try await metrics.read()
         guard try laptop.cards(in: nil).count == cards else { throw ValidationError("the download lost cards") }
+        // A device that comes later, once the server's copy of the account has caught up (the
+        // laptop's came right after the upload, while the server may still be applying it).
+        let tablet = try await signedIn(folder.appendingPathComponent("tablet.sqlite").path, password)
+        var tookSnapshot = false
+        let later = try await timed { tookSnapshot = try await DeviceSync(store: tablet).sync().snapshot }
+        guard try tablet.canonicalDump() == laptop.canonicalDump() else {
+            throw ValidationError("the later device does not hold what the first one does")
+        }
 
         var sends: [Double] = []
         var receives: [Double] = []
@@ -71,6 +79,7 @@ struct FirstSync: AsyncParsableCommand {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         let report: [String: Any] = [
             "cards": cards, "firstUploadMs": upload, "firstSyncToEmptyDeviceMs": download,
+            "laterFirstSyncMs": later, "snapshot": tookSnapshot,
             "firstUploadBytes": beforeDownload.requestBytes - beforeUpload.requestBytes,
             "firstSyncToEmptyDeviceBytes": afterDownload.responseBytes - beforeDownload.responseBytes,
             "incrementalSendMs": median(sends), "incrementalReceiveMs": median(receives),

@@ -69,9 +69,11 @@ struct ServerEndToEndTests {
             ["login", server.url, "--user", "ana", "--password-stdin"], input: "wrong password\n")
         #expect(
             wrong.status == 1 && wrong.stderr.contains("already signed in") || wrong.stderr.contains("signed in to"))
-        for device in [phone, laptop, phone] {
+        for (index, device) in [phone, laptop, phone].enumerated() {
             let synced = try device.runProcess(["sync"])
             #expect(synced.status == 0 && synced.stdout.hasPrefix("synced:"), "\(synced.stderr)")
+            // The laptop holds nothing yet: it starts from the server's copy of the account.
+            #expect(synced.stdout.contains("server's copy") == (index == 1))
         }
         // Offline edits on both, then sync.
         #expect(try laptop.runProcess(["list", "create", "Groceries"]).status == 0)

@@ -85,7 +85,10 @@ final class HTTPExchange: Exchange {
     /// Syncs started and not awaited yet, by replica (a device runs one sync at a time).
     private var running: [Int: Task<SyncReport, any Error>] = [:]
 
-    private init(account: UUID, url: String, server: Task<Void, any Error>, user: String) {
+    private let cache: URL
+
+    private init(account: UUID, url: String, server: Task<Void, any Error>, user: String, cache: URL) {
+        self.cache = cache
         self.account = account
         self.url = url
         self.server = server
@@ -99,6 +102,9 @@ final class HTTPExchange: Exchange {
         var options = ServerOptions()
         options.now = { clock.now() }
         options.requestsPerSecond = 1_000_000
+        // A device whose first sync finds it still empty takes the server's copy of the account.
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-converge-cache-\(UUID())")
+        options.replicaFolder = cache
         // The name only has to be unique on the database, which may be shared with earlier runs.
         let user = "converge-\(UUID().uuidString.prefix(13).lowercased())"
         let account = try await accounts.addAccount(name: user, password: "converge password", plan: .premium)
@@ -114,7 +120,8 @@ final class HTTPExchange: Exchange {
             server.cancel()
             throw CardboxError.storage("the history's server did not start")
         }
-        return HTTPExchange(account: account.id, url: "http://127.0.0.1:\(bound)", server: server, user: user)
+        return HTTPExchange(
+            account: account.id, url: "http://127.0.0.1:\(bound)", server: server, user: user, cache: cache)
     }
 
     func join(_ replicas: [Replica]) async throws {
@@ -203,5 +210,6 @@ final class HTTPExchange: Exchange {
         for (_, task) in running { task.cancel() }
         server.cancel()
         _ = await server.result
+        try? FileManager.default.removeItem(at: cache)
     }
 }

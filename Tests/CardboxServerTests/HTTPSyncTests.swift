@@ -85,6 +85,51 @@ struct HTTPSyncTests {
         }
     }
 
+    @Test(
+        "a device that holds nothing takes the server's copy of its account whole, then syncs both ways",
+        arguments: SyncStates.all)
+    func snapshotForNewDevice(_ implementation: String) async throws {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-cache-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        var options = ServerOptions()
+        options.replicaFolder = cache
+        try await withServer(implementation, options: options) { url, _, accounts in
+            let name = "di-\(UUID().uuidString.prefix(8))"
+            let other = "ed-\(UUID().uuidString.prefix(8))"
+            _ = try await accounts.addAccount(name: name, password: "password di", plan: .premium)
+            _ = try await accounts.addAccount(name: other, password: "password ed", plan: .premium)
+            let phone = try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "password di")
+            _ = try phone.setPlan(.premium)
+            let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            let cards = try phone.addCards(
+                to: deck.id, (0..<30).map { CardDraft(front: "w\($0)", back: "v", tags: ["verbs"]) })
+            try phone.deleteTag("verbs")
+            #expect(try await DeviceSync(store: phone).sync().snapshot == false)
+            // Another account's data is never in this account's copy.
+            let stranger = try await signIn(try CardboxStore.inMemory(), to: url, user: other, password: "password ed")
+            _ = try stranger.createList(name: "Secret")
+            _ = try await DeviceSync(store: stranger).sync()
+
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-\(UUID()).sqlite").path
+            let laptop = try await signIn(
+                try CardboxStore.open(path: path), to: url, user: name, password: "password di")
+            let report = try await DeviceSync(store: laptop).sync()
+            #expect(report.snapshot && report.pulled == 0)
+            #expect(try laptop.canonicalDump() == phone.canonicalDump())
+            #expect(try laptop.lists().isEmpty && laptop.cards(in: deck.id).count == 30)
+            #expect(try DeviceSync(store: laptop).status().pending == 0)
+            // Both ways after it: the laptop's edit reaches the phone, and the phone's the laptop.
+            _ = try laptop.editCard(cards[0].id, CardChanges(back: "from the laptop"))
+            _ = try phone.editCard(cards[1].id, CardChanges(back: "from the phone"))
+            for store in [laptop, phone, laptop] { _ = try await DeviceSync(store: store).sync() }
+            #expect(try phone.card(cards[0].id).back == "from the laptop")
+            #expect(try laptop.card(cards[1].id).back == "from the phone")
+            #expect(try laptop.canonicalDump() == phone.canonicalDump())
+            // A device that has synced before never takes a snapshot again.
+            #expect(try await DeviceSync(store: laptop).sync().snapshot == false)
+        }
+    }
+
     @Test("the free plan's 25 cards hold across devices; refused changes stay pending; premium lifts it")
     func planLimitAcrossDevices() async throws {
         try await withServer("sqlite-memory") { url, database, accounts in

@@ -1,0 +1,164 @@
+import CardboxCore
+import CardboxSync
+import Foundation
+import GRDB
+
+/// Snapshots: a whole store file, handed to a device that has nothing yet, so its first sync copies
+/// pages instead of merging every record one by one (Anki's full download, CloudKit's initial fetch).
+///
+/// The server keeps, per account, a store brought up to date from its sync state (see
+/// `AccountReplicas`); a snapshot is a compact copy of that file. A device adopts one only while it
+/// holds nothing of its own: then the merged state it would reach by pulling everything is exactly
+/// the snapshot's, and the pull that follows starts at the snapshot's cursor.
+extension CardboxStore {
+    /// Writes a compact copy of the whole store to `path` (which must not exist yet), as one
+    /// consistent read.
+    public func writeSnapshot(to path: String) throws {
+        try translatingErrors {
+            try writer.writeWithoutTransaction { db in
+                try db.execute(sql: "VACUUM INTO ?", arguments: [path])
+            }
+        }
+    }
+
+    /// Whether the store holds nothing of its own: no synced record but its account row (which a new
+    /// store makes with the defaults), no tombstone, nothing held, no image. Only such a store may
+    /// adopt a snapshot: it loses nothing by it.
+    public func holdsNothingOfItsOwn() throws -> Bool {
+        try read { context in try Self.holdsNothingOfItsOwn(context) }
+    }
+
+    private static func holdsNothingOfItsOwn(_ context: StoreContext) throws -> Bool {
+        for table in Schema.syncedTables + ["tombstone", "heldRow", "image"] {
+            let any = try context.count(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM \(table) WHERE accountId = ? LIMIT 1)", [context.account])
+            if any > 0 { return false }
+        }
+        return true
+    }
+
+    /// Replaces this store's content with the snapshot at `path` (a file `writeSnapshot` made on a
+    /// store of the same account), keeping this store's identity: its replica id and the key it
+    /// stores under, and a clock no earlier than either's. `link` is saved in the same step, so a
+    /// device is never left with the data and without its server. The file is changed in place
+    /// (the caller's temporary copy). A store that holds anything of its own (a write made while the
+    /// snapshot was on its way) takes nothing and answers false: it syncs record by record instead.
+    /// The check and the copy are one step on the store's writer, so no write can slip between them.
+    @discardableResult
+    public func adoptSnapshot(at path: String, link: SyncLink) throws -> Bool {
+        let snapshot = try Self.openSnapshot(path)
+        return try translatingErrors {
+            try writer.writeWithoutTransaction { db in
+                guard try Self.holdsNothingOfItsOwn(StoreContext(db: db, accountId: accountId)) else { return false }
+                let ownClock = try Self.clock(db).last
+                try snapshot.write { snapshotDb in
+                    try prepareForAdoption(snapshotDb, clock: ownClock)
+                    try Self.saveSyncLink(link, snapshotDb)
+                }
+                try snapshot.read { snapshotDb in try snapshotDb.backup(to: db) }
+                return true
+            }
+        }
+    }
+
+    /// Opens a downloaded snapshot and brings its schema to this build's; a snapshot from a newer
+    /// build, or a damaged file, is refused with what is wrong.
+    private static func openSnapshot(_ path: String) throws -> DatabaseQueue {
+        do {
+            let queue = try DatabaseQueue(path: path)
+            let verdict = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+            guard verdict == ["ok"] else {
+                throw CardboxError.invalid(
+                    field: "snapshot", reason: "is damaged: \(verdict.prefix(3).joined(separator: "; "))")
+            }
+            guard try !queue.read({ try Schema.migrator.hasBeenSuperseded($0) }) else {
+                throw CardboxError.invalid(field: "snapshot", reason: "comes from a newer Cardbox; update this one")
+            }
+            try Schema.migrator.migrate(queue)
+            return queue
+        } catch let error as DatabaseError {
+            throw CardboxError.invalid(
+                field: "snapshot", reason: "is not a Cardbox store: \(error.message ?? error.description)")
+        }
+    }
+
+    /// Makes the snapshot's file this store's: same account, this replica's id under this store's
+    /// key (whatever held that key moves to a free one, in every column naming a replica), the later
+    /// of the two clocks, and no server-side bookkeeping.
+    private func prepareForAdoption(_ db: Database, clock ownClock: HLCTimestamp) throws {
+        let info = try Dictionary(
+            uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM storeInfo").map {
+                ($0["key"] as String, $0["value"] as String)
+            })
+        guard info["accountId"] == accountId.storage else {
+            throw CardboxError.invalid(
+                field: "snapshot", reason: "holds account \(info["accountId"] ?? "none"), not \(accountId.storage)")
+        }
+        try remapReplicaKeys(db)
+        let clock = max(try Self.clock(db).last, ownClock)
+        try db.execute(sql: "DELETE FROM storeInfo WHERE key NOT IN ('accountId')")
+        try db.execute(
+            sql: "INSERT INTO storeInfo (key, value) VALUES ('replicaId', ?), ('lastHlc', ?)",
+            arguments: [replicaId, String(clock.storageValue)])
+    }
+
+    /// Gives this replica's id this store's key in the snapshot, moving the replica that held the key.
+    private func remapReplicaKeys(_ db: Database) throws {
+        let holder = try String.fetchOne(db, sql: "SELECT id FROM replica WHERE key = ?", arguments: [replicaKey])
+        let ownKeyThere = try Int64.fetchOne(db, sql: "SELECT key FROM replica WHERE id = ?", arguments: [replicaId])
+        guard holder != replicaId else { return }
+        var moves: [(from: Int64, to: Int64)] = []
+        if holder != nil {
+            let free = (try Int64.fetchOne(db, sql: "SELECT MAX(key) FROM replica") ?? 0) + 1
+            moves.append((replicaKey, free))
+        }
+        if let ownKeyThere { moves.append((ownKeyThere, replicaKey)) }
+        let columns = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT m.name AS tableName, c.name AS columnName FROM sqlite_master m, pragma_table_info(m.name) c
+                WHERE m.type = 'table' AND m.name <> 'replica' AND c.name IN ('syncReplica', 'replica')
+                """)
+        if !moves.isEmpty {
+            let cases = moves.map { "WHEN \($0.from) THEN \($0.to)" }.joined(separator: " ")
+            let keys = moves.map { String($0.from) }.joined(separator: ", ")
+            try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+            for column in columns {
+                let table: String = column["tableName"]
+                let name: String = column["columnName"]
+                try db.execute(
+                    sql: "UPDATE \(table) SET \(name) = CASE \(name) \(cases) END WHERE \(name) IN (\(keys))")
+            }
+            try db.execute(sql: "UPDATE replica SET key = CASE key \(cases) END WHERE key IN (\(keys))")
+        }
+        if ownKeyThere == nil {
+            try db.execute(sql: "INSERT INTO replica (key, id) VALUES (?, ?)", arguments: [replicaKey, replicaId])
+        }
+    }
+}
+
+extension CardboxStore {
+    private static let replicaCursorKey = "replica.cursor"
+
+    /// For a store the server keeps of an account: the cursor of the sync state it has applied up to.
+    public func replicaCursor() throws -> Int64 {
+        try read { context in
+            try String.fetchOne(
+                context.db, sql: "SELECT value FROM storeInfo WHERE key = ?", arguments: [Self.replicaCursorKey]
+            ).flatMap { Int64($0) } ?? 0
+        }
+    }
+
+    /// Applies a page of the sync state and moves the cursor past it, in one transaction.
+    public func applyPulled(_ changes: ChangeSet, cursor: Int64) throws {
+        try check(changes)
+        try write { tx in
+            if !changes.isEmpty { _ = try applyInside(tx, changes) }
+            try tx.db.execute(
+                sql: """
+                    INSERT INTO storeInfo (key, value) VALUES (?, ?)
+                    ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                    """, arguments: [Self.replicaCursorKey, String(cursor)])
+        }
+    }
+}

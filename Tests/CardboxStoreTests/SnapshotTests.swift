@@ -1,0 +1,107 @@
+import CardboxCore
+import CardboxSync
+import Foundation
+import Testing
+
+@testable import CardboxStore
+
+@Suite("Snapshots for devices that hold nothing yet")
+struct SnapshotTests {
+    /// A phone with data, a server-side copy that applied the phone's changes (as the server's copy
+    /// of an account does), and a new file-backed device of the same account.
+    struct Setup {
+        let clock = TestClock()
+        let phone: CardboxStore
+        let copy: CardboxStore
+        let device: CardboxStore
+        let folder: URL
+
+        init() throws {
+            phone = try TestStore.make(clock: clock)
+            copy = try CardboxStore.open(
+                path: TestStore.temporaryPath(), account: phone.accountId, environment: TestStore.environment(clock))
+            let path = TestStore.temporaryPath()
+            folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            device = try CardboxStore.open(
+                path: path, account: phone.accountId, environment: TestStore.environment(clock))
+        }
+
+        func snapshot() throws -> String {
+            let path = folder.appendingPathComponent("snapshot-\(UUID()).sqlite").path
+            try copy.writeSnapshot(to: path)
+            return path
+        }
+
+        static let link = SyncLink(server: "http://127.0.0.1:1", user: "ana", token: "cbx1.test")
+    }
+
+    @Test("a device that takes a snapshot holds what pulling everything gives, keeps its identity, and syncs on")
+    func adopt() throws {
+        let setup = try Setup()
+        let (phone, copy, device) = (setup.phone, setup.copy, setup.device)
+        let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+        _ = try phone.addCard(to: deck.id, CardDraft(front: "hola", back: "hello", tags: ["greeting"]))
+        let card = try phone.addCard(to: deck.id, CardDraft(front: "perro", back: "dog", tags: ["noun"]))
+        _ = try phone.editCard(card.id, CardChanges(back: "the dog"))
+        try phone.deleteTag("noun")
+        try copy.applyPulled(try phone.changes().changes, cursor: 42)
+        #expect(try copy.replicaCursor() == 42)
+
+        let replica = device.replicaId
+        var link = Setup.link
+        link.received = 42
+        #expect(try device.adoptSnapshot(at: try setup.snapshot(), link: link))
+        #expect(try device.canonicalDump() == phone.canonicalDump())
+        #expect(device.replicaId == replica)
+        #expect(try device.syncLink() == link)
+        #expect(try device.integrityProblems().isEmpty)
+        // Nothing of the snapshot is the device's to send; what it writes next is, under its own id.
+        #expect(try device.changes().changes.isEmpty)
+        _ = try device.editCard(card.id, CardChanges(notes: "ladra"))
+        let written = try device.changes().changes
+        #expect(written.replicaId == replica && written.rows.count == 1)
+        #expect(written.rows.first?.fields["notes"]?.clock.replicaId == replica)
+        try phone.apply(written)
+        #expect(try phone.card(card.id).notes == "ladra")
+        #expect(try device.canonicalDump() == phone.canonicalDump())
+    }
+
+    @Test("a store that holds anything of its own takes no snapshot and stays as it was")
+    func refuseWhenNotEmpty() throws {
+        let setup = try Setup()
+        _ = try setup.phone.createList(name: "Groceries")
+        try setup.copy.applyPulled(try setup.phone.changes().changes, cursor: 1)
+        _ = try setup.device.createList(name: "Packing")
+        let before = try setup.device.canonicalDump()
+        #expect(try setup.device.adoptSnapshot(at: try setup.snapshot(), link: Setup.link) == false)
+        #expect(try setup.device.canonicalDump() == before)
+        #expect(try setup.device.syncLink() == nil)
+    }
+
+    @Test("a damaged snapshot, or one of another account, is refused and changes nothing")
+    func refuseDamaged() throws {
+        let setup = try Setup()
+        _ = try setup.phone.createList(name: "Groceries")
+        try setup.copy.applyPulled(try setup.phone.changes().changes, cursor: 1)
+        let path = try setup.snapshot()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes.replaceSubrange(0..<16, with: Data(repeating: 0x41, count: 16))
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect {
+            try setup.device.adoptSnapshot(at: path, link: Setup.link)
+        } throws: { error in
+            guard case CardboxError.invalid(field: "snapshot", let reason) = error else { return false }
+            return reason.hasPrefix("is not a Cardbox store")
+        }
+        let other = try CardboxStore.open(
+            path: TestStore.temporaryPath(), environment: TestStore.environment(setup.clock))
+        #expect {
+            try other.adoptSnapshot(at: try setup.snapshot(), link: Setup.link)
+        } throws: { error in
+            guard case CardboxError.invalid(field: "snapshot", let reason) = error else { return false }
+            return reason.hasPrefix("holds account \(setup.phone.accountId.storage)")
+        }
+        #expect(try setup.device.lists().isEmpty && other.lists().isEmpty)
+        #expect(try setup.device.holdsNothingOfItsOwn())
+    }
+}
