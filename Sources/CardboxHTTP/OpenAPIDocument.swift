@@ -253,6 +253,48 @@ enum OpenAPIDocument {
                 "429": {$ref: "#/components/responses/Throttled"}
                 "403": {$ref: "#/components/responses/Forbidden"}
                 "413": {$ref: "#/components/responses/TooLarge"}
+          /v1/sync/exchange:
+            post:
+              summary: >-
+                A push and the first page of a pull in one request (a device's usual sync): merge the change set,
+                then answer the records changed after a cursor. A refused push refuses the whole request.
+              security: [{deviceToken: []}]
+              parameters:
+                - name: batch
+                  in: query
+                  required: true
+                  schema: {type: string, format: uuid}
+                - name: after
+                  in: query
+                  schema: {type: integer, format: int64, minimum: 0, maximum: 9223372036854775807, default: 0}
+                - name: limit
+                  in: query
+                  schema: {type: integer, minimum: 1, maximum: 5000, default: 5000}
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema: {$ref: "#/components/schemas/ChangeSet"}
+              responses:
+                "200":
+                  description: Merged (or a retry), and one page after the cursor.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [changes, cursor, hasMore, plan, pushed, retry]
+                        properties:
+                          changes: {$ref: "#/components/schemas/ChangeSet"}
+                          cursor: {type: integer, minimum: 0}
+                          hasMore: {type: boolean}
+                          plan: {enum: [free, premium]}
+                          pushed: {type: integer, minimum: 0}
+                          retry: {type: boolean}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "429": {$ref: "#/components/responses/Throttled"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "413": {$ref: "#/components/responses/TooLarge"}
           /v1/sync/pull:
             get:
               summary: The records changed after a cursor, oldest first, in pages.

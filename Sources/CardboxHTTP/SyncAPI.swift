@@ -66,7 +66,8 @@ public struct SyncAPI: Sendable {
     static let methods: [String: [String]] = [
         "/health": ["GET"], "/metrics": ["GET"], "/openapi.yaml": ["GET"], "/v1/accounts": ["POST"],
         "/v1/sessions": ["POST"], "/v1/sessions/current": ["DELETE"], "/v1/account": ["GET"],
-        "/v1/sync/push": ["POST"], "/v1/sync/pull": ["GET"], "/v1/sync/snapshot": ["GET"], "/v1/sync/events": ["GET"],
+        "/v1/sync/push": ["POST"], "/v1/sync/pull": ["GET"], "/v1/sync/exchange": ["POST"],
+        "/v1/sync/snapshot": ["GET"], "/v1/sync/events": ["GET"],
         "/v1/images/missing": ["POST"],
     ]
 
@@ -92,6 +93,7 @@ public struct SyncAPI: Sendable {
         }
         authenticated.post("sync/push") { request, context in try await push(request, context) }
         authenticated.get("sync/pull") { request, context in try await pull(request, context) }
+        authenticated.post("sync/exchange") { request, context in try await exchange(request, context) }
         authenticated.get("sync/snapshot") { _, context in try await snapshot(context) }
         authenticated.put("images/:sha256") { request, context in try await putImage(request, context) }
         authenticated.get("images/:sha256") { request, context in try await getImage(request, context) }
@@ -124,6 +126,12 @@ public struct SyncAPI: Sendable {
     }
 
     private func push(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
+        let receipt = try await pushBody(request, context)
+        return JSONResponse(["cursor": .int(receipt.cursor), "retry": .bool(receipt.wasRetry)])
+    }
+
+    /// Merges the request's change set under the batch its query names.
+    private func pushBody(_ request: Request, _ context: CardboxRequestContext) async throws -> PushReceipt {
         let caller = try context.requireCaller()
         guard let batchText = request.uri.queryParameters["batch"], let batch = UUID(uuidString: String(batchText))
         else { throw CardboxError.invalid(field: "batch", reason: "the query must name the batch: ?batch=UUID") }
@@ -137,25 +145,46 @@ public struct SyncAPI: Sendable {
             replicas?.refresh(caller.account.id)
         }
         metrics.pushed(records: changes.rows.count + changes.tombstones.count, retry: receipt.wasRetry)
-        return JSONResponse(["cursor": .int(receipt.cursor), "retry": .bool(receipt.wasRetry)])
+        return receipt
     }
 
     private func pull(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
-        let caller = try context.requireCaller()
+        let (cursor, limit) = try pageQuery(request)
+        return JSONResponse(text: "{\(try await pageMembers(context, after: cursor, limit: limit))}")
+    }
+
+    /// `POST /v1/sync/exchange?batch=UUID&after=N&limit=M`: a push and the first page of a pull in one
+    /// request, the way a device syncs (its last batch, then what came after its cursor). A push
+    /// refused for what it holds (the plan's card limit) refuses the request: the device then pulls
+    /// on its own. The query is checked before anything is merged.
+    private func exchange(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
+        let (cursor, limit) = try pageQuery(request)
+        let receipt = try await pushBody(request, context)
+        let page = try await pageMembers(context, after: cursor, limit: limit)
+        return JSONResponse(text: #"{\#(page),"pushed":\#(receipt.cursor),"retry":\#(receipt.wasRetry)}"#)
+    }
+
+    /// A pull's `after` (default 0) and `limit` (default and most: the largest page).
+    private func pageQuery(_ request: Request) throws -> (cursor: Int64, limit: Int) {
         let cursor = try request.integerQuery("after", default: 0)
+        guard cursor >= 0 else { throw CardboxError.invalid(field: "after", reason: "must be 0 or more") }
         let limit = try request.integerQuery("limit", default: Int64(options.maximumPageSize))
         guard (1...Int64(options.maximumPageSize)).contains(limit) else {
             throw CardboxError.invalid(field: "limit", reason: "must be 1 to \(options.maximumPageSize)")
         }
-        let page = try await database.pull(account: caller.account.id, after: cursor, limit: Int(limit))
+        return (cursor, Int(limit))
+    }
+
+    /// The members of a page answer, `"changes":…,"cursor":…,"hasMore":…,"plan":…`.
+    private func pageMembers(_ context: CardboxRequestContext, after cursor: Int64, limit: Int) async throws -> String {
+        let caller = try context.requireCaller()
+        let page = try await database.pull(account: caller.account.id, after: cursor, limit: limit)
         metrics.pulled(records: page.changes.rows.count + page.changes.tombstones.count)
         // The plan comes with every page: a device follows its account's plan without asking apart.
         // Keys in sorted order, as every answer writes them.
         let plan = JSONValue.string(caller.account.plan.rawValue).jsonText
-        return JSONResponse(
-            text:
-                #"{"changes":\#(page.changes.jsonText),"cursor":\#(page.cursor),"hasMore":\#(page.hasMore),"plan":\#(plan)}"#
-        )
+        return
+            #""changes":\#(page.changes.jsonText),"cursor":\#(page.cursor),"hasMore":\#(page.hasMore),"plan":\#(plan)"#
     }
 }
 
@@ -176,11 +205,8 @@ extension SyncAPI {
         let size = (try? FileManager.default.attributesOfItem(atPath: snapshot.path)[.size] as? Int) ?? 0
         return Response(
             status: .ok,
-            headers: [
-                .contentType: "application/vnd.sqlite3", .contentLength: String(size),
-                SyncAPI.cursorHeader: String(snapshot.cursor),
-            ],
-            body: ResponseBody { writer in
+            headers: [.contentType: "application/vnd.sqlite3", SyncAPI.cursorHeader: String(snapshot.cursor)],
+            body: ResponseBody(contentLength: size) { writer in
                 defer { try? file.close() }
                 while let chunk = try file.read(upToCount: 1 << 20), !chunk.isEmpty {
                     try await writer.write(ByteBuffer(bytes: chunk))

@@ -129,22 +129,28 @@ extension SQLiteServerDatabase {
     )? {
         let arguments: StatementArguments = [account.uuidString.lowercased(), id.uuidString.lowercased()]
         return try await translatingErrors {
-            try await writer.write { db in
-                guard
-                    let row = try Row.fetchOne(
+            // Every request asks this: read beside other requests, and write (on the one writer) only
+            // when the seen-time is a minute old, so a request a second does not make a write a second.
+            guard
+                let row = try await writer.read({ db in
+                    try Row.fetchOne(
                         db.cachedStatement(sql: "SELECT * FROM serverDevice WHERE accountId = ? AND deviceId = ?"),
                         arguments: arguments)
-                else { return nil }
-                var device = try Self.device(from: row)
-                // Seen-times to the minute: a request a second does not make a write a second.
-                if device.revokedAt == nil, device.lastSeenAt.map({ now.timeIntervalSince($0) >= 60 }) ?? true {
+                })
+            else { return nil }
+            var device = try Self.device(from: row)
+            if device.revokedAt == nil, device.lastSeenAt.map({ now.timeIntervalSince($0) >= 60 }) ?? true {
+                try await writer.write { db in
                     try db.cachedStatement(
-                        sql: "UPDATE serverDevice SET lastSeenAt = ? WHERE accountId = ? AND deviceId = ?"
+                        sql: """
+                            UPDATE serverDevice SET lastSeenAt = ? WHERE accountId = ? AND deviceId = ?
+                            AND revokedAt IS NULL
+                            """
                     ).execute(arguments: [now.timeIntervalSince1970] + arguments)
-                    device.lastSeenAt = now
                 }
-                return (device, row["tokenHash"])
+                device.lastSeenAt = now
             }
+            return (device, row["tokenHash"])
         }
     }
 

@@ -92,6 +92,18 @@ extension CardboxStore {
         return try write { tx in try applyInside(tx, changes) }
     }
 
+    /// Applies a pulled page and saves the device's sync link (its cursors) in the same transaction,
+    /// so a sync's bookkeeping costs no commit of its own and the cursor never runs ahead of the data.
+    @discardableResult
+    public func apply(_ changes: ChangeSet, saving link: SyncLink) throws -> ApplyReport {
+        if !changes.isEmpty { try check(changes) }
+        return try write { tx in
+            let report = changes.isEmpty ? ApplyReport() : try applyInside(tx, changes)
+            try Self.saveSyncLink(link, tx.db)
+            return report
+        }
+    }
+
     /// Refuses a change set that is malformed or meant for another account.
     func check(_ changes: ChangeSet) throws {
         try changes.validate()

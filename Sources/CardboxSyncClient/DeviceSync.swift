@@ -59,13 +59,15 @@ public struct DeviceSync: Sendable {
             // A push the server refuses for what it holds (the plan's card limit) stays pending
             // here; the others' changes are still fetched, and the refusal is reported after.
             var refusal: SyncClientError?
+            var firstPage: ServerConnection.Page?
             do {
-                try await push(&link, connection, &report, progress)
+                firstPage = try await pushAndPull(&link, connection, &report, progress)
             } catch let error as SyncClientError where error.isRefusalOfContent {
                 refusal = error
             }
             try await uploadImages(connection, &report)
-            let plan = try await pull(&link, connection, &report, progress)
+            let plan = try await pull(
+                from: firstPage, &link, connection, &report, progress, finishing: refusal == nil)
             // The plan is the server's to decide; a change to it is sent at once.
             if let plan, try store.allowance().plan != plan {
                 _ = try store.setPlan(plan)
@@ -73,9 +75,6 @@ public struct DeviceSync: Sendable {
             }
             try await fetchImages(connection, &report)
             if let refusal { throw refusal }
-            link.lastSync = Date()
-            link.lastError = nil
-            try store.saveSyncLink(link)
             return report
         } catch {
             link.lastError = (error as? LocalizedError)?.errorDescription ?? "\(error)"
@@ -84,6 +83,30 @@ public struct DeviceSync: Sendable {
         }
     }
 
+    /// Sends everything written here since the last acknowledged push: every batch but the last on
+    /// its own, the last with the first page of the pull (one request, for the usual sync of a few
+    /// changes). The push cursor moves in memory, once every batch is in; it is saved with that page.
+    private func pushAndPull(
+        _ link: inout SyncLink, _ connection: ServerConnection, _ report: inout SyncReport,
+        _ progress: (SyncProgress) -> Void
+    ) async throws -> ServerConnection.Page {
+        let (changes, cursor) = try store.changes(since: link.sent)
+        var batches = Self.split(changes, size: batchSize)
+        let last = batches.popLast() ?? ChangeSet(accountId: store.accountId, replicaId: store.replicaId)
+        let total = changes.rows.count + changes.tombstones.count
+        for batch in batches {
+            _ = try await connection.push(batch, batch: UUID())
+            report.pushed += batch.rows.count + batch.tombstones.count
+            progress(SyncProgress(phase: .push, done: report.pushed, total: total))
+        }
+        let page = try await connection.exchange(last, batch: UUID(), after: link.received, limit: batchSize)
+        report.pushed += last.rows.count + last.tombstones.count
+        if total > 0 { progress(SyncProgress(phase: .push, done: report.pushed, total: total)) }
+        link.sent = cursor
+        return page
+    }
+
+    /// Pushes what changed since the last acknowledged push, in batches, and saves the cursor.
     private func push(
         _ link: inout SyncLink, _ connection: ServerConnection, _ report: inout SyncReport,
         _ progress: (SyncProgress) -> Void
@@ -99,6 +122,38 @@ public struct DeviceSync: Sendable {
         // Only once every batch is in: a sync cut short sends them all again, which merges to the same.
         link.sent = cursor
         try store.saveSyncLink(link)
+    }
+
+    /// Applies `first` (or the first page asked for, when the push went wrong) and the pages after
+    /// it until caught up, each in one transaction with the link's cursors; `finishing` also marks
+    /// the sync done in the last one. Returns the account's plan, as the last page said.
+    private func pull(
+        from first: ServerConnection.Page?, _ link: inout SyncLink, _ connection: ServerConnection,
+        _ report: inout SyncReport, _ progress: (SyncProgress) -> Void, finishing: Bool
+    ) async throws -> Plan? {
+        var next = first
+        while true {
+            let page: ServerConnection.Page
+            if let next {
+                page = next
+            } else {
+                page = try await connection.pull(after: link.received, limit: batchSize)
+            }
+            next = nil
+            link.received = page.cursor
+            if !page.hasMore && finishing {
+                link.lastSync = Date()
+                link.lastError = nil
+            }
+            let applied = try store.apply(page.changes, saving: link)
+            report.applied.inserted += applied.inserted
+            report.applied.updated += applied.updated
+            report.applied.deleted += applied.deleted
+            report.applied.held += applied.held
+            report.pulled += page.changes.rows.count + page.changes.tombstones.count
+            progress(SyncProgress(phase: .pull, done: report.pulled, total: nil))
+            if !page.hasMore { return page.plan }
+        }
     }
 
     /// A device with nothing yet takes the server's copy of the account whole, when the server keeps
@@ -125,28 +180,6 @@ public struct DeviceSync: Sendable {
         guard try store.adoptSnapshot(at: path, link: adopted) else { return }
         link = adopted
         report.snapshot = true
-    }
-
-    /// Pulls until caught up; returns the account's plan, as the last page said.
-    private func pull(
-        _ link: inout SyncLink, _ connection: ServerConnection, _ report: inout SyncReport,
-        _ progress: (SyncProgress) -> Void
-    ) async throws -> Plan? {
-        while true {
-            let page = try await connection.pull(after: link.received, limit: batchSize)
-            if !page.changes.isEmpty {
-                let applied = try store.apply(page.changes)
-                report.applied.inserted += applied.inserted
-                report.applied.updated += applied.updated
-                report.applied.deleted += applied.deleted
-                report.applied.held += applied.held
-            }
-            report.pulled += page.changes.rows.count + page.changes.tombstones.count
-            link.received = page.cursor
-            try store.saveSyncLink(link)
-            progress(SyncProgress(phase: .pull, done: report.pulled, total: nil))
-            if !page.hasMore { return page.plan }
-        }
     }
 
     /// Sends the bytes of every image the server lacks (seed 002's rules are checked there again).

@@ -90,10 +90,21 @@ public struct ServerConnection: Sendable {
     }
 
     public func pull(after cursor: Int64, limit: Int) async throws -> Page {
-        let answer = try await send(.GET, "/v1/sync/pull?after=\(cursor)&limit=\(limit)")
+        try Self.page(from: try await send(.GET, "/v1/sync/pull?after=\(cursor)&limit=\(limit)"), "/v1/sync/pull")
+    }
+
+    /// Sends a change set under a batch id and gets the first page after `cursor`, in one request.
+    public func exchange(_ changes: ChangeSet, batch: UUID, after cursor: Int64, limit: Int) async throws -> Page {
+        let path = "/v1/sync/exchange?batch=\(batch.uuidString.lowercased())&after=\(cursor)&limit=\(limit)"
+        let answer = try await send(.POST, path, body: changes.jsonText)
+        guard case .int? = answer["pushed"] else { throw Self.malformed("/v1/sync/exchange") }
+        return try Self.page(from: answer, "/v1/sync/exchange")
+    }
+
+    private static func page(from answer: JSONValue, _ path: String) throws -> Page {
         guard let json = answer["changes"], case .int(let next)? = answer["cursor"],
             case .bool(let hasMore)? = answer["hasMore"]
-        else { throw Self.malformed("/v1/sync/pull") }
+        else { throw Self.malformed(path) }
         let plan: Plan? = if case .string(let name)? = answer["plan"] { Plan(rawValue: name) } else { nil }
         return Page(changes: try ChangeSet(json: json), cursor: next, hasMore: hasMore, plan: plan)
     }

@@ -337,7 +337,20 @@ struct HTTPSyncTests {
             }
             let missingBatch = try await rawPost(url + "/v1/sync/push", body: "{}", token: anaLink.token)
             #expect(missingBatch.status == 400 && missingBatch.body.contains("batch"))
+            // An exchange whose page is asked for wrongly merges nothing of its (valid) change set.
+            _ = try anaStore.createDeck(name: "Pending", frontLanguage: "fr", backLanguage: "en")
+            let pending = try anaStore.changes(since: anaLink.sent).changes.jsonText
+            for query in ["after=0&limit=0", "after=-1&limit=10", "after=x"] {
+                let answer = try await rawPost(
+                    url + "/v1/sync/exchange?batch=\(UUID())&\(query)", body: pending, token: anaLink.token)
+                #expect(answer.status == 400 && answer.body.contains("\"error\""), "\(query)")
+            }
             #expect(try await database.pull(account: ana.id, after: 0, limit: 1_000).cursor == before)
+            // Ben's token cannot pull Ana's records through an exchange either.
+            let benAgain = try await signIn(try CardboxStore.inMemory(), to: url, user: "ben", password: "password ben")
+            let benPage = try await ServerConnection(server: url, token: try #require(try benAgain.syncLink()).token)
+                .exchange(try benAgain.changes().changes, batch: UUID(), after: 0, limit: 100)
+            #expect(benPage.changes.rows.allSatisfy { $0.entity == .account && $0.id == ben.id.uuidString.lowercased() })
             // Sign-up is closed unless the server opens it.
             let signUp = try await rawPost(url + "/v1/accounts", body: #"{"user":"eve","password":"password eve"}"#)
             #expect(signUp.status == 403)
