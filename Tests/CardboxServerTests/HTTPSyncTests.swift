@@ -350,7 +350,8 @@ struct HTTPSyncTests {
             let benAgain = try await signIn(try CardboxStore.inMemory(), to: url, user: "ben", password: "password ben")
             let benPage = try await ServerConnection(server: url, token: try #require(try benAgain.syncLink()).token)
                 .exchange(try benAgain.changes().changes, batch: UUID(), after: 0, limit: 100)
-            #expect(benPage.changes.rows.allSatisfy { $0.entity == .account && $0.id == ben.id.uuidString.lowercased() })
+            #expect(
+                benPage.changes.rows.allSatisfy { $0.entity == .account && $0.id == ben.id.uuidString.lowercased() })
             // Sign-up is closed unless the server opens it.
             let signUp = try await rawPost(url + "/v1/accounts", body: #"{"user":"eve","password":"password eve"}"#)
             #expect(signUp.status == 403)
