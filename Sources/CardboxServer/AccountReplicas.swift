@@ -17,6 +17,9 @@ public actor AccountReplicas {
     /// has not started yet, which every caller until it starts can share: it will see their changes.
     private var lastCatchUp: [UUID: Task<Void, any Error>] = [:]
     private var waitingCatchUp: [UUID: Task<Void, any Error>] = [:]
+    /// Accounts whose background catch-up is due (see `refresh`).
+    private var scheduled: Set<UUID> = []
+    private let refreshDelay: Duration
     /// The newest snapshot made of each account, with the cursor it holds: given again while the
     /// account has not moved.
     private var snapshots: [UUID: Snapshot] = [:]
@@ -30,8 +33,12 @@ public actor AccountReplicas {
     /// Records applied per transaction while catching up.
     static let pageSize = 5_000
 
-    public init(folder: URL, state: any SyncState, now: @escaping @Sendable () -> Date = { Date() }) throws {
+    public init(
+        folder: URL, state: any SyncState, now: @escaping @Sendable () -> Date = { Date() },
+        refreshDelay: Duration = .milliseconds(100)
+    ) throws {
         self.folder = folder
+        self.refreshDelay = refreshDelay
         self.state = state
         self.now = now
         do {
@@ -83,9 +90,18 @@ public actor AccountReplicas {
         return snapshot
     }
 
-    /// Starts catching up in the background (after a push), so a new device's snapshot is ready.
+    /// Catches up in the background after a push, so a new device's snapshot is ready: a little
+    /// later (`refreshDelay`), so the pushes of a burst (an upload's batches, a busy account) are
+    /// applied together and the catch-up does not compete with the requests still in flight.
     public nonisolated func refresh(_ account: UUID) {
-        Task { try? await catchUp(account) }
+        Task { await self.scheduleRefresh(account) }
+    }
+
+    private func scheduleRefresh(_ account: UUID) async {
+        guard scheduled.insert(account).inserted else { return }
+        try? await Task.sleep(for: refreshDelay)
+        scheduled.remove(account)
+        try? await catchUp(account)
     }
 
     private func store(_ account: UUID) throws -> CardboxStore {

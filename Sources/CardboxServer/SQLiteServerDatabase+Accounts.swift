@@ -52,7 +52,8 @@ extension SQLiteServerDatabase {
         try await translatingErrors {
             try await writer.read { db in
                 try Row.fetchOne(
-                    db, sql: "SELECT * FROM serverAccount WHERE accountId = ?", arguments: [id.uuidString.lowercased()]
+                    db.cachedStatement(sql: "SELECT * FROM serverAccount WHERE accountId = ?"),
+                    arguments: [id.uuidString.lowercased()]
                 ).map(Self.account(from:))
             }
         }

@@ -28,5 +28,17 @@ public enum DeterministicID {
 
 /// A SHA-256 in lowercase hex: how images are named everywhere, and how token secrets are stored.
 public func sha256Hex<Bytes: DataProtocol>(_ bytes: Bytes) -> String {
-    SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+    // Written digit by digit: `String(format:)` per byte cost more than the hash, and every request
+    // hashes its token.
+    let digits: [UInt8] = Array("0123456789abcdef".utf8)
+    let digest = SHA256.hash(data: bytes)
+    return String(unsafeUninitializedCapacity: SHA256.byteCount * 2) { buffer in
+        var index = 0
+        for byte in digest {
+            buffer[index] = digits[Int(byte >> 4)]
+            buffer[index + 1] = digits[Int(byte & 0x0F)]
+            index += 2
+        }
+        return index
+    }
 }

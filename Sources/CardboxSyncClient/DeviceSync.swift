@@ -99,7 +99,11 @@ public struct DeviceSync: Sendable {
             report.pushed += batch.rows.count + batch.tombstones.count
             progress(SyncProgress(phase: .push, done: report.pushed, total: total))
         }
-        let page = try await connection.exchange(last, batch: UUID(), after: link.received, limit: batchSize)
+        // Nothing to send: a plain pull, which the server answers without a write.
+        let page =
+            total == 0
+            ? try await connection.pull(after: link.received, limit: batchSize)
+            : try await connection.exchange(last, batch: UUID(), after: link.received, limit: batchSize)
         report.pushed += last.rows.count + last.tombstones.count
         if total > 0 { progress(SyncProgress(phase: .push, done: report.pushed, total: total)) }
         link.sent = cursor

@@ -39,6 +39,14 @@ struct AccountStoreContractTests {
             var forged = Array(phone.token)
             forged[forged.count - 2] = forged[forged.count - 2] == "A" ? "B" : "A"
             #expect(try await accounts.caller(token: String(forged)) == nil)
+            // Characters outside base64url, or a cut token, name no caller either.
+            for mangled in [
+                phone.token + "+", phone.token.replacingOccurrences(of: "-", with: "/"),
+                String(phone.token.dropLast(3)),
+            ]
+            where mangled != phone.token {
+                #expect(try await accounts.caller(token: mangled) == nil)
+            }
             #expect(try await accounts.caller(token: "cbx1.nonsense") == nil)
             #expect(try await database.revokeDevice(phone.device.id, account: account.id, now: Date()))
             #expect(try await accounts.caller(token: phone.token) == nil)

@@ -118,6 +118,12 @@ struct DeterministicIDTests {
                 == UUID(uuidString: "2ed6657d-e927-568b-95e1-2665a8aea6a2"))
     }
 
+    @Test("SHA-256 in lowercase hex matches FIPS 180-2's examples")
+    func sha256Vectors() {
+        #expect(sha256Hex(Data("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(sha256Hex(Data()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
     @Test("the same tag name gives the same id on every device of an account, and differs across accounts")
     func tagIDs() {
         let account = UUID()
