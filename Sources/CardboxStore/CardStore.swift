@@ -45,6 +45,17 @@ extension CardboxStore {
         try read { context in try context.allowance() }
     }
 
+    /// The account's plan alone, without counting cards (a sync compares it at every run).
+    public func plan() throws -> Plan {
+        try read { context in
+            Plan(
+                rawValue: try String.fetchOne(
+                    context.db.cachedStatement(sql: "SELECT plan FROM account WHERE id = ?"),
+                    arguments: [context.account])
+                    ?? "") ?? .free
+        }
+    }
+
     /// Sets the account's plan and, optionally, the free plan's card limit.
     public func setPlan(_ plan: Plan, freeCardLimit: Int? = nil) throws -> CardAllowance {
         if let freeCardLimit { _ = try Validate.nonNegative(freeCardLimit, field: "freeCardLimit") }

@@ -69,7 +69,7 @@ public struct DeviceSync: Sendable {
             let plan = try await pull(
                 from: firstPage, &link, connection, &report, progress, finishing: refusal == nil)
             // The plan is the server's to decide; a change to it is sent at once.
-            if let plan, try store.allowance().plan != plan {
+            if let plan, try store.plan() != plan {
                 _ = try store.setPlan(plan)
                 if refusal == nil { try await push(&link, connection, &report, progress) }
             }
