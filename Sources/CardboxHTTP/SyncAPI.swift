@@ -190,8 +190,8 @@ public struct SyncAPI: Sendable {
 
 extension SyncAPI {
     /// `GET /v1/sync/snapshot`: the caller's account as one store file (SQLite), for a device that
-    /// holds nothing yet; the `Cardbox-Cursor` header says which cursor to pull after. 404 when this
-    /// server keeps no copies of accounts.
+    /// holds nothing yet; the `Cardbox-Cursor` header says which cursor to pull after, and
+    /// `Cardbox-SHA256` what the file hashes to. 404 when this server keeps no copies of accounts.
     func snapshot(_ context: CardboxRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         guard let replicas else {
@@ -205,7 +205,10 @@ extension SyncAPI {
         let size = (try? FileManager.default.attributesOfItem(atPath: snapshot.path)[.size] as? Int) ?? 0
         return Response(
             status: .ok,
-            headers: [.contentType: "application/vnd.sqlite3", SyncAPI.cursorHeader: String(snapshot.cursor)],
+            headers: [
+                .contentType: "application/vnd.sqlite3", SyncAPI.cursorHeader: String(snapshot.cursor),
+                SyncAPI.snapshotHashHeader: snapshot.sha256,
+            ],
             body: ResponseBody(contentLength: size) { writer in
                 defer { try? file.close() }
                 while let chunk = try file.read(upToCount: 1 << 20), !chunk.isEmpty {
@@ -216,6 +219,7 @@ extension SyncAPI {
     }
 
     static let cursorHeader = HTTPField.Name("Cardbox-Cursor")!
+    static let snapshotHashHeader = HTTPField.Name("Cardbox-SHA256")!
 
     /// `PUT /v1/images/SHA256`: the bytes of an image the account's records name (seed 002's rules).
     func putImage(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {

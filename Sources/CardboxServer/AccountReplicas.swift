@@ -1,6 +1,7 @@
 import CardboxCore
 import CardboxStore
 import CardboxSync
+import Crypto
 import Foundation
 
 /// The server's own device store of each account, in a cache folder: an ordinary store brought up to
@@ -28,6 +29,8 @@ public actor AccountReplicas {
     public struct Snapshot: Sendable {
         public let path: String
         public let cursor: Int64
+        /// The file's SHA-256 (lowercase hex): the device checks what arrived against it.
+        public let sha256: String
     }
 
     /// Records applied per transaction while catching up.
@@ -83,9 +86,12 @@ public actor AccountReplicas {
             return known
         }
         let path = folder.appendingPathComponent("\(account.uuidString.lowercased())-\(cursor)-\(UUID()).snapshot").path
-        try await Self.blocking { try store.writeSnapshot(to: path) }
+        let sha256 = try await Self.blocking {
+            try store.writeSnapshot(to: path)
+            return try Self.fileSHA256(path)
+        }
         if let old = snapshots[account] { try? FileManager.default.removeItem(atPath: old.path) }
-        let snapshot = Snapshot(path: path, cursor: cursor)
+        let snapshot = Snapshot(path: path, cursor: cursor, sha256: sha256)
         snapshots[account] = snapshot
         return snapshot
     }
@@ -124,6 +130,16 @@ public actor AccountReplicas {
             cursor = page.cursor
             if !page.hasMore { return }
         }
+    }
+
+    private static func fileSHA256(_ path: String) throws -> String {
+        guard let file = FileHandle(forReadingAtPath: path) else {
+            throw CardboxError.storage("cannot read the snapshot at \(path)")
+        }
+        defer { try? file.close() }
+        var hasher = SHA256()
+        while let chunk = try file.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(data: chunk) }
+        return hexDigits(hasher.finalize())
     }
 
     /// Runs store work (synchronous SQLite) on a thread of its own, not on one of the few that run

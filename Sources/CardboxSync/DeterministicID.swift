@@ -28,10 +28,13 @@ public enum DeterministicID {
 
 /// A SHA-256 in lowercase hex: how images are named everywhere, and how token secrets are stored.
 public func sha256Hex<Bytes: DataProtocol>(_ bytes: Bytes) -> String {
-    // Written digit by digit: `String(format:)` per byte cost more than the hash, and every request
-    // hashes its token.
+    hexDigits(SHA256.hash(data: bytes))
+}
+
+/// A digest in lowercase hex. Written digit by digit: `String(format:)` per byte cost more than the
+/// hash, and every request hashes its token.
+public func hexDigits(_ digest: SHA256.Digest) -> String {
     let digits: [UInt8] = Array("0123456789abcdef".utf8)
-    let digest = SHA256.hash(data: bytes)
     return String(unsafeUninitializedCapacity: SHA256.byteCount * 2) { buffer in
         var index = 0
         for byte in digest {

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import CardboxCore
 import CardboxSync
+import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -123,7 +124,7 @@ public struct ServerConnection: Sendable {
         }
         if response.status == .notFound { return nil }
         guard response.status == .ok, let cursorText = response.headers.first(name: "Cardbox-Cursor"),
-            let cursor = Int64(cursorText)
+            let cursor = Int64(cursorText), let expected = response.headers.first(name: "Cardbox-SHA256")
         else {
             let bytes = try? await response.body.collect(upTo: 1 << 16)
             let answer = bytes.flatMap { try? JSONValue.parse(String(buffer: $0), field: "answer") }
@@ -139,11 +140,21 @@ public struct ServerConnection: Sendable {
         do {
             let total = response.headers.first(name: "Content-Length").flatMap { Int($0) }
             var received = 0
+            var hasher = SHA256()
             for try await chunk in response.body {
-                try file.write(contentsOf: Data(chunk.readableBytesView))
+                let bytes = Data(chunk.readableBytesView)
+                try file.write(contentsOf: bytes)
+                hasher.update(data: bytes)
                 received += chunk.readableBytes
                 progress(received, total)
             }
+            // What arrived must be what the server made (a cut or damaged transfer is refused).
+            guard hexDigits(hasher.finalize()) == expected.lowercased() else {
+                throw CardboxError.invalid(
+                    field: "snapshot", reason: "arrived damaged: its SHA-256 is not the one the server sent")
+            }
+        } catch let error as CardboxError {
+            throw error
         } catch let error as CocoaError {
             throw CardboxError.storage("cannot write the snapshot to \(path): \(error.localizedDescription)")
         } catch {

@@ -130,6 +130,41 @@ struct HTTPSyncTests {
         }
     }
 
+    @Test("a snapshot whose bytes are not the ones the server hashed is refused, and the store stays empty")
+    func damagedSnapshot() async throws {
+        // A server that answers the snapshot route with bytes that do not match its hash.
+        let router = Router()
+        router.get("v1/sync/snapshot") { _, _ in
+            Response(
+                status: .ok,
+                headers: [
+                    .contentType: "application/vnd.sqlite3", SyncAPI.cursorHeader: "7",
+                    SyncAPI.snapshotHashHeader: sha256Hex(Data("other bytes".utf8)),
+                ],
+                body: .init(byteBuffer: ByteBuffer(string: "SQLite format 3\0 and then some damage")))
+        }
+        let (ports, port) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { port.yield($0.localAddress?.port ?? 0) })
+        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
+        defer { server.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        let bound = try #require(await iterator.next())
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-\(UUID()).sqlite").path
+        await #expect(
+            throws: CardboxError.invalid(
+                field: "snapshot", reason: "arrived damaged: its SHA-256 is not the one the server sent")
+        ) {
+            _ = try await ServerConnection(server: "http://127.0.0.1:\(bound)", token: "t").snapshot(to: path)
+        }
+        let store = try CardboxStore.inMemory()
+        try store.saveSyncLink(SyncLink(server: "http://127.0.0.1:\(bound)", user: "u", token: "t"))
+        await #expect(throws: CardboxError.self) { try await DeviceSync(store: store).sync() }
+        #expect(try store.holdsNothingOfItsOwn())
+        #expect(try store.syncLink()?.lastError?.contains("arrived damaged") == true)
+    }
+
     @Test("the free plan's 25 cards hold across devices; refused changes stay pending; premium lifts it")
     func planLimitAcrossDevices() async throws {
         try await withServer("sqlite-memory") { url, database, accounts in
