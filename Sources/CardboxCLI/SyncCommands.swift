@@ -137,7 +137,8 @@ struct SyncCommand: AsyncParsableCommand {
                     + "\(report.applied.updated) changed, \(report.applied.deleted) deleted)"
                     + (report.imagesSent + report.imagesReceived > 0
                         ? "; images sent \(report.imagesSent), received \(report.imagesReceived)" : "")
-                    + (report.snapshot ? "; started from the server's copy of the account" : ""))
+                    + (report.snapshot ? "; started from the server's copy of the account" : "")
+                    + (report.snapshotProblem.map { "; the server's copy of the account was not used: \($0)" } ?? ""))
         }
     }
 

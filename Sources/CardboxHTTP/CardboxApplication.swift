@@ -32,7 +32,7 @@ public enum CardboxApplication {
                 status: .ok, headers: [.contentType: "application/yaml"],
                 body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
         }
-        try SyncAPI(database: database, accounts: accounts, options: options, metrics: metrics).addRoutes(to: router)
+        SyncAPI(database: database, accounts: accounts, options: options, metrics: metrics).addRoutes(to: router)
         return Application(
             router: router, server: try serverBuilder(tls: tls),
             configuration: .init(address: .hostname(host, port: port), serverName: "cardbox"),

@@ -54,12 +54,13 @@ public struct SyncAPI: Sendable {
 
     public init(
         database: any ServerDatabase, accounts: AccountService, options: ServerOptions, metrics: ServerMetrics
-    ) throws {
+    ) {
         self.database = database
         self.accounts = accounts
         self.options = options
         self.metrics = metrics
-        replicas = try options.replicaFolder.map { try AccountReplicas(folder: $0, state: database, now: options.now) }
+        // A cache folder that cannot be made leaves the server without snapshots, not without service.
+        replicas = options.replicaFolder.flatMap { try? AccountReplicas(folder: $0, state: database, now: options.now) }
     }
 
     /// Every path the server answers, with the methods each takes (a 405 names them).
@@ -198,11 +199,7 @@ extension SyncAPI {
             throw CardboxError.notFound(kind: "snapshot", reference: "this server (it keeps no copies of accounts)")
         }
         let snapshot = try await replicas.snapshot(caller.account.id)
-        // Opened before answering: a newer snapshot may replace the file, and an open file stays readable.
-        guard let file = FileHandle(forReadingAtPath: snapshot.path) else {
-            throw CardboxError.storage("the snapshot of the account went missing; ask again")
-        }
-        let size = (try? FileManager.default.attributesOfItem(atPath: snapshot.path)[.size] as? Int) ?? 0
+        let (file, size) = (snapshot.file, snapshot.size)
         return Response(
             status: .ok,
             headers: [

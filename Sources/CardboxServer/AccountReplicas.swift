@@ -26,12 +26,32 @@ public actor AccountReplicas {
     private var snapshots: [UUID: Snapshot] = [:]
 
     /// A snapshot file and the sync-state cursor it holds everything up to.
-    public struct Snapshot: Sendable {
-        public let path: String
-        public let cursor: Int64
+    struct Snapshot: Sendable {
+        let path: String
+        let cursor: Int64
         /// The file's SHA-256 (lowercase hex): the device checks what arrived against it.
+        let sha256: String
+
+        func opened() -> OpenSnapshot? {
+            guard let file = FileHandle(forReadingAtPath: path),
+                let size = try? file.seekToEnd(), (try? file.seek(toOffset: 0)) != nil
+            else { return nil }
+            return OpenSnapshot(file: file, size: Int(size), cursor: cursor, sha256: sha256)
+        }
+    }
+
+    /// A snapshot opened for one reader, who closes `file` when done.
+    public struct OpenSnapshot: @unchecked Sendable {
+        public let file: FileHandle
+        public let size: Int
+        public let cursor: Int64
         public let sha256: String
     }
+
+    /// How recently each account's store was asked for, to close the least recently used.
+    private var lastUse: [UUID: UInt64] = [:]
+    private var uses: UInt64 = 0
+    static let openStoresKept = 64
 
     /// Records applied per transaction while catching up.
     static let pageSize = 5_000
@@ -46,10 +66,15 @@ public actor AccountReplicas {
         self.now = now
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            // Snapshots an earlier process made (and a kill left behind) are stale.
+            // Snapshots an earlier process left behind (killed before it replaced them); the folder
+            // may be shared with another server on this machine, so only those an hour old.
             for name in try FileManager.default.contentsOfDirectory(atPath: folder.path)
             where name.hasSuffix(".snapshot") {
-                try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+                let file = folder.appendingPathComponent(name)
+                let modified = try? FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date
+                if let modified, modified < Date().addingTimeInterval(-3_600) {
+                    try? FileManager.default.removeItem(at: file)
+                }
             }
         } catch {
             throw CardboxError.storage("cannot use \(folder.path) for account copies: \(error.localizedDescription)")
@@ -60,7 +85,7 @@ public actor AccountReplicas {
     /// of one account run one at a time, in order.
     public func catchUp(_ account: UUID) async throws {
         if let waiting = waitingCatchUp[account] { return try await waiting.value }
-        let store = try self.store(account)
+        let store = try await self.store(account)
         let (state, previous) = (self.state, lastCatchUp[account])
         let task = Task {
             _ = await previous?.result
@@ -74,26 +99,34 @@ public actor AccountReplicas {
 
     private func started(_ account: UUID) { waitingCatchUp[account] = nil }
 
-    /// A snapshot of the account as the sync state holds it now (caught up first). The file stays
-    /// until a newer snapshot of the account replaces it; readers open it before that can happen.
-    public func snapshot(_ account: UUID) async throws -> Snapshot {
+    /// A snapshot of the account as the sync state holds it now (caught up first), opened for
+    /// reading. It is opened in the same turn of the actor that chose it, so a newer snapshot that
+    /// replaces (deletes) the file later leaves this reader its bytes.
+    public func snapshot(_ account: UUID) async throws -> OpenSnapshot {
         try await catchUp(account)
-        let store = try self.store(account)
+        let store = try await self.store(account)
         let cursor = try await Self.blocking { try store.replicaCursor() }
-        if let known = snapshots[account], known.cursor == cursor,
-            FileManager.default.fileExists(atPath: known.path)
-        {
-            return known
+        if let known = snapshots[account], known.cursor == cursor, let open = known.opened() {
+            return open
         }
         let path = folder.appendingPathComponent("\(account.uuidString.lowercased())-\(cursor)-\(UUID()).snapshot").path
-        let sha256 = try await Self.blocking {
-            try store.writeSnapshot(to: path)
-            return try Self.fileSHA256(path)
+        let sha256: String
+        do {
+            sha256 = try await Self.blocking {
+                try store.writeSnapshot(to: path)
+                return try Self.fileSHA256(path)
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: path)
+            throw error
+        }
+        let snapshot = Snapshot(path: path, cursor: cursor, sha256: sha256)
+        guard let open = snapshot.opened() else {
+            throw CardboxError.storage("the snapshot of the account just made cannot be read")
         }
         if let old = snapshots[account] { try? FileManager.default.removeItem(atPath: old.path) }
-        let snapshot = Snapshot(path: path, cursor: cursor, sha256: sha256)
         snapshots[account] = snapshot
-        return snapshot
+        return open
     }
 
     /// Catches up in the background after a push, so a new device's snapshot is ready: a little
@@ -110,19 +143,40 @@ public actor AccountReplicas {
         try? await catchUp(account)
     }
 
-    private func store(_ account: UUID) throws -> CardboxStore {
+    /// The account's store, opened (and, the first time, made and migrated) on a thread of its own.
+    private func store(_ account: UUID) async throws -> CardboxStore {
+        uses += 1
+        lastUse[account] = uses
         if let store = stores[account] { return store }
+        // Each open store holds files and a page cache: the least recently used close past a few
+        // dozen (a catch-up still running keeps its own reference until it ends).
+        while stores.count >= Self.openStoresKept,
+            let oldest = lastUse.filter({ stores[$0.key] != nil }).min(by: { $0.value < $1.value })?.key
+        {
+            stores[oldest] = nil
+            lastUse[oldest] = nil
+        }
         let path = folder.appendingPathComponent("\(account.uuidString.lowercased()).sqlite").path
-        let now = self.now
         var environment = StoreEnvironment.live
         environment.now = now
-        let store = try CardboxStore.open(path: path, account: account, environment: environment)
+        let store = try await Self.blocking { [environment] in
+            try CardboxStore.open(path: path, account: account, environment: environment)
+        }
+        // Another call may have opened it meanwhile: one store per account is kept.
+        if let opened = stores[account] { return opened }
         stores[account] = store
         return store
     }
 
     private static func pullAll(into store: CardboxStore, from state: any SyncState, account: UUID) async throws {
         var cursor = try await blocking { try store.replicaCursor() }
+        // A copy ahead of the sync state belongs to another database (the server's was restored or
+        // replaced): it is not this account's state, so snapshots must not be made of it.
+        guard try await state.cursor(account: account) >= cursor else {
+            throw CardboxError.storage(
+                "the server's copy of account \(account.uuidString.lowercased()) is ahead of its database; "
+                    + "delete the cache folder to rebuild it")
+        }
         while true {
             let page = try await state.pull(account: account, after: cursor, limit: pageSize)
             guard page.cursor != cursor || !page.changes.isEmpty else { return }

@@ -132,14 +132,15 @@ extension SQLiteServerDatabase {
         return try await translatingErrors {
             // Every request asks this: read beside other requests, and write (on the one writer) only
             // when the seen-time is a minute old, so a request a second does not make a write a second.
-            guard
-                let row = try await writer.read({ db in
-                    try Row.fetchOne(
-                        db.cachedStatement(sql: "SELECT * FROM serverDevice WHERE accountId = ? AND deviceId = ?"),
-                        arguments: arguments)
-                })
-            else { return nil }
-            var device = try Self.device(from: row)
+            // Decoded inside the read: the async read wants a Sendable result (a `Row` is not, and
+            // the blocking read it would fall back to holds a request-handling thread).
+            let found: (device: ServerDevice, tokenHash: String)? = try await writer.read { db in
+                try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT * FROM serverDevice WHERE accountId = ? AND deviceId = ?"),
+                    arguments: arguments
+                ).map { (try Self.device(from: $0), $0["tokenHash"]) }
+            }
+            guard var (device, tokenHash) = found else { return nil }
             if device.revokedAt == nil, device.lastSeenAt.map({ now.timeIntervalSince($0) >= 60 }) ?? true {
                 try await writer.write { db in
                     try db.cachedStatement(
@@ -151,7 +152,7 @@ extension SQLiteServerDatabase {
                 }
                 device.lastSeenAt = now
             }
-            return (device, row["tokenHash"])
+            return (device, tokenHash)
         }
     }
 

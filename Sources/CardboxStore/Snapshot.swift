@@ -43,18 +43,22 @@ extension CardboxStore {
     /// device is never left with the data and without its server. The file is changed in place
     /// (the caller's temporary copy). A store that holds anything of its own (a write made while the
     /// snapshot was on its way) takes nothing and answers false: it syncs record by record instead.
-    /// The check and the copy are one step on the store's writer, so no write can slip between them.
+    /// The check and the copy are one step on the store's writer, so no write of this process can
+    /// slip between them; the snapshot is made ready before, so the window left to another process
+    /// writing the same file is as short as it can be.
     @discardableResult
     public func adoptSnapshot(at path: String, link: SyncLink) throws -> Bool {
         let snapshot = try Self.openSnapshot(path)
+        let ownClock = try read { try Self.clock($0.db).last }
+        try translatingErrors {
+            try snapshot.write { snapshotDb in
+                try prepareForAdoption(snapshotDb, clock: ownClock)
+                try Self.saveSyncLink(link, snapshotDb)
+            }
+        }
         return try translatingErrors {
             try writer.writeWithoutTransaction { db in
                 guard try Self.holdsNothingOfItsOwn(StoreContext(db: db, accountId: accountId)) else { return false }
-                let ownClock = try Self.clock(db).last
-                try snapshot.write { snapshotDb in
-                    try prepareForAdoption(snapshotDb, clock: ownClock)
-                    try Self.saveSyncLink(link, snapshotDb)
-                }
                 try snapshot.read { snapshotDb in try snapshotDb.backup(to: db) }
                 // The copy went into the write-ahead log whole; folded into the file now, rather than
                 // read back by whatever reads the store next.
@@ -76,6 +80,16 @@ extension CardboxStore {
                 try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
             }
             let queue = try DatabaseQueue(path: path, configuration: configuration)
+            // A store has tables and indexes only: a trigger or view in the file would come along.
+            let foreign = try queue.read { db in
+                try String.fetchAll(
+                    db, sql: "SELECT type || ' ' || name FROM sqlite_master WHERE type IN ('trigger', 'view')")
+            }
+            guard foreign.isEmpty else {
+                throw CardboxError.invalid(
+                    field: "snapshot",
+                    reason: "holds what a store never does: \(foreign.prefix(3).joined(separator: ", "))")
+            }
             guard try !queue.read({ try Schema.migrator.hasBeenSuperseded($0) }) else {
                 throw CardboxError.invalid(field: "snapshot", reason: "comes from a newer Cardbox; update this one")
             }

@@ -21,6 +21,8 @@ public struct SyncReport: Sendable, Equatable {
     public var imagesReceived = 0
     /// Whether the device, holding nothing yet, took the server's copy of the account whole.
     public var snapshot = false
+    /// Why a snapshot was not taken when one was tried (the sync went on record by record).
+    public var snapshotProblem: String?
 }
 
 /// What `cardbox sync status` shows.
@@ -54,7 +56,15 @@ public struct DeviceSync: Sendable {
         do {
             var report = SyncReport()
             if link.received == 0, try store.holdsNothingOfItsOwn() {
-                try await adoptSnapshot(&link, connection, &report, progress)
+                // A snapshot is a shortcut: when it fails (a newer server's schema, a damaged or cut
+                // download), the device syncs record by record instead, and says why.
+                do {
+                    try await adoptSnapshot(&link, connection, &report, progress)
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    report.snapshotProblem = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+                }
             }
             // A push the server refuses for what it holds (the plan's card limit) stays pending
             // here; the others' changes are still fetched, and the refusal is reported after.
@@ -100,10 +110,18 @@ public struct DeviceSync: Sendable {
             progress(SyncProgress(phase: .push, done: report.pushed, total: total))
         }
         // Nothing to send: a plain pull, which the server answers without a write.
-        let page =
-            total == 0
-            ? try await connection.pull(after: link.received, limit: batchSize)
-            : try await connection.exchange(last, batch: UUID(), after: link.received, limit: batchSize)
+        let page: ServerConnection.Page
+        if total == 0 {
+            page = try await connection.pull(after: link.received, limit: batchSize)
+        } else {
+            do {
+                page = try await connection.exchange(last, batch: UUID(), after: link.received, limit: batchSize)
+            } catch SyncClientError.refused(status: 404, _), SyncClientError.refused(status: 405, _) {
+                // A server from before the exchange: the push and the pull apart.
+                _ = try await connection.push(last, batch: UUID())
+                page = try await connection.pull(after: link.received, limit: batchSize)
+            }
+        }
         report.pushed += last.rows.count + last.tombstones.count
         if total > 0 { progress(SyncProgress(phase: .push, done: report.pushed, total: total)) }
         link.sent = cursor
@@ -144,12 +162,15 @@ public struct DeviceSync: Sendable {
                 page = try await connection.pull(after: link.received, limit: batchSize)
             }
             next = nil
-            link.received = page.cursor
+            // The cursor moves only with the page: a page that fails to apply is asked for again.
+            var applying = link
+            applying.received = page.cursor
             if !page.hasMore && finishing {
-                link.lastSync = Date()
-                link.lastError = nil
+                applying.lastSync = Date()
+                applying.lastError = nil
             }
-            let applied = try store.apply(page.changes, saving: link)
+            let applied = try store.apply(page.changes, saving: applying)
+            link = applying
             report.applied.inserted += applied.inserted
             report.applied.updated += applied.updated
             report.applied.deleted += applied.deleted
