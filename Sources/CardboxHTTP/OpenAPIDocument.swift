@@ -87,6 +87,23 @@ enum OpenAPIDocument {
                       entity: {enum: [account, setting, deck, card, tag, cardTag, suggestion, rejectedSuggestion, reviewLog, itemList, item, itemImage, board, boardColumn, boardCard]}
                       id: {type: string}
                       clock: {type: integer}
+          parameters:
+            Batch:
+              name: batch
+              in: query
+              required: true
+              description: The change set's id; a batch sent again is answered, not applied again.
+              schema: {type: string, format: uuid}
+            After:
+              name: after
+              in: query
+              description: The cursor to read after (0, everything).
+              schema: {type: integer, format: int64, minimum: 0, maximum: 9223372036854775807, default: 0}
+            Limit:
+              name: limit
+              in: query
+              description: The most records in the page.
+              schema: {type: integer, minimum: 1, maximum: 5000, default: 5000}
           responses:
             BadRequest:
               description: The request is malformed; nothing changed.
@@ -228,10 +245,7 @@ enum OpenAPIDocument {
               summary: Merge a change set into the account; a batch id seen before is answered, not applied again.
               security: [{deviceToken: []}]
               parameters:
-                - name: batch
-                  in: query
-                  required: true
-                  schema: {type: string, format: uuid}
+                - $ref: "#/components/parameters/Batch"
               requestBody:
                 required: true
                 content:
@@ -260,16 +274,9 @@ enum OpenAPIDocument {
                 then answer the records changed after a cursor. A refused push refuses the whole request.
               security: [{deviceToken: []}]
               parameters:
-                - name: batch
-                  in: query
-                  required: true
-                  schema: {type: string, format: uuid}
-                - name: after
-                  in: query
-                  schema: {type: integer, format: int64, minimum: 0, maximum: 9223372036854775807, default: 0}
-                - name: limit
-                  in: query
-                  schema: {type: integer, minimum: 1, maximum: 5000, default: 5000}
+                - $ref: "#/components/parameters/Batch"
+                - $ref: "#/components/parameters/After"
+                - $ref: "#/components/parameters/Limit"
               requestBody:
                 required: true
                 content:
@@ -300,12 +307,8 @@ enum OpenAPIDocument {
               summary: The records changed after a cursor, oldest first, in pages.
               security: [{deviceToken: []}]
               parameters:
-                - name: after
-                  in: query
-                  schema: {type: integer, format: int64, minimum: 0, maximum: 9223372036854775807, default: 0}
-                - name: limit
-                  in: query
-                  schema: {type: integer, minimum: 1, maximum: 5000, default: 5000}
+                - $ref: "#/components/parameters/After"
+                - $ref: "#/components/parameters/Limit"
               responses:
                 "200":
                   description: One page.
@@ -434,9 +437,7 @@ enum OpenAPIDocument {
               summary: Server-sent events, one 'changes' event each time the account moves past the cursor.
               security: [{deviceToken: []}]
               parameters:
-                - name: after
-                  in: query
-                  schema: {type: integer, format: int64, minimum: 0, maximum: 9223372036854775807, default: 0}
+                - $ref: "#/components/parameters/After"
               responses:
                 "200":
                   description: 'A stream of events: "event: changes", "data: {\\"cursor\\": N}".'
