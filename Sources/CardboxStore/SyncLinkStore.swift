@@ -17,6 +17,9 @@ public struct SyncLink: Sendable, Equatable {
     public var received: Int64 = 0
     public var lastSync: Date?
     public var lastError: String?
+    /// A digest of this store's image hashes when the server last said which it lacked and got
+    /// them: while the set is the same, a sync does not ask again.
+    public var imagesOffered: String?
 
     public init(server: String, user: String, token: String) {
         self.server = server
@@ -28,6 +31,7 @@ public struct SyncLink: Sendable, Equatable {
 extension CardboxStore {
     private static let linkKeys = [
         "sync.server", "sync.user", "sync.token", "sync.sent", "sync.received", "sync.lastSync", "sync.lastError",
+        "sync.imagesOffered",
     ]
 
     /// The server this store syncs with, or nil when it is not signed in.
@@ -44,6 +48,7 @@ extension CardboxStore {
             link.received = info["sync.received"].flatMap { Int64($0) } ?? 0
             link.lastSync = info["sync.lastSync"].flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
             link.lastError = info["sync.lastError"]
+            link.imagesOffered = info["sync.imagesOffered"]
             return link
         }
     }
@@ -62,7 +67,7 @@ extension CardboxStore {
             "sync.server": link.server, "sync.user": link.user, "sync.token": link.token,
             "sync.sent": String(link.sent.storageValue), "sync.received": String(link.received),
             "sync.lastSync": link.lastSync.map { String($0.timeIntervalSince1970) },
-            "sync.lastError": link.lastError,
+            "sync.lastError": link.lastError, "sync.imagesOffered": link.imagesOffered,
         ]
         for (key, value) in values {
             guard let value else { continue }

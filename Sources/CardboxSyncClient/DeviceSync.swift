@@ -75,7 +75,7 @@ public struct DeviceSync: Sendable {
             } catch let error as SyncClientError where error.isRefusalOfContent {
                 refusal = error
             }
-            try await uploadImages(connection, &report)
+            try await uploadImages(&link, connection, &report)
             let plan = try await pull(
                 from: firstPage, &link, connection, &report, progress, finishing: refusal == nil)
             // The plan is the server's to decide; a change to it is sent at once.
@@ -208,13 +208,20 @@ public struct DeviceSync: Sendable {
     }
 
     /// Sends the bytes of every image the server lacks (seed 002's rules are checked there again).
-    private func uploadImages(_ connection: ServerConnection, _ report: inout SyncReport) async throws {
+    /// Only when the store's images changed since the server last got what it lacked: a store
+    /// with a thousand images does not send their hashes at every sync.
+    private func uploadImages(_ link: inout SyncLink, _ connection: ServerConnection, _ report: inout SyncReport)
+        async throws
+    {
         let local = try store.imageHashes()
         guard !local.isEmpty else { return }
+        let digest = sha256Hex(Data(local.joined(separator: ",").utf8))
+        guard digest != link.imagesOffered else { return }
         for hash in try await connection.missingImages(local) {
             try await connection.uploadImage(try store.imageData(sha256: hash).data, sha256: hash)
             report.imagesSent += 1
         }
+        link.imagesOffered = digest
     }
 
     /// Fetches the bytes of images that pulled records name; those no device has uploaded yet come

@@ -244,7 +244,11 @@ struct HTTPSyncTests {
             #expect(try laptop.imageData(sha256: image.sha256).data == ImageStoreContractTests.png)
             #expect(try laptop.missingImageHashes().isEmpty)
             // A second sync sends nothing again.
+            // Asked once per set of images: a sync with the same images asks the server nothing.
+            let asked = try await imageChecks(url)
+            #expect(asked >= 1)
             #expect(try await DeviceSync(store: phone).sync().imagesSent == 0)
+            #expect(try await imageChecks(url) == asked)
             // Bytes that are not an image, or not the hash named, are refused with a JSON 400.
             let token = try #require(try phone.syncLink()).token
             let wrong = try await rawRequest(
@@ -393,6 +397,15 @@ struct HTTPSyncTests {
             #expect(signUp.status == 403)
         }
     }
+}
+
+/// How many times devices asked the server which images it lacks (from its metrics).
+func imageChecks(_ url: String) async throws -> Int {
+    let metrics = try await rawRequest(.GET, url + "/metrics", body: Data()).body
+    let line = metrics.split(separator: "\n").first {
+        $0.hasPrefix("cardbox_request_duration_seconds_count{") && $0.contains("route=\"/v1/images/missing\"")
+    }
+    return line.flatMap { Int(Double($0.split(separator: " ").last ?? "") ?? 0) } ?? 0
 }
 
 /// Posts text and returns the status and body as they came.
