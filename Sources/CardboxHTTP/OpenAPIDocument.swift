@@ -87,6 +87,12 @@ enum OpenAPIDocument {
                       entity: {enum: [account, setting, deck, card, tag, cardTag, suggestion, rejectedSuggestion, reviewLog, itemList, item, itemImage, board, boardColumn, boardCard]}
                       id: {type: string}
                       clock: {type: integer}
+          requestBodies:
+            ChangeSet:
+              required: true
+              content:
+                application/json:
+                  schema: {$ref: "#/components/schemas/ChangeSet"}
           parameters:
             Batch:
               name: batch
@@ -246,11 +252,7 @@ enum OpenAPIDocument {
               security: [{deviceToken: []}]
               parameters:
                 - $ref: "#/components/parameters/Batch"
-              requestBody:
-                required: true
-                content:
-                  application/json:
-                    schema: {$ref: "#/components/schemas/ChangeSet"}
+              requestBody: {$ref: "#/components/requestBodies/ChangeSet"}
               responses:
                 "200":
                   description: Merged (or a retry, answered with the first receipt).
@@ -277,11 +279,7 @@ enum OpenAPIDocument {
                 - $ref: "#/components/parameters/Batch"
                 - $ref: "#/components/parameters/After"
                 - $ref: "#/components/parameters/Limit"
-              requestBody:
-                required: true
-                content:
-                  application/json:
-                    schema: {$ref: "#/components/schemas/ChangeSet"}
+              requestBody: {$ref: "#/components/requestBodies/ChangeSet"}
               responses:
                 "200":
                   description: Merged (or a retry), and one page after the cursor.
