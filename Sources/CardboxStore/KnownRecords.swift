@@ -37,11 +37,16 @@ struct KnownRecords {
             }
             leading.insert(first)
         }
+        // A record with an id of its own is found by its primary key; the account is checked on the
+        // row (`+` keeps SQLite from reading the account's index instead: every card of the store,
+        // 10 ms per sync at 100,000 cards, for a sync that brings one).
+        let accountCondition =
+            entity.identity == .uuid && entity != .account ? "+accountId = ?" : entity.accountCondition
         let found = try String.fetchAll(
             db.cachedStatement(
                 sql: """
                     SELECT \(entity.idExpression) FROM \(entity.table)
-                    WHERE \(entity.accountCondition) AND \(entity.identityColumns[0]) IN (SELECT value FROM json_each(?))
+                    WHERE \(accountCondition) AND \(entity.identityColumns[0]) IN (SELECT value FROM json_each(?))
                     """), arguments: [account, Self.jsonArray(leading)])
         for id in found where ids.contains(id) { insert(entity, id) }
     }
