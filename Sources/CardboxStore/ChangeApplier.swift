@@ -36,8 +36,7 @@ struct ChangeApplier {
     init(_ tx: WriteContext, for changes: ChangeSet) throws {
         self.tx = tx
         known = try KnownRecords(changes, tx.db, account: tx.account)
-        mayHoldRows =
-            try tx.context.count("SELECT EXISTS (SELECT 1 FROM heldRow WHERE accountId = ?)", [tx.account]) > 0
+        mayHoldRows = try tx.mayHoldRows()
     }
 
     /// Applies the tombstones, then the rows.
@@ -363,6 +362,7 @@ struct ChangeApplier {
     private mutating func hold(_ row: RowChange, waitingFor parentKey: String, version: Int64) throws {
         known.insert(row.entity, row.id)
         mayHoldRows = true
+        tx.heldRowsExist = true
         try db.cachedStatement(
             sql: """
                 INSERT INTO heldRow (accountId, entity, rowId, waitingFor, version, row) VALUES (?, ?, ?, ?, ?, ?)

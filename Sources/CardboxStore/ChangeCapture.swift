@@ -149,7 +149,7 @@ extension WriteContext {
     }
 
     /// Whether any row of the account is held aside; asked once per transaction (usually none are).
-    private func mayHoldRows() throws -> Bool {
+    func mayHoldRows() throws -> Bool {
         if let known = heldRowsExist { return known }
         let exists =
             try context.count("SELECT EXISTS (SELECT 1 FROM heldRow WHERE accountId = ?)", [account]) > 0

@@ -170,10 +170,8 @@ extension CardboxStore {
 
     /// Applies a page of the sync state and moves the cursor past it, in one transaction.
     public func applyPulled(_ changes: ChangeSet, cursor: Int64) throws {
-        try check(changes)
-        try write { tx in
-            if !changes.isEmpty { _ = try applyInside(tx, changes) }
-            try tx.db.execute(
+        _ = try applyPage(changes) { db in
+            try db.execute(
                 sql: """
                     INSERT INTO storeInfo (key, value) VALUES (?, ?)
                     ON CONFLICT (key) DO UPDATE SET value = excluded.value

@@ -96,10 +96,15 @@ extension CardboxStore {
     /// so a sync's bookkeeping costs no commit of its own and the cursor never runs ahead of the data.
     @discardableResult
     public func apply(_ changes: ChangeSet, saving link: SyncLink) throws -> ApplyReport {
+        try applyPage(changes) { try Self.saveSyncLink(link, $0) }
+    }
+
+    /// Applies a pulled page and, in the same transaction, saves where its puller has got to.
+    func applyPage(_ changes: ChangeSet, saving cursor: (Database) throws -> Void) throws -> ApplyReport {
         if !changes.isEmpty { try check(changes) }
         return try write { tx in
             let report = changes.isEmpty ? ApplyReport() : try applyInside(tx, changes)
-            try Self.saveSyncLink(link, tx.db)
+            try cursor(tx.db)
             return report
         }
     }

@@ -104,11 +104,7 @@ public struct DeviceSync: Sendable {
         var batches = Self.split(changes, size: batchSize)
         let last = batches.popLast() ?? ChangeSet(accountId: store.accountId, replicaId: store.replicaId)
         let total = changes.rows.count + changes.tombstones.count
-        for batch in batches {
-            _ = try await connection.push(batch, batch: UUID())
-            report.pushed += batch.rows.count + batch.tombstones.count
-            progress(SyncProgress(phase: .push, done: report.pushed, total: total))
-        }
+        try await send(batches, total: total, connection, &report, progress)
         // Nothing to send: a plain pull, which the server answers without a write.
         let page: ServerConnection.Page
         if total == 0 {
@@ -134,16 +130,24 @@ public struct DeviceSync: Sendable {
         _ progress: (SyncProgress) -> Void
     ) async throws {
         let (changes, cursor) = try store.changes(since: link.sent)
-        let batches = Self.split(changes, size: batchSize)
-        let total = changes.rows.count + changes.tombstones.count
+        try await send(
+            Self.split(changes, size: batchSize), total: changes.rows.count + changes.tombstones.count, connection,
+            &report, progress)
+        // Only once every batch is in: a sync cut short sends them all again, which merges to the same.
+        link.sent = cursor
+        try store.saveSyncLink(link)
+    }
+
+    /// Pushes each batch on its own, counting what went out of `total`.
+    private func send(
+        _ batches: [ChangeSet], total: Int, _ connection: ServerConnection, _ report: inout SyncReport,
+        _ progress: (SyncProgress) -> Void
+    ) async throws {
         for batch in batches {
             _ = try await connection.push(batch, batch: UUID())
             report.pushed += batch.rows.count + batch.tombstones.count
             progress(SyncProgress(phase: .push, done: report.pushed, total: total))
         }
-        // Only once every batch is in: a sync cut short sends them all again, which merges to the same.
-        link.sent = cursor
-        try store.saveSyncLink(link)
     }
 
     /// Applies `first` (or the first page asked for, when the push went wrong) and the pages after
