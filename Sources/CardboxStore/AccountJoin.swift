@@ -37,7 +37,7 @@ extension CardboxStore {
                 try tx.finish()
             }
         }
-        return try CardboxStore(writer: writer, account: account, environment: environment)
+        return try CardboxStore(file: file, account: account, environment: environment)
     }
 }
 

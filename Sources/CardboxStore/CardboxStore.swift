@@ -36,16 +36,18 @@ public struct StoreEnvironment: Sendable {
 /// A store file may hold several accounts (a server's does); a `CardboxStore` value sees exactly one,
 /// because every query goes through `StoreContext`, which filters on its account.
 public final class CardboxStore: Sendable {
-    let writer: any DatabaseWriter
+    let file: StoreFile
+    var writer: any DatabaseWriter { file.writer }
     public let accountId: UUID
     public let replicaId: String
     /// The local replica's key in the `replica` table.
     let replicaKey: Int64
     let environment: StoreEnvironment
 
-    init(writer: any DatabaseWriter, account: UUID?, environment: StoreEnvironment) throws {
-        self.writer = writer
+    init(file: StoreFile, account: UUID?, environment: StoreEnvironment) throws {
+        self.file = file
         self.environment = environment
+        let writer = file.writer
         try Schema.migrator.migrate(writer)
         if let known = try writer.read({ db in try Self.identity(db, account: account) }) {
             // The common case, a store opened before: read only, so a read-only command writes nothing.
@@ -82,16 +84,16 @@ public final class CardboxStore: Sendable {
                 // pages to the WAL mid-transaction and writes them again at commit.
                 try db.execute(sql: "PRAGMA cache_size = -16384")
             }
-            let writer: any DatabaseWriter
-            if concurrentReads {
-                writer = try DatabasePool(path: path, configuration: configuration)
-            } else {
-                // A store is put in WAL mode when it is created, and the file remembers it; setting
-                // it again on every open would cost a small write (GRDB makes sure the log exists).
-                if !FileManager.default.fileExists(atPath: path) { configuration.journalMode = .wal }
-                writer = try DatabaseQueue(path: path, configuration: configuration)
+            // A store is put in WAL mode when it is created, and the file remembers it; setting it
+            // again on every open of a single connection would cost a small write (GRDB makes sure
+            // the log exists; a pool sets WAL mode itself).
+            if !concurrentReads && !FileManager.default.fileExists(atPath: path) { configuration.journalMode = .wal }
+            let open: @Sendable () throws -> any DatabaseWriter = { [configuration] in
+                if concurrentReads { return try DatabasePool(path: path, configuration: configuration) }
+                return try DatabaseQueue(path: path, configuration: configuration)
             }
-            return try CardboxStore(writer: writer, account: account, environment: environment)
+            let file = StoreFile(writer: try open(), path: path, reopen: open)
+            return try CardboxStore(file: file, account: account, environment: environment)
         } catch let error as DatabaseError {
             throw CardboxError.storage("cannot open store at \(path): \(error.message ?? error.description)")
         } catch let error as CardboxError {
@@ -121,7 +123,8 @@ public final class CardboxStore: Sendable {
     public static func inMemory(account: UUID? = nil, environment: StoreEnvironment = .live) throws -> CardboxStore {
         let queue = try DatabaseQueue()
         try migratedTemplate.get().backup(to: queue)
-        return try CardboxStore(writer: queue, account: account, environment: environment)
+        return try CardboxStore(
+            file: StoreFile(writer: queue, path: nil, reopen: nil), account: account, environment: environment)
     }
 
     /// An empty database with every migration run, copied into each new in-memory store. Running the

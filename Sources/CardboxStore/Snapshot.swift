@@ -43,9 +43,13 @@ extension CardboxStore {
     /// device is never left with the data and without its server. The file is changed in place
     /// (the caller's temporary copy). A store that holds anything of its own (a write made while the
     /// snapshot was on its way) takes nothing and answers false: it syncs record by record instead.
-    /// The check and the copy are one step on the store's writer, so no write of this process can
-    /// slip between them; the snapshot is made ready before, so the window left to another process
-    /// writing the same file is as short as it can be.
+    ///
+    /// When the snapshot lies in the store's folder (see `snapshotFolder`), the file itself takes the
+    /// store's place (`StoreFile.replace`); else, or when another process has the store open, its
+    /// pages are copied in with SQLite's backup API, as one step on the store's writer. Either way
+    /// the check that the store holds nothing and the change are one step for this process; the
+    /// snapshot is made ready before, so the window left to another process writing the same file
+    /// is as short as it can be.
     @discardableResult
     public func adoptSnapshot(at path: String, link: SyncLink) throws -> Bool {
         let snapshot = try Self.openSnapshot(path)
@@ -56,9 +60,36 @@ extension CardboxStore {
                 try Self.saveSyncLink(link, snapshotDb)
             }
         }
-        return try translatingErrors {
+        guard try holdsNothingOfItsOwn() else { return false }
+        let account = accountId
+        let holdsNothing = { (db: Database) in try Self.holdsNothingOfItsOwn(StoreContext(db: db, accountId: account)) }
+        if file.isReplaceable, URL(fileURLWithPath: path).deletingLastPathComponent().path == snapshotFolder.path {
+            let moved = try translatingErrors { () -> Bool in
+                // The store's own journal mode, and the bytes on the disk before they take its name.
+                try snapshot.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") }
+                try snapshot.close()
+                try Self.syncToDisk(path)
+                return try file.replace(with: path, ifStill: holdsNothing)
+            }
+            if moved { return true }
+            // Not moved: the store holds something of its own now, or is open elsewhere.
+            return try copyIn(try Self.openSnapshot(path), ifStill: holdsNothing)
+        }
+        return try copyIn(snapshot, ifStill: holdsNothing)
+    }
+
+    /// Where a device should put a snapshot it downloads: beside the store, so adopting it is a
+    /// rename (the temporary folder, for a store in memory).
+    public var snapshotFolder: URL {
+        guard let path = file.path else { return FileManager.default.temporaryDirectory }
+        return URL(fileURLWithPath: path).deletingLastPathComponent()
+    }
+
+    /// Copies the snapshot's pages over the store's, when the store still holds nothing.
+    private func copyIn(_ snapshot: DatabaseQueue, ifStill holdsNothing: (Database) throws -> Bool) throws -> Bool {
+        try translatingErrors {
             try writer.writeWithoutTransaction { db in
-                guard try Self.holdsNothingOfItsOwn(StoreContext(db: db, accountId: accountId)) else { return false }
+                guard try holdsNothing(db) else { return false }
                 try snapshot.read { snapshotDb in try snapshotDb.backup(to: db) }
                 // The copy went into the write-ahead log whole; folded into the file now, rather than
                 // read back by whatever reads the store next.
@@ -66,6 +97,14 @@ extension CardboxStore {
                 return true
             }
         }
+    }
+
+    private static func syncToDisk(_ path: String) throws {
+        guard let handle = FileHandle(forUpdatingAtPath: path) else {
+            throw CardboxError.storage("cannot open the snapshot at \(path)")
+        }
+        defer { try? handle.close() }
+        try handle.synchronize()
     }
 
     /// Opens a downloaded snapshot and brings its schema to this build's; a snapshot from a newer

@@ -191,7 +191,8 @@ public struct DeviceSync: Sendable {
         _ link: inout SyncLink, _ connection: ServerConnection, _ report: inout SyncReport,
         _ progress: (SyncProgress) -> Void
     ) async throws {
-        let path = FileManager.default.temporaryDirectory
+        // Beside the store, so that adopting it is a rename.
+        let path = store.snapshotFolder
             .appendingPathComponent("cardbox-snapshot-\(UUID().uuidString.lowercased()).sqlite").path
         defer {
             for suffix in ["", "-wal", "-shm", "-journal"] {

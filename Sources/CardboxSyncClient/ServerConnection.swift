@@ -142,9 +142,10 @@ public struct ServerConnection: Sendable {
             var received = 0
             var hasher = SHA256()
             for try await chunk in response.body {
-                let bytes = Data(chunk.readableBytesView)
-                try file.write(contentsOf: bytes)
-                hasher.update(data: bytes)
+                try chunk.withUnsafeReadableBytes { bytes in
+                    hasher.update(bufferPointer: bytes)
+                    try Self.write(bytes, to: file)
+                }
                 received += chunk.readableBytes
                 progress(received, total)
             }
@@ -161,6 +162,17 @@ public struct ServerConnection: Sendable {
             throw SyncClientError.unreachable(server: server, reason: "\(error)")
         }
         return cursor
+    }
+
+    /// Writes all of `bytes` to `file` (straight from the network buffer: no copy into a `Data`).
+    private static func write(_ bytes: UnsafeRawBufferPointer, to file: FileHandle) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(file.fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { throw CocoaError(.fileWriteUnknown) }
+            offset += written
+        }
     }
 
     /// Which of `hashes` the server has no bytes for.

@@ -96,6 +96,8 @@ struct FirstSync: AsyncParsableCommand {
             user: user, password: password, device: "bench")
         let joined = try store.joinAccount(signedIn.accountId)
         try joined.saveSyncLink(SyncLink(server: server, user: user, token: signedIn.token))
+        // As `cardbox login` leaves it: the new store's log folded into its file.
+        try joined.checkpoint()
         return joined
     }
 

@@ -26,7 +26,13 @@ struct SnapshotTests {
                 path: path, account: phone.accountId, environment: TestStore.environment(clock))
         }
 
-        func snapshot() throws -> String {
+        /// A snapshot of the copy, beside the device's store unless `elsewhere`.
+        func snapshot(elsewhere: Bool = false) throws -> String {
+            var folder = self.folder
+            if elsewhere {
+                folder = folder.appendingPathComponent("elsewhere")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            }
             let path = folder.appendingPathComponent("snapshot-\(UUID()).sqlite").path
             try copy.writeSnapshot(to: path)
             return path
@@ -103,5 +109,81 @@ struct SnapshotTests {
         }
         #expect(try setup.device.lists().isEmpty && other.lists().isEmpty)
         #expect(try setup.device.holdsNothingOfItsOwn())
+    }
+
+    @Test("a snapshot beside the store takes the store file's place; one elsewhere is copied in; both are adopted")
+    func renameOrCopy() throws {
+        for elsewhere in [false, true] {
+            let setup = try Setup()
+            let deck = try setup.phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            _ = try setup.phone.addCard(to: deck.id, CardDraft(front: "hola", back: "hello"))
+            try setup.copy.applyPulled(try setup.phone.changes().changes, cursor: 3)
+            let before = try Self.inode(setup.device)
+            let snapshot = try setup.snapshot(elsewhere: elsewhere)
+            #expect(try setup.device.adoptSnapshot(at: snapshot, link: Setup.link))
+            // A rename gives the store's path the snapshot's file; a copy keeps the store's own.
+            #expect(try Self.inode(setup.device) != before || elsewhere)
+            #expect(try Self.inode(setup.device) == before || !elsewhere)
+            #expect(FileManager.default.fileExists(atPath: snapshot) == elsewhere)
+            #expect(try setup.device.canonicalDump() == setup.phone.canonicalDump())
+            #expect(try setup.device.integrityProblems().isEmpty)
+            // The store goes on working on the file it now has, and keeps it across an open.
+            _ = try setup.device.addCard(to: deck.id, CardDraft(front: "adiós", back: "goodbye"))
+            let reopened = try CardboxStore.open(path: setup.device.file.path!)
+            #expect(try reopened.cards(in: deck.id).count == 2)
+            #expect(reopened.replicaId == setup.device.replicaId)
+        }
+    }
+
+    @Test("while another process has the store open, the snapshot is copied in, not renamed over its file")
+    func anotherProcessKeepsTheFile() throws {
+        let setup = try Setup()
+        _ = try setup.phone.createList(name: "Groceries")
+        try setup.copy.applyPulled(try setup.phone.changes().changes, cursor: 1)
+        let path = try #require(setup.device.file.path)
+        // An empty log: only the other process's lock on the store tells that it is open.
+        try setup.device.checkpoint()
+        // A reader in another process: it holds the store open until its standard input closes.
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        reader.arguments = [
+            "python3", "-c",
+            """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.execute("SELECT count(*) FROM storeInfo").fetchall()
+            print("open", flush=True)
+            sys.stdin.read()
+            print(db.execute("SELECT count(*) FROM itemList").fetchone()[0], flush=True)
+            """,
+            path,
+        ]
+        let (input, output) = (Pipe(), Pipe())
+        reader.standardInput = input
+        reader.standardOutput = output
+        try reader.run()
+        defer { if reader.isRunning { reader.terminate() } }
+        // Waits for the reader to have the store open.
+        var greeting = Data()
+        while !greeting.contains(UInt8(ascii: "\n")) {
+            let more = output.fileHandleForReading.availableData
+            if more.isEmpty { break }
+            greeting.append(more)
+        }
+        #expect(String(decoding: greeting, as: UTF8.self) == "open\n")
+
+        let before = try Self.inode(setup.device)
+        #expect(try setup.device.adoptSnapshot(at: try setup.snapshot(), link: Setup.link))
+        #expect(try Self.inode(setup.device) == before)
+        #expect(try setup.device.lists().map(\.name) == ["Groceries"])
+        // The other process sees the adopted list in the file it has open.
+        try input.fileHandleForWriting.close()
+        reader.waitUntilExit()
+        #expect(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "1\n")
+    }
+
+    private static func inode(_ store: CardboxStore) throws -> UInt64 {
+        let attributes = try FileManager.default.attributesOfItem(atPath: try #require(store.file.path))
+        return try #require(attributes[.systemFileNumber] as? UInt64)
     }
 }

@@ -1,0 +1,91 @@
+import CardboxCore
+import Foundation
+import GRDB
+
+/// The open connection(s) to a store's file, shared by every `CardboxStore` value made from one
+/// open (the store of an account joined at sign-in too), so that all of them see the new file when
+/// adopting a snapshot puts one in the old one's place.
+final class StoreFile: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: any DatabaseWriter
+    /// The file's path; nil for a store in memory.
+    let path: String?
+    /// Opens the file at `path` again, as it was opened first.
+    private let reopen: (@Sendable () throws -> any DatabaseWriter)?
+
+    init(writer: any DatabaseWriter, path: String?, reopen: (@Sendable () throws -> any DatabaseWriter)?) {
+        self.current = writer
+        self.path = path
+        self.reopen = reopen
+    }
+
+    var writer: any DatabaseWriter { lock.withLock { current } }
+
+    /// Whether `replace(with:ifStill:)` can be tried: the store is a file.
+    var isReplaceable: Bool { path != nil && reopen != nil }
+
+    /// Puts the SQLite file at `replacement` (in the store's folder) in the store's place, when
+    /// `ifStill` (asked of the store's file once nothing of this process has it open) holds; else
+    /// leaves everything as it was and answers false. The file is renamed over the store's, so it
+    /// is written once, where copying it in wrote it twice (into the log, then the file).
+    ///
+    /// While the file changes, this process's connections to it are closed: a use of the store
+    /// begun on another thread meanwhile fails with "database is closed" instead of reaching a file
+    /// about to be replaced. When another process has the store open, nothing is renamed (it would
+    /// go on writing to the old file, and its log would be read as the new file's): the answer is
+    /// false.
+    func replace(with replacement: String, ifStill holds: (Database) throws -> Bool) throws -> Bool {
+        guard let path, let reopen else { return false }
+        return try lock.withLock {
+            // A connection that cannot close (a statement still running on another thread) keeps
+            // the file as it is: the caller copies the snapshot in instead.
+            do { try current.close() } catch { return false }
+            let outcome = Result { try Self.rename(replacement, over: path, ifStill: holds) }
+            // Whatever happened, the store is open again: on the new file or on the old one.
+            current = try reopen()
+            return try outcome.get()
+        }
+    }
+
+    private static func rename(_ replacement: String, over path: String, ifStill holds: (Database) throws -> Bool)
+        throws -> Bool
+    {
+        // A connection of its own, closed before the rename: as the last one, it folds the log into
+        // the file and deletes it.
+        let check = try DatabaseQueue(path: path)
+        let stillHolds = try check.read(holds)
+        try check.close()
+        let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        guard stillHolds, log == 0, !openElsewhere(path) else { return false }
+        guard Foundation.rename(replacement, path) == 0 else {
+            throw CardboxError.storage("cannot move the snapshot into place: \(String(cString: strerror(errno)))")
+        }
+        syncFolder(of: path)
+        return true
+    }
+
+    /// Whether another process has the store open: every SQLite connection to a WAL database holds
+    /// a shared lock on one byte of its `-shm` file (SQLite's "DMS" slot, byte 128) while open. A
+    /// process does not see its own locks this way, so this is asked once this one has closed its
+    /// connections. An unanswerable question counts as yes.
+    private static func openElsewhere(_ path: String) -> Bool {
+        let shm = open(path + "-shm", O_RDWR)
+        guard shm >= 0 else { return errno != ENOENT }
+        defer { close(shm) }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 128
+        lock.l_len = 1
+        guard fcntl(shm, F_GETLK, &lock) == 0 else { return true }
+        return lock.l_type != Int16(F_UNLCK)
+    }
+
+    /// Makes a rename in the folder of `path` survive a power cut.
+    private static func syncFolder(of path: String) {
+        let folder = open((path as NSString).deletingLastPathComponent, O_RDONLY)
+        guard folder >= 0 else { return }
+        fsync(folder)
+        close(folder)
+    }
+}
