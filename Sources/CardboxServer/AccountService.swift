@@ -63,10 +63,9 @@ public struct AccountService: Sendable {
     /// The caller a token names, or nil when it is malformed, unknown or revoked.
     public func caller(token text: String, now: Date = Date()) async throws -> Caller? {
         guard let token = DeviceToken(text),
-            let (device, hash) = try await store.device(token.device, account: token.account, seenAt: now),
-            device.revokedAt == nil, token.matches(hash),
-            let account = try await store.account(token.account)
+            let found = try await store.signedInDevice(token.device, account: token.account, seenAt: now),
+            found.device.revokedAt == nil, token.matches(found.tokenHash)
         else { return nil }
-        return Caller(account: account, device: device)
+        return Caller(account: found.account, device: found.device)
     }
 }

@@ -55,10 +55,25 @@ public protocol AccountStore: Sendable {
     func addDevice(_ id: UUID, account: UUID, name: String, tokenHash: String, now: Date) async throws -> ServerDevice
     /// The account's devices, oldest first, revoked ones too.
     func devices(account: UUID) async throws -> [ServerDevice]
-    /// The device with its token hash, if it exists; marks it seen at `now`.
-    func device(_ id: UUID, account: UUID, seenAt now: Date) async throws -> (device: ServerDevice, tokenHash: String)?
+    /// The device with its token hash and its account, if both exist (one read: every request asks
+    /// it); marks the device seen at `now`, to the minute, so a request a second does not make a write
+    /// a second.
+    func signedInDevice(_ id: UUID, account: UUID, seenAt now: Date) async throws -> SignedInDevice?
     /// Revokes a device's token for good; false when the account has no such device.
     func revokeDevice(_ id: UUID, account: UUID, now: Date) async throws -> Bool
+}
+
+/// A device as a request's token finds it: what `AccountService.caller` checks the token against.
+public struct SignedInDevice: Sendable {
+    public var device: ServerDevice
+    public var tokenHash: String
+    public var account: ServerAccount
+
+    public init(device: ServerDevice, tokenHash: String, account: ServerAccount) {
+        self.device = device
+        self.tokenHash = tokenHash
+        self.account = account
+    }
 }
 
 /// Everything the server keeps, behind one seam, on SQLite or PostgreSQL.

@@ -125,23 +125,31 @@ extension SQLiteServerDatabase {
         }
     }
 
-    public func device(_ id: UUID, account: UUID, seenAt now: Date) async throws -> (
-        device: ServerDevice, tokenHash: String
-    )? {
+    public func signedInDevice(_ id: UUID, account: UUID, seenAt now: Date) async throws -> SignedInDevice? {
         let arguments: StatementArguments = [account.uuidString.lowercased(), id.uuidString.lowercased()]
         return try await translatingErrors {
-            // Every request asks this: read beside other requests, and write (on the one writer) only
-            // when the seen-time is a minute old, so a request a second does not make a write a second.
-            // Decoded inside the read: the async read wants a Sendable result (a `Row` is not, and
-            // the blocking read it would fall back to holds a request-handling thread).
-            let found: (device: ServerDevice, tokenHash: String)? = try await writer.read { db in
+            // Read beside other requests, and write (on the one writer) only when the seen-time is
+            // a minute old. Decoded inside the read: the async read wants a Sendable result (a `Row`
+            // is not, and the blocking read it would fall back to holds a request-handling thread).
+            let found: SignedInDevice? = try await writer.read { db in
                 try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM serverDevice WHERE accountId = ? AND deviceId = ?"),
+                    db.cachedStatement(
+                        sql: """
+                            SELECT d.*, a.name AS accountName, a.plan, a.createdAt AS accountCreatedAt
+                            FROM serverDevice d JOIN serverAccount a ON a.accountId = d.accountId
+                            WHERE d.accountId = ? AND d.deviceId = ?
+                            """),
                     arguments: arguments
-                ).map { (try Self.device(from: $0), $0["tokenHash"]) }
+                ).map { row in
+                    SignedInDevice(
+                        device: try Self.device(from: row), tokenHash: row["tokenHash"],
+                        account: try Self.account(
+                            id: row["accountId"], name: row["accountName"], plan: row["plan"],
+                            createdAt: row["accountCreatedAt"]))
+                }
             }
-            guard var (device, tokenHash) = found else { return nil }
-            if device.revokedAt == nil, device.lastSeenAt.map({ now.timeIntervalSince($0) >= 60 }) ?? true {
+            guard var found else { return nil }
+            if found.device.revokedAt == nil, found.device.lastSeenAt.map({ now.timeIntervalSince($0) >= 60 }) ?? true {
                 try await writer.write { db in
                     try db.cachedStatement(
                         sql: """
@@ -150,9 +158,9 @@ extension SQLiteServerDatabase {
                             """
                     ).execute(arguments: [now.timeIntervalSince1970] + arguments)
                 }
-                device.lastSeenAt = now
+                found.device.lastSeenAt = now
             }
-            return (device, tokenHash)
+            return found
         }
     }
 
@@ -170,11 +178,14 @@ extension SQLiteServerDatabase {
     }
 
     private static func account(from row: Row) throws -> ServerAccount {
-        guard let id = UUID(uuidString: row["accountId"]), let plan = Plan(rawValue: row["plan"]) else {
+        try account(id: row["accountId"], name: row["name"], plan: row["plan"], createdAt: row["createdAt"])
+    }
+
+    private static func account(id: String, name: String, plan: String, createdAt: Double) throws -> ServerAccount {
+        guard let id = UUID(uuidString: id), let plan = Plan(rawValue: plan) else {
             throw CardboxError.storage("the server database holds a malformed account")
         }
-        return ServerAccount(
-            id: id, name: row["name"], plan: plan, createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+        return ServerAccount(id: id, name: name, plan: plan, createdAt: Date(timeIntervalSince1970: createdAt))
     }
 
     private static func device(from row: Row) throws -> ServerDevice {

@@ -144,30 +144,35 @@ extension PostgresServerDatabase {
         }
     }
 
-    public func device(_ id: UUID, account: UUID, seenAt now: Date) async throws -> (
-        device: ServerDevice, tokenHash: String
-    )? {
+    public func signedInDevice(_ id: UUID, account: UUID, seenAt now: Date) async throws -> SignedInDevice? {
         try await translatingErrors {
-            let minuteAgo = now.addingTimeInterval(-60)
-            // Seen-times to the minute: a request a second does not make a write a second.
-            try await client.query(
-                """
-                UPDATE server_device SET last_seen_at = \(now)
-                WHERE account_id = \(account) AND device_id = \(id) AND revoked_at IS NULL
-                AND (last_seen_at IS NULL OR last_seen_at < \(minuteAgo))
-                """, logger: logger)
-            for try await (name, hash, createdAt, lastSeenAt, revokedAt) in try await client.query(
-                """
-                SELECT name, token_hash, created_at, last_seen_at, revoked_at FROM server_device
-                WHERE account_id = \(account) AND device_id = \(id)
-                """, logger: logger
-            ).decode((String, String, Date, Date?, Date?).self) {
-                let device = ServerDevice(
-                    id: id, accountId: account, name: name, createdAt: createdAt, lastSeenAt: lastSeenAt,
-                    revokedAt: revokedAt)
-                return (device, hash)
+            var found: SignedInDevice?
+            for try await (name, hash, createdAt, lastSeenAt, revokedAt, accountName, plan, accountCreatedAt)
+                in try await client.query(
+                    """
+                    SELECT d.name, d.token_hash, d.created_at, d.last_seen_at, d.revoked_at, a.name, a.plan, a.created_at
+                    FROM server_device d JOIN server_account a ON a.account_id = d.account_id
+                    WHERE d.account_id = \(account) AND d.device_id = \(id)
+                    """, logger: logger
+                ).decode((String, String, Date, Date?, Date?, String, String, Date).self)
+            {
+                found = SignedInDevice(
+                    device: ServerDevice(
+                        id: id, accountId: account, name: name, createdAt: createdAt, lastSeenAt: lastSeenAt,
+                        revokedAt: revokedAt),
+                    tokenHash: hash, account: try Self.account(account, accountName, plan, accountCreatedAt))
             }
-            return nil
+            guard var found else { return nil }
+            // A write only when the seen-time is a minute old (one more round trip, once a minute).
+            if found.device.revokedAt == nil, found.device.lastSeenAt.map({ now.timeIntervalSince($0) >= 60 }) ?? true {
+                try await client.query(
+                    """
+                    UPDATE server_device SET last_seen_at = \(now)
+                    WHERE account_id = \(account) AND device_id = \(id) AND revoked_at IS NULL
+                    """, logger: logger)
+                found.device.lastSeenAt = now
+            }
+            return found
         }
     }
 

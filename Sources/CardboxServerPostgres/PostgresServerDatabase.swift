@@ -137,6 +137,9 @@ public final class PostgresServerDatabase: ServerDatabase {
         }
     }
 
+    /// Three statements in one transaction, whatever the push holds (each a round trip to the
+    /// database, which is most of what a small push costs): lock the account and read its last
+    /// sequence number; read the batch's receipt and the records the push names; write the plan.
     public func push(_ changes: ChangeSet, batch: UUID, account: UUID, cardLimit: Int?, now: Date) async throws
         -> PushReceipt
     {
@@ -144,115 +147,102 @@ public final class PostgresServerDatabase: ServerDatabase {
         let keys = PushPlan.keys(of: changes)
         return try await translatingErrors {
             try await client.withTransaction(logger: logger) { connection in
-                try await connection.query(
-                    "INSERT INTO sync_account (account_id, last_seq) VALUES (\(account), 0) ON CONFLICT DO NOTHING",
-                    logger: logger)
+                // The upsert locks the account's row (as FOR UPDATE would) and makes it the first time.
                 var lastSeq: Int64 = 0
                 for try await seq in try await connection.query(
-                    "SELECT last_seq FROM sync_account WHERE account_id = \(account) FOR UPDATE", logger: logger
+                    """
+                    INSERT INTO sync_account (account_id, last_seq) VALUES (\(account), 0)
+                    ON CONFLICT (account_id) DO UPDATE SET last_seq = sync_account.last_seq RETURNING last_seq
+                    """, logger: logger
                 ).decode(Int64.self) {
                     lastSeq = seq
                 }
-                // Checked under the account's lock: a retry racing its first attempt waits for it.
-                for try await cursor in try await connection.query(
-                    "SELECT receipt_cursor FROM sync_batch WHERE account_id = \(account) AND batch_id = \(batch)",
-                    logger: logger
-                ).decode(Int64.self) {
-                    return PushReceipt(cursor: cursor, wasRetry: true)
-                }
-                let plan = try await self.plan(changes, keys: keys, account: account, lastSeq: lastSeq, connection)
-                if cardLimit != nil {
-                    var cards = 0
-                    for try await count in try await connection.query(
-                        "SELECT count(*) FROM sync_row WHERE account_id = \(account) AND entity = 'card'",
-                        logger: logger
-                    ).decode(Int.self) {
-                        cards = count
-                    }
-                    try plan.checkCardLimit(cardLimit, cardsBefore: cards)
-                }
-                try await self.write(plan, account: account, connection)
-                try await connection.query(
-                    """
-                    INSERT INTO sync_batch (account_id, batch_id, receipt_cursor) VALUES (\(account), \(batch), \(plan.lastSeq))
-                    """, logger: logger)
+                // Read under the account's lock: a retry racing its first attempt waits for it.
+                let stored = try await self.stored(
+                    keys, batch: batch, account: account, countingCards: cardLimit != nil, connection)
+                if let cursor = stored.receipt { return PushReceipt(cursor: cursor, wasRetry: true) }
+                let plan = PushPlan(
+                    changes, storedRows: stored.rows, storedTombstones: stored.tombstones, lastSeq: lastSeq)
+                if cardLimit != nil { try plan.checkCardLimit(cardLimit, cardsBefore: stored.cards) }
+                try await self.write(plan, batch: batch, account: account, connection)
                 return PushReceipt(cursor: plan.lastSeq, wasRetry: false)
             }
         }
     }
 
-    /// Reads the records the push names, all at once, and plans the merge.
-    private func plan(
-        _ changes: ChangeSet, keys: [RecordKey], account: UUID, lastSeq: Int64, _ connection: PostgresConnection
-    ) async throws -> PushPlan {
+    /// What a push needs to know of the account, in one statement: the batch's receipt if it was
+    /// applied before, the stored rows and tombstones the push names, and (for a plan with a card
+    /// limit) how many cards the account holds.
+    private func stored(
+        _ keys: [RecordKey], batch: UUID, account: UUID, countingCards: Bool, _ connection: PostgresConnection
+    ) async throws -> (receipt: Int64?, rows: [RecordKey: RowChange], tombstones: [RecordKey: Tombstone], cards: Int) {
         let entities = keys.map(\.entity.rawValue)
         let ids = keys.map(\.id)
-        var rows: [RecordKey: RowChange] = [:]
-        for try await (_, _, record) in try await connection.query(
+        var result: (receipt: Int64?, rows: [RecordKey: RowChange], tombstones: [RecordKey: Tombstone], cards: Int) =
+            (nil, [:], [:], 0)
+        for try await (kind, entity, id, record, number, replica) in try await connection.query(
             """
-            SELECT entity, row_id, record FROM sync_row
-            WHERE account_id = \(account) AND (entity, row_id) IN (SELECT * FROM unnest(\(entities)::text[], \(ids)::text[]))
+            WITH named AS (SELECT * FROM unnest(\(entities)::text[], \(ids)::text[]) AS named (entity, row_id))
+            SELECT 'batch', NULL, NULL, NULL, receipt_cursor, NULL FROM sync_batch
+            WHERE account_id = \(account) AND batch_id = \(batch)
+            UNION ALL
+            SELECT 'row', entity, row_id, record, NULL, NULL FROM sync_row
+            WHERE account_id = \(account) AND (entity, row_id) IN (SELECT * FROM named)
+            UNION ALL
+            SELECT 'tombstone', entity, row_id, NULL, hlc, replica FROM sync_tombstone
+            WHERE account_id = \(account) AND (entity, row_id) IN (SELECT * FROM named)
+            UNION ALL
+            SELECT 'cards', NULL, NULL, NULL, count(*), NULL FROM sync_row
+            WHERE \(countingCards) AND account_id = \(account) AND entity = 'card'
             """, logger: logger
-        ).decode((String, String, String).self) {
-            let row = try RowChange(recordJSON: record, field: "sync_row")
-            rows[RecordKey(row.entity, row.id)] = row
-        }
-        var tombstones: [RecordKey: Tombstone] = [:]
-        for try await (entity, id, hlc, replica) in try await connection.query(
-            """
-            SELECT entity, row_id, hlc, replica FROM sync_tombstone
-            WHERE account_id = \(account) AND (entity, row_id) IN (SELECT * FROM unnest(\(entities)::text[], \(ids)::text[]))
-            """, logger: logger
-        ).decode((String, String, Int64, String).self) {
-            guard let entity = SyncedEntity(rawValue: entity) else {
-                throw CardboxError.storage("the sync state holds a tombstone of an unknown entity '\(entity)'")
+        ).decode((String, String?, String?, String?, Int64?, String?).self) {
+            switch (kind, entity.flatMap(SyncedEntity.init(rawValue:)), id, record, number, replica) {
+            case ("batch", _, _, _, let cursor?, _):
+                result.receipt = cursor
+            case ("row", _, _, let record?, _, _):
+                let row = try RowChange(recordJSON: record, field: "sync_row")
+                result.rows[RecordKey(row.entity, row.id)] = row
+            case ("tombstone", let entity?, let id?, _, let hlc?, let replica?):
+                result.tombstones[RecordKey(entity, id)] = Tombstone(RecordKey(entity, id), hlc: hlc, replica: replica)
+            case ("cards", _, _, _, let count?, _):
+                result.cards = Int(count)
+            default:
+                throw CardboxError.storage("the sync state holds a malformed \(kind) of \(entity ?? "?") \(id ?? "?")")
             }
-            tombstones[RecordKey(entity, id)] = Tombstone(RecordKey(entity, id), hlc: hlc, replica: replica)
         }
-        return PushPlan(changes, storedRows: rows, storedTombstones: tombstones, lastSeq: lastSeq)
+        return result
     }
 
-    /// Writes a plan with one statement per kind of write, whatever its size.
-    private func write(_ plan: PushPlan, account: UUID, _ connection: PostgresConnection) async throws {
-        if !plan.tombstones.isEmpty {
-            let tombstones = plan.tombstones.map(\.tombstone)
-            let entities = tombstones.map(\.entity.rawValue)
-            let ids = tombstones.map(\.id)
-            let hlcs = tombstones.map { $0.clock.timestamp.storageValue }
-            let replicas = tombstones.map(\.clock.replicaId)
-            let seqs = plan.tombstones.map(\.seq)
-            try await connection.query(
-                """
+    /// Writes a plan, the account's new last sequence number and the batch's receipt in one
+    /// statement, whatever the plan's size (an empty list of records writes none).
+    private func write(_ plan: PushPlan, batch: UUID, account: UUID, _ connection: PostgresConnection) async throws {
+        let tombstones = plan.tombstones.map(\.tombstone)
+        let rows = plan.rows.map(\.row)
+        try await connection.query(
+            """
+            WITH tombstones AS (
                 INSERT INTO sync_tombstone (account_id, entity, row_id, hlc, replica, seq)
-                SELECT \(account), * FROM unnest(\(entities)::text[], \(ids)::text[], \(hlcs)::int8[], \(replicas)::text[], \(seqs)::int8[])
+                SELECT \(account), * FROM unnest(
+                    \(tombstones.map(\.entity.rawValue))::text[], \(tombstones.map(\.id))::text[],
+                    \(tombstones.map { $0.clock.timestamp.storageValue })::int8[],
+                    \(tombstones.map(\.clock.replicaId))::text[], \(plan.tombstones.map(\.seq))::int8[])
                 ON CONFLICT (account_id, entity, row_id) DO UPDATE
                 SET hlc = excluded.hlc, replica = excluded.replica, seq = excluded.seq
-                """, logger: logger)
-        }
-        if !plan.deletedRows.isEmpty {
-            let entities = plan.deletedRows.map(\.entity.rawValue)
-            let ids = plan.deletedRows.map(\.id)
-            try await connection.query(
-                """
-                DELETE FROM sync_row WHERE account_id = \(account)
-                AND (entity, row_id) IN (SELECT * FROM unnest(\(entities)::text[], \(ids)::text[]))
-                """, logger: logger)
-        }
-        if !plan.rows.isEmpty {
-            let rows = plan.rows.map(\.row)
-            let entities = rows.map(\.entity.rawValue)
-            let ids = rows.map(\.id)
-            let records = rows.map(\.recordJSON)
-            let seqs = plan.rows.map(\.seq)
-            try await connection.query(
-                """
+            ), deleted AS (
+                DELETE FROM sync_row WHERE account_id = \(account) AND (entity, row_id) IN (
+                    SELECT * FROM unnest(
+                        \(plan.deletedRows.map(\.entity.rawValue))::text[], \(plan.deletedRows.map(\.id))::text[]))
+            ), written AS (
                 INSERT INTO sync_row (account_id, entity, row_id, record, seq)
-                SELECT \(account), * FROM unnest(\(entities)::text[], \(ids)::text[], \(records)::text[], \(seqs)::int8[])
+                SELECT \(account), * FROM unnest(
+                    \(rows.map(\.entity.rawValue))::text[], \(rows.map(\.id))::text[], \(rows.map(\.recordJSON))::text[],
+                    \(plan.rows.map(\.seq))::int8[])
                 ON CONFLICT (account_id, entity, row_id) DO UPDATE SET record = excluded.record, seq = excluded.seq
-                """, logger: logger)
-        }
-        try await connection.query(
-            "UPDATE sync_account SET last_seq = \(plan.lastSeq) WHERE account_id = \(account)", logger: logger)
+            ), moved AS (
+                UPDATE sync_account SET last_seq = \(plan.lastSeq) WHERE account_id = \(account)
+            )
+            INSERT INTO sync_batch (account_id, batch_id, receipt_cursor) VALUES (\(account), \(batch), \(plan.lastSeq))
+            """, logger: logger)
     }
 
     public func cursor(account: UUID) async throws -> Int64 {
