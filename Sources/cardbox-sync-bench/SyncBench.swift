@@ -57,6 +57,7 @@ struct FirstSync: AsyncParsableCommand {
         guard try laptop.cards(in: nil).count == cards else { throw ValidationError("the download lost cards") }
         // A device that comes later, once the server's copy of the account has caught up (the
         // laptop's came right after the upload, while the server may still be applying it).
+        try await Task.sleep(for: .seconds(1))
         let tablet = try await signedIn(folder.appendingPathComponent("tablet.sqlite").path, password)
         var tookSnapshot = false
         let later = try await timed { tookSnapshot = try await DeviceSync(store: tablet).sync().snapshot }
