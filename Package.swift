@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
@@ -66,11 +67,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The server's HTTP API (Hummingbird): accounts, sessions, push and pull, over a ServerDatabase.
+        // The server's HTTP side (Hummingbird): the sync API (accounts, sessions, push and pull, over a
+        // ServerDatabase) and the web app's pages (Mustache templates over the server's account stores).
         .target(
             name: "CardboxHTTP",
             dependencies: [
-                "CardboxCore", "CardboxSync", "CardboxServer",
+                "CardboxCore", "CardboxSync", "CardboxServer", "CardboxStore",
+                .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -70,24 +70,9 @@ extension CardCommand {
         func run(store: CardboxStore) throws {
             let answer = try store.answer(try store.resolve(card), rating: rating.value, durationMs: duration)
             try Console.emit(answer, json: output.json) { answer in
-                let due = answer.card.dueAt.map { Interval.label(from: answer.log.reviewedAt, to: $0) } ?? "-"
+                let due = answer.card.dueAt.map { StudyInterval.label(from: answer.log.reviewedAt, to: $0) } ?? "-"
                 return "\(CardCommand.describe(answer.card))  \(answer.card.state.rawValue), due in \(due)"
             }
-        }
-    }
-}
-
-/// Interval labels as Anki's buttons show them: 45s, 10m, 3h, 4d, 2.1mo, 1.5y.
-enum Interval {
-    static func label(from start: Date, to end: Date) -> String {
-        let seconds = max(0, end.timeIntervalSince(start))
-        switch seconds {
-        case ..<60: return "\(Int(seconds.rounded()))s"
-        case ..<3_600: return "\(Int((seconds / 60).rounded()))m"
-        case ..<86_400: return "\(Int((seconds / 3_600).rounded()))h"
-        case ..<(30 * 86_400): return "\(Int((seconds / 86_400).rounded()))d"
-        case ..<(365 * 86_400): return String(format: "%.1fmo", seconds / (30 * 86_400))
-        default: return String(format: "%.1fy", seconds / (365 * 86_400))
         }
     }
 }
@@ -126,8 +111,6 @@ struct StudySession {
     let deck: Deck?
     let keys: KeyReader
 
-    static let buttons = ["1": "Again", "2": "Hard", "3": "Good", "4": "Easy"]
-
     static func counts(_ remaining: StudyCounts) -> String {
         "new \(remaining.new) · learning \(remaining.learning) · review \(remaining.review)"
     }
@@ -142,8 +125,8 @@ struct StudySession {
     static func ratingLine(_ next: StudyCard) -> String {
         (1...4).map { rating in
             let key = String(rating)
-            let due = next.nextDue[key].map { Interval.label(from: next.at, to: $0) } ?? "?"
-            return "\(key) \(buttons[key]!) (\(due))"
+            let due = next.nextDue[key].map { StudyInterval.label(from: next.at, to: $0) } ?? "?"
+            return "\(key) \(StudyInterval.buttons[rating - 1]) (\(due))"
         }.joined(separator: "   ")
     }
 

@@ -97,3 +97,21 @@ public enum IntervalFuzz {
         }
     }
 }
+
+/// How far away a next due time is, as a study button shows it: 45s, 10m, 3h, 12d, 2.5mo, 1.2y.
+public enum StudyInterval {
+    /// The four answer buttons, ratings 1 to 4 (Anki's names).
+    public static let buttons = ["Again", "Hard", "Good", "Easy"]
+
+    public static func label(from start: Date, to end: Date) -> String {
+        let seconds = max(0, end.timeIntervalSince(start))
+        switch seconds {
+        case ..<60: return "\(Int(seconds.rounded()))s"
+        case ..<3_600: return "\(Int((seconds / 60).rounded()))m"
+        case ..<86_400: return "\(Int((seconds / 3_600).rounded()))h"
+        case ..<(30 * 86_400): return "\(Int((seconds / 86_400).rounded()))d"
+        case ..<(365 * 86_400): return String(format: "%.1fmo", seconds / (30 * 86_400))
+        default: return String(format: "%.1fy", seconds / (365 * 86_400))
+        }
+    }
+}

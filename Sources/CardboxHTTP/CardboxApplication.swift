@@ -32,7 +32,12 @@ public enum CardboxApplication {
                 status: .ok, headers: [.contentType: "application/yaml"],
                 body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
         }
-        SyncAPI(database: database, accounts: accounts, options: options, metrics: metrics).addRoutes(to: router)
+        let sync = SyncAPI(database: database, accounts: accounts, options: options, metrics: metrics)
+        sync.addRoutes(to: router)
+        WebApp(
+            database: database, accounts: accounts, replicas: sync.replicas, options: options, secure: tls != nil,
+            published: { [news = sync.news] account in await news.published(account) }
+        ).addRoutes(to: router)
         return Application(
             router: router, server: try serverBuilder(tls: tls),
             configuration: .init(address: .hostname(host, port: port), serverName: "cardbox"),

@@ -11,9 +11,19 @@ import NIOCore
 public struct CardboxRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var caller: Caller?
+    /// The web app's session token (its cookie), once checked.
+    public var sessionToken: String?
+    /// Who is asking: the first web account may be made from this machine only.
+    public let remoteAddress: SocketAddress?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+
+    var isFromLoopback: Bool {
+        guard let ip = remoteAddress?.ipAddress else { return false }
+        return ip.hasPrefix("127.") || ip == "::1" || ip.hasPrefix("::ffff:127.")
     }
 
     /// The largest body a request may send: one change set (`ChangeSet.maximumBytes`).

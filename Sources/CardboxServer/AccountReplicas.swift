@@ -99,6 +99,56 @@ public actor AccountReplicas {
 
     private func started(_ account: UUID) { waitingCatchUp[account] = nil }
 
+    /// Reads the account's store, caught up with the sync state first (the web app's pages).
+    public func read<T: Sendable>(_ account: UUID, _ body: @escaping @Sendable (CardboxStore) throws -> T)
+        async throws -> T
+    {
+        try await catchUp(account)
+        let store = try await self.store(account)
+        return try await Self.blocking { try body(store) }
+    }
+
+    /// Changes the account's store as a device would (the web app's actions): caught up first, then
+    /// `body`, then what it wrote is pushed to the sync state before this returns, so every device
+    /// gets it. The store follows the account's `plan` (its card limit applies before anything is
+    /// written). One account's writes and catch-ups run one at a time, in order. `pushed` is told
+    /// after a push that changed the sync state (to wake the devices that wait for news).
+    public func write<T: Sendable>(
+        _ account: UUID, plan: Plan, now: Date, _ body: @escaping @Sendable (CardboxStore) throws -> T,
+        pushed: @escaping @Sendable () async -> Void = {}
+    ) async throws -> T {
+        let store = try await self.store(account)
+        let (state, previous) = (self.state, lastCatchUp[account])
+        let task = Task {
+            _ = await previous?.result
+            try await Self.pullAll(into: store, from: state, account: account)
+            let result = try await Self.blocking {
+                if try store.plan() != plan { _ = try store.setPlan(plan) }
+                return try body(store)
+            }
+            if try await Self.pushWrites(of: store, to: state, account: account, plan: plan, now: now) {
+                await pushed()
+            }
+            return result
+        }
+        // A catch-up asked for after this waits for it (and one waiting to start must not be shared).
+        waitingCatchUp[account] = nil
+        lastCatchUp[account] = Task { _ = try await task.value }
+        return try await task.value
+    }
+
+    /// Pushes what the store wrote itself since its last push; true when there was something.
+    private static func pushWrites(
+        of store: CardboxStore, to state: any SyncState, account: UUID, plan: Plan, now: Date
+    ) async throws -> Bool {
+        let (changes, cursor) = try await blocking { try store.changes(since: try store.replicaSent()) }
+        guard !changes.isEmpty else { return false }
+        _ = try await state.push(
+            changes, batch: UUID(), account: account, cardLimit: plan == .free ? Limits.freeCardLimit : nil, now: now)
+        try await blocking { try store.saveReplicaSent(cursor) }
+        return true
+    }
+
     /// A snapshot of the account as the sync state holds it now (caught up first), opened for
     /// reading. It is opened in the same turn of the actor that chose it, so a newer snapshot that
     /// replaces (deletes) the file later leaves this reader its bytes.

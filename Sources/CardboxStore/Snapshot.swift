@@ -153,6 +153,16 @@ extension CardboxStore {
                 field: "snapshot", reason: "holds account \(info["accountId"] ?? "none"), not \(accountId.storage)")
         }
         try remapReplicaKeys(db)
+        // What the server's copy wrote itself (the web app's changes) it pushes on its own; to the
+        // device it is what it pulled, not something to send.
+        for table in Schema.syncedTables {
+            try db.execute(sql: "UPDATE \(table) SET syncVersion = 0 WHERE syncVersion > 0")
+        }
+        for table in ["heldRow", "tombstone"] {
+            try db.execute(
+                sql: "UPDATE \(table) SET version = 0 WHERE accountId = ? AND version > 0",
+                arguments: [accountId.storage])
+        }
         let clock = max(try Self.clock(db).last, ownClock)
         try db.execute(sql: "DELETE FROM storeInfo WHERE key NOT IN ('accountId')")
         try db.execute(
@@ -204,6 +214,30 @@ extension CardboxStore {
             try String.fetchOne(
                 context.db, sql: "SELECT value FROM storeInfo WHERE key = ?", arguments: [Self.replicaCursorKey]
             ).flatMap { Int64($0) } ?? 0
+        }
+    }
+
+    private static let replicaSentKey = "replica.sent"
+
+    /// For a store the server keeps of an account: the clock up to which its own writes (the web
+    /// app's) have been pushed to the sync state.
+    public func replicaSent() throws -> HLCTimestamp {
+        try read { context in
+            let value = try String.fetchOne(
+                context.db, sql: "SELECT value FROM storeInfo WHERE key = ?", arguments: [Self.replicaSentKey])
+            return HLCTimestamp(rawValue: UInt64(bitPattern: value.flatMap { Int64($0) } ?? 0))
+        }
+    }
+
+    public func saveReplicaSent(_ sent: HLCTimestamp) throws {
+        try translatingErrors {
+            try writer.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO storeInfo (key, value) VALUES (?, ?)
+                        ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                        """, arguments: [Self.replicaSentKey, String(sent.storageValue)])
+            }
         }
     }
 

@@ -40,4 +40,42 @@ struct AccountReplicasTests {
             }
         }
     }
+
+    @Test("a write on the copy reaches the sync state once; a device that adopts the copy has nothing of it to send")
+    func writesArePushed() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let phone = try CardboxStore.inMemory()
+        _ = try phone.createList(name: "Groceries")
+        try await SyncStates.with("sqlite-memory") { database in
+            _ = try await database.push(
+                try phone.changes().changes, batch: UUID(), account: phone.accountId, cardLimit: nil, now: Date())
+            let replicas = try AccountReplicas(folder: folder, state: database)
+            let before = try await database.cursor(account: phone.accountId)
+            let deck = try await replicas.write(phone.accountId, plan: .free, now: Date()) { store in
+                try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            }
+            let after = try await database.cursor(account: phone.accountId)
+            #expect(after > before)
+            // A write that changes nothing pushes nothing.
+            _ = try await replicas.write(phone.accountId, plan: .free, now: Date()) { store in try store.decks() }
+            #expect(try await database.cursor(account: phone.accountId) == after)
+            // The phone gets the deck like any change of another device.
+            let page = try await database.pull(account: phone.accountId, after: before, limit: 100)
+            try phone.apply(page.changes)
+            #expect(try phone.deck(deck.id).name == "Spanish")
+
+            // A new device adopting the copy holds the deck, and has none of it to send.
+            let snapshot = try await replicas.snapshot(phone.accountId)
+            let path = folder.appendingPathComponent("adopt-\(UUID()).sqlite").path
+            try (try snapshot.file.readToEnd() ?? Data()).write(to: URL(fileURLWithPath: path))
+            let laptop = try CardboxStore.open(
+                path: folder.appendingPathComponent("laptop-\(UUID()).sqlite").path, account: phone.accountId)
+            #expect(
+                try laptop.adoptSnapshot(
+                    at: path, link: SyncLink(server: "http://127.0.0.1:1", user: "ana", token: "t")))
+            #expect(try laptop.deck(deck.id).name == "Spanish")
+            #expect(try laptop.changes().changes.isEmpty)
+        }
+    }
 }

@@ -1,0 +1,67 @@
+/// The web app's style sheet and script, served from the binary: no build step, nothing loaded from
+/// another origin.
+enum WebAssets {
+    static let css = """
+        :root { --tint: #2f6fde; --muted: #5b6470; --line: #d7dce2; --bad: #b3261e; --ok: #1e7b34; }
+        * { box-sizing: border-box; }
+        body { margin: 0; font: 16px/1.5 system-ui, sans-serif; color: #1b1f24; background: #f6f7f9; }
+        header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between;
+          padding: .6rem 1rem; background: #fff; border-bottom: 1px solid var(--line); }
+        header nav { display: flex; gap: 1rem; align-items: center; }
+        .brand { font-weight: 700; color: inherit; text-decoration: none; }
+        main { max-width: 46rem; margin: 0 auto; padding: 1rem; }
+        a { color: var(--tint); }
+        a:focus, button:focus, input:focus, summary:focus { outline: 3px solid #9dbcf5; outline-offset: 2px; }
+        .muted { color: var(--muted); }
+        .error { color: var(--bad); background: #fdecea; padding: .6rem .8rem; border-radius: .4rem; }
+        .notice { color: var(--ok); background: #e7f4ea; padding: .6rem .8rem; border-radius: .4rem; }
+        .stack { display: flex; flex-direction: column; gap: .35rem; max-width: 28rem; }
+        .row { display: flex; gap: 1rem; flex-wrap: wrap; }
+        .row span { display: flex; flex-direction: column; }
+        input { font: inherit; padding: .45rem .6rem; border: 1px solid var(--line); border-radius: .4rem; }
+        button, .button { font: inherit; cursor: pointer; display: inline-block; padding: .45rem .9rem;
+          border: 0; border-radius: .4rem; background: var(--tint); color: #fff; text-decoration: none; }
+        .small { padding: .2rem .6rem; font-size: .9rem; }
+        button.link { background: none; color: var(--tint); padding: 0; text-decoration: underline; }
+        .stack button { align-self: flex-start; margin-top: .4rem; }
+        form.inline { display: inline; }
+        ul.cards { list-style: none; padding: 0; }
+        ul.cards li { background: #fff; border: 1px solid var(--line); border-radius: .5rem; padding: .6rem .8rem;
+          margin: .4rem 0; display: flex; flex-wrap: wrap; gap: .3rem .8rem; align-items: baseline; }
+        .counts { margin-left: auto; color: var(--muted); }
+        .tag { font-size: .8rem; background: #eef2f8; border-radius: 1rem; padding: 0 .5rem; }
+        .limit { display: flex; gap: 1rem; align-items: center; background: #fff; border: 1px solid var(--line);
+          border-radius: .5rem; padding: .6rem .8rem; }
+        .limit div { flex: 1; }
+        .limit p { margin: 0 0 .3rem; color: var(--muted); }
+        progress { width: 100%; height: .35rem; }
+        .study { background: #fff; border: 1px solid var(--line); border-radius: .6rem; padding: 1.2rem; }
+        .front { font-size: 1.6rem; margin: 0 0 1rem; overflow-wrap: anywhere; }
+        .back { font-size: 1.3rem; overflow-wrap: anywhere; }
+        summary { cursor: pointer; color: var(--tint); }
+        .ratings { display: grid; grid-template-columns: repeat(4, 1fr); gap: .4rem; margin-top: 1rem; }
+        .ratings button { display: flex; flex-direction: column; align-items: center; }
+        .ratings small { opacity: .85; }
+        kbd { font-size: .75rem; border: 1px solid var(--line); border-radius: .25rem; padding: 0 .3rem; color: var(--muted); }
+        """
+
+    /// Study keys: space shows the answer, 1–4 answer, u undoes (not while typing in a field).
+    static let javascript = """
+        document.addEventListener("keydown", function (event) {
+          var target = event.target;
+          if (event.altKey || event.ctrlKey || event.metaKey) return;
+          if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA")) return;
+          var answer = document.getElementById("answer");
+          if (event.key === " " && answer && !answer.open) {
+            event.preventDefault();
+            answer.open = true;
+            return;
+          }
+          var button = document.querySelector('[data-key="' + event.key + '"]');
+          if (button && (event.key === "u" || (answer && answer.open))) {
+            event.preventDefault();
+            button.click();
+          }
+        });
+        """
+}

@@ -1,0 +1,63 @@
+import CardboxCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Answers of the web app: a page, a redirect after a form (so a reload does not post it again),
+/// or an error shown as a page.
+enum WebPage {
+    /// Thrown to send the browser elsewhere (a page that needs a session, without one).
+    struct Redirect: Error {
+        let location: String
+        init(to location: String) { self.location = location }
+    }
+
+    /// A page rendered from `template` with `values`, inside the layout (which takes the session's
+    /// state from `context`).
+    static func html(
+        _ template: String, title: String, _ values: [String: Any] = [:], context: CardboxRequestContext,
+        error: String? = nil, status: HTTPResponse.Status = .ok
+    ) -> Response {
+        var all = values
+        all["title"] = title
+        all["signedIn"] = context.caller != nil
+        all["csrf"] = context.csrf
+        if let error { all["error"] = error }
+        return Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: WebTemplates.render(template, all))))
+    }
+
+    /// What a refusal says, as the JSON API would say it.
+    static func message(_ error: any Error) -> String { JSONErrorMiddleware.answer(for: error).message }
+
+    static func redirect(_ location: String, cookie: Cookie? = nil) -> Response {
+        var response = Response(status: .seeOther, headers: [.location: location])
+        if let cookie { response.setCookie(cookie) }
+        return response
+    }
+
+    /// An error as a page a person can act on: the message of a refusal (seed 001's card-limit
+    /// message, a name already taken), or a plain apology for the server's own failures.
+    static func errorPage(_ error: any Error, context: CardboxRequestContext) -> Response {
+        if let redirect = error as? Redirect { return Self.redirect(redirect.location) }
+        let answer = JSONErrorMiddleware.answer(for: error)
+        if answer.status.code >= 500 {
+            context.logger.error("page failed", metadata: ["error": "\(String(reflecting: error))"])
+        }
+        let message = answer.status.code >= 500 ? "Something went wrong on the server; try again." : answer.message
+        return html("message", title: "Cardbox", ["message": message], context: context, status: answer.status)
+    }
+
+    /// A posted form's fields (`application/x-www-form-urlencoded`, at most 64 KiB), by Hummingbird's
+    /// decoder.
+    static func form(_ request: Request) async throws -> [String: String] {
+        let buffer = try await request.body.collect(upTo: 64 * 1024)
+        do {
+            return try URLEncodedFormDecoder().decode([String: String].self, from: String(buffer: buffer))
+        } catch {
+            throw CardboxError.invalid(field: "form", reason: "is not a form this page sends")
+        }
+    }
+}

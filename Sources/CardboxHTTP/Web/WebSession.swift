@@ -1,0 +1,73 @@
+import CardboxCore
+import CardboxServer
+import CardboxSync
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The browser's session: a device token, like any device's, kept in an HttpOnly cookie. Signing
+/// in from a browser adds a device to the account (listed and revocable on the account page);
+/// signing out revokes it. Every form carries a CSRF token derived from the session's secret, which
+/// another site cannot read, so it cannot make a signed-in browser post a form.
+struct WebSession: RouterMiddleware {
+    typealias Context = CardboxRequestContext
+    let accounts: AccountService
+
+    static let cookieName = "cardbox_session"
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        var context = context
+        if let token = request.cookies[Self.cookieName]?.value,
+            let caller = try await accounts.caller(token: token)
+        {
+            context.caller = caller
+            context.sessionToken = token
+        }
+        do {
+            var response = try await next(request, context)
+            response.headers.append(contentsOf: Self.securityHeaders)
+            return response
+        } catch {
+            return WebPage.errorPage(error, context: context)
+        }
+    }
+
+    /// Pages come from this origin only, and no other site may frame them.
+    static let securityHeaders: HTTPFields = [
+        .contentSecurityPolicy: "default-src 'self'; frame-ancestors 'none'; form-action 'self'",
+        HTTPField.Name("X-Content-Type-Options")!: "nosniff", HTTPField.Name("Referrer-Policy")!: "same-origin",
+    ]
+
+    /// The session cookie for `token` (nil: the one that clears it).
+    static func cookie(_ token: String?, secure: Bool) -> Cookie {
+        Cookie(
+            name: cookieName, value: token ?? "", maxAge: token == nil ? 0 : 365 * 86_400, path: "/", secure: secure,
+            httpOnly: true, sameSite: .lax)
+    }
+
+    /// The CSRF token of a session: a hash of its secret, so it is known only to pages this server sent.
+    static func csrfToken(_ sessionToken: String) -> String {
+        sha256Hex(Data("cardbox-csrf\u{0}\(sessionToken)".utf8))
+    }
+}
+
+extension CardboxRequestContext {
+    /// The signed-in caller of a page, or the error that sends the browser to the sign-in page.
+    func pageCaller() throws -> Caller {
+        guard let caller else { throw WebPage.Redirect(to: "/signin") }
+        return caller
+    }
+
+    /// Checks a posted form's CSRF token against the session's; a form without a session signs in.
+    func checkCSRF(_ posted: String?) throws {
+        guard let sessionToken else { throw WebPage.Redirect(to: "/signin") }
+        guard let posted, posted == WebSession.csrfToken(sessionToken) else {
+            throw APIError(.forbidden, "this form has expired or came from another site: reload the page and try again")
+        }
+    }
+
+    var csrf: String { sessionToken.map(WebSession.csrfToken) ?? "" }
+}

@@ -1,0 +1,225 @@
+import Mustache
+
+/// The web app's pages, as Mustache templates kept in the binary (nothing to install beside it).
+/// Every page fills the `layout` parent; `{{name}}` escapes HTML, so whatever a person typed shows
+/// as text (a card titled `<script>` included). The few raw `{{{…}}}` are markup this code made.
+enum WebTemplates {
+    static let library: MustacheLibrary = {
+        var library = MustacheLibrary()
+        for (name, text) in templates {
+            // The templates are part of the program: one that does not parse is a bug found by any test.
+            try! library.register(text, named: name)
+        }
+        return library
+    }()
+
+    static func render(_ name: String, _ values: [String: Any]) -> String {
+        library.render(values, withTemplate: name) ?? ""
+    }
+
+    static let templates: [String: String] = [
+        "layout": layout, "signin": signIn, "setup": setup, "decks": decks, "deck": deck, "study": study,
+        "account": account, "message": message,
+    ]
+
+    static let message = """
+        {{<layout}}{{$content}}
+        <h1>{{title}}</h1>
+        <p class="error" role="alert">{{message}}</p>
+        <p><a href="/">Back to Cardbox</a></p>
+        {{/content}}{{/layout}}
+        """
+
+    static let layout = """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>{{title}} · Cardbox</title>
+        <link rel="stylesheet" href="/static/app.css">
+        <script src="/static/app.js" defer></script>
+        </head>
+        <body>
+        <header>
+        <a class="brand" href="/">Cardbox</a>
+        {{#signedIn}}
+        <nav aria-label="Main">
+        <a href="/decks">Decks</a>
+        <a href="/account">Account</a>
+        <form method="post" action="/signout" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" class="link">Sign out</button>
+        </form>
+        </nav>
+        {{/signedIn}}
+        </header>
+        <main id="main">
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+        {{$content}}{{/content}}
+        </main>
+        </body>
+        </html>
+        """
+
+    static let signIn = """
+        {{<layout}}{{$content}}
+        <h1>Sign in</h1>
+        <form method="post" action="/signin" class="stack">
+        <label for="user">Account name</label>
+        <input id="user" name="user" autocomplete="username" required value="{{user}}">
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required>
+        <button type="submit">Sign in</button>
+        </form>
+        {{/content}}{{/layout}}
+        """
+
+    static let setup = """
+        {{<layout}}{{$content}}
+        <h1>Welcome to Cardbox</h1>
+        <p>This server has no account yet. Create the first one: it is the server's administrator.</p>
+        <form method="post" action="/setup" class="stack">
+        <label for="user">Account name</label>
+        <input id="user" name="user" autocomplete="username" required value="{{user}}">
+        <label for="password">Password (at least 8 characters)</label>
+        <input id="password" name="password" type="password" autocomplete="new-password" required minlength="8">
+        <button type="submit">Create the account</button>
+        </form>
+        {{/content}}{{/layout}}
+        """
+
+    static let decks = """
+        {{<layout}}{{$content}}
+        <h1>Decks</h1>
+        {{#limit}}
+        <section class="limit" aria-label="Card limit">
+        <div>
+        <p>{{used}} of {{limit}} cards used{{#nearLimit}} — {{remaining}} left{{/nearLimit}}</p>
+        <progress value="{{used}}" max="{{limit}}">{{used}} of {{limit}}</progress>
+        </div>
+        <a class="button small" href="/account#plan">Upgrade</a>
+        </section>
+        {{/limit}}
+        {{#hasDecks}}
+        <ul class="cards" id="decks">
+        {{#decks}}
+        <li>
+        <a href="/decks/{{id}}"><strong>{{name}}</strong></a>
+        <span class="muted">{{frontLanguage}} → {{backLanguage}}</span>
+        <span class="counts">{{current}} cards · <span class="due">{{due}} due</span> · {{new}} new</span>
+        {{#canStudy}}<a class="button small" href="/decks/{{id}}/study">Study</a>{{/canStudy}}
+        </li>
+        {{/decks}}
+        </ul>
+        {{/hasDecks}}
+        {{^hasDecks}}<p>No decks yet: create one below.</p>{{/hasDecks}}
+        <h2>New deck</h2>
+        <form method="post" action="/decks" class="stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="name">Name</label>
+        <input id="name" name="name" required maxlength="100">
+        <div class="row">
+        <span><label for="front">Front language</label>
+        <input id="front" name="front" value="es" required size="4"></span>
+        <span><label for="back">Back language</label>
+        <input id="back" name="back" value="en" required size="4"></span>
+        </div>
+        <button type="submit">Create deck</button>
+        </form>
+        {{/content}}{{/layout}}
+        """
+
+    static let deck = """
+        {{<layout}}{{$content}}
+        <h1>{{deck.name}}</h1>
+        <p class="muted">{{deck.frontLanguage}} → {{deck.backLanguage}} · {{current}} cards ·
+        {{due}} due · {{new}} new</p>
+        {{#canStudy}}<p><a class="button" href="/decks/{{deck.id}}/study">Study now</a></p>{{/canStudy}}
+        <h2>Add a card</h2>
+        <form method="post" action="/decks/{{deck.id}}/cards" class="stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="front">Front</label>
+        <input id="front" name="front" required value="{{draft.front}}">
+        <label for="back">Back</label>
+        <input id="back" name="back" required value="{{draft.back}}">
+        <label for="tags">Tags (separated by commas)</label>
+        <input id="tags" name="tags" value="{{draft.tags}}">
+        <button type="submit">Add card</button>
+        </form>
+        <h2>Cards</h2>
+        {{#hasCards}}
+        <ul class="cards" id="cards">
+        {{#cards}}
+        <li><strong>{{front}}</strong> <span>{{back}}</span>
+        {{#tags}}<span class="tag">{{.}}</span>{{/tags}}</li>
+        {{/cards}}
+        </ul>
+        {{/hasCards}}
+        {{^hasCards}}<p>No cards yet.</p>{{/hasCards}}
+        {{/content}}{{/layout}}
+        """
+
+    static let study = """
+        {{<layout}}{{$content}}
+        <h1>{{deck.name}}</h1>
+        {{#next}}
+        <p class="muted" id="remaining">New {{remaining.new}} · Learning {{remaining.learning}} ·
+        Review {{remaining.review}}</p>
+        <article class="study" id="study">
+        <p class="front" id="front">{{card.front}}</p>
+        <details id="answer">
+        <summary>Show answer <kbd>space</kbd></summary>
+        <p class="back" id="back">{{card.back}}</p>
+        {{#hasNotes}}<p class="muted">{{card.notes}}</p>{{/hasNotes}}
+        <form method="post" action="/decks/{{deck.id}}/study" class="ratings">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="card" value="{{card.id}}">
+        {{#buttons}}
+        <button type="submit" name="rating" value="{{rating}}" data-key="{{rating}}">{{label}}
+        <small>{{interval}}</small></button>
+        {{/buttons}}
+        </form>
+        </details>
+        </article>
+        {{/next}}
+        {{^next}}
+        <p id="done">Nothing left to study in this deck today.</p>
+        <p><a href="/decks/{{deck.id}}">Back to the deck</a></p>
+        {{/next}}
+        {{#canUndo}}
+        <form method="post" action="/decks/{{deck.id}}/study/undo" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" class="link" data-key="u">Undo the last answer <kbd>u</kbd></button>
+        </form>
+        {{/canUndo}}
+        {{/content}}{{/layout}}
+        """
+
+    static let account = """
+        {{<layout}}{{$content}}
+        <h1>Account</h1>
+        <p>Signed in as <strong>{{account.name}}</strong>.</p>
+        <h2 id="plan">Plan</h2>
+        <p>{{planText}}</p>
+        {{#free}}<p class="muted">The server's administrator moves an account to the premium plan:
+        <code>cardbox admin user set-plan {{account.name}} premium</code>.</p>{{/free}}
+        <h2>Devices</h2>
+        <ul class="cards" id="devices">
+        {{#devices}}
+        <li><strong>{{name}}</strong>
+        <span class="muted">{{#current}}this browser · {{/current}}last seen {{lastSeen}}{{#revoked}} ·
+        signed out{{/revoked}}</span>
+        {{^revoked}}{{^current}}
+        <form method="post" action="/account/devices/{{id}}/revoke" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" class="link">Sign out this device</button>
+        </form>
+        {{/current}}{{/revoked}}
+        </li>
+        {{/devices}}
+        </ul>
+        {{/content}}{{/layout}}
+        """
+}

@@ -1,0 +1,256 @@
+import AsyncHTTPClient
+import CardboxCore
+import CardboxServer
+import CardboxStore
+import CardboxSync
+import CardboxSyncClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+@testable import CardboxHTTP
+
+/// A browser without a screen: keeps the session cookie, follows no redirect by itself (so each
+/// answer can be checked), and posts forms as a page would.
+final class TestBrowser: @unchecked Sendable {
+    let base: String
+    private let client = HTTPClient(
+        eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+    var cookie: String?
+
+    struct Answer {
+        var status: Int
+        var location: String?
+        var body: String
+        var setCookie: String?
+    }
+
+    init(_ base: String) { self.base = base }
+
+    deinit { try? client.syncShutdown() }
+
+    func get(_ path: String) async throws -> Answer { try await send(.GET, path, body: nil) }
+
+    func post(_ path: String, _ fields: [String: String]) async throws -> Answer {
+        let body = fields.map { "\(Self.encode($0.key))=\(Self.encode($0.value))" }.joined(separator: "&")
+        return try await send(.POST, path, body: body)
+    }
+
+    /// The CSRF token a page of this session carries in its forms.
+    func csrf() async throws -> String {
+        let page = try await get("/decks").body
+        guard let range = page.range(of: #"name="csrf" value="[0-9a-f]+""#, options: .regularExpression) else {
+            throw CardboxError.invalid(field: "page", reason: "has no form with a CSRF token")
+        }
+        return String(page[range].dropFirst(#"name="csrf" value=""#.count).dropLast())
+    }
+
+    private func send(_ method: HTTPMethod, _ path: String, body: String?) async throws -> Answer {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        if let cookie { request.headers.add(name: "Cookie", value: cookie) }
+        let response = try await client.execute(request, timeout: .seconds(30))
+        let text = String(buffer: try await response.body.collect(upTo: 1 << 22))
+        let setCookie = response.headers.first(name: "Set-Cookie")
+        if let setCookie, let pair = setCookie.split(separator: ";").first {
+            cookie = pair.hasSuffix("=") ? nil : String(pair)
+        }
+        return Answer(
+            status: Int(response.status.code), location: response.headers.first(name: "Location"), body: text,
+            setCookie: setCookie)
+    }
+
+    private static func encode(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}
+
+/// HTML-escapes `text` as the templates do, to look for it in a page.
+func escaped(_ text: String) -> String {
+    text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        .replacingOccurrences(of: "'", with: "&#39;")
+}
+
+@Suite("The web app")
+struct WebAppTests {
+    /// A server with copies of accounts in a new folder (the web app works on them).
+    static func withWebServer(
+        _ body: (_ url: String, _ database: any ServerDatabase, _ accounts: AccountService) async throws -> Void
+    ) async throws {
+        var options = ServerOptions()
+        options.replicaFolder = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("cardbox-web-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: options.replicaFolder!) }
+        try await withServer("sqlite-memory", options: options, body)
+    }
+
+    /// A browser signed in to a new account.
+    static func signedIn(_ url: String, _ accounts: AccountService, plan: Plan = .free) async throws -> TestBrowser {
+        let name = "ana-\(UUID().uuidString.prefix(8))"
+        _ = try await accounts.addAccount(name: name, password: "correct horse", plan: plan)
+        let browser = TestBrowser(url)
+        let answer = try await browser.post("/signin", ["user": name, "password": "correct horse"])
+        #expect(answer.status == 303 && answer.location == "/decks")
+        return browser
+    }
+
+    /// Makes a deck on the decks page and answers its path.
+    static func createDeck(_ browser: TestBrowser, _ name: String) async throws -> String {
+        let answer = try await browser.post(
+            "/decks", ["csrf": try await browser.csrf(), "name": name, "front": "es", "back": "en"])
+        #expect(answer.status == 303)
+        return try #require(answer.location)
+    }
+
+    @Test("the first visit from this machine makes the first account and signs it in; then setup is closed")
+    func firstRun() async throws {
+        try await Self.withWebServer { url, database, _ in
+            let browser = TestBrowser(url)
+            #expect(try await browser.get("/").location == "/setup")
+            let weak = try await browser.post("/setup", ["user": "admin", "password": "short"])
+            #expect(weak.status == 400 && weak.body.contains("password"))
+            #expect(try await database.accounts().isEmpty)
+            let made = try await browser.post("/setup", ["user": "admin", "password": "correct horse"])
+            #expect(made.status == 303 && made.location == "/decks")
+            let cookie = try #require(made.setCookie)
+            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && !cookie.contains("Secure"))
+            #expect(try await browser.get("/decks").body.contains("<h1>Decks</h1>"))
+            #expect(try await database.accounts().map(\.name) == ["admin"])
+            // Setup is over: the page sends to sign-in, and posting it again makes nobody.
+            let stranger = TestBrowser(url)
+            #expect(try await stranger.get("/setup").location == "/signin")
+            #expect(try await stranger.post("/setup", ["user": "eve", "password": "correct horse"]).status == 403)
+            #expect(try await database.accounts().count == 1)
+        }
+    }
+
+    @Test("pages need a session; a wrong password says so; signing out revokes the browser's device")
+    func sessions() async throws {
+        try await Self.withWebServer { url, database, accounts in
+            let anonymous = TestBrowser(url)
+            #expect(try await anonymous.get("/decks").location == "/signin")
+            _ = try await accounts.addAccount(name: "ana", password: "correct horse")
+            let wrong = try await anonymous.post("/signin", ["user": "ana", "password": "wrong horse"])
+            #expect(wrong.status == 401 && wrong.body.contains(#"role="alert""#) && anonymous.cookie == nil)
+
+            let browser = try await Self.signedIn(url, accounts)
+            let stolen = try #require(browser.cookie)
+            let account = try await browser.get("/account")
+            #expect(account.body.contains("this browser"))
+            let out = try await browser.post("/signout", ["csrf": try await browser.csrf()])
+            #expect(out.location == "/signin" && browser.cookie == nil)
+            // The old cookie no longer opens anything.
+            let replay = TestBrowser(url)
+            replay.cookie = stolen
+            #expect(try await replay.get("/decks").location == "/signin")
+            _ = database
+        }
+    }
+
+    @Test("a form without the session's CSRF token changes nothing")
+    func csrf() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let browser = try await Self.signedIn(url, accounts)
+            for token in ["", "0123", String(repeating: "a", count: 64)] {
+                let answer = try await browser.post(
+                    "/decks", ["csrf": token, "name": "Spanish", "front": "es", "back": "en"])
+                #expect(answer.status == 403)
+            }
+            #expect(try await browser.get("/decks").body.contains("No decks yet"))
+        }
+    }
+
+    @Test("what a person types shows as text, never as markup")
+    func escaping() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let browser = try await Self.signedIn(url, accounts)
+            let deck = try await Self.createDeck(browser, "<b>Spanish</b>")
+            let hostile = #"<script>alert("x")</script>"#
+            _ = try await browser.post(
+                deck + "/cards", ["csrf": try await browser.csrf(), "front": hostile, "back": "it's <i>x</i>"])
+            for page in [deck, deck + "/study", "/decks"] {
+                let body = try await browser.get(page).body
+                #expect(!body.contains("<script>alert") && !body.contains("<b>Spanish") && !body.contains("<i>x"))
+            }
+            let body = try await browser.get(deck).body
+            #expect(body.contains(escaped(hostile)) && body.contains(escaped("<b>Spanish</b>")))
+        }
+    }
+
+    @Test("the 26th card of a free account shows seed 001's message and keeps what was typed")
+    func cardLimit() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let browser = try await Self.signedIn(url, accounts)
+            let deck = try await Self.createDeck(browser, "Spanish")
+            let csrf = try await browser.csrf()
+            for index in 1...Limits.freeCardLimit {
+                let added = try await browser.post(
+                    deck + "/cards", ["csrf": csrf, "front": "word \(index)", "back": "b"])
+                #expect(added.status == 303)
+            }
+            #expect(try await browser.get("/decks").body.contains("25 of 25 cards used — 0 left"))
+            let refused = try await browser.post(deck + "/cards", ["csrf": csrf, "front": "perro", "back": "dog"])
+            let message = JSONErrorMiddleware.answer(
+                for: CardboxError.cardLimitExceeded(currentCount: 25, limit: 25, remainingCards: 0, adding: 1)
+            ).message
+            #expect(refused.status == 400 && refused.body.contains(escaped(message)))
+            #expect(refused.body.contains(#"value="perro""#))
+            #expect(!(try await browser.get(deck).body.contains("<strong>perro</strong>")))
+        }
+    }
+
+    @Test("a deck, a card and an answer made on pages reach a device; a device's card shows on the page")
+    func syncsWithDevices() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let name = "ana-\(UUID().uuidString.prefix(8))"
+            _ = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
+            let browser = TestBrowser(url)
+            _ = try await browser.post("/signin", ["user": name, "password": "correct horse"])
+            let deck = try await Self.createDeck(browser, "Spanish")
+            _ = try await browser.post(
+                deck + "/cards", ["csrf": try await browser.csrf(), "front": "hola", "back": "hello"])
+            let study = try await browser.get(deck + "/study").body
+            #expect(study.contains("hola") && study.contains(">Good"))
+            let card = try #require(study.range(of: #"name="card" value="[0-9a-f-]+""#, options: .regularExpression))
+            let cardId = String(study[card].dropFirst(#"name="card" value=""#.count).dropLast())
+            let answered = try await browser.post(
+                deck + "/study", ["csrf": try await browser.csrf(), "card": cardId, "rating": "3"])
+            #expect(answered.location == deck + "/study?answered")
+            #expect(try await browser.get(deck + "/study?answered").body.contains("Undo the last answer"))
+
+            let laptop = try await signIn(
+                CardboxStore.inMemory(), to: url, user: name, password: "correct horse")
+            _ = try await DeviceSync(store: laptop).sync()
+            let cards = try laptop.cards(in: nil)
+            #expect(cards.map(\.front) == ["hola"] && cards.first?.reps == 1)
+
+            _ = try laptop.addCard(to: try #require(cards.first?.deckId), CardDraft(front: "perro", back: "dog"))
+            _ = try await DeviceSync(store: laptop).sync()
+            #expect(try await browser.get(deck).body.contains("<strong>perro</strong>"))
+        }
+    }
+
+    @Test("one account's pages never reach another account's deck")
+    func scoped() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let ana = try await Self.signedIn(url, accounts)
+            let deck = try await Self.createDeck(ana, "Private")
+            let eve = try await Self.signedIn(url, accounts)
+            for path in [deck, deck + "/study"] {
+                let answer = try await eve.get(path)
+                #expect(answer.status == 404 && !answer.body.contains("Private"))
+            }
+            let posted = try await eve.post(deck + "/cards", ["csrf": try await eve.csrf(), "front": "x", "back": "y"])
+            #expect(posted.status == 404)
+            #expect(!(try await ana.get(deck).body.contains("<strong>x</strong>")))
+        }
+    }
+}
