@@ -2,9 +2,14 @@
 # Installs what building and running Cardbox needs beyond the Swift toolchain: SQLite's library and
 # headers (GRDB links the system SQLite), zlib's (for reading Anki packages), the sqlite3 shell
 # (the benchmark's reference), and PostgreSQL's server (the tests start a throwaway one; `cardbox
-# serve --database postgres://…` uses any).
+# serve --database postgres://…` uses any). With --browser, also what the web app's browser test
+# drives: Chromium, its driver, and selenium.
 set -euo pipefail
 missing=()
+if [ "${1:-}" = "--browser" ]; then
+    command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+    command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+fi
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || missing+=(libsqlite3-dev)
 dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
@@ -18,5 +23,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     [ "$(id -u)" -ne 0 ] && SUDO="sudo"
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if [ "${1:-}" = "--browser" ]; then
+    python3 -c "import selenium" 2>/dev/null || pip install --quiet selenium
 fi
 command -v swift >/dev/null 2>&1 || { echo "error: the Swift toolchain (6.1 or newer) is not on PATH" >&2; exit 1; }

@@ -80,11 +80,15 @@ struct ServeCommand: AsyncParsableCommand {
             options.replicaFolder = replicaFolder()
             let tls = tlsCertificate.flatMap { certificate in tlsKey.map { (certificate, $0) } }
             let scheme = tls == nil ? "http" : "https"
+            let firstRun = try await database.accounts().isEmpty
             let app = try CardboxApplication.make(
                 database: database, accounts: accounts, options: options, host: host, port: port, tls: tls,
                 logger: logger
             ) { port in
                 Terminal.current.print("listening on \(scheme)://\(host):\(port)")
+                Terminal.current.print(
+                    "open \(scheme)://\(host):\(port)/ in a browser"
+                        + (firstRun ? " on this machine to create the first account" : " to sign in"))
             }
             try await app.runService()
         }

@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""The web app in a real browser: Debian's Chromium, driven by selenium through chromedriver.
+
+Usage: python3 Tests/Browser/web_test.py PATH/TO/cardbox [SCREENSHOT_FOLDER]
+
+Starts `cardbox serve` on a free loopback port over a new SQLite database, walks through what a new
+user does (first-run setup, a deck, cards, study, the card limit and the upgrade, signing out),
+checks each page, and saves screenshots of every page at a phone's size and a desktop's
+(default folder: .build/web-screenshots). Exits non-zero on the first failed check.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+PHONE = (390, 844)
+DESKTOP = (1280, 800)
+
+
+class Server:
+    """`cardbox serve` on its own database, for the length of the test."""
+
+    def __init__(self, cardbox: str, work: str):
+        self.cardbox = cardbox
+        self.database = os.path.join(work, "server.sqlite")
+        self.output = open(os.path.join(work, "serve.out"), "w+")
+        self.process = subprocess.Popen(
+            [cardbox, "serve", "--port", "0", "--database", self.database],
+            stdout=self.output, stderr=subprocess.STDOUT)
+        self.url = self._wait_for_address()
+
+    def _wait_for_address(self) -> str:
+        for _ in range(300):
+            self.output.seek(0)
+            found = re.search(r"listening on (http://\S+)", self.output.read())
+            if found:
+                return found.group(1)
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.1)
+        self.output.seek(0)
+        raise SystemExit("cardbox serve did not start:\n" + self.output.read())
+
+    def admin(self, *arguments: str) -> None:
+        subprocess.run([self.cardbox, "admin", "--database", self.database, *arguments], check=True,
+                       capture_output=True)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+class Browser:
+    """One Chromium window, headless, with screenshots of each page it is asked to keep."""
+
+    def __init__(self, base: str, screenshots: str):
+        options = webdriver.ChromeOptions()
+        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
+            options.add_argument(argument)
+        options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+        service = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver")
+        self.driver = webdriver.Chrome(options=options, service=service)
+        self.base = base
+        self.screenshots = screenshots
+        self.wait = WebDriverWait(self.driver, 10)
+
+    def open(self, path: str) -> None:
+        self.driver.get(self.base + path)
+
+    def find(self, selector: str):
+        return self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, selector)))
+
+    def fill(self, fields: dict) -> None:
+        for name, value in fields.items():
+            field = self.find(f'[name="{name}"]')
+            field.clear()
+            field.send_keys(value)
+
+    def submit(self, selector: str = 'form.stack button[type="submit"]') -> None:
+        button = self.find(selector)
+        old = self.driver.find_element(By.TAG_NAME, "html")
+        button.click()
+        self.wait.until(EC.staleness_of(old))
+
+    def text(self) -> str:
+        return self.driver.find_element(By.TAG_NAME, "body").text
+
+    def keys(self, keys: str) -> None:
+        self.driver.find_element(By.TAG_NAME, "body").send_keys(keys)
+
+    def shoot(self, name: str) -> None:
+        """Saves the page at a phone's size and a desktop's, whole (as tall as its content)."""
+        for label, (width, height) in (("phone", PHONE), ("desktop", DESKTOP)):
+            self.driver.set_window_size(width, height)
+            tall = self.driver.execute_script("return document.documentElement.scrollHeight")
+            self.driver.set_window_size(width, max(height, tall))
+            self.driver.save_screenshot(os.path.join(self.screenshots, f"{name}-{label}.png"))
+        self.driver.set_window_size(*DESKTOP)
+
+    def quit(self) -> None:
+        self.driver.quit()
+
+
+def check(condition: bool, what: str) -> None:
+    if not condition:
+        raise AssertionError(what)
+    print(f"ok: {what}")
+
+
+def first_run(browser: Browser) -> None:
+    browser.open("/")
+    check("/setup" in browser.driver.current_url, "a new server's first page offers to create the first account")
+    browser.shoot("setup")
+    browser.fill({"user": "admin", "password": "correct horse"})
+    browser.submit()
+    check(browser.driver.current_url.endswith("/decks"), "the first account is made and signed in")
+    check("No decks yet" in browser.text(), "a new account has no decks")
+
+
+def deck_and_cards(browser: Browser) -> str:
+    browser.fill({"name": "Spanish", "front": "es", "back": "en"})
+    browser.submit()
+    deck = browser.driver.current_url
+    check(browser.find("h1").text == "Spanish", "a new deck opens on its page")
+    for front, back, tags in (("hola", "hello", "greeting"), ("<script>alert(1)</script>", "a script", "")):
+        browser.fill({"front": front, "back": back, "tags": tags})
+        browser.submit()
+    cards = browser.find("#cards").text
+    check("hola" in cards and "hello" in cards and "greeting" in cards, "an added card shows with its tag")
+    check("<script>alert(1)</script>" in cards, "a card titled <script> shows as text")
+    check(len(browser.driver.find_elements(By.CSS_SELECTOR, "#cards script")) == 0, "and is not markup")
+    browser.shoot("deck")
+    return deck
+
+
+def study(browser: Browser, deck: str) -> None:
+    browser.open(deck.replace(browser.base, "") + "/study")
+    front = browser.find("#front").text
+    check(front in ("hola", "<script>alert(1)</script>"), "study shows a card's front")
+    check(not browser.find("#back").is_displayed(), "the answer is hidden until asked for")
+    browser.keys(" ")
+    browser.wait.until(lambda _: browser.find("#back").is_displayed())
+    labels = [b.text for b in browser.driver.find_elements(By.CSS_SELECTOR, ".ratings button")]
+    check(len(labels) == 4 and all(re.search(r"\d+(s|m|h|d|mo|y)$", label) for label in labels),
+          "space shows the answer and four buttons, each with its next interval")
+    browser.shoot("study")
+    old = browser.driver.find_element(By.TAG_NAME, "html")
+    browser.keys("3")
+    browser.wait.until(EC.staleness_of(old))
+    check("answered" in browser.driver.current_url, "key 3 answers Good")
+    check(browser.find("#front").text != front or "Nothing left" in browser.text(), "the next card comes up")
+    old = browser.driver.find_element(By.TAG_NAME, "html")
+    browser.keys("u")
+    browser.wait.until(EC.staleness_of(old))
+    check(browser.find("#front").text == front, "key u undoes the answer: the same card is back")
+
+
+def card_limit(browser: Browser, server: Server, deck: str) -> None:
+    browser.open(deck.replace(browser.base, ""))
+    for index in range(23):  # 2 cards so far: up to the free plan's 25
+        browser.fill({"front": f"word {index}", "back": f"meaning {index}", "tags": ""})
+        browser.submit()
+    browser.fill({"front": "perro", "back": "dog", "tags": ""})
+    browser.submit()
+    alert = browser.find('[role="alert"]').text
+    check("25" in alert and "limit" in alert.lower(), f"the 26th card shows seed 001's message: {alert!r}")
+    check(browser.find("#front").get_attribute("value") == "perro", "and keeps what was typed")
+    browser.shoot("card-limit")
+    browser.open("/decks")
+    check("25 of 25 cards used" in browser.text(), "the decks page shows the limit reached")
+    browser.shoot("decks")
+    server.admin("user", "set-plan", "admin", "premium")
+    browser.open(deck.replace(browser.base, ""))
+    browser.fill({"front": "perro", "back": "dog", "tags": ""})
+    browser.submit()
+    check("perro" in browser.find("#cards").text, "after the upgrade the card is added")
+    browser.open("/decks")
+    check("cards used" not in browser.text(), "a premium account shows no limit")
+
+
+def account_and_sign_out(browser: Browser) -> None:
+    browser.open("/account")
+    check("Premium plan" in browser.text() and "this browser" in browser.text(),
+          "the account page shows the plan and this browser among the devices")
+    browser.shoot("account")
+    browser.submit('header button[type="submit"]')
+    check(browser.driver.current_url.endswith("/signin"), "signing out goes to the sign-in page")
+    browser.open("/decks")
+    check(browser.driver.current_url.endswith("/signin"), "and the decks need signing in again")
+    browser.shoot("signin")
+    browser.fill({"user": "admin", "password": "correct horse"})
+    browser.submit()
+    check(browser.driver.current_url.endswith("/decks"), "signing in again opens the decks")
+
+
+def main() -> None:
+    if len(sys.argv) < 2:
+        raise SystemExit(__doc__)
+    screenshots = sys.argv[2] if len(sys.argv) > 2 else ".build/web-screenshots"
+    os.makedirs(screenshots, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="cardbox-web-")
+    server = Server(os.path.abspath(sys.argv[1]), work)
+    browser = None
+    try:
+        browser = Browser(server.url, screenshots)
+        first_run(browser)
+        deck = deck_and_cards(browser)
+        study(browser, deck)
+        card_limit(browser, server, deck)
+        account_and_sign_out(browser)
+        print(f"web app: every check passed; screenshots in {screenshots}")
+    finally:
+        if browser:
+            browser.quit()
+        server.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
