@@ -12,6 +12,9 @@ public enum Language {
         return normalized
     }
 
+    /// Every code `validate` takes, sorted.
+    public static var codes: [String] { iso6391LanguageNames.keys.sorted() }
+
     /// The English name of a code ("es" → "Spanish"), or the code itself when unknown.
     public static func name(of code: String) -> String {
         iso6391LanguageNames[code] ?? code

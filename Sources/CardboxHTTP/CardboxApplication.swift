@@ -34,10 +34,12 @@ public enum CardboxApplication {
         }
         let sync = SyncAPI(database: database, accounts: accounts, options: options, metrics: metrics)
         sync.addRoutes(to: router)
-        WebApp(
-            database: database, accounts: accounts, replicas: sync.replicas, options: options, secure: tls != nil,
-            published: { [news = sync.news] account in await news.published(account) }
-        ).addRoutes(to: router)
+        let actions = AccountActions(
+            replicas: sync.replicas, options: options,
+            published: { [news = sync.news] account in await news.published(account) })
+        WebApp(database: database, accounts: accounts, actions: actions, options: options, secure: tls != nil)
+            .addRoutes(to: router)
+        WebAPI(actions: actions, accounts: accounts, options: options).addRoutes(to: router)
         return Application(
             router: router, server: try serverBuilder(tls: tls),
             configuration: .init(address: .hostname(host, port: port), serverName: "cardbox"),

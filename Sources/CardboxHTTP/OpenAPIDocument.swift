@@ -1,15 +1,19 @@
+import CardboxCore
+
 /// The API's description, served at `/openapi.yaml`; CI checks the server against it with
 /// schemathesis (`scripts/api-check.sh`): every answer has a documented status and shape.
 enum OpenAPIDocument {
     static let yaml = """
         openapi: 3.1.0
         info:
-          title: Cardbox sync server
+          title: Cardbox server
           version: "1"
           description: >-
             Accounts, device sessions and offline-first sync of change sets. Every route under /v1
             but sign-up and sign-in needs a device token (Authorization: Bearer TOKEN) and works on
-            that token's account only. Every error is JSON: {"error": "..."}.
+            that token's account only. The web app's actions are under /api/v1, with a device token or
+            the browser's session cookie (then a request that changes something carries the page's
+            CSRF token in X-CSRF-Token). Every error is JSON: {"error": "..."}.
         servers:
           - url: /
         components:
@@ -87,6 +91,63 @@ enum OpenAPIDocument {
                       entity: {enum: [account, setting, deck, card, tag, cardTag, suggestion, rejectedSuggestion, reviewLog, itemList, item, itemImage, board, boardColumn, boardCard]}
                       id: {type: string}
                       clock: {type: integer}
+            Deck:
+              type: object
+              required: [id, name, frontLanguage, backLanguage, queuedSuggestions, createdAt, modifiedAt]
+              properties:
+                id: {type: string, format: uuid}
+                name: {type: string}
+                frontLanguage: {type: string}
+                backLanguage: {type: string}
+                queuedSuggestions: {type: integer}
+                createdAt: {type: string, format: date-time}
+                modifiedAt: {type: string, format: date-time}
+            Card:
+              type: object
+              required: [id, deckId, front, back, cardType, notes, tags, isFavorite, isArchived, state, reps, lapses]
+              properties:
+                id: {type: string, format: uuid}
+                deckId: {type: string, format: uuid}
+                front: {type: string}
+                back: {type: string}
+                cardType: {type: string}
+                notes: {type: string}
+                tags: {type: array, items: {type: string}}
+                isFavorite: {type: boolean}
+                isArchived: {type: boolean}
+                state: {enum: [new, learning, review, relearning]}
+                dueAt: {type: [string, "null"], format: date-time}
+                reps: {type: integer}
+                lapses: {type: integer}
+            DeckCounts:
+              type: object
+              required: [currentCards, archivedCards, dueCards, visibleSuggestions, invisibleSuggestions, rejectedSuggestions]
+              properties:
+                currentCards: {type: integer}
+                archivedCards: {type: integer}
+                dueCards: {type: integer}
+                visibleSuggestions: {type: integer}
+                invisibleSuggestions: {type: integer}
+                rejectedSuggestions: {type: integer}
+            StudyCounts:
+              type: object
+              description: What is left to study today in each part of the queue.
+              required: [learning, review, new]
+              properties:
+                learning: {type: integer}
+                review: {type: integer}
+                new: {type: integer}
+            Language:
+              description: An ISO 639-1 code.
+              enum: [\(Language.codes.joined(separator: ", "))]
+            CardBody:
+              type: object
+              required: [front]
+              properties:
+                front: {type: string, minLength: 1, maxLength: 10000, pattern: "\\\\S"}
+                back: {type: string, maxLength: 50000, description: "May be empty: an incomplete card."}
+                notes: {type: string, maxLength: 50000}
+                tags: {type: array, items: {type: string, minLength: 1, maxLength: 50, pattern: "\\\\S"}}
           requestBodies:
             ChangeSet:
               required: true
@@ -110,7 +171,18 @@ enum OpenAPIDocument {
               in: query
               description: The most records in the page.
               schema: {type: integer, minimum: 1, maximum: 5000, default: 5000}
+            Deck:
+              name: deck
+              in: path
+              required: true
+              description: The deck's id.
+              schema: {type: string}
           responses:
+            NotFound:
+              description: No such record in the caller's account.
+              content:
+                application/json:
+                  schema: {$ref: "#/components/schemas/Error"}
             BadRequest:
               description: The request is malformed; nothing changed.
               content:
@@ -444,6 +516,204 @@ enum OpenAPIDocument {
                       schema: {type: string}
                 "400": {$ref: "#/components/responses/BadRequest"}
                 "401": {$ref: "#/components/responses/Unauthorized"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/decks:
+            get:
+              summary: The account's decks, each with its counts, and the plan's card allowance.
+              security: [{deviceToken: []}]
+              responses:
+                "200":
+                  description: The decks.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [decks, allowance]
+                        properties:
+                          decks:
+                            type: array
+                            items:
+                              type: object
+                              required: [deck, counts, today]
+                              properties:
+                                deck: {$ref: "#/components/schemas/Deck"}
+                                counts: {$ref: "#/components/schemas/DeckCounts"}
+                                today: {$ref: "#/components/schemas/StudyCounts"}
+                          allowance:
+                            type: object
+                            required: [plan, cardCount]
+                            properties:
+                              plan: {enum: [free, premium]}
+                              cardCount: {type: integer}
+                              cardLimit: {type: integer}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "429": {$ref: "#/components/responses/Throttled"}
+            post:
+              summary: Create a deck.
+              security: [{deviceToken: []}]
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      required: [name, frontLanguage, backLanguage]
+                      properties:
+                        name: {type: string, minLength: 1, maxLength: 100, pattern: "\\\\S"}
+                        frontLanguage: {$ref: "#/components/schemas/Language"}
+                        backLanguage: {$ref: "#/components/schemas/Language"}
+              responses:
+                "201":
+                  description: Created.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [deck]
+                        properties:
+                          deck: {$ref: "#/components/schemas/Deck"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "409":
+                  description: The account has a deck of that name.
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/Error"}
+                "413": {$ref: "#/components/responses/TooLarge"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/decks/{deck}:
+            get:
+              summary: A deck with its counts and its current cards (at most 500).
+              security: [{deviceToken: []}]
+              parameters:
+                - $ref: "#/components/parameters/Deck"
+              responses:
+                "200":
+                  description: The deck.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [deck, counts, today, cards]
+                        properties:
+                          deck: {$ref: "#/components/schemas/Deck"}
+                          counts: {$ref: "#/components/schemas/DeckCounts"}
+                          today: {$ref: "#/components/schemas/StudyCounts"}
+                          cards: {type: array, items: {$ref: "#/components/schemas/Card"}}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/decks/{deck}/cards:
+            post:
+              summary: Add a card to a deck (the free plan's card limit applies, with seed 001's message).
+              security: [{deviceToken: []}]
+              parameters:
+                - $ref: "#/components/parameters/Deck"
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema: {$ref: "#/components/schemas/CardBody"}
+              responses:
+                "201":
+                  description: Added.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [card]
+                        properties:
+                          card: {$ref: "#/components/schemas/Card"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "413": {$ref: "#/components/responses/TooLarge"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/decks/{deck}/study:
+            get:
+              summary: The deck's next card to study with each rating's next due time; null when none is left today.
+              security: [{deviceToken: []}]
+              parameters:
+                - $ref: "#/components/parameters/Deck"
+              responses:
+                "200":
+                  description: The next card, or null.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [next]
+                        properties:
+                          next:
+                            oneOf:
+                              - type: "null"
+                              - type: object
+                                required: [card, queue, nextDue, remaining, at]
+                                properties:
+                                  card: {$ref: "#/components/schemas/Card"}
+                                  queue: {type: string}
+                                  nextDue:
+                                    type: object
+                                    additionalProperties: {type: string, format: date-time}
+                                  remaining: {$ref: "#/components/schemas/StudyCounts"}
+                                  at: {type: string, format: date-time}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+            post:
+              summary: Answer a card of the deck (rating 1 again, 2 hard, 3 good, 4 easy).
+              security: [{deviceToken: []}]
+              parameters:
+                - $ref: "#/components/parameters/Deck"
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      required: [card, rating]
+                      properties:
+                        card: {type: string, format: uuid}
+                        rating: {type: integer, minimum: 1, maximum: 4}
+              responses:
+                "200":
+                  description: The card after the answer, and the review it logged.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [card, log]
+                        properties:
+                          card: {$ref: "#/components/schemas/Card"}
+                          log: {type: object}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "413": {$ref: "#/components/responses/TooLarge"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/decks/{deck}/study/undo:
+            post:
+              summary: Undo the deck's last answer; the card is back as it was.
+              security: [{deviceToken: []}]
+              parameters:
+                - $ref: "#/components/parameters/Deck"
+              responses:
+                "200":
+                  description: The card as it was before the answer.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [card]
+                        properties:
+                          card: {$ref: "#/components/schemas/Card"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
                 "429": {$ref: "#/components/responses/Throttled"}
 
         """

@@ -79,12 +79,22 @@ public struct SyncAPI: Sendable {
         "/v1/sessions": ["POST"], "/v1/sessions/current": ["DELETE"], "/v1/account": ["GET"],
         "/v1/sync/push": ["POST"], "/v1/sync/pull": ["GET"], "/v1/sync/exchange": ["POST"],
         "/v1/sync/snapshot": ["GET"], "/v1/sync/events": ["GET"],
-        "/v1/images/missing": ["POST"],
+        "/v1/images/missing": ["POST"], "/api/v1/decks": ["GET", "POST"],
     ]
 
     static func allowedMethods(_ path: String) -> [String]? {
         if let methods = methods[path] { return methods }
-        return path.hasPrefix("/v1/images/") && path.split(separator: "/").count == 3 ? ["GET", "PUT"] : nil
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        if parts.count == 3, path.hasPrefix("/v1/images/") { return ["GET", "PUT"] }
+        // The web app's API: /api/v1/decks/{deck}[/cards | /study[/undo]].
+        guard parts.count >= 4, Array(parts.prefix(3)) == ["api", "v1", "decks"] else { return nil }
+        switch Array(parts.dropFirst(4)) {
+        case []: return ["GET"]
+        case ["cards"]: return ["POST"]
+        case ["study"]: return ["GET", "POST"]
+        case ["study", "undo"]: return ["POST"]
+        default: return nil
+        }
     }
 
     public func addRoutes(to router: Router<CardboxRequestContext>) {
@@ -315,7 +325,12 @@ struct JSONBody {
     let members: [String: JSONValue]
 
     init(_ request: Request, _ context: CardboxRequestContext, limit: Int = 16_384) async throws {
-        let buffer = try await request.body.collect(upTo: limit)
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw APIError(.contentTooLarge, "body: at most \(limit) bytes")
+        }
         let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) ?? ""
         guard case .object(let members) = try JSONValue.parse(text, field: "body") else {
             throw CardboxError.invalid(field: "body", reason: "must be a JSON object")

@@ -253,4 +253,80 @@ struct WebAppTests {
             #expect(!(try await ana.get(deck).body.contains("<strong>x</strong>")))
         }
     }
+
+    @Test("/api/v1: a device token makes a deck, adds a card, studies it and undoes; the answers are JSON")
+    func api() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            _ = try await accounts.addAccount(name: "ana", password: "correct horse")
+            let token = try await accounts.signIn(name: "ana", password: "correct horse", deviceName: "script").token
+            let made = try await rawPost(
+                url + "/api/v1/decks", body: #"{"name": "Spanish", "frontLanguage": "es", "backLanguage": "en"}"#,
+                token: token)
+            #expect(made.status == 201)
+            let deck = try #require(Self.json(made.body)["deck"]?["id"]?.stringValue)
+            let card = try await rawPost(
+                url + "/api/v1/decks/\(deck)/cards", body: #"{"front": "hola", "back": "hello", "tags": ["greeting"]}"#,
+                token: token)
+            #expect(card.status == 201)
+            let cardId = try #require(Self.json(card.body)["card"]?["id"]?.stringValue)
+            let next = try Self.json(
+                try await rawRequest(.GET, url + "/api/v1/decks/\(deck)/study", body: Data(), token: token).body)
+            #expect(next["next"]?["card"]?["front"]?.stringValue == "hola")
+            #expect(next["next"]?["nextDue"]?["3"] != nil)
+            let wrongCard = try await rawPost(
+                url + "/api/v1/decks/\(deck)/study", body: #"{"card": "\#(UUID())", "rating": 3}"#, token: token)
+            #expect(wrongCard.status == 400)
+            let badRating = try await rawPost(
+                url + "/api/v1/decks/\(deck)/study", body: #"{"card": "\#(cardId)", "rating": 5}"#, token: token)
+            #expect(badRating.status == 400)
+            let answered = try await rawPost(
+                url + "/api/v1/decks/\(deck)/study", body: #"{"card": "\#(cardId)", "rating": 3}"#, token: token)
+            #expect(try answered.status == 200 && Self.json(answered.body)["card"]?["reps"] == .int(1))
+            let undone = try await rawPost(url + "/api/v1/decks/\(deck)/study/undo", body: "", token: token)
+            #expect(try undone.status == 200 && Self.json(undone.body)["card"]?["reps"] == .int(0))
+            let listed = try Self.json(
+                try await rawRequest(.GET, url + "/api/v1/decks", body: Data(), token: token).body)
+            #expect(listed["allowance"]?["cardLimit"] == .int(25) && listed["allowance"]?["cardCount"] == .int(1))
+            // Another account's token does not reach the deck; no token reaches nothing.
+            _ = try await accounts.addAccount(name: "eve", password: "correct horse")
+            let eve = try await accounts.signIn(name: "eve", password: "correct horse", deviceName: "script").token
+            #expect(try await rawRequest(.GET, url + "/api/v1/decks/\(deck)", body: Data(), token: eve).status == 404)
+            #expect(try await rawRequest(.GET, url + "/api/v1/decks", body: Data()).status == 401)
+        }
+    }
+
+    @Test("/api/v1 with the session cookie: a change needs the page's X-CSRF-Token")
+    func apiWithCookie() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let browser = try await Self.signedIn(url, accounts)
+            let cookie = try #require(browser.cookie)
+            let csrf = try await browser.csrf()
+            func post(_ headers: [(String, String)]) async throws -> Int {
+                var request = HTTPClientRequest(url: url + "/api/v1/decks")
+                request.method = .POST
+                request.headers.add(name: "Cookie", value: cookie)
+                for (name, value) in headers { request.headers.add(name: name, value: value) }
+                request.body = .bytes(
+                    ByteBuffer(string: #"{"name": "Spanish", "frontLanguage": "es", "backLanguage": "en"}"#))
+                return Int(try await HTTPClient.shared.execute(request, timeout: .seconds(30)).status.code)
+            }
+            #expect(try await post([]) == 403)
+            #expect(try await post([("X-CSRF-Token", "0")]) == 403)
+            #expect(try await post([("X-CSRF-Token", csrf)]) == 201)
+        }
+    }
+
+    static func json(_ text: String) throws -> JSONValue { try JSONValue.parse(text, field: "answer") }
+}
+
+extension JSONValue {
+    fileprivate subscript(_ key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members[key]
+    }
+
+    fileprivate var stringValue: String? {
+        guard case .string(let text) = self else { return nil }
+        return text
+    }
 }

@@ -11,12 +11,10 @@ import NIOCore
 struct WebApp: Sendable {
     let database: any ServerDatabase
     let accounts: AccountService
-    let replicas: AccountReplicas?
+    let actions: AccountActions
     let options: ServerOptions
     /// Whether the server speaks HTTPS (the session cookie is then `Secure`).
     let secure: Bool
-    /// Told after a page's change reached the sync state (devices waiting for news wake up).
-    let published: @Sendable (UUID) async -> Void
 
     func addRoutes(to router: Router<CardboxRequestContext>) {
         router.get("static/app.css") { _, _ in Self.asset(WebAssets.css, type: "text/css; charset=utf-8") }
@@ -110,18 +108,10 @@ struct WebApp: Sendable {
 
     private func decksPage(_ context: CardboxRequestContext, error: String? = nil) async throws -> Response {
         let caller = try context.pageCaller()
-        let (decks, allowance) = try await read(caller) { store in
-            (
-                try store.decks().map { deck in
-                    (deck, try store.deckCounts(deck.id), try store.studyCounts(in: deck.id))
-                }, try store.allowance()
-            )
-        }
+        let (decks, allowance) = try await actions.decks(caller)
         var values: [String: Any] = [
             "hasDecks": !decks.isEmpty,
-            "decks": decks.map { deck, counts, today in
-                Self.deckValues(deck).merging(Self.countValues(counts, today)) { $1 }
-            },
+            "decks": decks.map { Self.deckValues($0.deck).merging(Self.countValues($0.counts, $0.today)) { $1 } },
         ]
         if let limit = allowance.cardLimit {
             let remaining = allowance.remainingCards ?? 0
@@ -139,10 +129,8 @@ struct WebApp: Sendable {
         try context.checkCSRF(form["csrf"])
         let caller = try context.pageCaller()
         do {
-            let deck = try await write(caller) { store in
-                try store.createDeck(
-                    name: form["name"] ?? "", frontLanguage: form["front"] ?? "", backLanguage: form["back"] ?? "")
-            }
+            let deck = try await actions.createDeck(
+                caller, name: form["name"] ?? "", frontLanguage: form["front"] ?? "", backLanguage: form["back"] ?? "")
             return WebPage.redirect("/decks/\(deck.id)")
         } catch let error as CardboxError {
             return try await decksPage(context, error: WebPage.message(error))
@@ -152,21 +140,15 @@ struct WebApp: Sendable {
     private func deckPage(
         _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil
     ) async throws -> Response {
-        let caller = try context.pageCaller()
-        let deckId = try Self.deckId(context)
-        let (deck, counts, today, cards) = try await read(caller) { store in
-            (
-                try store.deck(deckId), try store.deckCounts(deckId), try store.studyCounts(in: deckId),
-                try store.cards(in: deckId, limit: 500)
-            )
-        }
-        var values = Self.countValues(counts, today)
-        values["deck"] = Self.deckValues(deck)
-        values["hasCards"] = !cards.isEmpty
-        values["cards"] = cards.map { ["front": $0.front, "back": $0.back, "tags": $0.tags] as [String: Any] }
+        let detail = try await actions.deck(try context.pageCaller(), try Self.deckId(context))
+        var values = Self.countValues(detail.counts, detail.today)
+        values["deck"] = Self.deckValues(detail.deck)
+        values["hasCards"] = !detail.cards.isEmpty
+        values["cards"] = detail.cards.map { ["front": $0.front, "back": $0.back, "tags": $0.tags] as [String: Any] }
         values["draft"] = draft
         return WebPage.html(
-            "deck", title: deck.name, values, context: context, error: error, status: error == nil ? .ok : .badRequest)
+            "deck", title: detail.deck.name, values, context: context, error: error,
+            status: error == nil ? .ok : .badRequest)
     }
 
     private func addCard(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
@@ -174,13 +156,10 @@ struct WebApp: Sendable {
         try context.checkCSRF(form["csrf"])
         let caller = try context.pageCaller()
         let deckId = try Self.deckId(context)
-        let tags = (form["tags"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }
         do {
-            _ = try await write(caller) { store in
-                try store.addCard(
-                    to: deckId, CardDraft(front: form["front"] ?? "", back: form["back"] ?? "", tags: tags))
-            }
+            _ = try await actions.addCard(
+                caller, to: deckId,
+                CardDraft(front: form["front"] ?? "", back: form["back"] ?? "", tags: Self.tags(form["tags"] ?? "")))
             return WebPage.redirect("/decks/\(deckId)")
         } catch let error as CardboxError {
             // The person's typing stays in the form beside what went wrong (seed 001's limit message).
@@ -188,15 +167,16 @@ struct WebApp: Sendable {
         }
     }
 
+    /// Tags as typed in one field, separated by commas.
+    static func tags(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
     // MARK: Study
 
     /// The next card of the deck; `?answered` (after an answer) offers to undo it.
     private func studyPage(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
-        let caller = try context.pageCaller()
-        let deckId = try Self.deckId(context)
-        let (deck, next) = try await read(caller) { store in
-            (try store.deck(deckId), try store.nextStudyCard(in: deckId))
-        }
+        let (deck, next) = try await actions.nextCard(try context.pageCaller(), in: try Self.deckId(context))
         var values: [String: Any] = [
             "deck": Self.deckValues(deck), "canUndo": request.uri.queryParameters["answered"] != nil,
         ]
@@ -209,8 +189,7 @@ struct WebApp: Sendable {
                     ] as [String: Any],
                     "hasNotes": !next.card.notes.isEmpty,
                     "remaining": [
-                        "new": next.remaining.new, "learning": next.remaining.learning,
-                        "review": next.remaining.review,
+                        "new": next.remaining.new, "learning": next.remaining.learning, "review": next.remaining.review,
                     ],
                     "buttons": StudyInterval.buttons.enumerated().map { index, label in
                         [
@@ -229,21 +208,19 @@ struct WebApp: Sendable {
     private func answer(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
         let form = try await WebPage.form(request)
         try context.checkCSRF(form["csrf"])
-        let caller = try context.pageCaller()
         let deckId = try Self.deckId(context)
         guard let card = form["card"].flatMap(CardID.init) else {
             throw CardboxError.invalid(field: "card", reason: "the form names no card")
         }
-        let rating = Int(form["rating"] ?? "") ?? 0
-        _ = try await write(caller) { store in try store.answer(card, rating: rating) }
+        _ = try await actions.answer(
+            try context.pageCaller(), in: deckId, card: card, rating: Int(form["rating"] ?? "") ?? 0)
         return WebPage.redirect("/decks/\(deckId)/study?answered")
     }
 
     private func undo(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
         try context.checkCSRF(try await WebPage.form(request)["csrf"])
-        let caller = try context.pageCaller()
         let deckId = try Self.deckId(context)
-        _ = try await write(caller) { store in try store.undoLastAnswer(in: deckId) }
+        _ = try await actions.undo(try context.pageCaller(), in: deckId)
         return WebPage.redirect("/decks/\(deckId)/study")
     }
 
@@ -252,7 +229,7 @@ struct WebApp: Sendable {
     private func accountPage(_ context: CardboxRequestContext) async throws -> Response {
         let caller = try context.pageCaller()
         let devices = try await database.devices(account: caller.account.id)
-        let allowance = try await read(caller) { store in try store.allowance() }
+        let allowance = try await actions.allowance(caller)
         let planText =
             allowance.cardLimit.map { "Free plan: \(allowance.cardCount) of \($0) cards used." }
             ?? "Premium plan: unlimited cards (\(allowance.cardCount) so far)."
@@ -278,34 +255,9 @@ struct WebApp: Sendable {
         return WebPage.redirect("/account")
     }
 
-    // MARK: The account's store
-
-    private func read<T: Sendable>(_ caller: Caller, _ body: @escaping @Sendable (CardboxStore) throws -> T)
-        async throws -> T
-    {
-        try await requireReplicas().read(caller.account.id, body)
-    }
-
-    private func write<T: Sendable>(_ caller: Caller, _ body: @escaping @Sendable (CardboxStore) throws -> T)
-        async throws -> T
-    {
-        let account = caller.account.id
-        return try await requireReplicas().write(
-            account, plan: caller.account.plan, now: options.now(), body, pushed: { await published(account) })
-    }
-
-    private func requireReplicas() throws -> AccountReplicas {
-        guard let replicas else {
-            throw APIError(
-                .serviceUnavailable,
-                "the web app needs the server's copies of accounts: start it without --cache-folder none")
-        }
-        return replicas
-    }
-
     // MARK: Values for templates
 
-    private static func deckId(_ context: CardboxRequestContext) throws -> DeckID {
+    static func deckId(_ context: CardboxRequestContext) throws -> DeckID {
         guard let text = context.parameters.get("deck"), let id = DeckID(text) else {
             throw CardboxError.notFound(kind: "deck", reference: context.parameters.get("deck") ?? "")
         }

@@ -142,8 +142,8 @@ enum WebTemplates {
         <input type="hidden" name="csrf" value="{{csrf}}">
         <label for="front">Front</label>
         <input id="front" name="front" required value="{{draft.front}}">
-        <label for="back">Back</label>
-        <input id="back" name="back" required value="{{draft.back}}">
+        <label for="back">Back (may wait: a card without one is incomplete)</label>
+        <input id="back" name="back" value="{{draft.back}}">
         <label for="tags">Tags (separated by commas)</label>
         <input id="tags" name="tags" value="{{draft.tags}}">
         <button type="submit">Add card</button>

@@ -1,0 +1,117 @@
+import CardboxCore
+import CardboxServer
+import CardboxStore
+import Foundation
+
+/// What a signed-in person can do from the web, once: the pages and the JSON API under `/api/v1`
+/// both call these. Each works on the server's copy of the caller's account (`AccountReplicas`)
+/// through the engine's own functions; a change is pushed to the sync state before it returns, so
+/// every device of the account gets it.
+struct AccountActions: Sendable {
+    let replicas: AccountReplicas?
+    let options: ServerOptions
+    /// Told after a change reached the sync state (devices waiting for news wake up).
+    let published: @Sendable (UUID) async -> Void
+
+    /// A deck with its counts: cards in each list, and what is left to study today.
+    struct DeckSummary: Encodable, Sendable {
+        var deck: Deck
+        var counts: DeckCounts
+        var today: StudyCounts
+    }
+
+    /// A deck with its counts and its current cards.
+    struct DeckDetail: Encodable, Sendable {
+        var deck: Deck
+        var counts: DeckCounts
+        var today: StudyCounts
+        var cards: [Card]
+    }
+
+    func decks(_ caller: Caller) async throws -> (decks: [DeckSummary], allowance: CardAllowance) {
+        try await read(caller) { store in
+            (
+                try store.decks().map {
+                    DeckSummary(deck: $0, counts: try store.deckCounts($0.id), today: try store.studyCounts(in: $0.id))
+                }, try store.allowance()
+            )
+        }
+    }
+
+    func createDeck(_ caller: Caller, name: String, frontLanguage: String, backLanguage: String) async throws -> Deck {
+        try await write(caller) { store in
+            try store.createDeck(name: name, frontLanguage: frontLanguage, backLanguage: backLanguage)
+        }
+    }
+
+    /// The most cards a deck's page lists.
+    static let cardsShown = 500
+
+    func deck(_ caller: Caller, _ deck: DeckID) async throws -> DeckDetail {
+        try await read(caller) { store in
+            DeckDetail(
+                deck: try store.deck(deck), counts: try store.deckCounts(deck), today: try store.studyCounts(in: deck),
+                cards: try store.cards(in: deck, limit: Self.cardsShown))
+        }
+    }
+
+    func addCard(_ caller: Caller, to deck: DeckID, _ draft: CardDraft) async throws -> Card {
+        try await write(caller) { store in try store.addCard(to: deck, draft) }
+    }
+
+    /// The deck and its next card to study (nil when nothing is left today).
+    func nextCard(_ caller: Caller, in deck: DeckID) async throws -> (deck: Deck, next: StudyCard?) {
+        try await read(caller) { store in (try store.deck(deck), try store.nextStudyCard(in: deck)) }
+    }
+
+    /// Answers a card of `deck`. The deck is what the request is about (not found: 404); a card that
+    /// is not one of its cards makes the request wrong (400).
+    func answer(_ caller: Caller, in deck: DeckID, card: CardID, rating: Int) async throws -> StudyAnswer {
+        try await write(caller) { store in
+            _ = try store.deck(deck)
+            let found: Card?
+            do {
+                found = try store.card(card)
+            } catch CardboxError.notFound {
+                found = nil
+            }
+            guard found?.deckId == deck else {
+                throw CardboxError.invalid(field: "card", reason: "\(card) is not a card of this deck")
+            }
+            return try store.answer(card, rating: rating)
+        }
+    }
+
+    func undo(_ caller: Caller, in deck: DeckID) async throws -> Card {
+        try await write(caller) { store in try store.undoLastAnswer(in: deck) }
+    }
+
+    func allowance(_ caller: Caller) async throws -> CardAllowance {
+        try await read(caller) { store in try store.allowance() }
+    }
+
+    // MARK: The account's store
+
+    private func read<T: Sendable>(_ caller: Caller, _ body: @escaping @Sendable (CardboxStore) throws -> T)
+        async throws -> T
+    {
+        try await requireReplicas().read(caller.account.id, body)
+    }
+
+    private func write<T: Sendable>(_ caller: Caller, _ body: @escaping @Sendable (CardboxStore) throws -> T)
+        async throws -> T
+    {
+        let account = caller.account.id
+        return try await requireReplicas().write(
+            account, plan: caller.account.plan, now: options.now(), body, pushed: { await published(account) })
+    }
+
+    private func requireReplicas() throws -> AccountReplicas {
+        guard let replicas else {
+            throw APIError(
+                .serviceUnavailable,
+                "the web app needs the server's copies of accounts: start it without --cache-folder none")
+        }
+        return replicas
+    }
+}

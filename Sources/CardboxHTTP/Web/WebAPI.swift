@@ -1,0 +1,171 @@
+import CardboxCore
+import CardboxServer
+import CardboxStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The web app's actions as JSON, under `/api/v1` (in `/openapi.yaml`): the same `AccountActions`
+/// the pages call. A device token (`Authorization: Bearer`) or the browser's session cookie signs a
+/// request in; with the cookie, a request that changes something also carries the page's CSRF token
+/// in `X-CSRF-Token`.
+struct WebAPI: Sendable {
+    let actions: AccountActions
+    let accounts: AccountService
+    let options: ServerOptions
+
+    func addRoutes(to router: Router<CardboxRequestContext>) {
+        let api = router.group("api/v1").add(middleware: WebAPIAuthentication(accounts: accounts))
+            .add(middleware: AccountRateLimit(limiter: RateLimiter(perSecond: options.requestsPerSecond)))
+        api.get("decks") { _, context in
+            let (decks, allowance) = try await actions.decks(try context.requireCaller())
+            return EncodedJSON(DecksAnswer(decks: decks, allowance: allowance))
+        }
+        api.post("decks") { request, context in
+            let body = try await JSONBody(request, context)
+            let deck = try await actions.createDeck(
+                try context.requireCaller(), name: try body.string("name"),
+                frontLanguage: try body.string("frontLanguage"), backLanguage: try body.string("backLanguage"))
+            return EncodedJSON(["deck": deck], status: .created)
+        }
+        api.get("decks/:deck") { _, context in
+            EncodedJSON(try await actions.deck(try context.requireCaller(), try WebApp.deckId(context)))
+        }
+        api.post("decks/:deck/cards") { request, context in
+            // A card's texts may be long (seed limits: front 10,000, back and notes 50,000 characters).
+            let body = try await JSONBody(request, context, limit: 1 << 20)
+            let draft = CardDraft(
+                front: try body.string("front"), back: try body.optionalString("back") ?? "",
+                notes: try body.optionalString("notes") ?? "", tags: try body.strings("tags"))
+            let card = try await actions.addCard(try context.requireCaller(), to: try WebApp.deckId(context), draft)
+            return EncodedJSON(["card": card], status: .created)
+        }
+        api.get("decks/:deck/study") { _, context in
+            let (_, next) = try await actions.nextCard(try context.requireCaller(), in: try WebApp.deckId(context))
+            return EncodedJSON(NextAnswer(next: next))
+        }
+        api.post("decks/:deck/study") { request, context in
+            let body = try await JSONBody(request, context)
+            guard let card = CardID(try body.string("card")) else {
+                throw CardboxError.invalid(field: "card", reason: "must be a card's id")
+            }
+            let answer = try await actions.answer(
+                try context.requireCaller(), in: try WebApp.deckId(context), card: card,
+                rating: try body.integer("rating"))
+            return EncodedJSON(answer)
+        }
+        api.post("decks/:deck/study/undo") { _, context in
+            let card = try await actions.undo(try context.requireCaller(), in: try WebApp.deckId(context))
+            return EncodedJSON(["card": card])
+        }
+    }
+
+    struct DecksAnswer: Encodable {
+        var decks: [AccountActions.DeckSummary]
+        var allowance: CardAllowance
+    }
+
+    /// The next card to study; `next` is null when nothing is left today.
+    struct NextAnswer: Encodable {
+        var next: StudyCard?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(next, forKey: .next)  // null, not left out
+        }
+
+        enum CodingKeys: String, CodingKey { case next }
+    }
+}
+
+/// Signs an `/api/v1` request in by its device token or its session cookie (then, for a request that
+/// changes something, with the session's CSRF token in `X-CSRF-Token`).
+struct WebAPIAuthentication: RouterMiddleware {
+    typealias Context = CardboxRequestContext
+    let accounts: AccountService
+
+    static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        var context = context
+        if let header = request.headers[.authorization], header.hasPrefix("Bearer ") {
+            context.caller = try await accounts.caller(token: String(header.dropFirst("Bearer ".count)))
+        } else if let token = request.cookies[WebSession.cookieName]?.value,
+            let caller = try await accounts.caller(token: token)
+        {
+            if ![.get, .head].contains(request.method) {
+                guard request.headers[Self.csrfHeader] == WebSession.csrfToken(token) else {
+                    throw APIError(.forbidden, "a request made with the session cookie needs the page's X-CSRF-Token")
+                }
+            }
+            context.caller = caller
+            context.sessionToken = token
+        }
+        guard context.caller != nil else {
+            throw APIError(.unauthorized, "sign in first: this request needs a device token or a browser session")
+        }
+        return try await next(request, context)
+    }
+}
+
+/// An `Encodable` value as a JSON answer, with the command line's `--json` conventions: the data
+/// model's field names, sorted keys, ISO 8601 times.
+struct EncodedJSON<Value: Encodable>: ResponseGenerator {
+    var value: Value
+    var status: HTTPResponse.Status = .ok
+
+    init(_ value: Value, status: HTTPResponse.Status = .ok) {
+        self.value = value
+        self.status = status
+    }
+
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var data = try Self.encoder.encode(value)
+        data.append(UInt8(ascii: "\n"))
+        return Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+extension JSONBody {
+    func optionalString(_ name: String) throws -> String? {
+        switch members[name] {
+        case nil: return nil
+        case .string(let value)?: return value
+        default: throw CardboxError.invalid(field: name, reason: "must be a string")
+        }
+    }
+
+    /// A list of strings; missing means none.
+    func strings(_ name: String) throws -> [String] {
+        switch members[name] {
+        case nil: return []
+        case .array(let values)?:
+            return try values.map { value in
+                guard case .string(let text) = value else {
+                    throw CardboxError.invalid(field: name, reason: "must be a list of strings")
+                }
+                return text
+            }
+        default: throw CardboxError.invalid(field: name, reason: "must be a list of strings")
+        }
+    }
+
+    func integer(_ name: String) throws -> Int {
+        guard case .int(let value)? = members[name], let number = Int(exactly: value) else {
+            throw CardboxError.invalid(field: name, reason: "is required, as a whole number")
+        }
+        return number
+    }
+}
