@@ -2,6 +2,7 @@ import CardboxServer
 import Foundation
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 
 /// Tells waiting devices that their account has news: a push on this server wakes them at once;
 /// a push on another server sharing the database is seen by polling, every `pollInterval`.
@@ -60,7 +61,9 @@ struct NewsStream {
                 var known = cursor
                 var quiet: Duration = .zero
                 try await writer.write(ByteBuffer(string: ": cardbox news\n\n"))
-                while !Task.isCancelled {
+                // A server shutting down ends the stream (within a poll interval), so it does not wait
+                // for the listeners, who never hang up by themselves; they connect again later.
+                while !Task.isCancelled && !Task.isShuttingDownGracefully {
                     let edition = await news.edition(of: account)
                     let latest = try await database.cursor(account: account)
                     if latest > known {

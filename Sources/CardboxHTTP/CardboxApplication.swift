@@ -37,8 +37,10 @@ public enum CardboxApplication {
         let actions = AccountActions(
             replicas: sync.replicas, options: options,
             published: { [news = sync.news] account in await news.published(account) })
-        WebApp(database: database, accounts: accounts, actions: actions, options: options, secure: tls != nil)
-            .addRoutes(to: router)
+        WebApp(
+            database: database, accounts: accounts, actions: actions, options: options, secure: tls != nil,
+            news: sync.news
+        ).addRoutes(to: router)
         WebAPI(actions: actions, accounts: accounts, options: options).addRoutes(to: router)
         return Application(
             router: router, server: try serverBuilder(tls: tls),

@@ -101,6 +101,39 @@ struct ServerEndToEndTests {
         #expect(kept.stdout.contains("pending: 1") && kept.stdout.contains("last error: cannot reach"))
     }
 
+    @Test("serve stops on SIGTERM within seconds while a device listens for news (sync --watch)")
+    func stopsWhileDevicesListen() throws {
+        let admin = try CLI()
+        defer { admin.remove() }
+        let database = admin.folder.appendingPathComponent("server.sqlite").path
+        _ = try admin.runProcess(
+            ["admin", "--database", database, "user", "add", "ana", "--password-stdin"], store: false,
+            input: "correct horse\n")
+        let server = try ServerProcess(database: database)
+        let laptop = try CLI()
+        defer { laptop.remove() }
+        #expect(
+            try laptop.runProcess(["login", server.url, "--user", "ana", "--password-stdin"], input: "correct horse\n")
+                .status == 0)
+        // A device waiting for news holds a request open for as long as it runs.
+        let watcher = Process()
+        watcher.executableURL = try CLI.builtBinary()
+        watcher.arguments = ["--store", laptop.storePath, "sync", "--watch"]
+        watcher.standardOutput = FileHandle.nullDevice
+        watcher.standardError = FileHandle.nullDevice
+        try watcher.run()
+        defer { if watcher.isRunning { watcher.terminate() } }
+        Thread.sleep(forTimeInterval: 1.5)
+
+        let start = Date()
+        server.process.terminate()
+        while server.process.isRunning && Date().timeIntervalSince(start) < 15 { Thread.sleep(forTimeInterval: 0.05) }
+        let stopped = !server.process.isRunning
+        if !stopped { kill(server.process.processIdentifier, SIGKILL) }
+        #expect(stopped, "cardbox serve was still running 15 s after SIGTERM")
+        #expect(Date().timeIntervalSince(start) < 5)
+    }
+
     @Test("two servers on one PostgreSQL serve one account: devices syncing through either converge")
     func twoServersOnePostgres() throws {
         let database = try TestPostgres.url

@@ -15,6 +15,8 @@ struct WebApp: Sendable {
     let options: ServerOptions
     /// Whether the server speaks HTTPS (the session cookie is then `Secure`).
     let secure: Bool
+    /// Wakes a live page when its account changes (a device's push, another tab's action).
+    let news: AccountNews
 
     func addRoutes(to router: Router<CardboxRequestContext>) {
         router.get("static/app.css") { _, _ in Self.asset(WebAssets.css, type: "text/css; charset=utf-8") }
@@ -34,6 +36,11 @@ struct WebApp: Sendable {
         pages.post("decks/:deck/study") { request, context in try await answer(request, context) }
         pages.post("decks/:deck/study/undo") { request, context in try await undo(request, context) }
         pages.get("account") { _, context in try await accountPage(context) }
+        pages.get("events") { request, context in
+            let caller = try context.pageCaller()
+            return NewsStream(database: database, news: news, pollInterval: options.newsPollInterval).response(
+                account: caller.account.id, after: try request.integerQuery("after", default: 0))
+        }
         pages.post("account/devices/:device/revoke") { request, context in try await revoke(request, context) }
     }
 
@@ -108,6 +115,7 @@ struct WebApp: Sendable {
 
     private func decksPage(_ context: CardboxRequestContext, error: String? = nil) async throws -> Response {
         let caller = try context.pageCaller()
+        let live = try await database.cursor(account: caller.account.id)
         let (decks, allowance) = try await actions.decks(caller)
         var values: [String: Any] = [
             "hasDecks": !decks.isEmpty,
@@ -121,7 +129,7 @@ struct WebApp: Sendable {
                 "nearLimit": remaining * 5 <= limit,
             ]
         }
-        return WebPage.html("decks", title: "Decks", values, context: context, error: error)
+        return WebPage.html("decks", title: "Decks", values, context: context, error: error, live: live)
     }
 
     private func createDeck(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
@@ -140,7 +148,9 @@ struct WebApp: Sendable {
     private func deckPage(
         _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil
     ) async throws -> Response {
-        let detail = try await actions.deck(try context.pageCaller(), try Self.deckId(context))
+        let caller = try context.pageCaller()
+        let live = try await database.cursor(account: caller.account.id)
+        let detail = try await actions.deck(caller, try Self.deckId(context))
         var values = Self.countValues(detail.counts, detail.today)
         values["deck"] = Self.deckValues(detail.deck)
         values["hasCards"] = !detail.cards.isEmpty
@@ -148,7 +158,7 @@ struct WebApp: Sendable {
         values["draft"] = draft
         return WebPage.html(
             "deck", title: detail.deck.name, values, context: context, error: error,
-            status: error == nil ? .ok : .badRequest)
+            status: error == nil ? .ok : .badRequest, live: live)
     }
 
     private func addCard(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
@@ -228,6 +238,7 @@ struct WebApp: Sendable {
 
     private func accountPage(_ context: CardboxRequestContext) async throws -> Response {
         let caller = try context.pageCaller()
+        let live = try await database.cursor(account: caller.account.id)
         let devices = try await database.devices(account: caller.account.id)
         let allowance = try await actions.allowance(caller)
         let planText =
@@ -243,7 +254,7 @@ struct WebApp: Sendable {
                 ] as [String: Any]
             },
         ]
-        return WebPage.html("account", title: "Account", values, context: context)
+        return WebPage.html("account", title: "Account", values, context: context, live: live)
     }
 
     private func revoke(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {

@@ -45,8 +45,26 @@ enum WebAssets {
         kbd { font-size: .75rem; border: 1px solid var(--line); border-radius: .25rem; padding: 0 .3rem; color: var(--muted); }
         """
 
-    /// Study keys: space shows the answer, 1–4 answer, u undoes (not while typing in a field).
+    /// Study keys: space shows the answer, 1–4 answer, u undoes (not while typing in a field). A live
+    /// page (`data-live`: the account's cursor it was made at) listens to the account's news and loads
+    /// itself again when another device or tab changes the account; while something is typed in one
+    /// of its fields it only says so, keeping the typing.
     static let javascript = """
+        (function () {
+          var live = document.body && document.body.dataset.live;
+          if (!live || !window.EventSource) return;
+          var events = new EventSource("/events?after=" + encodeURIComponent(live));
+          events.addEventListener("changes", function () {
+            var typing = Array.prototype.some.call(document.querySelectorAll("input:not([type=hidden]), textarea"),
+              function (field) { return field.value !== field.defaultValue; });
+            if (typing) {
+              document.getElementById("changed").hidden = false;
+            } else {
+              events.close();
+              window.location.reload();
+            }
+          });
+        })();
         document.addEventListener("keydown", function (event) {
           var target = event.target;
           if (event.altKey || event.ctrlKey || event.metaKey) return;

@@ -15,12 +15,15 @@ enum WebPage {
 
     /// A page rendered from `template` with `values`, inside the layout (which takes the session's
     /// state from `context`).
+    /// With `live` (the account's cursor the page was made at), the page follows the account's
+    /// news and loads itself again when the account moves on (see `WebAssets.javascript`).
     static func html(
         _ template: String, title: String, _ values: [String: Any] = [:], context: CardboxRequestContext,
-        error: String? = nil, status: HTTPResponse.Status = .ok
+        error: String? = nil, status: HTTPResponse.Status = .ok, live: Int64? = nil
     ) -> Response {
         var all = values
         all["title"] = title
+        if let live { all["live"] = String(live) }
         all["signedIn"] = context.caller != nil
         all["csrf"] = context.csrf
         if let error { all["error"] = error }

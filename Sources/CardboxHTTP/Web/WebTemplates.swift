@@ -40,7 +40,7 @@ enum WebTemplates {
         <link rel="stylesheet" href="/static/app.css">
         <script src="/static/app.js" defer></script>
         </head>
-        <body>
+        <body{{#live}} data-live="{{live}}"{{/live}}>
         <header>
         <a class="brand" href="/">Cardbox</a>
         {{#signedIn}}
@@ -55,6 +55,7 @@ enum WebTemplates {
         {{/signedIn}}
         </header>
         <main id="main">
+        <p class="notice" role="status" id="changed" hidden>This changed elsewhere. <a href="">Show the changes</a></p>
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
         {{$content}}{{/content}}
