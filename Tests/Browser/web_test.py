@@ -104,8 +104,24 @@ class Browser:
             self.driver.set_window_size(width, height)
             tall = self.driver.execute_script("return document.documentElement.scrollHeight")
             self.driver.set_window_size(width, max(height, tall))
+            self.driver.execute_script("window.scrollTo(0, 0)")
             self.driver.save_screenshot(os.path.join(self.screenshots, f"{name}-{label}.png"))
         self.driver.set_window_size(*DESKTOP)
+
+    def drag(self, source, target) -> None:
+        """HTML5 drag and drop of `source` onto `target`, as a pointer would do it (chromedriver's own
+        mouse actions do not fire the drag events)."""
+        old = self.driver.find_element(By.TAG_NAME, "html")
+        self.driver.execute_script(
+            """
+            const [source, target] = arguments;
+            const data = new DataTransfer();
+            const fire = (element, type) => element.dispatchEvent(
+                new DragEvent(type, {bubbles: true, cancelable: true, dataTransfer: data}));
+            fire(source, "dragstart"); fire(target, "dragenter"); fire(target, "dragover");
+            fire(target, "drop"); fire(source, "dragend");
+            """, source, target)
+        self.wait.until(EC.staleness_of(old))
 
     def quit(self) -> None:
         self.driver.quit()
@@ -185,6 +201,34 @@ def study(browser: Browser, deck: str) -> None:
     check(browser.find("#front").text == front, "key u undoes the answer: the same card is back")
 
 
+def lists(browser: Browser) -> None:
+    browser.open("/lists")
+    browser.fill({"name": "Groceries"})
+    browser.submit()
+    check(browser.find("h1").text == "Groceries", "a new list opens on its page")
+    for title, quantity, description in (("Milk", "2", "Oat, see https://example.org/oat"), ("Bread", "", ""),
+                                         ("Eggs", "12", "")):
+        browser.fill({"title": title, "quantity": quantity, "description": description})
+        browser.submit('#add-item button[type="submit"]')
+    titles = lambda: [e.text for e in browser.driver.find_elements(By.CSS_SELECTOR, "#items .title")]
+    check(titles() == ["Milk", "Bread", "Eggs"], "items are added in order")
+    link = browser.find("#items .description a")
+    check(link.get_attribute("href") == "https://example.org/oat", "a web address in a description is a link")
+    rows = browser.driver.find_elements(By.CSS_SELECTOR, "#items li")
+    browser.drag(rows[2], rows[0])
+    check(titles() == ["Eggs", "Milk", "Bread"], "dragging Eggs onto Milk puts it first, and it stays after a reload")
+    old = browser.driver.find_element(By.TAG_NAME, "html")
+    browser.find('button[aria-label="Cross out Bread"]').click()
+    browser.wait.until(EC.staleness_of(old))
+    check("Bread" not in titles(), "a crossed-out item is hidden while showCrossedOutItems is off")
+    browser.submit("#toggle-crossed")
+    crossed = browser.driver.find_elements(By.CSS_SELECTOR, "#items li.crossed .title")
+    check([e.text for e in crossed] == ["Bread"], "shown again, it is struck through")
+    browser.shoot("list")
+    browser.open("/lists")
+    browser.shoot("lists")
+
+
 def card_limit(browser: Browser, server: Server, deck: str) -> None:
     browser.open(deck.replace(browser.base, ""))
     for index in range(22):  # 3 cards so far: up to the free plan's 25
@@ -237,6 +281,7 @@ def main() -> None:
         deck = deck_and_cards(browser)
         live(browser, deck)
         study(browser, deck)
+        lists(browser)
         card_limit(browser, server, deck)
         account_and_sign_out(browser)
         print(f"web app: every check passed; screenshots in {screenshots}")

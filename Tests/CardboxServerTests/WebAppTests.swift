@@ -316,6 +316,66 @@ struct WebAppTests {
         }
     }
 
+    @Test("lists: add items, cross one out (hidden until shown, seed 002's setting), reorder, move, links in text")
+    func lists() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let browser = try await Self.signedIn(url, accounts)
+            let csrf = try await browser.csrf()
+            let made = try await browser.post("/lists", ["csrf": csrf, "name": "Groceries"])
+            let list = try #require(made.location)
+            let other = try #require(try await browser.post("/lists", ["csrf": csrf, "name": "Hardware"]).location)
+            for (title, quantity) in [("Milk", "2"), ("Bread", ""), ("Eggs", "12")] {
+                let added = try await browser.post(
+                    list + "/items", ["csrf": csrf, "title": title, "quantity": quantity, "description": ""])
+                #expect(added.status == 303)
+            }
+            let refused = try await browser.post(list + "/items", ["csrf": csrf, "title": "Jam", "quantity": "many"])
+            #expect(refused.status == 400 && refused.body.contains(#"value="Jam""#))
+            var page = try await browser.get(list).body
+            #expect(page.contains("× 2") && page.contains("× 12"))
+            let ids = Self.itemIds(page)
+            #expect(ids.count == 3)
+
+            // Crossed out: hidden by default, shown (struck through) once the setting says so.
+            _ = try await browser.post(list + "/items/\(ids[1])/cross", ["csrf": csrf])
+            page = try await browser.get(list).body
+            #expect(!page.contains(">Bread<") && page.contains("Show crossed-out items"))
+            _ = try await browser.post(list + "/crossed-out", ["csrf": csrf, "show": "true"])
+            page = try await browser.get(list).body
+            #expect(page.contains(">Bread<") && page.contains(#"class="crossed""#))
+
+            // Reorder: Eggs first; then Milk moves to the other list.
+            _ = try await browser.post(list + "/items/\(ids[2])/move", ["csrf": csrf, "position": "0"])
+            #expect(Self.itemIds(try await browser.get(list).body) == [ids[2], ids[0], ids[1]])
+            let otherId = String(other.split(separator: "/").last!)
+            _ = try await browser.post(list + "/items/\(ids[0])/move", ["csrf": csrf, "list": otherId])
+            #expect(Self.itemIds(try await browser.get(other).body) == [ids[0]])
+            // An item is changed only under its own list's path.
+            let stray = try await browser.post(list + "/items/\(ids[0])/delete", ["csrf": csrf])
+            #expect(stray.status == 404)
+
+            // A description's web address is a link; anything else stays text.
+            _ = try await browser.post(
+                other + "/items/\(ids[0])",
+                [
+                    "csrf": csrf, "title": "Milk", "quantity": "",
+                    "description": "See https://example.org/milk. <b>x</b>",
+                ])
+            page = try await browser.get(other).body
+            #expect(page.contains(#"<a href="https://example.org/milk" rel="noopener noreferrer nofollow""#))
+            #expect(page.contains("&lt;b&gt;x&lt;/b&gt;") && !page.contains("<b>x"))
+            #expect(!page.contains("× ") && page.contains("Milk"))
+        }
+    }
+
+    /// The ids of the items on a list's page, in order.
+    static func itemIds(_ page: String) -> [String] {
+        let pattern = try! NSRegularExpression(pattern: #"data-move="/lists/[0-9a-f-]+/items/([0-9a-f-]+)/move""#)
+        return pattern.matches(in: page, range: NSRange(page.startIndex..., in: page)).compactMap {
+            Range($0.range(at: 1), in: page).map { String(page[$0]) }
+        }
+    }
+
     static func json(_ text: String) throws -> JSONValue { try JSONValue.parse(text, field: "answer") }
 }
 

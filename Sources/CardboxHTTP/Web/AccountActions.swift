@@ -90,6 +90,90 @@ struct AccountActions: Sendable {
         try await read(caller) { store in try store.allowance() }
     }
 
+    // MARK: Lists (seed 002)
+
+    /// The lists in order, each with how many items it holds (crossed out or not).
+    func lists(_ caller: Caller) async throws -> [(list: ItemList, items: Int)] {
+        try await read(caller) { store in
+            try store.lists().map { ($0, try store.list($0.id, includeCrossedOut: true).items?.count ?? 0) }
+        }
+    }
+
+    func createList(_ caller: Caller, name: String) async throws -> ItemList {
+        try await write(caller) { store in try store.createList(name: name) }
+    }
+
+    /// A list with its items (crossed-out ones as the `showCrossedOutItems` setting says), the
+    /// setting, and the other lists (where an item can move).
+    func list(_ caller: Caller, _ list: ListID) async throws -> (
+        list: ItemList, showCrossedOut: Bool, lists: [(list: ItemList, items: Int)]
+    ) {
+        let lists = try await lists(caller)
+        return try await read(caller) { store in (try store.list(list), try store.settings().showCrossedOutItems, lists)
+        }
+    }
+
+    func renameList(_ caller: Caller, _ list: ListID, to name: String) async throws -> ItemList {
+        try await write(caller) { store in try store.renameList(list, to: name) }
+    }
+
+    func moveList(_ caller: Caller, _ list: ListID, to position: Int) async throws -> ItemList {
+        try await write(caller) { store in try store.moveList(list, to: position) }
+    }
+
+    func deleteList(_ caller: Caller, _ list: ListID) async throws {
+        try await write(caller) { store in try store.deleteList(list) }
+    }
+
+    func setShowCrossedOut(_ caller: Caller, _ show: Bool) async throws {
+        _ = try await write(caller) { store in try store.setSetting("showCrossedOutItems", to: show ? "true" : "false")
+        }
+    }
+
+    func addItem(_ caller: Caller, to list: ListID, _ draft: ItemDraft) async throws -> Item {
+        try await write(caller) { store in
+            try store.addItem(to: list, title: draft.title, description: draft.description, quantity: draft.quantity)
+        }
+    }
+
+    /// Changes an item of `list` (an item of another list is not found there).
+    func editItem(_ caller: Caller, _ item: ItemID, in list: ListID, _ changes: ItemChanges) async throws -> Item {
+        try await write(caller) { store in
+            try Self.requireItem(item, in: list, store)
+            return try store.editItem(item, changes)
+        }
+    }
+
+    func crossItem(_ caller: Caller, _ item: ItemID, in list: ListID, crossedOut: Bool?) async throws -> Item {
+        try await write(caller) { store in
+            try Self.requireItem(item, in: list, store)
+            return try store.crossItem(item, crossedOut: crossedOut)
+        }
+    }
+
+    /// Moves an item of `list` to `position` there, or into `target` (a list's move of seed 002).
+    func moveItem(_ caller: Caller, _ item: ItemID, in list: ListID, to position: Int?, into target: ListID?)
+        async throws -> Item
+    {
+        try await write(caller) { store in
+            try Self.requireItem(item, in: list, store)
+            return try store.moveItem(item, to: position, inList: target)
+        }
+    }
+
+    func deleteItem(_ caller: Caller, _ item: ItemID, in list: ListID) async throws {
+        try await write(caller) { store in
+            try Self.requireItem(item, in: list, store)
+            try store.deleteItem(item)
+        }
+    }
+
+    private static func requireItem(_ item: ItemID, in list: ListID, _ store: CardboxStore) throws {
+        guard try store.item(item).listId == list else {
+            throw CardboxError.notFound(kind: "item", reference: item.description)
+        }
+    }
+
     // MARK: The account's store
 
     private func read<T: Sendable>(_ caller: Caller, _ body: @escaping @Sendable (CardboxStore) throws -> T)

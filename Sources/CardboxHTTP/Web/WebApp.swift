@@ -35,6 +35,7 @@ struct WebApp: Sendable {
         pages.get("decks/:deck/study") { request, context in try await studyPage(request, context) }
         pages.post("decks/:deck/study") { request, context in try await answer(request, context) }
         pages.post("decks/:deck/study/undo") { request, context in try await undo(request, context) }
+        addListRoutes(to: pages)
         pages.get("account") { _, context in try await accountPage(context) }
         pages.get("events") { request, context in
             let caller = try context.pageCaller()
@@ -234,6 +235,143 @@ struct WebApp: Sendable {
         return WebPage.redirect("/decks/\(deckId)/study")
     }
 
+    // MARK: Lists
+
+    private func addListRoutes(to pages: RouterGroup<CardboxRequestContext>) {
+        pages.get("lists") { _, context in try await listsPage(context) }
+        pages.post("lists") { request, context in
+            try await change(request, context, then: { "/lists/\($0)" }) { caller, form in
+                try await actions.createList(caller, name: form["name"] ?? "").id.description
+            }
+        }
+        pages.get("lists/:list") { _, context in try await listPage(context) }
+        pages.post("lists/:list/move") { request, context in
+            try await change(request, context, then: { _ in "/lists" }) { caller, form in
+                _ = try await actions.moveList(caller, try Self.listId(context), to: try Self.position(form))
+            }
+        }
+        pages.post("lists/:list/rename") { request, context in
+            try await change(request, context, then: { _ in "/lists/\(try Self.listId(context))" }) { caller, form in
+                _ = try await actions.renameList(caller, try Self.listId(context), to: form["name"] ?? "")
+            }
+        }
+        pages.post("lists/:list/delete") { request, context in
+            try await change(request, context, then: { _ in "/lists" }) { caller, _ in
+                try await actions.deleteList(caller, try Self.listId(context))
+            }
+        }
+        pages.post("lists/:list/crossed-out") { request, context in
+            try await change(request, context, then: { _ in "/lists/\(try Self.listId(context))" }) { caller, form in
+                try await actions.setShowCrossedOut(caller, form["show"] == "true")
+            }
+        }
+        pages.post("lists/:list/items") { request, context in try await addItem(request, context) }
+        let item = "lists/:list/items/:item"
+        pages.post(RouterPath(item)) { request, context in
+            try await change(request, context, then: { _ in "/lists/\(try Self.listId(context))" }) { caller, form in
+                _ = try await actions.editItem(
+                    caller, try Self.itemId(context), in: try Self.listId(context),
+                    ItemChanges(
+                        title: form["title"], description: form["description"],
+                        quantity: try form["quantity"].map(Self.quantity)))
+            }
+        }
+        pages.post(RouterPath(item + "/cross")) { request, context in
+            try await change(request, context, then: { _ in "/lists/\(try Self.listId(context))" }) { caller, _ in
+                _ = try await actions.crossItem(
+                    caller, try Self.itemId(context), in: try Self.listId(context), crossedOut: nil)
+            }
+        }
+        pages.post(RouterPath(item + "/move")) { request, context in
+            try await change(request, context, then: { _ in "/lists/\(try Self.listId(context))" }) { caller, form in
+                let target = try form["list"].map { text -> ListID in
+                    guard let id = ListID(text) else { throw CardboxError.notFound(kind: "list", reference: text) }
+                    return id
+                }
+                _ = try await actions.moveItem(
+                    caller, try Self.itemId(context), in: try Self.listId(context),
+                    to: form["position"] == nil ? nil : try Self.position(form), into: target)
+            }
+        }
+        pages.post(RouterPath(item + "/delete")) { request, context in
+            try await change(request, context, then: { _ in "/lists/\(try Self.listId(context))" }) { caller, _ in
+                try await actions.deleteItem(caller, try Self.itemId(context), in: try Self.listId(context))
+            }
+        }
+    }
+
+    /// A form that changes something: its CSRF token checked, the change made, then the browser sent
+    /// to `then` (given what the change returned). A refusal shows on the page it came from.
+    private func change<T: Sendable>(
+        _ request: Request, _ context: CardboxRequestContext, then destination: (T) throws -> String,
+        _ body: (Caller, [String: String]) async throws -> T
+    ) async throws -> Response {
+        let form = try await WebPage.form(request)
+        try context.checkCSRF(form["csrf"])
+        let result = try await body(try context.pageCaller(), form)
+        return WebPage.redirect(try destination(result))
+    }
+
+    private func listsPage(_ context: CardboxRequestContext, error: String? = nil) async throws -> Response {
+        let caller = try context.pageCaller()
+        let live = try await database.cursor(account: caller.account.id)
+        let lists = try await actions.lists(caller)
+        let values: [String: Any] = [
+            "hasLists": !lists.isEmpty,
+            "lists": lists.enumerated().map { index, entry in
+                [
+                    "id": entry.list.id.description, "name": entry.list.name, "count": entry.items,
+                    "up": max(0, index - 1), "down": index + 1,
+                ] as [String: Any]
+            },
+        ]
+        return WebPage.html("lists", title: "Lists", values, context: context, error: error, live: live)
+    }
+
+    private func listPage(
+        _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil
+    ) async throws -> Response {
+        let caller = try context.pageCaller()
+        let live = try await database.cursor(account: caller.account.id)
+        let (list, showCrossedOut, lists) = try await actions.list(caller, try Self.listId(context))
+        let items = list.items ?? []
+        let values: [String: Any] = [
+            "list": ["id": list.id.description, "name": list.name], "showCrossedOut": showCrossedOut,
+            "hasItems": !items.isEmpty, "draft": draft,
+            "items": items.enumerated().map { index, item in
+                [
+                    "id": item.id.description, "title": item.title, "description": item.description,
+                    "hasDescription": !item.description.isEmpty, "descriptionHTML": WebText.linkified(item.description),
+                    "quantity": item.quantity.map { String($0) } ?? "", "hasQuantity": item.quantity != nil,
+                    "crossed": item.isCrossedOut,
+                    "up": max(0, index - 1), "down": index + 1,
+                ] as [String: Any]
+            },
+            "hasOtherLists": lists.count > 1,
+            "otherLists": lists.filter { $0.list.id != list.id }.map {
+                ["id": $0.list.id.description, "name": $0.list.name]
+            },
+        ]
+        return WebPage.html(
+            "list", title: list.name, values, context: context, error: error, status: error == nil ? .ok : .badRequest,
+            live: live)
+    }
+
+    private func addItem(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
+        let form = try await WebPage.form(request)
+        try context.checkCSRF(form["csrf"])
+        let listId = try Self.listId(context)
+        do {
+            let quantity = try form["quantity"].flatMap { $0.isEmpty ? nil : try Self.quantity($0) }
+            _ = try await actions.addItem(
+                try context.pageCaller(), to: listId,
+                ItemDraft(title: form["title"] ?? "", description: form["description"] ?? "", quantity: quantity))
+            return WebPage.redirect("/lists/\(listId)")
+        } catch let error as CardboxError {
+            return try await listPage(context, draft: form, error: WebPage.message(error))
+        }
+    }
+
     // MARK: Account
 
     private func accountPage(_ context: CardboxRequestContext) async throws -> Response {
@@ -273,6 +411,34 @@ struct WebApp: Sendable {
             throw CardboxError.notFound(kind: "deck", reference: context.parameters.get("deck") ?? "")
         }
         return id
+    }
+
+    static func listId(_ context: CardboxRequestContext) throws -> ListID {
+        guard let text = context.parameters.get("list"), let id = ListID(text) else {
+            throw CardboxError.notFound(kind: "list", reference: context.parameters.get("list") ?? "")
+        }
+        return id
+    }
+
+    static func itemId(_ context: CardboxRequestContext) throws -> ItemID {
+        guard let text = context.parameters.get("item"), let id = ItemID(text) else {
+            throw CardboxError.notFound(kind: "item", reference: context.parameters.get("item") ?? "")
+        }
+        return id
+    }
+
+    /// A 0-based position from a form.
+    static func position(_ form: [String: String]) throws -> Int {
+        guard let text = form["position"], let position = Int(text), position >= 0 else {
+            throw CardboxError.invalid(field: "position", reason: "must be 0 or more")
+        }
+        return position
+    }
+
+    /// An item's quantity as typed: empty clears it; otherwise the engine's rule (any 32-bit integer).
+    static func quantity(_ text: String) throws -> Int32? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        return trimmed.isEmpty ? nil : try Validate.quantity(text: trimmed)
     }
 
     private static func deckValues(_ deck: Deck) -> [String: Any] {

@@ -42,6 +42,17 @@ enum WebAssets {
         .ratings { display: grid; grid-template-columns: repeat(4, 1fr); gap: .4rem; margin-top: 1rem; }
         .ratings button { display: flex; flex-direction: column; align-items: center; }
         .ratings small { opacity: .85; }
+        .crossed .title { text-decoration: line-through; color: var(--muted); }
+        button.check { width: 1.6rem; height: 1.6rem; padding: 0; border: 2px solid var(--tint); background: #fff;
+          color: var(--tint); border-radius: .3rem; line-height: 1; }
+        .crossed button.check { background: var(--tint); color: #fff; }
+        .description { flex-basis: 100%; margin: 0; color: var(--muted); white-space: pre-wrap; overflow-wrap: anywhere; }
+        details.edit { flex-basis: 100%; }
+        .danger { color: var(--bad) !important; }
+        textarea, select { font: inherit; padding: .45rem .6rem; border: 1px solid var(--line); border-radius: .4rem; }
+        .reorder li[draggable] { cursor: grab; }
+        .reorder li.dragging { opacity: .5; }
+        .reorder li.drop-target { outline: 2px dashed var(--tint); }
         kbd { font-size: .75rem; border: 1px solid var(--line); border-radius: .25rem; padding: 0 .3rem; color: var(--muted); }
         """
 
@@ -50,6 +61,41 @@ enum WebAssets {
     /// itself again when another device or tab changes the account; while something is typed in one
     /// of its fields it only says so, keeping the typing.
     static let javascript = """
+        (function () {
+          // Drag and drop in a reorderable list: the dropped row takes the place of the one it lands
+          // on; the server is told the new position, and the page shows what it says.
+          var dragged = null;
+          document.addEventListener("dragstart", function (event) {
+            var row = event.target.closest && event.target.closest("[data-move]");
+            if (!row) return;
+            dragged = row;
+            row.classList.add("dragging");
+            event.dataTransfer.effectAllowed = "move";
+            event.dataTransfer.setData("text/plain", row.dataset.move);
+          });
+          document.addEventListener("dragend", function () {
+            if (dragged) dragged.classList.remove("dragging");
+            dragged = null;
+          });
+          document.addEventListener("dragover", function (event) {
+            var row = event.target.closest && event.target.closest("[data-move]");
+            if (dragged && row && row.parentNode === dragged.parentNode) event.preventDefault();
+          });
+          document.addEventListener("drop", function (event) {
+            var row = event.target.closest && event.target.closest("[data-move]");
+            if (!dragged || !row || row === dragged || row.parentNode !== dragged.parentNode) return;
+            event.preventDefault();
+            var position = Array.prototype.indexOf.call(row.parentNode.children, row);
+            post(dragged.dataset.move, { position: String(position) });
+          });
+          window.cardboxPost = post;
+          function post(url, fields) {
+            var body = new URLSearchParams(fields);
+            body.set("csrf", document.querySelector("input[name=csrf]").value);
+            return fetch(url, { method: "POST", body: body, credentials: "same-origin" })
+              .then(function () { window.location.reload(); });
+          }
+        })();
         (function () {
           var live = document.body && document.body.dataset.live;
           if (!live || !window.EventSource) return;

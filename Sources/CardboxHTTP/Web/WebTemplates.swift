@@ -19,8 +19,112 @@ enum WebTemplates {
 
     static let templates: [String: String] = [
         "layout": layout, "signin": signIn, "setup": setup, "decks": decks, "deck": deck, "study": study,
-        "account": account, "message": message,
+        "account": account, "message": message, "lists": lists, "list": list,
     ]
+
+    static let lists = """
+        {{<layout}}{{$content}}
+        <h1>Lists</h1>
+        {{#hasLists}}
+        <ul class="cards reorder" id="lists" aria-label="Lists (drag to reorder, or use the arrows)">
+        {{#lists}}
+        <li draggable="true" data-move="/lists/{{id}}/move">
+        <a href="/lists/{{id}}"><strong>{{name}}</strong></a>
+        <span class="counts">{{count}} items</span>
+        <form method="post" action="/lists/{{id}}/move" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" name="position" value="{{up}}" class="link" aria-label="Move {{name}} up">↑</button>
+        <button type="submit" name="position" value="{{down}}" class="link" aria-label="Move {{name}} down">↓</button>
+        </form>
+        </li>
+        {{/lists}}
+        </ul>
+        {{/hasLists}}
+        {{^hasLists}}<p>No lists yet: create one below.</p>{{/hasLists}}
+        <h2>New list</h2>
+        <form method="post" action="/lists" class="stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="name">Name</label>
+        <input id="name" name="name" required maxlength="100">
+        <button type="submit">Create list</button>
+        </form>
+        {{/content}}{{/layout}}
+        """
+
+    static let list = """
+        {{<layout}}{{$content}}
+        <h1>{{list.name}}</h1>
+        <form method="post" action="/lists/{{list.id}}/crossed-out" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        {{#showCrossedOut}}<input type="hidden" name="show" value="false">
+        <button type="submit" class="link" id="toggle-crossed">Hide crossed-out items</button>{{/showCrossedOut}}
+        {{^showCrossedOut}}<input type="hidden" name="show" value="true">
+        <button type="submit" class="link" id="toggle-crossed">Show crossed-out items</button>{{/showCrossedOut}}
+        </form>
+        <form method="post" action="/lists/{{list.id}}/items" class="stack" id="add-item">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="title">New item</label>
+        <input id="title" name="title" required maxlength="200" value="{{draft.title}}">
+        <label for="quantity">Quantity</label>
+        <input id="quantity" name="quantity" inputmode="numeric" size="5" value="{{draft.quantity}}">
+        <label for="description">Description</label>
+        <textarea id="description" name="description" rows="2">{{draft.description}}</textarea>
+        <button type="submit">Add item</button>
+        </form>
+        {{#hasItems}}
+        <ul class="cards reorder" id="items" aria-label="Items (drag to reorder, or use the arrows)">
+        {{#items}}
+        <li draggable="true" data-move="/lists/{{list.id}}/items/{{id}}/move" class="{{#crossed}}crossed{{/crossed}}">
+        <form method="post" action="/lists/{{list.id}}/items/{{id}}/cross" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" class="check" aria-pressed="{{crossed}}"
+        aria-label="{{#crossed}}Uncross{{/crossed}}{{^crossed}}Cross out{{/crossed}} {{title}}">{{#crossed}}✓{{/crossed}}</button>
+        </form>
+        <span class="title">{{title}}</span>{{#hasQuantity}} <span class="muted">× {{quantity}}</span>{{/hasQuantity}}
+        {{#hasDescription}}<p class="description">{{{descriptionHTML}}}</p>{{/hasDescription}}
+        <form method="post" action="/lists/{{list.id}}/items/{{id}}/move" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" name="position" value="{{up}}" class="link" aria-label="Move {{title}} up">↑</button>
+        <button type="submit" name="position" value="{{down}}" class="link" aria-label="Move {{title}} down">↓</button>
+        </form>
+        <details class="edit"><summary>Edit</summary>
+        <form method="post" action="/lists/{{list.id}}/items/{{id}}" class="stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label>Title <input name="title" required maxlength="200" value="{{title}}"></label>
+        <label>Quantity <input name="quantity" inputmode="numeric" size="5" value="{{quantity}}"></label>
+        <label>Description <textarea name="description" rows="2">{{description}}</textarea></label>
+        <button type="submit">Save</button>
+        </form>
+        {{#hasOtherLists}}
+        <form method="post" action="/lists/{{list.id}}/items/{{id}}/move" class="row">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label>Move to <select name="list">{{#otherLists}}<option value="{{id}}">{{name}}</option>{{/otherLists}}</select></label>
+        <button type="submit" class="small">Move</button>
+        </form>
+        {{/hasOtherLists}}
+        <form method="post" action="/lists/{{list.id}}/items/{{id}}/delete" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" class="link danger">Delete</button>
+        </form>
+        </details>
+        </li>
+        {{/items}}
+        </ul>
+        {{/hasItems}}
+        {{^hasItems}}<p>Nothing in this list{{^showCrossedOut}} that is not crossed out{{/showCrossedOut}}.</p>{{/hasItems}}
+        <details class="edit"><summary>Rename or delete the list</summary>
+        <form method="post" action="/lists/{{list.id}}/rename" class="row">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label>Name <input name="name" required maxlength="100" value="{{list.name}}"></label>
+        <button type="submit" class="small">Rename</button>
+        </form>
+        <form method="post" action="/lists/{{list.id}}/delete" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" class="link danger">Delete this list and its items</button>
+        </form>
+        </details>
+        {{/content}}{{/layout}}
+        """
 
     static let message = """
         {{<layout}}{{$content}}
@@ -46,6 +150,7 @@ enum WebTemplates {
         {{#signedIn}}
         <nav aria-label="Main">
         <a href="/decks">Decks</a>
+        <a href="/lists">Lists</a>
         <a href="/account">Account</a>
         <form method="post" action="/signout" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}">
