@@ -17,6 +17,7 @@ import tempfile
 import time
 
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -90,7 +91,12 @@ class Browser:
         button = self.find(selector)
         old = self.driver.find_element(By.TAG_NAME, "html")
         button.click()
-        self.wait.until(EC.staleness_of(old))
+        self.wait.until(gone(old))
+
+    def submit_in(self, element, selector: str) -> None:
+        old = self.driver.find_element(By.TAG_NAME, "html")
+        element.find_element(By.CSS_SELECTOR, selector).click()
+        self.wait.until(gone(old))
 
     def text(self) -> str:
         return self.driver.find_element(By.TAG_NAME, "body").text
@@ -121,10 +127,22 @@ class Browser:
             fire(source, "dragstart"); fire(target, "dragenter"); fire(target, "dragover");
             fire(target, "drop"); fire(source, "dragend");
             """, source, target)
-        self.wait.until(EC.staleness_of(old))
+        self.wait.until(gone(old))
 
     def quit(self) -> None:
         self.driver.quit()
+
+
+def gone(element):
+    """A wait condition: `element` left the document (the page was replaced). Chromium reports a node
+    of a replaced document either as stale or as "not in the document"; both mean gone."""
+    def condition(_driver) -> bool:
+        try:
+            element.is_enabled()
+            return False
+        except WebDriverException:
+            return True
+    return condition
 
 
 def check(condition: bool, what: str) -> None:
@@ -192,12 +210,12 @@ def study(browser: Browser, deck: str) -> None:
     browser.shoot("study")
     old = browser.driver.find_element(By.TAG_NAME, "html")
     browser.keys("3")
-    browser.wait.until(EC.staleness_of(old))
+    browser.wait.until(gone(old))
     check("answered" in browser.driver.current_url, "key 3 answers Good")
     check(browser.find("#front").text != front or "Nothing left" in browser.text(), "the next card comes up")
     old = browser.driver.find_element(By.TAG_NAME, "html")
     browser.keys("u")
-    browser.wait.until(EC.staleness_of(old))
+    browser.wait.until(gone(old))
     check(browser.find("#front").text == front, "key u undoes the answer: the same card is back")
 
 
@@ -219,7 +237,7 @@ def lists(browser: Browser) -> None:
     check(titles() == ["Eggs", "Milk", "Bread"], "dragging Eggs onto Milk puts it first, and it stays after a reload")
     old = browser.driver.find_element(By.TAG_NAME, "html")
     browser.find('button[aria-label="Cross out Bread"]').click()
-    browser.wait.until(EC.staleness_of(old))
+    browser.wait.until(gone(old))
     check("Bread" not in titles(), "a crossed-out item is hidden while showCrossedOutItems is off")
     browser.submit("#toggle-crossed")
     crossed = browser.driver.find_elements(By.CSS_SELECTOR, "#items li.crossed .title")
@@ -227,6 +245,43 @@ def lists(browser: Browser) -> None:
     browser.shoot("list")
     browser.open("/lists")
     browser.shoot("lists")
+
+
+def boards(browser: Browser) -> None:
+    browser.open("/boards")
+    browser.fill({"title": "Trip"})
+    browser.submit()
+    check(browser.find("h1").text == "Trip", "a new board opens on its page")
+    for title in ("To do", "Doing", "Done"):
+        browser.find('#add-column input[name="title"]').send_keys(title)
+        browser.submit('#add-column button[type="submit"]')
+    for title in ("Book flights", "Pack"):
+        browser.find('.column:first-child .add-card input[name="title"]').send_keys(title)
+        browser.submit(".column:first-child .add-card button")
+
+    def column_of(title: str) -> str:
+        for column in browser.driver.find_elements(By.CSS_SELECTOR, ".column"):
+            if title in [e.text for e in column.find_elements(By.CSS_SELECTOR, "li .title")]:
+                return column.find_element(By.TAG_NAME, "h2").text.split(" ")[0:2][0]
+        return ""
+
+    card = browser.driver.find_element(By.XPATH, "//li[span[@class='title' and text()='Book flights']]")
+    doing = browser.driver.find_elements(By.CSS_SELECTOR, ".column ul.cards")[1]
+    browser.drag(card, doing)
+    check(column_of("Book flights") == "Doing", "a card dragged onto another column moves there")
+    browser.open(browser.driver.current_url.replace(browser.base, ""))
+    check(column_of("Book flights") == "Doing", "and is still there after a reload")
+    old = browser.driver.find_element(By.TAG_NAME, "html")
+    browser.find('button[aria-label="Move Pack to the next column"]').click()
+    browser.wait.until(gone(old))
+    check(column_of("Pack") == "Doing", "the keyboard way (an arrow button) moves a card to the next column")
+    browser.shoot("board")
+    pack = browser.driver.find_element(By.XPATH, "//li[span[@class='title' and text()='Pack']]")
+    pack.find_element(By.TAG_NAME, "summary").click()
+    browser.submit_in(pack, "form[action$='/archive'] button")
+    check(column_of("Pack") == "", "an archived card leaves the board")
+    browser.open(browser.driver.current_url.replace(browser.base, "") + "?archived")
+    check(column_of("Pack") == "Doing", "and shows again, in its place, among the archived ones")
 
 
 def card_limit(browser: Browser, server: Server, deck: str) -> None:
@@ -282,6 +337,7 @@ def main() -> None:
         live(browser, deck)
         study(browser, deck)
         lists(browser)
+        boards(browser)
         card_limit(browser, server, deck)
         account_and_sign_out(browser)
         print(f"web app: every check passed; screenshots in {screenshots}")

@@ -368,12 +368,59 @@ struct WebAppTests {
         }
     }
 
-    /// The ids of the items on a list's page, in order.
-    static func itemIds(_ page: String) -> [String] {
-        let pattern = try! NSRegularExpression(pattern: #"data-move="/lists/[0-9a-f-]+/items/([0-9a-f-]+)/move""#)
-        return pattern.matches(in: page, range: NSRange(page.startIndex..., in: page)).compactMap {
+    @Test(
+        "boards: columns, a card moved across columns stays there, archive hides it, other boards' cards are out of reach"
+    )
+    func boards() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let browser = try await Self.signedIn(url, accounts)
+            let csrf = try await browser.csrf()
+            let board = try #require(try await browser.post("/boards", ["csrf": csrf, "title": "Trip"]).location)
+            for title in ["To do", "Done"] {
+                #expect(try await browser.post(board + "/columns", ["csrf": csrf, "title": title]).status == 303)
+            }
+            var page = try await browser.get(board).body
+            let columns = Self.ids(page, #"data-drop-column="([0-9a-f-]+)""#)
+            #expect(columns.count == 2)
+            _ = try await browser.post(board + "/columns/\(columns[0])/cards", ["csrf": csrf, "title": "Pack <bags>"])
+            page = try await browser.get(board).body
+            let card = try #require(Self.ids(page, #"id="card-([0-9a-f-]+)""#).first)
+            #expect(page.contains("Pack &lt;bags&gt;"))
+            let moved = try await browser.post(
+                board + "/cards/\(card)/move", ["csrf": csrf, "column": columns[1], "position": "0"])
+            #expect(moved.status == 303)
+            page = try await browser.get(board).body
+            let done = try #require(page.range(of: #"data-drop-column="\#(columns[1])""#))
+            #expect(page[done.upperBound...].contains("card-\(card)"))
+            // Columns reorder: Done first.
+            _ = try await browser.post(board + "/columns/\(columns[1])/move", ["csrf": csrf, "position": "0"])
+            #expect(
+                Self.ids(try await browser.get(board).body, #"data-drop-column="([0-9a-f-]+)""#) == columns.reversed())
+            // Archived: off the board, back with ?archived.
+            _ = try await browser.post(board + "/cards/\(card)/archive", ["csrf": csrf, "archived": "true"])
+            #expect(!(try await browser.get(board).body.contains("card-\(card)")))
+            #expect(try await browser.get(board + "?archived").body.contains("card-\(card)"))
+            // Another board's path does not reach this card or column.
+            let other = try #require(try await browser.post("/boards", ["csrf": csrf, "title": "Home"]).location)
+            #expect(try await browser.post(other + "/cards/\(card)/delete", ["csrf": csrf]).status == 404)
+            #expect(
+                try await browser.post(other + "/columns/\(columns[0])/cards", ["csrf": csrf, "title": "x"]).status
+                    == 404)
+            #expect(try await browser.get(board + "?archived").body.contains("card-\(card)"))
+        }
+    }
+
+    /// The first capture group of `pattern` at each match in `page`, in order.
+    static func ids(_ page: String, _ pattern: String) -> [String] {
+        let expression = try! NSRegularExpression(pattern: pattern)
+        return expression.matches(in: page, range: NSRange(page.startIndex..., in: page)).compactMap {
             Range($0.range(at: 1), in: page).map { String(page[$0]) }
         }
+    }
+
+    /// The ids of the items on a list's page, in order.
+    static func itemIds(_ page: String) -> [String] {
+        ids(page, #"data-move="/lists/[0-9a-f-]+/items/([0-9a-f-]+)/move""#)
     }
 
     static func json(_ text: String) throws -> JSONValue { try JSONValue.parse(text, field: "answer") }

@@ -174,6 +174,66 @@ struct AccountActions: Sendable {
         }
     }
 
+    // MARK: Boards (seed 003)
+
+    func boards(_ caller: Caller) async throws -> [Board] {
+        try await read(caller) { store in try store.boards() }
+    }
+
+    func createBoard(_ caller: Caller, title: String) async throws -> Board {
+        try await write(caller) { store in try store.createBoard(title: title) }
+    }
+
+    /// A board with its columns and their cards in order (archived cards too, with `archived`).
+    func board(_ caller: Caller, _ board: BoardID, archived: Bool = false) async throws -> Board {
+        try await read(caller) { store in try store.board(board, includeArchived: archived) }
+    }
+
+    func renameBoard(_ caller: Caller, _ board: BoardID, to title: String) async throws {
+        _ = try await write(caller) { store in try store.renameBoard(board, to: title) }
+    }
+
+    func deleteBoard(_ caller: Caller, _ board: BoardID) async throws {
+        try await write(caller) { store in try store.deleteBoard(board) }
+    }
+
+    func addColumn(_ caller: Caller, to board: BoardID, title: String) async throws -> BoardColumn {
+        try await write(caller) { store in try store.addColumn(to: board, title: title) }
+    }
+
+    /// Changes a column of `board` (a column of another board is not found there).
+    func changeColumn(
+        _ caller: Caller, _ column: ColumnID, of board: BoardID,
+        _ change: @escaping @Sendable (CardboxStore) throws -> Void
+    ) async throws {
+        try await write(caller) { store in
+            guard try store.board(board).columns?.contains(where: { $0.id == column }) == true else {
+                throw CardboxError.notFound(kind: "column", reference: column.description)
+            }
+            try change(store)
+        }
+    }
+
+    func addBoardCard(_ caller: Caller, to column: ColumnID, of board: BoardID, title: String) async throws {
+        try await changeColumn(caller, column, of: board) { store in
+            _ = try store.addBoardCard(to: column, title: title)
+        }
+    }
+
+    /// Changes a card of `board`, archived or not (a card of another board is not found there).
+    func changeBoardCard(
+        _ caller: Caller, _ card: BoardCardID, of board: BoardID,
+        _ change: @escaping @Sendable (CardboxStore) throws -> Void
+    ) async throws {
+        try await write(caller) { store in
+            let cards = try store.board(board, includeArchived: true).columns?.flatMap { $0.cards ?? [] } ?? []
+            guard cards.contains(where: { $0.id == card }) else {
+                throw CardboxError.notFound(kind: "card", reference: card.description)
+            }
+            try change(store)
+        }
+    }
+
     // MARK: The account's store
 
     private func read<T: Sendable>(_ caller: Caller, _ body: @escaping @Sendable (CardboxStore) throws -> T)

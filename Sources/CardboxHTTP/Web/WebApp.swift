@@ -36,6 +36,7 @@ struct WebApp: Sendable {
         pages.post("decks/:deck/study") { request, context in try await answer(request, context) }
         pages.post("decks/:deck/study/undo") { request, context in try await undo(request, context) }
         addListRoutes(to: pages)
+        addBoardRoutes(to: pages)
         pages.get("account") { _, context in try await accountPage(context) }
         pages.get("events") { request, context in
             let caller = try context.pageCaller()
@@ -372,6 +373,137 @@ struct WebApp: Sendable {
         }
     }
 
+    // MARK: Boards
+
+    private func addBoardRoutes(to pages: RouterGroup<CardboxRequestContext>) {
+        pages.get("boards") { _, context in try await boardsPage(context) }
+        pages.post("boards") { request, context in
+            try await change(request, context, then: { "/boards/\($0)" }) { caller, form in
+                try await actions.createBoard(caller, title: form["title"] ?? "").id.description
+            }
+        }
+        pages.get("boards/:board") { request, context in try await boardPage(request, context) }
+        pages.post("boards/:board/rename") { request, context in
+            try await change(request, context, then: Self.boardPath(context)) { caller, form in
+                try await actions.renameBoard(caller, try Self.boardId(context), to: form["title"] ?? "")
+            }
+        }
+        pages.post("boards/:board/delete") { request, context in
+            try await change(request, context, then: { _ in "/boards" }) { caller, _ in
+                try await actions.deleteBoard(caller, try Self.boardId(context))
+            }
+        }
+        pages.post("boards/:board/columns") { request, context in
+            try await change(request, context, then: Self.boardPath(context)) { caller, form in
+                _ = try await actions.addColumn(caller, to: try Self.boardId(context), title: form["title"] ?? "")
+            }
+        }
+        pages.post("boards/:board/columns/:column/move") { request, context in
+            try await changeColumn(request, context) { store, column, form in
+                _ = try store.moveColumn(column, to: try Self.position(form))
+            }
+        }
+        pages.post("boards/:board/columns/:column/cards") { request, context in
+            try await change(request, context, then: Self.boardPath(context)) { caller, form in
+                try await actions.addBoardCard(
+                    caller, to: try Self.id(context, "column"), of: try Self.boardId(context),
+                    title: form["title"] ?? "")
+            }
+        }
+        pages.post("boards/:board/cards/:card") { request, context in
+            try await changeBoardCard(request, context) { store, card, form in
+                _ = try store.editBoardCard(card, title: form["title"], description: form["description"])
+            }
+        }
+        pages.post("boards/:board/cards/:card/move") { request, context in
+            try await changeBoardCard(request, context) { store, card, form in
+                let column = try form["column"].map { text -> ColumnID in
+                    guard let id = ColumnID(text) else { throw CardboxError.notFound(kind: "column", reference: text) }
+                    return id
+                }
+                _ = try store.moveBoardCard(
+                    card, to: form["position"] == nil ? nil : try Self.position(form), inColumn: column)
+            }
+        }
+        pages.post("boards/:board/cards/:card/archive") { request, context in
+            try await changeBoardCard(request, context) { store, card, form in
+                _ = try store.setBoardCardArchived(card, form["archived"] != "false")
+            }
+        }
+        pages.post("boards/:board/cards/:card/delete") { request, context in
+            try await changeBoardCard(request, context) { store, card, _ in try store.deleteBoardCard(card) }
+        }
+    }
+
+    /// A form that changes a column of the board in the path.
+    private func changeColumn(
+        _ request: Request, _ context: CardboxRequestContext,
+        _ body: @escaping @Sendable (CardboxStore, ColumnID, [String: String]) throws -> Void
+    ) async throws -> Response {
+        let board = try Self.boardId(context)
+        let column: ColumnID = try Self.id(context, "column")
+        return try await change(request, context, then: { _ in "/boards/\(board)" }) { caller, form in
+            try await actions.changeColumn(caller, column, of: board) { store in try body(store, column, form) }
+        }
+    }
+
+    /// A form that changes a card of the board in the path (archived ones too).
+    private func changeBoardCard(
+        _ request: Request, _ context: CardboxRequestContext,
+        _ body: @escaping @Sendable (CardboxStore, BoardCardID, [String: String]) throws -> Void
+    ) async throws -> Response {
+        let board = try Self.boardId(context)
+        let card: BoardCardID = try Self.id(context, "card")
+        let archived = request.uri.queryParameters["archived"] != nil
+        return try await change(request, context, then: { _ in "/boards/\(board)" + (archived ? "?archived" : "") }) {
+            caller, form in
+            try await actions.changeBoardCard(caller, card, of: board) { store in try body(store, card, form) }
+        }
+    }
+
+    private func boardsPage(_ context: CardboxRequestContext) async throws -> Response {
+        let caller = try context.pageCaller()
+        let live = try await database.cursor(account: caller.account.id)
+        let boards = try await actions.boards(caller)
+        let values: [String: Any] = [
+            "hasBoards": !boards.isEmpty,
+            "boards": boards.map { ["id": $0.id.description, "title": $0.boardTitle] },
+        ]
+        return WebPage.html("boards", title: "Boards", values, context: context, live: live)
+    }
+
+    /// A board: its columns side by side, each with its cards; `?archived` shows archived cards too.
+    private func boardPage(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
+        let caller = try context.pageCaller()
+        let live = try await database.cursor(account: caller.account.id)
+        let archived = request.uri.queryParameters["archived"] != nil
+        let board = try await actions.board(caller, try Self.boardId(context), archived: archived)
+        let columns = board.columns ?? []
+        let values: [String: Any] = [
+            "board": ["id": board.id.description, "title": board.boardTitle], "archived": archived,
+            "columns": columns.enumerated().map { index, column in
+                let cards = column.cards ?? []
+                return [
+                    "id": column.id.description, "title": column.listTitle, "count": cards.count,
+                    "left": max(0, index - 1), "right": index + 1,
+                    "cards": cards.enumerated().map { position, card in
+                        [
+                            "id": card.id.description, "title": card.cardTitle, "column": column.id.description,
+                            "description": card.cardDescription ?? "",
+                            "hasDescription": !(card.cardDescription ?? "").isEmpty,
+                            "descriptionHTML": WebText.linkified(card.cardDescription ?? ""),
+                            "isArchived": card.isArchived, "up": max(0, position - 1), "down": position + 1,
+                            "hasPrevious": index > 0, "previous": index > 0 ? columns[index - 1].id.description : "",
+                            "hasNext": index + 1 < columns.count,
+                            "next": index + 1 < columns.count ? columns[index + 1].id.description : "",
+                        ] as [String: Any]
+                    },
+                ] as [String: Any]
+            },
+        ]
+        return WebPage.html("board", title: board.boardTitle, values, context: context, live: live)
+    }
+
     // MARK: Account
 
     private func accountPage(_ context: CardboxRequestContext) async throws -> Response {
@@ -416,6 +548,21 @@ struct WebApp: Sendable {
     static func listId(_ context: CardboxRequestContext) throws -> ListID {
         guard let text = context.parameters.get("list"), let id = ListID(text) else {
             throw CardboxError.notFound(kind: "list", reference: context.parameters.get("list") ?? "")
+        }
+        return id
+    }
+
+    static func boardId(_ context: CardboxRequestContext) throws -> BoardID { try id(context, "board") }
+
+    /// Where a board's forms send the browser back to: the board.
+    static func boardPath(_ context: CardboxRequestContext) -> (Void) throws -> String {
+        { _ in "/boards/\(try boardId(context))" }
+    }
+
+    /// The id a path parameter names, or not found (the kind of record is the parameter's name).
+    static func id<Record>(_ context: CardboxRequestContext, _ parameter: String) throws -> TypedID<Record> {
+        guard let text = context.parameters.get(parameter), let id = TypedID<Record>(text) else {
+            throw CardboxError.notFound(kind: parameter, reference: context.parameters.get(parameter) ?? "")
         }
         return id
     }

@@ -53,6 +53,13 @@ enum WebAssets {
         .reorder li[draggable] { cursor: grab; }
         .reorder li.dragging { opacity: .5; }
         .reorder li.drop-target { outline: 2px dashed var(--tint); }
+        main:has(.columns) { max-width: none; }
+        .columns { display: flex; gap: .8rem; overflow-x: auto; align-items: flex-start; padding-bottom: .5rem; }
+        .column { flex: 0 0 17rem; background: #eceff3; border-radius: .6rem; padding: .6rem; }
+        .column h2 { font-size: 1rem; margin: .2rem 0; display: inline-block; cursor: grab; }
+        .column ul.cards { min-height: 2.5rem; margin: .4rem 0; }
+        .column li.archived { opacity: .6; }
+        .add-card input { flex: 1; min-width: 0; }
         kbd { font-size: .75rem; border: 1px solid var(--line); border-radius: .25rem; padding: 0 .3rem; color: var(--muted); }
         """
 
@@ -62,8 +69,10 @@ enum WebAssets {
     /// of its fields it only says so, keeping the typing.
     static let javascript = """
         (function () {
-          // Drag and drop in a reorderable list: the dropped row takes the place of the one it lands
-          // on; the server is told the new position, and the page shows what it says.
+          // Drag and drop: a dragged row ([data-move]) takes the place of the row of its kind it lands on,
+          // in its own container or, for board cards, in another column ([data-drop-column]), or goes
+          // to the end of the column it is dropped in. The server is told the new place; the page then
+          // shows what the server says.
           var dragged = null;
           document.addEventListener("dragstart", function (event) {
             var row = event.target.closest && event.target.closest("[data-move]");
@@ -78,16 +87,36 @@ enum WebAssets {
             dragged = null;
           });
           document.addEventListener("dragover", function (event) {
-            var row = event.target.closest && event.target.closest("[data-move]");
-            if (dragged && row && row.parentNode === dragged.parentNode) event.preventDefault();
+            if (target(event)) event.preventDefault();
           });
           document.addEventListener("drop", function (event) {
-            var row = event.target.closest && event.target.closest("[data-move]");
-            if (!dragged || !row || row === dragged || row.parentNode !== dragged.parentNode) return;
+            var fields = target(event);
+            if (!fields) return;
             event.preventDefault();
-            var position = Array.prototype.indexOf.call(row.parentNode.children, row);
-            post(dragged.dataset.move, { position: String(position) });
+            post(dragged.dataset.move, fields);
           });
+          function rows(container) {
+            return Array.prototype.filter.call(container.children, function (child) { return child.dataset.move; });
+          }
+          function target(event) {
+            if (!dragged || !event.target.closest) return null;
+            var kind = dragged.dataset.kind || "";
+            var row = event.target.closest("[data-move]");
+            while (row && (row.dataset.kind || "") !== kind) row = row.parentElement && row.parentElement.closest("[data-move]");
+            var column = null;
+            if (row && row !== dragged) {
+              column = row.parentNode.dataset.dropColumn;
+              if (row.parentNode !== dragged.parentNode && !column) return null;
+              var fields = { position: String(rows(row.parentNode).indexOf(row)) };
+              if (column) fields.column = column;
+              return fields;
+            }
+            var container = kind === "card" && event.target.closest("[data-drop-column]");
+            if (!row && container && container !== dragged.parentNode) {
+              return { column: container.dataset.dropColumn, position: String(rows(container).length) };
+            }
+            return null;
+          }
           window.cardboxPost = post;
           function post(url, fields) {
             var body = new URLSearchParams(fields);
@@ -100,7 +129,14 @@ enum WebAssets {
           var live = document.body && document.body.dataset.live;
           if (!live || !window.EventSource) return;
           var events = new EventSource("/events?after=" + encodeURIComponent(live));
+          // This page's own form or drop is on its way: the page that comes next shows the change.
+          var leaving = false;
+          function leave() { leaving = true; events.close(); }
+          document.addEventListener("submit", leave);
+          document.addEventListener("drop", leave);
+          window.addEventListener("beforeunload", leave);
           events.addEventListener("changes", function () {
+            if (leaving) return;
             var typing = Array.prototype.some.call(document.querySelectorAll("input:not([type=hidden]), textarea"),
               function (field) { return field.value !== field.defaultValue; });
             if (typing) {

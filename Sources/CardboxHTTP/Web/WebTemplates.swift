@@ -20,7 +20,111 @@ enum WebTemplates {
     static let templates: [String: String] = [
         "layout": layout, "signin": signIn, "setup": setup, "decks": decks, "deck": deck, "study": study,
         "account": account, "message": message, "lists": lists, "list": list,
+        "boards": boards, "board": board,
     ]
+
+    static let boards = """
+        {{<layout}}{{$content}}
+        <h1>Boards</h1>
+        {{#hasBoards}}
+        <ul class="cards" id="boards">
+        {{#boards}}<li><a href="/boards/{{id}}"><strong>{{title}}</strong></a></li>{{/boards}}
+        </ul>
+        {{/hasBoards}}
+        {{^hasBoards}}<p>No boards yet: create one below.</p>{{/hasBoards}}
+        <h2>New board</h2>
+        <form method="post" action="/boards" class="stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="title">Title</label>
+        <input id="title" name="title" required maxlength="200">
+        <button type="submit">Create board</button>
+        </form>
+        {{/content}}{{/layout}}
+        """
+
+    static let board = """
+        {{<layout}}{{$content}}
+        <h1>{{board.title}}</h1>
+        <p class="muted">Drag cards within and across columns, and columns by their title; or use the arrows
+        (keyboard: Tab to a card's arrows, Enter to move it).
+        {{#archived}}<a href="/boards/{{board.id}}">Hide archived cards</a>{{/archived}}
+        {{^archived}}<a href="/boards/{{board.id}}?archived">Show archived cards</a>{{/archived}}</p>
+        <div class="columns reorder" id="columns">
+        {{#columns}}
+        <section class="column" data-move="/boards/{{board.id}}/columns/{{id}}/move" data-kind="column" draggable="true"
+        aria-label="Column {{title}}">
+        <h2>{{title}} <span class="muted">{{count}}</span></h2>
+        <form method="post" action="/boards/{{board.id}}/columns/{{id}}/move" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" name="position" value="{{left}}" class="link" aria-label="Move column {{title}} left">←</button>
+        <button type="submit" name="position" value="{{right}}" class="link" aria-label="Move column {{title}} right">→</button>
+        </form>
+        <ul class="cards" data-drop-column="{{id}}">
+        {{#cards}}
+        <li data-move="/boards/{{board.id}}/cards/{{id}}/move" data-kind="card" draggable="true"
+        class="{{#isArchived}}archived{{/isArchived}}" id="card-{{id}}">
+        <span class="title">{{title}}</span>
+        <form method="post" action="/boards/{{board.id}}/cards/{{id}}/move" class="inline arrows">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="column" value="{{column}}">
+        <button type="submit" name="position" value="{{up}}" class="link" aria-label="Move {{title}} up">↑</button>
+        <button type="submit" name="position" value="{{down}}" class="link" aria-label="Move {{title}} down">↓</button>
+        </form>
+        {{#hasPrevious}}<form method="post" action="/boards/{{board.id}}/cards/{{id}}/move" class="inline arrows">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="column" value="{{previous}}">
+        <button type="submit" class="link" aria-label="Move {{title}} to the previous column">←</button></form>{{/hasPrevious}}
+        {{#hasNext}}<form method="post" action="/boards/{{board.id}}/cards/{{id}}/move" class="inline arrows">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="column" value="{{next}}">
+        <button type="submit" class="link" aria-label="Move {{title}} to the next column">→</button></form>{{/hasNext}}
+        {{#hasDescription}}<p class="description">{{{descriptionHTML}}}</p>{{/hasDescription}}
+        <details class="edit"><summary>Details</summary>
+        <form method="post" action="/boards/{{board.id}}/cards/{{id}}" class="stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label>Title <input name="title" required maxlength="200" value="{{title}}"></label>
+        <label>Description <textarea name="description" rows="3">{{description}}</textarea></label>
+        <button type="submit">Save</button>
+        </form>
+        <form method="post" action="/boards/{{board.id}}/cards/{{id}}/archive" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        {{#isArchived}}<input type="hidden" name="archived" value="false">
+        <button type="submit" class="link">Restore</button>{{/isArchived}}
+        {{^isArchived}}<input type="hidden" name="archived" value="true">
+        <button type="submit" class="link">Archive</button>{{/isArchived}}
+        </form>
+        <form method="post" action="/boards/{{board.id}}/cards/{{id}}/delete" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" class="link danger">Delete</button>
+        </form>
+        </details>
+        </li>
+        {{/cards}}
+        </ul>
+        <form method="post" action="/boards/{{board.id}}/columns/{{id}}/cards" class="row add-card">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input name="title" required maxlength="200" aria-label="New card in {{title}}" placeholder="New card">
+        <button type="submit" class="small">Add</button>
+        </form>
+        </section>
+        {{/columns}}
+        </div>
+        <form method="post" action="/boards/{{board.id}}/columns" class="row" id="add-column">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <input name="title" required maxlength="200" aria-label="New column" placeholder="New column">
+        <button type="submit" class="small">Add column</button>
+        </form>
+        <details class="edit"><summary>Rename or delete the board</summary>
+        <form method="post" action="/boards/{{board.id}}/rename" class="row">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label>Title <input name="title" required maxlength="200" value="{{board.title}}"></label>
+        <button type="submit" class="small">Rename</button>
+        </form>
+        <form method="post" action="/boards/{{board.id}}/delete" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" class="link danger">Delete this board</button>
+        </form>
+        </details>
+        {{/content}}{{/layout}}
+        """
 
     static let lists = """
         {{<layout}}{{$content}}
@@ -151,6 +255,7 @@ enum WebTemplates {
         <nav aria-label="Main">
         <a href="/decks">Decks</a>
         <a href="/lists">Lists</a>
+        <a href="/boards">Boards</a>
         <a href="/account">Account</a>
         <form method="post" action="/signout" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}">
