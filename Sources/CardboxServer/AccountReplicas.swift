@@ -90,7 +90,7 @@ public actor AccountReplicas {
         let task = Task {
             _ = await previous?.result
             await self.started(account)
-            try await Self.pullAll(into: store, from: state, account: account)
+            await self.recordApplied(account, try await Self.pullAll(into: store, from: state, account: account))
         }
         waitingCatchUp[account] = task
         lastCatchUp[account] = task
@@ -99,13 +99,23 @@ public actor AccountReplicas {
 
     private func started(_ account: UUID) { waitingCatchUp[account] = nil }
 
-    /// Reads the account's store, caught up with the sync state first (the web app's pages).
+    /// Reads the account's store, caught up with the sync state first (the web app's pages). A store
+    /// known to hold the sync state's newest cursor already is read at once, beside other reads,
+    /// without queueing behind the account's catch-ups and writes.
     public func read<T: Sendable>(_ account: UUID, _ body: @escaping @Sendable (CardboxStore) throws -> T)
         async throws -> T
     {
-        try await catchUp(account)
+        let latest = try await state.cursor(account: account)
+        if (applied[account] ?? -1) < latest { try await catchUp(account) }
         let store = try await self.store(account)
         return try await Self.blocking { try body(store) }
+    }
+
+    /// The sync-state cursor each account's store is known to have applied (after a catch-up).
+    private var applied: [UUID: Int64] = [:]
+
+    private func recordApplied(_ account: UUID, _ cursor: Int64) {
+        applied[account] = max(applied[account] ?? 0, cursor)
     }
 
     /// Changes the account's store as a device would (the web app's actions): caught up first, then
@@ -121,7 +131,7 @@ public actor AccountReplicas {
         let (state, previous) = (self.state, lastCatchUp[account])
         let task = Task {
             _ = await previous?.result
-            try await Self.pullAll(into: store, from: state, account: account)
+            await self.recordApplied(account, try await Self.pullAll(into: store, from: state, account: account))
             let result = try await Self.blocking {
                 if try store.plan() != plan { _ = try store.setPlan(plan) }
                 return try body(store)
@@ -218,7 +228,11 @@ public actor AccountReplicas {
         return store
     }
 
-    private static func pullAll(into store: CardboxStore, from state: any SyncState, account: UUID) async throws {
+    /// Applies every page after the store's cursor; returns the cursor it reached.
+    @discardableResult
+    private static func pullAll(into store: CardboxStore, from state: any SyncState, account: UUID) async throws
+        -> Int64
+    {
         var cursor = try await blocking { try store.replicaCursor() }
         // A copy ahead of the sync state belongs to another database (the server's was restored or
         // replaced): it is not this account's state, so snapshots must not be made of it.
@@ -229,10 +243,10 @@ public actor AccountReplicas {
         }
         while true {
             let page = try await state.pull(account: account, after: cursor, limit: pageSize)
-            guard page.cursor != cursor || !page.changes.isEmpty else { return }
+            guard page.cursor != cursor || !page.changes.isEmpty else { return cursor }
             try await blocking { try store.applyPulled(page.changes, cursor: page.cursor) }
             cursor = page.cursor
-            if !page.hasMore { return }
+            if !page.hasMore { return cursor }
         }
     }
 
