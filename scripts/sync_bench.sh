@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The sync benchmark, beside Anki's own sync server with the same number of cards:
-# - the first sync of a collection to an empty device (Anki: a full download);
+# - the first sync of a collection to an empty device (Anki: a full download), right after the
+#   upload, and the median of five later devices (Anki: the median of five full downloads);
 # - the incremental sync of one changed card, sent and received (Anki: a normal sync).
 # Both servers run as their own processes on loopback; the clients run in process, so no
 # process start-up is counted. Cardbox's server runs on SQLite, or on PostgreSQL with --postgres.
@@ -51,10 +52,13 @@ print(f"{'':44} {'Cardbox':>10} {'Anki':>10} {'ratio':>7}")
 def row(label, ours, theirs):
     print(f"{label:44} {ours:>8.1f}ms {theirs:>8.1f}ms {ours / theirs:>7.2f}")
 row("first sync to an empty device (Anki: full download)", c["firstSyncToEmptyDeviceMs"], a["fullDownloadMs"])
-row("  the same, a later device" + (" (snapshot)" if c["snapshot"] else ""), c["laterFirstSyncMs"], a["fullDownloadMs"])
+row("  the same, later devices" + (" (snapshot)" if c["snapshot"] else ""), c["laterFirstSyncMs"], a["fullDownloadMs"])
 row("first upload of the collection (Anki: full upload)", c["firstUploadMs"], a["fullUploadMs"])
 row("one changed card, sent", c["incrementalSendMs"], a["incrementalSendMs"])
 row("one changed card, received", c["incrementalReceiveMs"], a["incrementalReceiveMs"])
+spread = lambda values: ", ".join(f"{v:.1f}" for v in sorted(values))
+print(f"first syncs of the later devices: Cardbox {spread(c['laterFirstSyncsMs'])} ms; "
+      f"Anki's full downloads: {spread(a['fullDownloadsMs'])} ms")
 print(f"bytes on the wire: first upload {c['firstUploadBytes'] / 1e6:.1f} MB sent, "
       f"first sync to an empty device {c['firstSyncToEmptyDeviceBytes'] / 1e6:.1f} MB received")
 print(f"peak memory: Cardbox client {c['clientPeakMB']:.0f} MB (the devices, one process), "
