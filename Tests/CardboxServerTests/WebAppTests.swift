@@ -207,6 +207,24 @@ struct WebAppTests {
         }
     }
 
+    @Test("a deck's page shows its cards 50 at a time, with the pages to go through")
+    func paging() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let browser = try await Self.signedIn(url, accounts, plan: .premium)
+            let deck = try await Self.createDeck(browser, "Spanish")
+            let csrf = try await browser.csrf()
+            for index in 1...55 {
+                _ = try await browser.post(deck + "/cards", ["csrf": csrf, "front": "word \(index)", "back": "b"])
+            }
+            let cardRow = "<li><strong>word "
+            let first = try await browser.get(deck).body
+            #expect(first.components(separatedBy: cardRow).count - 1 == 50 && first.contains("page 1 of 2"))
+            let second = try await browser.get(deck + "?page=2").body
+            #expect(second.components(separatedBy: cardRow).count - 1 == 5 && second.contains("page 2 of 2"))
+            #expect(!first.contains("?page=0") && !second.contains("?page=3"))
+        }
+    }
+
     @Test("a deck, a card and an answer made on pages reach a device; a device's card shows on the page")
     func syncsWithDevices() async throws {
         try await Self.withWebServer { url, _, accounts in

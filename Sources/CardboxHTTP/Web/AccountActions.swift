@@ -44,14 +44,15 @@ struct AccountActions: Sendable {
         }
     }
 
-    /// The most cards a deck's page lists.
+    /// The most cards the API lists with a deck.
     static let cardsShown = 500
 
-    func deck(_ caller: Caller, _ deck: DeckID) async throws -> DeckDetail {
+    /// A deck with its counts and its current cards, `limit` of them from `offset` on.
+    func deck(_ caller: Caller, _ deck: DeckID, limit: Int = cardsShown, offset: Int = 0) async throws -> DeckDetail {
         try await read(caller) { store in
             DeckDetail(
                 deck: try store.deck(deck), counts: try store.deckCounts(deck), today: try store.studyCounts(in: deck),
-                cards: try store.cards(in: deck, limit: Self.cardsShown))
+                cards: try store.cards(in: deck, limit: limit, offset: offset))
         }
     }
 

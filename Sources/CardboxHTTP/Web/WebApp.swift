@@ -30,7 +30,7 @@ struct WebApp: Sendable {
         pages.post("signout") { request, context in try await signOut(request, context) }
         pages.get("decks") { _, context in try await decksPage(context) }
         pages.post("decks") { request, context in try await createDeck(request, context) }
-        pages.get("decks/:deck") { _, context in try await deckPage(context) }
+        pages.get("decks/:deck") { request, context in try await deckPage(request, context) }
         pages.post("decks/:deck/cards") { request, context in try await addCard(request, context) }
         pages.get("decks/:deck/study") { request, context in try await studyPage(request, context) }
         pages.post("decks/:deck/study") { request, context in try await answer(request, context) }
@@ -147,15 +147,28 @@ struct WebApp: Sendable {
         }
     }
 
+    /// Cards a deck's page shows at a time.
+    static let cardsPerPage = 50
+
+    /// A deck's page: its counts, the add-card form and its cards, a page of them at a time (`?page=N`).
     private func deckPage(
-        _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil
+        _ request: Request, _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil
     ) async throws -> Response {
         let caller = try context.pageCaller()
         let live = try await database.cursor(account: caller.account.id)
-        let detail = try await actions.deck(caller, try Self.deckId(context))
+        let page = max(1, Int(request.uri.queryParameters["page"].map(String.init) ?? "") ?? 1)
+        let detail = try await actions.deck(
+            caller, try Self.deckId(context), limit: Self.cardsPerPage, offset: (page - 1) * Self.cardsPerPage)
         var values = Self.countValues(detail.counts, detail.today)
         values["deck"] = Self.deckValues(detail.deck)
         values["hasCards"] = !detail.cards.isEmpty
+        let pages = max(1, (detail.counts.currentCards + Self.cardsPerPage - 1) / Self.cardsPerPage)
+        if pages > 1 {
+            values["paging"] = [
+                "page": page, "pages": pages, "hasPrevious": page > 1, "previous": page - 1,
+                "hasNext": page < pages, "next": page + 1,
+            ]
+        }
         values["cards"] = detail.cards.map { ["front": $0.front, "back": $0.back, "tags": $0.tags] as [String: Any] }
         values["draft"] = draft
         return WebPage.html(
@@ -175,7 +188,7 @@ struct WebApp: Sendable {
             return WebPage.redirect("/decks/\(deckId)")
         } catch let error as CardboxError {
             // The person's typing stays in the form beside what went wrong (seed 001's limit message).
-            return try await deckPage(context, draft: form, error: WebPage.message(error))
+            return try await deckPage(request, context, draft: form, error: WebPage.message(error))
         }
     }
 

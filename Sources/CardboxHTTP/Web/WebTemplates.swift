@@ -369,6 +369,13 @@ enum WebTemplates {
         </ul>
         {{/hasCards}}
         {{^hasCards}}<p>No cards yet.</p>{{/hasCards}}
+        {{#paging}}
+        <nav class="row" aria-label="Pages of cards">
+        {{#hasPrevious}}<a href="/decks/{{deck.id}}?page={{previous}}">Previous</a>{{/hasPrevious}}
+        <span class="muted">page {{page}} of {{pages}}</span>
+        {{#hasNext}}<a href="/decks/{{deck.id}}?page={{next}}" id="next-page">Next</a>{{/hasNext}}
+        </nav>
+        {{/paging}}
         {{/content}}{{/layout}}
         """
 
