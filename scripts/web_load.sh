@@ -66,7 +66,7 @@ def parse(name):
 hello = parse("hello")
 print(f"web app under load: {users} users, {connections} connections, SQLite, loopback")
 print(f"{'':34} {'req/s':>9} {'p50':>9} {'p99':>9} {'of hello':>9} {'errors':>7}")
-for name, label in (("hello", "hello-world (/health)"), ("deck-page", "deck page (GET, 100 cards)"),
+for name, label in (("hello", "hello-world (/health)"), ("deck-page", "deck page (GET, 50 of 100 cards)"),
                     ("answer", "study answer (POST /api/v1)"), ("board-move", "board card move (POST form)")):
     r = parse(name)
     share = r["rps"] / hello["rps"] * 100
