@@ -551,19 +551,9 @@ struct WebApp: Sendable {
 
     // MARK: Values for templates
 
-    static func deckId(_ context: CardboxRequestContext) throws -> DeckID {
-        guard let text = context.parameters.get("deck"), let id = DeckID(text) else {
-            throw CardboxError.notFound(kind: "deck", reference: context.parameters.get("deck") ?? "")
-        }
-        return id
-    }
+    static func deckId(_ context: CardboxRequestContext) throws -> DeckID { try id(context, "deck") }
 
-    static func listId(_ context: CardboxRequestContext) throws -> ListID {
-        guard let text = context.parameters.get("list"), let id = ListID(text) else {
-            throw CardboxError.notFound(kind: "list", reference: context.parameters.get("list") ?? "")
-        }
-        return id
-    }
+    static func listId(_ context: CardboxRequestContext) throws -> ListID { try id(context, "list") }
 
     static func boardId(_ context: CardboxRequestContext) throws -> BoardID { try id(context, "board") }
 
@@ -580,12 +570,7 @@ struct WebApp: Sendable {
         return id
     }
 
-    static func itemId(_ context: CardboxRequestContext) throws -> ItemID {
-        guard let text = context.parameters.get("item"), let id = ItemID(text) else {
-            throw CardboxError.notFound(kind: "item", reference: context.parameters.get("item") ?? "")
-        }
-        return id
-    }
+    static func itemId(_ context: CardboxRequestContext) throws -> ItemID { try id(context, "item") }
 
     /// A 0-based position from a form.
     static func position(_ form: [String: String]) throws -> Int {
