@@ -313,7 +313,7 @@ extension CardboxRequestContext {
 }
 
 func bodyText(_ request: Request, _ context: CardboxRequestContext) async throws -> String {
-    let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+    let buffer = try await request.collectBody(upTo: context.maxUploadSize)
     guard let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes, encoding: .utf8) else {
         throw CardboxError.invalid(field: "body", reason: "is not UTF-8 text")
     }
@@ -325,12 +325,7 @@ struct JSONBody {
     let members: [String: JSONValue]
 
     init(_ request: Request, _ context: CardboxRequestContext, limit: Int = 16_384) async throws {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: limit)
-        } catch is NIOTooManyBytesError {
-            throw APIError(.contentTooLarge, "body: at most \(limit) bytes")
-        }
+        let buffer = try await request.collectBody(upTo: limit)
         let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) ?? ""
         guard case .object(let members) = try JSONValue.parse(text, field: "body") else {
             throw CardboxError.invalid(field: "body", reason: "must be a JSON object")
@@ -347,6 +342,15 @@ struct JSONBody {
 }
 
 extension Request {
+    /// The whole body, at most `limit` bytes; a larger one is refused with a 413 saying `tooLarge`.
+    func collectBody(upTo limit: Int, tooLarge: @autoclosure () -> String? = nil) async throws -> ByteBuffer {
+        do {
+            return try await body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw APIError(.contentTooLarge, tooLarge() ?? "body: at most \(limit) bytes")
+        }
+    }
+
     func integerQuery(_ name: String, default value: Int64) throws -> Int64 {
         guard let text = uri.queryParameters[Substring(name)] else { return value }
         guard let number = Int64(String(text)) else {

@@ -165,6 +165,9 @@ struct WebAppTests {
                 #expect(answer.status == 403)
             }
             #expect(try await browser.get("/decks").body.contains("No decks yet"))
+            let tooLarge = try await browser.post(
+                "/decks", ["csrf": try await browser.csrf(), "name": String(repeating: "a", count: 100_000)])
+            #expect(tooLarge.status == 413 && tooLarge.body.contains("64 KiB at most"))
         }
     }
 
@@ -310,6 +313,14 @@ struct WebAppTests {
             let eve = try await accounts.signIn(name: "eve", password: "correct horse", deviceName: "script").token
             #expect(try await rawRequest(.GET, url + "/api/v1/decks/\(deck)", body: Data(), token: eve).status == 404)
             #expect(try await rawRequest(.GET, url + "/api/v1/decks", body: Data()).status == 401)
+            // A body past its limit is refused as too large, and adds nothing.
+            let huge = String(repeating: "a", count: 2 << 20)
+            let tooLarge = try await rawPost(
+                url + "/api/v1/decks/\(deck)/cards", body: #"{"front": "\#(huge)"}"#, token: token)
+            #expect(tooLarge.status == 413)
+            #expect(
+                try Self.json(try await rawRequest(.GET, url + "/api/v1/decks", body: Data(), token: token).body)[
+                    "allowance"]?["cardCount"] == .int(1))
         }
     }
 

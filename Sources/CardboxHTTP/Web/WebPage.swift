@@ -56,12 +56,8 @@ enum WebPage {
     /// A posted form's fields (`application/x-www-form-urlencoded`, at most 64 KiB), by Hummingbird's
     /// decoder.
     static func form(_ request: Request) async throws -> [String: String] {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: 64 * 1024)
-        } catch is NIOTooManyBytesError {
-            throw APIError(.contentTooLarge, "this form is larger than a page sends (64 KiB at most)")
-        }
+        let buffer = try await request.collectBody(
+            upTo: 64 * 1024, tooLarge: "this form is larger than a page sends (64 KiB at most)")
         do {
             return try URLEncodedFormDecoder().decode([String: String].self, from: String(buffer: buffer))
         } catch {
