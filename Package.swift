@@ -94,6 +94,18 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // The system's zlib, for dictzip dictionaries (raw deflate read by chunk).
+        .systemLibrary(name: "CSystemZlib", providers: [.apt(["zlib1g-dev"])]),
+        // Suggested cards: the providers (offline dictionaries, chat completions) and seed 000's
+        // maintenance step that keeps a deck's queue filled.
+        .target(
+            name: "CardboxSuggest",
+            dependencies: [
+                "CardboxCore", "CardboxStore", "CSystemZlib",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         // Import and export formats: ListAll JSON, CSV/TSV, backups, Anki packages, Trello boards.
         .target(
             name: "CardboxExchange",
@@ -107,7 +119,7 @@ let package = Package(
             name: "CardboxCLI",
             dependencies: [
                 "CardboxCore", "CardboxSync", "CardboxStore", "CardboxScheduling", "CardboxExchange",
-                "CardboxServer", "CardboxServerPostgres", "CardboxHTTP", "CardboxSyncClient",
+                "CardboxServer", "CardboxServerPostgres", "CardboxHTTP", "CardboxSyncClient", "CardboxSuggest",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -139,7 +151,9 @@ let package = Package(
         // Fuzz targets: every decoder fed by people or other devices, each must survive any input.
         .target(
             name: "CardboxFuzzTargets",
-            dependencies: ["CardboxCore", "CardboxSync", "CardboxScheduling", "CardboxExchange", "CardboxStore"]
+            dependencies: [
+                "CardboxCore", "CardboxSync", "CardboxScheduling", "CardboxExchange", "CardboxStore", "CardboxSuggest",
+            ]
         ),
         // The fuzzer (`scripts/fuzz.sh` builds it with libFuzzer: -DFUZZING); otherwise it replays inputs.
         .executableTarget(name: "cardbox-fuzz", dependencies: ["CardboxFuzzTargets"]),
@@ -151,6 +165,7 @@ let package = Package(
             name: "CardboxSchedulingTests", dependencies: ["CardboxScheduling"], exclude: ["Fixtures"]
         ),
         .testTarget(name: "CardboxStoreTests", dependencies: ["CardboxStore"]),
+        .testTarget(name: "CardboxSuggestTests", dependencies: ["CardboxSuggest", "CardboxStore", "CardboxCore"]),
         .testTarget(name: "CardboxConvergenceTests", dependencies: ["CardboxConvergence"]),
         .testTarget(name: "CardboxCLITests", dependencies: ["CardboxCLI", "CardboxStore", "CardboxTestSupport"]),
         // What several test targets share: a real PostgreSQL started for the test run.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and running Cardbox needs beyond the Swift toolchain: SQLite's library and
-# headers (GRDB links the system SQLite), zlib's (for reading Anki packages), the sqlite3 shell
+# headers (GRDB links the system SQLite), zlib's (for Anki packages and dictzip dictionaries),
+# WordNet and FreeDict dictionaries (offline suggestions), the sqlite3 shell
 # (the benchmark's reference), and PostgreSQL's server (the tests start a throwaway one; `cardbox
 # serve --database postgres://…` uses any). With --browser, also what the web app's browser test
 # drives: Chromium, its driver, and selenium.
@@ -12,6 +13,10 @@ if [ "${1:-}" = "--browser" ]; then
 fi
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || missing+=(libsqlite3-dev)
 dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)
+# The offline suggestion provider's dictionaries: WordNet, and FreeDict's Spanish–English pair.
+dpkg -s wordnet-base >/dev/null 2>&1 || missing+=(wordnet-base)
+dpkg -s dict-freedict-spa-eng >/dev/null 2>&1 || missing+=(dict-freedict-spa-eng)
+dpkg -s dict-freedict-eng-spa >/dev/null 2>&1 || missing+=(dict-freedict-eng-spa)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)

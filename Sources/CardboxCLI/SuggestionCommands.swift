@@ -1,6 +1,7 @@
 import ArgumentParser
 import CardboxCore
 import CardboxStore
+import CardboxSuggest
 import Foundation
 
 struct SuggestionCommand: ParsableCommand {
@@ -16,8 +17,9 @@ struct SuggestionCommand: ParsableCommand {
               cardbox suggestion add Spanish gato cat --ready
               cardbox suggestion list Spanish
               cardbox suggestion accept 9b1c22aa
+              cardbox suggestion refill Spanish
             """),
-        subcommands: [Add.self, List.self, Accept.self, Reject.self, Skip.self, Ready.self])
+        subcommands: [Add.self, List.self, Accept.self, Reject.self, Skip.self, Ready.self, Refill.self])
 
     static func describe(_ suggestion: Suggestion) -> String {
         let state = suggestion.isHidden ? "skipped" : (suggestion.isVisible ? "visible" : "awaiting image")
@@ -164,6 +166,58 @@ struct SuggestionCommand: ParsableCommand {
         func run(store: CardboxStore) throws {
             let ready = try store.markSuggestionReady(try store.resolve(suggestion), image: try Console.image(image))
             try Console.emit(ready, json: output.json) { "ready: \(SuggestionCommand.describe($0))" }
+        }
+    }
+
+    struct Refill: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "refill",
+            abstract: "Fill decks' suggestion queues up to their queued-suggestions setting, once.",
+            discussion: Help.paragraphs(
+                """
+                Seed 000's maintenance step: for each deck whose queue holds fewer suggestions (visible and
+                invisible) than its queued-suggestions setting, generate more, spread over the four
+                categories, never repeating a card, a queued or a rejected suggestion of the deck. New
+                suggestions wait, invisible, for their images. Without a deck, every deck with automatic
+                suggestions on is refilled.
+
+                The offline provider reads WordNet and the FreeDict dictionaries Debian installs
+                (wordnet-base, dict-freedict-spa-eng, ...): one side of the deck must be English.
+
+                Examples:
+                  cardbox suggestion refill Spanish
+                  cardbox suggestion refill --json
+                """))
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The deck (id or name); every deck with automatic suggestions when left out.")
+        var deck: String?
+
+        func run() async throws {
+            let store = try global.openStore()
+            let decks =
+                try deck.map { [try store.resolve($0) as DeckID] }
+                ?? store.decks().filter(\.generatesSuggestionsAutomatically).map(\.id)
+            let provider = DictionarySuggestionProvider()
+            var reports: [RefillReport] = []
+            for deck in decks {
+                reports.append(try await SuggestionMaintenance.refill(deck, in: store, provider: provider))
+            }
+            try store.checkpoint()
+            try Console.emit(reports, json: output.json) { reports in
+                reports.isEmpty
+                    ? "no deck has automatic suggestions on (set one with: cardbox deck edit DECK --queued-suggestions 5)"
+                    : reports.map(Refill.describe).joined(separator: "\n")
+            }
+        }
+
+        static func describe(_ report: RefillReport) -> String {
+            var lines = [
+                "\(report.deckName): \(report.added.count) added, \(report.queuedAfter) of \(report.target) queued"
+            ]
+            lines += report.added.map { "  + \(SuggestionCommand.describe($0))\n      \($0.context)" }
+            if let note = report.note { lines.append("  (\(note))") }
+            return lines.joined(separator: "\n")
         }
     }
 }

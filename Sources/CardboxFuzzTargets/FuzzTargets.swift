@@ -2,6 +2,7 @@ import CardboxCore
 import CardboxExchange
 import CardboxScheduling
 import CardboxStore
+import CardboxSuggest
 import CardboxSync
 import Foundation
 
@@ -24,7 +25,38 @@ public enum FuzzTargets {
         "detect": { data in FuzzTargets.detect(data) },
         "changes": { data in FuzzTargets.changes(data) },
         "json": { data in FuzzTargets.json(data) },
+        "dictzip": { data in FuzzTargets.dictzip(data) },
+        "dictd": { data in FuzzTargets.dictd(data) },
+        "wordnet": { data in FuzzTargets.wordNet(data) },
     ]
+
+    /// A dictzip (or gzip, or plain) dictionary text: read whole, and a range of it.
+    static func dictzip(_ data: Data) {
+        guard let text = try? DictzipText(data: data, name: "fuzz") else { return }
+        _ = try? text.whole()
+        _ = try? text.text(offset: Int(data.count % 97), length: Int(data.count % 300))
+    }
+
+    /// A dictd index (the input's first half) over a text (the rest): every headword looked up.
+    static func dictd(_ data: Data) {
+        let middle = data.startIndex + data.count / 2
+        guard
+            let dictionary = try? DictdDictionary(
+                indexData: data[..<middle], textData: Data(data[middle...]), name: "fuzz")
+        else { return }
+        for headword in dictionary.headwords.prefix(50) { _ = try? dictionary.translations(of: headword) }
+    }
+
+    /// WordNet's index and data lines, and the binary search of an index file.
+    static func wordNet(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        for line in text.split(separator: "\n").prefix(100) {
+            _ = WordNet.parseIndexLine(String(line), pos: .noun)
+            _ = WordNet.parseDataLine(String(line), pos: .adjective)
+        }
+        let key = text.split(separator: " ").first.map(String.init) ?? "dog"
+        _ = WordNet.findLine(in: data, key: key)
+    }
 
     /// Cardbox's JSON parser against Foundation's decoder: whatever both read, they read alike, and
     /// what the parser reads it writes back and reads again unchanged.

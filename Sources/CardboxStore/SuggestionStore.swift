@@ -16,18 +16,9 @@ extension CardboxStore {
             _ = try tx.deleteRejectedSuggestions(
                 deckId: deckId, olderThanDays: try tx.context.settings().rejectedSuggestionRetentionDays)
             try tx.checkNotDuplicate(draft, deckId: deckId)
-            let id = tx.newID()
             let imageHash = try image.map { try tx.storeImage($0).hash }
-            try tx.insert(
-                .suggestion, id: id,
-                [
-                    ("deckId", deckId), ("front", draft.front), ("frontKey", SuggestionMatch.frontKey(draft.front)),
-                    ("back", draft.back), ("cardType", draft.cardType), ("imagePrompt", draft.imagePrompt),
-                    ("context", draft.context), ("category", draft.category.rawValue),
-                    ("isVisible", (imageHash != nil || ready).storage), ("imageHash", imageHash),
-                    ("createdAt", tx.nowMillis),
-                ])
-            try tx.logEvent(.suggestionAdded)
+            let id = try tx.insertSuggestion(
+                draft, deckId: deckId, imageHash: imageHash, visible: imageHash != nil || ready)
             return try tx.context.suggestion(id)
         }
     }
@@ -123,6 +114,22 @@ extension CardboxStore {
 }
 
 extension WriteContext {
+    /// Inserts a validated draft into the deck's queue and logs it; returns its id.
+    func insertSuggestion(_ draft: SuggestionDraft, deckId: String, imageHash: String?, visible: Bool) throws -> String
+    {
+        let id = newID()
+        try insert(
+            .suggestion, id: id,
+            [
+                ("deckId", deckId), ("front", draft.front), ("frontKey", SuggestionMatch.frontKey(draft.front)),
+                ("back", draft.back), ("cardType", draft.cardType), ("imagePrompt", draft.imagePrompt),
+                ("context", draft.context), ("category", draft.category.rawValue), ("isVisible", visible.storage),
+                ("imageHash", imageHash), ("createdAt", nowMillis),
+            ])
+        try logEvent(.suggestionAdded)
+        return id
+    }
+
     func checkNotDuplicate(_ draft: SuggestionDraft, deckId: String) throws {
         let arguments: StatementArguments = [account, deckId, SuggestionMatch.frontKey(draft.front), draft.cardType]
         let scope = "accountId = ? AND deckId = ? AND frontKey = ? AND cardType = ?"
@@ -189,6 +196,80 @@ extension StoreContext {
                 category: SuggestionCategory(rawValue: row["category"]) ?? .relatedVocabulary,
                 isVisible: row["isVisible"], isHidden: row["isHidden"], imageHash: row["imageHash"],
                 createdAt: Date(storageMillis: row["createdAt"]))
+        }
+    }
+}
+
+/// What the suggestion maintenance step needs to know about a deck (seed 000's "Suggestion
+/// Maintenance"): its settings, what its suggestions relate to, how full the queue is per
+/// category, and which fronts are taken.
+public struct SuggestionQueueState: Sendable {
+    public var deck: Deck
+    /// The deck's current (not archived) cards, newest first.
+    public var cards: [(front: String, back: String)]
+    /// Queued suggestions (visible and invisible, skipped ones included) per category.
+    public var queued: [SuggestionCategory: Int]
+    /// Front keys of the deck's cards (archived too), suggestions and rejected suggestions.
+    public var takenFronts: Set<String>
+
+    public var queuedCount: Int { queued.values.reduce(0, +) }
+}
+
+extension CardboxStore {
+    public func suggestionQueueState(in deckReference: DeckID) throws -> SuggestionQueueState {
+        try read { context in
+            let deckId = try context.existing(deckReference, .deck)
+            let deck = try context.deck(deckId)
+            let arguments: StatementArguments = [context.account, deckId]
+            let cards = try Row.fetchAll(
+                context.db,
+                sql: """
+                    SELECT front, back FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0
+                    ORDER BY createdAt DESC, id DESC
+                    """, arguments: arguments
+            ).map { (front: $0["front"] as String, back: $0["back"] as String) }
+            var queued: [SuggestionCategory: Int] = [:]
+            for row in try Row.fetchAll(
+                context.db,
+                sql:
+                    "SELECT category, COUNT(*) AS n FROM suggestion WHERE accountId = ? AND deckId = ? GROUP BY category",
+                arguments: arguments)
+            {
+                if let category = SuggestionCategory(rawValue: row["category"]) { queued[category] = row["n"] }
+            }
+            let taken = try String.fetchAll(
+                context.db,
+                sql: """
+                    SELECT frontKey FROM card WHERE accountId = ?1 AND deckId = ?2
+                    UNION SELECT frontKey FROM suggestion WHERE accountId = ?1 AND deckId = ?2
+                    UNION SELECT frontKey FROM rejectedSuggestion WHERE accountId = ?1 AND deckId = ?2
+                    """, arguments: arguments)
+            return SuggestionQueueState(deck: deck, cards: cards, queued: queued, takenFronts: Set(taken))
+        }
+    }
+
+    /// Adds generated suggestions to a deck's queue in one transaction, invisible until their
+    /// images are ready; a draft whose front is taken by then (a card, a queued or a rejected
+    /// suggestion) is left out, not an error.
+    public func addGeneratedSuggestions(to deckReference: DeckID, _ drafts: [SuggestionDraft]) throws -> [Suggestion] {
+        let drafts = try drafts.map { try $0.validated() }
+        return try write { tx in
+            let deckId = try tx.context.existing(deckReference, .deck)
+            _ = try tx.deleteRejectedSuggestions(
+                deckId: deckId, olderThanDays: try tx.context.settings().rejectedSuggestionRetentionDays)
+            var added: [Suggestion] = []
+            for draft in drafts {
+                do {
+                    try tx.checkNotDuplicate(draft, deckId: deckId)
+                } catch let error as CardboxError {
+                    if case .duplicateSuggestion = error { continue }
+                    if case .alreadyExists = error { continue }
+                    throw error
+                }
+                let id = try tx.insertSuggestion(draft, deckId: deckId, imageHash: nil, visible: false)
+                added.append(try tx.context.suggestion(id))
+            }
+            return added
         }
     }
 }

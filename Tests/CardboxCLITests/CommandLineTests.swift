@@ -399,6 +399,28 @@ struct CommandLineTests {
         try cli.ok("suggestion", "add", "D", "perro", "dog")
     }
 
+    @Test("suggestion refill (async, so the built binary): fills a deck's queue from the offline dictionaries, once")
+    func suggestionRefill() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("deck", "list")
+        let none = try cli.runProcess(["suggestion", "refill"])
+        #expect(none.status == 0 && none.stdout.contains("no deck has automatic suggestions on"))
+        try cli.ok("deck", "create", "Spanish", "--front", "es", "--back", "en", "--queued-suggestions", "4")
+        try cli.ok("card", "add", "Spanish", "el perro", "dog")
+        let refill = try cli.runProcess(["suggestion", "refill", "Spanish", "--json"])
+        let reports = try #require(try refill.json() as? [[String: Any]])
+        let added = try #require(reports.first?["added"] as? [[String: Any]])
+        #expect(added.count == 4)
+        #expect(added.allSatisfy { $0["isVisible"] as? Bool == false && ($0["context"] as? String)?.isEmpty == false })
+        let again = try cli.runProcess(["suggestion", "refill"])
+        #expect(again.stdout.hasPrefix("Spanish: 0 added, 4 of 4 queued"))
+        try cli.ok("deck", "create", "Mixed", "--front", "es", "--back", "de", "--queued-suggestions", "2")
+        try cli.ok("card", "add", "Mixed", "el perro", "der Hund")
+        let refused = try cli.runProcess(["suggestion", "refill", "Mixed"])
+        #expect(refused.status == 1 && refused.stderr.contains("one side of the deck must be English"))
+    }
+
     @Test("a command that fails where there is no store yet leaves none behind")
     func failureCreatesNothing() throws {
         let cli = try CLI()
