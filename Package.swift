@@ -42,7 +42,7 @@ let package = Package(
         .target(
             name: "CardboxStore",
             dependencies: [
-                "CardboxCore", "CardboxSync", "CardboxScheduling",
+                "CardboxCore", "CardboxSync", "CardboxScheduling", "CardboxImaging",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -53,8 +53,8 @@ let package = Package(
         .target(
             name: "CardboxServer",
             dependencies: [
-                "CardboxCore", "CardboxSync", "CardboxStore", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "CardboxCore", "CardboxSync", "CardboxStore", "CardboxImaging",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ]
         ),
@@ -94,6 +94,11 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // libvips (Debian's libvips-dev) behind a few plain C functions: decoding, checking, shrinking
+        // and thumbnailing images, and drawing the offline image provider's pictures.
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .target(name: "CVipsShim", dependencies: ["CVips"]),
+        .target(name: "CardboxImaging", dependencies: ["CardboxCore", "CVipsShim"]),
         // The system's zlib, for dictzip dictionaries (raw deflate read by chunk).
         .systemLibrary(name: "CSystemZlib", providers: [.apt(["zlib1g-dev"])]),
         // Suggested cards: the providers (offline dictionaries, chat completions) and seed 000's
@@ -126,7 +131,8 @@ let package = Package(
         .executableTarget(name: "cardbox", dependencies: ["CardboxCLI"]),
         // Randomized convergence: replicas exchanging change sets in any order end in the same state.
         .target(
-            name: "CardboxConvergence", dependencies: ["CardboxStore", "CardboxSync", "CardboxCore", "CardboxServer"]),
+            name: "CardboxConvergence",
+            dependencies: ["CardboxStore", "CardboxSync", "CardboxCore", "CardboxServer", "CardboxImaging"]),
         .executableTarget(
             name: "cardbox-converge",
             dependencies: ["CardboxConvergence", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
@@ -153,6 +159,7 @@ let package = Package(
             name: "CardboxFuzzTargets",
             dependencies: [
                 "CardboxCore", "CardboxSync", "CardboxScheduling", "CardboxExchange", "CardboxStore", "CardboxSuggest",
+                "CardboxImaging",
             ]
         ),
         // The fuzzer (`scripts/fuzz.sh` builds it with libFuzzer: -DFUZZING); otherwise it replays inputs.
@@ -164,16 +171,20 @@ let package = Package(
         .testTarget(
             name: "CardboxSchedulingTests", dependencies: ["CardboxScheduling"], exclude: ["Fixtures"]
         ),
-        .testTarget(name: "CardboxStoreTests", dependencies: ["CardboxStore"]),
+        .testTarget(name: "CardboxStoreTests", dependencies: ["CardboxStore", "CardboxImaging", "CardboxSync"]),
+        .testTarget(name: "CardboxImagingTests", dependencies: ["CardboxImaging", "CardboxCore"]),
         .testTarget(name: "CardboxSuggestTests", dependencies: ["CardboxSuggest", "CardboxStore", "CardboxCore"]),
         .testTarget(name: "CardboxConvergenceTests", dependencies: ["CardboxConvergence"]),
-        .testTarget(name: "CardboxCLITests", dependencies: ["CardboxCLI", "CardboxStore", "CardboxTestSupport"]),
+        .testTarget(
+            name: "CardboxCLITests",
+            dependencies: ["CardboxCLI", "CardboxStore", "CardboxTestSupport", "CardboxImaging"]),
         // What several test targets share: a real PostgreSQL started for the test run.
         .target(name: "CardboxTestSupport", path: "Tests/CardboxTestSupport"),
         .testTarget(
             name: "CardboxServerTests",
             dependencies: [
                 "CardboxTestSupport", "CardboxServer", "CardboxServerPostgres", "CardboxStore", "CardboxSync",
+                "CardboxImaging",
                 "CardboxHTTP", "CardboxSyncClient", "CardboxConvergence",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -183,7 +194,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "CardboxExchangeTests",
-            dependencies: ["CardboxExchange", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            dependencies: [
+                "CardboxExchange", "CardboxImaging", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
             exclude: ["Fixtures"]
         ),
     ]

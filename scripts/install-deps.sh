@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and running Cardbox needs beyond the Swift toolchain: SQLite's library and
 # headers (GRDB links the system SQLite), zlib's (for Anki packages and dictzip dictionaries),
-# WordNet and FreeDict dictionaries (offline suggestions), the sqlite3 shell
+# libvips (images), WordNet and FreeDict dictionaries (offline suggestions), the sqlite3 shell
 # (the benchmark's reference), and PostgreSQL's server (the tests start a throwaway one; `cardbox
 # serve --database postgres://…` uses any). With --browser, also what the web app's browser test
 # drives: Chromium, its driver, and selenium.
@@ -13,6 +13,8 @@ if [ "${1:-}" = "--browser" ]; then
 fi
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || missing+=(libsqlite3-dev)
 dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)
+# libvips decodes, checks and thumbnails every image (HEIC through libheif), and draws pictures.
+dpkg -s libvips-dev >/dev/null 2>&1 || missing+=(libvips-dev)
 # The offline suggestion provider's dictionaries: WordNet, and FreeDict's Spanish–English pair.
 dpkg -s wordnet-base >/dev/null 2>&1 || missing+=(wordnet-base)
 dpkg -s dict-freedict-spa-eng >/dev/null 2>&1 || missing+=(dict-freedict-spa-eng)

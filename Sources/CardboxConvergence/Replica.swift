@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxImaging
 import CardboxStore
 import CardboxSync
 import Foundation
@@ -245,10 +246,10 @@ public final class Replica {
         }
     }
 
-    static func png(_ seed: Int) -> Data {
-        Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52])
-            + Data("\(seed)".utf8)
-    }
+    /// Four real, distinct images (the store decodes every image), made once.
+    static let pngs = (0..<4).map { try! ImageIngest.sample(width: 4, height: 4, seed: $0 + 1, format: .png) }
+
+    static func png(_ seed: Int) -> Data { pngs[seed % pngs.count] }
 
     /// What is wrong with this replica's state that a merge could have broken, or nil.
     func integrityProblem() throws -> String? {

@@ -1,5 +1,6 @@
 import CardboxCore
 import CardboxExchange
+import CardboxImaging
 import CardboxScheduling
 import CardboxStore
 import CardboxSuggest
@@ -28,6 +29,7 @@ public enum FuzzTargets {
         "dictzip": { data in FuzzTargets.dictzip(data) },
         "dictd": { data in FuzzTargets.dictd(data) },
         "wordnet": { data in FuzzTargets.wordNet(data) },
+        "image": { data in _ = try? ImageIngest.ingest(data) },
     ]
 
     /// A dictzip (or gzip, or plain) dictionary text: read whole, and a range of it.

@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxImaging
 import CardboxSync
 import Crypto
 import Foundation
@@ -19,12 +20,15 @@ public struct CheckedImage: Sendable, Equatable {
     public let mimeType: String
     public let data: Data
 
+    /// Checks the type, the size and the hash, then decodes the whole image (a damaged, truncated
+    /// or oversized one is refused; its bytes are kept as sent, since the hash names them).
     public init(_ data: Data, sha256 claimed: String) throws {
         let format = try ImageFormat.validate(data)
         let hash = sha256Hex(data)
         guard hash == claimed.lowercased() else {
             throw CardboxError.invalid(field: "image", reason: "its SHA-256 is \(hash), not \(claimed)")
         }
+        _ = try ImageIngest.ingest(data, keepBytes: true)
         self.init(sha256: hash, mimeType: format.mimeType, data: data)
     }
 

@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxImaging
 import CardboxSync
 import Foundation
 import GRDB
@@ -106,12 +107,24 @@ extension CardboxStore {
             }
             return try tx.insert(entity, id: rowId, fields)
         }
+        if table == "image" { try checkRestoredImage(row, tx: tx) }
         var columns = row.keys.sorted().filter { $0 != "accountId" && !(table == "usageEvent" && $0 == "id") }
         let values = columns.map { databaseValue(row[$0]!) }
         columns.insert("accountId", at: 0)
         let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         try tx.db.cachedStatement(sql: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(marks))")
             .execute(arguments: StatementArguments([tx.account] + values))
+    }
+
+    /// A backup's image is decoded like any image entering the store, and must be what its row says.
+    private static func checkRestoredImage(_ row: [String: JSONValue], tx: WriteContext) throws {
+        guard let sha256 = row["sha256"]?.text, case .blob(let data) = databaseValue(row["data"] ?? .null).storage
+        else { return }  // the row's own check names what is missing
+        let image = try ImageIngest.ingest(data, field: "image \(sha256)", keepBytes: true)
+        guard sha256Hex(data) == sha256 else {
+            throw CardboxError.invalid(field: "image \(sha256)", reason: "its bytes' SHA-256 is \(sha256Hex(data))")
+        }
+        try StoredImages.saveThumbnail(image, sha256: sha256, account: tx.account, tx.db)
     }
 
     /// What the migrations after `schema` did to existing rows, applied to a backup's rows written

@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxImaging
 import CardboxSync
 import Crypto
 import Foundation
@@ -33,10 +34,11 @@ extension CardboxStore {
         }
     }
 
-    /// Keeps image bytes fetched from the server: checked by seed 002's rules and against the hash
-    /// they were asked for.
+    /// Keeps image bytes fetched from the server: checked by seed 002's rules, decoded, and checked
+    /// against the hash they were asked for; kept as they are (the hash names them), with a thumbnail.
     public func storeFetchedImage(_ data: Data, sha256: String) throws {
-        let format = try ImageFormat.validate(data, field: "image \(sha256)")
+        let image = try ImageIngest.ingest(data, field: "image \(sha256)", keepBytes: true)
+        let format = image.format
         let hash = sha256Hex(data)
         guard hash == sha256 else {
             throw CardboxError.invalid(field: "image \(sha256)", reason: "the bytes' SHA-256 is \(hash)")
@@ -51,6 +53,7 @@ extension CardboxStore {
                     arguments: [
                         accountId.storage, hash, format.mimeType, data.count, data, environment.now().storageMillis,
                     ])
+                try StoredImages.saveThumbnail(image, sha256: hash, account: accountId.storage, db)
             }
         }
     }

@@ -18,6 +18,7 @@ enum Schema {
         migrator.registerMigration(
             "v6: slimmer sync-version indexes, answers counted from an index", migrate: slimIndexes)
         migrator.registerMigration("v7: cards and suggestions with images found by index", migrate: indexImageHashes)
+        migrator.registerMigration("v8: image thumbnails and dimensions", migrate: addImageThumbnails)
         return migrator
     }
 
@@ -415,5 +416,25 @@ enum Schema {
                     """)
         }
         try db.execute(sql: "CREATE INDEX reviewLogAnswersByDeck ON reviewLog(deckId, stateBefore, reviewedAt)")
+    }
+
+    /// Each stored image's dimensions and thumbnail (seed 002: thumbnails for list views). Derived
+    /// from the image on this device, never synced: images that arrive without one (an older
+    /// store's, a snapshot's) get theirs when first asked for.
+    static func addImageThumbnails(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE imageThumbnail (
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    sha256 TEXT NOT NULL,
+                    width INTEGER NOT NULL CHECK (width > 0),
+                    height INTEGER NOT NULL CHECK (height > 0),
+                    mimeType TEXT NOT NULL CHECK (mimeType IN ('image/jpeg', 'image/png')),
+                    thumbnailWidth INTEGER NOT NULL,
+                    thumbnailHeight INTEGER NOT NULL,
+                    data BLOB NOT NULL,
+                    PRIMARY KEY (accountId, sha256)
+                )
+                """)
     }
 }

@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxImaging
 import CardboxSync
 import Crypto
 import Foundation
@@ -198,16 +199,19 @@ final class WriteContext {
 
     // MARK: Images
 
-    /// Validates image bytes (seed 002's rules) and stores them once per content (SHA-256).
+    /// Decodes and checks image bytes (seed 002's rules, and libvips: a damaged, truncated or
+    /// oversized image is refused), shrinks one larger than `ImagePolicy.maximumSide`, and stores
+    /// it once per content (SHA-256) with its thumbnail.
     func storeImage(_ data: Data, field: String = "image") throws -> (hash: String, format: ImageFormat) {
-        let format = try ImageFormat.validate(data, field: field)
-        let hash = sha256Hex(data)
+        let image = try ImageIngest.ingest(data, field: field)
+        let hash = sha256Hex(image.data)
         try db.execute(
             sql: """
                 INSERT INTO image (accountId, sha256, mimeType, byteCount, data, createdAt) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (accountId, sha256) DO NOTHING
-                """, arguments: [account, hash, format.mimeType, data.count, data, nowMillis])
-        return (hash, format)
+                """, arguments: [account, hash, image.format.mimeType, image.data.count, image.data, nowMillis])
+        try StoredImages.saveThumbnail(image, sha256: hash, account: account, db)
+        return (hash, image.format)
     }
 
     /// Deletes stored images that no card, suggestion or item image refers to any more.
@@ -220,6 +224,11 @@ final class WriteContext {
                       AND NOT EXISTS (SELECT 1 FROM suggestion WHERE accountId = ? AND imageHash = ?)
                       AND NOT EXISTS (SELECT 1 FROM itemImage WHERE accountId = ? AND imageHash = ?)
                     """, arguments: [account, hash, account, hash, account, hash, account, hash])
+            try db.execute(
+                sql: """
+                    DELETE FROM imageThumbnail WHERE accountId = ?1 AND sha256 = ?2
+                      AND NOT EXISTS (SELECT 1 FROM image WHERE accountId = ?1 AND sha256 = ?2)
+                    """, arguments: [account, hash])
         }
     }
 

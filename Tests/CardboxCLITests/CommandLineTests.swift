@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardboxCore
+import CardboxImaging
 import CardboxStore
 import Foundation
 import Testing
@@ -335,7 +336,7 @@ struct CommandLineTests {
         try cli.ok("list", "create", "L")
         let item = try #require((try cli.json("item", "add", "L", "receipt") as? [String: Any])?["id"] as? String)
         let png = cli.folder.appendingPathComponent("photo.txt")
-        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]).write(to: png)
+        try ImageIngest.sample(width: 30, height: 20, format: .png).write(to: png)
         let fake = cli.folder.appendingPathComponent("fake.png")
         try Data("just text".utf8).write(to: fake)
         let image = try #require(try cli.json("item", "image", "add", item, png.path) as? [String: Any])

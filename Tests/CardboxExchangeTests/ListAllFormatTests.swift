@@ -1,10 +1,11 @@
 import CardboxCore
 import CardboxExchange
+import CardboxImaging
 import CardboxStore
 import Foundation
 import Testing
 
-let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52])
+let png = try! ImageIngest.sample(width: 10, height: 8, seed: 3, format: .png)
 
 @Suite("ListAll JSON v1.0 (seed 002)")
 struct ListAllFormatTests {

@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxImaging
 import CardboxServer
 import Crypto
 import Foundation
@@ -142,7 +143,7 @@ struct AccountStoreContractTests {
 
 @Suite("Images on the server")
 struct ImageStoreContractTests {
-    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 7])
+    static let png = try! ImageIngest.sample(width: 12, height: 9, seed: 7, format: .png)
 
     static func hash(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
 

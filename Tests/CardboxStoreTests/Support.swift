@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxImaging
 import Foundation
 import GRDB
 import Testing
@@ -36,11 +37,12 @@ enum TestStore {
             .appendingPathComponent("store.sqlite").path
     }
 
-    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52])
-    static let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 0x4A, 0x46, 0x49, 0x46])
+    /// Real images (the store decodes every image it is given), small so tests stay quick.
+    static let png = try! ImageIngest.sample(width: 8, height: 6, seed: 0, format: .png)
+    static let jpeg = try! ImageIngest.sample(width: 8, height: 6, seed: 0, format: .jpeg)
 
     /// A distinct valid PNG per seed, so images do not share storage.
-    static func png(_ seed: Int) -> Data { png + Data("\(seed)".utf8) }
+    static func png(_ seed: Int) -> Data { try! ImageIngest.sample(width: 8, height: 6, seed: seed + 1, format: .png) }
 }
 
 extension CardboxStore {

@@ -1,0 +1,162 @@
+import CVipsShim
+import CardboxCore
+import Foundation
+
+/// How images are kept: seed 002 asks for compression before storage, a thumbnail for lists, and
+/// at most 5 MB an image; the numbers beyond that are Cardbox's.
+public enum ImagePolicy {
+    /// The longest side an image is stored with; a larger one is shrunk to it and re-encoded.
+    /// (2048 px is what a phone or laptop screen shows at full width.)
+    public static let maximumSide = 2048
+    /// JPEG quality of a re-encoded image.
+    public static let storedQuality = 85
+    /// The longest side of a thumbnail, and its JPEG quality.
+    public static let thumbnailSide = 256
+    public static let thumbnailQuality = 80
+    /// The most pixels an image may declare (a 48-megapixel phone photo fits): a decompression bomb
+    /// declares far more, and is refused from its header, before any pixel is decoded.
+    public static let maximumPixels = 50_000_000
+}
+
+/// An image as Cardbox keeps it: its bytes (the ones given, or re-encoded smaller), their format
+/// and size, and a thumbnail.
+public struct IngestedImage: Sendable, Equatable {
+    public var data: Data
+    public var format: ImageFormat
+    public var width: Int
+    public var height: Int
+    public var thumbnail: Thumbnail
+    /// Whether `data` is a re-encoding of what was given (it was larger than `ImagePolicy.maximumSide`).
+    public var reencoded: Bool
+}
+
+public struct Thumbnail: Sendable, Equatable {
+    public var data: Data
+    public var mimeType: String
+    public var width: Int
+    public var height: Int
+
+    public init(data: Data, mimeType: String, width: Int, height: Int) {
+        self.data = data
+        self.mimeType = mimeType
+        self.width = width
+        self.height = height
+    }
+}
+
+/// Decoding, checking, shrinking and thumbnailing images with libvips.
+public enum ImageIngest {
+    /// Checks an image by its content and makes its thumbnail: seed 002's type and size rules, its
+    /// header's dimensions (refused past `ImagePolicy.maximumPixels` before any pixel is decoded),
+    /// and a full decode (a truncated or damaged image is refused). With `keepBytes` the bytes stay
+    /// as given (an image fetched by its SHA-256 must keep that hash); otherwise an image larger
+    /// than `ImagePolicy.maximumSide` is stored shrunk.
+    public static func ingest(_ data: Data, field: String = "image", keepBytes: Bool = false) throws -> IngestedImage {
+        let format = try ImageFormat.validate(data, field: field)
+        let header = try probe(data, field: field)
+        let hasAlpha = header.bands == 2 || header.bands == 4
+        let thumbnailPNG = format == .png && hasAlpha
+        let thumbnail = try fit(
+            data, maximumSide: ImagePolicy.thumbnailSide, quality: ImagePolicy.thumbnailQuality, png: thumbnailPNG,
+            field: field)
+        var image = IngestedImage(
+            data: data, format: format, width: header.width, height: header.height,
+            thumbnail: Thumbnail(
+                data: thumbnail.data, mimeType: thumbnailPNG ? ImageFormat.png.mimeType : ImageFormat.jpeg.mimeType,
+                width: thumbnail.width, height: thumbnail.height),
+            reencoded: false)
+        if !keepBytes && max(header.width, header.height) > ImagePolicy.maximumSide {
+            let keepPNG = format == .png
+            let smaller = try fit(
+                data, maximumSide: ImagePolicy.maximumSide, quality: ImagePolicy.storedQuality, png: keepPNG,
+                field: field)
+            image.data = smaller.data
+            image.format = keepPNG ? .png : .jpeg
+            image.width = smaller.width
+            image.height = smaller.height
+            image.reencoded = true
+            _ = try ImageFormat.validate(image.data, field: field)
+        }
+        return image
+    }
+
+    /// The image's dimensions and bands from its header alone.
+    public static func probe(_ data: Data, field: String = "image") throws -> (width: Int, height: Int, bands: Int) {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var bands: Int32 = 0
+        let status = data.withUnsafeBytes { cbx_vips_probe($0.baseAddress, $0.count, &width, &height, &bands) }
+        guard status == 0 else { throw failure(field, "cannot be read") }
+        guard width > 0, height > 0 else {
+            throw CardboxError.invalid(field: field, reason: "has no pixels (\(width) × \(height))")
+        }
+        guard Int(width) * Int(height) <= ImagePolicy.maximumPixels else {
+            throw CardboxError.invalid(
+                field: field,
+                reason:
+                    "is \(width) × \(height) pixels; images may have at most \(ImagePolicy.maximumPixels / 1_000_000) "
+                    + "megapixels")
+        }
+        return (Int(width), Int(height), Int(bands))
+    }
+
+    /// Decodes the whole image and encodes it to fit `maximumSide` (never enlarged).
+    static func fit(
+        _ data: Data, maximumSide: Int, quality: Int, png: Bool, field: String
+    ) throws -> (data: Data, width: Int, height: Int) {
+        var output: UnsafeMutableRawPointer?
+        var length = 0
+        var width: Int32 = 0
+        var height: Int32 = 0
+        let status = data.withUnsafeBytes {
+            cbx_vips_fit(
+                $0.baseAddress, $0.count, Int32(maximumSide), Int32(quality), png ? 1 : 0, &output, &length, &width,
+                &height)
+        }
+        guard status == 0, let output else { throw failure(field, "cannot be decoded") }
+        defer { cbx_vips_free(output) }
+        return (Data(bytes: output, count: length), Int(width), Int(height))
+    }
+
+    /// A square JPEG picture of `size` pixels: `title` large and centred, `caption` beneath, in
+    /// white over `color` (red, green, blue). Both texts are plain text, escaped here for Pango.
+    public static func renderCard(
+        title: String, caption: String, size: Int = 512, color: (Int, Int, Int), quality: Int = 85
+    ) throws -> Data {
+        var output: UnsafeMutableRawPointer?
+        var length = 0
+        let status = cbx_vips_render_card(
+            pangoEscaped(title), pangoEscaped(caption), Int32(size), Int32(color.0), Int32(color.1), Int32(color.2),
+            Int32(quality), &output, &length)
+        guard status == 0, let output else { throw failure("picture", "cannot be drawn") }
+        defer { cbx_vips_free(output) }
+        return Data(bytes: output, count: length)
+    }
+
+    /// A real, photo-like image (a gradient with noise) in `format`: for tests and benchmarks.
+    public static func sample(width: Int, height: Int, seed: Int = 1, format: ImageFormat) throws -> Data {
+        var output: UnsafeMutableRawPointer?
+        var length = 0
+        let suffix =
+            switch format {
+            case .jpeg: ".jpg[Q=90]"
+            case .png: ".png"
+            case .heic: ".heic"
+            }
+        let status = cbx_vips_sample(Int32(width), Int32(height), Int32(seed), suffix, &output, &length)
+        guard status == 0, let output else { throw failure("sample image", "cannot be made") }
+        defer { cbx_vips_free(output) }
+        return Data(bytes: output, count: length)
+    }
+
+    /// Pango markup treats `<` and `&` as markup: a card's text is shown as text.
+    static func pangoEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+    }
+
+    static func failure(_ field: String, _ what: String) -> CardboxError {
+        let reason = String(cString: cbx_vips_error()).split(separator: "\n").joined(separator: "; ")
+        return CardboxError.invalid(field: field, reason: reason.isEmpty ? what : "\(what): \(reason)")
+    }
+}

@@ -1,0 +1,61 @@
+import CardboxCore
+import CardboxImaging
+import Foundation
+import GRDB
+
+/// Stored images' thumbnails and dimensions (the `imageThumbnail` table).
+enum StoredImages {
+    static func saveThumbnail(_ image: IngestedImage, sha256: String, account: String, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO imageThumbnail
+                  (accountId, sha256, width, height, mimeType, thumbnailWidth, thumbnailHeight, data)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (accountId, sha256) DO NOTHING
+                """,
+            arguments: [
+                account, sha256, image.width, image.height, image.thumbnail.mimeType, image.thumbnail.width,
+                image.thumbnail.height, image.thumbnail.data,
+            ])
+    }
+}
+
+/// A stored image's thumbnail, with the full image's dimensions.
+public struct ImageThumbnail: Sendable, Equatable {
+    public var sha256: String
+    public var width: Int
+    public var height: Int
+    public var thumbnail: Thumbnail
+}
+
+extension CardboxStore {
+    /// The thumbnail of a stored image, made (and kept) now when the image came without one.
+    public func imageThumbnail(sha256: String) throws -> ImageThumbnail {
+        if let stored = try read({ context in try Self.thumbnail(sha256, context) }) { return stored }
+        let image = try imageData(sha256: sha256)
+        let ingested = try ImageIngest.ingest(image.data, field: "image \(sha256)", keepBytes: true)
+        try translatingErrors {
+            try writer.write { db in
+                try StoredImages.saveThumbnail(ingested, sha256: sha256, account: accountId.storage, db)
+            }
+        }
+        return ImageThumbnail(
+            sha256: sha256, width: ingested.width, height: ingested.height, thumbnail: ingested.thumbnail)
+    }
+
+    private static func thumbnail(_ sha256: String, _ context: StoreContext) throws -> ImageThumbnail? {
+        try Row.fetchOne(
+            context.db,
+            sql: """
+                SELECT width, height, mimeType, thumbnailWidth, thumbnailHeight, data FROM imageThumbnail
+                WHERE accountId = ? AND sha256 = ?
+                """, arguments: [context.account, sha256]
+        ).map { row in
+            ImageThumbnail(
+                sha256: sha256, width: row["width"], height: row["height"],
+                thumbnail: Thumbnail(
+                    data: row["data"], mimeType: row["mimeType"], width: row["thumbnailWidth"],
+                    height: row["thumbnailHeight"]))
+        }
+    }
+}
