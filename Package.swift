@@ -106,9 +106,10 @@ let package = Package(
         .target(
             name: "CardboxSuggest",
             dependencies: [
-                "CardboxCore", "CardboxStore", "CSystemZlib",
+                "CardboxCore", "CardboxStore", "CardboxImaging", "CSystemZlib",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // Import and export formats: ListAll JSON, CSV/TSV, backups, Anki packages, Trello boards.
@@ -173,7 +174,12 @@ let package = Package(
         ),
         .testTarget(name: "CardboxStoreTests", dependencies: ["CardboxStore", "CardboxImaging", "CardboxSync"]),
         .testTarget(name: "CardboxImagingTests", dependencies: ["CardboxImaging", "CardboxCore"]),
-        .testTarget(name: "CardboxSuggestTests", dependencies: ["CardboxSuggest", "CardboxStore", "CardboxCore"]),
+        .testTarget(
+            name: "CardboxSuggestTests",
+            dependencies: [
+                "CardboxSuggest", "CardboxStore", "CardboxCore", "CardboxImaging",
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         .testTarget(name: "CardboxConvergenceTests", dependencies: ["CardboxConvergence"]),
         .testTarget(
             name: "CardboxCLITests",

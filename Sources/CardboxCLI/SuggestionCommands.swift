@@ -172,42 +172,68 @@ struct SuggestionCommand: ParsableCommand {
     struct Refill: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "refill",
-            abstract: "Fill decks' suggestion queues up to their queued-suggestions setting, once.",
+            abstract: "Fill decks' suggestion queues up to their queued-suggestions setting, and make their images.",
             discussion: Help.paragraphs(
                 """
-                Seed 000's maintenance step: for each deck whose queue holds fewer suggestions (visible and
-                invisible) than its queued-suggestions setting, generate more, spread over the four
-                categories, never repeating a card, a queued or a rejected suggestion of the deck. New
-                suggestions wait, invisible, for their images. Without a deck, every deck with automatic
-                suggestions on is refilled.
+                Seed 000's maintenance step, once: for each deck whose queue holds fewer suggestions
+                (visible and invisible) than its queued-suggestions setting, generate more, spread over the
+                four categories, never repeating a card, a queued or a rejected suggestion of the deck. Then
+                the image pipeline: each suggestion waiting for its image gets one and becomes visible; a
+                failed attempt is retried later (30 s, 1, 2, 4 minutes) and the fifth failure removes it.
+                Without a deck, every deck with automatic suggestions on is refilled.
 
-                The offline provider reads WordNet and the FreeDict dictionaries Debian installs
+                --suggestions offline reads WordNet and the FreeDict dictionaries Debian installs
                 (wordnet-base, dict-freedict-spa-eng, ...): one side of the deck must be English.
+                --suggestions chat asks an OpenAI-compatible chat-completions service. --images drawn draws
+                each picture here (libvips); --images openai asks an OpenAI-compatible image service. The
+                services are set by CARDBOX_AI_BASE_URL (default https://api.openai.com/v1),
+                CARDBOX_AI_CHAT_MODEL, CARDBOX_AI_IMAGE_MODEL and CARDBOX_AI_API_KEY (or OPENAI_API_KEY).
 
                 Examples:
                   cardbox suggestion refill Spanish
-                  cardbox suggestion refill --json
+                  cardbox suggestion refill --images none --json
+                  CARDBOX_AI_BASE_URL=http://127.0.0.1:8000/v1 cardbox suggestion refill --suggestions chat
                 """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The deck (id or name); every deck with automatic suggestions when left out.")
         var deck: String?
+        @Option(help: "Where suggestions come from: offline or chat.") var suggestions = "offline"
+        @Option(help: "Where their images come from: drawn, openai or none.") var images = "drawn"
+
+        struct Report: Encodable {
+            var decks: [RefillReport]
+            var images: ImagePipelineReport?
+        }
 
         func run() async throws {
+            let provider = try ProviderChoice.suggestions(suggestions)
+            let imageProvider = try ProviderChoice.images(images)
             let store = try global.openStore()
-            let decks =
-                try deck.map { [try store.resolve($0) as DeckID] }
-                ?? store.decks().filter(\.generatesSuggestionsAutomatically).map(\.id)
-            let provider = DictionarySuggestionProvider()
-            var reports: [RefillReport] = []
+            let workspace = StoreWorkspace(store)
+            let decks: [DeckID]
+            if let deck {
+                decks = [try store.resolve(deck)]
+            } else {
+                decks = try await workspace.decksWithAutomaticSuggestions()
+            }
+            var report = Report(decks: [], images: nil)
             for deck in decks {
-                reports.append(try await SuggestionMaintenance.refill(deck, in: store, provider: provider))
+                report.decks.append(try await SuggestionMaintenance.refill(deck, in: workspace, provider: provider))
+            }
+            if let imageProvider {
+                report.images = try await ImagePipeline.run(in: workspace, provider: imageProvider, limit: 1000)
             }
             try store.checkpoint()
-            try Console.emit(reports, json: output.json) { reports in
-                reports.isEmpty
-                    ? "no deck has automatic suggestions on (set one with: cardbox deck edit DECK --queued-suggestions 5)"
-                    : reports.map(Refill.describe).joined(separator: "\n")
+            try Console.emit(report, json: output.json) { report in
+                var lines =
+                    report.decks.isEmpty
+                    ? [
+                        "no deck has automatic suggestions on (set one with: cardbox deck edit DECK --queued-suggestions 5)"
+                    ]
+                    : report.decks.map(Refill.describe)
+                if let images = report.images { lines.append(Refill.describe(images)) }
+                return lines.joined(separator: "\n")
             }
         }
 
@@ -217,6 +243,15 @@ struct SuggestionCommand: ParsableCommand {
             ]
             lines += report.added.map { "  + \(SuggestionCommand.describe($0))\n      \($0.context)" }
             if let note = report.note { lines.append("  (\(note))") }
+            return lines.joined(separator: "\n")
+        }
+
+        static func describe(_ images: ImagePipelineReport) -> String {
+            var lines = ["images: \(images.made.count) made, now visible"]
+            lines += images.retrying.map { "  '\($0.front)' failed, tried again later: \($0.reason)" }
+            lines += images.removed.map {
+                "  '\($0.front)' removed after \(ImageRetry.maximumFailures) failures: \($0.reason)"
+            }
             return lines.joined(separator: "\n")
         }
     }

@@ -19,6 +19,7 @@ enum Schema {
             "v6: slimmer sync-version indexes, answers counted from an index", migrate: slimIndexes)
         migrator.registerMigration("v7: cards and suggestions with images found by index", migrate: indexImageHashes)
         migrator.registerMigration("v8: image thumbnails and dimensions", migrate: addImageThumbnails)
+        migrator.registerMigration("v9: image generation attempts of suggestions", migrate: addImageJobs)
         return migrator
     }
 
@@ -434,6 +435,22 @@ enum Schema {
                     thumbnailHeight INTEGER NOT NULL,
                     data BLOB NOT NULL,
                     PRIMARY KEY (accountId, sha256)
+                )
+                """)
+    }
+
+    /// Seed 000's image pipeline: the failed attempts at a suggestion's image and when to try again.
+    /// Local to the device (or server) that makes images; a suggestion without a row has not failed.
+    static func addImageJobs(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE imageJob (
+                    accountId TEXT NOT NULL REFERENCES account(id) ON DELETE CASCADE,
+                    suggestionId TEXT NOT NULL,
+                    failures INTEGER NOT NULL CHECK (failures > 0),
+                    nextAttemptAt INTEGER NOT NULL,
+                    lastError TEXT NOT NULL,
+                    PRIMARY KEY (accountId, suggestionId)
                 )
                 """)
     }

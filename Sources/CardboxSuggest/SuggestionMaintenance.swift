@@ -25,7 +25,13 @@ public enum SuggestionMaintenance {
     public static func refill(
         _ deckReference: DeckID, in store: CardboxStore, provider: any SuggestionProvider
     ) async throws -> RefillReport {
-        let state = try store.suggestionQueueState(in: deckReference)
+        try await refill(deckReference, in: StoreWorkspace(store), provider: provider)
+    }
+
+    public static func refill(
+        _ deckReference: DeckID, in workspace: any SuggestionWorkspace, provider: any SuggestionProvider
+    ) async throws -> RefillReport {
+        let state = try await workspace.suggestionQueueState(in: deckReference)
         var report = RefillReport(
             deckId: state.deck.id, deckName: state.deck.name, target: state.deck.queuedSuggestions,
             queuedBefore: state.queuedCount, added: [], provider: provider.name)
@@ -47,7 +53,7 @@ public enum SuggestionMaintenance {
             !state.takenFronts.contains(SuggestionMatch.frontKey($0.front))
         }
         let chosen = balanced(candidates, queued: state.queued, needed: needed)
-        report.added = try store.addGeneratedSuggestions(to: state.deck.id, chosen)
+        report.added = try await workspace.addGeneratedSuggestions(to: state.deck.id, chosen)
         if report.added.count < needed {
             report.note =
                 "\(provider.name) found \(report.added.count) new suggestion\(report.added.count == 1 ? "" : "s") "
