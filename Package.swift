@@ -73,7 +73,7 @@ let package = Package(
         .target(
             name: "CardboxHTTP",
             dependencies: [
-                "CardboxCore", "CardboxSync", "CardboxServer", "CardboxStore",
+                "CardboxCore", "CardboxSync", "CardboxServer", "CardboxStore", "CardboxSuggest",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -3,6 +3,7 @@ import CardboxCore
 import CardboxHTTP
 import CardboxServer
 import CardboxServerPostgres
+import CardboxSuggest
 import Foundation
 import Logging
 
@@ -62,6 +63,17 @@ struct ServeCommand: AsyncParsableCommand {
             "Where to keep the server's copy of each account, handed to new devices whole (default: server-cache beside an SQLite database, else in the data folder; 'none' keeps none). Only a cache: it fills again from the database."
     )
     var cacheFolder: String?
+    @Option(
+        name: .long,
+        help:
+            "Where background suggestions come from: offline (WordNet, FreeDict), chat (an OpenAI-compatible service, see 'cardbox suggestion refill --help') or off."
+    )
+    var suggestions = "offline"
+    @Option(name: .long, help: "Where suggestions' images come from: drawn, openai or none.") var images = "drawn"
+    @Option(
+        name: .long,
+        help: "Seconds between background passes over every account (each account's changes start one at once).")
+    var suggestionInterval = 60
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
@@ -69,6 +81,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--tls-certificate and --tls-key go together")
         }
         guard rateLimit >= 1 else { throw ValidationError("--rate-limit must be 1 or more, got \(rateLimit)") }
+        guard suggestionInterval >= 1 else {
+            throw ValidationError("--suggestion-interval must be 1 or more, got \(suggestionInterval)")
+        }
     }
 
     func run() async throws {
@@ -78,6 +93,12 @@ struct ServeCommand: AsyncParsableCommand {
             var options = ServerOptions(openSignup: openSignup)
             options.requestsPerSecond = rateLimit
             options.replicaFolder = replicaFolder()
+            if suggestions != "off" {
+                options.suggestions = SuggestionServiceSettings(
+                    suggestions: try ProviderChoice.suggestions(suggestions, environment: Terminal.current.environment),
+                    images: try ProviderChoice.images(images, environment: Terminal.current.environment),
+                    interval: .seconds(suggestionInterval))
+            }
             let tls = tlsCertificate.flatMap { certificate in tlsKey.map { (certificate, $0) } }
             let scheme = tls == nil ? "http" : "https"
             let firstRun = try await database.accounts().isEmpty

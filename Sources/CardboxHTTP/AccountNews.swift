@@ -12,10 +12,25 @@ public actor AccountNews {
     /// waits is woken at once by any news after N, even news that came before it began to wait.
     private var editions: [UUID: Int] = [:]
 
+    /// Who else hears of news (the background suggestion service), by subscription.
+    private var observers: [UUID: AsyncStream<UUID>.Continuation] = [:]
+
     public init() {}
+
+    /// Every account that has news from now on, until the stream is dropped.
+    public func observe() -> AsyncStream<UUID> {
+        let (stream, continuation) = AsyncStream.makeStream(of: UUID.self, bufferingPolicy: .bufferingNewest(1000))
+        let id = UUID()
+        observers[id] = continuation
+        continuation.onTermination = { _ in Task { await self.stopObserving(id) } }
+        return stream
+    }
+
+    private func stopObserving(_ id: UUID) { observers[id] = nil }
 
     /// Wakes every device waiting on `account`.
     public func published(_ account: UUID) {
+        for observer in observers.values { observer.yield(account) }
         editions[account, default: 0] += 1
         guard let waiting = waiters.removeValue(forKey: account) else { return }
         for waiter in waiting.values { waiter.resume() }

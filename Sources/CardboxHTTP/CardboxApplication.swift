@@ -42,11 +42,18 @@ public enum CardboxApplication {
             news: sync.news
         ).addRoutes(to: router)
         WebAPI(actions: actions, accounts: accounts, options: options).addRoutes(to: router)
-        return Application(
+        var application = Application(
             router: router, server: try serverBuilder(tls: tls),
             configuration: .init(address: .hostname(host, port: port), serverName: "cardbox"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
+        if let settings = options.suggestions, let replicas = sync.replicas {
+            application.addServices(
+                SuggestionService(
+                    settings: settings, database: database, replicas: replicas, news: sync.news, now: options.now,
+                    logger: logger))
+        }
+        return application
     }
 
     private static func serverBuilder(tls: (certificate: String, key: String)?) throws -> HTTPServerBuilder {

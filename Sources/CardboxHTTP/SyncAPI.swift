@@ -47,6 +47,9 @@ public struct ServerOptions: Sendable {
     /// Where the server keeps its own store of each account, from which new devices get a snapshot
     /// (`GET /v1/sync/snapshot`); nil: no snapshots, devices pull every record.
     public var replicaFolder: URL?
+    /// Seed 000's background processing on the server's copies of accounts: suggestion queues kept
+    /// full and their images made; nil: none (devices may still run `cardbox suggestion refill`).
+    public var suggestions: SuggestionServiceSettings?
 
     public init(openSignup: Bool = false) { self.openSignup = openSignup }
 }

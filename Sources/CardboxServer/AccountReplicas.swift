@@ -12,6 +12,11 @@ import Foundation
 public actor AccountReplicas {
     private let folder: URL
     private let state: any SyncState
+    /// Where the bytes of images the server's copies make (the web app's uploads, the background
+    /// suggestions' pictures) go, so devices can fetch them: the database, when it keeps images.
+    private let images: (any ImageStore)?
+    /// Per account, a digest of the image hashes last offered to `images` (see `uploadImages`).
+    private var imagesOffered: [UUID: String] = [:]
     private let now: @Sendable () -> Date
     private var stores: [UUID: CardboxStore] = [:]
     /// Per account, the newest catch-up asked for (each waits for the one before it), and one that
@@ -63,6 +68,7 @@ public actor AccountReplicas {
         self.folder = folder
         self.refreshDelay = refreshDelay
         self.state = state
+        self.images = state as? any ImageStore
         self.now = now
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -136,6 +142,13 @@ public actor AccountReplicas {
                 if try store.plan() != plan { _ = try store.setPlan(plan) }
                 return try body(store)
             }
+            // Images first: a device that pulls a record naming one can fetch it at once.
+            if let images = self.images {
+                let offered = await self.imagesOffered[account]
+                if let digest = try await Self.uploadImages(of: store, to: images, account: account, offered: offered) {
+                    await self.setImagesOffered(account, digest)
+                }
+            }
             if try await Self.pushWrites(of: store, to: state, account: account, plan: plan, now: now) {
                 await pushed()
             }
@@ -145,6 +158,25 @@ public actor AccountReplicas {
         waitingCatchUp[account] = nil
         lastCatchUp[account] = Task { _ = try await task.value }
         return try await task.value
+    }
+
+    private func setImagesOffered(_ account: UUID, _ digest: String) { imagesOffered[account] = digest }
+
+    /// Uploads the images of the store that the server lacks, when the store's images changed since
+    /// they were last offered (`offered`); returns the new digest, or nil when nothing changed.
+    private static func uploadImages(
+        of store: CardboxStore, to images: any ImageStore, account: UUID, offered: String?
+    ) async throws -> String? {
+        let local = try await blocking { try store.imageHashes() }
+        let digest = sha256Hex(Data(local.joined(separator: ",").utf8))
+        guard digest != offered else { return nil }
+        for hash in try await images.missingImages(local, account: account) {
+            let image = try await blocking { try store.imageData(sha256: hash) }
+            // Checked when the store took it.
+            try await images.putImage(
+                CheckedImage(sha256: hash, mimeType: image.mimeType, data: image.data), account: account)
+        }
+        return digest
     }
 
     /// Pushes what the store wrote itself since its last push; true when there was something.

@@ -22,7 +22,10 @@ public struct StoreWorkspace: SuggestionWorkspace {
 
     public init(_ store: CardboxStore) { self.store = store }
 
-    public func decksWithAutomaticSuggestions() async throws -> [DeckID] {
+    public func decksWithAutomaticSuggestions() async throws -> [DeckID] { try Self.automaticDecks(store) }
+
+    /// The store's decks with automatic suggestions on.
+    public static func automaticDecks(_ store: CardboxStore) throws -> [DeckID] {
         try store.decks().filter(\.generatesSuggestionsAutomatically).map(\.id)
     }
 

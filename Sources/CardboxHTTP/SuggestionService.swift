@@ -1,0 +1,155 @@
+import CardboxCore
+import CardboxServer
+import CardboxStore
+import CardboxSuggest
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Which providers the server's background processing uses, and how often it looks at every
+/// account (besides right after each account's changes).
+public struct SuggestionServiceSettings: Sendable {
+    public var suggestions: any SuggestionProvider
+    public var images: (any ImageProvider)?
+    public var interval: Duration
+
+    public init(suggestions: any SuggestionProvider, images: (any ImageProvider)?, interval: Duration = .seconds(60)) {
+        self.suggestions = suggestions
+        self.images = images
+        self.interval = interval
+    }
+}
+
+/// Seed 000's "Background Processing" in `cardbox serve`: after an account's changes, and for every
+/// account on a timer (which also brings image retries due), each deck with automatic suggestions
+/// has its queue filled and each suggestion waiting for an image gets one. It works on the server's
+/// copy of the account, so what it adds reaches every device by sync, like a device's own change.
+/// Accounts are handled one at a time, in the background of requests.
+struct SuggestionService: Service {
+    let settings: SuggestionServiceSettings
+    let database: any ServerDatabase
+    let replicas: AccountReplicas
+    let news: AccountNews
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    func run() async throws {
+        let (work, queue) = AsyncStream.makeStream(of: UUID?.self)  // nil: every account
+        let changed = await news.observe()
+        let problems = ReportedProblems()
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    for await account in changed { queue.yield(account) }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        queue.yield(nil)
+                        try? await Task.sleep(for: settings.interval)
+                    }
+                }
+                group.addTask {
+                    for await item in work {
+                        var accounts = item.map { [$0] } ?? []
+                        if item == nil { accounts = (try? await database.accounts().map(\.id)) ?? [] }
+                        for account in accounts where !Task.isCancelled {
+                            await maintain(account, problems: problems)
+                        }
+                    }
+                }
+            }
+        }
+        queue.finish()
+    }
+
+    /// One pass over one account: its decks' queues, then its waiting images.
+    func maintain(_ account: UUID, problems: ReportedProblems) async {
+        guard let plan = try? await database.account(account)?.plan else { return }
+        let workspace = ReplicaWorkspace(
+            replicas: replicas, account: account, plan: plan, now: now,
+            published: { [news] in await news.published(account) })
+        do {
+            for deck in try await workspace.decksWithAutomaticSuggestions() {
+                do {
+                    let report = try await SuggestionMaintenance.refill(
+                        deck, in: workspace, provider: settings.suggestions)
+                    if !report.added.isEmpty {
+                        logger.info(
+                            "suggestions added",
+                            metadata: ["deck": "\(deck.description)", "count": "\(report.added.count)"])
+                    }
+                    await problems.clear(deck.description)
+                } catch {
+                    if await problems.isNew(deck.description, "\(error)") {
+                        logger.warning(
+                            "suggestions for a deck failed",
+                            metadata: ["deck": "\(deck.description)", "error": "\(error)"])
+                    }
+                }
+            }
+            if let images = settings.images {
+                let report = try await ImagePipeline.run(in: workspace, provider: images)
+                for failure in report.retrying + report.removed {
+                    logger.warning(
+                        "a suggestion's image failed",
+                        metadata: ["suggestion": "\(failure.suggestionId.description)", "error": "\(failure.reason)"])
+                }
+            }
+        } catch {
+            logger.warning("background processing of an account failed", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+/// The last problem logged per deck, so a deck that cannot be served (no dictionary for its
+/// languages) is logged once, not every minute.
+actor ReportedProblems {
+    private var last: [String: String] = [:]
+
+    func isNew(_ key: String, _ problem: String) -> Bool {
+        defer { last[key] = problem }
+        return last[key] != problem
+    }
+
+    func clear(_ key: String) { last[key] = nil }
+}
+
+/// The server's copy of one account as a workspace: reads see the account as synced; writes are
+/// pushed to the account's devices before they return.
+struct ReplicaWorkspace: SuggestionWorkspace {
+    let replicas: AccountReplicas
+    let account: UUID
+    let plan: Plan
+    let now: @Sendable () -> Date
+    let published: @Sendable () async -> Void
+
+    private func read<T: Sendable>(_ body: @escaping @Sendable (CardboxStore) throws -> T) async throws -> T {
+        try await replicas.read(account, body)
+    }
+
+    private func write<T: Sendable>(_ body: @escaping @Sendable (CardboxStore) throws -> T) async throws -> T {
+        try await replicas.write(account, plan: plan, now: now(), body, pushed: published)
+    }
+
+    func decksWithAutomaticSuggestions() async throws -> [DeckID] {
+        try await read { try StoreWorkspace.automaticDecks($0) }
+    }
+
+    func suggestionQueueState(in deck: DeckID) async throws -> SuggestionQueueState {
+        try await read { try $0.suggestionQueueState(in: deck) }
+    }
+
+    func addGeneratedSuggestions(to deck: DeckID, _ drafts: [SuggestionDraft]) async throws -> [Suggestion] {
+        try await write { try $0.addGeneratedSuggestions(to: deck, drafts) }
+    }
+
+    func dueImageJobs(limit: Int) async throws -> [ImageJob] { try await read { try $0.dueImageJobs(limit: limit) } }
+
+    func completeImageJob(_ suggestion: SuggestionID, image: Data) async throws -> Suggestion? {
+        try await write { try $0.completeImageJob(suggestion, image: image) }
+    }
+
+    func failImageJob(_ suggestion: SuggestionID, reason: String) async throws -> ImageFailureOutcome {
+        try await write { try $0.failImageJob(suggestion, reason: reason) }
+    }
+}

@@ -1,0 +1,77 @@
+import CardboxCore
+import CardboxHTTP
+import CardboxServer
+import CardboxStore
+import CardboxSuggest
+import CardboxSyncClient
+import Foundation
+import Testing
+
+@Suite("The server's background suggestions and images")
+struct SuggestionServiceTests {
+    func options(images: (any ImageProvider)?) -> ServerOptions {
+        var options = ServerOptions()
+        options.replicaFolder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-\(UUID())")
+        // An hour: what happens here is started by the account's changes, not by the timer.
+        options.suggestions = SuggestionServiceSettings(
+            suggestions: DictionarySuggestionProvider(), images: images, interval: .seconds(3600))
+        return options
+    }
+
+    /// Syncs `store` until `done` holds, for up to 30 seconds.
+    func syncUntil(_ store: CardboxStore, _ done: () throws -> Bool) async throws -> Bool {
+        for _ in 0..<150 {
+            _ = try await DeviceSync(store: store).sync()
+            if try done() { return true }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        return false
+    }
+
+    @Test("a deck's changes start the queue's refill on the server; suggestions and pictures reach every device")
+    func afterChanges() async throws {
+        try await withServer("sqlite-memory", options: options(images: RenderedImageProvider())) { url, _, accounts in
+            _ = try await accounts.addAccount(name: "ana", password: "password ana")
+            let phone = try await signIn(try CardboxStore.inMemory(), to: url, user: "ana", password: "password ana")
+            let laptop = try await signIn(try CardboxStore.inMemory(), to: url, user: "ana", password: "password ana")
+            let deck = try phone.createDeck(
+                name: "Spanish", frontLanguage: "es", backLanguage: "en", queuedSuggestions: 3)
+            _ = try phone.addCard(to: deck.id, CardDraft(front: "el perro", back: "dog"))
+            _ = try await DeviceSync(store: phone).sync()
+            let arrived = try await syncUntil(laptop) { try laptop.suggestions(in: deck.id).count == 3 }
+            #expect(arrived)
+            let visible = try laptop.suggestions(in: deck.id)
+            // "el perro" has related words, narrower terms and an example sentence, but no opposite.
+            #expect(Set(visible.map(\.category)).count >= 2)
+            #expect(visible.allSatisfy { !$0.context.isEmpty })
+            for suggestion in visible {
+                let hash = try #require(suggestion.imageHash)
+                #expect(try laptop.imageData(sha256: hash).mimeType == "image/jpeg")
+            }
+            // Rejecting one on the phone: the server fills the gap with a new one, not the rejected front.
+            _ = try await DeviceSync(store: phone).sync()
+            let rejected = try phone.rejectSuggestion(try phone.suggestions(in: deck.id)[0].id)
+            _ = try await DeviceSync(store: phone).sync()
+            let refilled = try await syncUntil(phone) {
+                let queued = try phone.suggestions(in: deck.id)
+                return queued.count == 3 && !queued.contains { $0.front == rejected.front }
+            }
+            #expect(refilled)
+        }
+    }
+
+    @Test("without an image provider, new suggestions wait invisible for an image")
+    func noImages() async throws {
+        try await withServer("sqlite-memory", options: options(images: nil)) { url, _, accounts in
+            _ = try await accounts.addAccount(name: "bo", password: "password bo")
+            let phone = try await signIn(try CardboxStore.inMemory(), to: url, user: "bo", password: "password bo")
+            let deck = try phone.createDeck(
+                name: "Spanish", frontLanguage: "es", backLanguage: "en", queuedSuggestions: 2)
+            _ = try phone.addCard(to: deck.id, CardDraft(front: "grande", back: "big"))
+            _ = try await DeviceSync(store: phone).sync()
+            let arrived = try await syncUntil(phone) { try phone.suggestions(in: deck.id, includeAll: true).count == 2 }
+            #expect(arrived)
+            #expect(try phone.suggestions(in: deck.id).isEmpty)
+        }
+    }
+}
