@@ -155,6 +155,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // Issue 10's benchmark: `scripts/suggest_bench.sh` runs it in release mode.
+        .executableTarget(
+            name: "cardbox-suggest-bench",
+            dependencies: [
+                "CardboxCore", "CardboxStore", "CardboxSuggest", "CardboxImaging",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // Fuzz targets: every decoder fed by people or other devices, each must survive any input.
         .target(
             name: "CardboxFuzzTargets",

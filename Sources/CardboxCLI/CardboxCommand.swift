@@ -31,7 +31,7 @@ public struct CardboxCommand: AsyncParsableCommand {
             EventsCommand.self, ListCommand.self, ItemCommand.self, SettingsCommand.self, BoardCommand.self,
             FSRSCommand.self, StudyCommand.self, StatsCommand.self, ExportCommand.self, ImportCommand.self,
             HistoryCommand.self, LoginCommand.self, LogoutCommand.self, SyncCommand.self, ServeCommand.self,
-            AdminCommand.self,
+            AdminCommand.self, StoredImageCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions

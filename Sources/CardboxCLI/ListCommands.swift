@@ -322,7 +322,7 @@ struct ItemCommand: ParsableCommand {
         struct Get: StoreCommand {
             static let configuration = CommandConfiguration(
                 commandName: "get",
-                abstract: "Write an attached image out to a file, exactly as it was attached.",
+                abstract: "Write an attached image out to a file, as stored (shrunk to 2048 px when it was larger).",
                 discussion: "Example:\n  cardbox item image get 7a01 -o receipt.jpg")
             @OptionGroup var global: GlobalOptions
             @Argument(help: "The image's id (or its short id, from 'item image list').") var image: String
@@ -343,9 +343,31 @@ struct ItemCommand: ParsableCommand {
             @OptionGroup var output: OutputOptions
             @Argument(help: "The item's id (or its short id).") var item: String
 
+            /// An item image with its dimensions and thumbnail, for --json.
+            struct Listed: Encodable {
+                var image: ItemImage
+                var summary: ImageSummary
+
+                func encode(to encoder: any Encoder) throws {
+                    try image.encode(to: encoder)
+                    var container = encoder.container(keyedBy: Keys.self)
+                    try container.encode(summary.width, forKey: .width)
+                    try container.encode(summary.height, forKey: .height)
+                    try container.encode(summary.thumbnail, forKey: .thumbnail)
+                }
+                enum Keys: String, CodingKey { case width, height, thumbnail }
+            }
+
             func run(store: CardboxStore) throws {
-                try Console.emit(try store.itemImages(of: try store.resolve(item)), json: output.json) { images in
-                    images.isEmpty ? "no images" : images.map(ImageCommand.describe).joined(separator: "\n")
+                let images = try store.itemImages(of: try store.resolve(item)).map {
+                    Listed(image: $0, summary: try ImageSummary(store: store, sha256: $0.sha256))
+                }
+                try Console.emit(images, json: output.json) { images in
+                    images.isEmpty
+                        ? "no images"
+                        : images.map {
+                            "\(ImageCommand.describe($0.image))  \($0.summary.width) × \($0.summary.height)"
+                        }.joined(separator: "\n")
                 }
             }
         }

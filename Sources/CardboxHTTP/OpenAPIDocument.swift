@@ -119,6 +119,22 @@ enum OpenAPIDocument {
                 dueAt: {type: [string, "null"], format: date-time}
                 reps: {type: integer}
                 lapses: {type: integer}
+            Suggestion:
+              type: object
+              required: [id, deckId, front, back, cardType, context, category, isVisible, isHidden, createdAt]
+              properties:
+                id: {type: string, format: uuid}
+                deckId: {type: string, format: uuid}
+                front: {type: string}
+                back: {type: string}
+                cardType: {type: string}
+                imagePrompt: {type: [string, "null"]}
+                context: {type: string}
+                category: {enum: [related_vocabulary, usage_examples, opposites, progressive_complexity]}
+                isVisible: {type: boolean}
+                isHidden: {type: boolean}
+                imageHash: {type: [string, "null"]}
+                createdAt: {type: string, format: date-time}
             DeckCounts:
               type: object
               required: [currentCards, archivedCards, dueCards, visibleSuggestions, invisibleSuggestions, rejectedSuggestions]
@@ -176,6 +192,24 @@ enum OpenAPIDocument {
               in: path
               required: true
               description: The deck's id.
+              schema: {type: string}
+            SuggestionId:
+              name: suggestion
+              in: path
+              required: true
+              description: The suggestion's id.
+              schema: {type: string}
+            Review:
+              name: review
+              in: path
+              required: true
+              description: accept (it becomes a card), reject (never suggested again) or skip (hidden until rejected suggestions are reset).
+              schema: {enum: [accept, reject, skip]}
+            Sha256:
+              name: sha256
+              in: path
+              required: true
+              description: The image's SHA-256, 64 lowercase hex digits.
               schema: {type: string}
           responses:
             NotFound:
@@ -716,5 +750,79 @@ enum OpenAPIDocument {
                 "404": {$ref: "#/components/responses/NotFound"}
                 "429": {$ref: "#/components/responses/Throttled"}
 
+          /api/v1/decks/{deck}/suggestions:
+            get:
+              summary: The deck's suggestions ready for review (visible, not skipped), oldest first.
+              security: [{deviceToken: []}]
+              parameters:
+                - $ref: "#/components/parameters/Deck"
+              responses:
+                "200":
+                  description: The suggestions.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [suggestions]
+                        properties:
+                          suggestions: {type: array, items: {$ref: "#/components/schemas/Suggestion"}}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/decks/{deck}/suggestions/{suggestion}/{review}:
+            post:
+              summary: Accept, reject or skip a suggestion of the deck (seed 000); accepting is refused past the plan's card limit.
+              security: [{deviceToken: []}]
+              parameters:
+                - $ref: "#/components/parameters/Deck"
+                - $ref: "#/components/parameters/SuggestionId"
+                - $ref: "#/components/parameters/Review"
+              responses:
+                "200":
+                  description: Done; the deck's suggestions still to review.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [suggestions]
+                        properties:
+                          suggestions: {type: array, items: {$ref: "#/components/schemas/Suggestion"}}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/images/{sha256}:
+            get:
+              summary: An image of the account (a HEIC image is sent as JPEG).
+              security: [{deviceToken: []}]
+              parameters:
+                - $ref: "#/components/parameters/Sha256"
+              responses:
+                "200":
+                  description: The image.
+                  content:
+                    image/jpeg: {schema: {type: string, format: binary}}
+                    image/png: {schema: {type: string, format: binary}}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/images/{sha256}/thumbnail:
+            get:
+              summary: An image's thumbnail (at most 256 px; JPEG, or PNG with transparency).
+              security: [{deviceToken: []}]
+              parameters:
+                - $ref: "#/components/parameters/Sha256"
+              responses:
+                "200":
+                  description: The thumbnail.
+                  content:
+                    image/jpeg: {schema: {type: string, format: binary}}
+                    image/png: {schema: {type: string, format: binary}}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
         """
 }

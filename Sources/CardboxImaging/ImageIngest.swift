@@ -118,6 +118,15 @@ public enum ImageIngest {
         return (Data(bytes: output, count: length), Int(width), Int(height))
     }
 
+    /// The image as JPEG at its stored size (at most `ImagePolicy.maximumSide`), for browsers that
+    /// cannot show its own format (HEIC).
+    public static func displayable(_ data: Data) throws -> Data {
+        try fit(
+            data, maximumSide: ImagePolicy.maximumSide, quality: ImagePolicy.storedQuality, png: false, field: "image"
+        )
+        .data
+    }
+
     /// A square JPEG picture of `size` pixels: `title` large and centred, `caption` beneath, in
     /// white over `color` (red, green, blue). Both texts are plain text, escaped here for Pango.
     public static func renderCard(

@@ -160,6 +160,18 @@ public actor AccountReplicas {
         return try await task.value
     }
 
+    /// Makes sure the account's store holds the bytes of image `sha256`: records pulled from the
+    /// sync state name images whose bytes devices upload beside them, so the store fetches them
+    /// from the server's image store when first needed (checked, with a thumbnail made).
+    public func ensureImage(_ account: UUID, sha256: String) async throws {
+        let store = try await self.store(account)
+        if try await Self.blocking({ try store.holdsImage(sha256) }) { return }
+        guard let images, let image = try await images.image(sha256, account: account) else {
+            throw CardboxError.notFound(kind: "image", reference: sha256)
+        }
+        try await Self.blocking { try store.storeFetchedImage(image.data, sha256: sha256) }
+    }
+
     private func setImagesOffered(_ account: UUID, _ digest: String) { imagesOffered[account] = digest }
 
     /// Uploads the images of the store that the server lacks, when the store's images changed since
@@ -240,6 +252,9 @@ public actor AccountReplicas {
         uses += 1
         lastUse[account] = uses
         if let store = stores[account] { return store }
+        // Two first uses at once (a page and a push's catch-up) share one open: two would migrate
+        // the same new file at the same time.
+        if let opening = opening[account] { return try await opening.value }
         // Each open store holds files and a page cache: the least recently used close past a few
         // dozen (a catch-up still running keeps its own reference until it ends).
         while stores.count >= Self.openStoresKept,
@@ -251,14 +266,20 @@ public actor AccountReplicas {
         let path = folder.appendingPathComponent("\(account.uuidString.lowercased()).sqlite").path
         var environment = StoreEnvironment.live
         environment.now = now
-        let store = try await Self.blocking { [environment] in
-            try CardboxStore.open(path: path, account: account, environment: environment)
+        let task = Task {
+            try await Self.blocking { [environment] in
+                try CardboxStore.open(path: path, account: account, environment: environment)
+            }
         }
-        // Another call may have opened it meanwhile: one store per account is kept.
-        if let opened = stores[account] { return opened }
+        opening[account] = task
+        defer { opening[account] = nil }
+        let store = try await task.value
         stores[account] = store
         return store
     }
+
+    /// Stores being opened, by account (see `store`).
+    private var opening: [UUID: Task<CardboxStore, any Error>] = [:]
 
     /// Applies every page after the store's cursor; returns the cursor it reached.
     @discardableResult

@@ -17,6 +17,15 @@ extension CardboxStore {
         }
     }
 
+    /// Whether this store holds the bytes of image `sha256`.
+    public func holdsImage(_ sha256: String) throws -> Bool {
+        try read { context in
+            try context.count(
+                "SELECT COUNT(*) FROM image WHERE accountId = ? AND sha256 = ?", [context.account, sha256])
+                > 0
+        }
+    }
+
     /// Images that cards, suggestions or item images name but whose bytes this store lacks (they
     /// arrived by sync before their bytes).
     public func missingImageHashes() throws -> [String] {

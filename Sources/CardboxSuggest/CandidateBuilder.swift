@@ -41,21 +41,56 @@ struct CandidateBuilder {
 
     /// The word's commonest senses in its commonest part of speech ("dog" the animal, not "to dog"
     /// someone): a dictionary's translation of the word means that one.
-    func senses(of word: String) -> [WordNet.Synset] {
-        guard let lemma = wordNet.lemmas(word).max(by: { $0.taggedSenseCount < $1.taggedSenseCount }) else {
+    mutating func senses(of word: String) -> [WordNet.Synset] {
+        guard let lemma = lemmas(word).max(by: { $0.taggedSenseCount < $1.taggedSenseCount }) else {
             return []
         }
-        return lemma.synsetOffsets.prefix(Self.sensesPerWord).compactMap { wordNet.synset($0, lemma.partOfSpeech) }
+        return lemma.synsetOffsets.prefix(Self.sensesPerWord).compactMap { synset($0, lemma.partOfSpeech) }
     }
 
     /// Whether `synset` is one of `word`'s commonest senses, so that a dictionary's translation of the
     /// word fits it ("head" is a kind of domestic animal only in its 30th sense, "head of cattle").
-    func isCommonSense(_ word: String, _ synset: WordNet.Synset) -> Bool {
-        wordNet.lemmas(word).contains { lemma in
-            lemma.partOfSpeech == synset.partOfSpeech
+    mutating func isCommonSense(_ word: String, _ synset: WordNet.Synset) -> Bool {
+        let lemmas = lemmas(word)
+        let commonest = lemmas.map(\.taggedSenseCount).max()
+        return lemmas.contains { lemma in
+            lemma.partOfSpeech == synset.partOfSpeech && lemma.taggedSenseCount == commonest
                 && lemma.synsetOffsets.prefix(Self.sensesPerWord + 1).contains(synset.offset)
-                && lemma.taggedSenseCount == wordNet.lemmas(word).map(\.taggedSenseCount).max()
         }
+    }
+
+    /// Synsets read once per run: a deck's words share broader terms and their families.
+    private var synsetCache: [Int: WordNet.Synset?] = [:]
+
+    mutating func synset(_ offset: Int, _ pos: WordNet.PartOfSpeech) -> WordNet.Synset? {
+        // Offsets are byte positions in one data file per part of speech: the two together are unique.
+        let key = offset << 2 | (WordNet.PartOfSpeech.allCases.firstIndex(of: pos) ?? 0)
+        if let known = synsetCache[key] { return known }
+        let found = wordNet.synset(offset, pos)
+        synsetCache[key] = found
+        return found
+    }
+
+    /// The synsets `synset` points to with one of `symbols`, at most `limit` of them.
+    mutating func targets(
+        of synset: WordNet.Synset, _ symbols: Set<String>, limit: Int = .max
+    ) -> [(pointer: WordNet.Pointer, synset: WordNet.Synset)] {
+        var found: [(pointer: WordNet.Pointer, synset: WordNet.Synset)] = []
+        for pointer in synset.pointers where symbols.contains(pointer.symbol) {
+            guard found.count < limit else { break }
+            if let target = self.synset(pointer.offset, pointer.partOfSpeech) { found.append((pointer, target)) }
+        }
+        return found
+    }
+
+    /// WordNet's lemmas of `word`, looked up once per run: related words recur across a deck.
+    private var lemmaCache: [String: [WordNet.Lemma]] = [:]
+
+    mutating func lemmas(_ word: String) -> [WordNet.Lemma] {
+        if let known = lemmaCache[word] { return known }
+        let found = wordNet.lemmas(word)
+        lemmaCache[word] = found
+        return found
     }
 
     mutating func addRelated(word: String, synset: WordNet.Synset, hint: String) {
@@ -64,13 +99,13 @@ struct CandidateBuilder {
                 synonym, synset: synset, category: .relatedVocabulary,
                 context: "Means the same as '\(hint)' (\(word)): a synonym in WordNet")
         }
-        for (_, broader) in wordNet.targets(of: synset, ["@", "@i"]) {
+        for (_, broader) in targets(of: synset, ["@", "@i"]) {
             if let term = broader.words.first {
                 propose(
                     term, synset: broader, category: .relatedVocabulary,
                     context: "The broader term for '\(hint)': \(Self.kind(word, of: term, synset.partOfSpeech))")
             }
-            for (_, sister) in wordNet.targets(of: broader, ["~", "~i"]).prefix(Self.sistersPerHypernym)
+            for (_, sister) in targets(of: broader, ["~", "~i"], limit: Self.sistersPerHypernym + 1)
             where sister.offset != synset.offset {
                 if let term = sister.words.first {
                     propose(
@@ -81,7 +116,7 @@ struct CandidateBuilder {
                 }
             }
         }
-        for (pointer, whole) in wordNet.targets(of: synset, ["%p", "%m", "%s", "#p", "#m", "#s"]) {
+        for (pointer, whole) in targets(of: synset, ["%p", "%m", "%s", "#p", "#m", "#s"]) {
             guard let term = whole.words.first else { continue }
             let relation = pointer.symbol.hasPrefix("%") ? "is part of \(word)" : "has \(word) as a part"
             propose(
@@ -94,13 +129,13 @@ struct CandidateBuilder {
         let position = (synset.words.firstIndex { $0.lowercased() == word } ?? -1) + 1
         var sources: [(synset: WordNet.Synset, word: Int, via: String?)] = [(synset, position, nil)]
         // A satellite adjective ("huge") has no antonym of its own: its head ("large") does.
-        for (_, head) in wordNet.targets(of: synset, ["&"]) where synset.partOfSpeech == .adjective {
+        for (_, head) in targets(of: synset, ["&"]) where synset.partOfSpeech == .adjective {
             sources.append((head, 0, head.words.first))
         }
         for source in sources {
             for pointer in source.synset.pointers where pointer.symbol == "!" {
                 guard source.word == 0 || pointer.sourceWord == source.word,
-                    let opposite = wordNet.synset(pointer.offset, pointer.partOfSpeech)
+                    let opposite = self.synset(pointer.offset, pointer.partOfSpeech)
                 else { continue }
                 let index = pointer.targetWord > 0 ? pointer.targetWord - 1 : 0
                 guard index < opposite.words.count else { continue }
@@ -123,7 +158,7 @@ struct CandidateBuilder {
     }
 
     mutating func addNarrower(word: String, synset: WordNet.Synset, hint: String) {
-        for (_, narrower) in wordNet.targets(of: synset, ["~", "~i"]) {
+        for (_, narrower) in targets(of: synset, ["~", "~i"]) {
             guard let term = narrower.words.first else { continue }
             propose(
                 term, synset: narrower, category: .progressiveComplexity,
@@ -135,9 +170,11 @@ struct CandidateBuilder {
     mutating func propose(
         _ english: String, synset: WordNet.Synset, category: SuggestionCategory, context: String
     ) {
-        guard isCommonSense(english, synset) else { return }
+        // The dictionary first: most related words have no translation, and it is the cheaper test.
+        let cards = sides.cards(english: english, definition: synset.definition)
+        guard !cards.isEmpty, isCommonSense(english, synset) else { return }
         let picture = "\(english): \(synset.definition)"
-        for card in sides.cards(english: english, definition: synset.definition) {
+        for card in cards {
             if propose(front: card.front, back: card.back, imagePrompt: picture, category: category, context: context) {
                 return
             }

@@ -41,6 +41,24 @@ struct AccountReplicasTests {
         }
     }
 
+    @Test("first uses of an account at once (a page and a push's catch-up) share one open of its new store")
+    func concurrentFirstUse() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await SyncStates.with("sqlite-memory") { database in
+            let replicas = try AccountReplicas(folder: folder, state: database)
+            for _ in 0..<40 {
+                let account = UUID()
+                // Without sharing, two of these migrate the same new file at once and one fails
+                // ("index … already exists").
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    for _ in 0..<8 { group.addTask { try await replicas.read(account) { try $0.decks().count } } }
+                    for try await count in group { #expect(count == 0) }
+                }
+            }
+        }
+    }
+
     @Test("a write on the copy reaches the sync state once; a device that adopts the copy has nothing of it to send")
     func writesArePushed() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CardboxCore
+import CardboxImaging
 import CardboxServer
 import CardboxStore
 import CardboxSync
@@ -256,6 +257,91 @@ struct WebAppTests {
             _ = try laptop.addCard(to: try #require(cards.first?.deckId), CardDraft(front: "perro", back: "dog"))
             _ = try await DeviceSync(store: laptop).sync()
             #expect(try await browser.get(deck).body.contains("<strong>perro</strong>"))
+        }
+    }
+
+    @Test("suggestions from a device show with their pictures; accept, reject and skip them on the deck's page")
+    func suggestions() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let name = "sue-\(UUID().uuidString.prefix(8))"
+            _ = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
+            let browser = TestBrowser(url)
+            _ = try await browser.post("/signin", ["user": name, "password": "correct horse"])
+            let phone = try await signIn(CardboxStore.inMemory(), to: url, user: name, password: "correct horse")
+            let deckId = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en").id
+            let picture = try ImageIngest.sample(width: 300, height: 200, format: .heic)
+            let gato = try phone.addSuggestion(
+                to: deckId, SuggestionDraft(front: "el gato", back: "cat", context: "Another pet"), image: picture)
+            let casa = try phone.addSuggestion(
+                to: deckId, SuggestionDraft(front: "la casa", back: "house"), ready: true)
+            let script = try phone.addSuggestion(
+                to: deckId, SuggestionDraft(front: "<script>x</script>", back: "y"), ready: true)
+            _ = try phone.addSuggestion(to: deckId, SuggestionDraft(front: "el árbol", back: "tree"))  // no picture yet
+            _ = try await DeviceSync(store: phone).sync()
+            let deck = "/decks/\(deckId)"
+            let page = try await browser.get(deck).body
+            let hash = try #require(gato.imageHash)
+            #expect(page.contains("<strong>el gato</strong>") && page.contains("Another pet"))
+            #expect(page.contains("src=\"/images/\(hash)/thumbnail\""))
+            #expect(page.contains(escaped("<script>x</script>")) && !page.contains("<script>x</script>"))
+            #expect(!page.contains("el árbol"))
+
+            // The picture came from the phone: the server's copy fetches its bytes when first shown.
+            let thumbnail = try await browser.get("/images/\(hash)/thumbnail")
+            #expect(thumbnail.status == 200)
+            let full = try await browser.get("/images/\(hash)")
+            #expect(full.status == 200)  // a HEIC is sent as JPEG: browsers but Safari show no HEIC
+            let eve = try await Self.signedIn(url, accounts)
+            #expect(try await eve.get("/images/\(hash)").status == 404)
+            #expect(try await browser.get("/images/not-a-hash").status == 400)
+
+            let csrf = try await browser.csrf()
+            let accepted = try await browser.post(deck + "/suggestions/\(gato.id)/accept", ["csrf": csrf])
+            #expect(accepted.status == 303 && accepted.location == deck + "#suggestions")
+            #expect(try await browser.post(deck + "/suggestions/\(casa.id)/reject", ["csrf": csrf]).status == 303)
+            #expect(try await browser.post(deck + "/suggestions/\(script.id)/skip", ["csrf": csrf]).status == 303)
+            #expect(try await browser.post(deck + "/suggestions/\(script.id)/frobnicate", ["csrf": csrf]).status == 404)
+            #expect(
+                try await eve.post(deck + "/suggestions/\(script.id)/accept", ["csrf": try await eve.csrf()]).status
+                    == 404)
+            let after = try await browser.get(deck).body
+            #expect(after.contains("<strong>el gato</strong> <span>cat</span>"))  // now a card
+            #expect(!after.contains("la casa") && !after.contains(escaped("<script>x</script>")))
+            #expect(after.contains("2 more not shown: waiting for a picture, or"))
+            _ = try await DeviceSync(store: phone).sync()
+            #expect(try phone.cards(in: deckId).map(\.front) == ["el gato"])
+            #expect(
+                try phone.rejectedSuggestions(in: deckId).map(\.front).sorted() == ["<script>x</script>", "la casa"])
+        }
+    }
+
+    @Test("/api/v1: a deck's suggestions, reviewed by a device token; images and thumbnails by hash")
+    func apiSuggestions() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            _ = try await accounts.addAccount(name: "ivo", password: "correct horse", plan: .premium)
+            let token = try await accounts.signIn(name: "ivo", password: "correct horse", deviceName: "script").token
+            let phone = try await signIn(CardboxStore.inMemory(), to: url, user: "ivo", password: "correct horse")
+            let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en").id
+            let gato = try phone.addSuggestion(
+                to: deck, SuggestionDraft(front: "el gato", back: "cat"),
+                image: try ImageIngest.sample(width: 64, height: 48, format: .png))
+            _ = try await DeviceSync(store: phone).sync()
+            let listed = try Self.json(
+                try await rawRequest(.GET, url + "/api/v1/decks/\(deck)/suggestions", body: Data(), token: token).body)
+            #expect(listed["suggestions"]?.jsonText.contains(#""front":"el gato""#) == true)
+            let image = try await rawRequest(
+                .GET, url + "/api/v1/images/\(gato.imageHash!)", body: Data(), token: token)
+            #expect(image.status == 200 && image.body.hasPrefix("\u{FFFD}PNG"))
+            let thumbnail = try await rawRequest(
+                .GET, url + "/api/v1/images/\(gato.imageHash!)/thumbnail", body: Data(), token: token)
+            #expect(thumbnail.status == 200)
+            let accepted = try await rawPost(
+                url + "/api/v1/decks/\(deck)/suggestions/\(gato.id)/accept", body: "", token: token)
+            #expect(accepted.status == 200)
+            #expect(try Self.json(accepted.body)["suggestions"] == .array([]))
+            let again = try await rawPost(
+                url + "/api/v1/decks/\(deck)/suggestions/\(gato.id)/accept", body: "", token: token)
+            #expect(again.status == 404)
         }
     }
 

@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxImaging
 import CardboxServer
 import CardboxStore
 import Foundation
@@ -53,6 +54,47 @@ struct AccountActions: Sendable {
             DeckDetail(
                 deck: try store.deck(deck), counts: try store.deckCounts(deck), today: try store.studyCounts(in: deck),
                 cards: try store.cards(in: deck, limit: limit, offset: offset))
+        }
+    }
+
+    /// Seed 000's review of suggestions: what the person does with a visible one.
+    enum SuggestionReview: String, Sendable {
+        case accept, reject, skip
+    }
+
+    /// A deck's visible suggestions (those with their image, not skipped), oldest first.
+    func suggestions(_ caller: Caller, in deck: DeckID) async throws -> [Suggestion] {
+        try await read(caller) { store in try store.suggestions(in: deck) }
+    }
+
+    /// Accepts (it becomes a card: the plan's limit applies), rejects or skips a suggestion of `deck`.
+    func review(_ caller: Caller, _ suggestion: SuggestionID, in deck: DeckID, _ review: SuggestionReview)
+        async throws
+    {
+        try await write(caller) { store in
+            guard try store.suggestion(suggestion).deckId == deck else {
+                throw CardboxError.notFound(kind: "suggestion", reference: suggestion.description)
+            }
+            switch review {
+            case .accept: _ = try store.acceptSuggestion(suggestion)
+            case .reject: _ = try store.rejectSuggestion(suggestion)
+            case .skip: _ = try store.skipSuggestion(suggestion)
+            }
+        }
+    }
+
+    /// A stored image of the account (or its thumbnail), as a browser can show it.
+    func image(_ caller: Caller, sha256: String, thumbnail: Bool) async throws -> (data: Data, mimeType: String) {
+        try await requireReplicas().ensureImage(caller.account.id, sha256: sha256)
+        return try await read(caller) { store in
+            if thumbnail {
+                let small = try store.imageThumbnail(sha256: sha256).thumbnail
+                return (small.data, small.mimeType)
+            }
+            let image = try store.imageData(sha256: sha256)
+            // Browsers other than Safari show no HEIC: such an image is sent as a JPEG.
+            guard image.mimeType == ImageFormat.heic.mimeType else { return image }
+            return (try ImageIngest.displayable(image.data), ImageFormat.jpeg.mimeType)
         }
     }
 

@@ -59,6 +59,28 @@ struct WebAPI: Sendable {
             let card = try await actions.undo(try context.requireCaller(), in: try WebApp.deckId(context))
             return EncodedJSON(["card": card])
         }
+        api.get("decks/:deck/suggestions") { _, context in
+            EncodedJSON(
+                [
+                    "suggestions": try await actions.suggestions(
+                        try context.requireCaller(), in: try WebApp.deckId(context))
+                ])
+        }
+        api.post("decks/:deck/suggestions/:suggestion/:review") { _, context in
+            guard let review = context.parameters.get("review").flatMap(AccountActions.SuggestionReview.init) else {
+                throw CardboxError.notFound(kind: "review", reference: context.parameters.get("review") ?? "")
+            }
+            let caller = try context.requireCaller()
+            let deck = try WebApp.deckId(context)
+            try await actions.review(caller, try WebApp.id(context, "suggestion"), in: deck, review)
+            return EncodedJSON(["suggestions": try await actions.suggestions(caller, in: deck)])
+        }
+        api.get("images/:sha256") { _, context in
+            try await WebApp.image(actions, context, caller: try context.requireCaller(), thumbnail: false)
+        }
+        api.get("images/:sha256/thumbnail") { _, context in
+            try await WebApp.image(actions, context, caller: try context.requireCaller(), thumbnail: true)
+        }
     }
 
     struct DecksAnswer: Encodable {

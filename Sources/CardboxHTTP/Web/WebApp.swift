@@ -35,6 +35,15 @@ struct WebApp: Sendable {
         pages.get("decks/:deck/study") { request, context in try await studyPage(request, context) }
         pages.post("decks/:deck/study") { request, context in try await answer(request, context) }
         pages.post("decks/:deck/study/undo") { request, context in try await undo(request, context) }
+        pages.post("decks/:deck/suggestions/:suggestion/:review") { request, context in
+            try await review(request, context)
+        }
+        pages.get("images/:sha256") { _, context in
+            try await Self.image(actions, context, caller: try context.pageCaller(), thumbnail: false)
+        }
+        pages.get("images/:sha256/thumbnail") { _, context in
+            try await Self.image(actions, context, caller: try context.pageCaller(), thumbnail: true)
+        }
         addListRoutes(to: pages)
         addBoardRoutes(to: pages)
         pages.get("account") { _, context in try await accountPage(context) }
@@ -170,6 +179,11 @@ struct WebApp: Sendable {
             ]
         }
         values["cards"] = detail.cards.map { ["front": $0.front, "back": $0.back, "tags": $0.tags] as [String: Any] }
+        let suggestions = try await actions.suggestions(caller, in: detail.deck.id)
+        values["hasSuggestions"] = !suggestions.isEmpty
+        values["suggestions"] = suggestions.map(Self.suggestionValues)
+        values["waitingSuggestions"] = detail.counts.invisibleSuggestions
+        values["hasWaiting"] = detail.counts.invisibleSuggestions > 0
         values["draft"] = draft
         return WebPage.html(
             "deck", title: detail.deck.name, values, context: context, error: error,
@@ -195,6 +209,48 @@ struct WebApp: Sendable {
     /// Tags as typed in one field, separated by commas.
     static func tags(_ text: String) -> [String] {
         text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Accepts, rejects or skips a suggestion; a refusal (seed 001's card limit) shows on the deck.
+    private func review(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
+        let form = try await WebPage.form(request)
+        try context.checkCSRF(form["csrf"])
+        let deckId = try Self.deckId(context)
+        let suggestion: SuggestionID = try Self.id(context, "suggestion")
+        guard let review = context.parameters.get("review").flatMap(AccountActions.SuggestionReview.init) else {
+            throw CardboxError.notFound(kind: "page", reference: request.uri.path)
+        }
+        do {
+            try await actions.review(try context.pageCaller(), suggestion, in: deckId, review)
+            return WebPage.redirect("/decks/\(deckId)#suggestions")
+        } catch let error as CardboxError {
+            if case .notFound = error { throw error }
+            return try await deckPage(request, context, error: WebPage.message(error))
+        }
+    }
+
+    /// An image of the caller's account, or its thumbnail. Named by content, so it never changes:
+    /// browsers keep it (privately) for a year.
+    static func image(
+        _ actions: AccountActions, _ context: CardboxRequestContext, caller: Caller, thumbnail: Bool
+    ) async throws -> Response {
+        let sha256 = try CheckedImage.checkHash(context.parameters.get("sha256") ?? "")
+        let image = try await actions.image(caller, sha256: sha256, thumbnail: thumbnail)
+        return Response(
+            status: .ok,
+            headers: [.contentType: image.mimeType, .cacheControl: "private, max-age=31536000, immutable"],
+            body: .init(byteBuffer: ByteBuffer(bytes: image.data)))
+    }
+
+    static func suggestionValues(_ suggestion: Suggestion) -> [String: Any] {
+        var values: [String: Any] = [
+            "id": suggestion.id.description, "front": suggestion.front, "back": suggestion.back,
+            "context": suggestion.context,
+            "category": suggestion.category.rawValue.replacingOccurrences(of: "_", with: " "),
+            "hasImage": suggestion.imageHash != nil,
+        ]
+        if let hash = suggestion.imageHash { values["image"] = hash }
+        return values
     }
 
     // MARK: Study

@@ -23,6 +23,9 @@ enum WebAssets {
           border: 0; border-radius: .4rem; background: var(--tint); color: #fff; text-decoration: none; }
         .small { padding: .2rem .6rem; font-size: .9rem; }
         button.link { background: none; color: var(--tint); padding: 0; text-decoration: underline; }
+        button.secondary { background: #fff; color: var(--tint); border: 1px solid var(--tint); }
+        ul.suggestions li { display: flex; gap: .8rem; align-items: flex-start; }
+        img.thumbnail { width: 96px; height: 96px; object-fit: cover; border-radius: .4rem; flex: none; }
         .stack button { align-self: flex-start; margin-top: .4rem; }
         form.inline { display: inline; }
         ul.cards { list-style: none; padding: 0; }

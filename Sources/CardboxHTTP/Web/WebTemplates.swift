@@ -359,6 +359,28 @@ enum WebTemplates {
         <input id="tags" name="tags" value="{{draft.tags}}">
         <button type="submit">Add card</button>
         </form>
+        <h2 id="suggestions">Suggestions</h2>
+        {{#hasSuggestions}}
+        <ul class="cards suggestions">
+        {{#suggestions}}
+        <li id="suggestion-{{id}}">
+        {{#hasImage}}<a href="/images/{{image}}"><img src="/images/{{image}}/thumbnail" alt="Picture for {{front}}"
+        class="thumbnail" loading="lazy"></a>{{/hasImage}}
+        <div><strong>{{front}}</strong> <span>{{back}}</span> <span class="tag">{{category}}</span>
+        <p class="muted">{{context}}</p>
+        <form method="post" action="/decks/{{deck.id}}/suggestions/{{id}}/accept" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Accept</button></form>
+        <form method="post" action="/decks/{{deck.id}}/suggestions/{{id}}/reject" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" class="secondary">Reject</button></form>
+        <form method="post" action="/decks/{{deck.id}}/suggestions/{{id}}/skip" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" class="link">Skip</button></form>
+        </div></li>
+        {{/suggestions}}
+        </ul>
+        {{/hasSuggestions}}
+        {{^hasSuggestions}}<p class="muted">No suggestions to review.</p>{{/hasSuggestions}}
+        {{#hasWaiting}}<p class="muted">{{waitingSuggestions}} more not shown: waiting for a picture, or
+        skipped.</p>{{/hasWaiting}}
         <h2>Cards</h2>
         {{#hasCards}}
         <ul class="cards" id="cards">
