@@ -17,7 +17,7 @@ import tempfile
 import time
 
 from selenium import webdriver
-from selenium.common.exceptions import WebDriverException
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -307,6 +307,53 @@ def card_limit(browser: Browser, server: Server, deck: str) -> None:
     check("cards used" not in browser.text(), "a premium account shows no limit")
 
 
+def suggestions(browser: Browser, server: Server, work: str, deck: str) -> None:
+    """A laptop turns the deck's automatic suggestions on; the server fills the queue with pictures,
+    and the deck's page offers them: accept one (it becomes a card), reject another. The page is live
+    and reloads itself as the server adds each picture, so elements are found afresh each time."""
+    store = ["--store", os.path.join(work, "laptop.sqlite")]
+    def laptop(*arguments: str, stdin: str = "") -> None:
+        subprocess.run([server.cardbox, *store, *arguments], input=stdin, text=True, check=True, capture_output=True)
+    laptop("login", server.url, "--user", "admin", "--password-stdin", stdin="correct horse\n")
+    laptop("sync")
+    laptop("deck", "edit", "Spanish", "--queued-suggestions", "3")
+    laptop("sync")
+    browser.open(deck.replace(browser.base, ""))
+    # A node replaced by a reload: stale, or (Chromium) "does not belong to the document".
+    replaced = (StaleElementReferenceException, WebDriverException)
+    wait = WebDriverWait(browser.driver, 30, ignored_exceptions=replaced)
+    items = "ul.suggestions li"
+    def fronts(driver) -> list:
+        return [item.find_element(By.TAG_NAME, "strong").text for item in driver.find_elements(By.CSS_SELECTOR, items)]
+    def settled(driver) -> bool:  # every picture made: nothing waits, and every thumbnail has loaded
+        body = driver.find_element(By.TAG_NAME, "body").text
+        return len(fronts(driver)) >= 2 and "not shown" not in body and driver.execute_script(
+            "return Array.from(document.querySelectorAll('img.thumbnail'))"
+            ".every(i => i.complete && i.naturalWidth > 0)")
+    wait.until(settled)
+    check(True, f"the server's background suggestions show on the deck's page, with their pictures")
+    browser.shoot("deck-suggestions")
+    def act(action: str) -> str:
+        for _ in range(10):
+            try:
+                item = browser.driver.find_elements(By.CSS_SELECTOR, items)[0]
+                front = item.find_element(By.TAG_NAME, "strong").text
+                item.find_element(By.CSS_SELECTOR, f'form[action$="/{action}"] button').click()
+                return front
+            except (*replaced, IndexError):
+                time.sleep(0.3)
+        raise AssertionError(f"no suggestion to {action}")
+    accepted = act("accept")
+    wait.until(lambda driver: accepted in driver.find_element(By.ID, "cards").text)
+    check(True, f"an accepted suggestion ({accepted}) becomes a card")
+    wait.until(lambda driver: len(fronts(driver)) >= 1)
+    rejected = act("reject")
+    wait.until(lambda driver: rejected not in fronts(driver))
+    check(True, f"a rejected suggestion ({rejected}) leaves the page")
+    # The server fills the queue again (3): once it has, the page stops reloading for the next steps.
+    wait.until(lambda driver: len(fronts(driver)) == 3 and settled(driver))
+
+
 def account_and_sign_out(browser: Browser) -> None:
     browser.open("/account")
     check("Premium plan" in browser.text() and "this browser" in browser.text(),
@@ -339,6 +386,7 @@ def main() -> None:
         lists(browser)
         boards(browser)
         card_limit(browser, server, deck)
+        suggestions(browser, server, work, deck)
         account_and_sign_out(browser)
         print(f"web app: every check passed; screenshots in {screenshots}")
     finally:
