@@ -14,7 +14,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import struct
 import time
+import zlib
 
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
@@ -242,9 +244,39 @@ def lists(browser: Browser) -> None:
     browser.submit("#toggle-crossed")
     crossed = browser.driver.find_elements(By.CSS_SELECTOR, "#items li.crossed .title")
     check([e.text for e in crossed] == ["Bread"], "shown again, it is struck through")
+    item_image(browser)
     browser.shoot("list")
     browser.open("/lists")
     browser.shoot("lists")
+
+
+def png(width: int, height: int) -> bytes:
+    """A real PNG: a vertical gradient, written with zlib."""
+    rows = b"".join(b"\x00" + bytes((y * 255 // height, 120, 200)) * width for y in range(height))
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def item_image(browser: Browser) -> None:
+    """Milk gets a photo from its Edit form: the list shows only the count; the details show the thumbnail."""
+    path = os.path.join(browser.screenshots, "..", "milk.png")
+    with open(path, "wb") as file:
+        file.write(png(400, 300))
+    milk = [row for row in browser.driver.find_elements(By.CSS_SELECTOR, "#items > li")
+            if row.find_element(By.CSS_SELECTOR, ".title").text == "Milk"][0]
+    milk.find_element(By.CSS_SELECTOR, "details.edit summary").click()
+    milk.find_element(By.CSS_SELECTOR, 'input[type="file"]').send_keys(os.path.abspath(path))
+    browser.submit_in(milk, 'form[enctype="multipart/form-data"] button')
+    milk = [row for row in browser.driver.find_elements(By.CSS_SELECTOR, "#items > li")
+            if row.find_element(By.CSS_SELECTOR, ".title").text == "Milk"][0]
+    check("1 image" in milk.find_element(By.CSS_SELECTOR, ".image-count").text, "an uploaded item image is counted in the list (seed 002: only the count)")
+    milk.find_element(By.CSS_SELECTOR, "details.edit summary").click()
+    thumbnail = milk.find_element(By.CSS_SELECTOR, "img.thumbnail")
+    WebDriverWait(browser.driver, 10).until(lambda _: thumbnail.get_attribute("naturalWidth") == "256")
+    check(True, "its details show the 256-pixel thumbnail, linked to the full image")
+    os.remove(path)
 
 
 def boards(browser: Browser) -> None:

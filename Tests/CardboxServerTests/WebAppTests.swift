@@ -38,6 +38,23 @@ final class TestBrowser: @unchecked Sendable {
         return try await send(.POST, path, body: body)
     }
 
+    /// Posts a file as a page's multipart form would, beside the form's other fields.
+    func postFile(_ path: String, _ fields: [String: String], file: (name: String, data: Data)) async throws -> Answer {
+        let boundary = "----cardbox\(UUID().uuidString)"
+        var body = Data()
+        for (key, value) in fields {
+            body.append(
+                Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(key)\"\r\n\r\n\(value)\r\n".utf8))
+        }
+        body.append(
+            Data(
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(file.name)\"; filename=\"photo\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+                    .utf8))
+        body.append(file.data)
+        body.append(Data("\r\n--\(boundary)--\r\n".utf8))
+        return try await send(.POST, path, body: body, contentType: "multipart/form-data; boundary=\(boundary)")
+    }
+
     /// The CSRF token a page of this session carries in its forms.
     func csrf() async throws -> String {
         let page = try await get("/decks").body
@@ -48,11 +65,15 @@ final class TestBrowser: @unchecked Sendable {
     }
 
     private func send(_ method: HTTPMethod, _ path: String, body: String?) async throws -> Answer {
+        try await send(method, path, body: body.map { Data($0.utf8) }, contentType: "application/x-www-form-urlencoded")
+    }
+
+    private func send(_ method: HTTPMethod, _ path: String, body: Data?, contentType: String) async throws -> Answer {
         var request = HTTPClientRequest(url: base + path)
         request.method = method
         if let body {
-            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-            request.body = .bytes(ByteBuffer(string: body))
+            request.headers.add(name: "Content-Type", value: contentType)
+            request.body = .bytes(ByteBuffer(bytes: body))
         }
         if let cookie { request.headers.add(name: "Cookie", value: cookie) }
         let response = try await client.execute(request, timeout: .seconds(30))
@@ -342,6 +363,46 @@ struct WebAppTests {
             let again = try await rawPost(
                 url + "/api/v1/decks/\(deck)/suggestions/\(gato.id)/accept", body: "", token: token)
             #expect(again.status == 404)
+        }
+    }
+
+    @Test("item images: uploaded from the item's form, counted in the list, thumbnails and full size; refusals shown")
+    func itemImages() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let ana = try await Self.signedIn(url, accounts)
+            let made = try await ana.post("/lists", ["csrf": try await ana.csrf(), "name": "Receipts"])
+            let list = try #require(made.location)
+            _ = try await ana.post(list + "/items", ["csrf": try await ana.csrf(), "title": "Lamp"])
+            let page = try await ana.get(list).body
+            let itemPath = try #require(page.range(of: #"/items/[0-9a-f-]{36}/images"#, options: .regularExpression))
+            let item = list + String(page[itemPath].dropLast("/images".count))
+            let photo = try ImageIngest.sample(width: 640, height: 480, format: .jpeg)
+            let uploaded = try await ana.postFile(
+                item + "/images", ["csrf": try await ana.csrf()], file: ("image", photo))
+            #expect(uploaded.status == 303 && uploaded.location == list)
+            let shown = try await ana.get(list).body
+            #expect(shown.contains(#"<span class="muted image-count">1 image</span>"#))
+            let thumbnail = try #require(
+                shown.range(of: #"/images/[0-9a-f]{64}/thumbnail"#, options: .regularExpression))
+            #expect(try await ana.get(String(shown[thumbnail])).status == 200)
+            // Not an image, or no file: the list says why, and nothing is added.
+            let text = try await ana.postFile(
+                item + "/images", ["csrf": try await ana.csrf()], file: ("image", Data("just text".utf8)))
+            #expect(text.status == 400 && text.body.contains("is not a JPEG, PNG or HEIC image"))
+            let none = try await ana.post(item + "/images", ["csrf": try await ana.csrf()])
+            #expect(none.status == 400 && none.body.contains("multipart/form-data"))
+            let forged = try await ana.postFile(item + "/images", ["csrf": "0"], file: ("image", photo))
+            #expect(forged.status == 403)
+            // Another account cannot add to or remove from this item.
+            let eve = try await Self.signedIn(url, accounts)
+            let foreign = try await eve.postFile(
+                item + "/images", ["csrf": try await eve.csrf()], file: ("image", photo))
+            #expect(foreign.status == 404)
+            let remove = try #require(shown.range(of: #"/images/[0-9a-f-]{36}/delete"#, options: .regularExpression))
+            let removePath = item + String(shown[remove])
+            #expect(try await eve.post(removePath, ["csrf": try await eve.csrf()]).status == 404)
+            #expect(try await ana.post(removePath, ["csrf": try await ana.csrf()]).status == 303)
+            #expect(!(try await ana.get(list).body.contains("image-count")))
         }
     }
 

@@ -156,6 +156,24 @@ struct AccountActions: Sendable {
         }
     }
 
+    /// Attaches an image to an item of `list` (seed 002: JPEG, PNG or HEIC, at most 5 MB, 10 an item).
+    func addItemImage(_ caller: Caller, _ item: ItemID, in list: ListID, data: Data) async throws -> ItemImage {
+        try await write(caller) { store in
+            try Self.requireItem(item, in: list, store)
+            return try store.addItemImage(to: item, data: data)
+        }
+    }
+
+    func removeItemImage(_ caller: Caller, _ image: ItemImageID, of item: ItemID, in list: ListID) async throws {
+        try await write(caller) { store in
+            try Self.requireItem(item, in: list, store)
+            guard try store.itemImages(of: item).contains(where: { $0.id == image }) else {
+                throw CardboxError.notFound(kind: "image", reference: image.description)
+            }
+            try store.removeItemImage(image)
+        }
+    }
+
     func renameList(_ caller: Caller, _ list: ListID, to name: String) async throws -> ItemList {
         try await write(caller) { store in try store.renameList(list, to: name) }
     }

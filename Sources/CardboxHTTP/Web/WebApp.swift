@@ -363,6 +363,13 @@ struct WebApp: Sendable {
                     to: form["position"] == nil ? nil : try Self.position(form), into: target)
             }
         }
+        pages.post(RouterPath(item + "/images")) { request, context in try await addItemImage(request, context) }
+        pages.post(RouterPath(item + "/images/:image/delete")) { request, context in
+            try await change(request, context, then: { _ in "/lists/\(try Self.listId(context))" }) { caller, _ in
+                try await actions.removeItemImage(
+                    caller, try Self.id(context, "image"), of: try Self.itemId(context), in: try Self.listId(context))
+            }
+        }
         pages.post(RouterPath(item + "/delete")) { request, context in
             try await change(request, context, then: { _ in "/lists/\(try Self.listId(context))" }) { caller, _ in
                 try await actions.deleteItem(caller, try Self.itemId(context), in: try Self.listId(context))
@@ -415,6 +422,13 @@ struct WebApp: Sendable {
                     "quantity": item.quantity.map { String($0) } ?? "", "hasQuantity": item.quantity != nil,
                     "crossed": item.isCrossedOut,
                     "up": max(0, index - 1), "down": index + 1,
+                    // Seed 002: a list shows how many images an item has; they load when its details open.
+                    "hasImages": !(item.images ?? []).isEmpty,
+                    "imageLabel": (item.images?.count ?? 0) == 1 ? "1 image" : "\(item.images?.count ?? 0) images",
+                    "images": (item.images ?? []).map {
+                        ["id": $0.id.description, "sha256": $0.sha256, "itemId": item.id.description]
+                    },
+                    "canAddImage": (item.images?.count ?? 0) < Limits.imagesPerItem,
                 ] as [String: Any]
             },
             "hasOtherLists": lists.count > 1,
@@ -439,6 +453,22 @@ struct WebApp: Sendable {
             return WebPage.redirect("/lists/\(listId)")
         } catch let error as CardboxError {
             return try await listPage(context, draft: form, error: WebPage.message(error))
+        }
+    }
+
+    /// An image chosen in an item's form (multipart/form-data: the CSRF token and the file): a refusal
+    /// (not an image, too large, the eleventh) shows on the list.
+    private func addItemImage(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
+        let upload = try await ImageUpload.read(request, context)
+        try context.checkCSRF(upload.csrf)
+        let listId = try Self.listId(context)
+        do {
+            _ = try await actions.addItemImage(
+                try context.pageCaller(), try Self.itemId(context), in: listId, data: upload.image)
+            return WebPage.redirect("/lists/\(listId)")
+        } catch let error as CardboxError {
+            if case .notFound = error { throw error }
+            return try await listPage(context, error: WebPage.message(error))
         }
     }
 

@@ -25,6 +25,8 @@ enum WebAssets {
         button.link { background: none; color: var(--tint); padding: 0; text-decoration: underline; }
         button.secondary { background: #fff; color: var(--tint); border: 1px solid var(--tint); }
         ul.suggestions li { display: flex; gap: .8rem; align-items: flex-start; }
+        ul.images { list-style: none; display: flex; flex-wrap: wrap; gap: .6rem; padding: 0; }
+        ul.images li { display: flex; flex-direction: column; align-items: center; }
         img.thumbnail { width: 96px; height: 96px; object-fit: cover; border-radius: .4rem; flex: none; }
         .stack button { align-self: flex-start; margin-top: .4rem; }
         form.inline { display: inline; }

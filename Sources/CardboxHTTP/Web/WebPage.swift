@@ -2,6 +2,7 @@ import CardboxCore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import MultipartKit
 import NIOCore
 
 /// Answers of the web app: a page, a redirect after a form (so a reload does not post it again),
@@ -62,6 +63,34 @@ enum WebPage {
             return try URLEncodedFormDecoder().decode([String: String].self, from: String(buffer: buffer))
         } catch {
             throw CardboxError.invalid(field: "form", reason: "is not a form this page sends")
+        }
+    }
+}
+
+/// An image form's body (`multipart/form-data`, read with MultipartKit): its CSRF token and file.
+struct ImageUpload: Decodable {
+    var csrf: String
+    var image: Data
+
+    /// Room for a 5 MB image and the form around it.
+    static let limit = Limits.imageBytes + 64 * 1024
+
+    static func read(_ request: Request, _ context: CardboxRequestContext) async throws -> ImageUpload {
+        guard let type = request.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data"),
+            let boundary = type.split(separator: ";").lazy.map({ $0.trimmingCharacters(in: .whitespaces) })
+                .first(where: { $0.lowercased().hasPrefix("boundary=") })?.dropFirst("boundary=".count)
+        else {
+            throw CardboxError.invalid(field: "form", reason: "an image is sent as multipart/form-data")
+        }
+        let buffer = try await request.collectBody(
+            upTo: limit,
+            tooLarge: "this image is larger than 5 MB (\(Limits.imageBytes) bytes), the most an image may be")
+        do {
+            return try FormDataDecoder().decode(
+                ImageUpload.self, from: buffer,
+                boundary: String(boundary).trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+        } catch {
+            throw CardboxError.invalid(field: "form", reason: "has no image file (choose one, then upload)")
         }
     }
 }

@@ -185,6 +185,7 @@ enum WebTemplates {
         aria-label="{{#crossed}}Uncross{{/crossed}}{{^crossed}}Cross out{{/crossed}} {{title}}">{{#crossed}}✓{{/crossed}}</button>
         </form>
         <span class="title">{{title}}</span>{{#hasQuantity}} <span class="muted">× {{quantity}}</span>{{/hasQuantity}}
+        {{#hasImages}}<span class="muted image-count">{{imageLabel}}</span>{{/hasImages}}
         {{#hasDescription}}<p class="description">{{{descriptionHTML}}}</p>{{/hasDescription}}
         <form method="post" action="/lists/{{list.id}}/items/{{id}}/move" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}">
@@ -199,6 +200,17 @@ enum WebTemplates {
         <label>Description <textarea name="description" rows="2">{{description}}</textarea></label>
         <button type="submit">Save</button>
         </form>
+        {{#hasImages}}<ul class="images">{{#images}}<li><a href="/images/{{sha256}}" target="_blank"
+        rel="noopener"><img src="/images/{{sha256}}/thumbnail" alt="Image of {{title}}" class="thumbnail" loading="lazy"></a>
+        <form method="post" action="/lists/{{list.id}}/items/{{itemId}}/images/{{id}}/delete" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" class="link danger" aria-label="Remove this image">Remove</button></form></li>{{/images}}</ul>{{/hasImages}}
+        {{#canAddImage}}<form method="post" action="/lists/{{list.id}}/items/{{id}}/images" enctype="multipart/form-data"
+        class="row">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label>Add an image <input type="file" name="image" accept="image/jpeg,image/png,image/heic" required></label>
+        <button type="submit" class="small">Upload</button>
+        </form>{{/canAddImage}}
         {{#hasOtherLists}}
         <form method="post" action="/lists/{{list.id}}/items/{{id}}/move" class="row">
         <input type="hidden" name="csrf" value="{{csrf}}">
