@@ -53,6 +53,23 @@ int cbx_vips_probe(const void *data, size_t length, int *width, int *height, int
     return 0;
 }
 
+int cbx_vips_check(const void *data, size_t length, int jpeg_shrink) {
+    last_error[0] = '\0';
+    if (cbx_vips_start() != 0) return -1;
+    const char *loader = vips_foreign_find_load_buffer(data, length);
+    if (!loader) return fail("the image's format cannot be read");
+    VipsImage *image = strcmp(loader, "VipsForeignLoadJpegBuffer") == 0
+                           ? vips_image_new_from_buffer(data, length, "", "access", VIPS_ACCESS_SEQUENTIAL,
+                                                        "fail_on", VIPS_FAIL_ON_TRUNCATED, "shrink", jpeg_shrink, NULL)
+                           : vips_image_new_from_buffer(data, length, "", "access", VIPS_ACCESS_SEQUENTIAL,
+                                                        "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+    if (!image) return fail("the image cannot be decoded");
+    double average = 0;
+    int status = vips_avg(image, &average, NULL);
+    g_object_unref(image);
+    return status ? fail("the image cannot be decoded") : 0;
+}
+
 /* sRGB (or grey) with 8 bits a sample, what JPEG and browsers take. */
 static int to_srgb(VipsImage *in, VipsImage **out) {
     VipsInterpretation interpretation = vips_image_get_interpretation(in);

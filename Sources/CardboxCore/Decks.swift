@@ -254,12 +254,18 @@ public struct CardFilter: Sendable, Equatable {
     public var tag: String?
     /// Matches cards whose front or back language is this ISO 639-1 code.
     public var language: String?
+    /// Matches cards whose front, back or notes contain this text (letters of any case).
+    public var search: String?
 
-    public init(archived: Bool = false, favoritesOnly: Bool = false, tag: String? = nil, language: String? = nil) {
+    public init(
+        archived: Bool = false, favoritesOnly: Bool = false, tag: String? = nil, language: String? = nil,
+        search: String? = nil
+    ) {
         self.archived = archived
         self.favoritesOnly = favoritesOnly
         self.tag = tag
         self.language = language
+        self.search = search.flatMap { $0.trimmedWhitespace.isEmpty ? nil : $0.trimmedWhitespace }
     }
 
     public func matches(_ card: Card) -> Bool {
@@ -267,6 +273,11 @@ public struct CardFilter: Sendable, Equatable {
         if let language, card.frontLanguage != language && card.backLanguage != language { return false }
         if let tag, !card.tags.contains(where: { TagName.normalize($0) == TagName.normalize(tag) }) { return false }
         if favoritesOnly && !card.isFavorite { return false }
+        if let search,
+            ![card.front, card.back, card.notes].contains(where: { $0.localizedCaseInsensitiveContains(search) })
+        {
+            return false
+        }
         return true
     }
 }

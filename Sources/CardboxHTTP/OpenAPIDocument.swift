@@ -639,6 +639,33 @@ enum OpenAPIDocument {
                 "404": {$ref: "#/components/responses/NotFound"}
                 "429": {$ref: "#/components/responses/Throttled"}
           /api/v1/decks/{deck}/cards:
+            get:
+              summary: A deck's current (or archived, newest first) cards through seed 001's filters, a page at a time.
+              security: [{deviceToken: []}]
+              parameters:
+                - $ref: "#/components/parameters/Deck"
+                - {name: archived, in: query, schema: {type: boolean, default: false}}
+                - {name: favorites, in: query, schema: {type: boolean, default: false}}
+                - {name: tag, in: query, schema: {type: string}}
+                - {name: language, in: query, description: An ISO 639-1 code., schema: {type: string}}
+                - {name: q, in: query, description: Text the front, back or notes contain (any case)., schema: {type: string}}
+                - {name: limit, in: query, schema: {type: integer, minimum: 1, maximum: 500, default: 500}}
+                - {name: offset, in: query, schema: {type: integer, minimum: 0, maximum: 9223372036854775807, default: 0}}
+              responses:
+                "200":
+                  description: The page of cards, and how many match in all.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [cards, total]
+                        properties:
+                          cards: {type: array, items: {$ref: "#/components/schemas/Card"}}
+                          total: {type: integer}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
             post:
               summary: Add a card to a deck (the free plan's card limit applies, with seed 001's message).
               security: [{deviceToken: []}]
@@ -750,6 +777,52 @@ enum OpenAPIDocument {
                 "404": {$ref: "#/components/responses/NotFound"}
                 "429": {$ref: "#/components/responses/Throttled"}
 
+          /api/v1/decks/{deck}/cards/{card}/{move}:
+            post:
+              summary: Archive, restore, delete a card of the deck, or turn its favorite mark over (seed 000's movement flows).
+              security: [{deviceToken: []}]
+              parameters:
+                - $ref: "#/components/parameters/Deck"
+                - {name: card, in: path, required: true, schema: {type: string}}
+                - {name: move, in: path, required: true, schema: {enum: [archive, restore, delete, favorite]}}
+              responses:
+                "200":
+                  description: Done; the deck's counts.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [counts]
+                        properties:
+                          counts: {$ref: "#/components/schemas/DeckCounts"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/decks/{deck}/flows/{flow}:
+            post:
+              summary: Archive the deck's due cards, clear its suggestions, or reset its rejected suggestions (seed 000).
+              security: [{deviceToken: []}]
+              parameters:
+                - $ref: "#/components/parameters/Deck"
+                - {name: flow, in: path, required: true, schema: {enum: [archive-due, clear-suggestions, reset-rejected]}}
+              responses:
+                "200":
+                  description: Done; how many records it moved, and the deck's counts.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [moved, counts]
+                        properties:
+                          moved: {type: integer}
+                          counts: {$ref: "#/components/schemas/DeckCounts"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
           /api/v1/decks/{deck}/suggestions:
             get:
               summary: The deck's suggestions ready for review (visible, not skipped), oldest first.

@@ -89,13 +89,19 @@ public struct SyncAPI: Sendable {
         if let methods = methods[path] { return methods }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         if parts.count == 3, path.hasPrefix("/v1/images/") { return ["GET", "PUT"] }
-        // The web app's API: /api/v1/decks/{deck}[/cards | /study[/undo]].
+        // The web app's API: /api/v1/images/{sha256}[/thumbnail], and /api/v1/decks/{deck}[/…].
+        if Array(parts.prefix(3)) == ["api", "v1", "images"], parts.count == 4 || parts.last == "thumbnail" {
+            return ["GET"]
+        }
         guard parts.count >= 4, Array(parts.prefix(3)) == ["api", "v1", "decks"] else { return nil }
-        switch Array(parts.dropFirst(4)) {
-        case []: return ["GET"]
-        case ["cards"]: return ["POST"]
-        case ["study"]: return ["GET", "POST"]
-        case ["study", "undo"]: return ["POST"]
+        let rest = Array(parts.dropFirst(4))
+        switch (rest.count, rest.first) {
+        case (0, _): return ["GET"]
+        case (1, "cards"): return ["GET", "POST"]
+        case (1, "study"): return ["GET", "POST"]
+        case (1, "suggestions"): return ["GET"]
+        case (2, "study") where rest[1] == "undo": return ["POST"]
+        case (2, "flows"), (3, "cards"), (3, "suggestions"): return ["POST"]
         default: return nil
         }
     }

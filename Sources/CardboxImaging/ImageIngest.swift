@@ -54,6 +54,13 @@ public enum ImageIngest {
     public static func ingest(_ data: Data, field: String = "image", keepBytes: Bool = false) throws -> IngestedImage {
         let format = try ImageFormat.validate(data, field: field)
         let header = try probe(data, field: field)
+        // The largest of libjpeg's shrinks that leaves both sides at least a pixel.
+        let shrink = Int32([8, 4, 2, 1].first { min(header.width, header.height) >= $0 } ?? 1)
+        let checked = data.withUnsafeBytes { cbx_vips_check($0.baseAddress, $0.count, shrink) }
+        guard checked == 0 else { throw failure(field, "cannot be decoded") }
+        if format == .jpeg && !endsItsScan(data) {
+            throw CardboxError.invalid(field: field, reason: "is cut short: its JPEG data has no end-of-image marker")
+        }
         let hasAlpha = header.bands == 2 || header.bands == 4
         let thumbnailPNG = format == .png && hasAlpha
         let thumbnail = try fit(
@@ -156,6 +163,31 @@ public enum ImageIngest {
         guard status == 0, let output else { throw failure("sample image", "cannot be made") }
         defer { cbx_vips_free(output) }
         return Data(bytes: output, count: length)
+    }
+
+    /// Whether a JPEG's last scan is followed by its end-of-image marker (FF D9). libjpeg pads a
+    /// scan cut short with grey and only warns, and whether libvips hears that warning depends on
+    /// when its last rows are read; the marker cannot be missed. Inside a scan, every FF byte is
+    /// followed by 00 or a restart marker, so FF D9 after the last start-of-scan (FF DA) ends it.
+    static func endsItsScan(_ data: Data) -> Bool {
+        let bytes = [UInt8](data)
+        guard bytes.count >= 4 else { return false }
+        var lastScan: Int?
+        var index = bytes.count - 2
+        while index >= 0 {
+            if bytes[index] == 0xFF && bytes[index + 1] == 0xDA {
+                lastScan = index
+                break
+            }
+            index -= 1
+        }
+        guard let start = lastScan else { return false }
+        var position = start + 2
+        while position + 1 < bytes.count {
+            if bytes[position] == 0xFF && bytes[position + 1] == 0xD9 { return true }
+            position += 1
+        }
+        return false
     }
 
     /// Pango markup treats `<` and `&` as markup: a card's text is shown as text.

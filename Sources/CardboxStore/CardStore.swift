@@ -109,30 +109,57 @@ extension CardboxStore {
         in deckReference: DeckID?, filter: CardFilter = CardFilter(), limit: Int? = nil, offset: Int = 0
     ) throws -> [Card] {
         try read { context in
-            var sql = "SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND isArchived = ?"
-            var arguments: StatementArguments = [context.account, filter.archived.storage]
-            if let deckReference {
-                sql += " AND deckId = ?"
-                arguments += [try context.existing(deckReference, .deck)]
-            }
-            if let language = filter.language {
-                sql += " AND (frontLanguage = ? OR backLanguage = ?)"
-                let code = try Language.validate(language, field: "language")
-                arguments += [code, code]
-            }
-            if let tag = filter.tag {
-                sql += """
-                     AND EXISTS (SELECT 1 FROM cardTag JOIN tag ON tag.id = cardTag.tagId
-                     WHERE cardTag.cardId = card.id AND tag.accountId = card.accountId AND tag.nameKey = ?)
-                    """
-                arguments += [TagName.normalize(tag)]
-            }
-            if filter.favoritesOnly { sql += " AND isFavorite = 1" }
-            sql += filter.archived ? " ORDER BY archivedAt DESC, id" : " ORDER BY createdAt, id"
-            sql += " LIMIT ? OFFSET ?"
+            var (condition, arguments) = try Self.condition(deckReference, filter, context)
+            let order = filter.archived ? "archivedAt DESC, id" : "createdAt, id"
             arguments += [limit ?? Int(Int64.max), offset]
-            return try context.cards(Row.fetchAll(context.db.cachedStatement(sql: sql), arguments: arguments))
+            return try context.cards(
+                Row.fetchAll(
+                    context.db.cachedStatement(
+                        sql:
+                            "SELECT \(CardColumns.select) FROM card WHERE \(condition) ORDER BY \(order) LIMIT ? OFFSET ?"
+                    ),
+                    arguments: arguments))
         }
+    }
+
+    /// How many cards `cards(in:filter:)` gives in all.
+    public func cardCount(in deckReference: DeckID?, filter: CardFilter = CardFilter()) throws -> Int {
+        try read { context in
+            let (condition, arguments) = try Self.condition(deckReference, filter, context)
+            return try context.count("SELECT COUNT(*) FROM card WHERE \(condition)", arguments)
+        }
+    }
+
+    /// The SQL condition of seed 001's filters, with its arguments.
+    private static func condition(
+        _ deckReference: DeckID?, _ filter: CardFilter, _ context: StoreContext
+    ) throws -> (String, StatementArguments) {
+        var sql = "accountId = ? AND isArchived = ?"
+        var arguments: StatementArguments = [context.account, filter.archived.storage]
+        if let deckReference {
+            sql += " AND deckId = ?"
+            arguments += [try context.existing(deckReference, .deck)]
+        }
+        if let language = filter.language {
+            sql += " AND (frontLanguage = ? OR backLanguage = ?)"
+            let code = try Language.validate(language, field: "language")
+            arguments += [code, code]
+        }
+        if let tag = filter.tag {
+            sql += """
+                 AND EXISTS (SELECT 1 FROM cardTag JOIN tag ON tag.id = cardTag.tagId
+                 WHERE cardTag.cardId = card.id AND tag.accountId = card.accountId AND tag.nameKey = ?)
+                """
+            arguments += [TagName.normalize(tag)]
+        }
+        if filter.favoritesOnly { sql += " AND isFavorite = 1" }
+        if let search = filter.search {
+            // cardbox_folded: Swift's case folding, so "ÁRBOL" finds "árbol" (SQLite's lower() and
+            // LIKE fold ASCII letters only).
+            sql += " AND instr(cardbox_folded(front || char(10) || back || char(10) || notes), ?) > 0"
+            arguments += [search.folding(options: [.caseInsensitive], locale: nil)]
+        }
+        return (sql, arguments)
     }
 
     public func card(_ reference: CardID) throws -> Card {

@@ -83,6 +83,7 @@ public final class CardboxStore: Sendable {
                 // A 16 MiB page cache (SQLite's default is 2 MiB): a large batch otherwise spills
                 // pages to the WAL mid-transaction and writes them again at commit.
                 try db.execute(sql: "PRAGMA cache_size = -16384")
+                CardboxStore.addFunctions(to: db)
             }
             // A store is put in WAL mode when it is created, and the file remembers it; setting it
             // again on every open of a single connection would cost a small write (GRDB makes sure
@@ -121,10 +122,21 @@ public final class CardboxStore: Sendable {
 
     /// A store that lives in memory only, for tests and simulations.
     public static func inMemory(account: UUID? = nil, environment: StoreEnvironment = .live) throws -> CardboxStore {
-        let queue = try DatabaseQueue()
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in CardboxStore.addFunctions(to: db) }
+        let queue = try DatabaseQueue(configuration: configuration)
         try migratedTemplate.get().backup(to: queue)
         return try CardboxStore(
             file: StoreFile(writer: queue, path: nil, reopen: nil), account: account, environment: environment)
+    }
+
+    /// SQL functions the store's queries use: `cardbox_folded(text)`, the text case-folded as Swift
+    /// folds it (SQLite's own lower() and LIKE fold ASCII letters only), for searching cards.
+    static func addFunctions(to db: Database) {
+        db.add(
+            function: DatabaseFunction("cardbox_folded", argumentCount: 1, pure: true) { values in
+                String.fromDatabaseValue(values[0])?.folding(options: [.caseInsensitive], locale: nil)
+            })
     }
 
     /// An empty database with every migration run, copied into each new in-memory store. Running the

@@ -350,7 +350,7 @@ def suggestions(browser: Browser, server: Server, work: str, deck: str) -> None:
     laptop("sync")
     laptop("deck", "edit", "Spanish", "--queued-suggestions", "3")
     laptop("sync")
-    browser.open(deck.replace(browser.base, ""))
+    browser.open(deck.replace(browser.base, "") + "?tab=suggestions")
     # A node replaced by a reload: stale, or (Chromium) "does not belong to the document".
     replaced = (StaleElementReferenceException, WebDriverException)
     wait = WebDriverWait(browser.driver, 30, ignored_exceptions=replaced)
@@ -358,8 +358,8 @@ def suggestions(browser: Browser, server: Server, work: str, deck: str) -> None:
     def fronts(driver) -> list:
         return [item.find_element(By.TAG_NAME, "strong").text for item in driver.find_elements(By.CSS_SELECTOR, items)]
     def settled(driver) -> bool:  # every picture made: nothing waits, and every thumbnail has loaded
-        body = driver.find_element(By.TAG_NAME, "body").text
-        return len(fronts(driver)) >= 2 and "not shown" not in body and driver.execute_script(
+        waiting = driver.find_element(By.CSS_SELECTOR, "#tab-waiting span").text
+        return len(fronts(driver)) >= 2 and waiting == "0" and driver.execute_script(
             "return Array.from(document.querySelectorAll('img.thumbnail'))"
             ".every(i => i.complete && i.naturalWidth > 0)")
     wait.until(settled)
@@ -376,14 +376,17 @@ def suggestions(browser: Browser, server: Server, work: str, deck: str) -> None:
                 time.sleep(0.3)
         raise AssertionError(f"no suggestion to {action}")
     accepted = act("accept")
-    wait.until(lambda driver: accepted in driver.find_element(By.ID, "cards").text)
-    check(True, f"an accepted suggestion ({accepted}) becomes a card")
-    wait.until(lambda driver: len(fronts(driver)) >= 1)
+    wait.until(lambda driver: accepted not in fronts(driver) and len(fronts(driver)) >= 1)
     rejected = act("reject")
     wait.until(lambda driver: rejected not in fronts(driver))
     check(True, f"a rejected suggestion ({rejected}) leaves the page")
     # The server fills the queue again (3): once it has, the page stops reloading for the next steps.
     wait.until(lambda driver: len(fronts(driver)) == 3 and settled(driver))
+    browser.open(deck.replace(browser.base, ""))
+    check(accepted in browser.find("#cards").text, f"the accepted suggestion ({accepted}) is a card of the deck")
+    browser.open(deck.replace(browser.base, "") + "?tab=rejected")
+    check(rejected in browser.find("#rejected").text, "and the rejected one is on the deck's rejected list")
+    browser.shoot("deck-rejected")
 
 
 def account_and_sign_out(browser: Browser) -> None:

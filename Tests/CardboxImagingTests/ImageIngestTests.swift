@@ -41,6 +41,28 @@ struct HostileImageTests {
         #expect(throws: CardboxError.self) { _ = try ImageIngest.ingest(cut) }
     }
 
+    @Test("a photo missing only its last bytes is refused too, thumbnail or not", arguments: [ImageFormat.jpeg, .heic])
+    func tailCut(_ format: ImageFormat) throws {
+        // A thumbnail alone can miss this: it may stop before the last rows, or use a HEIC's preview.
+        let photo = try ImageIngest.sample(width: 3000, height: 2001, format: format)
+        for cut in [200, 1000, photo.count / 20] {
+            #expect(throws: CardboxError.self) { _ = try ImageIngest.ingest(photo.prefix(photo.count - cut)) }
+            #expect(throws: CardboxError.self) {
+                _ = try ImageIngest.ingest(photo.prefix(photo.count - cut), keepBytes: true)
+            }
+        }
+    }
+
+    @Test(
+        "tiny images (a side under 8 pixels) go through, whatever their format",
+        arguments: [ImageFormat.jpeg, .png, .heic])
+    func tiny(_ format: ImageFormat) throws {
+        for (width, height) in [(1, 1), (7, 3), (2, 9)] {
+            let image = try ImageIngest.ingest(try ImageIngest.sample(width: width, height: height, format: format))
+            #expect(image.width == width && image.height == height && image.thumbnail.width == width)
+        }
+    }
+
     @Test("bytes that only start like an image are refused with a clear reason")
     func damaged() throws {
         let fake = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])

@@ -300,8 +300,9 @@ struct WebAppTests {
             _ = try phone.addSuggestion(to: deckId, SuggestionDraft(front: "el árbol", back: "tree"))  // no picture yet
             _ = try await DeviceSync(store: phone).sync()
             let deck = "/decks/\(deckId)"
-            let page = try await browser.get(deck).body
+            let page = try await browser.get(deck + "?tab=suggestions").body
             let hash = try #require(gato.imageHash)
+            #expect(page.contains(#"id="tab-suggestions" aria-current="page">Suggestions"#))
             #expect(page.contains("<strong>el gato</strong>") && page.contains("Another pet"))
             #expect(page.contains("src=\"/images/\(hash)/thumbnail\""))
             #expect(page.contains(escaped("<script>x</script>")) && !page.contains("<script>x</script>"))
@@ -318,21 +319,127 @@ struct WebAppTests {
 
             let csrf = try await browser.csrf()
             let accepted = try await browser.post(deck + "/suggestions/\(gato.id)/accept", ["csrf": csrf])
-            #expect(accepted.status == 303 && accepted.location == deck + "#suggestions")
+            #expect(accepted.status == 303 && accepted.location == deck + "?tab=suggestions")
             #expect(try await browser.post(deck + "/suggestions/\(casa.id)/reject", ["csrf": csrf]).status == 303)
             #expect(try await browser.post(deck + "/suggestions/\(script.id)/skip", ["csrf": csrf]).status == 303)
             #expect(try await browser.post(deck + "/suggestions/\(script.id)/frobnicate", ["csrf": csrf]).status == 404)
             #expect(
                 try await eve.post(deck + "/suggestions/\(script.id)/accept", ["csrf": try await eve.csrf()]).status
                     == 404)
-            let after = try await browser.get(deck).body
-            #expect(after.contains("<strong>el gato</strong> <span>cat</span>"))  // now a card
-            #expect(!after.contains("la casa") && !after.contains(escaped("<script>x</script>")))
-            #expect(after.contains("2 more not shown: waiting for a picture, or"))
+            // A card now.
+            #expect(try await browser.get(deck).body.contains("<strong>el gato</strong> <span>cat</span>"))
+            let left = try await browser.get(deck + "?tab=suggestions").body
+            #expect(!left.contains("la casa") && !left.contains(escaped("<script>x</script>")))
+            #expect(left.contains("No suggestions to review."))
+            // Seed 000's other lists: waiting (no picture yet, or skipped) and rejected.
+            let waiting = try await browser.get(deck + "?tab=waiting").body
+            #expect(waiting.contains("<strong>el árbol</strong>") && waiting.contains("waiting for a picture"))
+            #expect(waiting.contains(escaped("<script>x</script>")) && waiting.contains(">skipped<"))
+            let rejected = try await browser.get(deck + "?tab=rejected").body
+            #expect(rejected.contains("<strong>la casa</strong>"))
             _ = try await DeviceSync(store: phone).sync()
             #expect(try phone.cards(in: deckId).map(\.front) == ["el gato"])
             #expect(
                 try phone.rejectedSuggestions(in: deckId).map(\.front).sorted() == ["<script>x</script>", "la casa"])
+        }
+    }
+
+    @Test("a deck's five lists: archive, restore, favorite, delete, archive due; filters and search; clear and reset")
+    func deckLists() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let name = "lia-\(UUID().uuidString.prefix(8))"
+            _ = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
+            let browser = TestBrowser(url)
+            _ = try await browser.post("/signin", ["user": name, "password": "correct horse"])
+            let phone = try await signIn(CardboxStore.inMemory(), to: url, user: name, password: "correct horse")
+            let deckId = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en").id
+            let arbol = try phone.addCard(to: deckId, CardDraft(front: "el Árbol", back: "tree", tags: ["nature"]))
+            let gato = try phone.addCard(to: deckId, CardDraft(front: "el gato", back: "cat", tags: ["pets"]))
+            let due = try phone.addCard(to: deckId, CardDraft(front: "ayer", back: "yesterday"))
+            _ = try phone.editCard(due.id, CardChanges(dueAt: .some(Date(timeIntervalSinceNow: -86_400))))
+            _ = try phone.addSuggestion(to: deckId, SuggestionDraft(front: "el perro", back: "dog"), ready: true)
+            _ = try await DeviceSync(store: phone).sync()
+            let deck = "/decks/\(deckId)"
+            let csrf = try await browser.csrf()
+            func fronts(_ path: String) async throws -> [String] {
+                let page = try await browser.get(path).body
+                return page.components(separatedBy: "<li><strong>").dropFirst().compactMap {
+                    $0.components(separatedBy: "</strong>").first
+                }
+            }
+            #expect(try await fronts(deck) == ["el Árbol", "el gato", "ayer"])
+            // Seed 001's filters and a search (any case, accents kept).
+            #expect(try await fronts(deck + "?tag=pets") == ["el gato"])
+            #expect(try await fronts(deck + "?q=%C3%A1rbol") == ["el Árbol"])
+            #expect(try await fronts(deck + "?q=CAT") == ["el gato"])
+            #expect(try await browser.get(deck + "?q=zzz").body.contains("No cards match."))
+            let favorite = try await browser.post(
+                deck + "/cards/\(gato.id)/favorite", ["csrf": csrf, "tab": "current"])
+            #expect(favorite.status == 303 && favorite.location == deck)
+            #expect(try await fronts(deck + "?favorites=1") == ["el gato"])
+            // Archive and restore (archived newest first), delete, archive due.
+            _ = try await browser.post(deck + "/cards/\(arbol.id)/archive", ["csrf": csrf, "tab": "current"])
+            _ = try await browser.post(deck + "/cards/\(gato.id)/archive", ["csrf": csrf, "tab": "current"])
+            #expect(try await fronts(deck + "?tab=archived") == ["el gato", "el Árbol"])
+            let restored = try await browser.post(
+                deck + "/cards/\(gato.id)/restore", ["csrf": csrf, "tab": "archived"])
+            #expect(restored.location == deck + "?tab=archived")
+            #expect(try await fronts(deck) == ["el gato", "ayer"])
+            _ = try await browser.post(deck + "/flows/archive-due", ["csrf": csrf, "tab": "current"])
+            #expect(try await fronts(deck) == ["el gato"])
+            _ = try await browser.post(deck + "/cards/\(arbol.id)/delete", ["csrf": csrf, "tab": "archived"])
+            #expect(try await fronts(deck + "?tab=archived") == ["ayer"])
+            #expect(try await browser.post(deck + "/cards/\(gato.id)/explode", ["csrf": csrf]).status == 404)
+            // Suggestions: cleared; rejected ones reset.
+            _ = try await browser.post(deck + "/flows/clear-suggestions", ["csrf": csrf, "tab": "suggestions"])
+            #expect(try await browser.get(deck + "?tab=suggestions").body.contains("No suggestions to review."))
+            _ = try phone.rejectSuggestion(
+                try phone.addSuggestion(to: deckId, SuggestionDraft(front: "la casa", back: "house"), ready: true).id)
+            _ = try await DeviceSync(store: phone).sync()
+            #expect(try await fronts(deck + "?tab=rejected") == ["la casa"])
+            let reset = try await browser.post(deck + "/flows/reset-rejected", ["csrf": csrf, "tab": "rejected"])
+            #expect(reset.location == deck + "?tab=rejected")
+            #expect(try await browser.get(deck + "?tab=rejected").body.contains("No rejected suggestions."))
+            _ = try await DeviceSync(store: phone).sync()
+            #expect(try phone.card(gato.id).isFavorite && !phone.card(gato.id).isArchived)
+            #expect(try phone.rejectedSuggestions(in: deckId).isEmpty)
+        }
+    }
+
+    @Test("/api/v1: a deck's cards through filters, moved and archived by a device token")
+    func apiDeckLists() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            _ = try await accounts.addAccount(name: "uma", password: "correct horse", plan: .premium)
+            let token = try await accounts.signIn(name: "uma", password: "correct horse", deviceName: "script").token
+            let made = try await rawPost(
+                url + "/api/v1/decks", body: #"{"name": "Spanish", "frontLanguage": "es", "backLanguage": "en"}"#,
+                token: token)
+            let deck = try #require(Self.json(made.body)["deck"]?["id"]?.stringValue)
+            for (front, tag) in [("hola", "greeting"), ("adiós", "greeting"), ("perro", "animal")] {
+                _ = try await rawPost(
+                    url + "/api/v1/decks/\(deck)/cards",
+                    body: #"{"front": "\#(front)", "back": "x", "tags": ["\#(tag)"]}"#,
+                    token: token)
+            }
+            let greetings = try Self.json(
+                try await rawRequest(
+                    .GET, url + "/api/v1/decks/\(deck)/cards?tag=greeting&limit=1", body: Data(), token: token
+                )
+                .body)
+            #expect(greetings["total"] == .int(2) && greetings["cards"]?.jsonText.contains("hola") == true)
+            let found = try Self.json(
+                try await rawRequest(.GET, url + "/api/v1/decks/\(deck)/cards?q=ADI", body: Data(), token: token).body)
+            let id = try #require(
+                found["cards"]?.jsonText.split(separator: "\"").drop { $0 != "id" }.dropFirst(2).first)
+            let archived = try await rawPost(url + "/api/v1/decks/\(deck)/cards/\(id)/archive", body: "", token: token)
+            #expect(try archived.status == 200 && Self.json(archived.body)["counts"]?["archivedCards"] == .int(1))
+            let flow = try await rawPost(url + "/api/v1/decks/\(deck)/flows/clear-suggestions", body: "", token: token)
+            #expect(try flow.status == 200 && Self.json(flow.body)["moved"] == .int(0))
+            #expect(
+                try await rawPost(url + "/api/v1/decks/\(deck)/flows/explode", body: "", token: token).status == 404)
+            let bad = try await rawRequest(
+                .GET, url + "/api/v1/decks/\(deck)/cards?limit=0", body: Data(), token: token)
+            #expect(bad.status == 400)
         }
     }
 

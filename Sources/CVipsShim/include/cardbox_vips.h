@@ -19,6 +19,12 @@ void cbx_vips_free(void *buffer);
 /* Reads only the header of an encoded image: no pixels are decoded. */
 int cbx_vips_probe(const void *data, size_t length, int *width, int *height, int *bands);
 
+/* Decodes every pixel of the image (a JPEG shrunk by `jpeg_shrink`, 1, 2, 4 or 8, which still
+ * reads all of its data; the caller keeps both sides at least that many pixels, since libvips
+ * aborts on an image of no pixels): a truncated or damaged image fails. A thumbnail alone cannot
+ * tell: it may stop before the last rows, or use a HEIC's embedded preview. */
+int cbx_vips_check(const void *data, size_t length, int jpeg_shrink);
+
 /* Decodes the whole image (a truncated or damaged one fails), turns it upright by its EXIF
  * orientation, shrinks it to fit max_side (never enlarges), and encodes it as JPEG at `quality`
  * (alpha flattened onto white) or, with as_png, as PNG. Metadata is stripped. */

@@ -57,6 +57,66 @@ struct AccountActions: Sendable {
         }
     }
 
+    /// A deck's current or archived cards through seed 001's filters, `limit` from `offset` on.
+    func cards(_ caller: Caller, in deck: DeckID, _ filter: CardFilter, limit: Int, offset: Int) async throws -> (
+        cards: [Card], total: Int, tags: [String]
+    ) {
+        try await read(caller) { store in
+            (
+                try store.cards(in: deck, filter: filter, limit: limit, offset: offset),
+                try store.cardCount(in: deck, filter: filter), try store.tags().map(\.name)
+            )
+        }
+    }
+
+    /// What can be done to one card from its deck's lists (seed 000's movement flows, seed 001's favorite).
+    enum CardMove: String, Sendable {
+        case archive, restore, delete, favorite
+    }
+
+    func move(_ caller: Caller, _ card: CardID, in deck: DeckID, _ move: CardMove) async throws {
+        try await write(caller) { store in
+            guard try store.card(card).deckId == deck else {
+                throw CardboxError.notFound(kind: "card", reference: card.description)
+            }
+            switch move {
+            case .archive: _ = try store.setArchived(card, true)
+            case .restore: _ = try store.setArchived(card, false)
+            case .delete: try store.deleteCard(card)
+            case .favorite: _ = try store.setFavorite(card)
+            }
+        }
+    }
+
+    /// Seed 000's deck-wide flows.
+    enum DeckFlow: String, Sendable {
+        case archiveDue = "archive-due", clearSuggestions = "clear-suggestions", resetRejected = "reset-rejected"
+    }
+
+    /// Runs a deck-wide flow; answers how many records it moved.
+    func run(_ caller: Caller, _ flow: DeckFlow, in deck: DeckID) async throws -> Int {
+        try await write(caller) { store in
+            switch flow {
+            case .archiveDue: try store.archiveDueCards(deck)
+            case .clearSuggestions: try store.clearSuggestions(deck)
+            case .resetRejected: try store.resetRejectedSuggestions(deck)
+            }
+        }
+    }
+
+    /// A deck's suggestions not shown for review (waiting for their picture, or skipped), and its
+    /// rejected ones.
+    func hiddenSuggestions(_ caller: Caller, in deck: DeckID) async throws -> (
+        waiting: [Suggestion], rejected: [RejectedSuggestion]
+    ) {
+        try await read(caller) { store in
+            (
+                try store.suggestions(in: deck, includeAll: true).filter { !$0.isVisible || $0.isHidden },
+                try store.rejectedSuggestions(in: deck)
+            )
+        }
+    }
+
     /// Seed 000's review of suggestions: what the person does with a visible one.
     enum SuggestionReview: String, Sendable {
         case accept, reject, skip

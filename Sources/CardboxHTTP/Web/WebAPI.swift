@@ -59,6 +59,47 @@ struct WebAPI: Sendable {
             let card = try await actions.undo(try context.requireCaller(), in: try WebApp.deckId(context))
             return EncodedJSON(["card": card])
         }
+        api.get("decks/:deck/cards") { request, context in
+            let query = request.uri.queryParameters
+            let text = { (name: String) in query[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 } }
+            let flag = { (name: String) throws -> Bool in
+                switch query[Substring(name)].map(String.init) {
+                case nil, "false": return false
+                case "true": return true
+                default: throw CardboxError.invalid(field: name, reason: "must be true or false")
+                }
+            }
+            let filter = CardFilter(
+                archived: try flag("archived"), favoritesOnly: try flag("favorites"), tag: text("tag"),
+                language: text("language"), search: text("q"))
+            let limit = Int(try request.integerQuery("limit", default: Int64(AccountActions.cardsShown)))
+            let offset = Int(try request.integerQuery("offset", default: 0))
+            guard (1...AccountActions.cardsShown).contains(limit), offset >= 0 else {
+                throw CardboxError.invalid(
+                    field: "limit", reason: "must be 1 to \(AccountActions.cardsShown), offset 0 or more")
+            }
+            let found = try await actions.cards(
+                try context.requireCaller(), in: try WebApp.deckId(context), filter, limit: limit, offset: offset)
+            return EncodedJSON(CardsAnswer(cards: found.cards, total: found.total))
+        }
+        api.post("decks/:deck/cards/:card/:move") { _, context in
+            guard let move = context.parameters.get("move").flatMap(AccountActions.CardMove.init) else {
+                throw CardboxError.notFound(kind: "action", reference: context.parameters.get("move") ?? "")
+            }
+            let caller = try context.requireCaller()
+            let deck = try WebApp.deckId(context)
+            try await actions.move(caller, try WebApp.id(context, "card"), in: deck, move)
+            return EncodedJSON(["counts": try await actions.deck(caller, deck, limit: 0).counts])
+        }
+        api.post("decks/:deck/flows/:flow") { _, context in
+            guard let flow = context.parameters.get("flow").flatMap(AccountActions.DeckFlow.init) else {
+                throw CardboxError.notFound(kind: "flow", reference: context.parameters.get("flow") ?? "")
+            }
+            let caller = try context.requireCaller()
+            let deck = try WebApp.deckId(context)
+            let moved = try await actions.run(caller, flow, in: deck)
+            return EncodedJSON(FlowAnswer(moved: moved, counts: try await actions.deck(caller, deck, limit: 0).counts))
+        }
         api.get("decks/:deck/suggestions") { _, context in
             EncodedJSON(
                 [
@@ -81,6 +122,16 @@ struct WebAPI: Sendable {
         api.get("images/:sha256/thumbnail") { _, context in
             try await WebApp.image(actions, context, caller: try context.requireCaller(), thumbnail: true)
         }
+    }
+
+    struct CardsAnswer: Encodable {
+        var cards: [Card]
+        var total: Int
+    }
+
+    struct FlowAnswer: Encodable {
+        var moved: Int
+        var counts: DeckCounts
     }
 
     struct DecksAnswer: Encodable {

@@ -38,6 +38,24 @@ struct WebApp: Sendable {
         pages.post("decks/:deck/suggestions/:suggestion/:review") { request, context in
             try await review(request, context)
         }
+        pages.post("decks/:deck/cards/:card/:move") { request, context in
+            try await change(request, context, then: { tab in try Self.tabPath(context, tab) }) { caller, form in
+                guard let move = context.parameters.get("move").flatMap(AccountActions.CardMove.init) else {
+                    throw CardboxError.notFound(kind: "page", reference: context.parameters.get("move") ?? "")
+                }
+                try await actions.move(caller, try Self.id(context, "card"), in: try Self.deckId(context), move)
+                return form["tab"] ?? ""
+            }
+        }
+        pages.post("decks/:deck/flows/:flow") { request, context in
+            try await change(request, context, then: { tab in try Self.tabPath(context, tab) }) { caller, form in
+                guard let flow = context.parameters.get("flow").flatMap(AccountActions.DeckFlow.init) else {
+                    throw CardboxError.notFound(kind: "page", reference: context.parameters.get("flow") ?? "")
+                }
+                _ = try await actions.run(caller, flow, in: try Self.deckId(context))
+                return form["tab"] ?? ""
+            }
+        }
         pages.get("images/:sha256") { _, context in
             try await Self.image(actions, context, caller: try context.pageCaller(), thumbnail: false)
         }
@@ -159,35 +177,117 @@ struct WebApp: Sendable {
     /// Cards a deck's page shows at a time.
     static let cardsPerPage = 50
 
-    /// A deck's page: its counts, the add-card form and its cards, a page of them at a time (`?page=N`).
+    /// Seed 000's five lists of a deck, as the deck page's tabs (`?tab=`).
+    enum DeckTab: String, CaseIterable {
+        case current, archived, suggestions, waiting, rejected
+
+        var label: String {
+            switch self {
+            case .current: "Cards"
+            case .archived: "Archived"
+            case .suggestions: "Suggestions"
+            case .waiting: "Waiting"
+            case .rejected: "Rejected"
+            }
+        }
+
+        func count(_ counts: DeckCounts) -> Int {
+            switch self {
+            case .current: counts.currentCards
+            case .archived: counts.archivedCards
+            case .suggestions: counts.visibleSuggestions
+            case .waiting: counts.invisibleSuggestions
+            case .rejected: counts.rejectedSuggestions
+            }
+        }
+    }
+
+    /// A deck's page: its counts, its five lists as tabs, the add-card form and the current tab's
+    /// records; cards a page at a time (`?page=N`) through seed 001's filters (`tag`, `favorites`,
+    /// `language`, `q` to search).
     private func deckPage(
         _ request: Request, _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil
     ) async throws -> Response {
         let caller = try context.pageCaller()
         let live = try await database.cursor(account: caller.account.id)
-        let page = max(1, Int(request.uri.queryParameters["page"].map(String.init) ?? "") ?? 1)
-        let detail = try await actions.deck(
-            caller, try Self.deckId(context), limit: Self.cardsPerPage, offset: (page - 1) * Self.cardsPerPage)
+        let query = request.uri.queryParameters
+        let tab = query["tab"].flatMap { DeckTab(rawValue: String($0)) } ?? .current
+        let detail = try await actions.deck(caller, try Self.deckId(context), limit: 0)
+        let deck = detail.deck
         var values = Self.countValues(detail.counts, detail.today)
-        values["deck"] = Self.deckValues(detail.deck)
-        values["hasCards"] = !detail.cards.isEmpty
-        let pages = max(1, (detail.counts.currentCards + Self.cardsPerPage - 1) / Self.cardsPerPage)
+        values["deck"] = Self.deckValues(deck)
+        values["draft"] = draft
+        values["tab"] = tab.rawValue
+        values["is" + tab.rawValue.prefix(1).uppercased() + tab.rawValue.dropFirst()] = true
+        values["tabs"] = DeckTab.allCases.map {
+            ["name": $0.rawValue, "label": $0.label, "count": $0.count(detail.counts), "selected": $0 == tab]
+        }
+        values["hasDue"] = detail.counts.dueCards > 0
+        switch tab {
+        case .current, .archived:
+            let filter = CardFilter(
+                archived: tab == .archived, favoritesOnly: query["favorites"] != nil,
+                tag: query["tag"].map(String.init).flatMap { $0.isEmpty ? nil : $0 },
+                language: query["language"].map(String.init).flatMap { $0.isEmpty ? nil : $0 },
+                search: query["q"].map(String.init))
+            values.merge(try await cardValues(request, caller, deck, tab, filter)) { $1 }
+        case .suggestions:
+            let suggestions = try await actions.suggestions(caller, in: deck.id)
+            values["hasSuggestions"] = !suggestions.isEmpty
+            values["suggestions"] = suggestions.map(Self.suggestionValues)
+        case .waiting, .rejected:
+            let hidden = try await actions.hiddenSuggestions(caller, in: deck.id)
+            values["waiting"] = hidden.waiting.map {
+                Self.suggestionValues($0).merging(["skipped": $0.isHidden]) { $1 }
+            }
+            values["hasWaiting"] = !hidden.waiting.isEmpty
+            values["rejected"] = hidden.rejected.map { ["front": $0.front, "date": Self.dateText($0.deletedAt)] }
+            values["hasRejected"] = !hidden.rejected.isEmpty
+        }
+        return WebPage.html(
+            "deck", title: deck.name, values, context: context, error: error,
+            status: error == nil ? .ok : .badRequest, live: live)
+    }
+
+    /// The current or archived tab's cards (a page of them), its filter form and its pages.
+    private func cardValues(
+        _ request: Request, _ caller: Caller, _ deck: Deck, _ tab: DeckTab, _ filter: CardFilter
+    ) async throws -> [String: Any] {
+        let page = max(1, Int(request.uri.queryParameters["page"].map(String.init) ?? "") ?? 1)
+        let found = try await actions.cards(
+            caller, in: deck.id, filter, limit: Self.cardsPerPage, offset: (page - 1) * Self.cardsPerPage)
+        var values: [String: Any] = [
+            "hasCards": !found.cards.isEmpty,
+            "cards": found.cards.map {
+                [
+                    "id": $0.id.description, "front": $0.front, "back": $0.back, "tags": $0.tags,
+                    "isFavorite": $0.isFavorite,
+                ] as [String: Any]
+            },
+            "filter": [
+                "q": filter.search ?? "", "favorites": filter.favoritesOnly,
+                "isFiltered": filter != CardFilter(archived: filter.archived),
+                "tags": found.tags.map { ["name": $0, "selected": $0 == filter.tag] },
+                "languages": [deck.frontLanguage, deck.backLanguage].uniqued().map {
+                    ["code": $0, "name": Language.name(of: $0), "selected": $0 == filter.language]
+                },
+            ] as [String: Any],
+        ]
+        let pages = max(1, (found.total + Self.cardsPerPage - 1) / Self.cardsPerPage)
         if pages > 1 {
+            var allowed = CharacterSet.alphanumerics
+            allowed.insert(charactersIn: "-._~")
+            var items = request.uri.queryParameters.filter { $0.key != "page" }.map {
+                "\($0.key)=\(String($0.value).addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
+            }
+            items.sort()
+            let base = "/decks/\(deck.id)?" + (items + ["page="]).joined(separator: "&")
             values["paging"] = [
-                "page": page, "pages": pages, "hasPrevious": page > 1, "previous": page - 1,
-                "hasNext": page < pages, "next": page + 1,
+                "page": page, "pages": pages, "hasPrevious": page > 1, "previous": base + "\(page - 1)",
+                "hasNext": page < pages, "next": base + "\(page + 1)",
             ]
         }
-        values["cards"] = detail.cards.map { ["front": $0.front, "back": $0.back, "tags": $0.tags] as [String: Any] }
-        let suggestions = try await actions.suggestions(caller, in: detail.deck.id)
-        values["hasSuggestions"] = !suggestions.isEmpty
-        values["suggestions"] = suggestions.map(Self.suggestionValues)
-        values["waitingSuggestions"] = detail.counts.invisibleSuggestions
-        values["hasWaiting"] = detail.counts.invisibleSuggestions > 0
-        values["draft"] = draft
-        return WebPage.html(
-            "deck", title: detail.deck.name, values, context: context, error: error,
-            status: error == nil ? .ok : .badRequest, live: live)
+        return values
     }
 
     private func addCard(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
@@ -222,7 +322,7 @@ struct WebApp: Sendable {
         }
         do {
             try await actions.review(try context.pageCaller(), suggestion, in: deckId, review)
-            return WebPage.redirect("/decks/\(deckId)#suggestions")
+            return WebPage.redirect("/decks/\(deckId)?tab=suggestions")
         } catch let error as CardboxError {
             if case .notFound = error { throw error }
             return try await deckPage(request, context, error: WebPage.message(error))
@@ -638,6 +738,12 @@ struct WebApp: Sendable {
     // MARK: Values for templates
 
     static func deckId(_ context: CardboxRequestContext) throws -> DeckID { try id(context, "deck") }
+
+    /// The deck's page at the tab a form came from (the current tab when it names none it knows).
+    static func tabPath(_ context: CardboxRequestContext, _ tab: String) throws -> String {
+        let tab = DeckTab(rawValue: tab) ?? .current
+        return "/decks/\(try deckId(context))" + (tab == .current ? "" : "?tab=\(tab.rawValue)")
+    }
 
     static func listId(_ context: CardboxRequestContext) throws -> ListID { try id(context, "list") }
 

@@ -25,6 +25,12 @@ enum WebAssets {
         button.link { background: none; color: var(--tint); padding: 0; text-decoration: underline; }
         button.secondary { background: #fff; color: var(--tint); border: 1px solid var(--tint); }
         ul.suggestions li { display: flex; gap: .8rem; align-items: flex-start; }
+        nav.tabs { display: flex; flex-wrap: wrap; gap: .2rem; border-bottom: 1px solid var(--line); margin: 1rem 0; }
+        nav.tabs a { padding: .4rem .7rem; text-decoration: none; border-radius: .4rem .4rem 0 0; }
+        nav.tabs a[aria-current="page"] { background: #fff; border: 1px solid var(--line); border-bottom-color: #fff;
+          margin-bottom: -1px; font-weight: 600; }
+        .actions { margin-left: auto; display: flex; gap: .6rem; }
+        form.filters { flex-wrap: wrap; gap: .5rem; margin: 1.2rem 0 .6rem; }
         ul.images { list-style: none; display: flex; flex-wrap: wrap; gap: .6rem; padding: 0; }
         ul.images li { display: flex; flex-direction: column; align-items: center; }
         img.thumbnail { width: 96px; height: 96px; object-fit: cover; border-radius: .4rem; flex: none; }

@@ -18,7 +18,8 @@ enum WebTemplates {
     }
 
     static let templates: [String: String] = [
-        "layout": layout, "signin": signIn, "setup": setup, "decks": decks, "deck": deck, "study": study,
+        "layout": layout, "signin": signIn, "setup": setup, "decks": decks, "deck": deck, "cardlist": cardlist,
+        "study": study,
         "account": account, "message": message, "lists": lists, "list": list,
         "boards": boards, "board": board,
     ]
@@ -360,6 +361,11 @@ enum WebTemplates {
         <p class="muted">{{deck.frontLanguage}} → {{deck.backLanguage}} · {{current}} cards ·
         {{due}} due · {{new}} new</p>
         {{#canStudy}}<p><a class="button" href="/decks/{{deck.id}}/study">Study now</a></p>{{/canStudy}}
+        <nav class="tabs" aria-label="The deck's lists">
+        {{#tabs}}<a href="/decks/{{deck.id}}?tab={{name}}" id="tab-{{name}}"{{#selected}} aria-current="page"{{/selected}}>{{label}}
+        <span class="muted">{{count}}</span></a>{{/tabs}}
+        </nav>
+        {{#isCurrent}}
         <h2>Add a card</h2>
         <form method="post" action="/decks/{{deck.id}}/cards" class="stack">
         <input type="hidden" name="csrf" value="{{csrf}}">
@@ -371,9 +377,29 @@ enum WebTemplates {
         <input id="tags" name="tags" value="{{draft.tags}}">
         <button type="submit">Add card</button>
         </form>
-        <h2 id="suggestions">Suggestions</h2>
+        {{#hasDue}}<form method="post" action="/decks/{{deck.id}}/flows/archive-due" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="tab" value="current">
+        <button type="submit" class="secondary small">Archive due cards</button></form>{{/hasDue}}
+        {{/isCurrent}}
+        {{#filter}}
+        <form method="get" action="/decks/{{deck.id}}" class="row filters" role="search">
+        <input type="hidden" name="tab" value="{{tab}}">
+        <label>Search <input name="q" value="{{q}}" type="search"></label>
+        <label>Tag <select name="tag"><option value="">any</option>{{#tags}}<option{{#selected}} selected{{/selected}}>{{name}}</option>{{/tags}}</select></label>
+        <label>Language <select name="language"><option value="">any</option>{{#languages}}<option value="{{code}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/languages}}</select></label>
+        <label><input type="checkbox" name="favorites" value="1"{{#favorites}} checked{{/favorites}}> Favorites</label>
+        <button type="submit" class="small">Filter</button>
+        {{#isFiltered}}<a href="/decks/{{deck.id}}?tab={{tab}}">Clear</a>{{/isFiltered}}
+        </form>
+        {{/filter}}
+        {{#isCurrent}}{{> cardlist}}{{/isCurrent}}
+        {{#isArchived}}{{> cardlist}}{{/isArchived}}
+        {{#isSuggestions}}
         {{#hasSuggestions}}
-        <ul class="cards suggestions">
+        <form method="post" action="/decks/{{deck.id}}/flows/clear-suggestions" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="tab" value="suggestions">
+        <button type="submit" class="secondary small">Clear all suggestions</button></form>
+        <ul class="cards suggestions" id="suggestions">
         {{#suggestions}}
         <li id="suggestion-{{id}}">
         {{#hasImage}}<a href="/images/{{image}}"><img src="/images/{{image}}/thumbnail" alt="Picture for {{front}}"
@@ -391,26 +417,59 @@ enum WebTemplates {
         </ul>
         {{/hasSuggestions}}
         {{^hasSuggestions}}<p class="muted">No suggestions to review.</p>{{/hasSuggestions}}
-        {{#hasWaiting}}<p class="muted">{{waitingSuggestions}} more not shown: waiting for a picture, or
-        skipped.</p>{{/hasWaiting}}
-        <h2>Cards</h2>
+        {{/isSuggestions}}
+        {{#isWaiting}}
+        <p class="muted">Suggestions waiting for their picture, and skipped ones (shown again when rejected
+        suggestions are reset).</p>
+        {{#hasWaiting}}<ul class="cards" id="waiting">{{#waiting}}<li><strong>{{front}}</strong> <span>{{back}}</span>
+        <span class="tag">{{#skipped}}skipped{{/skipped}}{{^skipped}}waiting for a picture{{/skipped}}</span></li>{{/waiting}}</ul>{{/hasWaiting}}
+        {{^hasWaiting}}<p>None.</p>{{/hasWaiting}}
+        {{/isWaiting}}
+        {{#isRejected}}
+        {{#hasRejected}}
+        <form method="post" action="/decks/{{deck.id}}/flows/reset-rejected" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="tab" value="rejected">
+        <button type="submit" class="secondary small">Reset rejected suggestions</button></form>
+        <ul class="cards" id="rejected">{{#rejected}}<li><strong>{{front}}</strong> <span class="muted">{{date}}</span></li>{{/rejected}}</ul>
+        {{/hasRejected}}
+        {{^hasRejected}}<p>No rejected suggestions.</p>{{/hasRejected}}
+        {{/isRejected}}
+        {{/content}}{{/layout}}
+        """
+
+    /// A page of the current or archived cards, each with what can be done to it there.
+    static let cardlist = """
         {{#hasCards}}
         <ul class="cards" id="cards">
         {{#cards}}
         <li><strong>{{front}}</strong> <span>{{back}}</span>
-        {{#tags}}<span class="tag">{{.}}</span>{{/tags}}</li>
+        {{#tags}}<span class="tag">{{.}}</span>{{/tags}}
+        <span class="actions">
+        <form method="post" action="/decks/{{deck.id}}/cards/{{id}}/favorite" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="tab" value="{{tab}}">
+        <button type="submit" class="link" aria-pressed="{{isFavorite}}"
+        aria-label="{{#isFavorite}}Unmark{{/isFavorite}}{{^isFavorite}}Mark{{/isFavorite}} {{front}} as a favorite">{{#isFavorite}}★{{/isFavorite}}{{^isFavorite}}☆{{/isFavorite}}</button></form>
+        {{#isCurrent}}<form method="post" action="/decks/{{deck.id}}/cards/{{id}}/archive" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="tab" value="current">
+        <button type="submit" class="link" aria-label="Archive {{front}}">Archive</button></form>{{/isCurrent}}
+        {{#isArchived}}<form method="post" action="/decks/{{deck.id}}/cards/{{id}}/restore" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="tab" value="archived">
+        <button type="submit" class="link" aria-label="Restore {{front}}">Restore</button></form>{{/isArchived}}
+        <form method="post" action="/decks/{{deck.id}}/cards/{{id}}/delete" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="tab" value="{{tab}}">
+        <button type="submit" class="link danger" aria-label="Delete {{front}}">Delete</button></form>
+        </span></li>
         {{/cards}}
         </ul>
         {{/hasCards}}
-        {{^hasCards}}<p>No cards yet.</p>{{/hasCards}}
+        {{^hasCards}}<p>No cards{{#filter.isFiltered}} match{{/filter.isFiltered}}{{#isArchived}} archived{{/isArchived}}.</p>{{/hasCards}}
         {{#paging}}
         <nav class="row" aria-label="Pages of cards">
-        {{#hasPrevious}}<a href="/decks/{{deck.id}}?page={{previous}}">Previous</a>{{/hasPrevious}}
+        {{#hasPrevious}}<a href="{{previous}}">Previous</a>{{/hasPrevious}}
         <span class="muted">page {{page}} of {{pages}}</span>
-        {{#hasNext}}<a href="/decks/{{deck.id}}?page={{next}}" id="next-page">Next</a>{{/hasNext}}
+        {{#hasNext}}<a href="{{next}}" id="next-page">Next</a>{{/hasNext}}
         </nav>
         {{/paging}}
-        {{/content}}{{/layout}}
         """
 
     static let study = """
