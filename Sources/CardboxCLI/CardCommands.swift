@@ -75,7 +75,7 @@ struct CardCommand: ParsableCommand {
     struct List: StoreCommand {
         static let configuration = CommandConfiguration(
             commandName: "list",
-            abstract: "List cards, filtered by language, tag and favorites.",
+            abstract: "List cards, filtered by language, tag and favorites, or searched.",
             discussion: Help.paragraphs(
                 """
                 Current cards come in the order they were added; archived cards (--archived) newest
@@ -84,6 +84,7 @@ struct CardCommand: ParsableCommand {
                 Examples:
                   cardbox card list Spanish --tag verbs --favorites
                   cardbox card list --language es --json
+                  cardbox card list --search árbol
                 """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -92,6 +93,7 @@ struct CardCommand: ParsableCommand {
         @Flag(help: "Only favorite cards.") var favorites = false
         @Option(help: "Only cards with this tag.") var tag: String?
         @Option(help: "Only cards whose front or back language is this (ISO 639-1).") var language: String?
+        @Option(help: "Only cards whose front, back or notes contain this text (any case).") var search: String?
         @Option(help: "At most this many cards.") var limit: Int?
         @Option(help: "Skip this many cards first.") var offset = 0
 
@@ -101,7 +103,8 @@ struct CardCommand: ParsableCommand {
         }
 
         func run(store: CardboxStore) throws {
-            let filter = CardFilter(archived: archived, favoritesOnly: favorites, tag: tag, language: language)
+            let filter = CardFilter(
+                archived: archived, favoritesOnly: favorites, tag: tag, language: language, search: search)
             let cards = try store.cards(
                 in: try deck.map { try store.resolve($0) }, filter: filter, limit: limit, offset: offset)
             try Console.emit(cards, json: output.json) { cards in

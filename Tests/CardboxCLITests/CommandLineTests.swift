@@ -104,6 +104,8 @@ struct CommandLineTests {
         let filtered = try #require(
             try cli.json("card", "list", "Spanish", "--tag", "greeting", "--favorites") as? [[String: Any]])
         #expect(filtered.map { $0["front"] as? String } == ["hola"])
+        let searched = try #require(try cli.json("card", "list", "--search", "DOG") as? [[String: Any]])
+        #expect(searched.map { $0["front"] as? String } == ["perro"])
         try cli.ok("card", "archive", id)
         let archived = try #require(try cli.json("card", "list", "Spanish", "--archived") as? [[String: Any]])
         #expect(archived.count == 1 && archived[0]["archivedAt"] is String)
