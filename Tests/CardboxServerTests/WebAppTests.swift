@@ -124,6 +124,17 @@ struct WebAppTests {
         return browser
     }
 
+    /// A premium account with a browser signed in on its pages and a phone (a device store) signed in to sync.
+    static func browserAndPhone(_ url: String, _ accounts: AccountService) async throws -> (TestBrowser, CardboxStore) {
+        let name = "ana-\(UUID().uuidString.prefix(8))"
+        _ = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
+        let browser = TestBrowser(url)
+        let answer = try await browser.post("/signin", ["user": name, "password": "correct horse"])
+        #expect(answer.status == 303)
+        let phone = try await signIn(CardboxStore.inMemory(), to: url, user: name, password: "correct horse")
+        return (browser, phone)
+    }
+
     /// Makes a deck on the decks page and answers its path.
     static func createDeck(_ browser: TestBrowser, _ name: String) async throws -> String {
         let answer = try await browser.post(
@@ -284,11 +295,7 @@ struct WebAppTests {
     @Test("suggestions from a device show with their pictures; accept, reject and skip them on the deck's page")
     func suggestions() async throws {
         try await Self.withWebServer { url, _, accounts in
-            let name = "sue-\(UUID().uuidString.prefix(8))"
-            _ = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
-            let browser = TestBrowser(url)
-            _ = try await browser.post("/signin", ["user": name, "password": "correct horse"])
-            let phone = try await signIn(CardboxStore.inMemory(), to: url, user: name, password: "correct horse")
+            let (browser, phone) = try await Self.browserAndPhone(url, accounts)
             let deckId = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en").id
             let picture = try ImageIngest.sample(width: 300, height: 200, format: .heic)
             let gato = try phone.addSuggestion(
@@ -347,11 +354,7 @@ struct WebAppTests {
     @Test("a deck's five lists: archive, restore, favorite, delete, archive due; filters and search; clear and reset")
     func deckLists() async throws {
         try await Self.withWebServer { url, _, accounts in
-            let name = "lia-\(UUID().uuidString.prefix(8))"
-            _ = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
-            let browser = TestBrowser(url)
-            _ = try await browser.post("/signin", ["user": name, "password": "correct horse"])
-            let phone = try await signIn(CardboxStore.inMemory(), to: url, user: name, password: "correct horse")
+            let (browser, phone) = try await Self.browserAndPhone(url, accounts)
             let deckId = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en").id
             let arbol = try phone.addCard(to: deckId, CardDraft(front: "el Árbol", back: "tree", tags: ["nature"]))
             let gato = try phone.addCard(to: deckId, CardDraft(front: "el gato", back: "cat", tags: ["pets"]))
