@@ -446,6 +446,36 @@ struct WebAppTests {
         }
     }
 
+    @Test("a deck's settings: rename, suggestions to keep queued (a device gets them), delete")
+    func deckSettings() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let (browser, phone) = try await Self.browserAndPhone(url, accounts)
+            let deck = try await Self.createDeck(browser, "Spanish")
+            let csrf = try await browser.csrf()
+            let saved = try await browser.post(
+                deck + "/settings", ["csrf": csrf, "name": "Español", "queuedSuggestions": "5"])
+            #expect(saved.status == 303 && saved.location == deck)
+            let page = try await browser.get(deck).body
+            #expect(
+                page.contains("<h1>Español</h1>")
+                    && page.contains(#"name="queuedSuggestions" type="number" min="0" value="5""#))
+            let wrong = try await browser.post(
+                deck + "/settings", ["csrf": csrf, "name": "Español", "queuedSuggestions": "-1"])
+            #expect(wrong.status == 400 && wrong.body.contains("must be 0 or more"))
+            let notNumber = try await browser.post(
+                deck + "/settings", ["csrf": csrf, "name": "Español", "queuedSuggestions": "x"])
+            #expect(notNumber.status == 400 && notNumber.body.contains("must be a whole number"))
+            _ = try await DeviceSync(store: phone).sync()
+            let synced = try #require(try phone.decks().first)
+            #expect(synced.name == "Español" && synced.queuedSuggestions == 5)
+            let deleted = try await browser.post(deck + "/delete", ["csrf": csrf])
+            #expect(deleted.status == 303 && deleted.location == "/decks")
+            #expect(try await browser.get(deck).status == 404)
+            _ = try await DeviceSync(store: phone).sync()
+            #expect(try phone.decks().isEmpty)
+        }
+    }
+
     @Test("/api/v1: a deck's suggestions, reviewed by a device token; images and thumbnails by hash")
     func apiSuggestions() async throws {
         try await Self.withWebServer { url, _, accounts in

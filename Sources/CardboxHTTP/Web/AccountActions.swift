@@ -88,6 +88,20 @@ struct AccountActions: Sendable {
         }
     }
 
+    /// Renames a deck and sets how many suggestions it keeps queued (0: none, seed 000).
+    func configureDeck(_ caller: Caller, _ deck: DeckID, name: String, queuedSuggestions: Int) async throws {
+        try await write(caller) { store in
+            if try store.deck(deck).name != name.trimmingCharacters(in: .whitespaces) {
+                _ = try store.renameDeck(deck, to: name)
+            }
+            _ = try store.configureDeck(deck, queuedSuggestions: queuedSuggestions)
+        }
+    }
+
+    func deleteDeck(_ caller: Caller, _ deck: DeckID) async throws {
+        try await write(caller) { store in try store.deleteDeck(deck) }
+    }
+
     /// Seed 000's deck-wide flows.
     enum DeckFlow: String, Sendable {
         case archiveDue = "archive-due", clearSuggestions = "clear-suggestions", resetRejected = "reset-rejected"

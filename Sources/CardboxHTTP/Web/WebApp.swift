@@ -47,6 +47,26 @@ struct WebApp: Sendable {
                 return form["tab"] ?? ""
             }
         }
+        pages.post("decks/:deck/settings") { request, context in
+            do {
+                return try await change(request, context, then: { _ in "/decks/\(try Self.deckId(context))" }) {
+                    caller, form in
+                    guard let queued = Int(form["queuedSuggestions"] ?? "") else {
+                        throw CardboxError.invalid(field: "queued suggestions", reason: "must be a whole number")
+                    }
+                    try await actions.configureDeck(
+                        caller, try Self.deckId(context), name: form["name"] ?? "", queuedSuggestions: queued)
+                }
+            } catch let error as CardboxError {
+                if case .notFound = error { throw error }
+                return try await deckPage(request, context, error: WebPage.message(error))
+            }
+        }
+        pages.post("decks/:deck/delete") { request, context in
+            try await change(request, context, then: { _ in "/decks" }) { caller, _ in
+                try await actions.deleteDeck(caller, try Self.deckId(context))
+            }
+        }
         pages.post("decks/:deck/flows/:flow") { request, context in
             try await change(request, context, then: { tab in try Self.tabPath(context, tab) }) { caller, form in
                 guard let flow = context.parameters.get("flow").flatMap(AccountActions.DeckFlow.init) else {
@@ -216,6 +236,7 @@ struct WebApp: Sendable {
         let deck = detail.deck
         var values = Self.countValues(detail.counts, detail.today)
         values["deck"] = Self.deckValues(deck)
+        values["queuedSuggestions"] = deck.queuedSuggestions
         values["draft"] = draft
         values["tab"] = tab.rawValue
         values["is" + tab.rawValue.prefix(1).uppercased() + tab.rawValue.dropFirst()] = true

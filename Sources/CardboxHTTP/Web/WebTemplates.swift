@@ -425,6 +425,21 @@ enum WebTemplates {
         <span class="tag">{{#skipped}}skipped{{/skipped}}{{^skipped}}waiting for a picture{{/skipped}}</span></li>{{/waiting}}</ul>{{/hasWaiting}}
         {{^hasWaiting}}<p>None.</p>{{/hasWaiting}}
         {{/isWaiting}}
+        {{#isCurrent}}
+        <details class="settings" id="deck-settings"><summary>Deck settings</summary>
+        <form method="post" action="/decks/{{deck.id}}/settings" class="stack">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="deck-name">Name</label>
+        <input id="deck-name" name="name" required maxlength="100" value="{{deck.name}}">
+        <label for="queued">Suggestions to keep queued (0: none; the server makes them in the background)</label>
+        <input id="queued" name="queuedSuggestions" type="number" min="0" value="{{queuedSuggestions}}">
+        <button type="submit">Save</button>
+        </form>
+        <form method="post" action="/decks/{{deck.id}}/delete" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit" class="link danger">Delete this deck and its cards</button></form>
+        </details>
+        {{/isCurrent}}
         {{#isRejected}}
         {{#hasRejected}}
         <form method="post" action="/decks/{{deck.id}}/flows/reset-rejected" class="inline">
