@@ -459,21 +459,17 @@ enum WebTemplates {
         {{#cards}}
         <li><strong>{{front}}</strong> <span>{{back}}</span>
         {{#tags}}<span class="tag">{{.}}</span>{{/tags}}
-        <span class="actions">
-        <form method="post" action="/decks/{{deck.id}}/cards/{{id}}/favorite" class="inline">
+        <form method="post" action="/decks/{{deck.id}}/cards/{{id}}/favorite" class="actions">
         <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="tab" value="{{tab}}">
         <button type="submit" class="link" aria-pressed="{{isFavorite}}"
-        aria-label="{{#isFavorite}}Unmark{{/isFavorite}}{{^isFavorite}}Mark{{/isFavorite}} {{front}} as a favorite">{{#isFavorite}}★{{/isFavorite}}{{^isFavorite}}☆{{/isFavorite}}</button></form>
-        {{#isCurrent}}<form method="post" action="/decks/{{deck.id}}/cards/{{id}}/archive" class="inline">
-        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="tab" value="current">
-        <button type="submit" class="link" aria-label="Archive {{front}}">Archive</button></form>{{/isCurrent}}
-        {{#isArchived}}<form method="post" action="/decks/{{deck.id}}/cards/{{id}}/restore" class="inline">
-        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="tab" value="archived">
-        <button type="submit" class="link" aria-label="Restore {{front}}">Restore</button></form>{{/isArchived}}
-        <form method="post" action="/decks/{{deck.id}}/cards/{{id}}/delete" class="inline">
-        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="tab" value="{{tab}}">
-        <button type="submit" class="link danger" aria-label="Delete {{front}}">Delete</button></form>
-        </span></li>
+        aria-label="{{#isFavorite}}Unmark{{/isFavorite}}{{^isFavorite}}Mark{{/isFavorite}} {{front}} as a favorite">{{#isFavorite}}★{{/isFavorite}}{{^isFavorite}}☆{{/isFavorite}}</button>
+        {{#isCurrent}}<button type="submit" formaction="/decks/{{deck.id}}/cards/{{id}}/archive" class="link"
+        aria-label="Archive {{front}}">Archive</button>{{/isCurrent}}
+        {{#isArchived}}<button type="submit" formaction="/decks/{{deck.id}}/cards/{{id}}/restore" class="link"
+        aria-label="Restore {{front}}">Restore</button>{{/isArchived}}
+        <button type="submit" formaction="/decks/{{deck.id}}/cards/{{id}}/delete" class="link danger"
+        aria-label="Delete {{front}}">Delete</button></form>
+        </li>
         {{/cards}}
         </ul>
         {{/hasCards}}
