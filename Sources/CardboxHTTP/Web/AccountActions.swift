@@ -57,6 +57,26 @@ struct AccountActions: Sendable {
         }
     }
 
+    /// A deck's page in one read of the account: the deck, its counts, and (for the card tabs) a page
+    /// of its cards through `filter`, how many match, and the account's tags.
+    func deckPage(_ caller: Caller, _ deck: DeckID, cards filter: CardFilter?, limit: Int, offset: Int) async throws
+        -> (detail: DeckDetail, cards: (cards: [Card], total: Int, tags: [String])?)
+    {
+        try await read(caller) { store in
+            let detail = DeckDetail(
+                deck: try store.deck(deck), counts: try store.deckCounts(deck), today: try store.studyCounts(in: deck),
+                cards: [])
+            guard let filter else { return (detail, nil) }
+            return (
+                detail,
+                (
+                    try store.cards(in: deck, filter: filter, limit: limit, offset: offset),
+                    try store.cardCount(in: deck, filter: filter), try store.tags().map(\.name)
+                )
+            )
+        }
+    }
+
     /// A deck's current or archived cards through seed 001's filters, `limit` from `offset` on.
     func cards(_ caller: Caller, in deck: DeckID, _ filter: CardFilter, limit: Int, offset: Int) async throws -> (
         cards: [Card], total: Int, tags: [String]

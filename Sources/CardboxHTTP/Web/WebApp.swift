@@ -232,7 +232,17 @@ struct WebApp: Sendable {
         let live = try await database.cursor(account: caller.account.id)
         let query = request.uri.queryParameters
         let tab = query["tab"].flatMap { DeckTab(rawValue: String($0)) } ?? .current
-        let detail = try await actions.deck(caller, try Self.deckId(context), limit: 0)
+        let filter: CardFilter? =
+            tab == .current || tab == .archived
+            ? CardFilter(
+                archived: tab == .archived, favoritesOnly: query["favorites"] != nil,
+                tag: query["tag"].map(String.init).flatMap { $0.isEmpty ? nil : $0 },
+                language: query["language"].map(String.init).flatMap { $0.isEmpty ? nil : $0 },
+                search: query["q"].map(String.init)) : nil
+        let page = max(1, Int(query["page"].map(String.init) ?? "") ?? 1)
+        let (detail, found) = try await actions.deckPage(
+            caller, try Self.deckId(context), cards: filter, limit: Self.cardsPerPage,
+            offset: (page - 1) * Self.cardsPerPage)
         let deck = detail.deck
         var values = Self.countValues(detail.counts, detail.today)
         values["deck"] = Self.deckValues(deck)
@@ -246,12 +256,9 @@ struct WebApp: Sendable {
         values["hasDue"] = detail.counts.dueCards > 0
         switch tab {
         case .current, .archived:
-            let filter = CardFilter(
-                archived: tab == .archived, favoritesOnly: query["favorites"] != nil,
-                tag: query["tag"].map(String.init).flatMap { $0.isEmpty ? nil : $0 },
-                language: query["language"].map(String.init).flatMap { $0.isEmpty ? nil : $0 },
-                search: query["q"].map(String.init))
-            values.merge(try await cardValues(request, caller, deck, tab, filter)) { $1 }
+            if let filter, let found {
+                values.merge(Self.cardValues(request, deck, filter, found, page: page)) { $1 }
+            }
         case .suggestions:
             let suggestions = try await actions.suggestions(caller, in: deck.id)
             values["hasSuggestions"] = !suggestions.isEmpty
@@ -271,12 +278,10 @@ struct WebApp: Sendable {
     }
 
     /// The current or archived tab's cards (a page of them), its filter form and its pages.
-    private func cardValues(
-        _ request: Request, _ caller: Caller, _ deck: Deck, _ tab: DeckTab, _ filter: CardFilter
-    ) async throws -> [String: Any] {
-        let page = max(1, Int(request.uri.queryParameters["page"].map(String.init) ?? "") ?? 1)
-        let found = try await actions.cards(
-            caller, in: deck.id, filter, limit: Self.cardsPerPage, offset: (page - 1) * Self.cardsPerPage)
+    private static func cardValues(
+        _ request: Request, _ deck: Deck, _ filter: CardFilter, _ found: (cards: [Card], total: Int, tags: [String]),
+        page: Int
+    ) -> [String: Any] {
         var values: [String: Any] = [
             "hasCards": !found.cards.isEmpty,
             "cards": found.cards.map {
