@@ -46,23 +46,15 @@ extension CardboxStore {
     /// Keeps image bytes fetched from the server: checked by seed 002's rules, decoded, and checked
     /// against the hash they were asked for; kept as they are (the hash names them), with a thumbnail.
     public func storeFetchedImage(_ data: Data, sha256: String) throws {
-        let image = try ImageIngest.ingest(data, field: "image \(sha256)", keepBytes: true)
-        let format = image.format
         let hash = sha256Hex(data)
         guard hash == sha256 else {
             throw CardboxError.invalid(field: "image \(sha256)", reason: "the bytes' SHA-256 is \(hash)")
         }
+        let image = try ImageIngest.ingest(data, field: "image \(sha256)", keepBytes: true)
         try translatingErrors {
             try writer.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO image (accountId, sha256, mimeType, byteCount, data, createdAt) VALUES (?, ?, ?, ?, ?, ?)
-                        ON CONFLICT (accountId, sha256) DO NOTHING
-                        """,
-                    arguments: [
-                        accountId.storage, hash, format.mimeType, data.count, data, environment.now().storageMillis,
-                    ])
-                try StoredImages.saveThumbnail(image, sha256: hash, account: accountId.storage, db)
+                try StoredImages.save(
+                    image, sha256: hash, account: accountId.storage, now: environment.now().storageMillis, db)
             }
         }
     }

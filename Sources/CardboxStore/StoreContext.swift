@@ -205,12 +205,7 @@ final class WriteContext {
     func storeImage(_ data: Data, field: String = "image") throws -> (hash: String, format: ImageFormat) {
         let image = try ImageIngest.ingest(data, field: field)
         let hash = sha256Hex(image.data)
-        try db.execute(
-            sql: """
-                INSERT INTO image (accountId, sha256, mimeType, byteCount, data, createdAt) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (accountId, sha256) DO NOTHING
-                """, arguments: [account, hash, image.format.mimeType, image.data.count, image.data, nowMillis])
-        try StoredImages.saveThumbnail(image, sha256: hash, account: account, db)
+        try StoredImages.save(image, sha256: hash, account: account, now: nowMillis, db)
         return (hash, image.format)
     }
 

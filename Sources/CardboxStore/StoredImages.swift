@@ -5,6 +5,16 @@ import GRDB
 
 /// Stored images' thumbnails and dimensions (the `imageThumbnail` table).
 enum StoredImages {
+    /// Keeps an ingested image's bytes once per content, with its thumbnail.
+    static func save(_ image: IngestedImage, sha256: String, account: String, now: Int64, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO image (accountId, sha256, mimeType, byteCount, data, createdAt) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (accountId, sha256) DO NOTHING
+                """, arguments: [account, sha256, image.format.mimeType, image.data.count, image.data, now])
+        try saveThumbnail(image, sha256: sha256, account: account, db)
+    }
+
     static func saveThumbnail(_ image: IngestedImage, sha256: String, account: String, _ db: Database) throws {
         try db.execute(
             sql: """

@@ -12,7 +12,21 @@ import Foundation
 public struct DictzipText: Sendable {
     private enum Storage {
         case plain(Data)
-        case chunked(compressed: Data, chunkLength: Int, chunkStarts: [Int], chunkSizes: [Int])
+        case chunked(Chunks)
+    }
+
+    /// A dictzip file's compressed chunks, each inflated on its own.
+    private struct Chunks {
+        let compressed: Data
+        let chunkLength: Int
+        let starts: [Int]
+        let sizes: [Int]
+
+        func inflate(_ chunk: Int) throws -> Data {
+            let start = compressed.startIndex + starts[chunk]
+            return try RawInflater.inflate(
+                compressed[start..<start + sizes[chunk]], limit: chunkLength, name: "dictionary chunk", partial: true)
+        }
     }
     private let storage: Storage
 
@@ -40,7 +54,7 @@ public struct DictzipText: Sendable {
             }
             guard offset <= data.count else { throw Self.corrupt(name, "its chunk table runs past the file's end") }
             storage = .chunked(
-                compressed: data, chunkLength: chunks.chunkLength, chunkStarts: starts, chunkSizes: chunks.sizes)
+                Chunks(compressed: data, chunkLength: chunks.chunkLength, starts: starts, sizes: chunks.sizes))
         } else {
             storage = .plain(
                 try RawInflater.inflate(
@@ -60,21 +74,15 @@ public struct DictzipText: Sendable {
                 throw CardboxError.invalid(field: "dictionary", reason: "entry range runs past the text's end")
             }
             bytes = data.subdata(in: data.startIndex + offset..<data.startIndex + offset + length)
-        case .chunked(let compressed, let chunkLength, let starts, let sizes):
-            let first = offset / chunkLength
-            let last = (offset + max(length, 1) - 1) / chunkLength
-            guard last < starts.count else {
+        case .chunked(let chunks):
+            let first = offset / chunks.chunkLength
+            let last = (offset + max(length, 1) - 1) / chunks.chunkLength
+            guard last < chunks.starts.count else {
                 throw CardboxError.invalid(field: "dictionary", reason: "entry range runs past the text's end")
             }
             var text = Data()
-            for chunk in first...last {
-                let start = compressed.startIndex + starts[chunk]
-                text.append(
-                    try RawInflater.inflate(
-                        compressed[start..<start + sizes[chunk]], limit: chunkLength, name: "dictionary chunk",
-                        partial: true))
-            }
-            let from = offset - first * chunkLength
+            for chunk in first...last { text.append(try chunks.inflate(chunk)) }
+            let from = offset - first * chunks.chunkLength
             guard from + length <= text.count else {
                 throw CardboxError.invalid(field: "dictionary", reason: "entry range runs past the text's end")
             }
@@ -88,17 +96,13 @@ public struct DictzipText: Sendable {
         switch storage {
         case .plain(let data):
             return data
-        case .chunked(let compressed, let chunkLength, let starts, let sizes):
-            guard starts.count * chunkLength <= Self.maximumInflatedBytes else {
+        case .chunked(let chunks):
+            let total = chunks.starts.count * chunks.chunkLength
+            guard total <= Self.maximumInflatedBytes else {
                 throw Self.corrupt("dictionary", "it would inflate past \(Self.maximumInflatedBytes) bytes")
             }
-            var text = Data(capacity: starts.count * chunkLength)
-            for (start, size) in zip(starts, sizes) {
-                let from = compressed.startIndex + start
-                text.append(
-                    try RawInflater.inflate(
-                        compressed[from..<from + size], limit: chunkLength, name: "dictionary chunk", partial: true))
-            }
+            var text = Data(capacity: total)
+            for chunk in chunks.starts.indices { text.append(try chunks.inflate(chunk)) }
             return text
         }
     }

@@ -66,27 +66,25 @@ struct AccountActions: Sendable {
             let detail = DeckDetail(
                 deck: try store.deck(deck), counts: try store.deckCounts(deck), today: try store.studyCounts(in: deck),
                 cards: [])
-            guard let filter else { return (detail, nil) }
-            return (
-                detail,
-                (
-                    try store.cards(in: deck, filter: filter, limit: limit, offset: offset),
-                    try store.cardCount(in: deck, filter: filter), try store.tags().map(\.name)
-                )
-            )
+            return (detail, try filter.map { try Self.cardPage(store, deck, $0, limit: limit, offset: offset) })
         }
+    }
+
+    /// A page of a deck's cards through `filter`, how many match in all, and the account's tags.
+    private static func cardPage(
+        _ store: CardboxStore, _ deck: DeckID, _ filter: CardFilter, limit: Int, offset: Int
+    ) throws -> (cards: [Card], total: Int, tags: [String]) {
+        (
+            try store.cards(in: deck, filter: filter, limit: limit, offset: offset),
+            try store.cardCount(in: deck, filter: filter), try store.tags().map(\.name)
+        )
     }
 
     /// A deck's current or archived cards through seed 001's filters, `limit` from `offset` on.
     func cards(_ caller: Caller, in deck: DeckID, _ filter: CardFilter, limit: Int, offset: Int) async throws -> (
         cards: [Card], total: Int, tags: [String]
     ) {
-        try await read(caller) { store in
-            (
-                try store.cards(in: deck, filter: filter, limit: limit, offset: offset),
-                try store.cardCount(in: deck, filter: filter), try store.tags().map(\.name)
-            )
-        }
+        try await read(caller) { store in try Self.cardPage(store, deck, filter, limit: limit, offset: offset) }
     }
 
     /// What can be done to one card from its deck's lists (seed 000's movement flows, seed 001's favorite).

@@ -83,18 +83,14 @@ struct WebAPI: Sendable {
             return EncodedJSON(CardsAnswer(cards: found.cards, total: found.total))
         }
         api.post("decks/:deck/cards/:card/:move") { _, context in
-            guard let move = context.parameters.get("move").flatMap(AccountActions.CardMove.init) else {
-                throw CardboxError.notFound(kind: "action", reference: context.parameters.get("move") ?? "")
-            }
+            let move: AccountActions.CardMove = try WebApp.choice(context, "move")
             let caller = try context.requireCaller()
             let deck = try WebApp.deckId(context)
             try await actions.move(caller, try WebApp.id(context, "card"), in: deck, move)
             return EncodedJSON(["counts": try await actions.deck(caller, deck, limit: 0).counts])
         }
         api.post("decks/:deck/flows/:flow") { _, context in
-            guard let flow = context.parameters.get("flow").flatMap(AccountActions.DeckFlow.init) else {
-                throw CardboxError.notFound(kind: "flow", reference: context.parameters.get("flow") ?? "")
-            }
+            let flow: AccountActions.DeckFlow = try WebApp.choice(context, "flow")
             let caller = try context.requireCaller()
             let deck = try WebApp.deckId(context)
             let moved = try await actions.run(caller, flow, in: deck)
@@ -108,9 +104,7 @@ struct WebAPI: Sendable {
                 ])
         }
         api.post("decks/:deck/suggestions/:suggestion/:review") { _, context in
-            guard let review = context.parameters.get("review").flatMap(AccountActions.SuggestionReview.init) else {
-                throw CardboxError.notFound(kind: "review", reference: context.parameters.get("review") ?? "")
-            }
+            let review: AccountActions.SuggestionReview = try WebApp.choice(context, "review")
             let caller = try context.requireCaller()
             let deck = try WebApp.deckId(context)
             try await actions.review(caller, try WebApp.id(context, "suggestion"), in: deck, review)

@@ -40,9 +40,7 @@ struct WebApp: Sendable {
         }
         pages.post("decks/:deck/cards/:card/:move") { request, context in
             try await change(request, context, then: { tab in try Self.tabPath(context, tab) }) { caller, form in
-                guard let move = context.parameters.get("move").flatMap(AccountActions.CardMove.init) else {
-                    throw CardboxError.notFound(kind: "page", reference: context.parameters.get("move") ?? "")
-                }
+                let move: AccountActions.CardMove = try Self.choice(context, "move")
                 try await actions.move(caller, try Self.id(context, "card"), in: try Self.deckId(context), move)
                 return form["tab"] ?? ""
             }
@@ -69,9 +67,7 @@ struct WebApp: Sendable {
         }
         pages.post("decks/:deck/flows/:flow") { request, context in
             try await change(request, context, then: { tab in try Self.tabPath(context, tab) }) { caller, form in
-                guard let flow = context.parameters.get("flow").flatMap(AccountActions.DeckFlow.init) else {
-                    throw CardboxError.notFound(kind: "page", reference: context.parameters.get("flow") ?? "")
-                }
+                let flow: AccountActions.DeckFlow = try Self.choice(context, "flow")
                 _ = try await actions.run(caller, flow, in: try Self.deckId(context))
                 return form["tab"] ?? ""
             }
@@ -343,9 +339,7 @@ struct WebApp: Sendable {
         try context.checkCSRF(form["csrf"])
         let deckId = try Self.deckId(context)
         let suggestion: SuggestionID = try Self.id(context, "suggestion")
-        guard let review = context.parameters.get("review").flatMap(AccountActions.SuggestionReview.init) else {
-            throw CardboxError.notFound(kind: "page", reference: request.uri.path)
-        }
+        let review: AccountActions.SuggestionReview = try Self.choice(context, "review")
         do {
             try await actions.review(try context.pageCaller(), suggestion, in: deckId, review)
             return WebPage.redirect("/decks/\(deckId)?tab=suggestions")
@@ -786,6 +780,15 @@ struct WebApp: Sendable {
             throw CardboxError.notFound(kind: parameter, reference: context.parameters.get(parameter) ?? "")
         }
         return id
+    }
+
+    /// The choice a path parameter names from a closed set (an action's name), or not found.
+    static func choice<Choice: RawRepresentable>(_ context: CardboxRequestContext, _ parameter: String) throws -> Choice
+    where Choice.RawValue == String {
+        guard let text = context.parameters.get(parameter), let choice = Choice(rawValue: text) else {
+            throw CardboxError.notFound(kind: parameter, reference: context.parameters.get(parameter) ?? "")
+        }
+        return choice
     }
 
     static func itemId(_ context: CardboxRequestContext) throws -> ItemID { try id(context, "item") }
