@@ -30,7 +30,21 @@ public enum FuzzTargets {
         "dictd": { data in FuzzTargets.dictd(data) },
         "wordnet": { data in FuzzTargets.wordNet(data) },
         "image": { data in _ = try? ImageIngest.ingest(data) },
+        "html": { data in FuzzTargets.html(data) },
     ]
+
+    /// The HTML escape of the web pages: whatever the text, what it makes has no character HTML
+    /// gives a meaning to, and reads back as the text.
+    static func html(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        let html = HTMLText.escape(text)
+        precondition(!html.contains(where: { "<>\"'".contains($0) }), "an escaped text kept a special character")
+        var back = html
+        for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&")] {
+            back = back.replacing(entity, with: character)
+        }
+        precondition(back == text, "an escaped text does not read back as the text")
+    }
 
     /// A dictzip (or gzip, or plain) dictionary text: read whole, and a range of it.
     static func dictzip(_ data: Data) {

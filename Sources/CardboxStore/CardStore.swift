@@ -9,6 +9,9 @@ public struct CardChanges: Sendable, Equatable {
     public var back: String?
     public var cardType: String?
     public var notes: String?
+    /// ISO 639-1 codes; a card starts with its deck's pair and may be given another.
+    public var frontLanguage: String?
+    public var backLanguage: String?
     /// Replaces the card's tags.
     public var tags: [String]?
     public var imagePrompt: String?
@@ -22,8 +25,11 @@ public struct CardChanges: Sendable, Equatable {
     public init(
         front: String? = nil, back: String? = nil, cardType: String? = nil, notes: String? = nil,
         tags: [String]? = nil, imagePrompt: String? = nil, jsonContent: String? = nil, isIncomplete: Bool? = nil,
-        image: Data? = nil, removeImage: Bool = false, dueAt: Date?? = nil
+        image: Data? = nil, removeImage: Bool = false, dueAt: Date?? = nil, frontLanguage: String? = nil,
+        backLanguage: String? = nil
     ) {
+        self.frontLanguage = frontLanguage
+        self.backLanguage = backLanguage
         self.front = front
         self.back = back
         self.cardType = cardType
@@ -191,6 +197,12 @@ extension CardboxStore {
             fields.append(("back", try CardText.back(back)))
         }
         if let cardType = changes.cardType { fields.append(("cardType", try CardType.validate(cardType))) }
+        if let language = changes.frontLanguage {
+            fields.append(("frontLanguage", try Language.validate(language, field: "front language")))
+        }
+        if let language = changes.backLanguage {
+            fields.append(("backLanguage", try Language.validate(language, field: "back language")))
+        }
         if let notes = changes.notes {
             fields.append(
                 ("notes", try Validate.longText(notes, field: "notes", maximum: Limits.itemDescriptionMaximum)))

@@ -253,7 +253,7 @@ struct WebApp: Sendable {
         switch tab {
         case .current, .archived:
             if let filter, let found {
-                values.merge(Self.cardValues(request, deck, filter, found, page: page)) { $1 }
+                values.merge(Self.cardValues(request, deck, filter, found, page: page, csrf: context.csrf)) { $1 }
             }
         case .suggestions:
             let suggestions = try await actions.suggestions(caller, in: deck.id)
@@ -276,16 +276,12 @@ struct WebApp: Sendable {
     /// The current or archived tab's cards (a page of them), its filter form and its pages.
     private static func cardValues(
         _ request: Request, _ deck: Deck, _ filter: CardFilter, _ found: (cards: [Card], total: Int, tags: [String]),
-        page: Int
+        page: Int, csrf: String
     ) -> [String: Any] {
         var values: [String: Any] = [
             "hasCards": !found.cards.isEmpty,
-            "cards": found.cards.map {
-                [
-                    "id": $0.id.description, "front": $0.front, "back": $0.back, "tags": $0.tags,
-                    "isFavorite": $0.isFavorite,
-                ] as [String: Any]
-            },
+            "cardRows": CardRows.html(
+                found.cards, deck: deck.id, csrf: csrf, tab: filter.archived ? .archived : .current),
             "filter": [
                 "q": filter.search ?? "", "favorites": filter.favoritesOnly,
                 "isFiltered": filter != CardFilter(archived: filter.archived),

@@ -456,21 +456,7 @@ enum WebTemplates {
     static let cardlist = """
         {{#hasCards}}
         <ul class="cards" id="cards">
-        {{#cards}}
-        <li><strong>{{front}}</strong> <span>{{back}}</span>
-        {{#tags}}<span class="tag">{{.}}</span>{{/tags}}
-        <form method="post" action="/decks/{{deck.id}}/cards/{{id}}/favorite" class="actions">
-        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="tab" value="{{tab}}">
-        <button type="submit" class="link" aria-pressed="{{isFavorite}}"
-        aria-label="{{#isFavorite}}Unmark{{/isFavorite}}{{^isFavorite}}Mark{{/isFavorite}} {{front}} as a favorite">{{#isFavorite}}★{{/isFavorite}}{{^isFavorite}}☆{{/isFavorite}}</button>
-        {{#isCurrent}}<button type="submit" formaction="/decks/{{deck.id}}/cards/{{id}}/archive" class="link"
-        aria-label="Archive {{front}}">Archive</button>{{/isCurrent}}
-        {{#isArchived}}<button type="submit" formaction="/decks/{{deck.id}}/cards/{{id}}/restore" class="link"
-        aria-label="Restore {{front}}">Restore</button>{{/isArchived}}
-        <button type="submit" formaction="/decks/{{deck.id}}/cards/{{id}}/delete" class="link danger"
-        aria-label="Delete {{front}}">Delete</button></form>
-        </li>
-        {{/cards}}
+        {{{cardRows}}}
         </ul>
         {{/hasCards}}
         {{^hasCards}}<p>No cards{{#filter.isFiltered}} match{{/filter.isFiltered}}{{#isArchived}} archived{{/isArchived}}.</p>{{/hasCards}}

@@ -1,3 +1,4 @@
+import CardboxCore
 import Foundation
 
 /// Text a person wrote, made into HTML: escaped, with its web addresses made links (seed 002: an
@@ -25,20 +26,6 @@ enum WebText {
     /// A web address: http:// or https:// and everything up to a space, a quote or an angle bracket.
     private static let address = try! NSRegularExpression(pattern: #"https?://[^\s<>"']+"#, options: [.caseInsensitive])
 
-    /// The HTML escape the templates use for `{{…}}`.
-    static func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
-    }
+    /// The HTML escape the templates use for `{{…}}` (see `HTMLText.escape`).
+    static func escape(_ text: String) -> String { HTMLText.escape(text) }
 }
