@@ -154,6 +154,8 @@ struct CardCommand: ParsableCommand {
         @Option(help: "Whether the card is incomplete (true/false).") var incomplete: Bool?
         @Option(help: "When it is next due: an ISO 8601 time or date, 'now', or 'new' (never reviewed).")
         var due: String?
+        @Option(help: "The front's language, an ISO 639-1 code (starts as the deck's).") var frontLanguage: String?
+        @Option(help: "The back's language, an ISO 639-1 code (starts as the deck's).") var backLanguage: String?
 
         func validate() throws {
             if clearTags && !tags.isEmpty { throw ValidationError("use either --tag or --clear-tags") }
@@ -165,7 +167,7 @@ struct CardCommand: ParsableCommand {
                 front: front, back: back, cardType: cardType, notes: notes,
                 tags: clearTags ? [] : (tags.isEmpty ? nil : tags), imagePrompt: imagePrompt, jsonContent: jsonContent,
                 isIncomplete: incomplete, image: try Console.image(image), removeImage: removeImage,
-                dueAt: try due.map(Console.dueDate))
+                dueAt: try due.map(Console.dueDate), frontLanguage: frontLanguage, backLanguage: backLanguage)
             try Console.emit(try store.editCard(try store.resolve(card), changes), json: output.json) {
                 "updated \(CardCommand.describe($0))"
             }

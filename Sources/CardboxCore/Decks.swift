@@ -148,6 +148,8 @@ public struct Card: Codable, Sendable, Equatable, Identifiable {
     }
 
     public static let defaultType = "basic"
+    /// Types an editor offers first; any short identifier is allowed (`CardType.validate`).
+    public static let suggestedTypes = ["basic", "vocabulary", "phrase"]
 
     /// Every field, empty ones as `null`, so readers see the whole data model.
     public func encode(to encoder: any Encoder) throws {

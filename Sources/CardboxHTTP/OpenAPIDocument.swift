@@ -777,6 +777,94 @@ enum OpenAPIDocument {
                 "404": {$ref: "#/components/responses/NotFound"}
                 "429": {$ref: "#/components/responses/Throttled"}
 
+          /api/v1/decks/{deck}/cards/{card}:
+            get:
+              summary: A card of the deck, every field.
+              security: [{deviceToken: []}]
+              parameters:
+                - $ref: "#/components/parameters/Deck"
+                - {name: card, in: path, required: true, schema: {type: string}}
+              responses:
+                "200":
+                  description: The card.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [card]
+                        properties:
+                          card: {$ref: "#/components/schemas/Card"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+            post:
+              summary: Change a card of the deck (the card editor) - any of its fields; tags are found or created by name.
+              security: [{deviceToken: []}]
+              parameters:
+                - $ref: "#/components/parameters/Deck"
+                - {name: card, in: path, required: true, schema: {type: string}}
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      properties:
+                        front: {type: string}
+                        back: {type: string}
+                        frontLanguage: {type: string, description: "ISO 639-1 code"}
+                        backLanguage: {type: string, description: "ISO 639-1 code"}
+                        cardType: {type: string}
+                        notes: {type: string}
+                        tags: {type: array, items: {type: string}}
+                        isFavorite: {type: boolean}
+                        removeImage: {type: boolean}
+              responses:
+                "200":
+                  description: Changed; the card as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [card]
+                        properties:
+                          card: {$ref: "#/components/schemas/Card"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/decks/{deck}/cards/{card}/image:
+            put:
+              summary: Give a card of the deck a picture (JPEG, PNG or HEIC by content, at most 5 MB and 50 megapixels), replacing its own.
+              security: [{deviceToken: []}]
+              parameters:
+                - $ref: "#/components/parameters/Deck"
+                - {name: card, in: path, required: true, schema: {type: string}}
+              requestBody:
+                required: true
+                content:
+                  application/octet-stream:
+                    schema: {type: string, format: binary}
+              responses:
+                "200":
+                  description: The card with its picture.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [card]
+                        properties:
+                          card: {$ref: "#/components/schemas/Card"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+                "413": {$ref: "#/components/responses/TooLarge"}
           /api/v1/decks/{deck}/cards/{card}/{move}:
             post:
               summary: Archive, restore, delete a card of the deck, or turn its favorite mark over (seed 000's movement flows).

@@ -12,6 +12,7 @@ public struct CardChanges: Sendable, Equatable {
     /// ISO 639-1 codes; a card starts with its deck's pair and may be given another.
     public var frontLanguage: String?
     public var backLanguage: String?
+    public var isFavorite: Bool?
     /// Replaces the card's tags.
     public var tags: [String]?
     public var imagePrompt: String?
@@ -26,8 +27,9 @@ public struct CardChanges: Sendable, Equatable {
         front: String? = nil, back: String? = nil, cardType: String? = nil, notes: String? = nil,
         tags: [String]? = nil, imagePrompt: String? = nil, jsonContent: String? = nil, isIncomplete: Bool? = nil,
         image: Data? = nil, removeImage: Bool = false, dueAt: Date?? = nil, frontLanguage: String? = nil,
-        backLanguage: String? = nil
+        backLanguage: String? = nil, isFavorite: Bool? = nil
     ) {
+        self.isFavorite = isFavorite
         self.frontLanguage = frontLanguage
         self.backLanguage = backLanguage
         self.front = front
@@ -224,6 +226,7 @@ extension CardboxStore {
                 fields.append(("imageHash", nil))
             }
             if let tags { try tx.replaceTags(of: id, with: tags) }
+            if let favorite = changes.isFavorite { try tx.setFavorite(old, favorite) }
             if let dueAt = changes.dueAt {
                 // A due date sets the schedule; none forgets the card.
                 try tx.saveSchedule(dueAt.map(old.rescheduled(dueAt:)) ?? old.forgotten(), stamped: false)
@@ -258,12 +261,7 @@ extension CardboxStore {
         try write { tx in
             let id = try tx.context.existing(reference, .card)
             let card = try tx.context.card(id)
-            let newValue = favorite ?? !card.isFavorite
-            guard newValue != card.isFavorite else { return card }
-            try tx.update(.card, id: id, [("isFavorite", newValue.storage), ("modifiedAt", tx.nowMillis)])
-            try tx.logEvent(
-                newValue ? .cardFavorited : .cardUnfavorited, cardLanguage: card.frontLanguage,
-                tagCount: card.tags.count)
+            try tx.setFavorite(card, favorite ?? !card.isFavorite)
             return try tx.context.card(id)
         }
     }
@@ -443,5 +441,15 @@ extension Card {
         lastReviewAt = row.millis(.lastReviewAt)
         reps = row[CardColumn.reps]
         lapses = row[CardColumn.lapses]
+    }
+}
+
+extension WriteContext {
+    /// Marks or unmarks `card` as a favorite, and logs it (seed 001's usage events), if it changes.
+    func setFavorite(_ card: Card, _ favorite: Bool) throws {
+        guard favorite != card.isFavorite else { return }
+        try update(.card, id: card.id.storage, [("isFavorite", favorite.storage), ("modifiedAt", nowMillis)])
+        try logEvent(
+            favorite ? .cardFavorited : .cardUnfavorited, cardLanguage: card.frontLanguage, tagCount: card.tags.count)
     }
 }

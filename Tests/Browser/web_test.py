@@ -279,6 +279,31 @@ def item_image(browser: Browser) -> None:
     os.remove(path)
 
 
+def card_editor(browser: Browser, deck: str) -> None:
+    """The card "hola" opened from its deck: notes, a tag and a picture (previewed before it is sent)."""
+    browser.open(deck.replace(browser.base, ""))
+    browser.driver.find_element(By.LINK_TEXT, "hola").click()
+    check(browser.find("h1").text == "Edit card", "a card's front opens its editor")
+    path = os.path.join(browser.screenshots, "..", "hola.png")
+    with open(path, "wb") as file:
+        file.write(png(300, 200))
+    browser.find("#image").send_keys(os.path.abspath(path))
+    preview = browser.find("#image-preview")
+    WebDriverWait(browser.driver, 10).until(lambda _: preview.is_displayed() and preview.get_attribute("naturalWidth") == "300")
+    check(True, "a chosen picture shows as a preview before it is sent")
+    browser.fill({"notes": "said when meeting someone", "tags": "greeting, informal"})
+    browser.shoot("card-editor")
+    browser.submit("#card-editor button[type=submit]")
+    check(browser.driver.current_url == deck, "saving goes back to the deck")
+    check("informal" in browser.find("#cards").text, "the new tag shows on the deck's card")
+    browser.driver.find_element(By.LINK_TEXT, "hola").click()
+    thumbnail = browser.find("#current-image")
+    WebDriverWait(browser.driver, 10).until(lambda _: thumbnail.get_attribute("naturalWidth") == "256")
+    check(browser.find("#notes").get_attribute("value") == "said when meeting someone",
+          "the editor shows the saved notes and the picture's thumbnail")
+    os.remove(path)
+
+
 def boards(browser: Browser) -> None:
     browser.open("/boards")
     browser.fill({"title": "Trip"})
@@ -417,6 +442,7 @@ def main() -> None:
         first_run(browser)
         deck = deck_and_cards(browser)
         live(browser, deck)
+        card_editor(browser, deck)
         study(browser, deck)
         lists(browser)
         boards(browser)

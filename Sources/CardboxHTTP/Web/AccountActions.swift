@@ -94,9 +94,7 @@ struct AccountActions: Sendable {
 
     func move(_ caller: Caller, _ card: CardID, in deck: DeckID, _ move: CardMove) async throws {
         try await write(caller) { store in
-            guard try store.card(card).deckId == deck else {
-                throw CardboxError.notFound(kind: "card", reference: card.description)
-            }
+            _ = try Self.requireCard(card, in: deck, store)
             switch move {
             case .archive: _ = try store.setArchived(card, true)
             case .restore: _ = try store.setArchived(card, false)
@@ -104,6 +102,31 @@ struct AccountActions: Sendable {
             case .favorite: _ = try store.setFavorite(card)
             }
         }
+    }
+
+    /// A card of `deck` for its editor, with the deck and the account's tags (to pick from).
+    func card(_ caller: Caller, _ card: CardID, in deck: DeckID) async throws -> (
+        deck: Deck, card: Card, tags: [String]
+    ) {
+        try await read(caller) { store in
+            let found = try Self.requireCard(card, in: deck, store)
+            return (try store.deck(deck), found, try store.tags().map(\.name))
+        }
+    }
+
+    /// Changes a card of `deck`: any of its fields, tags, favorite mark and image, in one transaction.
+    func editCard(_ caller: Caller, _ card: CardID, in deck: DeckID, _ changes: CardChanges) async throws -> Card {
+        try await write(caller) { store in
+            _ = try Self.requireCard(card, in: deck, store)
+            return try store.editCard(card, changes)
+        }
+    }
+
+    /// The card, if it is in `deck`: an id from elsewhere is not found, as if it did not exist.
+    private static func requireCard(_ card: CardID, in deck: DeckID, _ store: CardboxStore) throws -> Card {
+        let found = try store.card(card)
+        guard found.deckId == deck else { throw CardboxError.notFound(kind: "card", reference: card.description) }
+        return found
     }
 
     /// Renames a deck and sets how many suggestions it keeps queued (0: none, seed 000).

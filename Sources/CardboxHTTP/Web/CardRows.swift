@@ -16,7 +16,8 @@ enum CardRows {
         for card in cards {
             let base = "/decks/\(deck)/cards/\(card.id)"
             let front = WebText.escape(card.front)
-            html += "<li><strong>\(front)</strong> <span>\(WebText.escape(card.back))</span>\n"
+            html +=
+                "<li><strong><a href=\"\(base)\" aria-label=\"Edit \(front)\">\(front)</a></strong> <span>\(WebText.escape(card.back))</span>\n"
             for tag in card.tags { html += "<span class=\"tag\">\(WebText.escape(tag))</span>" }
             let (mark, star) = card.isFavorite ? ("Unmark", "★") : ("Mark", "☆")
             html += """

@@ -41,6 +41,27 @@ struct WebAPI: Sendable {
             let card = try await actions.addCard(try context.requireCaller(), to: try WebApp.deckId(context), draft)
             return EncodedJSON(["card": card], status: .created)
         }
+        api.get("decks/:deck/cards/:card") { _, context in
+            let (_, card, _) = try await actions.card(
+                try context.requireCaller(), try WebApp.id(context, "card"), in: try WebApp.deckId(context))
+            return EncodedJSON(["card": card])
+        }
+        api.post("decks/:deck/cards/:card") { request, context in
+            let body = try await JSONBody(request, context, limit: 1 << 20).allowing(only: CardEdit.fields)
+            let card = try await actions.editCard(
+                try context.requireCaller(), try WebApp.id(context, "card"), in: try WebApp.deckId(context),
+                try CardEdit.changes(body))
+            return EncodedJSON(["card": card])
+        }
+        api.put("decks/:deck/cards/:card/image") { request, context in
+            let data = try await request.collectBody(
+                upTo: Limits.imageBytes,
+                tooLarge: "this image is larger than 5 MB (\(Limits.imageBytes) bytes), the most an image may be")
+            let card = try await actions.editCard(
+                try context.requireCaller(), try WebApp.id(context, "card"), in: try WebApp.deckId(context),
+                CardChanges(image: Data(buffer: data)))
+            return EncodedJSON(["card": card])
+        }
         api.get("decks/:deck/study") { _, context in
             let (_, next) = try await actions.nextCard(try context.requireCaller(), in: try WebApp.deckId(context))
             return EncodedJSON(NextAnswer(next: next))
@@ -205,6 +226,24 @@ struct EncodedJSON<Value: Encodable>: ResponseGenerator {
     }
 }
 
+/// A card's changes as JSON: every member optional, `null`-free; `removeImage: true` drops the picture
+/// (a new one is sent with `PUT …/image`).
+enum CardEdit {
+    static let fields: Set<String> = [
+        "front", "back", "frontLanguage", "backLanguage", "cardType", "notes", "tags", "isFavorite", "removeImage",
+    ]
+
+    static func changes(_ body: JSONBody) throws -> CardChanges {
+        CardChanges(
+            front: try body.optionalString("front"), back: try body.optionalString("back"),
+            cardType: try body.optionalString("cardType"), notes: try body.optionalString("notes"),
+            tags: body.members["tags"] == nil ? nil : try body.strings("tags"),
+            removeImage: try body.optionalBool("removeImage") ?? false,
+            frontLanguage: try body.optionalString("frontLanguage"),
+            backLanguage: try body.optionalString("backLanguage"), isFavorite: try body.optionalBool("isFavorite"))
+    }
+}
+
 extension JSONBody {
     func optionalString(_ name: String) throws -> String? {
         switch members[name] {
@@ -227,6 +266,22 @@ extension JSONBody {
             }
         default: throw CardboxError.invalid(field: name, reason: "must be a list of strings")
         }
+    }
+
+    func optionalBool(_ name: String) throws -> Bool? {
+        switch members[name] {
+        case nil: return nil
+        case .bool(let value)?: return value
+        default: throw CardboxError.invalid(field: name, reason: "must be true or false")
+        }
+    }
+
+    /// Refuses a member this body does not know: a misspelt field would otherwise change nothing, silently.
+    func allowing(only names: Set<String>) throws -> JSONBody {
+        if let unknown = members.keys.sorted().first(where: { !names.contains($0) }) {
+            throw CardboxError.invalid(field: unknown, reason: "is not a field of this request")
+        }
+        return self
     }
 
     func integer(_ name: String) throws -> Int {

@@ -38,6 +38,8 @@ struct WebApp: Sendable {
         pages.post("decks/:deck/suggestions/:suggestion/:review") { request, context in
             try await review(request, context)
         }
+        pages.get("decks/:deck/cards/:card") { _, context in try await cardEditor(context) }
+        pages.post("decks/:deck/cards/:card") { request, context in try await editCard(request, context) }
         pages.post("decks/:deck/cards/:card/:move") { request, context in
             try await change(request, context, then: { tab in try Self.tabPath(context, tab) }) { caller, form in
                 let move: AccountActions.CardMove = try Self.choice(context, "move")
@@ -324,6 +326,49 @@ struct WebApp: Sendable {
         }
     }
 
+    /// The card editor: every field of the card, its tags (the account's offered), its favorite mark
+    /// and its picture. After a refusal, `typed` (the form as sent) fills it again beside the error.
+    private func cardEditor(
+        _ context: CardboxRequestContext, typed: CardForm? = nil, error: String? = nil
+    ) async throws -> Response {
+        let (deck, card, knownTags) = try await actions.card(
+            try context.pageCaller(), try Self.id(context, "card"), in: try Self.deckId(context))
+        let languages = { (selected: String) in
+            Language.codes.map { ["code": $0, "name": Language.name(of: $0), "selected": $0 == selected] }
+                .sorted { ($0["name"] as? String ?? "") < ($1["name"] as? String ?? "") }
+        }
+        let values: [String: Any] = [
+            "deck": Self.deckValues(deck),
+            "card": [
+                "id": card.id.description, "front": typed?.front ?? card.front, "back": typed?.back ?? card.back,
+                "cardType": typed?.cardType ?? card.cardType, "notes": typed?.notes ?? card.notes,
+                "isFavorite": typed.map { $0.isFavorite == "true" } ?? card.isFavorite,
+                "tags": typed?.tags ?? card.tags.joined(separator: ", "),
+            ] as [String: Any],
+            "frontLanguages": languages(typed?.frontLanguage ?? card.frontLanguage),
+            "backLanguages": languages(typed?.backLanguage ?? card.backLanguage),
+            "cardTypes": Card.suggestedTypes, "knownTags": knownTags,
+            "hasImage": card.imageHash != nil, "image": card.imageHash ?? "",
+        ]
+        return WebPage.html(
+            "card", title: "Edit \(card.front.prefix(40))", values, context: context, error: error,
+            status: error == nil ? .ok : .badRequest)
+    }
+
+    private func editCard(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
+        let form = try await CardForm.read(request)
+        try context.checkCSRF(form.csrf)
+        let deckId = try Self.deckId(context)
+        do {
+            _ = try await actions.editCard(
+                try context.pageCaller(), try Self.id(context, "card"), in: deckId, form.changes)
+            return WebPage.redirect("/decks/\(deckId)")
+        } catch let error as CardboxError {
+            if case .notFound = error { throw error }
+            return try await cardEditor(context, typed: form, error: WebPage.message(error))
+        }
+    }
+
     /// Tags as typed in one field, separated by commas.
     static func tags(_ text: String) -> [String] {
         text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -575,7 +620,7 @@ struct WebApp: Sendable {
     /// An image chosen in an item's form (multipart/form-data: the CSRF token and the file): a refusal
     /// (not an image, too large, the eleventh) shows on the list.
     private func addItemImage(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
-        let upload = try await ImageUpload.read(request, context)
+        let upload = try await ImageUpload.read(request)
         try context.checkCSRF(upload.csrf)
         let listId = try Self.listId(context)
         do {

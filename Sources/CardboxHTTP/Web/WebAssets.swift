@@ -33,6 +33,8 @@ enum WebAssets {
         form.filters { flex-wrap: wrap; gap: .5rem; margin: 1.2rem 0 .6rem; }
         ul.images { list-style: none; display: flex; flex-wrap: wrap; gap: .6rem; padding: 0; }
         ul.images li { display: flex; flex-direction: column; align-items: center; }
+        fieldset { min-width: 0; border: 1px solid var(--line); border-radius: .5rem; }
+        input[type=file] { max-width: 100%; }
         img.thumbnail { width: 96px; height: 96px; object-fit: cover; border-radius: .4rem; flex: none; }
         .stack button { align-self: flex-start; margin-top: .4rem; }
         form.inline { display: inline; }
@@ -173,6 +175,16 @@ enum WebAssets {
             event.preventDefault();
             button.click();
           }
+        });
+        // A picture chosen in a file input with data-preview shows in that image before it is sent.
+        document.addEventListener("change", function (event) {
+          var input = event.target;
+          var preview = input.dataset && input.dataset.preview && document.getElementById(input.dataset.preview);
+          if (!preview) return;
+          if (preview.src) URL.revokeObjectURL(preview.src);
+          var file = input.files && input.files[0];
+          preview.hidden = !file;
+          if (file) preview.src = URL.createObjectURL(file);
         });
         """
 }

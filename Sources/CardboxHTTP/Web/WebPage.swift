@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxStore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -67,30 +68,68 @@ enum WebPage {
     }
 }
 
-/// An image form's body (`multipart/form-data`, read with MultipartKit): its CSRF token and file.
+/// A form that carries a file (`multipart/form-data`, read with MultipartKit), decoded as `T`.
+enum MultipartForm {
+    /// Room for a 5 MB image and the form around it.
+    static let imageFormLimit = Limits.imageBytes + 128 * 1024
+
+    static func read<T: Decodable>(_ request: Request, as type: T.Type, missing: String) async throws -> T {
+        guard let contentType = request.headers[.contentType],
+            contentType.lowercased().hasPrefix("multipart/form-data"),
+            let boundary = contentType.split(separator: ";").lazy.map({ $0.trimmingCharacters(in: .whitespaces) })
+                .first(where: { $0.lowercased().hasPrefix("boundary=") })?.dropFirst("boundary=".count)
+        else {
+            throw CardboxError.invalid(field: "form", reason: "a form with a file is sent as multipart/form-data")
+        }
+        let buffer = try await request.collectBody(
+            upTo: imageFormLimit,
+            tooLarge: "this image is larger than 5 MB (\(Limits.imageBytes) bytes), the most an image may be")
+        do {
+            return try FormDataDecoder().decode(
+                T.self, from: buffer,
+                boundary: String(boundary).trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+        } catch {
+            throw CardboxError.invalid(field: "form", reason: missing)
+        }
+    }
+}
+
+/// An image form's body: its CSRF token and file.
 struct ImageUpload: Decodable {
     var csrf: String
     var image: Data
 
-    /// Room for a 5 MB image and the form around it.
-    static let limit = Limits.imageBytes + 64 * 1024
+    static func read(_ request: Request) async throws -> ImageUpload {
+        try await MultipartForm.read(
+            request, as: ImageUpload.self, missing: "has no image file (choose one, then upload)")
+    }
+}
 
-    static func read(_ request: Request, _ context: CardboxRequestContext) async throws -> ImageUpload {
-        guard let type = request.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data"),
-            let boundary = type.split(separator: ";").lazy.map({ $0.trimmingCharacters(in: .whitespaces) })
-                .first(where: { $0.lowercased().hasPrefix("boundary=") })?.dropFirst("boundary=".count)
-        else {
-            throw CardboxError.invalid(field: "form", reason: "an image is sent as multipart/form-data")
-        }
-        let buffer = try await request.collectBody(
-            upTo: limit,
-            tooLarge: "this image is larger than 5 MB (\(Limits.imageBytes) bytes), the most an image may be")
-        do {
-            return try FormDataDecoder().decode(
-                ImageUpload.self, from: buffer,
-                boundary: String(boundary).trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
-        } catch {
-            throw CardboxError.invalid(field: "form", reason: "has no image file (choose one, then upload)")
-        }
+/// The card editor's form: every field of a card, and an image to add or replace the card's (a
+/// file input left empty sends an empty part).
+struct CardForm: Decodable {
+    var csrf: String
+    var front: String?
+    var back: String?
+    var frontLanguage: String?
+    var backLanguage: String?
+    var cardType: String?
+    var notes: String?
+    var tags: String?
+    var isFavorite: String?
+    var removeImage: String?
+    var image: Data?
+
+    static func read(_ request: Request) async throws -> CardForm {
+        try await MultipartForm.read(request, as: CardForm.self, missing: "is not the card editor's form")
+    }
+
+    /// The changes the form asks for: its texts as typed, tags split at commas, the checkboxes.
+    var changes: CardChanges {
+        CardChanges(
+            front: front, back: back ?? "", cardType: cardType, notes: notes ?? "",
+            tags: WebApp.tags(tags ?? ""), image: image.flatMap { $0.isEmpty ? nil : $0 },
+            removeImage: removeImage == "true", frontLanguage: frontLanguage, backLanguage: backLanguage,
+            isFavorite: isFavorite == "true")
     }
 }

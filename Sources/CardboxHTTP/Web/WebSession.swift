@@ -35,9 +35,10 @@ struct WebSession: RouterMiddleware {
         }
     }
 
-    /// Pages come from this origin only, and no other site may frame them.
+    /// Pages come from this origin only, and no other site may frame them. Images may also be
+    /// `blob:` URLs: the editor's preview of a picture chosen but not yet sent.
     static let securityHeaders: HTTPFields = [
-        .contentSecurityPolicy: "default-src 'self'; frame-ancestors 'none'; form-action 'self'",
+        .contentSecurityPolicy: "default-src 'self'; img-src 'self' blob:; frame-ancestors 'none'; form-action 'self'",
         HTTPField.Name("X-Content-Type-Options")!: "nosniff", HTTPField.Name("Referrer-Policy")!: "same-origin",
     ]
 

@@ -19,6 +19,7 @@ enum WebTemplates {
 
     static let templates: [String: String] = [
         "layout": layout, "signin": signIn, "setup": setup, "decks": decks, "deck": deck, "cardlist": cardlist,
+        "card": card,
         "study": study,
         "account": account, "message": message, "lists": lists, "list": list,
         "boards": boards, "board": board,
@@ -467,6 +468,47 @@ enum WebTemplates {
         {{#hasNext}}<a href="{{next}}" id="next-page">Next</a>{{/hasNext}}
         </nav>
         {{/paging}}
+        """
+
+    static let card = """
+        {{<layout}}{{$content}}
+        <p><a href="/decks/{{deck.id}}">← {{deck.name}}</a></p>
+        <h1>Edit card</h1>
+        <form method="post" action="/decks/{{deck.id}}/cards/{{card.id}}" enctype="multipart/form-data" class="stack"
+        id="card-editor">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="front">Front</label>
+        <textarea id="front" name="front" required rows="2">{{card.front}}</textarea>
+        <label for="back">Back (may wait: a card without one is incomplete)</label>
+        <textarea id="back" name="back" rows="3">{{card.back}}</textarea>
+        <div class="row">
+        <label for="frontLanguage">Front language</label>
+        <select id="frontLanguage" name="frontLanguage">{{#frontLanguages}}<option value="{{code}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/frontLanguages}}</select>
+        <label for="backLanguage">Back language</label>
+        <select id="backLanguage" name="backLanguage">{{#backLanguages}}<option value="{{code}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/backLanguages}}</select>
+        </div>
+        <label for="cardType">Type</label>
+        <input id="cardType" name="cardType" value="{{card.cardType}}" list="card-types" required>
+        <datalist id="card-types">{{#cardTypes}}<option value="{{.}}">{{/cardTypes}}</datalist>
+        <label for="notes">Notes</label>
+        <textarea id="notes" name="notes" rows="3">{{card.notes}}</textarea>
+        <label for="tags">Tags (separated by commas; a new name makes a new tag)</label>
+        <input id="tags" name="tags" value="{{card.tags}}" list="known-tags">
+        <datalist id="known-tags">{{#knownTags}}<option value="{{.}}">{{/knownTags}}</datalist>
+        <label><input type="checkbox" name="isFavorite" value="true" id="isFavorite"{{#card.isFavorite}} checked{{/card.isFavorite}}>
+        Favorite</label>
+        <fieldset><legend>Picture</legend>
+        {{#hasImage}}<a href="/images/{{image}}"><img src="/images/{{image}}/thumbnail" alt="The card's picture"
+        class="thumbnail" id="current-image"></a>
+        <label><input type="checkbox" name="removeImage" value="true" id="removeImage"> Remove the picture</label>{{/hasImage}}
+        <label for="image">{{#hasImage}}Replace it with{{/hasImage}}{{^hasImage}}Add a picture{{/hasImage}}
+        (JPEG, PNG or HEIC, at most 5 MB)</label>
+        <input type="file" id="image" name="image" accept="image/jpeg,image/png,image/heic" data-preview="image-preview">
+        <img id="image-preview" alt="The picture chosen" class="thumbnail" hidden>
+        </fieldset>
+        <button type="submit">Save</button>
+        </form>
+        {{/content}}{{/layout}}
         """
 
     static let study = """
