@@ -777,6 +777,107 @@ enum OpenAPIDocument {
                 "404": {$ref: "#/components/responses/NotFound"}
                 "429": {$ref: "#/components/responses/Throttled"}
 
+          /api/v1/presets:
+            get:
+              summary: The preset decks a new deck can start from.
+              security: [{deviceToken: []}]
+              responses:
+                "200":
+                  description: The presets.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [presets]
+                        properties:
+                          presets:
+                            type: array
+                            items:
+                              type: object
+                              required: [slug, name, frontLanguage, backLanguage, cards]
+                              properties:
+                                slug: {type: string}
+                                name: {type: string}
+                                frontLanguage: {type: string}
+                                backLanguage: {type: string}
+                                cards: {type: integer}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/presets/{preset}:
+            post:
+              summary: A new deck with all of a preset's cards, or none when the plan's card limit would be passed (seed 001).
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: preset, in: path, required: true, schema: {type: string}}
+              responses:
+                "201":
+                  description: The deck made, and how many cards it has.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [deck, cards]
+                        properties:
+                          deck: {$ref: "#/components/schemas/Deck"}
+                          cards: {type: integer}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/decks/{deck}/stats:
+            get:
+              summary: A deck's study figures over the last `days` study days - reviews per day, retention, the cards coming due.
+              security: [{deviceToken: []}]
+              parameters:
+                - $ref: "#/components/parameters/Deck"
+                - {name: days, in: query, required: false, schema: {type: integer, minimum: 1, maximum: 3650, default: 30}}
+              responses:
+                "200":
+                  description: The figures.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [days, reviewsPerDay, retentionRecent, retentionAllTime, dueForecast, cardCounts]
+                        properties:
+                          days: {type: integer}
+                          reviewsPerDay:
+                            type: array
+                            items:
+                              type: object
+                              required: [day, count]
+                              properties:
+                                day: {type: string, format: date-time}
+                                count: {type: integer}
+                          retentionRecent:
+                            type: object
+                            required: [reviews, passed, rate]
+                            properties:
+                              reviews: {type: integer}
+                              passed: {type: integer}
+                              rate: {type: [number, "null"]}
+                          retentionAllTime:
+                            type: object
+                            required: [reviews, passed, rate]
+                            properties:
+                              reviews: {type: integer}
+                              passed: {type: integer}
+                              rate: {type: [number, "null"]}
+                          dueForecast:
+                            type: array
+                            items:
+                              type: object
+                              required: [day, count]
+                              properties:
+                                day: {type: string, format: date-time}
+                                count: {type: integer}
+                          cardCounts: {type: object, additionalProperties: {type: integer}}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
           /api/v1/decks/{deck}/cards/{card}:
             get:
               summary: A card of the deck, every field.
@@ -815,8 +916,8 @@ enum OpenAPIDocument {
                       properties:
                         front: {type: string}
                         back: {type: string}
-                        frontLanguage: {type: string, description: "ISO 639-1 code"}
-                        backLanguage: {type: string, description: "ISO 639-1 code"}
+                        frontLanguage: {$ref: "#/components/schemas/Language"}
+                        backLanguage: {$ref: "#/components/schemas/Language"}
                         cardType: {type: string}
                         notes: {type: string}
                         tags: {type: array, items: {type: string}}

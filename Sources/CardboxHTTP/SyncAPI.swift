@@ -93,13 +93,14 @@ public struct SyncAPI: Sendable {
         if Array(parts.prefix(3)) == ["api", "v1", "images"], parts.count == 4 || parts.last == "thumbnail" {
             return ["GET"]
         }
+        if Array(parts.prefix(3)) == ["api", "v1", "presets"] { return parts.count == 3 ? ["GET"] : ["POST"] }
         guard parts.count >= 4, Array(parts.prefix(3)) == ["api", "v1", "decks"] else { return nil }
         let rest = Array(parts.dropFirst(4))
         switch (rest.count, rest.first) {
         case (0, _): return ["GET"]
         case (1, "cards"): return ["GET", "POST"]
         case (1, "study"): return ["GET", "POST"]
-        case (1, "suggestions"): return ["GET"]
+        case (1, "suggestions"), (1, "stats"): return ["GET"]
         case (2, "study") where rest[1] == "undo": return ["POST"]
         case (2, "cards"): return ["GET", "POST"]
         case (3, "cards") where rest[2] == "image": return ["POST", "PUT"]

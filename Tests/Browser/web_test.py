@@ -221,6 +221,24 @@ def study(browser: Browser, deck: str) -> None:
     check(browser.find("#front").text == front, "key u undoes the answer: the same card is back")
 
 
+def stats(browser: Browser, deck: str) -> None:
+    """After a review the deck's stats draw it: today's bar in the reviews chart, and a forecast."""
+    browser.open(deck.replace(browser.base, "") + "/study")
+    browser.keys(" ")
+    browser.wait.until(lambda _: browser.find("#back").is_displayed())
+    old = browser.driver.find_element(By.TAG_NAME, "html")
+    browser.keys("3")
+    browser.wait.until(gone(old))
+    browser.open(deck.replace(browser.base, ""))
+    browser.find("#stats-link").click()
+    bars = browser.driver.find_elements(By.CSS_SELECTOR, "#reviews-chart rect")
+    check(len(bars) == 30 and float(bars[-1].get_attribute("height")) > 0,
+          "the stats page draws 30 days of reviews as SVG, today's bar not empty")
+    check(len(browser.driver.find_elements(By.CSS_SELECTOR, "#forecast-chart rect")) == 30
+          and "remembered" in browser.find("#retention").text, "and the retention and the forecast")
+    browser.shoot("stats")
+
+
 def lists(browser: Browser) -> None:
     browser.open("/lists")
     browser.fill({"name": "Groceries"})
@@ -444,6 +462,7 @@ def main() -> None:
         live(browser, deck)
         card_editor(browser, deck)
         study(browser, deck)
+        stats(browser, deck)
         lists(browser)
         boards(browser)
         card_limit(browser, server, deck)

@@ -554,6 +554,89 @@ struct WebAppTests {
         }
     }
 
+    @Test("preset decks: added whole from the decks page, or refused whole past the free plan's limit")
+    func presets() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let browser = try await Self.signedIn(url, accounts)
+            let (spanish, french, german) = (
+                try PresetDeck.named("spanish-basics"), try PresetDeck.named("french-basics"),
+                try PresetDeck.named("german-basics")
+            )
+            let offered = try await browser.get("/decks").body
+            #expect(PresetDeck.catalog.allSatisfy { offered.contains(#"action="/presets/\#($0.slug)""#) })
+            // 30 cards do not fit the free plan's 25: none is added, and seed 001's message says why.
+            let refused = try await browser.post("/presets/spanish-basics", ["csrf": try await browser.csrf()])
+            let message = JSONErrorMiddleware.answer(
+                for: CardboxError.cardLimitExceeded(
+                    currentCount: 0, limit: 25, remainingCards: 25, adding: spanish.cards.count)
+            ).message
+            #expect(refused.status == 400 && refused.body.contains(escaped(message)))
+            #expect(try await browser.get("/decks").body.contains("No decks yet"))
+            let added = try await browser.post("/presets/french-basics", ["csrf": try await browser.csrf()])
+            let deck = try #require(added.location)
+            let page = try await browser.get(deck).body
+            #expect(page.contains(escaped(french.name)) && Self.cardFronts(page).count == french.cards.count)
+            let past = try await browser.post("/presets/german-basics", ["csrf": try await browser.csrf()])
+            #expect(past.status == 400 && past.body.contains("Card limit exceeded"))
+            #expect(!(try await browser.get("/decks").body.contains(escaped(german.name) + "</strong></a>")))
+            let unknown = try await browser.post("/presets/klingon", ["csrf": try await browser.csrf()])
+            #expect(unknown.status == 400 && unknown.body.contains("unknown preset"))
+            #expect(try await browser.post("/presets/french-basics", ["csrf": "0"]).status == 403)
+        }
+    }
+
+    @Test("a deck's stats: reviews per day, retention and the forecast drawn as SVG; the same as JSON")
+    func stats() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let browser = try await Self.signedIn(url, accounts, plan: .premium)
+            let deck = try await Self.createDeck(browser, "Spanish")
+            let csrf = try await browser.csrf()
+            for front in ["hola", "adiós"] {
+                _ = try await browser.post(deck + "/cards", ["csrf": csrf, "front": front, "back": "x"])
+            }
+            let study = try await browser.get(deck + "/study").body
+            let card = try #require(study.range(of: #"name="card" value="[0-9a-f-]+""#, options: .regularExpression))
+            let cardId = String(study[card].dropFirst(#"name="card" value=""#.count).dropLast())
+            _ = try await browser.post(deck + "/study", ["csrf": csrf, "card": cardId, "rating": "3"])
+            let answer = try await browser.get(deck + "/stats?days=7")
+            #expect(answer.status == 200)
+            let page = answer.body
+            for chart in ["reviews-chart", "retention-chart", "forecast-chart"] {
+                #expect(page.contains(#"<svg id="\#(chart)" class="chart""#))
+            }
+            // One review today: the last of the 7 bars, and its tooltip says so.
+            let today = Date().formatted(.iso8601.year().month().day().dateSeparator(.dash))
+            #expect(page.contains("<title>1 reviews on \(today)</title>"))
+            #expect(page.components(separatedBy: "<title>").count - 1 == 1 + 7 + 2 + 7)  // the page's own, and one a bar
+            #expect(page.contains("new: 1") && page.contains("learning: 1"))
+            #expect(try await browser.get(deck + "/stats?days=5").status == 400)
+            let eve = try await Self.signedIn(url, accounts)
+            #expect(try await eve.get(deck + "/stats").status == 404)
+        }
+    }
+
+    @Test("/api/v1: presets listed and added; a deck's stats")
+    func apiPresetsAndStats() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            _ = try await accounts.addAccount(name: "uma", password: "correct horse", plan: .premium)
+            let token = try await accounts.signIn(name: "uma", password: "correct horse", deviceName: "script").token
+            let listed = try Self.json(
+                try await rawRequest(.GET, url + "/api/v1/presets", body: Data(), token: token).body)
+            #expect(Self.elements(listed["presets"]).count == PresetDeck.catalog.count)
+            let made = try await rawPost(url + "/api/v1/presets/german-basics", body: "", token: token)
+            let german = try PresetDeck.named("german-basics")
+            #expect(try made.status == 201 && Self.json(made.body)["cards"] == .int(Int64(german.cards.count)))
+            let deck = try #require(try Self.json(made.body)["deck"]?["id"]?.stringValue)
+            let stats = try Self.json(
+                try await rawRequest(.GET, url + "/api/v1/decks/\(deck)/stats?days=14", body: Data(), token: token).body
+            )
+            #expect(stats["days"] == .int(14) && Self.elements(stats["reviewsPerDay"]).count == 14)
+            #expect(stats["cardCounts"]?["new"] == .int(Int64(german.cards.count)))
+            let bad = try await rawRequest(.GET, url + "/api/v1/decks/\(deck)/stats?days=0", body: Data(), token: token)
+            #expect(bad.status == 400)
+        }
+    }
+
     @Test("a deck's settings: rename, suggestions to keep queued (a device gets them), delete")
     func deckSettings() async throws {
         try await Self.withWebServer { url, _, accounts in
@@ -851,6 +934,12 @@ struct WebAppTests {
 
     static func itemIds(_ page: String) -> [String] {
         ids(page, #"data-move="/lists/[0-9a-f-]+/items/([0-9a-f-]+)/move""#)
+    }
+
+    /// The members of a JSON array (none for anything else).
+    static func elements(_ value: JSONValue?) -> [JSONValue] {
+        if case .array(let values)? = value { return values }
+        return []
     }
 
     static func json(_ text: String) throws -> JSONValue { try JSONValue.parse(text, field: "answer") }

@@ -45,6 +45,17 @@ struct AccountActions: Sendable {
         }
     }
 
+    /// A new deck with all of a preset's cards, or nothing if the plan's card limit would be passed
+    /// (seed 001's `addPresetCards`).
+    func createDeck(_ caller: Caller, preset: PresetDeck) async throws -> (deck: Deck, cards: [Card]) {
+        try await write(caller) { store in try store.createDeck(preset: preset) }
+    }
+
+    /// A deck's study figures over the last `days` study days: reviews, retention, forecast.
+    func stats(_ caller: Caller, _ deck: DeckID, days: Int) async throws -> (deck: Deck, stats: StudyStats) {
+        try await read(caller) { store in (try store.deck(deck), try store.stats(in: deck, days: days)) }
+    }
+
     /// The most cards the API lists with a deck.
     static let cardsShown = 500
 

@@ -29,6 +29,19 @@ struct WebAPI: Sendable {
                 frontLanguage: try body.string("frontLanguage"), backLanguage: try body.string("backLanguage"))
             return EncodedJSON(["deck": deck], status: .created)
         }
+        api.get("presets") { _, _ in
+            EncodedJSON(["presets": PresetDeck.catalog.map(PresetAnswer.init)])
+        }
+        api.post("presets/:preset") { _, context in
+            let preset = try PresetDeck.named(context.parameters.get("preset") ?? "")
+            let made = try await actions.createDeck(try context.requireCaller(), preset: preset)
+            return EncodedJSON(PresetDeckAnswer(deck: made.deck, cards: made.cards.count), status: .created)
+        }
+        api.get("decks/:deck/stats") { request, context in
+            let days = Int(try request.integerQuery("days", default: 30))
+            return EncodedJSON(
+                try await actions.stats(try context.requireCaller(), try WebApp.deckId(context), days: days).stats)
+        }
         api.get("decks/:deck") { _, context in
             EncodedJSON(try await actions.deck(try context.requireCaller(), try WebApp.deckId(context)))
         }
@@ -147,6 +160,25 @@ struct WebAPI: Sendable {
     struct FlowAnswer: Encodable {
         var moved: Int
         var counts: DeckCounts
+    }
+
+    struct PresetAnswer: Encodable {
+        var slug: String
+        var name: String
+        var frontLanguage: String
+        var backLanguage: String
+        var cards: Int
+
+        init(_ preset: PresetDeck) {
+            (slug, name, frontLanguage, backLanguage, cards) = (
+                preset.slug, preset.name, preset.frontLanguage, preset.backLanguage, preset.cards.count
+            )
+        }
+    }
+
+    struct PresetDeckAnswer: Encodable {
+        var deck: Deck
+        var cards: Int
     }
 
     struct DecksAnswer: Encodable {

@@ -32,6 +32,17 @@ struct WebApp: Sendable {
         pages.post("decks") { request, context in try await createDeck(request, context) }
         pages.get("decks/:deck") { request, context in try await deckPage(request, context) }
         pages.post("decks/:deck/cards") { request, context in try await addCard(request, context) }
+        pages.post("presets/:preset") { request, context in
+            do {
+                return try await change(request, context, then: { (id: String) in "/decks/\(id)" }) { caller, _ in
+                    let preset = try PresetDeck.named(context.parameters.get("preset") ?? "")
+                    return try await actions.createDeck(caller, preset: preset).deck.id.description
+                }
+            } catch let error as CardboxError {
+                return try await decksPage(context, error: WebPage.message(error))
+            }
+        }
+        pages.get("decks/:deck/stats") { request, context in try await statsPage(request, context) }
         pages.get("decks/:deck/study") { request, context in try await studyPage(request, context) }
         pages.post("decks/:deck/study") { request, context in try await answer(request, context) }
         pages.post("decks/:deck/study/undo") { request, context in try await undo(request, context) }
@@ -165,6 +176,12 @@ struct WebApp: Sendable {
         let live = try await database.cursor(account: caller.account.id)
         let (decks, allowance) = try await actions.decks(caller)
         var values: [String: Any] = [
+            "presets": PresetDeck.catalog.map {
+                [
+                    "slug": $0.slug, "name": $0.name, "count": $0.cards.count,
+                    "languages": "\(Language.name(of: $0.frontLanguage)) → \(Language.name(of: $0.backLanguage))",
+                ] as [String: Any]
+            },
             "hasDecks": !decks.isEmpty,
             "decks": decks.map { Self.deckValues($0.deck).merging(Self.countValues($0.counts, $0.today)) { $1 } },
         ]
@@ -176,7 +193,9 @@ struct WebApp: Sendable {
                 "nearLimit": remaining * 5 <= limit,
             ]
         }
-        return WebPage.html("decks", title: "Decks", values, context: context, error: error, live: live)
+        return WebPage.html(
+            "decks", title: "Decks", values, context: context, error: error, status: error == nil ? .ok : .badRequest,
+            live: live)
     }
 
     private func createDeck(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
@@ -415,6 +434,51 @@ struct WebApp: Sendable {
     }
 
     // MARK: Study
+
+    /// Spans the stats page offers, in study days.
+    static let statsSpans = [7, 30, 90, 365]
+
+    /// A deck's study figures as charts: reviews per day, retention, and the cards coming due.
+    private func statsPage(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
+        let days = Int(request.uri.queryParameters["days"].map(String.init) ?? "") ?? 30
+        guard Self.statsSpans.contains(days) else {
+            throw CardboxError.invalid(field: "days", reason: "must be one of 7, 30, 90 or 365")
+        }
+        let (deck, stats) = try await actions.stats(try context.pageCaller(), try Self.deckId(context), days: days)
+        let percent = { (retention: Retention) in retention.rate.map { "\(Int(($0 * 100).rounded())) %" } ?? "none yet"
+        }
+        let dayBars = { (counts: [DayCount], noun: String) in
+            counts.map {
+                let day = $0.day.formatted(.iso8601.year().month().day().dateSeparator(.dash))
+                return SVGChart.Bar(
+                    label: String(day.dropFirst(5)), value: Double($0.count), title: "\($0.count) \(noun) \(day)")
+            }
+        }
+        let retention = [("last \(days) days", stats.retentionRecent), ("all time", stats.retentionAllTime)].map {
+            SVGChart.Bar(
+                label: $0.0, value: $0.1.rate ?? 0,
+                title: "\(percent($0.1)) remembered, \($0.1.passed) of \($0.1.reviews) reviews, \($0.0)")
+        }
+        let values: [String: Any] = [
+            "deck": Self.deckValues(deck), "days": days,
+            "spans": Self.statsSpans.map { ["days": $0, "selected": $0 == days] },
+            "reviewTotal": stats.reviewsPerDay.reduce(0) { $0 + $1.count },
+            "reviewsChart": SVGChart.bars(
+                dayBars(stats.reviewsPerDay, "reviews on"), description: "Reviews on each of the last \(days) days",
+                id: "reviews-chart"),
+            "retentionRecent": percent(stats.retentionRecent), "retentionAll": percent(stats.retentionAllTime),
+            "retentionChart": SVGChart.bars(
+                retention, description: "Share of reviews remembered", maximum: 1, id: "retention-chart"),
+            "forecastTotal": stats.dueForecast.reduce(0) { $0 + $1.count },
+            "forecastChart": SVGChart.bars(
+                dayBars(stats.dueForecast, "cards due on"), description: "Cards due on each of the next \(days) days",
+                id: "forecast-chart"),
+            "cardCounts": ["new", "learning", "review", "relearning", "archived"].map {
+                ["name": $0, "count": stats.cardCounts[$0] ?? 0]
+            },
+        ]
+        return WebPage.html("stats", title: "Stats: \(deck.name)", values, context: context)
+    }
 
     /// The next card of the deck; `?answered` (after an answer) offers to undo it.
     private func studyPage(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {

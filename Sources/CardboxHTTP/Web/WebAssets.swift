@@ -33,6 +33,10 @@ enum WebAssets {
         form.filters { flex-wrap: wrap; gap: .5rem; margin: 1.2rem 0 .6rem; }
         ul.images { list-style: none; display: flex; flex-wrap: wrap; gap: .6rem; padding: 0; }
         ul.images li { display: flex; flex-direction: column; align-items: center; }
+        svg.chart { width: 100%; height: auto; background: #fff; border: 1px solid var(--line); border-radius: .5rem; }
+        svg.chart rect { fill: var(--tint); }
+        svg.chart text { font-size: 11px; fill: #555; }
+        svg.chart .axis { stroke: var(--line); }
         fieldset { min-width: 0; border: 1px solid var(--line); border-radius: .5rem; }
         input[type=file] { max-width: 100%; }
         img.thumbnail { width: 96px; height: 96px; object-fit: cover; border-radius: .4rem; flex: none; }

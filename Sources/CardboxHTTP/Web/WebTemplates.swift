@@ -14,12 +14,14 @@ enum WebTemplates {
     }()
 
     static func render(_ name: String, _ values: [String: Any]) -> String {
-        library.render(values, withTemplate: name) ?? ""
+        // As with a template that does not parse, a page naming none is a bug any test of it finds.
+        guard let html = library.render(values, withTemplate: name) else { preconditionFailure("no template \(name)") }
+        return html
     }
 
     static let templates: [String: String] = [
         "layout": layout, "signin": signIn, "setup": setup, "decks": decks, "deck": deck, "cardlist": cardlist,
-        "card": card,
+        "card": card, "stats": stats,
         "study": study,
         "account": account, "message": message, "lists": lists, "list": list,
         "boards": boards, "board": board,
@@ -339,7 +341,13 @@ enum WebTemplates {
         {{/decks}}
         </ul>
         {{/hasDecks}}
-        {{^hasDecks}}<p>No decks yet: create one below.</p>{{/hasDecks}}
+        {{^hasDecks}}<p>No decks yet: create one below, or start from a preset.</p>{{/hasDecks}}
+        <h2>Start from a preset</h2>
+        <ul class="cards" id="presets">
+        {{#presets}}<li><strong>{{name}}</strong> <span class="muted">{{languages}} · {{count}} cards</span>
+        <form method="post" action="/presets/{{slug}}" class="actions">
+        <input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" class="small">Add {{name}}</button></form></li>{{/presets}}
+        </ul>
         <h2>New deck</h2>
         <form method="post" action="/decks" class="stack">
         <input type="hidden" name="csrf" value="{{csrf}}">
@@ -361,7 +369,8 @@ enum WebTemplates {
         <h1>{{deck.name}}</h1>
         <p class="muted">{{deck.frontLanguage}} → {{deck.backLanguage}} · {{current}} cards ·
         {{due}} due · {{new}} new</p>
-        {{#canStudy}}<p><a class="button" href="/decks/{{deck.id}}/study">Study now</a></p>{{/canStudy}}
+        <p class="row">{{#canStudy}}<a class="button" href="/decks/{{deck.id}}/study">Study now</a>{{/canStudy}}
+        <a href="/decks/{{deck.id}}/stats" id="stats-link">Stats</a></p>
         <nav class="tabs" aria-label="The deck's lists">
         {{#tabs}}<a href="/decks/{{deck.id}}?tab={{name}}" id="tab-{{name}}"{{#selected}} aria-current="page"{{/selected}}>{{label}}
         <span class="muted">{{count}}</span></a>{{/tabs}}
@@ -508,6 +517,29 @@ enum WebTemplates {
         </fieldset>
         <button type="submit">Save</button>
         </form>
+        {{/content}}{{/layout}}
+        """
+
+    static let stats = """
+        {{<layout}}{{$content}}
+        <p><a href="/decks/{{deck.id}}">← {{deck.name}}</a></p>
+        <h1>Stats: {{deck.name}}</h1>
+        <form method="get" action="/decks/{{deck.id}}/stats" class="row">
+        <label for="days">Span</label>
+        <select id="days" name="days">{{#spans}}<option value="{{days}}"{{#selected}} selected{{/selected}}>{{days}} days</option>{{/spans}}</select>
+        <button type="submit" class="small">Show</button>
+        </form>
+        <h2>Reviews per day</h2>
+        <p class="muted">Reviews in the last {{days}} study days: {{reviewTotal}}</p>
+        {{{reviewsChart}}}
+        <h2>Retention</h2>
+        <p class="muted" id="retention">Reviews remembered — last {{days}} days: {{retentionRecent}}; all time: {{retentionAll}}</p>
+        {{{retentionChart}}}
+        <h2>Coming due</h2>
+        <p class="muted">Cards due in the next {{days}} study days (overdue ones count today): {{forecastTotal}}</p>
+        {{{forecastChart}}}
+        <h2>Cards</h2>
+        <ul class="row" id="card-states">{{#cardCounts}}<li>{{name}}: {{count}}</li>{{/cardCounts}}</ul>
         {{/content}}{{/layout}}
         """
 
