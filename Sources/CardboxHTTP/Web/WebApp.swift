@@ -449,7 +449,9 @@ struct WebApp: Sendable {
         }
         let dayBars = { (counts: [DayCount], noun: String) in
             counts.map {
-                let day = $0.day.formatted(.iso8601.year().month().day().dateSeparator(.dash))
+                // A study day starts at local time (the dayStartHour setting): its date is the local one.
+                let day = $0.day.formatted(
+                    Date.ISO8601FormatStyle(timeZone: .current).year().month().day().dateSeparator(.dash))
                 return SVGChart.Bar(
                     label: String(day.dropFirst(5)), value: Double($0.count), title: "\($0.count) \(noun) \(day)")
             }
