@@ -103,7 +103,7 @@ public struct SyncAPI: Sendable {
         case (1, "suggestions"), (1, "stats"): return ["GET"]
         case (2, "study") where rest[1] == "undo": return ["POST"]
         case (2, "cards"): return ["GET", "POST"]
-        case (3, "cards") where rest[2] == "image": return ["POST", "PUT"]
+        case (3, "cards") where rest[2] == "image": return ["PUT"]
         case (2, "flows"), (3, "cards"), (3, "suggestions"): return ["POST"]
         default: return nil
         }
