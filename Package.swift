@@ -74,7 +74,7 @@ let package = Package(
         .target(
             name: "CardboxHTTP",
             dependencies: [
-                "CardboxCore", "CardboxSync", "CardboxServer", "CardboxStore", "CardboxSuggest",
+                "CardboxCore", "CardboxSync", "CardboxServer", "CardboxStore", "CardboxSuggest", "CardboxExchange",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -200,7 +200,7 @@ let package = Package(
             name: "CardboxServerTests",
             dependencies: [
                 "CardboxTestSupport", "CardboxServer", "CardboxServerPostgres", "CardboxStore", "CardboxSync",
-                "CardboxImaging",
+                "CardboxImaging", "CardboxExchange",
                 "CardboxHTTP", "CardboxSyncClient", "CardboxConvergence",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

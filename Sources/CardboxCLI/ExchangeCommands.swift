@@ -4,10 +4,7 @@ import CardboxExchange
 import CardboxStore
 import Foundation
 
-/// The formats Cardbox writes.
-enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
-    case listall, backup, csv, tsv
-}
+extension ExportFormat: ExpressibleByArgument {}
 
 /// The formats Cardbox reads (told from the content unless --format says).
 typealias ImportFormat = ImportFileFormat
@@ -45,29 +42,10 @@ struct ExportCommand: StoreCommand {
     var output: String?
 
     func run(store: CardboxStore) throws {
-        let data: Data
-        let summary: String
-        switch format {
-        case .listall:
-            let lists = try store.listsForExport(try list.map { try store.resolve($0) })
-            data = try ListAllFormat.export(lists, settings: try store.settings(), exportDate: Date())
-            summary = "exported \(lists.count) list\(lists.count == 1 ? "" : "s")"
-        case .backup:
-            let snapshot = try store.snapshot(progress: ProgressBar(label: "tables").update)
-            data = try BackupFormat.write(snapshot, createdAt: Date())
-            summary = "backed up \(snapshot.tables.values.map(\.count).reduce(0, +)) records"
-        case .csv, .tsv:
-            // Anki's text format has no archived state: archived cards are left out, and the summary says so.
-            let cards = try store.cards(in: try deck.map { try store.resolve($0) })
-            let archived = try store.cards(
-                in: try deck.map { try store.resolve($0) }, filter: CardFilter(archived: true)
-            ).count
-            data = DelimitedFormat.export(
-                cards, separator: format == .tsv ? "\t" : ",", progress: ProgressBar(label: "cards").update)
-            summary =
-                "exported \(cards.count) card\(cards.count == 1 ? "" : "s")"
-                + (archived == 0 ? "" : " (\(archived) archived left out)")
-        }
+        let exported = try store.export(
+            format, deck: try deck.map { try store.resolve($0) }, list: try list.map { try store.resolve($0) },
+            progress: { ProgressBar(label: $0).update })
+        let (data, summary) = (exported.data, exported.summary)
         guard let output else {
             Terminal.current.write(data)
             if data.last != UInt8(ascii: "\n") { Terminal.current.write(Data("\n".utf8)) }
@@ -110,66 +88,15 @@ struct ImportCommand: StoreCommand {
     @Option(help: "Back language of decks the import creates (ISO 639-1).") var back = "en"
 
     func run(store: CardboxStore) throws {
-        // A zip (an Anki package) is read from disk as it is needed; other formats are read whole.
-        let head = FileHandle(forReadingAtPath: file).map { handle in
-            defer { try? handle.close() }
-            return handle.readData(ofLength: 8)
-        }
-        guard let head else { throw CardboxError.invalid(field: file, reason: "cannot read the file") }
-        let chosen = format ?? (AnkiPackageFormat.matches(head) ? .apkg : nil)
-        let data = chosen == .apkg ? head : try InputGuard.read(file)
-        let report: ImportReport
-        switch try chosen ?? ImportFormat.detect(data, file: file) {
-        case .apkg:
-            let package = try AnkiPackageFormat.read(path: file, file: file)
-            var cardReport = try store.importCards(
-                package.cards, newDeckLanguages: front.map { ($0, back) }, onDuplicate: onDuplicate,
-                progress: ProgressBar(label: "cards").update)
-            cardReport.notImported += package.notImported
-            cardReport.fieldMapping = package.fieldMapping
-            report = cardReport
-        case .listall:
-            let (lists, settings) = try ListAllFormat.read(data, file: file)
-            report = try store.importLists(lists, settings: settings, onDuplicate: onDuplicate)
-        case .backup:
-            report = try store.restore(try BackupFormat.read(data, file: file))
-        case .trello:
-            let (board, skipped) = try TrelloFormat.read(data, file: file)
-            var boardReport = try store.importBoard(board).report
-            boardReport.notImported = skipped
-            report = boardReport
-        case let delimited:
-            let separator: Character? = format == nil ? nil : (delimited == .tsv ? "\t" : ",")
-            let document = try DelimitedFormat.read(data, file: file, separator: separator)
-            let cards = try document.rows.map { row in
-                guard let deck = row.deck ?? deck else {
-                    throw CardboxError.invalid(field: "\(file) line \(row.line)", reason: "no deck: give --deck")
-                }
-                return CardImport(
-                    deck: deck, draft: CardDraft(front: row.front, back: row.back, notes: row.notes, tags: row.tags),
-                    source: "\(file) line \(row.line)")
-            }
-            var cardReport = try store.importCards(
-                cards, newDeckLanguages: front.map { ($0, back) }, onDuplicate: onDuplicate,
-                progress: ProgressBar(label: "cards").update)
-            cardReport.notImported += document.ignored.map { "header \($0) (not used)" }
-            report = cardReport
-        }
+        var options = ImportOptions(
+            format: format, onDuplicate: onDuplicate, deck: deck, frontLanguage: front, backLanguage: back)
+        options.missingDeck = "no deck: give --deck"
+        let report = try store.importFile(
+            at: file, named: file, options, progress: { ProgressBar(label: $0).update })
         try Console.emit(report, json: output.json, Self.describe)
     }
 
     static func describe(_ report: ImportReport) -> String {
-        func line(_ label: String, _ counts: [String: Int]) -> String? {
-            guard !counts.isEmpty else { return nil }
-            return "\(label): "
-                + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)\($0.value == 1 ? "" : "s")" }
-                .joined(separator: ", ")
-        }
-        let lines =
-            [
-                line("created", report.created), line("replaced", report.replaced), line("skipped", report.skipped),
-            ].compactMap { $0 } + report.fieldMapping.map { "fields of \($0)" }
-            + report.notImported.map { "not imported: \($0)" }
-        return lines.isEmpty ? "nothing to import" : lines.joined(separator: "\n")
+        report.lines.isEmpty ? "nothing to import" : report.lines.joined(separator: "\n")
     }
 }

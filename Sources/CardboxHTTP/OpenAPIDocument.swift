@@ -777,6 +777,67 @@ enum OpenAPIDocument {
                 "404": {$ref: "#/components/responses/NotFound"}
                 "429": {$ref: "#/components/responses/Throttled"}
 
+          /api/v1/import:
+            post:
+              summary: Import a file into the account - all of it, or nothing if anything in it is wrong.
+              description: >-
+                An Anki package, Anki's plain text (CSV/TSV), ListAll JSON, a Trello board or a Cardbox backup
+                (into an account with no data yet); the format is told from the content unless `format` says.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: format, in: query, required: false, schema: {enum: [listall, backup, csv, tsv, trello, apkg]}}
+                - {name: deck, in: query, required: false, description: "The deck (by name) for CSV/TSV rows without a deck column.", schema: {type: string}}
+                - {name: front, in: query, required: false, description: "Front language of decks the import creates.", schema: {type: string}}
+                - {name: back, in: query, required: false, schema: {type: string}}
+                - {name: onDuplicate, in: query, required: false, schema: {enum: [skip, replace, copy]}}
+              requestBody:
+                required: true
+                content:
+                  application/octet-stream:
+                    schema: {type: string, format: binary}
+              responses:
+                "200":
+                  description: What was created, replaced and skipped by kind, and what could not come over.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [created, replaced, skipped, notImported, fieldMapping]
+                        properties:
+                          created: {type: object, additionalProperties: {type: integer}}
+                          replaced: {type: object, additionalProperties: {type: integer}}
+                          skipped: {type: object, additionalProperties: {type: integer}}
+                          notImported: {type: array, items: {type: string}}
+                          fieldMapping: {type: array, items: {type: string}}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+                "413": {$ref: "#/components/responses/TooLarge"}
+          /api/v1/export/{format}:
+            get:
+              summary: A file of the account - a backup of everything, ListAll JSON (all lists, or `list`), or a deck's cards as CSV/TSV.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: format, in: path, required: true, schema: {enum: [listall, backup, csv, tsv]}}
+                - {name: deck, in: query, required: false, description: "The deck, for csv and tsv (required there).", schema: {type: string}}
+                - {name: list, in: query, required: false, description: "One list, for listall.", schema: {type: string}}
+              responses:
+                "200":
+                  description: The file, as an attachment.
+                  content:
+                    application/json:
+                      schema: {type: object}
+                    text/csv:
+                      schema: {type: string}
+                    text/tab-separated-values:
+                      schema: {type: string}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
           /api/v1/presets:
             get:
               summary: The preset decks a new deck can start from.

@@ -93,6 +93,8 @@ public struct SyncAPI: Sendable {
         if Array(parts.prefix(3)) == ["api", "v1", "images"], parts.count == 4 || parts.last == "thumbnail" {
             return ["GET"]
         }
+        if path == "/api/v1/import" { return ["POST"] }
+        if Array(parts.prefix(3)) == ["api", "v1", "export"], parts.count == 4 { return ["GET"] }
         if Array(parts.prefix(3)) == ["api", "v1", "presets"] { return parts.count == 3 ? ["GET"] : ["POST"] }
         guard parts.count >= 4, Array(parts.prefix(3)) == ["api", "v1", "decks"] else { return nil }
         let rest = Array(parts.dropFirst(4))

@@ -142,7 +142,8 @@ extension WriteContext {
         }
         guard let (front, back) = languages else {
             throw CardboxError.invalid(
-                field: card.source, reason: "deck '\(card.deck)' does not exist (give --front to create it)")
+                field: card.source,
+                reason: "deck '\(card.deck)' does not exist (give the front language for new decks to create it)")
         }
         let deck = try insertDeck(
             name: try Deck.validateName(card.deck), frontLanguage: front, backLanguage: back, queued: 0)

@@ -22,6 +22,7 @@ from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
@@ -322,6 +323,26 @@ def card_editor(browser: Browser, deck: str) -> None:
     os.remove(path)
 
 
+def import_export(browser: Browser) -> None:
+    """A TSV file of words becomes a new deck; the report says so, and the deck is offered for export."""
+    path = os.path.join(browser.screenshots, "..", "words.txt")
+    with open(path, "w") as file:
+        file.write("gato\tcat\nperro\tdog\n")
+    browser.open("/exchange")
+    browser.find("#file").send_keys(os.path.abspath(path))
+    browser.fill({"deck": "Animals"})
+    browser.submit("#import button[type=submit]")
+    check("give the front language for new decks" in browser.find(".error").text,
+          "a new deck without a front language is refused, saying what to give")
+    browser.find("#file").send_keys(os.path.abspath(path))
+    Select(browser.find("#import-front")).select_by_value("es")
+    browser.submit("#import button[type=submit]")
+    check("created: 2 cards, 1 deck" in browser.find("#report").text, "an imported file's report shows on the page")
+    check("Animals" in browser.find("#exports").text, "the new deck can be exported")
+    browser.shoot("import")
+    os.remove(path)
+
+
 def boards(browser: Browser) -> None:
     browser.open("/boards")
     browser.fill({"title": "Trip"})
@@ -464,6 +485,7 @@ def main() -> None:
         study(browser, deck)
         stats(browser, deck)
         lists(browser)
+        import_export(browser)
         boards(browser)
         card_limit(browser, server, deck)
         suggestions(browser, server, work, deck)

@@ -151,7 +151,8 @@ struct CardImportTests {
         let store = try CardboxStore.inMemory()
         #expect(
             throws: CardboxError.invalid(
-                field: "f line 1", reason: "deck 'New' does not exist (give --front to create it)")
+                field: "f line 1",
+                reason: "deck 'New' does not exist (give the front language for new decks to create it)")
         ) {
             try store.importCards(imports(["a"], deck: "New"), newDeckLanguages: nil, onDuplicate: .skip)
         }

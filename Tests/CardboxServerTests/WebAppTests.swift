@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CardboxCore
+import CardboxExchange
 import CardboxImaging
 import CardboxServer
 import CardboxStore
@@ -635,6 +636,60 @@ struct WebAppTests {
             #expect(stats["cardCounts"]?["new"] == .int(Int64(german.cards.count)))
             let bad = try await rawRequest(.GET, url + "/api/v1/decks/\(deck)/stats?days=0", body: Data(), token: token)
             #expect(bad.status == 400)
+        }
+    }
+
+    @Test("import a file and see the report (all or nothing); download a backup, ListAll JSON and a deck as TSV/CSV")
+    func importAndExport() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let (browser, phone) = try await Self.browserAndPhone(url, accounts)
+            let words = Data("hola\thello\nperro\tdog\n".utf8)
+            var fields = ["csrf": try await browser.csrf(), "deck": "Spanish", "front": "es", "back": "en"]
+            let imported = try await browser.postFile("/exchange/import", fields, file: ("file", words))
+            #expect(imported.status == 200 && imported.body.contains("<li>created: 2 cards, 1 deck</li>"))
+            let again = try await browser.postFile("/exchange/import", fields, file: ("file", words))
+            #expect(again.body.contains("<li>skipped: 2 cards</li>"))
+            _ = try await DeviceSync(store: phone).sync()
+            #expect(try phone.cards(in: nil).map(\.front).sorted() == ["hola", "perro"])
+            // A file with one bad row brings nothing in, and the page says where.
+            let bad = Data("gato\tcat\n\tno front\n".utf8)
+            let refused = try await browser.postFile("/exchange/import", fields, file: ("file", bad))
+            #expect(refused.status == 400 && refused.body.contains("line 2"))
+            fields["deck"] = ""
+            let noDeck = try await browser.postFile("/exchange/import", fields, file: ("file", words))
+            #expect(noDeck.status == 400 && noDeck.body.contains("no deck: name the deck to import into"))
+            _ = try await DeviceSync(store: phone).sync()
+            #expect(try phone.cards(in: nil).count == 2)
+            let forged = try await browser.postFile(
+                "/exchange/import", fields.merging(["csrf": "0"]) { $1 }, file: ("file", words))
+            #expect(forged.status == 403)
+
+            let deck = try #require(try phone.decks().first?.id)
+            let tsv = try await browser.get("/exchange/export/tsv?deck=\(deck)")
+            #expect(tsv.status == 200 && tsv.body.hasSuffix("hola\thello\t\t\nperro\tdog\t\t\n"))
+            let backup = try await browser.get("/exchange/export/backup")
+            #expect(backup.status == 200 && backup.body.contains("perro"))
+            #expect(try BackupFormat.read(Data(backup.body.utf8), file: "backup").tables["card"]?.count == 2)
+            #expect(try await browser.get("/exchange/export/listall").status == 200)
+            #expect(try await browser.get("/exchange/export/csv").status == 400)
+            #expect(try await browser.get("/exchange/export/zip").status == 404)
+            let eve = try await Self.signedIn(url, accounts)
+            #expect(try await eve.get("/exchange/export/tsv?deck=\(deck)").status == 404)
+        }
+    }
+
+    @Test("/api/v1: a file imported from the request's body; an export downloaded")
+    func apiImportAndExport() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            _ = try await accounts.addAccount(name: "uma", password: "correct horse", plan: .premium)
+            let token = try await accounts.signIn(name: "uma", password: "correct horse", deviceName: "script").token
+            let words = Data("#separator:tab\n#deck column:3\nhola\thello\tSpanish\n".utf8)
+            let imported = try await rawRequest(.POST, url + "/api/v1/import?front=es", body: words, token: token)
+            #expect(try imported.status == 200 && Self.json(imported.body)["created"]?["card"] == .int(1))
+            let wrong = try await rawRequest(.POST, url + "/api/v1/import?onDuplicate=merge", body: words, token: token)
+            #expect(wrong.status == 400 && wrong.body.contains("onDuplicate"))
+            let lists = try await rawRequest(.GET, url + "/api/v1/export/listall", body: Data(), token: token)
+            #expect(lists.status == 200 && lists.body.contains("\"version\""))
         }
     }
 

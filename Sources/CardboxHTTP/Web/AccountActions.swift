@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxExchange
 import CardboxImaging
 import CardboxServer
 import CardboxStore
@@ -54,6 +55,27 @@ struct AccountActions: Sendable {
     /// A deck's study figures over the last `days` study days: reviews, retention, forecast.
     func stats(_ caller: Caller, _ deck: DeckID, days: Int) async throws -> (deck: Deck, stats: StudyStats) {
         try await read(caller) { store in (try store.deck(deck), try store.stats(in: deck, days: days)) }
+    }
+
+    /// Imports `data` (a file a person uploaded) into the account: all of it or nothing. The bytes
+    /// go to a private temporary file first, as an Anki package is read from disk.
+    func importFile(_ caller: Caller, _ data: Data, _ options: ImportOptions) async throws -> ImportReport {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-import-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("upload")
+        try data.write(to: file)
+        return try await write(caller) { store in
+            try store.importFile(at: file.path, named: "the uploaded file", options)
+        }
+    }
+
+    /// A file of the account in `format` (a deck's cards for CSV/TSV; all lists, or one, for ListAll).
+    func export(_ caller: Caller, _ format: ExportFormat, deck: DeckID?, list: ListID?) async throws -> ExportedFile {
+        if format == .csv || format == .tsv, deck == nil {
+            throw CardboxError.invalid(field: "deck", reason: "a CSV or TSV export is of one deck: name it")
+        }
+        return try await read(caller) { store in try store.export(format, deck: deck, list: list) }
     }
 
     /// The most cards the API lists with a deck.

@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxExchange
 import CardboxServer
 import CardboxStore
 import Foundation
@@ -28,6 +29,21 @@ struct WebAPI: Sendable {
                 try context.requireCaller(), name: try body.string("name"),
                 frontLanguage: try body.string("frontLanguage"), backLanguage: try body.string("backLanguage"))
             return EncodedJSON(["deck": deck], status: .created)
+        }
+        api.post("import") { request, context in
+            let query = request.uri.queryParameters
+            let text = { (name: String) in query[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 } }
+            let options = ImportOptions(
+                format: try text("format").map { try WebApp.choice($0, field: "format") },
+                onDuplicate: try WebApp.choice(text("onDuplicate") ?? "skip", field: "onDuplicate"), deck: text("deck"),
+                frontLanguage: text("front"), backLanguage: text("back") ?? "en")
+            let data = try await request.collectBody(
+                upTo: ImportForm.limit, tooLarge: "this file is larger than 64 MB, the most an import may be")
+            let report = try await actions.importFile(try context.requireCaller(), Data(buffer: data), options)
+            return EncodedJSON(report)
+        }
+        api.get("export/:format") { request, context in
+            try await WebApp.download(actions, request, context, caller: try context.requireCaller())
         }
         api.get("presets") { _, _ in
             EncodedJSON(["presets": PresetDeck.catalog.map(PresetAnswer.init)])

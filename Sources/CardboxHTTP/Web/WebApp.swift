@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxExchange
 import CardboxServer
 import CardboxStore
 import Foundation
@@ -93,6 +94,7 @@ struct WebApp: Sendable {
         }
         addListRoutes(to: pages)
         addBoardRoutes(to: pages)
+        addExchangeRoutes(to: pages)
         pages.get("account") { _, context in try await accountPage(context) }
         pages.get("events") { request, context in
             let caller = try context.pageCaller()
@@ -352,10 +354,7 @@ struct WebApp: Sendable {
     ) async throws -> Response {
         let (deck, card, knownTags) = try await actions.card(
             try context.pageCaller(), try Self.id(context, "card"), in: try Self.deckId(context))
-        let languages = { (selected: String) in
-            Language.codes.map { ["code": $0, "name": Language.name(of: $0), "selected": $0 == selected] }
-                .sorted { ($0["name"] as? String ?? "") < ($1["name"] as? String ?? "") }
-        }
+        let languages = Self.languageChoices(selected:)
         let values: [String: Any] = [
             "deck": Self.deckValues(deck),
             "card": [
@@ -530,6 +529,90 @@ struct WebApp: Sendable {
         let deckId = try Self.deckId(context)
         _ = try await actions.undo(try context.pageCaller(), in: deckId)
         return WebPage.redirect("/decks/\(deckId)/study")
+    }
+
+    // MARK: Import and export
+
+    private func addExchangeRoutes(to pages: RouterGroup<CardboxRequestContext>) {
+        pages.get("exchange") { _, context in try await exchangePage(context) }
+        pages.post("exchange/import") { request, context in
+            let form = try await ImportForm.read(request)
+            try context.checkCSRF(form.csrf)
+            do {
+                let report = try await actions.importFile(try context.pageCaller(), form.file, try form.options)
+                return try await exchangePage(context, report: report)
+            } catch let error as CardboxError {
+                return try await exchangePage(context, typed: form, error: WebPage.message(error))
+            }
+        }
+        pages.get("exchange/export/:format") { request, context in
+            try await Self.download(actions, request, context, caller: try context.pageCaller())
+        }
+    }
+
+    /// Import (a file and where its cards go) and export (a backup, ListAll JSON, a deck as TSV or
+    /// CSV); after an import, its report. After a refusal, `typed` fills the form again (all but
+    /// the file, which a browser never lets a page choose).
+    private func exchangePage(
+        _ context: CardboxRequestContext, report: ImportReport? = nil, typed: ImportForm? = nil, error: String? = nil
+    ) async throws -> Response {
+        let caller = try context.pageCaller()
+        let (decks, _) = try await actions.decks(caller)
+        var values: [String: Any] = [
+            "decks": decks.map { ["id": $0.deck.id.description, "name": $0.deck.name] },
+            "hasDecks": !decks.isEmpty,
+            "typedDeck": typed?.deck ?? "",
+            "frontLanguages": Self.languageChoices(selected: typed?.front ?? ""),
+            "backLanguages": Self.languageChoices(selected: typed?.back ?? "en"),
+            "duplicates": DuplicatePolicy.allCases.map {
+                [
+                    "value": $0.rawValue, "label": Self.duplicateLabels[$0] ?? "",
+                    "selected": $0.rawValue == typed?.onDuplicate,
+                ]
+            },
+        ]
+        if let report {
+            values["report"] = ["lines": report.lines.isEmpty ? ["nothing to import"] : report.lines]
+        }
+        return WebPage.html(
+            "exchange", title: "Import and export", values, context: context, error: error,
+            status: error == nil ? .ok : .badRequest)
+    }
+
+    private static let duplicateLabels: [DuplicatePolicy: String] = [
+        .skip: "skip them", .replace: "replace them", .copy: "keep both",
+    ]
+
+    /// Every ISO 639-1 language by name, for a `<select>`, `selected` chosen.
+    static func languageChoices(selected: String) -> [[String: Any]] {
+        Language.codes.map { ["code": $0, "name": Language.name(of: $0), "selected": $0 == selected] }
+            .sorted { ($0["name"] as? String ?? "") < ($1["name"] as? String ?? "") }
+    }
+
+    /// A file of the account to download: `:format` is listall, backup, csv or tsv (`?deck=` for
+    /// the last two; `?list=` narrows ListAll to one list).
+    static func download(
+        _ actions: AccountActions, _ request: Request, _ context: CardboxRequestContext, caller: Caller
+    ) async throws -> Response {
+        let format: ExportFormat = try choice(context, "format")
+        let query = request.uri.queryParameters
+        let reference = { (name: String) in query[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 } }
+        let deck = try reference("deck").map { text -> DeckID in
+            guard let id = DeckID(text) else { throw CardboxError.notFound(kind: "deck", reference: text) }
+            return id
+        }
+        let list = try reference("list").map { text -> ListID in
+            guard let id = ListID(text) else { throw CardboxError.notFound(kind: "list", reference: text) }
+            return id
+        }
+        let file = try await actions.export(caller, format, deck: deck, list: list)
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: format.mimeType, .contentDisposition: "attachment; filename=\"\(format.fileName)\"",
+                .cacheControl: "no-store",
+            ],
+            body: .init(byteBuffer: ByteBuffer(bytes: file.data)))
     }
 
     // MARK: Lists
@@ -894,6 +977,16 @@ struct WebApp: Sendable {
     where Choice.RawValue == String {
         guard let text = context.parameters.get(parameter), let choice = Choice(rawValue: text) else {
             throw CardboxError.notFound(kind: parameter, reference: context.parameters.get(parameter) ?? "")
+        }
+        return choice
+    }
+
+    /// One of a form's or query's fixed choices (an export's format, an import's duplicate policy).
+    static func choice<Choice: RawRepresentable & CaseIterable>(_ text: String, field: String) throws -> Choice
+    where Choice.RawValue == String {
+        guard let choice = Choice(rawValue: text) else {
+            let known = Choice.allCases.map(\.rawValue).joined(separator: ", ")
+            throw CardboxError.invalid(field: field, reason: "'\(text)' is not one of \(known)")
         }
         return choice
     }

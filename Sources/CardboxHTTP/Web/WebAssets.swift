@@ -7,7 +7,7 @@ enum WebAssets {
         body { margin: 0; font: 16px/1.5 system-ui, sans-serif; color: #1b1f24; background: #f6f7f9; }
         header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between;
           padding: .6rem 1rem; background: #fff; border-bottom: 1px solid var(--line); }
-        header nav { display: flex; gap: 1rem; align-items: center; }
+        header nav { display: flex; flex-wrap: wrap; gap: .4rem 1rem; align-items: center; }
         .brand { font-weight: 700; color: inherit; text-decoration: none; }
         main { max-width: 46rem; margin: 0 auto; padding: 1rem; }
         a { color: var(--tint); }

@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxExchange
 import CardboxStore
 import Foundation
 import HTTPTypes
@@ -73,7 +74,11 @@ enum MultipartForm {
     /// Room for a 5 MB image and the form around it.
     static let imageFormLimit = Limits.imageBytes + 128 * 1024
 
-    static func read<T: Decodable>(_ request: Request, as type: T.Type, missing: String) async throws -> T {
+    static func read<T: Decodable>(
+        _ request: Request, as type: T.Type, limit: Int = imageFormLimit,
+        tooLarge: String = "this image is larger than 5 MB (\(Limits.imageBytes) bytes), the most an image may be",
+        missing: String
+    ) async throws -> T {
         guard let contentType = request.headers[.contentType],
             contentType.lowercased().hasPrefix("multipart/form-data"),
             let boundary = contentType.split(separator: ";").lazy.map({ $0.trimmingCharacters(in: .whitespaces) })
@@ -81,9 +86,7 @@ enum MultipartForm {
         else {
             throw CardboxError.invalid(field: "form", reason: "a form with a file is sent as multipart/form-data")
         }
-        let buffer = try await request.collectBody(
-            upTo: imageFormLimit,
-            tooLarge: "this image is larger than 5 MB (\(Limits.imageBytes) bytes), the most an image may be")
+        let buffer = try await request.collectBody(upTo: limit, tooLarge: tooLarge)
         do {
             return try FormDataDecoder().decode(
                 T.self, from: buffer,
@@ -102,6 +105,35 @@ struct ImageUpload: Decodable {
     static func read(_ request: Request) async throws -> ImageUpload {
         try await MultipartForm.read(
             request, as: ImageUpload.self, missing: "has no image file (choose one, then upload)")
+    }
+}
+
+/// The import form: the file, and how to place what it holds.
+struct ImportForm: Decodable {
+    var csrf: String
+    var file: Data
+    var deck: String?
+    var front: String?
+    var back: String?
+    var onDuplicate: String?
+
+    /// The largest file the import page takes (an Anki package with its pictures may be large).
+    static let limit = 64 * 1024 * 1024
+
+    static func read(_ request: Request) async throws -> ImportForm {
+        try await MultipartForm.read(
+            request, as: ImportForm.self, limit: limit,
+            tooLarge: "this file is larger than 64 MB, the most an import may be",
+            missing: "has no file (choose one, then import)")
+    }
+
+    var options: ImportOptions {
+        get throws {
+            let text = { (value: String?) in value.flatMap { $0.isEmpty ? nil : $0 } }
+            return ImportOptions(
+                onDuplicate: try WebApp.choice(text(onDuplicate) ?? "skip", field: "on duplicate"), deck: text(deck),
+                frontLanguage: text(front), backLanguage: text(back) ?? "en")
+        }
     }
 }
 

@@ -21,7 +21,7 @@ enum WebTemplates {
 
     static let templates: [String: String] = [
         "layout": layout, "signin": signIn, "setup": setup, "decks": decks, "deck": deck, "cardlist": cardlist,
-        "card": card, "stats": stats,
+        "card": card, "stats": stats, "exchange": exchange,
         "study": study,
         "account": account, "message": message, "lists": lists, "list": list,
         "boards": boards, "board": board,
@@ -272,6 +272,7 @@ enum WebTemplates {
         <a href="/decks">Decks</a>
         <a href="/lists">Lists</a>
         <a href="/boards">Boards</a>
+        <a href="/exchange">Import</a>
         <a href="/account">Account</a>
         <form method="post" action="/signout" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}">
@@ -517,6 +518,46 @@ enum WebTemplates {
         </fieldset>
         <button type="submit">Save</button>
         </form>
+        {{/content}}{{/layout}}
+        """
+
+    static let exchange = """
+        {{<layout}}{{$content}}
+        <h1>Import and export</h1>
+        {{#report}}
+        <section class="report" id="report" role="status" aria-label="Import report">
+        <h2>Imported</h2>
+        <ul>{{#lines}}<li>{{.}}</li>{{/lines}}</ul>
+        </section>
+        {{/report}}
+        <h2>Import a file</h2>
+        <p class="muted">An Anki package (.apkg), cards as CSV or TSV (Anki's plain text), ListAll JSON, a
+        Trello board, or a Cardbox backup (into an account with nothing in it). The format is told from the
+        file. All of it comes in, or nothing: a problem anywhere is shown here.</p>
+        <form method="post" action="/exchange/import" enctype="multipart/form-data" class="stack" id="import">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="file">File (at most 64 MB)</label>
+        <input type="file" id="file" name="file" required>
+        <label for="import-deck">Deck for CSV/TSV cards without a deck column (an existing one, or a new name)</label>
+        <input id="import-deck" name="deck" list="deck-names" value="{{typedDeck}}">
+        <datalist id="deck-names">{{#decks}}<option value="{{name}}">{{/decks}}</datalist>
+        <div class="row">
+        <label for="import-front">New decks' front language</label>
+        <select id="import-front" name="front"><option value="">(none: only decks that exist)</option>{{#frontLanguages}}<option value="{{code}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/frontLanguages}}</select>
+        <label for="import-back">and back language</label>
+        <select id="import-back" name="back">{{#backLanguages}}<option value="{{code}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/backLanguages}}</select>
+        </div>
+        <label for="on-duplicate">Records already here</label>
+        <select id="on-duplicate" name="onDuplicate">{{#duplicates}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/duplicates}}</select>
+        <button type="submit">Import</button>
+        </form>
+        <h2>Export</h2>
+        <ul class="cards" id="exports">
+        <li><a href="/exchange/export/backup" download>Backup of everything</a> <span class="muted">(Cardbox JSON)</span></li>
+        <li><a href="/exchange/export/listall" download>All lists</a> <span class="muted">(ListAll JSON)</span></li>
+        {{#decks}}<li>{{name}}: <a href="/exchange/export/tsv?deck={{id}}" download>TSV</a> ·
+        <a href="/exchange/export/csv?deck={{id}}" download>CSV</a> <span class="muted">(Anki's plain text)</span></li>{{/decks}}
+        </ul>
         {{/content}}{{/layout}}
         """
 
