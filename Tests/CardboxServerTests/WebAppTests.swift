@@ -106,9 +106,10 @@ func escaped(_ text: String) -> String {
 struct WebAppTests {
     /// A server with copies of accounts in a new folder (the web app works on them).
     static func withWebServer(
+        openSignup: Bool = false,
         _ body: (_ url: String, _ database: any ServerDatabase, _ accounts: AccountService) async throws -> Void
     ) async throws {
-        var options = ServerOptions()
+        var options = ServerOptions(openSignup: openSignup)
         options.replicaFolder = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("cardbox-web-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: options.replicaFolder!) }
@@ -163,6 +164,30 @@ struct WebAppTests {
             #expect(try await stranger.get("/setup").location == "/signin")
             #expect(try await stranger.post("/setup", ["user": "eve", "password": "correct horse"]).status == 403)
             #expect(try await database.accounts().count == 1)
+        }
+    }
+
+    @Test("sign-up: offered and open only on a server started with --open-signup; a taken name is refused")
+    func signUp() async throws {
+        try await Self.withWebServer { url, database, _ in
+            let browser = TestBrowser(url)
+            #expect(!(try await browser.get("/signin").body.contains("/signup")))
+            #expect(try await browser.get("/signup").status == 403)
+            let closed = try await browser.post("/signup", ["user": "ana", "password": "correct horse"])
+            #expect(closed.status == 403 && closed.body.contains("sign-up is closed"))
+            #expect(try await database.accounts().isEmpty)
+        }
+        try await Self.withWebServer(openSignup: true) { url, _, _ in
+            let browser = TestBrowser(url)
+            #expect(try await browser.get("/signin").body.contains(#"href="/signup""#))
+            let made = try await browser.post("/signup", ["user": "ana", "password": "correct horse"])
+            #expect(made.status == 303 && made.location == "/decks")
+            #expect(try await browser.get("/decks").body.contains("No decks yet"))
+            let other = TestBrowser(url)
+            let taken = try await other.post("/signup", ["user": "ana", "password": "another one"])
+            #expect(taken.status == 400 && taken.body.contains(#"value="ana""#))
+            let short = try await other.post("/signup", ["user": "bo", "password": "short"])
+            #expect(short.status == 400 && short.body.contains("password"))
         }
     }
 

@@ -26,7 +26,14 @@ struct WebApp: Sendable {
         pages.get("/") { _, context in try await home(context) }
         pages.get("setup") { request, context in try await setupPage(request, context) }
         pages.post("setup") { request, context in try await setup(request, context) }
-        pages.get("signin") { _, context in WebPage.html("signin", title: "Sign in", context: context) }
+        pages.get("signin") { _, context in
+            WebPage.html("signin", title: "Sign in", ["canSignUp": options.openSignup], context: context)
+        }
+        pages.get("signup") { _, context in
+            try requireOpenSignup()
+            return WebPage.html("signup", title: "Create an account", context: context)
+        }
+        pages.post("signup") { request, context in try await signUp(request, context) }
         pages.post("signin") { request, context in try await signIn(request, context) }
         pages.post("signout") { request, context in try await signOut(request, context) }
         pages.get("decks") { _, context in try await decksPage(context) }
@@ -145,6 +152,28 @@ struct WebApp: Sendable {
         return try await startSession(user: user, password: password, request)
     }
 
+    /// Anyone may make an account only on a server started with `--open-signup`.
+    private func requireOpenSignup() throws {
+        guard options.openSignup else {
+            throw APIError(.forbidden, "sign-up is closed on this server; ask its administrator for an account")
+        }
+    }
+
+    /// A new account (a name not taken, a password of 8 or more characters), signed in at once.
+    private func signUp(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
+        try requireOpenSignup()
+        let form = try await WebPage.form(request)
+        let (user, password) = (form["user"] ?? "", form["password"] ?? "")
+        do {
+            _ = try await accounts.addAccount(name: user, password: password)
+        } catch let error as CardboxError {
+            return WebPage.html(
+                "signup", title: "Create an account", ["user": user], context: context, error: WebPage.message(error),
+                status: .badRequest)
+        }
+        return try await startSession(user: user, password: password, request)
+    }
+
     private func signIn(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
         let form = try await WebPage.form(request)
         let (user, password) = (form["user"] ?? "", form["password"] ?? "")
@@ -152,8 +181,8 @@ struct WebApp: Sendable {
             return try await startSession(user: user, password: password, request)
         } catch let error as CardboxError {
             return WebPage.html(
-                "signin", title: "Sign in", ["user": user], context: context, error: WebPage.message(error),
-                status: .unauthorized)
+                "signin", title: "Sign in", ["user": user, "canSignUp": options.openSignup], context: context,
+                error: WebPage.message(error), status: .unauthorized)
         }
     }
 

@@ -20,7 +20,8 @@ enum WebTemplates {
     }
 
     static let templates: [String: String] = [
-        "layout": layout, "signin": signIn, "setup": setup, "decks": decks, "deck": deck, "cardlist": cardlist,
+        "layout": layout, "signin": signIn, "signup": signUp, "setup": setup, "decks": decks, "deck": deck,
+        "cardlist": cardlist,
         "card": card, "stats": stats, "exchange": exchange,
         "study": study,
         "account": account, "message": message, "lists": lists, "list": list,
@@ -301,6 +302,21 @@ enum WebTemplates {
         <input id="password" name="password" type="password" autocomplete="current-password" required>
         <button type="submit">Sign in</button>
         </form>
+        {{#canSignUp}}<p>New here? <a href="/signup" id="signup-link">Create an account</a></p>{{/canSignUp}}
+        {{/content}}{{/layout}}
+        """
+
+    static let signUp = """
+        {{<layout}}{{$content}}
+        <h1>Create an account</h1>
+        <form method="post" action="/signup" class="stack">
+        <label for="user">Account name</label>
+        <input id="user" name="user" autocomplete="username" required value="{{user}}">
+        <label for="password">Password (at least 8 characters)</label>
+        <input id="password" name="password" type="password" autocomplete="new-password" required minlength="8">
+        <button type="submit">Create the account</button>
+        </form>
+        <p>Have one? <a href="/signin">Sign in</a></p>
         {{/content}}{{/layout}}
         """
 
