@@ -3,6 +3,45 @@ import CardboxCore
 /// The API's description, served at `/openapi.yaml`; CI checks the server against it with
 /// schemathesis (`scripts/api-check.sh`): every answer has a documented status and shape.
 enum OpenAPIDocument {
+    /// Each documented path template's segments and methods, read from the document once.
+    private static let operations: [(segments: [Substring], methods: [String])] = {
+        var operations: [(segments: [Substring], methods: [String])] = []
+        for line in yaml.split(separator: "\n") {
+            if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {
+                let template = line.dropFirst(2).dropLast()
+                operations.append((template.split(separator: "/", omittingEmptySubsequences: false), []))
+            } else if line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":"), !operations.isEmpty {
+                let method = line.trimmingCharacters(in: .whitespaces).dropLast().uppercased()
+                if ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(method) {
+                    operations[operations.count - 1].methods.append(method)
+                }
+            }
+        }
+        return operations
+    }()
+
+    /// The methods the document gives `path`: of the templates it matches, those with the most
+    /// literal segments. Nil for a path it does not describe.
+    static func methods(for path: String) -> [String]? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        var best: (literals: Int, methods: [String])?
+        for operation in operations where operation.segments.count == parts.count {
+            var literals = 0
+            let matches = zip(operation.segments, parts).allSatisfy { template, part in
+                if template.hasPrefix("{") { return !part.isEmpty }
+                literals += 1
+                return template == part
+            }
+            guard matches else { continue }
+            if literals > best?.literals ?? -1 {
+                best = (literals, operation.methods)
+            } else if literals == best?.literals {
+                best?.methods += operation.methods
+            }
+        }
+        return best.map { Array(Set($0.methods)).sorted() }
+    }
+
     static let yaml = """
         openapi: 3.1.0
         info:
@@ -102,6 +141,12 @@ enum OpenAPIDocument {
                 queuedSuggestions: {type: integer}
                 createdAt: {type: string, format: date-time}
                 modifiedAt: {type: string, format: date-time}
+            Record:
+              description: A list, item, image, board, column or device, as its JSON (every one has an id).
+              type: object
+              required: [id]
+              properties:
+                id: {type: string}
             Card:
               type: object
               required: [id, deckId, front, back, cardType, notes, tags, isFavorite, isArchived, state, reps, lapses]
@@ -833,6 +878,758 @@ enum OpenAPIDocument {
                       schema: {type: string}
                     text/tab-separated-values:
                       schema: {type: string}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/lists:
+            get:
+              summary: The lists in order, each with how many items it holds.
+              security: [{deviceToken: []}]
+              responses:
+                "200":
+                  description: Done; lists as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [lists]
+                        properties:
+                          lists: {type: array, items: {type: object, required: [list, items], properties: {list: {$ref: "#/components/schemas/Record"}, items: {type: integer}}}}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+            post:
+              summary: Create a list (seed 002).
+              security: [{deviceToken: []}]
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      required: [name]
+                      properties:
+                        name: {type: string}
+              responses:
+                "201":
+                  description: Done; list as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [list]
+                        properties:
+                          list: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/lists/{list}:
+            get:
+              summary: A list with its items (crossed-out ones as the showCrossedOutItems setting says), and the setting.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: list, in: path, required: true, description: "The list's id.", schema: {type: string}}
+              responses:
+                "200":
+                  description: Done; list as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [list]
+                        properties:
+                          list: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/lists/{list}/rename:
+            post:
+              summary: Rename a list.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: list, in: path, required: true, description: "The list's id.", schema: {type: string}}
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      required: [name]
+                      properties:
+                        name: {type: string}
+              responses:
+                "200":
+                  description: Done; list as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [list]
+                        properties:
+                          list: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/lists/{list}/move:
+            post:
+              summary: Move a list to a place in the order (0 first).
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: list, in: path, required: true, description: "The list's id.", schema: {type: string}}
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      required: [position]
+                      properties:
+                        position: {type: integer, minimum: 0}
+              responses:
+                "200":
+                  description: Done; list as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [list]
+                        properties:
+                          list: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/lists/{list}/delete:
+            post:
+              summary: Delete a list with its items.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: list, in: path, required: true, description: "The list's id.", schema: {type: string}}
+              responses:
+                "204": {description: Done.}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/lists/{list}/items:
+            post:
+              summary: Add an item at the end of a list.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: list, in: path, required: true, description: "The list's id.", schema: {type: string}}
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      required: [title]
+                      properties:
+                        title: {type: string}
+                        description: {type: string}
+                        quantity: {type: [integer, "null"]}
+              responses:
+                "201":
+                  description: Done; item as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [item]
+                        properties:
+                          item: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/lists/{list}/items/{item}:
+            post:
+              summary: "Change an item: title, description (links become clickable on pages), quantity (null: none)."
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: list, in: path, required: true, description: "The list's id.", schema: {type: string}}
+                - {name: item, in: path, required: true, description: "The item's id.", schema: {type: string}}
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      properties:
+                        title: {type: string}
+                        description: {type: string}
+                        quantity: {type: [integer, "null"]}
+              responses:
+                "200":
+                  description: Done; item as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [item]
+                        properties:
+                          item: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/lists/{list}/items/{item}/cross:
+            post:
+              summary: "Cross an item out or back (without crossedOut: the other way)."
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: list, in: path, required: true, description: "The list's id.", schema: {type: string}}
+                - {name: item, in: path, required: true, description: "The item's id.", schema: {type: string}}
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      properties:
+                        crossedOut: {type: boolean}
+              responses:
+                "200":
+                  description: Done; item as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [item]
+                        properties:
+                          item: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/lists/{list}/items/{item}/move:
+            post:
+              summary: Move an item to a place in its list, or into another list.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: list, in: path, required: true, description: "The list's id.", schema: {type: string}}
+                - {name: item, in: path, required: true, description: "The item's id.", schema: {type: string}}
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      properties:
+                        position: {type: integer, minimum: 0}
+                        list: {type: string}
+              responses:
+                "200":
+                  description: Done; item as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [item]
+                        properties:
+                          item: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/lists/{list}/items/{item}/delete:
+            post:
+              summary: Delete an item.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: list, in: path, required: true, description: "The list's id.", schema: {type: string}}
+                - {name: item, in: path, required: true, description: "The item's id.", schema: {type: string}}
+              responses:
+                "204": {description: Done.}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/lists/{list}/items/{item}/images:
+            put:
+              summary: Attach an image to an item (JPEG, PNG or HEIC by content, at most 5 MB, 10 an item; seed 002).
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: list, in: path, required: true, description: "The list's id.", schema: {type: string}}
+                - {name: item, in: path, required: true, description: "The item's id.", schema: {type: string}}
+              requestBody:
+                required: true
+                content:
+                  application/octet-stream:
+                    schema: {type: string, format: binary}
+              responses:
+                "201":
+                  description: Done; image as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [image]
+                        properties:
+                          image: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+                "413": {$ref: "#/components/responses/TooLarge"}
+          /api/v1/lists/{list}/items/{item}/images/{image}/delete:
+            post:
+              summary: Remove an item's image.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: list, in: path, required: true, description: "The list's id.", schema: {type: string}}
+                - {name: item, in: path, required: true, description: "The item's id.", schema: {type: string}}
+                - {name: image, in: path, required: true, description: "The image's id.", schema: {type: string}}
+              responses:
+                "204": {description: Done.}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/settings:
+            post:
+              summary: Set whether lists show crossed-out items (seed 002 showCrossedOutItems).
+              security: [{deviceToken: []}]
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      required: [showCrossedOutItems]
+                      properties:
+                        showCrossedOutItems: {type: boolean}
+              responses:
+                "200":
+                  description: Done; showCrossedOutItems as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [showCrossedOutItems]
+                        properties:
+                          showCrossedOutItems: {type: boolean}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/boards:
+            get:
+              summary: The boards.
+              security: [{deviceToken: []}]
+              responses:
+                "200":
+                  description: Done; boards as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [boards]
+                        properties:
+                          boards: {type: array, items: {$ref: "#/components/schemas/Record"}}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+            post:
+              summary: Create a board (seed 003).
+              security: [{deviceToken: []}]
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      required: [title]
+                      properties:
+                        title: {type: string}
+              responses:
+                "201":
+                  description: Done; board as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [board]
+                        properties:
+                          board: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/boards/{board}:
+            get:
+              summary: A board with its columns and their cards in order.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: board, in: path, required: true, description: "The board's id.", schema: {type: string}}
+                - {name: archived, in: query, required: false, description: "true shows archived cards too.", schema: {enum: ["true", "false"]}}
+              responses:
+                "200":
+                  description: Done; board as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [board]
+                        properties:
+                          board: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/boards/{board}/rename:
+            post:
+              summary: Rename a board.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: board, in: path, required: true, description: "The board's id.", schema: {type: string}}
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      required: [title]
+                      properties:
+                        title: {type: string}
+              responses:
+                "200":
+                  description: Done; board as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [board]
+                        properties:
+                          board: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/boards/{board}/delete:
+            post:
+              summary: Delete a board with its columns and cards.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: board, in: path, required: true, description: "The board's id.", schema: {type: string}}
+              responses:
+                "204": {description: Done.}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/boards/{board}/columns:
+            post:
+              summary: Add a column at the end of a board.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: board, in: path, required: true, description: "The board's id.", schema: {type: string}}
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      required: [title]
+                      properties:
+                        title: {type: string}
+              responses:
+                "201":
+                  description: Done; column as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [column]
+                        properties:
+                          column: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/boards/{board}/columns/{column}/move:
+            post:
+              summary: Move a column to a place on its board (0 first).
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: board, in: path, required: true, description: "The board's id.", schema: {type: string}}
+                - {name: column, in: path, required: true, description: "The column's id.", schema: {type: string}}
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      required: [position]
+                      properties:
+                        position: {type: integer, minimum: 0}
+              responses:
+                "200":
+                  description: Done; board as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [board]
+                        properties:
+                          board: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/boards/{board}/columns/{column}/cards:
+            post:
+              summary: Add a card at the end of a column.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: board, in: path, required: true, description: "The board's id.", schema: {type: string}}
+                - {name: column, in: path, required: true, description: "The column's id.", schema: {type: string}}
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      required: [title]
+                      properties:
+                        title: {type: string}
+              responses:
+                "201":
+                  description: Done; board as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [board]
+                        properties:
+                          board: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/boards/{board}/cards/{card}:
+            post:
+              summary: Change a board card's title or description.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: board, in: path, required: true, description: "The board's id.", schema: {type: string}}
+                - {name: card, in: path, required: true, description: "The board card's id.", schema: {type: string}}
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      properties:
+                        title: {type: string}
+                        description: {type: string}
+              responses:
+                "200":
+                  description: Done; board as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [board]
+                        properties:
+                          board: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/boards/{board}/cards/{card}/move:
+            post:
+              summary: Move a board card to a place in its column, or into another column of the board.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: board, in: path, required: true, description: "The board's id.", schema: {type: string}}
+                - {name: card, in: path, required: true, description: "The board card's id.", schema: {type: string}}
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      properties:
+                        position: {type: integer, minimum: 0}
+                        column: {type: string}
+              responses:
+                "200":
+                  description: Done; board as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [board]
+                        properties:
+                          board: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/boards/{board}/cards/{card}/archive:
+            post:
+              summary: "Archive a board card (archived false: restore it)."
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: board, in: path, required: true, description: "The board's id.", schema: {type: string}}
+                - {name: card, in: path, required: true, description: "The board card's id.", schema: {type: string}}
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      properties:
+                        archived: {type: boolean}
+              responses:
+                "200":
+                  description: Done; board as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [board]
+                        properties:
+                          board: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/boards/{board}/cards/{card}/delete:
+            post:
+              summary: Delete a board card.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: board, in: path, required: true, description: "The board's id.", schema: {type: string}}
+                - {name: card, in: path, required: true, description: "The board card's id.", schema: {type: string}}
+              responses:
+                "204": {description: Done.}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/account/devices:
+            get:
+              summary: "The account's devices: when each was last seen, and whether it is signed out."
+              security: [{deviceToken: []}]
+              responses:
+                "200":
+                  description: Done; devices as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [devices]
+                        properties:
+                          devices: {type: array, items: {$ref: "#/components/schemas/Record"}}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/account/devices/{device}/revoke:
+            post:
+              summary: Sign a device out (its token stops working).
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: device, in: path, required: true, description: "The device's id.", schema: {type: string}}
+              responses:
+                "204": {description: Done.}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/decks/{deck}/settings:
+            post:
+              summary: "Rename a deck and set how many suggestions it keeps queued (0: none; seed 000)."
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: deck, in: path, required: true, description: "The deck's id.", schema: {type: string}}
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      additionalProperties: false
+                      required: [name, queuedSuggestions]
+                      properties:
+                        name: {type: string}
+                        queuedSuggestions: {type: integer, minimum: 0}
+              responses:
+                "200":
+                  description: Done; deck as it is now.
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [deck]
+                        properties:
+                          deck: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+          /api/v1/decks/{deck}/delete:
+            post:
+              summary: Delete a deck with its cards and suggestions.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: deck, in: path, required: true, description: "The deck's id.", schema: {type: string}}
+              responses:
+                "204": {description: Done.}
                 "400": {$ref: "#/components/responses/BadRequest"}
                 "401": {$ref: "#/components/responses/Unauthorized"}
                 "403": {$ref: "#/components/responses/Forbidden"}

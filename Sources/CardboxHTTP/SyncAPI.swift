@@ -85,30 +85,11 @@ public struct SyncAPI: Sendable {
         "/v1/images/missing": ["POST"], "/api/v1/decks": ["GET", "POST"],
     ]
 
+    /// The methods a path takes, for a 405: those `/openapi.yaml` documents for it, else the
+    /// undocumented routes above. A literal segment outranks a parameter, so
+    /// `…/cards/{card}/image` (PUT) is not taken for `…/cards/{card}/{move}` (POST).
     static func allowedMethods(_ path: String) -> [String]? {
-        if let methods = methods[path] { return methods }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        if parts.count == 3, path.hasPrefix("/v1/images/") { return ["GET", "PUT"] }
-        // The web app's API: /api/v1/images/{sha256}[/thumbnail], and /api/v1/decks/{deck}[/…].
-        if Array(parts.prefix(3)) == ["api", "v1", "images"], parts.count == 4 || parts.last == "thumbnail" {
-            return ["GET"]
-        }
-        if path == "/api/v1/import" { return ["POST"] }
-        if Array(parts.prefix(3)) == ["api", "v1", "export"], parts.count == 4 { return ["GET"] }
-        if Array(parts.prefix(3)) == ["api", "v1", "presets"] { return parts.count == 3 ? ["GET"] : ["POST"] }
-        guard parts.count >= 4, Array(parts.prefix(3)) == ["api", "v1", "decks"] else { return nil }
-        let rest = Array(parts.dropFirst(4))
-        switch (rest.count, rest.first) {
-        case (0, _): return ["GET"]
-        case (1, "cards"): return ["GET", "POST"]
-        case (1, "study"): return ["GET", "POST"]
-        case (1, "suggestions"), (1, "stats"): return ["GET"]
-        case (2, "study") where rest[1] == "undo": return ["POST"]
-        case (2, "cards"): return ["GET", "POST"]
-        case (3, "cards") where rest[2] == "image": return ["PUT"]
-        case (2, "flows"), (3, "cards"), (3, "suggestions"): return ["POST"]
-        default: return nil
-        }
+        OpenAPIDocument.methods(for: path) ?? methods[path]
     }
 
     public func addRoutes(to router: Router<CardboxRequestContext>) {

@@ -718,6 +718,104 @@ struct WebAppTests {
         }
     }
 
+    @Test("/api/v1: lists, items, boards, a deck's settings and the account's devices, by a device token")
+    func apiListsBoardsAccount() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            _ = try await accounts.addAccount(name: "uma", password: "correct horse", plan: .premium)
+            let token = try await accounts.signIn(name: "uma", password: "correct horse", deviceName: "script").token
+            let api = url + "/api/v1"
+            func post(_ path: String, _ body: String) async throws -> (status: Int, json: JSONValue?) {
+                let answer = try await rawPost(api + path, body: body, token: token)
+                return (answer.status, try? Self.json(answer.body))
+            }
+            func get(_ path: String) async throws -> JSONValue {
+                try Self.json(try await rawRequest(.GET, api + path, body: Data(), token: token).body)
+            }
+            // Lists and items (seed 002).
+            let list = try #require(
+                try await post("/lists", #"{"name": "Groceries"}"#).json?["list"]?["id"]?.stringValue)
+            let other = try #require(
+                try await post("/lists", #"{"name": "Hardware"}"#).json?["list"]?["id"]?.stringValue)
+            let milk = try await post("/lists/\(list)/items", #"{"title": "Milk", "quantity": 2}"#)
+            #expect(milk.status == 201 && milk.json?["item"]?["quantity"] == .int(2))
+            let item = try #require(milk.json?["item"]?["id"]?.stringValue)
+            _ = try await post("/lists/\(list)/items", #"{"title": "Bread"}"#)
+            let edited = try await post("/lists/\(list)/items/\(item)", #"{"quantity": null, "description": "oat"}"#)
+            #expect(edited.json?["item"]?["quantity"] == nil || edited.json?["item"]?["quantity"] == .null)
+            #expect(edited.json?["item"]?["description"] == .string("oat"))
+            #expect(
+                try await post("/lists/\(list)/items/\(item)/cross", "{}").json?["item"]?["isCrossedOut"] == .bool(true)
+            )
+            #expect(try await post("/settings", #"{"showCrossedOutItems": false}"#).status == 200)
+            let shown = try await get("/lists/\(list)")
+            #expect(Self.elements(shown["list"]?["items"]).count == 1 && shown["showCrossedOutItems"] == .bool(false))
+            let moved = try await post("/lists/\(list)/items/\(item)/move", #"{"list": "\#(other)"}"#)
+            #expect(moved.json?["item"]?["listId"]?.stringValue == other)
+            #expect(
+                try await post("/lists/\(other)/move", #"{"position": 0}"#).json?["list"]?["orderNumber"] == .int(0))
+            #expect(try await post("/lists/\(list)/rename", #"{"name": ""}"#).status == 400)
+            #expect(try await post("/lists/\(list)/items/\(item)/delete", "").status == 404)  // it is in the other list
+            #expect(try await post("/lists/\(other)/items/\(item)/delete", "").status == 204)
+            let photo = try ImageIngest.sample(width: 64, height: 64, format: .png)
+            let bread = try #require(
+                Self.elements(try await get("/lists/\(list)")["list"]?["items"]).first?["id"]?.stringValue)
+            let image = try await rawRequest(
+                .PUT, api + "/lists/\(list)/items/\(bread)/images", body: photo, token: token)
+            let imageId = try #require(try Self.json(image.body)["image"]?["id"]?.stringValue)
+            #expect(image.status == 201)
+            #expect(try await post("/lists/\(list)/items/\(bread)/images/\(imageId)/delete", "").status == 204)
+            #expect(Self.elements(try await get("/lists")["lists"]).count == 2)
+            #expect(try await post("/lists/\(other)/delete", "").status == 204)
+
+            // Boards (seed 003): a card moves across columns and is archived.
+            let board = try await post("/boards", #"{"title": "Trip"}"#)
+            let boardId = try #require(board.json?["board"]?["id"]?.stringValue)
+            let todo = try #require(
+                try await post("/boards/\(boardId)/columns", #"{"title": "To do"}"#).json?["column"]?["id"]?.stringValue
+            )
+            let done = try #require(
+                try await post("/boards/\(boardId)/columns", #"{"title": "Done"}"#).json?["column"]?["id"]?.stringValue)
+            let added = try await post("/boards/\(boardId)/columns/\(todo)/cards", #"{"title": "Book flights"}"#)
+            let card = try #require(
+                Self.elements(Self.elements(added.json?["board"]?["columns"]).first?["cards"]).first?["id"]?.stringValue
+            )
+            let across = try await post(
+                "/boards/\(boardId)/cards/\(card)/move", #"{"column": "\#(done)", "position": 0}"#)
+            #expect(Self.cards(in: across.json?["board"], column: 1).count == 1)
+            #expect(try await post("/boards/\(boardId)/cards/\(card)/archive", "{}").status == 200)
+            let visible = try await get("/boards/\(boardId)")
+            #expect(Self.cards(in: visible["board"], column: 1).isEmpty)
+            #expect(try await post("/boards/\(boardId)/columns/\(done)/move", #"{"position": 0}"#).status == 200)
+            #expect(
+                try await post("/boards/\(boardId)/rename", #"{"title": "Holiday"}"#).json?["board"]?["boardTitle"]
+                    == .string("Holiday"))
+            #expect(try await post("/boards/\(boardId)/cards/\(card)/delete", "").status == 204)
+
+            // A deck's settings, and the account's devices.
+            let deck = try #require(
+                try await post("/decks", #"{"name": "Spanish", "frontLanguage": "es", "backLanguage": "en"}"#).json?[
+                    "deck"]?["id"]?.stringValue)
+            let set = try await post("/decks/\(deck)/settings", #"{"name": "Español", "queuedSuggestions": 5}"#)
+            #expect(
+                set.json?["deck"]?["queuedSuggestions"] == .int(5) && set.json?["deck"]?["name"] == .string("Español"))
+            #expect(try await post("/decks/\(deck)/delete", "").status == 204)
+            let laptop = try await accounts.signIn(name: "uma", password: "correct horse", deviceName: "laptop").device
+            #expect(Self.elements(try await get("/account/devices")["devices"]).count == 2)
+            #expect(try await post("/account/devices/\(laptop.id.uuidString)/revoke", "").status == 204)
+
+            // Another account reaches none of it; a misspelt field changes nothing.
+            _ = try await accounts.addAccount(name: "eve", password: "correct horse", plan: .premium)
+            let eve = try await accounts.signIn(name: "eve", password: "correct horse", deviceName: "script").token
+            #expect(try await rawRequest(.GET, api + "/lists/\(list)", body: Data(), token: eve).status == 404)
+            #expect(try await rawPost(api + "/boards/\(boardId)/delete", body: "", token: eve).status == 404)
+            #expect(
+                try await rawPost(api + "/lists/\(list)/rename", body: #"{"nmae": "x"}"#, token: token).status == 400)
+            // A method the path does not take: 405, naming the one it does.
+            let wrong = try await rawRequest(.DELETE, api + "/lists/\(list)", body: Data(), token: token)
+            #expect(wrong.status == 405 && wrong.body.contains("takes GET"))
+        }
+    }
+
     @Test("a deck's settings: rename, suggestions to keep queued (a device gets them), delete")
     func deckSettings() async throws {
         try await Self.withWebServer { url, _, accounts in
@@ -1024,6 +1122,12 @@ struct WebAppTests {
     }
 
     static func json(_ text: String) throws -> JSONValue { try JSONValue.parse(text, field: "answer") }
+
+    /// The cards of a board's column (by place), from the API's JSON.
+    static func cards(in board: JSONValue?, column: Int) -> [JSONValue] {
+        let columns = elements(board?["columns"])
+        return columns.indices.contains(column) ? elements(columns[column]["cards"]) : []
+    }
 }
 
 extension JSONValue {

@@ -45,6 +45,9 @@ struct WebAPI: Sendable {
         api.get("export/:format") { request, context in
             try await WebApp.download(actions, request, context, caller: try context.requireCaller())
         }
+        addListRoutes(to: api)
+        addBoardRoutes(to: api)
+        addAccountRoutes(to: api)
         api.get("presets") { _, _ in
             EncodedJSON(["presets": PresetDeck.catalog.map(PresetAnswer.init)])
         }

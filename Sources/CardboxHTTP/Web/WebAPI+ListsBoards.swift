@@ -1,0 +1,268 @@
+import CardboxCore
+import CardboxServer
+import CardboxStore
+import Foundation
+import Hummingbird
+
+/// `/api/v1` for lists (seed 002), boards (seed 003), the account's devices and a deck's settings:
+/// the same actions as the pages, at the same paths, with JSON bodies. A change answers the record
+/// as it is now; a deletion answers 204.
+extension WebAPI {
+    func addListRoutes(to api: RouterGroup<CardboxRequestContext>) {
+        api.get("lists") { _, context in
+            let lists = try await actions.lists(try context.requireCaller())
+            return EncodedJSON(["lists": lists.map { ListSummary(list: $0.list, items: $0.items) }])
+        }
+        api.post("lists") { request, context in
+            let body = try await JSONBody(request, context).allowing(only: ["name"])
+            let list = try await actions.createList(try context.requireCaller(), name: try body.string("name"))
+            return EncodedJSON(["list": list], status: .created)
+        }
+        api.get("lists/:list") { _, context in
+            let found = try await actions.list(try context.requireCaller(), try WebApp.listId(context))
+            return EncodedJSON(ListAnswer(list: found.list, showCrossedOutItems: found.showCrossedOut))
+        }
+        api.post("lists/:list/rename") { request, context in
+            let body = try await JSONBody(request, context).allowing(only: ["name"])
+            let list = try await actions.renameList(
+                try context.requireCaller(), try WebApp.listId(context), to: try body.string("name"))
+            return EncodedJSON(["list": list])
+        }
+        api.post("lists/:list/move") { request, context in
+            let body = try await JSONBody(request, context).allowing(only: ["position"])
+            let list = try await actions.moveList(
+                try context.requireCaller(), try WebApp.listId(context), to: try body.position())
+            return EncodedJSON(["list": list])
+        }
+        api.post("lists/:list/delete") { _, context in
+            try await actions.deleteList(try context.requireCaller(), try WebApp.listId(context))
+            return Response(status: .noContent)
+        }
+        api.post("lists/:list/items") { request, context in
+            let body = try await JSONBody(request, context, limit: 1 << 20)
+                .allowing(only: ["title", "description", "quantity"])
+            let item = try await actions.addItem(
+                try context.requireCaller(), to: try WebApp.listId(context),
+                ItemDraft(
+                    title: try body.string("title"), description: try body.optionalString("description") ?? "",
+                    quantity: try body.quantity() ?? nil))
+            return EncodedJSON(["item": item], status: .created)
+        }
+        addItemRoutes(to: api)
+        api.post("settings") { request, context in
+            let body = try await JSONBody(request, context).allowing(only: ["showCrossedOutItems"])
+            guard let show = try body.optionalBool("showCrossedOutItems") else {
+                throw CardboxError.invalid(field: "showCrossedOutItems", reason: "is required, as true or false")
+            }
+            try await actions.setShowCrossedOut(try context.requireCaller(), show)
+            return EncodedJSON(["showCrossedOutItems": show])
+        }
+    }
+
+    private func addItemRoutes(to api: RouterGroup<CardboxRequestContext>) {
+        let item = "lists/:list/items/:item"
+        api.post(RouterPath(item)) { request, context in
+            let body = try await JSONBody(request, context, limit: 1 << 20)
+                .allowing(only: ["title", "description", "quantity"])
+            let changed = try await actions.editItem(
+                try context.requireCaller(), try WebApp.itemId(context), in: try WebApp.listId(context),
+                ItemChanges(
+                    title: try body.optionalString("title"), description: try body.optionalString("description"),
+                    quantity: try body.quantity()))
+            return EncodedJSON(["item": changed])
+        }
+        api.post(RouterPath(item + "/cross")) { request, context in
+            let body = try await JSONBody(request, context).allowing(only: ["crossedOut"])
+            let changed = try await actions.crossItem(
+                try context.requireCaller(), try WebApp.itemId(context), in: try WebApp.listId(context),
+                crossedOut: try body.optionalBool("crossedOut"))
+            return EncodedJSON(["item": changed])
+        }
+        api.post(RouterPath(item + "/move")) { request, context in
+            let body = try await JSONBody(request, context).allowing(only: ["position", "list"])
+            let target = try body.optionalString("list").map { text -> ListID in
+                guard let id = ListID(text) else { throw CardboxError.notFound(kind: "list", reference: text) }
+                return id
+            }
+            let moved = try await actions.moveItem(
+                try context.requireCaller(), try WebApp.itemId(context), in: try WebApp.listId(context),
+                to: body.members["position"] == nil ? nil : try body.position(), into: target)
+            return EncodedJSON(["item": moved])
+        }
+        api.post(RouterPath(item + "/delete")) { _, context in
+            try await actions.deleteItem(
+                try context.requireCaller(), try WebApp.itemId(context), in: try WebApp.listId(context))
+            return Response(status: .noContent)
+        }
+        api.put(RouterPath(item + "/images")) { request, context in
+            let data = try await request.collectBody(
+                upTo: Limits.imageBytes,
+                tooLarge: "this image is larger than 5 MB (\(Limits.imageBytes) bytes), the most an image may be")
+            let image = try await actions.addItemImage(
+                try context.requireCaller(), try WebApp.itemId(context), in: try WebApp.listId(context),
+                data: Data(buffer: data))
+            return EncodedJSON(["image": image], status: .created)
+        }
+        api.post(RouterPath(item + "/images/:image/delete")) { _, context in
+            try await actions.removeItemImage(
+                try context.requireCaller(), try WebApp.id(context, "image"), of: try WebApp.itemId(context),
+                in: try WebApp.listId(context))
+            return Response(status: .noContent)
+        }
+    }
+
+    func addBoardRoutes(to api: RouterGroup<CardboxRequestContext>) {
+        api.get("boards") { _, context in
+            EncodedJSON(["boards": try await actions.boards(try context.requireCaller())])
+        }
+        api.post("boards") { request, context in
+            let body = try await JSONBody(request, context).allowing(only: ["title"])
+            let board = try await actions.createBoard(try context.requireCaller(), title: try body.string("title"))
+            return EncodedJSON(["board": board], status: .created)
+        }
+        api.get("boards/:board") { request, context in
+            let archived = request.uri.queryParameters["archived"] == "true"
+            return try await boardAnswer(context, archived: archived)
+        }
+        api.post("boards/:board/rename") { request, context in
+            let body = try await JSONBody(request, context).allowing(only: ["title"])
+            try await actions.renameBoard(
+                try context.requireCaller(), try WebApp.boardId(context), to: try body.string("title"))
+            return try await boardAnswer(context)
+        }
+        api.post("boards/:board/delete") { _, context in
+            try await actions.deleteBoard(try context.requireCaller(), try WebApp.boardId(context))
+            return Response(status: .noContent)
+        }
+        api.post("boards/:board/columns") { request, context in
+            let body = try await JSONBody(request, context).allowing(only: ["title"])
+            let column = try await actions.addColumn(
+                try context.requireCaller(), to: try WebApp.boardId(context), title: try body.string("title"))
+            return EncodedJSON(["column": column], status: .created)
+        }
+        api.post("boards/:board/columns/:column/move") { request, context in
+            let body = try await JSONBody(request, context).allowing(only: ["position"])
+            let (column, position): (ColumnID, Int) = (try WebApp.id(context, "column"), try body.position())
+            try await actions.changeColumn(try context.requireCaller(), column, of: try WebApp.boardId(context)) {
+                _ = try $0.moveColumn(column, to: position)
+            }
+            return try await boardAnswer(context)
+        }
+        api.post("boards/:board/columns/:column/cards") { request, context in
+            let body = try await JSONBody(request, context, limit: 1 << 20).allowing(only: ["title"])
+            try await actions.addBoardCard(
+                try context.requireCaller(), to: try WebApp.id(context, "column"), of: try WebApp.boardId(context),
+                title: try body.string("title"))
+            return try await boardAnswer(context, status: .created)
+        }
+        addBoardCardRoutes(to: api)
+    }
+
+    private func addBoardCardRoutes(to api: RouterGroup<CardboxRequestContext>) {
+        api.post("boards/:board/cards/:card") { request, context in
+            let body = try await JSONBody(request, context, limit: 1 << 20).allowing(only: ["title", "description"])
+            let (title, description) = (try body.optionalString("title"), try body.optionalString("description"))
+            return try await changeBoardCard(context) { store, card in
+                _ = try store.editBoardCard(card, title: title, description: description)
+            }
+        }
+        api.post("boards/:board/cards/:card/move") { request, context in
+            let body = try await JSONBody(request, context).allowing(only: ["position", "column"])
+            let column = try body.optionalString("column").map { text -> ColumnID in
+                guard let id = ColumnID(text) else { throw CardboxError.notFound(kind: "column", reference: text) }
+                return id
+            }
+            let position = body.members["position"] == nil ? nil : try body.position()
+            return try await changeBoardCard(context) { store, card in
+                _ = try store.moveBoardCard(card, to: position, inColumn: column)
+            }
+        }
+        api.post("boards/:board/cards/:card/archive") { request, context in
+            let body = try await JSONBody(request, context).allowing(only: ["archived"])
+            let archived = try body.optionalBool("archived") ?? true
+            return try await changeBoardCard(context) { store, card in
+                _ = try store.setBoardCardArchived(card, archived)
+            }
+        }
+        api.post("boards/:board/cards/:card/delete") { _, context in
+            _ = try await changeBoardCard(context) { store, card in try store.deleteBoardCard(card) }
+            return Response(status: .noContent)
+        }
+    }
+
+    /// Changes the card in the path, a card of the board in the path; answers the board.
+    private func changeBoardCard(
+        _ context: CardboxRequestContext, _ change: @escaping @Sendable (CardboxStore, BoardCardID) throws -> Void
+    ) async throws -> EncodedJSON<[String: Board]> {
+        let card: BoardCardID = try WebApp.id(context, "card")
+        try await actions.changeBoardCard(try context.requireCaller(), card, of: try WebApp.boardId(context)) {
+            try change($0, card)
+        }
+        return try await boardAnswer(context, archived: true)
+    }
+
+    /// The board in the path with its columns and cards (archived ones too, with `archived`).
+    private func boardAnswer(
+        _ context: CardboxRequestContext, archived: Bool = false, status: HTTPResponse.Status = .ok
+    ) async throws -> EncodedJSON<[String: Board]> {
+        let board = try await actions.board(
+            try context.requireCaller(), try WebApp.boardId(context), archived: archived)
+        return EncodedJSON(["board": board], status: status)
+    }
+
+    func addAccountRoutes(to api: RouterGroup<CardboxRequestContext>) {
+        api.get("account/devices") { _, context in
+            let caller = try context.requireCaller()
+            return EncodedJSON(["devices": try await accounts.store.devices(account: caller.account.id)])
+        }
+        api.post("account/devices/:device/revoke") { _, context in
+            let caller = try context.requireCaller()
+            guard let device = context.parameters.get("device").flatMap(UUID.init(uuidString:)),
+                try await accounts.store.revokeDevice(device, account: caller.account.id, now: options.now())
+            else { throw CardboxError.notFound(kind: "device", reference: context.parameters.get("device") ?? "") }
+            return Response(status: .noContent)
+        }
+        api.post("decks/:deck/settings") { request, context in
+            let body = try await JSONBody(request, context).allowing(only: ["name", "queuedSuggestions"])
+            let caller = try context.requireCaller()
+            let deck = try WebApp.deckId(context)
+            try await actions.configureDeck(
+                caller, deck, name: try body.string("name"), queuedSuggestions: try body.integer("queuedSuggestions"))
+            return EncodedJSON(["deck": try await actions.deck(caller, deck, limit: 0).deck])
+        }
+        api.post("decks/:deck/delete") { _, context in
+            try await actions.deleteDeck(try context.requireCaller(), try WebApp.deckId(context))
+            return Response(status: .noContent)
+        }
+    }
+
+    struct ListSummary: Encodable {
+        var list: ItemList
+        var items: Int
+    }
+
+    struct ListAnswer: Encodable {
+        var list: ItemList
+        var showCrossedOutItems: Bool
+    }
+}
+
+extension JSONBody {
+    /// `position`: a place in an order, 0 first.
+    func position() throws -> Int {
+        guard case .int(let value)? = members["position"], let position = Int(exactly: value), position >= 0 else {
+            throw CardboxError.invalid(field: "position", reason: "is required, as a whole number 0 or more")
+        }
+        return position
+    }
+
+    /// `quantity`: missing (nil: unchanged), null (no quantity), or a whole number seed 002 allows.
+    func quantity() throws -> Int32?? {
+        switch members["quantity"] {
+        case nil: return nil
+        case .null?: return .some(nil)
+        case .int(let value)?: return .some(try Validate.quantity(text: String(value)))
+        default: throw CardboxError.invalid(field: "quantity", reason: "must be a whole number or null")
+        }
+    }
+}
