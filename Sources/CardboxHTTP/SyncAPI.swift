@@ -143,6 +143,7 @@ public struct SyncAPI: Sendable {
 
     private func push(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
         let receipt = try await pushBody(request, context)
+        await recordSync(try context.requireCaller(), pulledTo: nil, refusal: .some(nil), context)
         return JSONResponse(["cursor": .int(receipt.cursor), "retry": .bool(receipt.wasRetry)])
     }
 
@@ -154,8 +155,16 @@ public struct SyncAPI: Sendable {
         let text = try await bodyText(request, context)
         let changes = try ChangeSet.parse(text)
         let cardLimit = caller.account.plan == .free ? Limits.freeCardLimit : nil
-        let receipt = try await database.push(
-            changes, batch: batch, account: caller.account.id, cardLimit: cardLimit, now: options.now())
+        let receipt: PushReceipt
+        do {
+            receipt = try await database.push(
+                changes, batch: batch, account: caller.account.id, cardLimit: cardLimit, now: options.now())
+        } catch let refusal as CardboxError {
+            // The account page shows why a device's changes wait (seed 001's limit message).
+            await recordSync(
+                caller, pulledTo: nil, refusal: .some(JSONErrorMiddleware.answer(for: refusal).message), context)
+            throw refusal
+        }
         if !receipt.wasRetry {
             await news.published(caller.account.id)
             replicas?.refresh(caller.account.id)
@@ -166,7 +175,9 @@ public struct SyncAPI: Sendable {
 
     private func pull(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
         let (cursor, limit) = try pageQuery(request)
-        return JSONResponse(text: "{\(try await pageMembers(context, after: cursor, limit: limit))}")
+        let page = try await pageMembers(context, after: cursor, limit: limit)
+        await recordSync(try context.requireCaller(), pulledTo: page.finishedAt, refusal: nil, context)
+        return JSONResponse(text: "{\(page.members)}")
     }
 
     /// `POST /v1/sync/exchange?batch=UUID&after=N&limit=M`: a push and the first page of a pull in one
@@ -177,7 +188,8 @@ public struct SyncAPI: Sendable {
         let (cursor, limit) = try pageQuery(request)
         let receipt = try await pushBody(request, context)
         let page = try await pageMembers(context, after: cursor, limit: limit)
-        return JSONResponse(text: #"{\#(page),"pushed":\#(receipt.cursor),"retry":\#(receipt.wasRetry)}"#)
+        await recordSync(try context.requireCaller(), pulledTo: page.finishedAt, refusal: .some(nil), context)
+        return JSONResponse(text: #"{\#(page.members),"pushed":\#(receipt.cursor),"retry":\#(receipt.wasRetry)}"#)
     }
 
     /// A pull's `after` (default 0) and `limit` (default and most: the largest page).
@@ -191,16 +203,34 @@ public struct SyncAPI: Sendable {
         return (cursor, Int(limit))
     }
 
-    /// The members of a page answer, `"changes":…,"cursor":…,"hasMore":…,"plan":…`.
-    private func pageMembers(_ context: CardboxRequestContext, after cursor: Int64, limit: Int) async throws -> String {
+    /// Notes the caller's sync for the account page; a failure to note it does not fail the sync.
+    private func recordSync(
+        _ caller: Caller, pulledTo cursor: Int64?, refusal: String??, _ context: CardboxRequestContext
+    ) async {
+        do {
+            try await database.recordSync(
+                device: caller.device.id, account: caller.account.id, pulledTo: cursor, refusal: refusal,
+                now: options.now())
+        } catch {
+            context.logger.warning("could not note a device's sync", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The members of a page answer, `"changes":…,"cursor":…,"hasMore":…,"plan":…`, and the cursor
+    /// reached when it is the last page.
+    private func pageMembers(_ context: CardboxRequestContext, after cursor: Int64, limit: Int) async throws -> (
+        members: String, finishedAt: Int64?
+    ) {
         let caller = try context.requireCaller()
         let page = try await database.pull(account: caller.account.id, after: cursor, limit: limit)
         metrics.pulled(records: page.changes.rows.count + page.changes.tombstones.count)
         // The plan comes with every page: a device follows its account's plan without asking apart.
         // Keys in sorted order, as every answer writes them.
         let plan = JSONValue.string(caller.account.plan.rawValue).jsonText
-        return
-            #""changes":\#(page.changes.jsonText),"cursor":\#(page.cursor),"hasMore":\#(page.hasMore),"plan":\#(plan)"#
+        return (
+            #""changes":\#(page.changes.jsonText),"cursor":\#(page.cursor),"hasMore":\#(page.hasMore),"plan":\#(plan)"#,
+            page.hasMore ? nil : page.cursor
+        )
     }
 }
 

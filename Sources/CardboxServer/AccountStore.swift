@@ -61,6 +61,30 @@ public protocol AccountStore: Sendable {
     func signedInDevice(_ id: UUID, account: UUID, seenAt now: Date) async throws -> SignedInDevice?
     /// Revokes a device's token for good; false when the account has no such device.
     func revokeDevice(_ id: UUID, account: UUID, now: Date) async throws -> Bool
+
+    /// Notes a device's sync at `now`: the cursor a finished pull reached (nil: no pull, or one
+    /// with more pages), and what its push met: `.some(nil)` accepted (clears a refusal),
+    /// `.some(message)` refused, nil no push.
+    func recordSync(device: UUID, account: UUID, pulledTo cursor: Int64?, refusal: String??, now: Date) async throws
+    /// How each device of the account last synced (seed 004's sync status), by device.
+    func syncStatus(account: UUID) async throws -> [UUID: DeviceSyncStatus]
+}
+
+/// A device's last sync as the server saw it.
+public struct DeviceSyncStatus: Sendable, Equatable, Codable {
+    public var lastSyncAt: Date
+    /// The account's cursor the device's last finished pull reached (nil: it never finished one).
+    public var pulledCursor: Int64?
+    /// Why its last push was refused (seed 001's card limit), until a push goes through.
+    public var lastError: String?
+    public var lastErrorAt: Date?
+
+    public init(lastSyncAt: Date, pulledCursor: Int64?, lastError: String?, lastErrorAt: Date?) {
+        self.lastSyncAt = lastSyncAt
+        self.pulledCursor = pulledCursor
+        self.lastError = lastError
+        self.lastErrorAt = lastErrorAt
+    }
 }
 
 /// A device as a request's token finds it: what `AccountService.caller` checks the token against.

@@ -66,7 +66,7 @@ extension SQLiteServerDatabase {
                 // One statement per table, each naming the account.
                 for table in [
                     "serverAccountName", "serverDevice", "syncRow", "syncTombstone", "syncBatch", "syncAccount",
-                    "serverImage", "serverAccount",
+                    "serverImage", "serverDeviceSync", "serverAccount",
                 ] {
                     try db.execute(sql: "DELETE FROM \(table) WHERE accountId = ?", arguments: [id])
                 }
@@ -161,6 +161,48 @@ extension SQLiteServerDatabase {
                 found.device.lastSeenAt = now
             }
             return found
+        }
+    }
+
+    public func recordSync(device: UUID, account: UUID, pulledTo cursor: Int64?, refusal: String??, now: Date)
+        async throws
+    {
+        let (deviceId, accountId) = (device.uuidString.lowercased(), account.uuidString.lowercased())
+        try await translatingErrors {
+            try await writer.write { db in
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO serverDeviceSync (accountId, deviceId, lastSyncAt, pulledCursor, lastError, lastErrorAt)
+                        VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN ?5 IS NULL THEN NULL ELSE ?3 END)
+                        ON CONFLICT (accountId, deviceId) DO UPDATE SET
+                          lastSyncAt = excluded.lastSyncAt,
+                          pulledCursor = coalesce(excluded.pulledCursor, pulledCursor),
+                          lastError = CASE WHEN ?6 THEN excluded.lastError ELSE lastError END,
+                          lastErrorAt = CASE WHEN ?6 THEN excluded.lastErrorAt ELSE lastErrorAt END
+                        """
+                ).execute(arguments: [
+                    accountId, deviceId, now.timeIntervalSince1970, cursor, refusal ?? nil, refusal != nil,
+                ])
+            }
+        }
+    }
+
+    public func syncStatus(account: UUID) async throws -> [UUID: DeviceSyncStatus] {
+        let accountId = account.uuidString.lowercased()
+        return try await translatingErrors {
+            try await writer.read { db in
+                var status: [UUID: DeviceSyncStatus] = [:]
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT * FROM serverDeviceSync WHERE accountId = ?", arguments: [accountId])
+                {
+                    guard let device = UUID(uuidString: row["deviceId"]) else { continue }
+                    status[device] = DeviceSyncStatus(
+                        lastSyncAt: Date(timeIntervalSince1970: row["lastSyncAt"]), pulledCursor: row["pulledCursor"],
+                        lastError: row["lastError"],
+                        lastErrorAt: (row["lastErrorAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
+                }
+                return status
+            }
         }
     }
 

@@ -101,6 +101,20 @@ public final class SQLiteServerDatabase: ServerDatabase {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v4: device sync status") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE serverDeviceSync (
+                        accountId TEXT NOT NULL,
+                        deviceId TEXT NOT NULL,
+                        lastSyncAt REAL NOT NULL,
+                        pulledCursor INTEGER,
+                        lastError TEXT,
+                        lastErrorAt REAL,
+                        PRIMARY KEY (accountId, deviceId)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 

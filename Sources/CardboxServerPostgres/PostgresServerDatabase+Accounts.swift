@@ -75,7 +75,7 @@ extension PostgresServerDatabase {
                 // One statement per table, each naming the account.
                 for table in [
                     "server_account_name", "server_device", "sync_row", "sync_tombstone", "sync_batch", "sync_account",
-                    "server_image", "server_account",
+                    "server_image", "server_device_sync", "server_account",
                 ] {
                     try await connection.query(
                         PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE account_id = $1", binds: Self.binds(id)),
@@ -173,6 +173,41 @@ extension PostgresServerDatabase {
                 found.device.lastSeenAt = now
             }
             return found
+        }
+    }
+
+    public func recordSync(device: UUID, account: UUID, pulledTo cursor: Int64?, refusal: String??, now: Date)
+        async throws
+    {
+        let (setsError, error) = (refusal != nil, refusal ?? nil)
+        let errorAt: Date? = error == nil ? nil : now
+        try await translatingErrors {
+            try await client.query(
+                """
+                INSERT INTO server_device_sync (account_id, device_id, last_sync_at, pulled_cursor, last_error, last_error_at)
+                VALUES (\(account), \(device), \(now), \(cursor), \(error), \(errorAt))
+                ON CONFLICT (account_id, device_id) DO UPDATE SET
+                  last_sync_at = excluded.last_sync_at,
+                  pulled_cursor = coalesce(excluded.pulled_cursor, server_device_sync.pulled_cursor),
+                  last_error = CASE WHEN \(setsError) THEN excluded.last_error ELSE server_device_sync.last_error END,
+                  last_error_at = CASE WHEN \(setsError) THEN excluded.last_error_at ELSE server_device_sync.last_error_at END
+                """, logger: logger)
+        }
+    }
+
+    public func syncStatus(account: UUID) async throws -> [UUID: DeviceSyncStatus] {
+        try await translatingErrors {
+            var status: [UUID: DeviceSyncStatus] = [:]
+            for try await (device, lastSyncAt, cursor, error, errorAt) in try await client.query(
+                """
+                SELECT device_id, last_sync_at, pulled_cursor, last_error, last_error_at
+                FROM server_device_sync WHERE account_id = \(account)
+                """, logger: logger
+            ).decode((UUID, Date, Int64?, String?, Date?).self) {
+                status[device] = DeviceSyncStatus(
+                    lastSyncAt: lastSyncAt, pulledCursor: cursor, lastError: error, lastErrorAt: errorAt)
+            }
+            return status
         }
     }
 

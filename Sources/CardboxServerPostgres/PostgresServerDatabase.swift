@@ -112,6 +112,14 @@ public final class PostgresServerDatabase: ServerDatabase {
                 PRIMARY KEY (account_id, sha256))
             """
         ],
+        [
+            """
+            CREATE TABLE server_device_sync (
+                account_id uuid NOT NULL, device_id uuid NOT NULL, last_sync_at timestamptz NOT NULL,
+                pulled_cursor bigint, last_error text, last_error_at timestamptz,
+                PRIMARY KEY (account_id, device_id))
+            """
+        ],
     ]
 
     private func migrate() async throws {

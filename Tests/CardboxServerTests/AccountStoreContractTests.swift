@@ -111,6 +111,41 @@ struct AccountStoreContractTests {
         }
     }
 
+    @Test(
+        "a device's sync status: its last sync, how far it pulled, and a refusal until a push goes through",
+        arguments: SyncStates.all)
+    func syncStatus(_ implementation: String) async throws {
+        try await SyncStates.with(implementation) { database in
+            let accounts = service(database)
+            let account = try await accounts.addAccount(name: uniqueName("Fay"), password: "correct horse")
+            let phone = try await accounts.signIn(name: account.name, password: "correct horse", deviceName: "phone")
+            #expect(try await database.syncStatus(account: account.id).isEmpty)
+            let first = Date(timeIntervalSince1970: 1_790_000_000)
+            try await database.recordSync(
+                device: phone.device.id, account: account.id, pulledTo: 7, refusal: .some(nil), now: first)
+            let refusedAt = first.addingTimeInterval(60)
+            try await database.recordSync(
+                device: phone.device.id, account: account.id, pulledTo: nil, refusal: .some("Card limit exceeded."),
+                now: refusedAt)
+            // A pull alone keeps the refusal and the cursor it reached last.
+            try await database.recordSync(
+                device: phone.device.id, account: account.id, pulledTo: nil, refusal: nil,
+                now: refusedAt.addingTimeInterval(5))
+            var status = try #require(try await database.syncStatus(account: account.id)[phone.device.id])
+            #expect(status.pulledCursor == 7 && status.lastError == "Card limit exceeded.")
+            #expect(status.lastErrorAt == refusedAt && status.lastSyncAt == refusedAt.addingTimeInterval(5))
+            try await database.recordSync(
+                device: phone.device.id, account: account.id, pulledTo: 9, refusal: .some(nil),
+                now: refusedAt.addingTimeInterval(10))
+            status = try #require(try await database.syncStatus(account: account.id)[phone.device.id])
+            #expect(status.pulledCursor == 9 && status.lastError == nil && status.lastErrorAt == nil)
+            // Another account sees none of it; removing the account removes it.
+            #expect(try await database.syncStatus(account: UUID()).isEmpty)
+            try await database.removeAccount(account.id)
+            #expect(try await database.syncStatus(account: account.id).isEmpty)
+        }
+    }
+
     @Test("removing an account removes its devices and sync state, and only its own", arguments: SyncStates.all)
     func remove(_ implementation: String) async throws {
         try await SyncStates.with(implementation) { database in

@@ -816,6 +816,41 @@ struct WebAppTests {
         }
     }
 
+    @Test("the account page: each device's last sync, whether changes wait for it, and a refused push's message")
+    func accountSyncStatus() async throws {
+        try await Self.withWebServer { url, database, accounts in
+            let name = "ana-\(UUID().uuidString.prefix(8))"
+            let account = try await accounts.addAccount(name: name, password: "correct horse", plan: .free)
+            let browser = TestBrowser(url)
+            _ = try await browser.post("/signin", ["user": name, "password": "correct horse"])
+            let phone = try await signIn(CardboxStore.inMemory(), to: url, user: name, password: "correct horse")
+            let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            for index in 1...25 { _ = try phone.addCard(to: deck.id, CardDraft(front: "word \(index)", back: "x")) }
+            _ = try await DeviceSync(store: phone).sync()
+            var page = try await browser.get("/account").body
+            #expect(page.contains("last sync") && page.contains("up to date") && !page.contains("Its changes wait"))
+            // A card the browser adds waits for the phone's next sync.
+            _ = try await browser.post("/decks/\(deck.id)/delete", ["csrf": try await browser.csrf()])
+            page = try await browser.get("/account").body
+            #expect(page.contains("changes made since wait for its next sync"))
+            // The phone, offline, passes the free plan's limit: its push is refused, and the page says why.
+            _ = try await DeviceSync(store: phone).sync()
+            #expect(try phone.cards(in: nil).isEmpty)
+            // (A device that took itself for premium: the server holds the account to its plan.)
+            _ = try phone.setPlan(.premium)
+            let french = try phone.createDeck(name: "French", frontLanguage: "fr", backLanguage: "en")
+            for index in 1...30 { _ = try phone.addCard(to: french.id, CardDraft(front: "mot \(index)", back: "x")) }
+            _ = try? await DeviceSync(store: phone).sync()
+            page = try await browser.get("/account").body
+            #expect(page.contains("Its changes wait: Card limit exceeded"))
+            try await database.setPlan(.premium, account: account.id)
+            _ = try await DeviceSync(store: phone).sync()
+            page = try await browser.get("/account").body
+            // The refusal is gone once a push goes through.
+            #expect(!page.contains("Its changes wait") && page.contains("last sync"))
+        }
+    }
+
     @Test("a deck's settings: rename, suggestions to keep queued (a device gets them), delete")
     func deckSettings() async throws {
         try await Self.withWebServer { url, _, accounts in

@@ -948,6 +948,7 @@ struct WebApp: Sendable {
         let caller = try context.pageCaller()
         let live = try await database.cursor(account: caller.account.id)
         let devices = try await database.devices(account: caller.account.id)
+        let syncs = try await database.syncStatus(account: caller.account.id)
         let allowance = try await actions.allowance(caller)
         let planText =
             allowance.cardLimit.map { "Free plan: \(allowance.cardCount) of \($0) cards used." }
@@ -955,14 +956,30 @@ struct WebApp: Sendable {
         let values: [String: Any] = [
             "account": ["name": caller.account.name], "planText": planText, "free": allowance.cardLimit != nil,
             "devices": devices.map { device in
-                [
+                var values: [String: Any] = [
                     "id": device.id.uuidString.lowercased(), "name": device.name,
                     "current": device.id == caller.device.id, "revoked": device.revokedAt != nil,
                     "lastSeen": device.lastSeenAt.map { Self.dateText($0) } ?? "never",
-                ] as [String: Any]
+                ]
+                if let sync = syncs[device.id] { values["sync"] = Self.syncValues(sync, cursor: live) }
+                return values
             },
         ]
         return WebPage.html("account", title: "Account", values, context: context, live: live)
+    }
+
+    /// A device's last sync: when, whether changes made since wait for it, and why its last push
+    /// was refused, if it was.
+    static func syncValues(_ sync: DeviceSyncStatus, cursor: Int64) -> [String: Any] {
+        var values: [String: Any] = [
+            "last": dateText(sync.lastSyncAt), "upToDate": (sync.pulledCursor ?? -1) >= cursor,
+            "hasError": sync.lastError != nil,
+        ]
+        if let error = sync.lastError {
+            values["error"] = error
+            values["errorAt"] = sync.lastErrorAt.map(dateText) ?? ""
+        }
+        return values
     }
 
     private func revoke(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {

@@ -644,12 +644,15 @@ enum WebTemplates {
         <p>{{planText}}</p>
         {{#free}}<p class="muted">The server's administrator moves an account to the premium plan:
         <code>cardbox admin user set-plan {{account.name}} premium</code>.</p>{{/free}}
-        <h2>Devices</h2>
+        <h2>Devices and their sync</h2>
         <ul class="cards" id="devices">
         {{#devices}}
         <li><strong>{{name}}</strong>
         <span class="muted">{{#current}}this browser · {{/current}}last seen {{lastSeen}}{{#revoked}} ·
         signed out{{/revoked}}</span>
+        {{#sync}}<span class="sync">last sync {{last}} ·
+        {{#upToDate}}up to date{{/upToDate}}{{^upToDate}}changes made since wait for its next sync{{/upToDate}}</span>
+        {{#hasError}}<span class="error" role="status">Its changes wait: {{error}} ({{errorAt}})</span>{{/hasError}}{{/sync}}
         {{^revoked}}{{^current}}
         <form method="post" action="/account/devices/{{id}}/revoke" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}">
