@@ -870,9 +870,29 @@ struct WebAppTests {
             let notNumber = try await browser.post(
                 deck + "/settings", ["csrf": csrf, "name": "Español", "queuedSuggestions": "x"])
             #expect(notNumber.status == 400 && notNumber.body.contains("must be a whole number"))
+            // Study settings, in the same form: checked whole before anything is saved.
+            let study = [
+                "csrf": csrf, "name": "Español", "queuedSuggestions": "5", "desiredRetention": "0.85",
+                "newCardsPerDay": "10", "reviewsPerDay": "150", "learningSteps": "2m,15m", "relearningSteps": "5m",
+                "maximumInterval": "3650",
+            ]
+            let refused = try await browser.post(
+                deck + "/settings", study.merging(["desiredRetention": "1.5", "name": "Other"]) { $1 })
+            #expect(refused.status == 400 && refused.body.contains("retention"))
+            let notSteps = try await browser.post(deck + "/settings", study.merging(["learningSteps": "soon"]) { $1 })
+            #expect(notSteps.status == 400)
+            #expect(try await browser.post(deck + "/settings", study).status == 303)
+            #expect(
+                try await browser.get(deck).body.contains(
+                    #"name="desiredRetention" type="number" min="0.7" max="0.99" step="0.01" value="0.85""#))
             _ = try await DeviceSync(store: phone).sync()
             let synced = try #require(try phone.decks().first)
             #expect(synced.name == "Español" && synced.queuedSuggestions == 5)
+            #expect(synced.study.desiredRetention == 0.85 && synced.study.newCardsPerDay == 10)
+            #expect(synced.study.reviewsPerDay == 150 && synced.study.learningSteps == "2m,15m")
+            #expect(
+                synced.study.relearningSteps == "5m" && synced.study.maximumInterval == 3650 && !synced.study.enableFuzz
+            )
             let deleted = try await browser.post(deck + "/delete", ["csrf": csrf])
             #expect(deleted.status == 303 && deleted.location == "/decks")
             #expect(try await browser.get(deck).status == 404)

@@ -1,6 +1,7 @@
 import CardboxCore
 import CardboxExchange
 import CardboxImaging
+import CardboxScheduling
 import CardboxServer
 import CardboxStore
 import Foundation
@@ -162,12 +163,23 @@ struct AccountActions: Sendable {
         return found
     }
 
-    /// Renames a deck and sets how many suggestions it keeps queued (0: none, seed 000).
-    func configureDeck(_ caller: Caller, _ deck: DeckID, name: String, queuedSuggestions: Int) async throws {
+    /// Renames a deck, sets how many suggestions it keeps queued (0: none, seed 000) and, given
+    /// them, its study settings (all but the fitted FSRS parameters, which stay). Everything is
+    /// checked before anything is written.
+    func configureDeck(
+        _ caller: Caller, _ deck: DeckID, name: String, queuedSuggestions: Int, study: StudySettings? = nil
+    ) async throws {
+        let name = try Deck.validateName(name)
+        _ = try Deck.validateQueuedSuggestions(queuedSuggestions)
+        if let study { _ = try Scheduler(study) }
         try await write(caller) { store in
-            if try store.deck(deck).name != name.trimmingCharacters(in: .whitespaces) {
-                _ = try store.renameDeck(deck, to: name)
+            let current = try store.deck(deck)
+            if var study {
+                // The form has no place for fitted FSRS parameters: they stay as they are.
+                study.fsrsParameters = current.study.fsrsParameters
+                if study != current.study { _ = try store.setStudySettings(deck, study) }
             }
+            if current.name != name { _ = try store.renameDeck(deck, to: name) }
             _ = try store.configureDeck(deck, queuedSuggestions: queuedSuggestions)
         }
     }

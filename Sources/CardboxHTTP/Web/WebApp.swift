@@ -74,7 +74,8 @@ struct WebApp: Sendable {
                         throw CardboxError.invalid(field: "queued suggestions", reason: "must be a whole number")
                     }
                     try await actions.configureDeck(
-                        caller, try Self.deckId(context), name: form["name"] ?? "", queuedSuggestions: queued)
+                        caller, try Self.deckId(context), name: form["name"] ?? "", queuedSuggestions: queued,
+                        study: try Self.studySettings(form))
                 }
             } catch let error as CardboxError {
                 if case .notFound = error { throw error }
@@ -295,6 +296,13 @@ struct WebApp: Sendable {
         var values = Self.countValues(detail.counts, detail.today)
         values["deck"] = Self.deckValues(deck)
         values["queuedSuggestions"] = deck.queuedSuggestions
+        values["study"] =
+            [
+                "desiredRetention": deck.study.desiredRetention, "newCardsPerDay": deck.study.newCardsPerDay,
+                "reviewsPerDay": deck.study.reviewsPerDay, "learningSteps": deck.study.learningSteps,
+                "relearningSteps": deck.study.relearningSteps, "maximumInterval": deck.study.maximumInterval,
+                "enableFuzz": deck.study.enableFuzz,
+            ] as [String: Any]
         values["draft"] = draft
         values["tab"] = tab.rawValue
         values["is" + tab.rawValue.prefix(1).uppercased() + tab.rawValue.dropFirst()] = true
@@ -414,6 +422,26 @@ struct WebApp: Sendable {
             if case .notFound = error { throw error }
             return try await cardEditor(context, typed: form, error: WebPage.message(error))
         }
+    }
+
+    /// A deck's study settings from its settings form (nil when the form has none of them).
+    static func studySettings(_ form: [String: String]) throws -> StudySettings? {
+        guard form["desiredRetention"] != nil else { return nil }
+        func number<T: LosslessStringConvertible>(_ name: String, _ label: String) throws -> T {
+            guard let value = form[name].flatMap({ T($0.trimmingCharacters(in: .whitespaces)) }) else {
+                throw CardboxError.invalid(field: label, reason: "must be a number")
+            }
+            return value
+        }
+        var study = StudySettings()
+        study.desiredRetention = try number("desiredRetention", "desired retention")
+        study.newCardsPerDay = try number("newCardsPerDay", "new cards a day")
+        study.reviewsPerDay = try number("reviewsPerDay", "reviews a day")
+        study.learningSteps = form["learningSteps"] ?? ""
+        study.relearningSteps = form["relearningSteps"] ?? ""
+        study.maximumInterval = try number("maximumInterval", "longest interval")
+        study.enableFuzz = form["enableFuzz"] == "true"
+        return study
     }
 
     /// Tags as typed in one field, separated by commas.

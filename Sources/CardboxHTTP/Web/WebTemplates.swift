@@ -460,6 +460,21 @@ enum WebTemplates {
         <input id="deck-name" name="name" required maxlength="100" value="{{deck.name}}">
         <label for="queued">Suggestions to keep queued (0: none; the server makes them in the background)</label>
         <input id="queued" name="queuedSuggestions" type="number" min="0" value="{{queuedSuggestions}}">
+        {{#study}}<fieldset><legend>Study (FSRS)</legend>
+        <label for="retention">Desired retention (0.7 to 0.99: how sure you want to be to remember a card when it comes due)</label>
+        <input id="retention" name="desiredRetention" type="number" min="0.7" max="0.99" step="0.01" value="{{desiredRetention}}">
+        <label for="new-per-day">New cards a day</label>
+        <input id="new-per-day" name="newCardsPerDay" type="number" min="0" value="{{newCardsPerDay}}">
+        <label for="reviews-per-day">Reviews a day</label>
+        <input id="reviews-per-day" name="reviewsPerDay" type="number" min="0" value="{{reviewsPerDay}}">
+        <label for="learning-steps">Learning steps (e.g. 1m,10m)</label>
+        <input id="learning-steps" name="learningSteps" value="{{learningSteps}}">
+        <label for="relearning-steps">Relearning steps</label>
+        <input id="relearning-steps" name="relearningSteps" value="{{relearningSteps}}">
+        <label for="maximum-interval">Longest interval, in days</label>
+        <input id="maximum-interval" name="maximumInterval" type="number" min="1" value="{{maximumInterval}}">
+        <label><input type="checkbox" name="enableFuzz" value="true"{{#enableFuzz}} checked{{/enableFuzz}}> Spread due days a little (fuzz)</label>
+        </fieldset>{{/study}}
         <button type="submit">Save</button>
         </form>
         <form method="post" action="/decks/{{deck.id}}/delete" class="inline">
