@@ -141,13 +141,21 @@ struct WebApp: Sendable {
         guard try await offersSetup(context) else {
             throw APIError(.forbidden, "this server has an account already: sign in, or ask its administrator")
         }
+        return try await createAccount(request, context, page: "setup", title: "Welcome")
+    }
+
+    /// A new account from the form of `page` (a name not taken, a password of 8 or more
+    /// characters), signed in at once; a refusal shows on the page with the name kept.
+    private func createAccount(
+        _ request: Request, _ context: CardboxRequestContext, page: String, title: String
+    ) async throws -> Response {
         let form = try await WebPage.form(request)
         let (user, password) = (form["user"] ?? "", form["password"] ?? "")
         do {
             _ = try await accounts.addAccount(name: user, password: password)
         } catch let error as CardboxError {
             return WebPage.html(
-                "setup", title: "Welcome", ["user": user], context: context, error: WebPage.message(error),
+                page, title: title, ["user": user], context: context, error: WebPage.message(error),
                 status: .badRequest)
         }
         return try await startSession(user: user, password: password, request)
@@ -160,19 +168,9 @@ struct WebApp: Sendable {
         }
     }
 
-    /// A new account (a name not taken, a password of 8 or more characters), signed in at once.
     private func signUp(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
         try requireOpenSignup()
-        let form = try await WebPage.form(request)
-        let (user, password) = (form["user"] ?? "", form["password"] ?? "")
-        do {
-            _ = try await accounts.addAccount(name: user, password: password)
-        } catch let error as CardboxError {
-            return WebPage.html(
-                "signup", title: "Create an account", ["user": user], context: context, error: WebPage.message(error),
-                status: .badRequest)
-        }
-        return try await startSession(user: user, password: password, request)
+        return try await createAccount(request, context, page: "signup", title: "Create an account")
     }
 
     private func signIn(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {

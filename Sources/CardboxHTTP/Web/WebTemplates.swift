@@ -20,7 +20,8 @@ enum WebTemplates {
     }
 
     static let templates: [String: String] = [
-        "layout": layout, "signin": signIn, "signup": signUp, "setup": setup, "decks": decks, "deck": deck,
+        "layout": layout, "signin": signIn, "signup": signUp, "newaccount": newAccount, "setup": setup, "decks": decks,
+        "deck": deck,
         "cardlist": cardlist,
         "card": card, "stats": stats, "exchange": exchange,
         "study": study,
@@ -306,16 +307,21 @@ enum WebTemplates {
         {{/content}}{{/layout}}
         """
 
-    static let signUp = """
-        {{<layout}}{{$content}}
-        <h1>Create an account</h1>
-        <form method="post" action="/signup" class="stack">
+    /// The form that makes an account, for the first run and for sign-up: it posts to the page it is on.
+    static let newAccount = """
+        <form method="post" class="stack">
         <label for="user">Account name</label>
         <input id="user" name="user" autocomplete="username" required value="{{user}}">
         <label for="password">Password (at least 8 characters)</label>
         <input id="password" name="password" type="password" autocomplete="new-password" required minlength="8">
         <button type="submit">Create the account</button>
         </form>
+        """
+
+    static let signUp = """
+        {{<layout}}{{$content}}
+        <h1>Create an account</h1>
+        {{> newaccount}}
         <p>Have one? <a href="/signin">Sign in</a></p>
         {{/content}}{{/layout}}
         """
@@ -324,13 +330,7 @@ enum WebTemplates {
         {{<layout}}{{$content}}
         <h1>Welcome to Cardbox</h1>
         <p>This server has no account yet. Create the first one: it is the server's administrator.</p>
-        <form method="post" action="/setup" class="stack">
-        <label for="user">Account name</label>
-        <input id="user" name="user" autocomplete="username" required value="{{user}}">
-        <label for="password">Password (at least 8 characters)</label>
-        <input id="password" name="password" type="password" autocomplete="new-password" required minlength="8">
-        <button type="submit">Create the account</button>
-        </form>
+        {{> newaccount}}
         {{/content}}{{/layout}}
         """
 
