@@ -1607,6 +1607,28 @@ enum OpenAPIDocument {
                       properties:
                         name: {type: string}
                         queuedSuggestions: {type: integer, minimum: 0}
+                        study:
+                          type: object
+                          required: [desiredRetention, learningSteps, relearningSteps, maximumInterval, newCardsPerDay, reviewsPerDay, enableFuzz]
+                          properties:
+                            desiredRetention: {type: number}
+                            learningSteps: {type: string}
+                            relearningSteps: {type: string}
+                            maximumInterval: {type: integer}
+                            newCardsPerDay: {type: integer}
+                            reviewsPerDay: {type: integer}
+                            enableFuzz: {type: boolean}
+                        study:
+                          type: object
+                          required: [desiredRetention, learningSteps, relearningSteps, maximumInterval, newCardsPerDay, reviewsPerDay, enableFuzz]
+                          properties:
+                            desiredRetention: {type: number}
+                            learningSteps: {type: string}
+                            relearningSteps: {type: string}
+                            maximumInterval: {type: integer}
+                            newCardsPerDay: {type: integer}
+                            reviewsPerDay: {type: integer}
+                            enableFuzz: {type: boolean}
               responses:
                 "200":
                   description: Done; deck as it is now.

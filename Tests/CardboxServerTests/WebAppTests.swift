@@ -798,6 +798,16 @@ struct WebAppTests {
             let set = try await post("/decks/\(deck)/settings", #"{"name": "Español", "queuedSuggestions": 5}"#)
             #expect(
                 set.json?["deck"]?["queuedSuggestions"] == .int(5) && set.json?["deck"]?["name"] == .string("Español"))
+            let study =
+                #"{"desiredRetention": 0.8, "learningSteps": "1m", "relearningSteps": "10m", "maximumInterval": 365, "newCardsPerDay": 5, "reviewsPerDay": 50, "enableFuzz": false}"#
+            let studied = try await post(
+                "/decks/\(deck)/settings", #"{"name": "Español", "queuedSuggestions": 5, "study": \#(study)}"#)
+            #expect(studied.json?["deck"]?["study"]?["desiredRetention"] == .double(0.8))
+            #expect(studied.json?["deck"]?["study"]?["newCardsPerDay"] == .int(5))
+            let partial = try await post(
+                "/decks/\(deck)/settings",
+                #"{"name": "Español", "queuedSuggestions": 5, "study": {"desiredRetention": 0.8}}"#)
+            #expect(partial.status == 400)
             #expect(try await post("/decks/\(deck)/delete", "").status == 204)
             let laptop = try await accounts.signIn(name: "uma", password: "correct horse", deviceName: "laptop").device
             #expect(Self.elements(try await get("/account/devices")["devices"]).count == 2)

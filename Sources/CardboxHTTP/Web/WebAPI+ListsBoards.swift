@@ -223,11 +223,12 @@ extension WebAPI {
             return Response(status: .noContent)
         }
         api.post("decks/:deck/settings") { request, context in
-            let body = try await JSONBody(request, context).allowing(only: ["name", "queuedSuggestions"])
+            let body = try await JSONBody(request, context).allowing(only: ["name", "queuedSuggestions", "study"])
             let caller = try context.requireCaller()
             let deck = try WebApp.deckId(context)
             try await actions.configureDeck(
-                caller, deck, name: try body.string("name"), queuedSuggestions: try body.integer("queuedSuggestions"))
+                caller, deck, name: try body.string("name"), queuedSuggestions: try body.integer("queuedSuggestions"),
+                study: try body.studySettings())
             return EncodedJSON(["deck": try await actions.deck(caller, deck, limit: 0).deck])
         }
         api.post("decks/:deck/delete") { _, context in
@@ -254,6 +255,20 @@ extension JSONBody {
             throw CardboxError.invalid(field: "position", reason: "is required, as a whole number 0 or more")
         }
         return position
+    }
+
+    /// `study`: a deck's study settings, every member given (the fitted FSRS parameters stay).
+    func studySettings() throws -> StudySettings? {
+        guard let value = members["study"] else { return nil }
+        guard case .object = value else { throw CardboxError.invalid(field: "study", reason: "must be an object") }
+        do {
+            return try JSONDecoder().decode(StudySettings.self, from: Data(value.jsonText.utf8))
+        } catch {
+            throw CardboxError.invalid(
+                field: "study",
+                reason: "must give desiredRetention, learningSteps, relearningSteps, maximumInterval, newCardsPerDay, "
+                    + "reviewsPerDay and enableFuzz")
+        }
     }
 
     /// `quantity`: missing (nil: unchanged), null (no quantity), or a whole number seed 002 allows.
