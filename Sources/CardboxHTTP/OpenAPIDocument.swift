@@ -257,6 +257,11 @@ enum OpenAPIDocument {
               description: The image's SHA-256, 64 lowercase hex digits.
               schema: {type: string}
           responses:
+            Conflict:
+              description: A record of that name exists already (a deck's name is unique in its account).
+              content:
+                application/json:
+                  schema: {$ref: "#/components/schemas/Error"}
             NotFound:
               description: No such record in the caller's account.
               content:
@@ -683,6 +688,18 @@ enum OpenAPIDocument {
                 "401": {$ref: "#/components/responses/Unauthorized"}
                 "404": {$ref: "#/components/responses/NotFound"}
                 "429": {$ref: "#/components/responses/Throttled"}
+            delete:
+              summary: Delete a deck with its cards and suggestions.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: deck, in: path, required: true, description: "The deck's id.", schema: {type: string}}
+              responses:
+                "204": {description: Done.}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
           /api/v1/decks/{deck}/cards:
             get:
               summary: A deck's current (or archived, newest first) cards through seed 001's filters, a page at a time.
@@ -858,6 +875,7 @@ enum OpenAPIDocument {
                 "401": {$ref: "#/components/responses/Unauthorized"}
                 "403": {$ref: "#/components/responses/Forbidden"}
                 "404": {$ref: "#/components/responses/NotFound"}
+                "409": {$ref: "#/components/responses/Conflict"}
                 "429": {$ref: "#/components/responses/Throttled"}
                 "413": {$ref: "#/components/responses/TooLarge"}
           /api/v1/export/{format}:
@@ -929,6 +947,7 @@ enum OpenAPIDocument {
                 "401": {$ref: "#/components/responses/Unauthorized"}
                 "403": {$ref: "#/components/responses/Forbidden"}
                 "404": {$ref: "#/components/responses/NotFound"}
+                "409": {$ref: "#/components/responses/Conflict"}
                 "429": {$ref: "#/components/responses/Throttled"}
           /api/v1/lists/{list}:
             get:
@@ -946,6 +965,18 @@ enum OpenAPIDocument {
                         required: [list]
                         properties:
                           list: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+            delete:
+              summary: Delete a list with its items.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: list, in: path, required: true, description: "The list's id.", schema: {type: string}}
+              responses:
+                "204": {description: Done.}
                 "400": {$ref: "#/components/responses/BadRequest"}
                 "401": {$ref: "#/components/responses/Unauthorized"}
                 "403": {$ref: "#/components/responses/Forbidden"}
@@ -981,6 +1012,7 @@ enum OpenAPIDocument {
                 "401": {$ref: "#/components/responses/Unauthorized"}
                 "403": {$ref: "#/components/responses/Forbidden"}
                 "404": {$ref: "#/components/responses/NotFound"}
+                "409": {$ref: "#/components/responses/Conflict"}
                 "429": {$ref: "#/components/responses/Throttled"}
           /api/v1/lists/{list}/move:
             post:
@@ -1008,19 +1040,6 @@ enum OpenAPIDocument {
                         required: [list]
                         properties:
                           list: {$ref: "#/components/schemas/Record"}
-                "400": {$ref: "#/components/responses/BadRequest"}
-                "401": {$ref: "#/components/responses/Unauthorized"}
-                "403": {$ref: "#/components/responses/Forbidden"}
-                "404": {$ref: "#/components/responses/NotFound"}
-                "429": {$ref: "#/components/responses/Throttled"}
-          /api/v1/lists/{list}/delete:
-            post:
-              summary: Delete a list with its items.
-              security: [{deviceToken: []}]
-              parameters:
-                - {name: list, in: path, required: true, description: "The list's id.", schema: {type: string}}
-              responses:
-                "204": {description: Done.}
                 "400": {$ref: "#/components/responses/BadRequest"}
                 "401": {$ref: "#/components/responses/Unauthorized"}
                 "403": {$ref: "#/components/responses/Forbidden"}
@@ -1092,6 +1111,19 @@ enum OpenAPIDocument {
                 "403": {$ref: "#/components/responses/Forbidden"}
                 "404": {$ref: "#/components/responses/NotFound"}
                 "429": {$ref: "#/components/responses/Throttled"}
+            delete:
+              summary: Delete an item.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: list, in: path, required: true, description: "The list's id.", schema: {type: string}}
+                - {name: item, in: path, required: true, description: "The item's id.", schema: {type: string}}
+              responses:
+                "204": {description: Done.}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
           /api/v1/lists/{list}/items/{item}/cross:
             post:
               summary: "Cross an item out or back (without crossedOut: the other way)."
@@ -1155,20 +1187,6 @@ enum OpenAPIDocument {
                 "403": {$ref: "#/components/responses/Forbidden"}
                 "404": {$ref: "#/components/responses/NotFound"}
                 "429": {$ref: "#/components/responses/Throttled"}
-          /api/v1/lists/{list}/items/{item}/delete:
-            post:
-              summary: Delete an item.
-              security: [{deviceToken: []}]
-              parameters:
-                - {name: list, in: path, required: true, description: "The list's id.", schema: {type: string}}
-                - {name: item, in: path, required: true, description: "The item's id.", schema: {type: string}}
-              responses:
-                "204": {description: Done.}
-                "400": {$ref: "#/components/responses/BadRequest"}
-                "401": {$ref: "#/components/responses/Unauthorized"}
-                "403": {$ref: "#/components/responses/Forbidden"}
-                "404": {$ref: "#/components/responses/NotFound"}
-                "429": {$ref: "#/components/responses/Throttled"}
           /api/v1/lists/{list}/items/{item}/images:
             put:
               summary: Attach an image to an item (JPEG, PNG or HEIC by content, at most 5 MB, 10 an item; seed 002).
@@ -1197,8 +1215,8 @@ enum OpenAPIDocument {
                 "404": {$ref: "#/components/responses/NotFound"}
                 "429": {$ref: "#/components/responses/Throttled"}
                 "413": {$ref: "#/components/responses/TooLarge"}
-          /api/v1/lists/{list}/items/{item}/images/{image}/delete:
-            post:
+          /api/v1/lists/{list}/items/{item}/images/{image}:
+            delete:
               summary: Remove an item's image.
               security: [{deviceToken: []}]
               parameters:
@@ -1287,6 +1305,7 @@ enum OpenAPIDocument {
                 "401": {$ref: "#/components/responses/Unauthorized"}
                 "403": {$ref: "#/components/responses/Forbidden"}
                 "404": {$ref: "#/components/responses/NotFound"}
+                "409": {$ref: "#/components/responses/Conflict"}
                 "429": {$ref: "#/components/responses/Throttled"}
           /api/v1/boards/{board}:
             get:
@@ -1305,6 +1324,18 @@ enum OpenAPIDocument {
                         required: [board]
                         properties:
                           board: {$ref: "#/components/schemas/Record"}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
+            delete:
+              summary: Delete a board with its columns and cards.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: board, in: path, required: true, description: "The board's id.", schema: {type: string}}
+              responses:
+                "204": {description: Done.}
                 "400": {$ref: "#/components/responses/BadRequest"}
                 "401": {$ref: "#/components/responses/Unauthorized"}
                 "403": {$ref: "#/components/responses/Forbidden"}
@@ -1340,19 +1371,7 @@ enum OpenAPIDocument {
                 "401": {$ref: "#/components/responses/Unauthorized"}
                 "403": {$ref: "#/components/responses/Forbidden"}
                 "404": {$ref: "#/components/responses/NotFound"}
-                "429": {$ref: "#/components/responses/Throttled"}
-          /api/v1/boards/{board}/delete:
-            post:
-              summary: Delete a board with its columns and cards.
-              security: [{deviceToken: []}]
-              parameters:
-                - {name: board, in: path, required: true, description: "The board's id.", schema: {type: string}}
-              responses:
-                "204": {description: Done.}
-                "400": {$ref: "#/components/responses/BadRequest"}
-                "401": {$ref: "#/components/responses/Unauthorized"}
-                "403": {$ref: "#/components/responses/Forbidden"}
-                "404": {$ref: "#/components/responses/NotFound"}
+                "409": {$ref: "#/components/responses/Conflict"}
                 "429": {$ref: "#/components/responses/Throttled"}
           /api/v1/boards/{board}/columns:
             post:
@@ -1384,6 +1403,7 @@ enum OpenAPIDocument {
                 "401": {$ref: "#/components/responses/Unauthorized"}
                 "403": {$ref: "#/components/responses/Forbidden"}
                 "404": {$ref: "#/components/responses/NotFound"}
+                "409": {$ref: "#/components/responses/Conflict"}
                 "429": {$ref: "#/components/responses/Throttled"}
           /api/v1/boards/{board}/columns/{column}/move:
             post:
@@ -1481,6 +1501,19 @@ enum OpenAPIDocument {
                 "403": {$ref: "#/components/responses/Forbidden"}
                 "404": {$ref: "#/components/responses/NotFound"}
                 "429": {$ref: "#/components/responses/Throttled"}
+            delete:
+              summary: Delete a board card.
+              security: [{deviceToken: []}]
+              parameters:
+                - {name: board, in: path, required: true, description: "The board's id.", schema: {type: string}}
+                - {name: card, in: path, required: true, description: "The board card's id.", schema: {type: string}}
+              responses:
+                "204": {description: Done.}
+                "400": {$ref: "#/components/responses/BadRequest"}
+                "401": {$ref: "#/components/responses/Unauthorized"}
+                "403": {$ref: "#/components/responses/Forbidden"}
+                "404": {$ref: "#/components/responses/NotFound"}
+                "429": {$ref: "#/components/responses/Throttled"}
           /api/v1/boards/{board}/cards/{card}/move:
             post:
               summary: Move a board card to a place in its column, or into another column of the board.
@@ -1539,20 +1572,6 @@ enum OpenAPIDocument {
                         required: [board]
                         properties:
                           board: {$ref: "#/components/schemas/Record"}
-                "400": {$ref: "#/components/responses/BadRequest"}
-                "401": {$ref: "#/components/responses/Unauthorized"}
-                "403": {$ref: "#/components/responses/Forbidden"}
-                "404": {$ref: "#/components/responses/NotFound"}
-                "429": {$ref: "#/components/responses/Throttled"}
-          /api/v1/boards/{board}/cards/{card}/delete:
-            post:
-              summary: Delete a board card.
-              security: [{deviceToken: []}]
-              parameters:
-                - {name: board, in: path, required: true, description: "The board's id.", schema: {type: string}}
-                - {name: card, in: path, required: true, description: "The board card's id.", schema: {type: string}}
-              responses:
-                "204": {description: Done.}
                 "400": {$ref: "#/components/responses/BadRequest"}
                 "401": {$ref: "#/components/responses/Unauthorized"}
                 "403": {$ref: "#/components/responses/Forbidden"}
@@ -1643,19 +1662,7 @@ enum OpenAPIDocument {
                 "401": {$ref: "#/components/responses/Unauthorized"}
                 "403": {$ref: "#/components/responses/Forbidden"}
                 "404": {$ref: "#/components/responses/NotFound"}
-                "429": {$ref: "#/components/responses/Throttled"}
-          /api/v1/decks/{deck}/delete:
-            post:
-              summary: Delete a deck with its cards and suggestions.
-              security: [{deviceToken: []}]
-              parameters:
-                - {name: deck, in: path, required: true, description: "The deck's id.", schema: {type: string}}
-              responses:
-                "204": {description: Done.}
-                "400": {$ref: "#/components/responses/BadRequest"}
-                "401": {$ref: "#/components/responses/Unauthorized"}
-                "403": {$ref: "#/components/responses/Forbidden"}
-                "404": {$ref: "#/components/responses/NotFound"}
+                "409": {$ref: "#/components/responses/Conflict"}
                 "429": {$ref: "#/components/responses/Throttled"}
           /api/v1/presets:
             get:
@@ -1704,6 +1711,7 @@ enum OpenAPIDocument {
                 "401": {$ref: "#/components/responses/Unauthorized"}
                 "403": {$ref: "#/components/responses/Forbidden"}
                 "404": {$ref: "#/components/responses/NotFound"}
+                "409": {$ref: "#/components/responses/Conflict"}
                 "429": {$ref: "#/components/responses/Throttled"}
           /api/v1/decks/{deck}/stats:
             get:

@@ -728,6 +728,9 @@ struct WebAppTests {
                 let answer = try await rawPost(api + path, body: body, token: token)
                 return (answer.status, try? Self.json(answer.body))
             }
+            func delete(_ path: String) async throws -> Int {
+                try await rawRequest(.DELETE, api + path, body: Data(), token: token).status
+            }
             func get(_ path: String) async throws -> JSONValue {
                 try Self.json(try await rawRequest(.GET, api + path, body: Data(), token: token).body)
             }
@@ -754,8 +757,8 @@ struct WebAppTests {
             #expect(
                 try await post("/lists/\(other)/move", #"{"position": 0}"#).json?["list"]?["orderNumber"] == .int(0))
             #expect(try await post("/lists/\(list)/rename", #"{"name": ""}"#).status == 400)
-            #expect(try await post("/lists/\(list)/items/\(item)/delete", "").status == 404)  // it is in the other list
-            #expect(try await post("/lists/\(other)/items/\(item)/delete", "").status == 204)
+            #expect(try await delete("/lists/\(list)/items/\(item)") == 404)  // it is in the other list
+            #expect(try await delete("/lists/\(other)/items/\(item)") == 204)
             let photo = try ImageIngest.sample(width: 64, height: 64, format: .png)
             let bread = try #require(
                 Self.elements(try await get("/lists/\(list)")["list"]?["items"]).first?["id"]?.stringValue)
@@ -763,9 +766,9 @@ struct WebAppTests {
                 .PUT, api + "/lists/\(list)/items/\(bread)/images", body: photo, token: token)
             let imageId = try #require(try Self.json(image.body)["image"]?["id"]?.stringValue)
             #expect(image.status == 201)
-            #expect(try await post("/lists/\(list)/items/\(bread)/images/\(imageId)/delete", "").status == 204)
+            #expect(try await delete("/lists/\(list)/items/\(bread)/images/\(imageId)") == 204)
             #expect(Self.elements(try await get("/lists")["lists"]).count == 2)
-            #expect(try await post("/lists/\(other)/delete", "").status == 204)
+            #expect(try await delete("/lists/\(other)") == 204)
 
             // Boards (seed 003): a card moves across columns and is archived.
             let board = try await post("/boards", #"{"title": "Trip"}"#)
@@ -789,7 +792,7 @@ struct WebAppTests {
             #expect(
                 try await post("/boards/\(boardId)/rename", #"{"title": "Holiday"}"#).json?["board"]?["boardTitle"]
                     == .string("Holiday"))
-            #expect(try await post("/boards/\(boardId)/cards/\(card)/delete", "").status == 204)
+            #expect(try await delete("/boards/\(boardId)/cards/\(card)") == 204)
 
             // A deck's settings, and the account's devices.
             let deck = try #require(
@@ -808,7 +811,7 @@ struct WebAppTests {
                 "/decks/\(deck)/settings",
                 #"{"name": "Español", "queuedSuggestions": 5, "study": {"desiredRetention": 0.8}}"#)
             #expect(partial.status == 400)
-            #expect(try await post("/decks/\(deck)/delete", "").status == 204)
+            #expect(try await delete("/decks/\(deck)") == 204)
             let laptop = try await accounts.signIn(name: "uma", password: "correct horse", deviceName: "laptop").device
             #expect(Self.elements(try await get("/account/devices")["devices"]).count == 2)
             #expect(try await post("/account/devices/\(laptop.id.uuidString)/revoke", "").status == 204)
@@ -817,12 +820,12 @@ struct WebAppTests {
             _ = try await accounts.addAccount(name: "eve", password: "correct horse", plan: .premium)
             let eve = try await accounts.signIn(name: "eve", password: "correct horse", deviceName: "script").token
             #expect(try await rawRequest(.GET, api + "/lists/\(list)", body: Data(), token: eve).status == 404)
-            #expect(try await rawPost(api + "/boards/\(boardId)/delete", body: "", token: eve).status == 404)
+            #expect(try await rawRequest(.DELETE, api + "/boards/\(boardId)", body: Data(), token: eve).status == 404)
             #expect(
                 try await rawPost(api + "/lists/\(list)/rename", body: #"{"nmae": "x"}"#, token: token).status == 400)
             // A method the path does not take: 405, naming the one it does.
-            let wrong = try await rawRequest(.DELETE, api + "/lists/\(list)", body: Data(), token: token)
-            #expect(wrong.status == 405 && wrong.body.contains("takes GET"))
+            let wrong = try await rawRequest(.PUT, api + "/lists/\(list)", body: Data(), token: token)
+            #expect(wrong.status == 405 && wrong.body.contains("takes DELETE, GET"))
         }
     }
 

@@ -6,7 +6,8 @@ import Hummingbird
 
 /// `/api/v1` for lists (seed 002), boards (seed 003), the account's devices and a deck's settings:
 /// the same actions as the pages, at the same paths, with JSON bodies. A change answers the record
-/// as it is now; a deletion answers 204.
+/// as it is now; a deletion is `DELETE` on the record's path (forms can only post, so the pages
+/// post to `…/delete`) and answers 204.
 extension WebAPI {
     func addListRoutes(to api: RouterGroup<CardboxRequestContext>) {
         api.get("lists") { _, context in
@@ -34,7 +35,7 @@ extension WebAPI {
                 try context.requireCaller(), try WebApp.listId(context), to: try body.position())
             return EncodedJSON(["list": list])
         }
-        api.post("lists/:list/delete") { _, context in
+        api.delete("lists/:list") { _, context in
             try await actions.deleteList(try context.requireCaller(), try WebApp.listId(context))
             return Response(status: .noContent)
         }
@@ -89,7 +90,7 @@ extension WebAPI {
                 to: body.members["position"] == nil ? nil : try body.position(), into: target)
             return EncodedJSON(["item": moved])
         }
-        api.post(RouterPath(item + "/delete")) { _, context in
+        api.delete(RouterPath(item)) { _, context in
             try await actions.deleteItem(
                 try context.requireCaller(), try WebApp.itemId(context), in: try WebApp.listId(context))
             return Response(status: .noContent)
@@ -103,7 +104,7 @@ extension WebAPI {
                 data: Data(buffer: data))
             return EncodedJSON(["image": image], status: .created)
         }
-        api.post(RouterPath(item + "/images/:image/delete")) { _, context in
+        api.delete(RouterPath(item + "/images/:image")) { _, context in
             try await actions.removeItemImage(
                 try context.requireCaller(), try WebApp.id(context, "image"), of: try WebApp.itemId(context),
                 in: try WebApp.listId(context))
@@ -130,7 +131,7 @@ extension WebAPI {
                 try context.requireCaller(), try WebApp.boardId(context), to: try body.string("title"))
             return try await boardAnswer(context)
         }
-        api.post("boards/:board/delete") { _, context in
+        api.delete("boards/:board") { _, context in
             try await actions.deleteBoard(try context.requireCaller(), try WebApp.boardId(context))
             return Response(status: .noContent)
         }
@@ -184,7 +185,7 @@ extension WebAPI {
                 _ = try store.setBoardCardArchived(card, archived)
             }
         }
-        api.post("boards/:board/cards/:card/delete") { _, context in
+        api.delete("boards/:board/cards/:card") { _, context in
             _ = try await changeBoardCard(context) { store, card in try store.deleteBoardCard(card) }
             return Response(status: .noContent)
         }
@@ -231,7 +232,7 @@ extension WebAPI {
                 study: try body.studySettings())
             return EncodedJSON(["deck": try await actions.deck(caller, deck, limit: 0).deck])
         }
-        api.post("decks/:deck/delete") { _, context in
+        api.delete("decks/:deck") { _, context in
             try await actions.deleteDeck(try context.requireCaller(), try WebApp.deckId(context))
             return Response(status: .noContent)
         }
