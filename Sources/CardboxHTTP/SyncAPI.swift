@@ -143,7 +143,7 @@ public struct SyncAPI: Sendable {
 
     private func push(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
         let receipt = try await pushBody(request, context)
-        await recordSync(try context.requireCaller(), pulledTo: nil, refusal: .some(nil), context)
+        recordSync(try context.requireCaller(), pulledTo: nil, refusal: .some(nil), context)
         return JSONResponse(["cursor": .int(receipt.cursor), "retry": .bool(receipt.wasRetry)])
     }
 
@@ -161,7 +161,7 @@ public struct SyncAPI: Sendable {
                 changes, batch: batch, account: caller.account.id, cardLimit: cardLimit, now: options.now())
         } catch let refusal as CardboxError {
             // The account page shows why a device's changes wait (seed 001's limit message).
-            await recordSync(
+            recordSync(
                 caller, pulledTo: nil, refusal: .some(JSONErrorMiddleware.answer(for: refusal).message), context)
             throw refusal
         }
@@ -176,7 +176,7 @@ public struct SyncAPI: Sendable {
     private func pull(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
         let (cursor, limit) = try pageQuery(request)
         let page = try await pageMembers(context, after: cursor, limit: limit)
-        await recordSync(try context.requireCaller(), pulledTo: page.finishedAt, refusal: nil, context)
+        recordSync(try context.requireCaller(), pulledTo: page.finishedAt, refusal: nil, context)
         return JSONResponse(text: "{\(page.members)}")
     }
 
@@ -188,7 +188,7 @@ public struct SyncAPI: Sendable {
         let (cursor, limit) = try pageQuery(request)
         let receipt = try await pushBody(request, context)
         let page = try await pageMembers(context, after: cursor, limit: limit)
-        await recordSync(try context.requireCaller(), pulledTo: page.finishedAt, refusal: .some(nil), context)
+        recordSync(try context.requireCaller(), pulledTo: page.finishedAt, refusal: .some(nil), context)
         return JSONResponse(text: #"{\#(page.members),"pushed":\#(receipt.cursor),"retry":\#(receipt.wasRetry)}"#)
     }
 
@@ -203,16 +203,21 @@ public struct SyncAPI: Sendable {
         return (cursor, Int(limit))
     }
 
-    /// Notes the caller's sync for the account page; a failure to note it does not fail the sync.
+    /// Notes the caller's sync for the account page, after the answer: off the sync's own path (on
+    /// PostgreSQL it is a round trip more, and the incremental sync of one card doubled), and a
+    /// failure to note it does not fail the sync. The database keeps the newest note whatever
+    /// order two of them land in.
     private func recordSync(
         _ caller: Caller, pulledTo cursor: Int64?, refusal: String??, _ context: CardboxRequestContext
-    ) async {
-        do {
-            try await database.recordSync(
-                device: caller.device.id, account: caller.account.id, pulledTo: cursor, refusal: refusal,
-                now: options.now())
-        } catch {
-            context.logger.warning("could not note a device's sync", metadata: ["error": "\(error)"])
+    ) {
+        let (database, now, logger) = (database, options.now(), context.logger)
+        Task {
+            do {
+                try await database.recordSync(
+                    device: caller.device.id, account: caller.account.id, pulledTo: cursor, refusal: refusal, now: now)
+            } catch {
+                logger.warning("could not note a device's sync", metadata: ["error": "\(error)"])
+            }
         }
     }
 

@@ -64,7 +64,7 @@ public protocol AccountStore: Sendable {
 
     /// Notes a device's sync at `now`: the cursor a finished pull reached (nil: no pull, or one
     /// with more pages), and what its push met: `.some(nil)` accepted (clears a refusal),
-    /// `.some(message)` refused, nil no push.
+    /// `.some(message)` refused, nil no push. A note older than the one kept changes nothing.
     func recordSync(device: UUID, account: UUID, pulledTo cursor: Int64?, refusal: String??, now: Date) async throws
     /// How each device of the account last synced (seed 004's sync status), by device.
     func syncStatus(account: UUID) async throws -> [UUID: DeviceSyncStatus]

@@ -179,6 +179,7 @@ extension SQLiteServerDatabase {
                           pulledCursor = coalesce(excluded.pulledCursor, pulledCursor),
                           lastError = CASE WHEN ?6 THEN excluded.lastError ELSE lastError END,
                           lastErrorAt = CASE WHEN ?6 THEN excluded.lastErrorAt ELSE lastErrorAt END
+                        WHERE excluded.lastSyncAt >= lastSyncAt
                         """
                 ).execute(arguments: [
                     accountId, deviceId, now.timeIntervalSince1970, cursor, refusal ?? nil, refusal != nil,

@@ -191,6 +191,7 @@ extension PostgresServerDatabase {
                   pulled_cursor = coalesce(excluded.pulled_cursor, server_device_sync.pulled_cursor),
                   last_error = CASE WHEN \(setsError) THEN excluded.last_error ELSE server_device_sync.last_error END,
                   last_error_at = CASE WHEN \(setsError) THEN excluded.last_error_at ELSE server_device_sync.last_error_at END
+                WHERE excluded.last_sync_at >= server_device_sync.last_sync_at
                 """, logger: logger)
         }
     }

@@ -139,6 +139,10 @@ struct AccountStoreContractTests {
                 now: refusedAt.addingTimeInterval(10))
             status = try #require(try await database.syncStatus(account: account.id)[phone.device.id])
             #expect(status.pulledCursor == 9 && status.lastError == nil && status.lastErrorAt == nil)
+            // A note that lands late (an older sync's) changes nothing.
+            try await database.recordSync(
+                device: phone.device.id, account: account.id, pulledTo: 8, refusal: .some("late"), now: first)
+            #expect(try await database.syncStatus(account: account.id)[phone.device.id] == status)
             // Another account sees none of it; removing the account removes it.
             #expect(try await database.syncStatus(account: UUID()).isEmpty)
             try await database.removeAccount(account.id)

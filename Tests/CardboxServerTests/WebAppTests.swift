@@ -836,13 +836,23 @@ struct WebAppTests {
             let account = try await accounts.addAccount(name: name, password: "correct horse", plan: .free)
             let browser = TestBrowser(url)
             _ = try await browser.post("/signin", ["user": name, "password": "correct horse"])
+            // The server notes a sync after answering it: the page may take a moment to show it.
+            func accountPage(showing expected: (String) -> Bool) async throws -> String {
+                var page = ""
+                for _ in 0..<50 {
+                    page = try await browser.get("/account").body
+                    if expected(page) { break }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                return page
+            }
             let phone = try await signIn(CardboxStore.inMemory(), to: url, user: name, password: "correct horse")
             let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
             for index in 1...25 { _ = try phone.addCard(to: deck.id, CardDraft(front: "word \(index)", back: "x")) }
             _ = try await DeviceSync(store: phone).sync()
-            var page = try await browser.get("/account").body
+            var page = try await accountPage { $0.contains("up to date") }
             #expect(page.contains("last sync") && page.contains("up to date") && !page.contains("Its changes wait"))
-            // A card the browser adds waits for the phone's next sync.
+            // A deck the browser deletes waits for the phone's next sync.
             _ = try await browser.post("/decks/\(deck.id)/delete", ["csrf": try await browser.csrf()])
             page = try await browser.get("/account").body
             #expect(page.contains("changes made since wait for its next sync"))
@@ -854,11 +864,11 @@ struct WebAppTests {
             let french = try phone.createDeck(name: "French", frontLanguage: "fr", backLanguage: "en")
             for index in 1...30 { _ = try phone.addCard(to: french.id, CardDraft(front: "mot \(index)", back: "x")) }
             _ = try? await DeviceSync(store: phone).sync()
-            page = try await browser.get("/account").body
+            page = try await accountPage { $0.contains("Its changes wait") }
             #expect(page.contains("Its changes wait: Card limit exceeded"))
             try await database.setPlan(.premium, account: account.id)
             _ = try await DeviceSync(store: phone).sync()
-            page = try await browser.get("/account").body
+            page = try await accountPage { !$0.contains("Its changes wait") }
             // The refusal is gone once a push goes through.
             #expect(!page.contains("Its changes wait") && page.contains("last sync"))
         }
