@@ -64,6 +64,7 @@ public struct SyncAPI: Sendable {
     let metrics: ServerMetrics
     let news = AccountNews()
     let replicas: AccountReplicas?
+    let syncNotes: SyncNotes
 
     public init(
         database: any ServerDatabase, accounts: AccountService, options: ServerOptions, metrics: ServerMetrics
@@ -72,6 +73,7 @@ public struct SyncAPI: Sendable {
         self.accounts = accounts
         self.options = options
         self.metrics = metrics
+        syncNotes = SyncNotes(database: database)
         // A cache folder that cannot be made leaves the server without snapshots, not without service.
         replicas = options.replicaFolder.flatMap { try? AccountReplicas(folder: $0, state: database, now: options.now) }
     }
@@ -203,21 +205,14 @@ public struct SyncAPI: Sendable {
         return (cursor, Int(limit))
     }
 
-    /// Notes the caller's sync for the account page, after the answer: off the sync's own path (on
-    /// PostgreSQL it is a round trip more, and the incremental sync of one card doubled), and a
-    /// failure to note it does not fail the sync. The database keeps the newest note whatever
-    /// order two of them land in.
+    /// Notes the caller's sync for the account page (written in the background: `SyncNotes`).
     private func recordSync(
         _ caller: Caller, pulledTo cursor: Int64?, refusal: String??, _ context: CardboxRequestContext
     ) {
-        let (database, now, logger) = (database, options.now(), context.logger)
+        let (notes, now) = (syncNotes, options.now())
         Task {
-            do {
-                try await database.recordSync(
-                    device: caller.device.id, account: caller.account.id, pulledTo: cursor, refusal: refusal, now: now)
-            } catch {
-                logger.warning("could not note a device's sync", metadata: ["error": "\(error)"])
-            }
+            await notes.note(
+                device: caller.device.id, account: caller.account.id, pulledTo: cursor, refusal: refusal, at: now)
         }
     }
 
