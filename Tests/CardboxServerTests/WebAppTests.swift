@@ -137,6 +137,12 @@ struct WebAppTests {
         return (browser, phone)
     }
 
+    /// A device token of a new premium account named `name`, for `/api/v1`.
+    static func apiToken(_ accounts: AccountService, _ name: String) async throws -> String {
+        _ = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
+        return try await accounts.signIn(name: name, password: "correct horse", deviceName: "script").token
+    }
+
     /// Makes a deck on the decks page and answers its path.
     static func createDeck(_ browser: TestBrowser, _ name: String) async throws -> String {
         let answer = try await browser.post(
@@ -435,8 +441,7 @@ struct WebAppTests {
     @Test("/api/v1: a deck's cards through filters, moved and archived by a device token")
     func apiDeckLists() async throws {
         try await Self.withWebServer { url, _, accounts in
-            _ = try await accounts.addAccount(name: "uma", password: "correct horse", plan: .premium)
-            let token = try await accounts.signIn(name: "uma", password: "correct horse", deviceName: "script").token
+            let token = try await Self.apiToken(accounts, "uma")
             let made = try await rawPost(
                 url + "/api/v1/decks", body: #"{"name": "Spanish", "frontLanguage": "es", "backLanguage": "en"}"#,
                 token: token)
@@ -540,8 +545,7 @@ struct WebAppTests {
     @Test("/api/v1: a card read, changed field by field, and given a picture by a device token")
     func apiCardEditor() async throws {
         try await Self.withWebServer { url, _, accounts in
-            _ = try await accounts.addAccount(name: "uma", password: "correct horse", plan: .premium)
-            let token = try await accounts.signIn(name: "uma", password: "correct horse", deviceName: "script").token
+            let token = try await Self.apiToken(accounts, "uma")
             let made = try await rawPost(
                 url + "/api/v1/decks", body: #"{"name": "Spanish", "frontLanguage": "es", "backLanguage": "en"}"#,
                 token: token)
@@ -573,8 +577,7 @@ struct WebAppTests {
             let removed = try await rawPost(path, body: #"{"removeImage": true}"#, token: token)
             #expect(try Self.json(removed.body)["card"]?["imageHash"]?.stringValue == nil)
             // Another account's token finds no such card.
-            _ = try await accounts.addAccount(name: "eve", password: "correct horse", plan: .premium)
-            let eve = try await accounts.signIn(name: "eve", password: "correct horse", deviceName: "script").token
+            let eve = try await Self.apiToken(accounts, "eve")
             #expect(try await rawRequest(.GET, path, body: Data(), token: eve).status == 404)
             #expect(try await rawPost(path, body: #"{"notes": "mine"}"#, token: eve).status == 404)
         }
@@ -645,8 +648,7 @@ struct WebAppTests {
     @Test("/api/v1: presets listed and added; a deck's stats")
     func apiPresetsAndStats() async throws {
         try await Self.withWebServer { url, _, accounts in
-            _ = try await accounts.addAccount(name: "uma", password: "correct horse", plan: .premium)
-            let token = try await accounts.signIn(name: "uma", password: "correct horse", deviceName: "script").token
+            let token = try await Self.apiToken(accounts, "uma")
             let listed = try Self.json(
                 try await rawRequest(.GET, url + "/api/v1/presets", body: Data(), token: token).body)
             #expect(Self.elements(listed["presets"]).count == PresetDeck.catalog.count)
@@ -706,8 +708,7 @@ struct WebAppTests {
     @Test("/api/v1: a file imported from the request's body; an export downloaded")
     func apiImportAndExport() async throws {
         try await Self.withWebServer { url, _, accounts in
-            _ = try await accounts.addAccount(name: "uma", password: "correct horse", plan: .premium)
-            let token = try await accounts.signIn(name: "uma", password: "correct horse", deviceName: "script").token
+            let token = try await Self.apiToken(accounts, "uma")
             let words = Data("#separator:tab\n#deck column:3\nhola\thello\tSpanish\n".utf8)
             let imported = try await rawRequest(.POST, url + "/api/v1/import?front=es", body: words, token: token)
             #expect(try imported.status == 200 && Self.json(imported.body)["created"]?["card"] == .int(1))
@@ -721,8 +722,7 @@ struct WebAppTests {
     @Test("/api/v1: lists, items, boards, a deck's settings and the account's devices, by a device token")
     func apiListsBoardsAccount() async throws {
         try await Self.withWebServer { url, _, accounts in
-            _ = try await accounts.addAccount(name: "uma", password: "correct horse", plan: .premium)
-            let token = try await accounts.signIn(name: "uma", password: "correct horse", deviceName: "script").token
+            let token = try await Self.apiToken(accounts, "uma")
             let api = url + "/api/v1"
             func post(_ path: String, _ body: String) async throws -> (status: Int, json: JSONValue?) {
                 let answer = try await rawPost(api + path, body: body, token: token)
@@ -817,8 +817,7 @@ struct WebAppTests {
             #expect(try await post("/account/devices/\(laptop.id.uuidString)/revoke", "").status == 204)
 
             // Another account reaches none of it; a misspelt field changes nothing.
-            _ = try await accounts.addAccount(name: "eve", password: "correct horse", plan: .premium)
-            let eve = try await accounts.signIn(name: "eve", password: "correct horse", deviceName: "script").token
+            let eve = try await Self.apiToken(accounts, "eve")
             #expect(try await rawRequest(.GET, api + "/lists/\(list)", body: Data(), token: eve).status == 404)
             #expect(try await rawRequest(.DELETE, api + "/boards/\(boardId)", body: Data(), token: eve).status == 404)
             #expect(
@@ -927,8 +926,7 @@ struct WebAppTests {
     @Test("/api/v1: a deck's suggestions, reviewed by a device token; images and thumbnails by hash")
     func apiSuggestions() async throws {
         try await Self.withWebServer { url, _, accounts in
-            _ = try await accounts.addAccount(name: "ivo", password: "correct horse", plan: .premium)
-            let token = try await accounts.signIn(name: "ivo", password: "correct horse", deviceName: "script").token
+            let token = try await Self.apiToken(accounts, "ivo")
             let phone = try await signIn(CardboxStore.inMemory(), to: url, user: "ivo", password: "correct horse")
             let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en").id
             let gato = try phone.addSuggestion(
