@@ -376,6 +376,11 @@ extension Request {
         }
     }
 
+    /// A query parameter's text; nil when it is missing or empty.
+    func textQuery(_ name: String) -> String? {
+        uri.queryParameters[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     func integerQuery(_ name: String, default value: Int64) throws -> Int64 {
         guard let text = uri.queryParameters[Substring(name)] else { return value }
         guard let number = Int64(String(text)) else {

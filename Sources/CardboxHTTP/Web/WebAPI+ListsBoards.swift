@@ -81,10 +81,7 @@ extension WebAPI {
         }
         api.post(RouterPath(item + "/move")) { request, context in
             let body = try await JSONBody(request, context).allowing(only: ["position", "list"])
-            let target = try body.optionalString("list").map { text -> ListID in
-                guard let id = ListID(text) else { throw CardboxError.notFound(kind: "list", reference: text) }
-                return id
-            }
+            let target: ListID? = try body.optionalString("list").map { try WebApp.id($0, kind: "list") }
             let moved = try await actions.moveItem(
                 try context.requireCaller(), try WebApp.itemId(context), in: try WebApp.listId(context),
                 to: body.members["position"] == nil ? nil : try body.position(), into: target)
@@ -98,7 +95,7 @@ extension WebAPI {
         api.put(RouterPath(item + "/images")) { request, context in
             let data = try await request.collectBody(
                 upTo: Limits.imageBytes,
-                tooLarge: "this image is larger than 5 MB (\(Limits.imageBytes) bytes), the most an image may be")
+                tooLarge: MultipartForm.imageTooLarge)
             let image = try await actions.addItemImage(
                 try context.requireCaller(), try WebApp.itemId(context), in: try WebApp.listId(context),
                 data: Data(buffer: data))
@@ -169,10 +166,7 @@ extension WebAPI {
         }
         api.post("boards/:board/cards/:card/move") { request, context in
             let body = try await JSONBody(request, context).allowing(only: ["position", "column"])
-            let column = try body.optionalString("column").map { text -> ColumnID in
-                guard let id = ColumnID(text) else { throw CardboxError.notFound(kind: "column", reference: text) }
-                return id
-            }
+            let column: ColumnID? = try body.optionalString("column").map { try WebApp.id($0, kind: "column") }
             let position = body.members["position"] == nil ? nil : try body.position()
             return try await changeBoardCard(context) { store, card in
                 _ = try store.moveBoardCard(card, to: position, inColumn: column)

@@ -31,14 +31,13 @@ struct WebAPI: Sendable {
             return EncodedJSON(["deck": deck], status: .created)
         }
         api.post("import") { request, context in
-            let query = request.uri.queryParameters
-            let text = { (name: String) in query[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 } }
+            let text = request.textQuery
             let options = ImportOptions(
                 format: try text("format").map { try WebApp.choice($0, field: "format") },
                 onDuplicate: try WebApp.choice(text("onDuplicate") ?? "skip", field: "onDuplicate"), deck: text("deck"),
                 frontLanguage: text("front"), backLanguage: text("back") ?? "en")
             let data = try await request.collectBody(
-                upTo: ImportForm.limit, tooLarge: "this file is larger than 64 MB, the most an import may be")
+                upTo: ImportForm.limit, tooLarge: ImportForm.tooLarge)
             let report = try await actions.importFile(try context.requireCaller(), Data(buffer: data), options)
             return EncodedJSON(report)
         }
@@ -88,7 +87,7 @@ struct WebAPI: Sendable {
         api.put("decks/:deck/cards/:card/image") { request, context in
             let data = try await request.collectBody(
                 upTo: Limits.imageBytes,
-                tooLarge: "this image is larger than 5 MB (\(Limits.imageBytes) bytes), the most an image may be")
+                tooLarge: MultipartForm.imageTooLarge)
             let card = try await actions.editCard(
                 try context.requireCaller(), try WebApp.id(context, "card"), in: try WebApp.deckId(context),
                 CardChanges(image: Data(buffer: data)))
@@ -114,7 +113,7 @@ struct WebAPI: Sendable {
         }
         api.get("decks/:deck/cards") { request, context in
             let query = request.uri.queryParameters
-            let text = { (name: String) in query[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 } }
+            let text = request.textQuery
             let flag = { (name: String) throws -> Bool in
                 switch query[Substring(name)].map(String.init) {
                 case nil, "false": return false

@@ -650,16 +650,8 @@ struct WebApp: Sendable {
         _ actions: AccountActions, _ request: Request, _ context: CardboxRequestContext, caller: Caller
     ) async throws -> Response {
         let format: ExportFormat = try choice(context, "format")
-        let query = request.uri.queryParameters
-        let reference = { (name: String) in query[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 } }
-        let deck = try reference("deck").map { text -> DeckID in
-            guard let id = DeckID(text) else { throw CardboxError.notFound(kind: "deck", reference: text) }
-            return id
-        }
-        let list = try reference("list").map { text -> ListID in
-            guard let id = ListID(text) else { throw CardboxError.notFound(kind: "list", reference: text) }
-            return id
-        }
+        let deck: DeckID? = try request.textQuery("deck").map { try id($0, kind: "deck") }
+        let list: ListID? = try request.textQuery("list").map { try id($0, kind: "list") }
         let file = try await actions.export(caller, format, deck: deck, list: list)
         return Response(
             status: .ok,
@@ -719,10 +711,7 @@ struct WebApp: Sendable {
         }
         pages.post(RouterPath(item + "/move")) { request, context in
             try await change(request, context, then: { _ in "/lists/\(try Self.listId(context))" }) { caller, form in
-                let target = try form["list"].map { text -> ListID in
-                    guard let id = ListID(text) else { throw CardboxError.notFound(kind: "list", reference: text) }
-                    return id
-                }
+                let target: ListID? = try form["list"].map { try Self.id($0, kind: "list") }
                 _ = try await actions.moveItem(
                     caller, try Self.itemId(context), in: try Self.listId(context),
                     to: form["position"] == nil ? nil : try Self.position(form), into: target)
@@ -881,10 +870,7 @@ struct WebApp: Sendable {
         }
         pages.post("boards/:board/cards/:card/move") { request, context in
             try await changeBoardCard(request, context) { store, card, form in
-                let column = try form["column"].map { text -> ColumnID in
-                    guard let id = ColumnID(text) else { throw CardboxError.notFound(kind: "column", reference: text) }
-                    return id
-                }
+                let column: ColumnID? = try form["column"].map { try Self.id($0, kind: "column") }
                 _ = try store.moveBoardCard(
                     card, to: form["position"] == nil ? nil : try Self.position(form), inColumn: column)
             }
@@ -1038,9 +1024,12 @@ struct WebApp: Sendable {
 
     /// The id a path parameter names, or not found (the kind of record is the parameter's name).
     static func id<Record>(_ context: CardboxRequestContext, _ parameter: String) throws -> TypedID<Record> {
-        guard let text = context.parameters.get(parameter), let id = TypedID<Record>(text) else {
-            throw CardboxError.notFound(kind: parameter, reference: context.parameters.get(parameter) ?? "")
-        }
+        try id(context.parameters.get(parameter) ?? "", kind: parameter)
+    }
+
+    /// The record `text` names (a form's, a body's or a query's id): one that cannot be is not found.
+    static func id<Record>(_ text: String, kind: String) throws -> TypedID<Record> {
+        guard let id = TypedID<Record>(text) else { throw CardboxError.notFound(kind: kind, reference: text) }
         return id
     }
 

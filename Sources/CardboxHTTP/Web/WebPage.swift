@@ -73,10 +73,12 @@ enum WebPage {
 enum MultipartForm {
     /// Room for a 5 MB image and the form around it.
     static let imageFormLimit = Limits.imageBytes + 128 * 1024
+    /// What a body larger than an image may be is refused with (a form's, or a `PUT`'s).
+    static let imageTooLarge = "this image is larger than 5 MB (\(Limits.imageBytes) bytes), the most an image may be"
 
     static func read<T: Decodable>(
         _ request: Request, as type: T.Type, limit: Int = imageFormLimit,
-        tooLarge: String = "this image is larger than 5 MB (\(Limits.imageBytes) bytes), the most an image may be",
+        tooLarge: String = imageTooLarge,
         missing: String
     ) async throws -> T {
         guard let contentType = request.headers[.contentType],
@@ -119,11 +121,12 @@ struct ImportForm: Decodable {
 
     /// The largest file the import page takes (an Anki package with its pictures may be large).
     static let limit = 64 * 1024 * 1024
+    static let tooLarge = "this file is larger than 64 MB, the most an import may be"
 
     static func read(_ request: Request) async throws -> ImportForm {
         try await MultipartForm.read(
             request, as: ImportForm.self, limit: limit,
-            tooLarge: "this file is larger than 64 MB, the most an import may be",
+            tooLarge: tooLarge,
             missing: "has no file (choose one, then import)")
     }
 
