@@ -224,6 +224,88 @@ struct SyncStateConcurrencyTests {
     }
 }
 
+extension SyncStateConcurrencyTests {
+    @Test("racing edits of one record keep the newest, whatever order they land in", arguments: SyncStates.all)
+    func racingEdits(_ implementation: String) async throws {
+        let account = UUID()
+        try await SyncStates.with(implementation) { state in
+            let devices = try (0..<8).map { _ in try Device(account: account) }
+            let list = try devices[0].store.createList(name: "Groceries")
+            for device in devices { try await device.sync(with: state, account: account) }
+            // Renamed on each device in turn, a moment apart, so each later name has a later clock.
+            for (index, device) in devices.enumerated() {
+                _ = try device.store.renameList(list.id, to: "Name \(index)")
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            let pushes = try devices.map { try $0.store.changes(since: $0.sent).changes }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for changes in pushes.reversed() {
+                    group.addTask { _ = try await state.push(changes, batch: UUID(), account: account, now: Date()) }
+                }
+                try await group.waitForAll()
+            }
+            // A push planned from a state another push had already changed would put back an older name.
+            let reader = try Device(account: account)
+            try await reader.sync(with: state, account: account)
+            #expect(try reader.store.lists().map(\.name) == ["Name 7"])
+        }
+    }
+
+    @Test("one batch sent several times at once is applied once", arguments: SyncStates.all)
+    func racingRetries(_ implementation: String) async throws {
+        let account = UUID()
+        try await SyncStates.with(implementation) { state in
+            let phone = try Device(account: account)
+            let list = try phone.store.createList(name: "Groceries")
+            _ = try phone.store.addItems(to: list.id, (0..<10).map { ItemDraft(title: "item \($0)") })
+            let (changes, batch) = (try phone.store.changes().changes, UUID())
+            let receipts = try await withThrowingTaskGroup(of: PushReceipt.self) { group in
+                for _ in 0..<6 {
+                    group.addTask { try await state.push(changes, batch: batch, account: account, now: Date()) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(receipts.map(\.cursor)).count == 1)
+            #expect(receipts.filter { !$0.wasRetry }.count == 1)
+            let everything = try await state.pull(account: account, after: 0, limit: 1_000)
+            #expect(everything.changes.rows.filter { $0.entity == .item }.count == 10)
+            #expect(everything.cursor == receipts[0].cursor)
+        }
+    }
+
+    @Test("pushes racing past the card limit: only those that fit are taken", arguments: SyncStates.all)
+    func racingPastTheLimit(_ implementation: String) async throws {
+        let account = UUID()
+        try await SyncStates.with(implementation) { state in
+            var pushes: [ChangeSet] = []
+            for index in 0..<6 {
+                let device = try Device(account: account)
+                let deck = try device.store.createDeck(name: "Deck \(index)", frontLanguage: "es", backLanguage: "en")
+                _ = try device.store.addCards(to: deck.id, (0..<5).map { CardDraft(front: "word \($0)", back: "w") })
+                pushes.append(try device.store.changes().changes)
+            }
+            let refusals = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for changes in pushes {
+                    group.addTask {
+                        do {
+                            _ = try await state.push(
+                                changes, batch: UUID(), account: account, cardLimit: 25, now: Date())
+                            return false
+                        } catch CardboxError.cardLimitExceeded {
+                            return true
+                        }
+                    }
+                }
+                return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+            }
+            // Five pushes of five cards fill the 25; the sixth, whichever it is, would pass them.
+            #expect(refusals == 1)
+            let everything = try await state.pull(account: account, after: 0, limit: 1_000)
+            #expect(everything.changes.rows.filter { $0.entity == .card }.count == 25)
+        }
+    }
+}
+
 @Suite("The plan's card limit at push")
 struct CardLimitTests {
     @Test("a push that would take the account past its card limit is refused whole", arguments: SyncStates.all)
