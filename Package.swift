@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Cardbox",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "cardbox", targets: ["cardbox"]),
         .executable(name: "cardbox-bench", targets: ["cardbox-bench"]),

@@ -3,6 +3,7 @@ import CardboxStore
 import CardboxSync
 import Crypto
 import Foundation
+import Synchronization
 
 /// The server's own device store of each account, in a cache folder: an ordinary store brought up to
 /// date by pulling the account's sync state, as any device does. It is what the server hands a new
@@ -108,10 +109,12 @@ public actor AccountReplicas {
     /// Reads the account's store, caught up with the sync state first (the web app's pages). A store
     /// known to hold the sync state's newest cursor already is read at once, beside other reads,
     /// without queueing behind the account's catch-ups and writes.
-    public func read<T: Sendable>(_ account: UUID, _ body: @escaping @Sendable (CardboxStore) throws -> T)
-        async throws -> T
-    {
-        let latest = try await state.cursor(account: account)
+    /// A caller that has just read the sync state's cursor (`atLeast`) saves the second reading.
+    public func read<T: Sendable>(
+        _ account: UUID, atLeast cursor: Int64? = nil, _ body: @escaping @Sendable (CardboxStore) throws -> T
+    ) async throws -> T {
+        let latest: Int64
+        if let cursor { latest = cursor } else { latest = try await state.cursor(account: account) }
         if (applied[account] ?? -1) < latest { try await catchUp(account) }
         let store = try await self.store(account)
         return try await Self.blocking { try body(store) }
@@ -157,8 +160,17 @@ public actor AccountReplicas {
         // A catch-up asked for after this waits for it (and one waiting to start must not be shared).
         waitingCatchUp[account] = nil
         lastCatchUp[account] = Task { _ = try await task.value }
+        defer { editions.withLock { $0[account, default: 0] += 1 } }
         return try await task.value
     }
+
+    /// How many writes of each account's store this process has finished, whatever they changed
+    /// (some, such as a setting of this copy's own, move no cursor): what a page is made from is
+    /// the same while its account's edition and the sync state's cursor are.
+    private nonisolated let editions = Mutex<[UUID: Int]>([:])
+
+    /// The account's edition now (see `editions`), read without waiting for the account's work.
+    public nonisolated func edition(of account: UUID) -> Int { editions.withLock { $0[account, default: 0] } }
 
     /// Makes sure the account's store holds the bytes of image `sha256`: records pulled from the
     /// sync state name images whose bytes devices upload beside them, so the store fetches them

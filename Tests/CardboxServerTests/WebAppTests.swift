@@ -323,6 +323,37 @@ struct WebAppTests {
         }
     }
 
+    @Test(
+        "a deck's page asked for again is the one just made, until anything on it changes: a form, a device, a session")
+    func pageKeptWhileUnchanged() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let name = "ana-\(UUID().uuidString.prefix(8))"
+            _ = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
+            let (browser, other) = (TestBrowser(url), TestBrowser(url))
+            for session in [browser, other] {
+                _ = try await session.post("/signin", ["user": name, "password": "correct horse"])
+            }
+            let phone = try await signIn(CardboxStore.inMemory(), to: url, user: name, password: "correct horse")
+            let deck = try await Self.createDeck(browser, "Spanish")
+            let first = try await browser.get(deck).body
+            #expect(try await browser.get(deck).body == first)
+            // Each change shows on the page asked for right after it, within the second a page is kept.
+            _ = try await browser.post(
+                deck + "/cards", ["csrf": try await browser.csrf(), "front": "hola", "back": "hi"])
+            #expect(Self.cardFronts(try await browser.get(deck).body) == ["hola"])
+            _ = try await DeviceSync(store: phone).sync()
+            let deckId = try #require(try phone.decks().first?.id)
+            _ = try phone.addCard(to: deckId, CardDraft(front: "perro", back: "dog"))
+            _ = try await DeviceSync(store: phone).sync()
+            #expect(Set(Self.cardFronts(try await browser.get(deck).body)) == ["hola", "perro"])
+            // Another session of the account gets a page with its own forms' token.
+            let (theirs, theirToken, ourToken) = (
+                try await other.get(deck).body, try await other.csrf(), try await browser.csrf()
+            )
+            #expect(theirToken != ourToken && theirs.contains(theirToken) && !theirs.contains(ourToken))
+        }
+    }
+
     @Test("suggestions from a device show with their pictures; accept, reject and skip them on the deck's page")
     func suggestions() async throws {
         try await Self.withWebServer { url, _, accounts in
@@ -477,7 +508,13 @@ struct WebAppTests {
     @Test("the card editor: every field, tags found or created, favorite, picture added and removed; refusals kept")
     func cardEditor() async throws {
         try await Self.withWebServer { url, _, accounts in
-            let (browser, phone) = try await Self.browserAndPhone(url, accounts)
+            let name = "ana-\(UUID().uuidString.prefix(8))"
+            _ = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
+            let (browser, other) = (TestBrowser(url), TestBrowser(url))
+            for session in [browser, other] {
+                _ = try await session.post("/signin", ["user": name, "password": "correct horse"])
+            }
+            let phone = try await signIn(CardboxStore.inMemory(), to: url, user: name, password: "correct horse")
             let deck = try await Self.createDeck(browser, "Spanish")
             _ = try await browser.post(
                 deck + "/cards",
@@ -876,7 +913,13 @@ struct WebAppTests {
     @Test("a deck's settings: rename, suggestions to keep queued (a device gets them), delete")
     func deckSettings() async throws {
         try await Self.withWebServer { url, _, accounts in
-            let (browser, phone) = try await Self.browserAndPhone(url, accounts)
+            let name = "ana-\(UUID().uuidString.prefix(8))"
+            _ = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
+            let (browser, other) = (TestBrowser(url), TestBrowser(url))
+            for session in [browser, other] {
+                _ = try await session.post("/signin", ["user": name, "password": "correct horse"])
+            }
+            let phone = try await signIn(CardboxStore.inMemory(), to: url, user: name, password: "correct horse")
             let deck = try await Self.createDeck(browser, "Spanish")
             let csrf = try await browser.csrf()
             let saved = try await browser.post(

@@ -18,6 +18,8 @@ struct WebApp: Sendable {
     let secure: Bool
     /// Wakes a live page when its account changes (a device's push, another tab's action).
     let news: AccountNews
+    /// The pages most asked for, kept a second while nothing they show has changed.
+    let pageCache = PageCache()
 
     func addRoutes(to router: Router<CardboxRequestContext>) {
         router.get("static/app.css") { _, _ in Self.asset(WebAssets.css, type: "text/css; charset=utf-8") }
@@ -38,7 +40,9 @@ struct WebApp: Sendable {
         pages.post("signout") { request, context in try await signOut(request, context) }
         pages.get("decks") { _, context in try await decksPage(context) }
         pages.post("decks") { request, context in try await createDeck(request, context) }
-        pages.get("decks/:deck") { request, context in try await deckPage(request, context) }
+        pages.get("decks/:deck") { request, context in
+            try await cachedPage(request, context) { live in try await deckPage(request, context, live: live) }
+        }
         pages.post("decks/:deck/cards") { request, context in try await addCard(request, context) }
         pages.post("presets/:preset") { request, context in
             do {
@@ -272,11 +276,33 @@ struct WebApp: Sendable {
     /// A deck's page: its counts, its five lists as tabs, the add-card form and the current tab's
     /// records; cards a page at a time (`?page=N`) through seed 001's filters (`tag`, `favorites`,
     /// `language`, `q` to search).
-    private func deckPage(
-        _ request: Request, _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil
+    /// The page `make` makes from the account's state at `live` (the sync state's cursor, read once
+    /// here), or the same page made a moment ago (see `PageCache`).
+    private func cachedPage(
+        _ request: Request, _ context: CardboxRequestContext, make: (Int64) async throws -> WebPage.Rendered
     ) async throws -> Response {
         let caller = try context.pageCaller()
         let live = try await database.cursor(account: caller.account.id)
+        let key = PageCache.Key(
+            account: caller.account.id, session: context.csrf, plan: caller.account.plan, cursor: live,
+            edition: actions.edition(caller), address: request.uri.description)
+        return try await pageCache.page(key) { try await make(live) }.response
+    }
+
+    private func deckPage(
+        _ request: Request, _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil
+    ) async throws -> Response {
+        try await deckPage(request, context, draft: draft, error: error, live: nil).response
+    }
+
+    /// A deck's page; `live` is the sync state's cursor when the caller has just read it.
+    private func deckPage(
+        _ request: Request, _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil,
+        live known: Int64?
+    ) async throws -> WebPage.Rendered {
+        let caller = try context.pageCaller()
+        let live: Int64
+        if let known { live = known } else { live = try await database.cursor(account: caller.account.id) }
         let query = request.uri.queryParameters
         let tab = query["tab"].flatMap { DeckTab(rawValue: String($0)) } ?? .current
         let filter: CardFilter? =
@@ -289,7 +315,7 @@ struct WebApp: Sendable {
         let page = max(1, Int(query["page"].map(String.init) ?? "") ?? 1)
         let (detail, found) = try await actions.deckPage(
             caller, try Self.deckId(context), cards: filter, limit: Self.cardsPerPage,
-            offset: (page - 1) * Self.cardsPerPage)
+            offset: (page - 1) * Self.cardsPerPage, atLeast: live)
         let deck = detail.deck
         var values = Self.countValues(detail.counts, detail.today)
         values["deck"] = Self.deckValues(deck)
@@ -326,7 +352,7 @@ struct WebApp: Sendable {
             values["rejected"] = hidden.rejected.map { ["front": $0.front, "date": Self.dateText($0.deletedAt)] }
             values["hasRejected"] = !hidden.rejected.isEmpty
         }
-        return WebPage.html(
+        return WebPage.rendered(
             "deck", title: deck.name, values, context: context, error: error,
             status: error == nil ? .ok : .badRequest, live: live)
     }

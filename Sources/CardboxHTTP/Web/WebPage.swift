@@ -24,15 +24,33 @@ enum WebPage {
         _ template: String, title: String, _ values: [String: Any] = [:], context: CardboxRequestContext,
         error: String? = nil, status: HTTPResponse.Status = .ok, live: Int64? = nil
     ) -> Response {
+        rendered(template, title: title, values, context: context, error: error, status: status, live: live).response
+    }
+
+    /// A page made, before it is sent (see `PageCache`).
+    struct Rendered: Sendable {
+        let body: ByteBuffer
+        let status: HTTPResponse.Status
+
+        var response: Response {
+            Response(
+                status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                body: .init(byteBuffer: body))
+        }
+    }
+
+    /// The page `html` sends.
+    static func rendered(
+        _ template: String, title: String, _ values: [String: Any] = [:], context: CardboxRequestContext,
+        error: String? = nil, status: HTTPResponse.Status = .ok, live: Int64? = nil
+    ) -> Rendered {
         var all = values
         all["title"] = title
         if let live { all["live"] = String(live) }
         all["signedIn"] = context.caller != nil
         all["csrf"] = context.csrf
         if let error { all["error"] = error }
-        return Response(
-            status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(string: WebTemplates.render(template, all))))
+        return Rendered(body: ByteBuffer(string: WebTemplates.render(template, all)), status: status)
     }
 
     /// What a refusal says, as the JSON API would say it.
