@@ -13,6 +13,10 @@ public struct SignIn: Sendable, Equatable {
 public struct Caller: Sendable, Equatable {
     public var account: ServerAccount
     public var device: ServerDevice
+    /// The account's cursor in the sync state when the token was checked, read in the same
+    /// statement: everything pushed before the request came is at or below it, so a page made for
+    /// the request reads the account's copy caught up to it, without asking the database again.
+    public var cursor: Int64
 }
 
 /// Sign-up, sign-in and token checks over an `AccountStore`: passwords through bcrypt, tokens
@@ -66,6 +70,6 @@ public struct AccountService: Sendable {
             let found = try await store.signedInDevice(token.device, account: token.account, seenAt: now),
             found.device.revokedAt == nil, token.matches(found.tokenHash)
         else { return nil }
-        return Caller(account: found.account, device: found.device)
+        return Caller(account: found.account, device: found.device, cursor: found.cursor)
     }
 }

@@ -92,11 +92,14 @@ public struct SignedInDevice: Sendable {
     public var device: ServerDevice
     public var tokenHash: String
     public var account: ServerAccount
+    /// The account's cursor in the sync state, read with the device (see `Caller.cursor`).
+    public var cursor: Int64
 
-    public init(device: ServerDevice, tokenHash: String, account: ServerAccount) {
+    public init(device: ServerDevice, tokenHash: String, account: ServerAccount, cursor: Int64) {
         self.device = device
         self.tokenHash = tokenHash
         self.account = account
+        self.cursor = cursor
     }
 }
 

@@ -135,7 +135,8 @@ extension SQLiteServerDatabase {
                 try Row.fetchOne(
                     db.cachedStatement(
                         sql: """
-                            SELECT d.*, a.name AS accountName, a.plan, a.createdAt AS accountCreatedAt
+                            SELECT d.*, a.name AS accountName, a.plan, a.createdAt AS accountCreatedAt,
+                                (SELECT lastSeq FROM syncAccount s WHERE s.accountId = d.accountId) AS syncCursor
                             FROM serverDevice d JOIN serverAccount a ON a.accountId = d.accountId
                             WHERE d.accountId = ? AND d.deviceId = ?
                             """),
@@ -145,7 +146,8 @@ extension SQLiteServerDatabase {
                         device: try Self.device(from: row), tokenHash: row["tokenHash"],
                         account: try Self.account(
                             id: row["accountId"], name: row["accountName"], plan: row["plan"],
-                            createdAt: row["accountCreatedAt"]))
+                            createdAt: row["accountCreatedAt"]),
+                        cursor: row["syncCursor"] ?? 0)
                 }
             }
             guard var found else { return nil }

@@ -147,20 +147,22 @@ extension PostgresServerDatabase {
     public func signedInDevice(_ id: UUID, account: UUID, seenAt now: Date) async throws -> SignedInDevice? {
         try await translatingErrors {
             var found: SignedInDevice?
-            for try await (name, hash, createdAt, lastSeenAt, revokedAt, accountName, plan, accountCreatedAt)
+            for try await (name, hash, createdAt, lastSeenAt, revokedAt, accountName, plan, accountCreatedAt, cursor)
                 in try await client.query(
                     """
-                    SELECT d.name, d.token_hash, d.created_at, d.last_seen_at, d.revoked_at, a.name, a.plan, a.created_at
+                    SELECT d.name, d.token_hash, d.created_at, d.last_seen_at, d.revoked_at, a.name, a.plan, a.created_at,
+                        COALESCE((SELECT last_seq FROM sync_account s WHERE s.account_id = d.account_id), 0)
                     FROM server_device d JOIN server_account a ON a.account_id = d.account_id
                     WHERE d.account_id = \(account) AND d.device_id = \(id)
                     """, logger: logger
-                ).decode((String, String, Date, Date?, Date?, String, String, Date).self)
+                ).decode((String, String, Date, Date?, Date?, String, String, Date, Int64).self)
             {
                 found = SignedInDevice(
                     device: ServerDevice(
                         id: id, accountId: account, name: name, createdAt: createdAt, lastSeenAt: lastSeenAt,
                         revokedAt: revokedAt),
-                    tokenHash: hash, account: try Self.account(account, accountName, plan, accountCreatedAt))
+                    tokenHash: hash, account: try Self.account(account, accountName, plan, accountCreatedAt),
+                    cursor: cursor)
             }
             guard var found else { return nil }
             // A write only when the seen-time is a minute old (one more round trip, once a minute).

@@ -57,6 +57,28 @@ struct AccountStoreContractTests {
         }
     }
 
+    @Test(
+        "a token's caller carries the account's sync cursor, read with it, and no other account's",
+        arguments: SyncStates.all)
+    func callerCursor(_ implementation: String) async throws {
+        try await SyncStates.with(implementation) { database in
+            let accounts = service(database)
+            let (ana, ben) = (uniqueName("Ana"), uniqueName("Ben"))
+            let account = try await accounts.addAccount(name: ana, password: "correct horse")
+            _ = try await accounts.addAccount(name: ben, password: "correct horse")
+            let phone = try await accounts.signIn(name: ana, password: "correct horse", deviceName: "phone")
+            let other = try await accounts.signIn(name: ben, password: "correct horse", deviceName: "phone")
+            #expect(try await accounts.caller(token: phone.token)?.cursor == 0)
+            let device = try Device(account: account.id)
+            _ = try device.store.createList(name: "Groceries")
+            let receipt = try await database.push(
+                device.store.changes().changes, batch: UUID(), account: account.id, now: Date())
+            #expect(receipt.cursor > 0)
+            #expect(try await accounts.caller(token: phone.token)?.cursor == receipt.cursor)
+            #expect(try await accounts.caller(token: other.token)?.cursor == 0)
+        }
+    }
+
     @Test("wrong passwords are refused alike, and repeated failures must wait", arguments: SyncStates.all)
     func throttled(_ implementation: String) async throws {
         try await SyncStates.with(implementation) { database in

@@ -93,10 +93,10 @@ struct AccountActions: Sendable {
 
     /// A deck's page in one read of the account: the deck, its counts, and (for the card tabs) a page
     /// of its cards through `filter`, how many match, and the account's tags.
-    func deckPage(
-        _ caller: Caller, _ deck: DeckID, cards filter: CardFilter?, limit: Int, offset: Int, atLeast cursor: Int64
-    ) async throws -> (detail: DeckDetail, cards: (cards: [Card], total: Int, tags: [String])?) {
-        try await read(caller, atLeast: cursor) { store in
+    func deckPage(_ caller: Caller, _ deck: DeckID, cards filter: CardFilter?, limit: Int, offset: Int) async throws
+        -> (detail: DeckDetail, cards: (cards: [Card], total: Int, tags: [String])?)
+    {
+        try await read(caller) { store in
             let detail = DeckDetail(
                 deck: try store.deck(deck), counts: try store.deckCounts(deck), today: try store.studyCounts(in: deck),
                 cards: [])
@@ -457,10 +457,11 @@ struct AccountActions: Sendable {
 
     // MARK: The account's store
 
-    private func read<T: Sendable>(
-        _ caller: Caller, atLeast cursor: Int64? = nil, _ body: @escaping @Sendable (CardboxStore) throws -> T
-    ) async throws -> T {
-        try await requireReplicas().read(caller.account.id, atLeast: cursor, body)
+    /// Reads the caller's account's copy, caught up to the cursor read with the caller's token.
+    private func read<T: Sendable>(_ caller: Caller, _ body: @escaping @Sendable (CardboxStore) throws -> T)
+        async throws -> T
+    {
+        try await requireReplicas().read(caller.account.id, atLeast: caller.cursor, body)
     }
 
     /// The caller's account's edition in this process (see `AccountReplicas.edition(of:)`).

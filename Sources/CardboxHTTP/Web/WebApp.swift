@@ -41,7 +41,7 @@ struct WebApp: Sendable {
         pages.get("decks") { _, context in try await decksPage(context) }
         pages.post("decks") { request, context in try await createDeck(request, context) }
         pages.get("decks/:deck") { request, context in
-            try await cachedPage(request, context) { live in try await deckPage(request, context, live: live) }
+            try await cachedPage(request, context) { try await deckPage(request, context) }
         }
         pages.post("decks/:deck/cards") { request, context in try await addCard(request, context) }
         pages.post("presets/:preset") { request, context in
@@ -83,7 +83,7 @@ struct WebApp: Sendable {
                 }
             } catch let error as CardboxError {
                 if case .notFound = error { throw error }
-                return try await deckPage(request, context, error: WebPage.message(error))
+                return try await deckPage(request, context, error: WebPage.message(error)).response
             }
         }
         pages.post("decks/:deck/delete") { request, context in
@@ -207,7 +207,7 @@ struct WebApp: Sendable {
 
     private func decksPage(_ context: CardboxRequestContext, error: String? = nil) async throws -> Response {
         let caller = try context.pageCaller()
-        let live = try await database.cursor(account: caller.account.id)
+        let live = caller.cursor
         let (decks, allowance) = try await actions.decks(caller)
         var values: [String: Any] = [
             "presets": PresetDeck.catalog.map {
@@ -276,33 +276,23 @@ struct WebApp: Sendable {
     /// A deck's page: its counts, its five lists as tabs, the add-card form and the current tab's
     /// records; cards a page at a time (`?page=N`) through seed 001's filters (`tag`, `favorites`,
     /// `language`, `q` to search).
-    /// The page `make` makes from the account's state at `live` (the sync state's cursor, read once
-    /// here), or the same page made a moment ago (see `PageCache`).
+    /// The page `make` makes, or the same page made a moment ago for this session from the same
+    /// state of the account (see `PageCache`).
     private func cachedPage(
-        _ request: Request, _ context: CardboxRequestContext, make: (Int64) async throws -> WebPage.Rendered
+        _ request: Request, _ context: CardboxRequestContext, make: () async throws -> WebPage.Rendered
     ) async throws -> Response {
         let caller = try context.pageCaller()
-        let live = try await database.cursor(account: caller.account.id)
         let key = PageCache.Key(
-            account: caller.account.id, session: context.csrf, plan: caller.account.plan, cursor: live,
+            account: caller.account.id, session: context.csrf, plan: caller.account.plan, cursor: caller.cursor,
             edition: actions.edition(caller), address: request.uri.description)
-        return try await pageCache.page(key) { try await make(live) }.response
+        return try await pageCache.page(key, make: make).response
     }
 
     private func deckPage(
         _ request: Request, _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil
-    ) async throws -> Response {
-        try await deckPage(request, context, draft: draft, error: error, live: nil).response
-    }
-
-    /// A deck's page; `live` is the sync state's cursor when the caller has just read it.
-    private func deckPage(
-        _ request: Request, _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil,
-        live known: Int64?
     ) async throws -> WebPage.Rendered {
         let caller = try context.pageCaller()
-        let live: Int64
-        if let known { live = known } else { live = try await database.cursor(account: caller.account.id) }
+        let live = caller.cursor
         let query = request.uri.queryParameters
         let tab = query["tab"].flatMap { DeckTab(rawValue: String($0)) } ?? .current
         let filter: CardFilter? =
@@ -315,7 +305,7 @@ struct WebApp: Sendable {
         let page = max(1, Int(query["page"].map(String.init) ?? "") ?? 1)
         let (detail, found) = try await actions.deckPage(
             caller, try Self.deckId(context), cards: filter, limit: Self.cardsPerPage,
-            offset: (page - 1) * Self.cardsPerPage, atLeast: live)
+            offset: (page - 1) * Self.cardsPerPage)
         let deck = detail.deck
         var values = Self.countValues(detail.counts, detail.today)
         values["deck"] = Self.deckValues(deck)
@@ -404,7 +394,7 @@ struct WebApp: Sendable {
             return WebPage.redirect("/decks/\(deckId)")
         } catch let error as CardboxError {
             // The person's typing stays in the form beside what went wrong (seed 001's limit message).
-            return try await deckPage(request, context, draft: form, error: WebPage.message(error))
+            return try await deckPage(request, context, draft: form, error: WebPage.message(error)).response
         }
     }
 
@@ -485,7 +475,7 @@ struct WebApp: Sendable {
             return WebPage.redirect("/decks/\(deckId)?tab=suggestions")
         } catch let error as CardboxError {
             if case .notFound = error { throw error }
-            return try await deckPage(request, context, error: WebPage.message(error))
+            return try await deckPage(request, context, error: WebPage.message(error)).response
         }
     }
 
@@ -771,7 +761,7 @@ struct WebApp: Sendable {
 
     private func listsPage(_ context: CardboxRequestContext, error: String? = nil) async throws -> Response {
         let caller = try context.pageCaller()
-        let live = try await database.cursor(account: caller.account.id)
+        let live = caller.cursor
         let lists = try await actions.lists(caller)
         let values: [String: Any] = [
             "hasLists": !lists.isEmpty,
@@ -789,7 +779,7 @@ struct WebApp: Sendable {
         _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil
     ) async throws -> Response {
         let caller = try context.pageCaller()
-        let live = try await database.cursor(account: caller.account.id)
+        let live = caller.cursor
         let (list, showCrossedOut, lists) = try await actions.list(caller, try Self.listId(context))
         let items = list.items ?? []
         let values: [String: Any] = [
@@ -939,7 +929,7 @@ struct WebApp: Sendable {
 
     private func boardsPage(_ context: CardboxRequestContext) async throws -> Response {
         let caller = try context.pageCaller()
-        let live = try await database.cursor(account: caller.account.id)
+        let live = caller.cursor
         let boards = try await actions.boards(caller)
         let values: [String: Any] = [
             "hasBoards": !boards.isEmpty,
@@ -951,7 +941,7 @@ struct WebApp: Sendable {
     /// A board: its columns side by side, each with its cards; `?archived` shows archived cards too.
     private func boardPage(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
         let caller = try context.pageCaller()
-        let live = try await database.cursor(account: caller.account.id)
+        let live = caller.cursor
         let archived = request.uri.queryParameters["archived"] != nil
         let board = try await actions.board(caller, try Self.boardId(context), archived: archived)
         let columns = board.columns ?? []
@@ -984,7 +974,7 @@ struct WebApp: Sendable {
 
     private func accountPage(_ context: CardboxRequestContext) async throws -> Response {
         let caller = try context.pageCaller()
-        let live = try await database.cursor(account: caller.account.id)
+        let live = caller.cursor
         let devices = try await database.devices(account: caller.account.id)
         let syncs = try await database.syncStatus(account: caller.account.id)
         let allowance = try await actions.allowance(caller)
