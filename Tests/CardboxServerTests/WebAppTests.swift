@@ -250,6 +250,14 @@ struct WebAppTests {
             }
             let body = try await browser.get(deck).body
             #expect(body.contains(escaped(hostile)) && body.contains(escaped("<b>Spanish</b>")))
+            // A quote or bracket followed by a combining mark is one Swift Character with it; it is
+            // still escaped, so it cannot end an attribute (the deck's name is the value of its
+            // settings form's field) or open a tag.
+            let marked = "Spanish\"\u{301} autofocus data-x=\"<\u{301}b>"
+            let markedDeck = try await Self.createDeck(browser, marked)
+            let markedPage = try await browser.get(markedDeck).body
+            #expect(!markedPage.contains("\"\u{301} autofocus") && !markedPage.contains("<\u{301}b>"))
+            #expect(markedPage.contains(#"value="Spanish&quot;\#u{301} autofocus data-x=&quot;&lt;\#u{301}b&gt;""#))
         }
     }
 

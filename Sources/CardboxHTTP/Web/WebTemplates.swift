@@ -1,3 +1,4 @@
+import CardboxCore
 import Mustache
 
 /// The web app's pages, as Mustache templates kept in the binary (nothing to install beside it).
@@ -5,13 +6,24 @@ import Mustache
 /// as text (a card titled `<script>` included). The few raw `{{{…}}}` are markup this code made.
 enum WebTemplates {
     static let library: MustacheLibrary = {
+        MustacheContentTypes.register(EscapedByBytes(), named: EscapedByBytes.name)
         var library = MustacheLibrary()
         for (name, text) in templates {
             // The templates are part of the program: one that does not parse is a bug found by any test.
-            try! library.register(text, named: name)
+            try! library.register("{{% CONTENT_TYPE: \(EscapedByBytes.name)}}" + text, named: name)
         }
         return library
     }()
+
+    /// How `{{…}}` escapes, chosen at the top of every template: `HTMLText.escape`, byte by byte.
+    /// swift-mustache's own HTML escape looks characters up whole, and a Swift `Character` is a
+    /// grapheme: a `"` or `<` followed by a combining mark (U+0301) is one, found in no table, and
+    /// went out as it was, so a name could end the attribute it was the value of. (Each template
+    /// chooses it: the library gives every partial and parent its default again.)
+    struct EscapedByBytes: MustacheContentType {
+        static let name = "HTML_BYTES"
+        func escapeText(_ text: String) -> String { HTMLText.escape(text) }
+    }
 
     static func render(_ name: String, _ values: [String: Any]) -> String {
         // As with a template that does not parse, a page naming none is a bug any test of it finds.
