@@ -516,13 +516,7 @@ struct WebAppTests {
     @Test("the card editor: every field, tags found or created, favorite, picture added and removed; refusals kept")
     func cardEditor() async throws {
         try await Self.withWebServer { url, _, accounts in
-            let name = "ana-\(UUID().uuidString.prefix(8))"
-            _ = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
-            let (browser, other) = (TestBrowser(url), TestBrowser(url))
-            for session in [browser, other] {
-                _ = try await session.post("/signin", ["user": name, "password": "correct horse"])
-            }
-            let phone = try await signIn(CardboxStore.inMemory(), to: url, user: name, password: "correct horse")
+            let (browser, phone) = try await Self.browserAndPhone(url, accounts)
             let deck = try await Self.createDeck(browser, "Spanish")
             _ = try await browser.post(
                 deck + "/cards",
@@ -921,13 +915,7 @@ struct WebAppTests {
     @Test("a deck's settings: rename, suggestions to keep queued (a device gets them), delete")
     func deckSettings() async throws {
         try await Self.withWebServer { url, _, accounts in
-            let name = "ana-\(UUID().uuidString.prefix(8))"
-            _ = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
-            let (browser, other) = (TestBrowser(url), TestBrowser(url))
-            for session in [browser, other] {
-                _ = try await session.post("/signin", ["user": name, "password": "correct horse"])
-            }
-            let phone = try await signIn(CardboxStore.inMemory(), to: url, user: name, password: "correct horse")
+            let (browser, phone) = try await Self.browserAndPhone(url, accounts)
             let deck = try await Self.createDeck(browser, "Spanish")
             let csrf = try await browser.csrf()
             let saved = try await browser.post(
