@@ -273,9 +273,6 @@ struct WebApp: Sendable {
         }
     }
 
-    /// A deck's page: its counts, its five lists as tabs, the add-card form and the current tab's
-    /// records; cards a page at a time (`?page=N`) through seed 001's filters (`tag`, `favorites`,
-    /// `language`, `q` to search).
     /// The page `make` makes, or the same page made a moment ago for this session from the same
     /// state of the account (see `PageCache`).
     private func cachedPage(
@@ -288,6 +285,9 @@ struct WebApp: Sendable {
         return try await pageCache.page(key, make: make).response
     }
 
+    /// A deck's page: its counts, its five lists as tabs, the add-card form and the current tab's
+    /// records; cards a page at a time (`?page=N`) through seed 001's filters (`tag`, `favorites`,
+    /// `language`, `q` to search).
     private func deckPage(
         _ request: Request, _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil
     ) async throws -> WebPage.Rendered {
