@@ -8,22 +8,30 @@ import Testing
 @Suite("Snapshots for devices that hold nothing yet")
 struct SnapshotTests {
     /// A phone with data, a server-side copy that applied the phone's changes (as the server's copy
-    /// of an account does), and a new file-backed device of the same account.
-    struct Setup {
+    /// of an account does), and a new file-backed device of the same account. Their folders go
+    /// with it.
+    final class Setup {
         let clock = TestClock()
         let phone: CardboxStore
         let copy: CardboxStore
         let device: CardboxStore
         let folder: URL
+        private let copyFolder: URL
 
         init() throws {
             phone = try TestStore.make(clock: clock)
+            let copyPath = TestStore.temporaryPath()
+            copyFolder = URL(fileURLWithPath: copyPath).deletingLastPathComponent()
             copy = try CardboxStore.open(
-                path: TestStore.temporaryPath(), account: phone.accountId, environment: TestStore.environment(clock))
+                path: copyPath, account: phone.accountId, environment: TestStore.environment(clock))
             let path = TestStore.temporaryPath()
             folder = URL(fileURLWithPath: path).deletingLastPathComponent()
             device = try CardboxStore.open(
                 path: path, account: phone.accountId, environment: TestStore.environment(clock))
+        }
+
+        deinit {
+            for folder in [folder, copyFolder] { try? FileManager.default.removeItem(at: folder) }
         }
 
         /// A snapshot of the copy, beside the device's store unless `elsewhere`.
@@ -99,8 +107,11 @@ struct SnapshotTests {
             guard case CardboxError.invalid(field: "snapshot", let reason) = error else { return false }
             return reason.hasPrefix("is not a Cardbox store")
         }
-        let other = try CardboxStore.open(
-            path: TestStore.temporaryPath(), environment: TestStore.environment(setup.clock))
+        let otherPath = TestStore.temporaryPath()
+        defer {
+            try? FileManager.default.removeItem(at: URL(fileURLWithPath: otherPath).deletingLastPathComponent())
+        }
+        let other = try CardboxStore.open(path: otherPath, environment: TestStore.environment(setup.clock))
         #expect {
             try other.adoptSnapshot(at: try setup.snapshot(), link: Setup.link)
         } throws: { error in
