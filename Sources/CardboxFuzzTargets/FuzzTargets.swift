@@ -40,19 +40,23 @@ public enum FuzzTargets {
     static func html(_ data: Data) {
         let text = String(decoding: data, as: UTF8.self)
         let html = Array(HTMLText.escape(text).utf8)
-        precondition(!html.contains(where: { Array("<>\"'".utf8).contains($0) }), "an escaped text kept a special byte")
+        precondition(!html.contains(where: { htmlSpecialBytes.contains($0) }), "an escaped text kept a special byte")
         precondition(unescaped(html) == Array(text.utf8), "an escaped text does not read back as the text")
     }
 
-    /// The five entities `HTMLText.escape` writes, read back, over bytes.
+    private static let htmlSpecialBytes = Set("<>\"'".utf8)
+
+    /// The five entities `HTMLText.escape` writes, each with the byte it stands for.
+    private static let htmlEntities: [(entity: [UInt8], byte: UInt8)] = [
+        ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&"),
+    ].map { (Array($0.0.utf8), Array($0.1.utf8)[0]) }
+
+    /// The five entities read back, over bytes.
     private static func unescaped(_ html: [UInt8]) -> [UInt8] {
-        let entities: [(entity: [UInt8], byte: UInt8)] = [
-            ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&"),
-        ].map { (Array($0.0.utf8), Array($0.1.utf8)[0]) }
         var result: [UInt8] = []
         var index = 0
         while index < html.count {
-            if let (entity, byte) = entities.first(where: { html[index...].starts(with: $0.entity) }) {
+            if let (entity, byte) = htmlEntities.first(where: { html[index...].starts(with: $0.entity) }) {
                 result.append(byte)
                 index += entity.count
             } else {

@@ -195,6 +195,28 @@ struct SyncStateContractTests {
 
 @Suite("The server's sync state under concurrent pushes")
 struct SyncStateConcurrencyTests {
+    /// Sends every push at once, each from a task of its own (a nil batch: a new one each); what each
+    /// met, in the order they finished.
+    static func pushAtOnce(
+        _ pushes: [(changes: ChangeSet, batch: UUID?)], to state: any SyncState, account: UUID, cardLimit: Int? = nil
+    ) async -> [Result<PushReceipt, any Error>] {
+        await withTaskGroup(of: Result<PushReceipt, any Error>.self) { group in
+            for push in pushes {
+                group.addTask {
+                    do {
+                        return .success(
+                            try await state.push(
+                                push.changes, batch: push.batch ?? UUID(), account: account, cardLimit: cardLimit,
+                                now: Date()))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
     @Test("pushes racing for one account each get their own sequence numbers", arguments: SyncStates.all)
     func racingPushes(_ implementation: String) async throws {
         let account = UUID()
@@ -204,13 +226,8 @@ struct SyncStateConcurrencyTests {
                 let list = try device.store.createList(name: "List \(index)")
                 _ = try device.store.addItems(to: list.id, (0..<20).map { ItemDraft(title: "item \($0)") })
             }
-            let receipts = try await withThrowingTaskGroup(of: PushReceipt.self) { group in
-                for device in devices {
-                    let changes = try device.store.changes().changes
-                    group.addTask { try await state.push(changes, batch: UUID(), account: account, now: Date()) }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+            let pushes = try devices.map { (changes: try $0.store.changes().changes, batch: UUID?.none) }
+            let receipts = try await Self.pushAtOnce(pushes, to: state, account: account).map { try $0.get() }
             #expect(Set(receipts.map(\.cursor)).count == devices.count)
             let everything = try await state.pull(account: account, after: 0, limit: 10_000)
             // Every list and item once, numbered 1…n without gaps: no push saw another's numbers.
@@ -237,13 +254,10 @@ extension SyncStateConcurrencyTests {
                 _ = try device.store.renameList(list.id, to: "Name \(index)")
                 try await Task.sleep(for: .milliseconds(2))
             }
-            let pushes = try devices.map { try $0.store.changes(since: $0.sent).changes }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for changes in pushes.reversed() {
-                    group.addTask { _ = try await state.push(changes, batch: UUID(), account: account, now: Date()) }
-                }
-                try await group.waitForAll()
+            let pushes = try devices.reversed().map {
+                (changes: try $0.store.changes(since: $0.sent).changes, batch: UUID?.none)
             }
+            for result in await Self.pushAtOnce(pushes, to: state, account: account) { _ = try result.get() }
             // A push planned from a state another push had already changed would put back an older name.
             let reader = try Device(account: account)
             try await reader.sync(with: state, account: account)
@@ -259,12 +273,9 @@ extension SyncStateConcurrencyTests {
             let list = try phone.store.createList(name: "Groceries")
             _ = try phone.store.addItems(to: list.id, (0..<10).map { ItemDraft(title: "item \($0)") })
             let (changes, batch) = (try phone.store.changes().changes, UUID())
-            let receipts = try await withThrowingTaskGroup(of: PushReceipt.self) { group in
-                for _ in 0..<6 {
-                    group.addTask { try await state.push(changes, batch: batch, account: account, now: Date()) }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+            let receipts = try await Self.pushAtOnce(
+                Array(repeating: (changes, batch), count: 6), to: state, account: account
+            ).map { try $0.get() }
             #expect(Set(receipts.map(\.cursor)).count == 1)
             #expect(receipts.filter { !$0.wasRetry }.count == 1)
             let everything = try await state.pull(account: account, after: 0, limit: 1_000)
@@ -277,26 +288,20 @@ extension SyncStateConcurrencyTests {
     func racingPastTheLimit(_ implementation: String) async throws {
         let account = UUID()
         try await SyncStates.with(implementation) { state in
-            var pushes: [ChangeSet] = []
+            var pushes: [(changes: ChangeSet, batch: UUID?)] = []
             for index in 0..<6 {
                 let device = try Device(account: account)
                 let deck = try device.store.createDeck(name: "Deck \(index)", frontLanguage: "es", backLanguage: "en")
                 _ = try device.store.addCards(to: deck.id, (0..<5).map { CardDraft(front: "word \($0)", back: "w") })
-                pushes.append(try device.store.changes().changes)
+                pushes.append((try device.store.changes().changes, nil))
             }
-            let refusals = try await withThrowingTaskGroup(of: Bool.self) { group in
-                for changes in pushes {
-                    group.addTask {
-                        do {
-                            _ = try await state.push(
-                                changes, batch: UUID(), account: account, cardLimit: 25, now: Date())
-                            return false
-                        } catch CardboxError.cardLimitExceeded {
-                            return true
-                        }
-                    }
+            var refusals = 0
+            for result in await Self.pushAtOnce(pushes, to: state, account: account, cardLimit: 25) {
+                do {
+                    _ = try result.get()
+                } catch CardboxError.cardLimitExceeded {
+                    refusals += 1
                 }
-                return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
             }
             // Five pushes of five cards fill the 25; the sixth, whichever it is, would pass them.
             #expect(refusals == 1)
