@@ -62,7 +62,10 @@ extension SyncedEntity {
     }
 
     /// The WHERE clause scoping a query to the account's rows (argument: the account id).
-    var accountCondition: String { self == .account ? "id = ?" : "accountId = ?" }
+    var accountCondition: String { "\(accountColumn) = ?" }
+
+    /// The column naming the account a row belongs to.
+    var accountColumn: String { self == .account ? "id" : "accountId" }
 
     /// Lookup columns computed from a field's column, kept in step on every write and apply.
     var derivedColumns: [(column: String, source: String, derive: @Sendable (String) -> String)] {
