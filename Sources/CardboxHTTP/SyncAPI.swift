@@ -189,7 +189,7 @@ public struct SyncAPI: Sendable {
     private func exchange(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
         let (cursor, limit) = try pageQuery(request)
         let receipt = try await pushBody(request, context)
-        let page = try await pageMembers(context, after: cursor, limit: limit)
+        let page = try await pageMembers(context, after: cursor, limit: limit, pushed: receipt)
         recordSync(try context.requireCaller(), pulledTo: page.finishedAt, refusal: .some(nil), context)
         return JSONResponse(text: #"{\#(page.members),"pushed":\#(receipt.cursor),"retry":\#(receipt.wasRetry)}"#)
     }
@@ -218,11 +218,21 @@ public struct SyncAPI: Sendable {
 
     /// The members of a page answer, `"changes":…,"cursor":…,"hasMore":…,"plan":…`, and the cursor
     /// reached when it is the last page.
-    private func pageMembers(_ context: CardboxRequestContext, after cursor: Int64, limit: Int) async throws -> (
-        members: String, finishedAt: Int64?
-    ) {
+    /// The members of a page of the pull after `cursor`. After a push of the caller's own whose
+    /// receipt shows nobody else pushed since `cursor`, the page is empty and ends at the push:
+    /// what came after `cursor` is what the caller sent, merged into a state it held already.
+    private func pageMembers(
+        _ context: CardboxRequestContext, after cursor: Int64, limit: Int, pushed receipt: PushReceipt? = nil
+    ) async throws -> (members: String, finishedAt: Int64?) {
         let caller = try context.requireCaller()
-        let page = try await database.pull(account: caller.account.id, after: cursor, limit: limit)
+        let page: PullPage
+        if let receipt, receipt.isOwnEcho(after: cursor) {
+            page = PullPage(
+                changes: ChangeSet(accountId: caller.account.id, replicaId: serverReplicaId), cursor: receipt.cursor,
+                hasMore: false)
+        } else {
+            page = try await database.pull(account: caller.account.id, after: cursor, limit: limit)
+        }
         metrics.pulled(records: page.changes.rows.count + page.changes.tombstones.count)
         // The plan comes with every page: a device follows its account's plan without asking apart.
         // Keys in sorted order, as every answer writes them.

@@ -16,8 +16,8 @@ public actor AccountReplicas {
     /// Where the bytes of images the server's copies make (the web app's uploads, the background
     /// suggestions' pictures) go, so devices can fetch them: the database, when it keeps images.
     private let images: (any ImageStore)?
-    /// Per account, a digest of the image hashes last offered to `images` (see `uploadImages`).
-    private var imagesOffered: [UUID: String] = [:]
+    /// Per account whose store is open, images known to be in `images` already (see `uploadImages`).
+    private var imagesOnServer: [UUID: Set<String>] = [:]
     private let now: @Sendable () -> Date
     private var stores: [UUID: CardboxStore] = [:]
     /// Per account, the newest catch-up asked for (each waits for the one before it), and one that
@@ -130,31 +130,38 @@ public actor AccountReplicas {
     /// Changes the account's store as a device would (the web app's actions): caught up first, then
     /// `body`, then what it wrote is pushed to the sync state before this returns, so every device
     /// gets it. The store follows the account's `plan` (its card limit applies before anything is
-    /// written). One account's writes and catch-ups run one at a time, in order. `pushed` is told
-    /// after a push that changed the sync state (to wake the devices that wait for news).
+    /// written). One account's writes and catch-ups run one at a time, in order. A caller that has
+    /// just read the sync state's cursor (`atLeast`) saves the catch-up when the store holds it
+    /// already. `pushed` is told after a push that changed the sync state (to wake the devices that
+    /// wait for news).
     public func write<T: Sendable>(
-        _ account: UUID, plan: Plan, now: Date, _ body: @escaping @Sendable (CardboxStore) throws -> T,
+        _ account: UUID, plan: Plan, now: Date, atLeast cursor: Int64? = nil,
+        _ body: @escaping @Sendable (CardboxStore) throws -> T,
         pushed: @escaping @Sendable () async -> Void = {}
     ) async throws -> T {
         let store = try await self.store(account)
         let (state, previous) = (self.state, lastCatchUp[account])
         let task = Task {
             _ = await previous?.result
-            await self.recordApplied(account, try await Self.pullAll(into: store, from: state, account: account))
-            let result = try await Self.blocking {
+            let pulledTo = try await self.caughtUp(store, account, atLeast: cursor)
+            let (result, changes, sent) = try await Self.blocking {
                 if try store.plan() != plan { _ = try store.setPlan(plan) }
-                return try body(store)
+                let result = try body(store)
+                let (changes, sent) = try store.changes(since: try store.replicaSent())
+                return (result, changes, sent)
             }
+            guard !changes.isEmpty else { return result }
             // Images first: a device that pulls a record naming one can fetch it at once.
-            if let images = self.images {
-                let offered = await self.imagesOffered[account]
-                if let digest = try await Self.uploadImages(of: store, to: images, account: account, offered: offered) {
-                    await self.setImagesOffered(account, digest)
-                }
-            }
-            if try await Self.pushWrites(of: store, to: state, account: account, plan: plan, now: now) {
-                await pushed()
-            }
+            try await self.uploadImages(named: changes.namedImages, of: store, account: account)
+            let receipt = try await state.push(
+                changes, batch: UUID(), account: account, cardLimit: plan == .free ? Limits.freeCardLimit : nil,
+                now: now)
+            // Usually nobody else pushed since the catch-up: the store then holds what the sync state
+            // does, and pulling its own changes back would only cost time.
+            let caughtUpTo = receipt.isOwnEcho(after: pulledTo) ? receipt.cursor : nil
+            try await Self.blocking { try store.saveReplicaSent(sent, caughtUpTo: caughtUpTo) }
+            if let caughtUpTo { await self.recordApplied(account, caughtUpTo) }
+            await pushed()
             return result
         }
         // A catch-up asked for after this waits for it (and one waiting to start must not be shared).
@@ -162,6 +169,15 @@ public actor AccountReplicas {
         lastCatchUp[account] = Task { _ = try await task.value }
         defer { editions.withLock { $0[account, default: 0] += 1 } }
         return try await task.value
+    }
+
+    /// The sync-state cursor the account's store holds everything up to: the one it is known to
+    /// have applied when that is at least `cursor`, or else where pulling everything after it ends.
+    private func caughtUp(_ store: CardboxStore, _ account: UUID, atLeast cursor: Int64?) async throws -> Int64 {
+        if let cursor, let known = applied[account], known >= cursor { return known }
+        let reached = try await Self.pullAll(into: store, from: state, account: account)
+        recordApplied(account, reached)
+        return reached
     }
 
     /// How many writes of each account's store this process has finished, whatever they changed
@@ -184,35 +200,25 @@ public actor AccountReplicas {
         try await Self.blocking { try store.storeFetchedImage(image.data, sha256: sha256) }
     }
 
-    private func setImagesOffered(_ account: UUID, _ digest: String) { imagesOffered[account] = digest }
-
-    /// Uploads the images of the store that the server lacks, when the store's images changed since
-    /// they were last offered (`offered`); returns the new digest, or nil when nothing changed.
-    private static func uploadImages(
-        of store: CardboxStore, to images: any ImageStore, account: UUID, offered: String?
-    ) async throws -> String? {
-        let local = try await blocking { try store.imageHashes() }
-        let digest = sha256Hex(Data(local.joined(separator: ",").utf8))
-        guard digest != offered else { return nil }
-        for hash in try await images.missingImages(local, account: account) {
-            let image = try await blocking { try store.imageData(sha256: hash) }
+    /// Uploads the images `named` that the image store lacks and the account's store holds; those
+    /// known to be there already are not asked about again (an answered card names its picture on
+    /// every push). One a device uploads later is fetched from there.
+    private func uploadImages(named hashes: Set<String>, of store: CardboxStore, account: UUID) async throws {
+        guard let images else { return }
+        let unknown = hashes.subtracting(imagesOnServer[account] ?? [])
+        guard !unknown.isEmpty else { return }
+        var lacking = Set<String>()
+        for hash in try await images.missingImages(unknown.sorted(), account: account) {
+            let image = try await Self.blocking { try store.holdsImage(hash) ? try store.imageData(sha256: hash) : nil }
+            guard let image else {
+                lacking.insert(hash)
+                continue
+            }
             // Checked when the store took it.
             try await images.putImage(
                 CheckedImage(sha256: hash, mimeType: image.mimeType, data: image.data), account: account)
         }
-        return digest
-    }
-
-    /// Pushes what the store wrote itself since its last push; true when there was something.
-    private static func pushWrites(
-        of store: CardboxStore, to state: any SyncState, account: UUID, plan: Plan, now: Date
-    ) async throws -> Bool {
-        let (changes, cursor) = try await blocking { try store.changes(since: try store.replicaSent()) }
-        guard !changes.isEmpty else { return false }
-        _ = try await state.push(
-            changes, batch: UUID(), account: account, cardLimit: plan == .free ? Limits.freeCardLimit : nil, now: now)
-        try await blocking { try store.saveReplicaSent(cursor) }
-        return true
+        imagesOnServer[account, default: []].formUnion(unknown.subtracting(lacking))
     }
 
     /// A snapshot of the account as the sync state holds it now (caught up first), opened for
@@ -274,6 +280,7 @@ public actor AccountReplicas {
         {
             stores[oldest] = nil
             lastUse[oldest] = nil
+            imagesOnServer[oldest] = nil
         }
         let path = folder.appendingPathComponent("\(account.uuidString.lowercased()).sqlite").path
         var environment = StoreEnvironment.live

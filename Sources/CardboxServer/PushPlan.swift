@@ -23,6 +23,8 @@ package struct PushPlan {
     package private(set) var deletedRows: [RecordKey] = []
     /// The account's last sequence number after the push.
     package private(set) var lastSeq: Int64
+    /// The account's last sequence number before it.
+    package let previousSeq: Int64
     /// Cards the push makes and removes: what the plan's card limit counts.
     private(set) var cardsAdded = 0
     private(set) var cardsRemoved = 0
@@ -36,6 +38,7 @@ package struct PushPlan {
         lastSeq: Int64
     ) {
         self.lastSeq = lastSeq
+        self.previousSeq = lastSeq
         var rowState = storedRows
         var tombstoneState = storedTombstones
         var changedRows = OrderedKeys()

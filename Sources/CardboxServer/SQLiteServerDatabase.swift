@@ -140,7 +140,7 @@ public final class SQLiteServerDatabase: ServerDatabase {
                 try records.write(plan)
                 try db.cachedStatement(sql: "INSERT INTO syncBatch (accountId, batchId, cursor) VALUES (?, ?, ?)")
                     .execute(arguments: [accountId, batchId, plan.lastSeq])
-                return PushReceipt(cursor: plan.lastSeq, wasRetry: false)
+                return PushReceipt(cursor: plan.lastSeq, wasRetry: false, previousCursor: plan.previousSeq)
             }
         }
     }

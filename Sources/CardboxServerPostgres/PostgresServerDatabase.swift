@@ -173,7 +173,7 @@ public final class PostgresServerDatabase: ServerDatabase {
                     changes, storedRows: stored.rows, storedTombstones: stored.tombstones, lastSeq: lastSeq)
                 if cardLimit != nil { try plan.checkCardLimit(cardLimit, cardsBefore: stored.cards) }
                 try await self.write(plan, batch: batch, account: account, connection)
-                return PushReceipt(cursor: plan.lastSeq, wasRetry: false)
+                return PushReceipt(cursor: plan.lastSeq, wasRetry: false, previousCursor: plan.previousSeq)
             }
         }
     }

@@ -229,26 +229,29 @@ extension CardboxStore {
         }
     }
 
-    public func saveReplicaSent(_ sent: HLCTimestamp) throws {
+    /// Notes a push of the store's own writes up to `sent`. When the sync state's records up to
+    /// `cursor` are all the store holds already (that push's own, `PushReceipt.isOwnEcho`), its
+    /// cursor moves there in the same transaction, without pulling them back.
+    public func saveReplicaSent(_ sent: HLCTimestamp, caughtUpTo cursor: Int64? = nil) throws {
         try translatingErrors {
             try writer.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO storeInfo (key, value) VALUES (?, ?)
-                        ON CONFLICT (key) DO UPDATE SET value = excluded.value
-                        """, arguments: [Self.replicaSentKey, String(sent.storageValue)])
+                try Self.saveInfo(Self.replicaSentKey, String(sent.storageValue), db)
+                if let cursor { try Self.saveInfo(Self.replicaCursorKey, String(cursor), db) }
             }
         }
     }
 
+    private static func saveInfo(_ key: String, _ value: String, _ db: Database) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO storeInfo (key, value) VALUES (?, ?)
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                """
+        ).execute(arguments: [key, value])
+    }
+
     /// Applies a page of the sync state and moves the cursor past it, in one transaction.
     public func applyPulled(_ changes: ChangeSet, cursor: Int64) throws {
-        _ = try applyPage(changes) { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO storeInfo (key, value) VALUES (?, ?)
-                    ON CONFLICT (key) DO UPDATE SET value = excluded.value
-                    """, arguments: [Self.replicaCursorKey, String(cursor)])
-        }
+        _ = try applyPage(changes) { db in try Self.saveInfo(Self.replicaCursorKey, String(cursor), db) }
     }
 }

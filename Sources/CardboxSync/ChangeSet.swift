@@ -124,6 +124,15 @@ public struct ChangeSet: Sendable, Equatable {
         let rowClocks = rows.lazy.flatMap { row in [row.created.timestamp] + row.fields.values.map(\.clock.timestamp) }
         return max(rowClocks.max() ?? .zero, tombstones.lazy.map(\.clock.timestamp).max() ?? .zero)
     }
+
+    /// The images its rows name (the `imageHash` of cards, suggestions and item images): what a
+    /// device that applies the set will want the bytes of.
+    public var namedImages: Set<String> {
+        Set(
+            rows.lazy.compactMap { row in
+                if case .string(let hash)? = row.fields["imageHash"]?.value { hash } else { nil }
+            })
+    }
 }
 
 // MARK: Wire form

@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxImaging
 import CardboxServer
 import CardboxStore
 import CardboxSync
@@ -75,6 +76,9 @@ struct AccountReplicasTests {
             }
             let after = try await database.cursor(account: phone.accountId)
             #expect(after > before)
+            // Nobody else pushed in between: the copy holds everything up to its own push without
+            // pulling it back.
+            #expect(try Self.copy(of: phone.accountId, in: folder).replicaCursor() == after)
             // A write that changes nothing pushes nothing.
             _ = try await replicas.write(phone.accountId, plan: .free, now: Date()) { store in try store.decks() }
             #expect(try await database.cursor(account: phone.accountId) == after)
@@ -95,5 +99,70 @@ struct AccountReplicasTests {
             #expect(try laptop.deck(deck.id).name == "Spanish")
             #expect(try laptop.changes().changes.isEmpty)
         }
+    }
+
+    @Test("a write that comes after a device's push it has not pulled yet leaves that push to be pulled")
+    func writeAfterUnseenPush() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let account = UUID()
+        let phone = try Device(account: account)
+        _ = try phone.store.createList(name: "Groceries")
+        try await SyncStates.with("sqlite-memory") { database in
+            try await phone.sync(with: database, account: account)
+            let replicas = try AccountReplicas(folder: folder, state: database)
+            _ = try await replicas.write(account, plan: .free, now: Date()) { store in
+                try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            }
+            let seen = try await database.cursor(account: account)
+            // The phone pushes; the copy writes next, as a caller that read the cursor before the
+            // phone's push would ask it to (`atLeast`), so it does not catch up first.
+            _ = try phone.store.createList(name: "Packing")
+            try await phone.sync(with: database, account: account)
+            _ = try await replicas.write(account, plan: .free, now: Date(), atLeast: seen) { store in
+                try store.createDeck(name: "French", frontLanguage: "fr", backLanguage: "en")
+            }
+            // Its cursor stays before the phone's push, so the phone's list is pulled, not skipped.
+            #expect(try Self.copy(of: account, in: folder).replicaCursor() == seen)
+            let lists = try await replicas.read(account) { store in try store.lists().map(\.name) }
+            #expect(lists.sorted() == ["Groceries", "Packing"])
+            try await phone.sync(with: database, account: account)
+            let copy = try await replicas.read(account) { store in try store.canonicalDump() }
+            #expect(try phone.store.canonicalDump() == copy)
+        }
+    }
+
+    @Test("a write uploads the pictures its records name that the server lacks; one the copy lacks too is left")
+    func picturesOfWrites() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let account = UUID()
+        let phone = try Device(account: account)
+        let deck = try phone.store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+        // The phone's card names a picture whose bytes it has not uploaded (only its records went).
+        let photo = try ImageIngest.sample(width: 64, height: 48, format: .png)
+        let phones = try phone.store.addCard(to: deck.id, CardDraft(front: "perro", back: "dog"), image: photo)
+        try await SyncStates.with("sqlite-memory") { database in
+            try await phone.sync(with: database, account: account)
+            let replicas = try AccountReplicas(folder: folder, state: database)
+            let card = try await replicas.write(account, plan: .free, now: Date()) { store in
+                try store.addCard(
+                    to: deck.id, CardDraft(front: "gato", back: "cat"),
+                    image: try ImageIngest.sample(width: 80, height: 60, format: .jpeg))
+            }
+            let hash = try #require(card.imageHash)
+            #expect(try await database.image(hash, account: account)?.mimeType == "image/jpeg")
+            // A write that pushes the phone's card again (favorite) goes through without its bytes.
+            _ = try await replicas.write(account, plan: .free, now: Date()) { store in
+                try store.setFavorite(phones.id, true)
+            }
+            #expect(try await database.image(try #require(phones.imageHash), account: account) == nil)
+            #expect(try await database.cursor(account: account) > 0)
+        }
+    }
+
+    /// The account's copy in `folder`, opened beside the one `AccountReplicas` keeps open.
+    private static func copy(of account: UUID, in folder: URL) throws -> CardboxStore {
+        try CardboxStore.open(path: folder.appendingPathComponent("\(account.uuidString.lowercased()).sqlite").path)
     }
 }

@@ -200,6 +200,42 @@ struct HTTPSyncTests {
         }
     }
 
+    @Test(
+        "an exchange hands back nothing when only the device's own push came after its cursor, else the rest",
+        arguments: ["sqlite-memory", "postgres"])
+    func exchangeSkipsOwnEcho(_ implementation: String) async throws {
+        try await withServer(implementation) { url, database, accounts in
+            let name = "eli-\(UUID().uuidString.prefix(8))"
+            let account = try await accounts.addAccount(name: name, password: "password eli")
+            let phone = try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "password eli")
+            let laptop = try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "password eli")
+            let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            _ = try await DeviceSync(store: phone).sync()
+            // The phone has pulled everything: its next exchange has nothing to hand back.
+            _ = try phone.renameDeck(deck.id, to: "Español")
+            var link = try #require(try phone.syncLink())
+            let connection = try ServerConnection(server: url, token: link.token)
+            let own = try await connection.exchange(
+                try phone.changes(since: link.sent).changes, batch: UUID(), after: link.received, limit: 100)
+            #expect(own.changes.isEmpty && !own.hasMore)
+            #expect(try await own.cursor == database.cursor(account: account.id))
+            link.received = own.cursor
+            try phone.saveSyncLink(link)
+            // The laptop pushes; the phone's next exchange brings the laptop's list.
+            _ = try laptop.createList(name: "Groceries")
+            _ = try await DeviceSync(store: laptop).sync()
+            _ = try phone.renameDeck(deck.id, to: "Spanish")
+            let mixed = try await connection.exchange(
+                try phone.changes(since: link.sent).changes, batch: UUID(), after: link.received, limit: 100)
+            #expect(mixed.changes.rows.contains { $0.entity == .itemList })
+            #expect(try await mixed.cursor == database.cursor(account: account.id))
+            // Whole syncs after: both devices hold the same.
+            for store in [phone, laptop, phone] { _ = try await DeviceSync(store: store).sync() }
+            #expect(try phone.canonicalDump() == laptop.canonicalDump())
+            #expect(try laptop.deck(deck.id).name == "Spanish")
+        }
+    }
+
     @Test("a device waiting for news hears of another device's push at once", arguments: ["sqlite-memory", "postgres"])
     func news(_ implementation: String) async throws {
         // Polls far apart, so only the push itself can wake the device in time, however busy the machine.

@@ -96,11 +96,42 @@ struct SyncStateContractTests {
             let first = try await state.push(changes, batch: batch, account: account, now: Date())
             let again = try await state.push(changes, batch: batch, account: account, now: Date())
             #expect(!first.wasRetry && again.wasRetry && again.cursor == first.cursor)
+            // A retry's receipt says nothing of what came before it: nobody may skip a pull on it.
+            #expect(first.previousCursor == 0 && again.previousCursor == nil && !again.isOwnEcho(after: 0))
             let page = try await state.pull(account: account, after: 0, limit: 100)
             #expect(page.cursor == first.cursor && !page.hasMore)
             // The same changes in a new batch change nothing either: merging is idempotent.
             let third = try await state.push(changes, batch: UUID(), account: account, now: Date())
             #expect(third.cursor == first.cursor)
+        }
+    }
+
+    @Test(
+        "a receipt says whether anyone else pushed since the pusher's cursor; when not, pulling adds nothing",
+        arguments: SyncStates.all)
+    func receiptsTellOwnEcho(_ implementation: String) async throws {
+        try await SyncStates.with(implementation) { state in
+            let phone = try Device(account: account)
+            let laptop = try Device(account: account)
+            let deck = try phone.store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            let first = try await state.push(
+                phone.store.changes().changes, batch: UUID(), account: account, now: Date())
+            #expect(first.isOwnEcho(after: 0) && first.cursor > 0)
+            // The phone's records are all that came after 0: pulling them back changes nothing.
+            let echo = try await state.pull(account: account, after: 0, limit: 1_000)
+            let before = try phone.store.canonicalDump()
+            try phone.store.apply(echo.changes)
+            #expect(try phone.store.canonicalDump() == before)
+            // The laptop pushes without having pulled: its receipt says so.
+            _ = try laptop.store.createList(name: "Groceries")
+            let laptops = try await state.push(
+                laptop.store.changes().changes, batch: UUID(), account: account, now: Date())
+            #expect(laptops.previousCursor == first.cursor && !laptops.isOwnEcho(after: 0))
+            // Neither does the phone's next push, which came after the laptop's.
+            _ = try phone.store.renameDeck(deck.id, to: "Español")
+            let second = try await state.push(
+                phone.store.changes().changes, batch: UUID(), account: account, now: Date())
+            #expect(!second.isOwnEcho(after: first.cursor) && second.isOwnEcho(after: laptops.cursor))
         }
     }
 

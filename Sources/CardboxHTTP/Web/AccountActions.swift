@@ -467,12 +467,14 @@ struct AccountActions: Sendable {
     /// The caller's account's edition in this process (see `AccountReplicas.edition(of:)`).
     func edition(_ caller: Caller) -> Int { replicas?.edition(of: caller.account.id) ?? 0 }
 
+    /// Changes the caller's account's copy, caught up to the cursor read with the caller's token.
     private func write<T: Sendable>(_ caller: Caller, _ body: @escaping @Sendable (CardboxStore) throws -> T)
         async throws -> T
     {
         let account = caller.account.id
         return try await requireReplicas().write(
-            account, plan: caller.account.plan, now: options.now(), body, pushed: { await published(account) })
+            account, plan: caller.account.plan, now: options.now(), atLeast: caller.cursor, body,
+            pushed: { await published(account) })
     }
 
     private func requireReplicas() throws -> AccountReplicas {
