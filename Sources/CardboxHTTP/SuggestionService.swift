@@ -12,11 +12,19 @@ public struct SuggestionServiceSettings: Sendable {
     public var suggestions: any SuggestionProvider
     public var images: (any ImageProvider)?
     public var interval: Duration
+    /// How long an account's changes wait before it is looked at: the pushes of one sync, or of a
+    /// person at work, come close together and need one look, and it is not taken while their
+    /// devices still wait for answers.
+    public var delay: Duration
 
-    public init(suggestions: any SuggestionProvider, images: (any ImageProvider)?, interval: Duration = .seconds(60)) {
+    public init(
+        suggestions: any SuggestionProvider, images: (any ImageProvider)?, interval: Duration = .seconds(60),
+        delay: Duration = .seconds(1)
+    ) {
         self.suggestions = suggestions
         self.images = images
         self.interval = interval
+        self.delay = delay
     }
 }
 
@@ -37,10 +45,11 @@ struct SuggestionService: Service {
         let (work, queue) = AsyncStream.makeStream(of: UUID?.self)  // nil: every account
         let changed = await news.observe()
         let problems = ReportedProblems()
+        let changes = ChangedAccounts(delay: settings.delay, queue: queue)
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask {
-                    for await account in changed { queue.yield(account) }
+                    for await account in changed { await changes.changed(account) }
                 }
                 group.addTask {
                     while !Task.isCancelled {
@@ -98,6 +107,34 @@ struct SuggestionService: Service {
         } catch {
             logger.warning("background processing of an account failed", metadata: ["error": "\(error)"])
         }
+    }
+}
+
+/// Accounts whose changes are waiting to be looked at: each is queued once, `delay` after its first
+/// change since it was last queued, however many more come meanwhile (`SuggestionServiceSettings.delay`).
+actor ChangedAccounts {
+    private let delay: Duration
+    private let queue: AsyncStream<UUID?>.Continuation
+    private var waiting: Set<UUID> = []
+
+    init(delay: Duration, queue: AsyncStream<UUID?>.Continuation) {
+        self.delay = delay
+        self.queue = queue
+    }
+
+    func changed(_ account: UUID) {
+        guard waiting.insert(account).inserted else { return }
+        Task {
+            try? await Task.sleep(for: delay)
+            await queued(account)
+        }
+    }
+
+    /// Out of the waiting set first: a change made while the account is being looked at brings
+    /// another look.
+    private func queued(_ account: UUID) {
+        waiting.remove(account)
+        queue.yield(account)
     }
 }
 

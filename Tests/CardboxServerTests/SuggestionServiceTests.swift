@@ -1,11 +1,12 @@
 import CardboxCore
-import CardboxHTTP
 import CardboxServer
 import CardboxStore
 import CardboxSuggest
 import CardboxSyncClient
 import Foundation
 import Testing
+
+@testable import CardboxHTTP
 
 @Suite("The server's background suggestions and images")
 struct SuggestionServiceTests {
@@ -26,6 +27,25 @@ struct SuggestionServiceTests {
             try await Task.sleep(for: .milliseconds(200))
         }
         return false
+    }
+
+    @Test("an account's changes close together are looked at once, a delay after the first; later ones again")
+    func changesCoalesce() async throws {
+        let (queued, queue) = AsyncStream.makeStream(of: UUID?.self)
+        let changes = ChangedAccounts(delay: .milliseconds(300), queue: queue)
+        let (ana, ben) = (UUID(), UUID())
+        let start = ContinuousClock.now
+        for _ in 0..<5 { await changes.changed(ana) }
+        await changes.changed(ben)
+        var iterator = queued.makeAsyncIterator()
+        let first = [await iterator.next(), await iterator.next()].compactMap { $0 }
+        #expect(Set(first) == [ana, ben] && first.count == 2)
+        #expect(ContinuousClock.now - start >= .milliseconds(300))
+        // Once queued, a new change brings another look, and only that one.
+        await changes.changed(ana)
+        #expect(await iterator.next() == ana)
+        queue.finish()
+        #expect(await iterator.next() == nil)
     }
 
     @Test("a deck's changes start the queue's refill on the server; suggestions and pictures reach every device")
