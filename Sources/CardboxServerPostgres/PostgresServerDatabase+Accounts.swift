@@ -116,7 +116,7 @@ extension PostgresServerDatabase {
     {
         let device = ServerDevice(
             id: id, accountId: account, name: name, createdAt: now, lastSeenAt: now, revokedAt: nil)
-        try await translatingErrors {
+        _ = try await translatingErrors {
             try await client.query(
                 """
                 INSERT INTO server_device (account_id, device_id, name, token_hash, created_at, last_seen_at)
@@ -148,14 +148,7 @@ extension PostgresServerDatabase {
         try await translatingErrors {
             var found: SignedInDevice?
             for try await (name, hash, createdAt, lastSeenAt, revokedAt, accountName, plan, accountCreatedAt, cursor)
-                in try await client.query(
-                    """
-                    SELECT d.name, d.token_hash, d.created_at, d.last_seen_at, d.revoked_at, a.name, a.plan, a.created_at,
-                        COALESCE((SELECT last_seq FROM sync_account s WHERE s.account_id = d.account_id), 0)
-                    FROM server_device d JOIN server_account a ON a.account_id = d.account_id
-                    WHERE d.account_id = \(account) AND d.device_id = \(id)
-                    """, logger: logger
-                ).decode((String, String, Date, Date?, Date?, String, String, Date, Int64).self)
+                in try await client.execute(SignedInDeviceStatement(account: account, device: id), logger: logger)
             {
                 found = SignedInDevice(
                     device: ServerDevice(
@@ -183,7 +176,7 @@ extension PostgresServerDatabase {
     {
         let (setsError, error) = (refusal != nil, refusal ?? nil)
         let errorAt: Date? = error == nil ? nil : now
-        try await translatingErrors {
+        _ = try await translatingErrors {
             try await client.query(
                 """
                 INSERT INTO server_device_sync (account_id, device_id, last_sync_at, pulled_cursor, last_error, last_error_at)
@@ -234,7 +227,7 @@ extension PostgresServerDatabase {
 
     public func putImage(_ image: CheckedImage, account: UUID) async throws {
         let bytes = ByteBuffer(bytes: image.data)
-        try await translatingErrors {
+        _ = try await translatingErrors {
             try await client.query(
                 """
                 INSERT INTO server_image (account_id, sha256, mime_type, data)

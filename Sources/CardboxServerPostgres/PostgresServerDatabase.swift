@@ -157,12 +157,9 @@ public final class PostgresServerDatabase: ServerDatabase {
             try await client.withTransaction(logger: logger) { connection in
                 // The upsert locks the account's row (as FOR UPDATE would) and makes it the first time.
                 var lastSeq: Int64 = 0
-                for try await seq in try await connection.query(
-                    """
-                    INSERT INTO sync_account (account_id, last_seq) VALUES (\(account), 0)
-                    ON CONFLICT (account_id) DO UPDATE SET last_seq = sync_account.last_seq RETURNING last_seq
-                    """, logger: logger
-                ).decode(Int64.self) {
+                for try await seq in try await connection.execute(
+                    LockAccountStatement(account: account), logger: logger)
+                {
                     lastSeq = seq
                 }
                 // Read under the account's lock: a retry racing its first attempt waits for it.
@@ -184,26 +181,14 @@ public final class PostgresServerDatabase: ServerDatabase {
     private func stored(
         _ keys: [RecordKey], batch: UUID, account: UUID, countingCards: Bool, _ connection: PostgresConnection
     ) async throws -> (receipt: Int64?, rows: [RecordKey: RowChange], tombstones: [RecordKey: Tombstone], cards: Int) {
-        let entities = keys.map(\.entity.rawValue)
-        let ids = keys.map(\.id)
         var result: (receipt: Int64?, rows: [RecordKey: RowChange], tombstones: [RecordKey: Tombstone], cards: Int) =
             (nil, [:], [:], 0)
-        for try await (kind, entity, id, record, number, replica) in try await connection.query(
-            """
-            WITH named AS (SELECT * FROM unnest(\(entities)::text[], \(ids)::text[]) AS named (entity, row_id))
-            SELECT 'batch', NULL, NULL, NULL, receipt_cursor, NULL FROM sync_batch
-            WHERE account_id = \(account) AND batch_id = \(batch)
-            UNION ALL
-            SELECT 'row', entity, row_id, record, NULL, NULL FROM sync_row
-            WHERE account_id = \(account) AND (entity, row_id) IN (SELECT * FROM named)
-            UNION ALL
-            SELECT 'tombstone', entity, row_id, NULL, hlc, replica FROM sync_tombstone
-            WHERE account_id = \(account) AND (entity, row_id) IN (SELECT * FROM named)
-            UNION ALL
-            SELECT 'cards', NULL, NULL, NULL, count(*), NULL FROM sync_row
-            WHERE \(countingCards) AND account_id = \(account) AND entity = 'card'
-            """, logger: logger
-        ).decode((String, String?, String?, String?, Int64?, String?).self) {
+        let statement = StoredRecordsStatement(
+            entities: keys.map(\.entity.rawValue), ids: keys.map(\.id), account: account, batch: batch,
+            countingCards: countingCards)
+        for try await (kind, entity, id, record, number, replica) in try await connection.execute(
+            statement, logger: logger)
+        {
             switch (kind, entity.flatMap(SyncedEntity.init(rawValue:)), id, record, number, replica) {
             case ("batch", _, _, _, let cursor?, _):
                 result.receipt = cursor
@@ -226,38 +211,22 @@ public final class PostgresServerDatabase: ServerDatabase {
     private func write(_ plan: PushPlan, batch: UUID, account: UUID, _ connection: PostgresConnection) async throws {
         let tombstones = plan.tombstones.map(\.tombstone)
         let rows = plan.rows.map(\.row)
-        try await connection.query(
-            """
-            WITH tombstones AS (
-                INSERT INTO sync_tombstone (account_id, entity, row_id, hlc, replica, seq)
-                SELECT \(account), * FROM unnest(
-                    \(tombstones.map(\.entity.rawValue))::text[], \(tombstones.map(\.id))::text[],
-                    \(tombstones.map { $0.clock.timestamp.storageValue })::int8[],
-                    \(tombstones.map(\.clock.replicaId))::text[], \(plan.tombstones.map(\.seq))::int8[])
-                ON CONFLICT (account_id, entity, row_id) DO UPDATE
-                SET hlc = excluded.hlc, replica = excluded.replica, seq = excluded.seq
-            ), deleted AS (
-                DELETE FROM sync_row WHERE account_id = \(account) AND (entity, row_id) IN (
-                    SELECT * FROM unnest(
-                        \(plan.deletedRows.map(\.entity.rawValue))::text[], \(plan.deletedRows.map(\.id))::text[]))
-            ), written AS (
-                INSERT INTO sync_row (account_id, entity, row_id, record, seq)
-                SELECT \(account), * FROM unnest(
-                    \(rows.map(\.entity.rawValue))::text[], \(rows.map(\.id))::text[], \(rows.map(\.recordJSON))::text[],
-                    \(plan.rows.map(\.seq))::int8[])
-                ON CONFLICT (account_id, entity, row_id) DO UPDATE SET record = excluded.record, seq = excluded.seq
-            ), moved AS (
-                UPDATE sync_account SET last_seq = \(plan.lastSeq) WHERE account_id = \(account)
-            )
-            INSERT INTO sync_batch (account_id, batch_id, receipt_cursor) VALUES (\(account), \(batch), \(plan.lastSeq))
-            """, logger: logger)
+        let statement = WritePlanStatement(
+            account: account,
+            tombstones: (
+                tombstones.map(\.entity.rawValue), tombstones.map(\.id),
+                tombstones.map { $0.clock.timestamp.storageValue },
+                tombstones.map(\.clock.replicaId), plan.tombstones.map(\.seq)
+            ),
+            deleted: (plan.deletedRows.map(\.entity.rawValue), plan.deletedRows.map(\.id)),
+            rows: (rows.map(\.entity.rawValue), rows.map(\.id), rows.map(\.recordJSON), plan.rows.map(\.seq)),
+            lastSeq: plan.lastSeq, batch: batch)
+        _ = try await connection.execute(statement, logger: logger)
     }
 
     public func cursor(account: UUID) async throws -> Int64 {
         try await translatingErrors {
-            for try await seq in try await client.query(
-                "SELECT last_seq FROM sync_account WHERE account_id = \(account)", logger: logger
-            ).decode(Int64.self) {
+            for try await seq in try await client.execute(CursorStatement(account: account), logger: logger) {
                 return seq
             }
             return 0
@@ -269,16 +238,9 @@ public final class PostgresServerDatabase: ServerDatabase {
         return try await translatingErrors {
             var records: [PulledRecord] = []
             // One statement, so rows and tombstones come from one snapshot.
-            for try await (seq, entity, id, record, hlc, replica) in try await client.query(
-                """
-                SELECT seq, entity, row_id, record, NULL::bigint, NULL::text FROM sync_row
-                WHERE account_id = \(account) AND seq > \(cursor)
-                UNION ALL
-                SELECT seq, entity, row_id, NULL::text, hlc, replica FROM sync_tombstone
-                WHERE account_id = \(account) AND seq > \(cursor)
-                ORDER BY 1 LIMIT \(limit + 1)
-                """, logger: logger
-            ).decode((Int64, String, String, String?, Int64?, String?).self) {
+            let statement = PullStatement(account: account, cursor: cursor, limit: Int64(limit) + 1)
+            for try await (seq, entity, id, record, hlc, replica) in try await client.execute(statement, logger: logger)
+            {
                 records.append(
                     try PulledRecord(seq: seq, entity: entity, id: id, record: record, hlc: hlc, replica: replica))
             }
