@@ -27,8 +27,15 @@ public enum Limits {
 
 /// Checks shared by every rule: trimming, lengths, ranges. Each failure names the field.
 public enum Validate {
+    /// How many Unicode scalars a text may hold per character of its limit. A character can be
+    /// several (a letter and its accents, an emoji and its modifiers: Devanagari and Vietnamese
+    /// often take two or three), but one character followed by a megabyte of combining marks is
+    /// refused. The API's document states the limits in scalars (JSON Schema's `maxLength`).
+    public static let scalarsPerCharacter = 4
+
     /// Trims white space and checks the length in characters (grapheme clusters, as a person counts).
     public static func text(_ value: String, field: String, length: ClosedRange<Int>) throws -> String {
+        try scalars(value, field: field, maximum: length.upperBound)
         let trimmed = value.trimmedWhitespace
         let count = trimmed.count
         if count == 0 && length.lowerBound > 0 {
@@ -44,11 +51,23 @@ public enum Validate {
 
     /// Optional long text (descriptions, notes): kept as written, only its length is checked.
     public static func longText(_ value: String, field: String, maximum: Int) throws -> String {
+        try scalars(value, field: field, maximum: maximum)
         let count = value.count
         if count > maximum {
             throw CardboxError.invalid(field: field, reason: "must be at most \(maximum) characters, got \(count)")
         }
         return value
+    }
+
+    /// Refuses a text of more Unicode scalars than `scalarsPerCharacter` times `maximum` characters.
+    private static func scalars(_ value: String, field: String, maximum: Int) throws {
+        let bound = maximum * scalarsPerCharacter
+        let count = value.unicodeScalars.count
+        guard count <= bound else {
+            throw CardboxError.invalid(
+                field: field,
+                reason: "must be at most \(maximum) characters, and at most \(bound) Unicode scalars, got \(count)")
+        }
     }
 
     /// Seed 002: "Quantity must be a valid integer (Int32) or nil".

@@ -205,10 +205,26 @@ enum OpenAPIDocument {
               type: object
               required: [front]
               properties:
-                front: {type: string, minLength: 1, maxLength: 10000, pattern: "\\\\S"}
-                back: {type: string, maxLength: 50000, description: "May be empty: an incomplete card."}
-                notes: {type: string, maxLength: 50000}
-                tags: {type: array, items: {type: string, minLength: 1, maxLength: 50, pattern: "\\\\S"}}
+                front:
+                  type: string
+                  minLength: 1
+                  maxLength: 40000
+                  pattern: "\\\\S"
+                  description: At most 10,000 characters (grapheme clusters) and 40,000 Unicode scalars.
+                back:
+                  type: string
+                  maxLength: 200000
+                  description: >-
+                    May be empty (an incomplete card). At most 50,000 characters and 200,000 Unicode scalars.
+                notes: {type: string, maxLength: 200000, description: "At most 50,000 characters."}
+                tags:
+                  type: array
+                  items:
+                    type: string
+                    minLength: 1
+                    maxLength: 200
+                    pattern: "\\\\S"
+                    description: At most 50 characters and 200 Unicode scalars.
           requestBodies:
             ChangeSet:
               required: true
@@ -493,6 +509,20 @@ enum OpenAPIDocument {
                       description: The sync-state cursor the file holds everything up to.
                       required: true
                       schema: {type: integer, minimum: 0}
+                    Cardbox-SHA256:
+                      description: The file's SHA-256, lowercase hex; the device checks what arrived against it.
+                      required: true
+                      schema: {type: string, pattern: "^[0-9a-f]{64}$"}
+                    Cardbox-Account-Cursor:
+                      description: >-
+                        The account's cursor when the request came. When Cardbox-Cursor is at least this, the file
+                        holds everything pushed before the request and is the sync's pull.
+                      required: true
+                      schema: {type: integer, minimum: 0}
+                    Cardbox-Plan:
+                      description: The account's plan, as a page of a pull says it.
+                      required: true
+                      schema: {type: string, enum: [free, premium]}
                   content:
                     application/vnd.sqlite3:
                       schema: {type: string, format: binary}
@@ -643,7 +673,12 @@ enum OpenAPIDocument {
                       type: object
                       required: [name, frontLanguage, backLanguage]
                       properties:
-                        name: {type: string, minLength: 1, maxLength: 100, pattern: "\\\\S"}
+                        name:
+                          type: string
+                          minLength: 1
+                          maxLength: 400
+                          pattern: "\\\\S"
+                          description: At most 100 characters (grapheme clusters) and 400 Unicode scalars.
                         frontLanguage: {$ref: "#/components/schemas/Language"}
                         backLanguage: {$ref: "#/components/schemas/Language"}
               responses:

@@ -36,6 +36,24 @@ struct ValidationTests {
         #expect(try Item.validateDescription("") == "")
     }
 
+    @Test("a character may be several Unicode scalars, but not without bound")
+    func scalarsPerCharacter() throws {
+        // 200 characters of a letter with two accents each (three scalars): a title, as a person counts.
+        let accented = String(repeating: "e\u{301}\u{302}", count: 200)
+        #expect(try Validate.text(accented, field: "title", length: Limits.itemTitle).count == 200)
+        // One character carrying a thousand skin-tone modifiers is one character, and refused.
+        let piled = "a" + String(repeating: "\u{1F3FB}", count: 1_000)
+        #expect(piled.count == 1)
+        #expect(
+            throws: CardboxError.invalid(
+                field: "title", reason: "must be at most 200 characters, and at most 800 Unicode scalars, got 1001")
+        ) { try Validate.text(piled, field: "title", length: Limits.itemTitle) }
+        #expect(throws: CardboxError.self) {
+            try Validate.longText(
+                piled + String(repeating: "\u{1F3FB}", count: 200_000), field: "back", maximum: Limits.cardBackMaximum)
+        }
+    }
+
     @Test("quantity is a 32-bit integer or nothing")
     func quantity() throws {
         #expect(try Validate.quantity(nil) == nil)
