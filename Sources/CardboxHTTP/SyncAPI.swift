@@ -247,7 +247,10 @@ public struct SyncAPI: Sendable {
 extension SyncAPI {
     /// `GET /v1/sync/snapshot`: the caller's account as one store file (SQLite), for a device that
     /// holds nothing yet; the `Cardbox-Cursor` header says which cursor to pull after, and
-    /// `Cardbox-SHA256` what the file hashes to. 404 when this server keeps no copies of accounts.
+    /// `Cardbox-SHA256` what the file hashes to. `Cardbox-Account-Cursor` is the account's cursor
+    /// when the request came (the file holds at least that much, so a device may take the file as its
+    /// sync's pull) and `Cardbox-Plan` its plan, as a page of a pull says. 404 when this server keeps
+    /// no copies of accounts.
     func snapshot(_ context: CardboxRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         guard let replicas else {
@@ -259,7 +262,8 @@ extension SyncAPI {
             status: .ok,
             headers: [
                 .contentType: "application/vnd.sqlite3", SyncAPI.cursorHeader: String(snapshot.cursor),
-                SyncAPI.snapshotHashHeader: snapshot.sha256,
+                SyncAPI.snapshotHashHeader: snapshot.sha256, SyncAPI.accountCursorHeader: String(caller.cursor),
+                SyncAPI.planHeader: caller.account.plan.rawValue,
             ],
             body: ResponseBody(contentLength: size) { writer in
                 defer { try? file.close() }
@@ -272,6 +276,8 @@ extension SyncAPI {
 
     static let cursorHeader = HTTPField.Name("Cardbox-Cursor")!
     static let snapshotHashHeader = HTTPField.Name("Cardbox-SHA256")!
+    static let accountCursorHeader = HTTPField.Name("Cardbox-Account-Cursor")!
+    static let planHeader = HTTPField.Name("Cardbox-Plan")!
 
     /// `PUT /v1/images/SHA256`: the bytes of an image the account's records name (seed 002's rules).
     func putImage(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {

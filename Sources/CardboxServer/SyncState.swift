@@ -64,10 +64,6 @@ public protocol SyncState: Sendable {
     func pull(account: UUID, after cursor: Int64, limit: Int) async throws -> PullPage
 }
 
-/// The replica id the server signs pulled change sets with: pulled rows keep the clocks of the
-/// devices that wrote them, so this only names the sender.
-public let serverReplicaId = "server"
-
 extension SyncState {
     /// A push with no card limit (a premium account, or the sync state on its own).
     public func push(_ changes: ChangeSet, batch: UUID, account: UUID, now: Date) async throws -> PushReceipt {

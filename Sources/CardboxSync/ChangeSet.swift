@@ -99,6 +99,10 @@ private struct ClockTable {
     func number(_ clock: WriteClock) -> Int { numbers[clock]! }
 }
 
+/// The replica id the server signs pulled change sets with: pulled rows keep the clocks of the
+/// devices that wrote them, so this only names the sender.
+public let serverReplicaId = "server"
+
 /// What one replica sends another: the rows it changed and the rows it deleted, for one account.
 /// Its JSON form (`jsonText`, `parse`) is the wire format, versioned by `format` and `registryVersion`.
 public struct ChangeSet: Sendable, Equatable {

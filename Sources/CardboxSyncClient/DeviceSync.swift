@@ -55,11 +55,13 @@ public struct DeviceSync: Sendable {
         let connection = try ServerConnection(server: link.server, token: link.token)
         do {
             var report = SyncReport()
+            // A pull the server's answers already made (a current snapshot): no request for it.
+            var answered: ServerConnection.Page?
             if link.received == 0, try store.holdsNothingOfItsOwn() {
                 // A snapshot is a shortcut: when it fails (a newer server's schema, a damaged or cut
                 // download), the device syncs record by record instead, and says why.
                 do {
-                    try await adoptSnapshot(&link, connection, &report, progress)
+                    answered = try await adoptSnapshot(&link, connection, &report, progress)
                 } catch is CancellationError {
                     throw CancellationError()
                 } catch {
@@ -71,7 +73,7 @@ public struct DeviceSync: Sendable {
             var refusal: SyncClientError?
             var firstPage: ServerConnection.Page?
             do {
-                firstPage = try await pushAndPull(&link, connection, &report, progress)
+                firstPage = try await pushAndPull(&link, connection, &report, progress, answered: answered)
             } catch let error as SyncClientError where error.isRefusalOfContent {
                 refusal = error
             }
@@ -96,9 +98,10 @@ public struct DeviceSync: Sendable {
     /// Sends everything written here since the last acknowledged push: every batch but the last on
     /// its own, the last with the first page of the pull (one request, for the usual sync of a few
     /// changes). The push cursor moves in memory, once every batch is in; it is saved with that page.
+    /// With nothing to send, `answered` (when the server's answers made it) is the pull.
     private func pushAndPull(
         _ link: inout SyncLink, _ connection: ServerConnection, _ report: inout SyncReport,
-        _ progress: (SyncProgress) -> Void
+        _ progress: (SyncProgress) -> Void, answered: ServerConnection.Page?
     ) async throws -> ServerConnection.Page {
         let (changes, cursor) = try store.changes(since: link.sent)
         var batches = Self.split(changes, size: batchSize)
@@ -108,6 +111,7 @@ public struct DeviceSync: Sendable {
         // Nothing to send: a plain pull, which the server answers without a write.
         let page: ServerConnection.Page
         if total == 0 {
+            if let answered { return answered }
             page = try await connection.pull(after: link.received, limit: batchSize)
         } else {
             do {
@@ -186,11 +190,12 @@ public struct DeviceSync: Sendable {
     }
 
     /// A device with nothing yet takes the server's copy of the account whole, when the server keeps
-    /// one, and then pulls only what came after it.
+    /// one, and then pulls only what came after it. Returns the page that pull would be when the
+    /// server says the copy holds everything pushed before it was asked for: nothing after it.
     private func adoptSnapshot(
         _ link: inout SyncLink, _ connection: ServerConnection, _ report: inout SyncReport,
         _ progress: (SyncProgress) -> Void
-    ) async throws {
+    ) async throws -> ServerConnection.Page? {
         // Beside the store, so that adopting it is a rename.
         let path = store.snapshotFolder
             .appendingPathComponent("cardbox-snapshot-\(UUID().uuidString.lowercased()).sqlite").path
@@ -200,16 +205,20 @@ public struct DeviceSync: Sendable {
             }
         }
         guard
-            let cursor = try await connection.snapshot(
+            let snapshot = try await connection.snapshot(
                 to: path,
                 progress: { progress(SyncProgress(phase: .snapshot, done: $0 / 1024, total: $1.map { $0 / 1024 })) })
-        else { return }
+        else { return nil }
         var adopted = link
-        adopted.received = cursor
+        adopted.received = snapshot.cursor
         // A write made here while the snapshot came makes the store one to sync record by record.
-        guard try store.adoptSnapshot(at: path, link: adopted) else { return }
+        guard try store.adoptSnapshot(at: path, link: adopted) else { return nil }
         link = adopted
         report.snapshot = true
+        guard snapshot.isCurrent else { return nil }
+        return ServerConnection.Page(
+            changes: ChangeSet(accountId: store.accountId, replicaId: serverReplicaId), cursor: snapshot.cursor,
+            hasMore: false, plan: snapshot.plan)
     }
 
     /// Sends the bytes of every image the server lacks (seed 002's rules are checked there again).

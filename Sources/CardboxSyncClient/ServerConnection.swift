@@ -110,10 +110,19 @@ public struct ServerConnection: Sendable {
         return Page(changes: try ChangeSet(json: json), cursor: next, hasMore: hasMore, plan: plan)
     }
 
-    /// Downloads the account's snapshot (one store file) to `path`, and returns the cursor it holds
-    /// everything up to; nil when the server keeps no snapshots (the device then pulls every record).
-    /// `progress` is told the bytes received so far and, when the server said, in all.
-    public func snapshot(to path: String, progress: (Int, Int?) -> Void = { _, _ in }) async throws -> Int64? {
+    /// A snapshot downloaded: the cursor it holds everything up to; whether, as the server says, it
+    /// holds everything pushed before it was asked for (then it is the sync's pull); and the
+    /// account's plan, when the server said.
+    public struct Snapshot: Sendable {
+        public var cursor: Int64
+        public var isCurrent: Bool
+        public var plan: Plan?
+    }
+
+    /// Downloads the account's snapshot (one store file) to `path`; nil when the server keeps no
+    /// snapshots (the device then pulls every record). `progress` is told the bytes received so far
+    /// and, when the server said, in all.
+    public func snapshot(to path: String, progress: (Int, Int?) -> Void = { _, _ in }) async throws -> Snapshot? {
         var request = HTTPClientRequest(url: server + "/v1/sync/snapshot")
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         let response: HTTPClientResponse
@@ -133,6 +142,8 @@ public struct ServerConnection: Sendable {
             }
             throw Self.malformed("/v1/sync/snapshot")
         }
+        let accountCursor = response.headers.first(name: "Cardbox-Account-Cursor").flatMap { Int64($0) }
+        let plan = response.headers.first(name: "Cardbox-Plan").flatMap(Plan.init(rawValue:))
         guard FileManager.default.createFile(atPath: path, contents: nil),
             let file = FileHandle(forWritingAtPath: path)
         else { throw CardboxError.storage("cannot write the snapshot to \(path)") }
@@ -161,7 +172,7 @@ public struct ServerConnection: Sendable {
         } catch {
             throw SyncClientError.unreachable(server: server, reason: "\(error)")
         }
-        return cursor
+        return Snapshot(cursor: cursor, isCurrent: accountCursor.map { $0 <= cursor } ?? false, plan: plan)
     }
 
     /// Writes all of `bytes` to `file` (straight from the network buffer: no copy into a `Data`).

@@ -113,8 +113,12 @@ struct HTTPSyncTests {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-\(UUID()).sqlite").path
             let laptop = try await signIn(
                 try CardboxStore.open(path: path), to: url, user: name, password: "password di")
+            let pulls = try await requests(url, route: "/v1/sync/pull")
             let report = try await DeviceSync(store: laptop).sync()
             #expect(report.snapshot && report.pulled == 0)
+            // The snapshot holds everything pushed before it was asked for: it was the sync's pull.
+            #expect(try await requests(url, route: "/v1/sync/pull") == pulls)
+            #expect(try laptop.syncLink()?.lastSync != nil && laptop.allowance().plan == .premium)
             #expect(try laptop.canonicalDump() == phone.canonicalDump())
             #expect(try laptop.lists().isEmpty && laptop.cards(in: deck.id).count == 30)
             #expect(try DeviceSync(store: laptop).status().pending == 0)
@@ -436,10 +440,13 @@ struct HTTPSyncTests {
 }
 
 /// How many times devices asked the server which images it lacks (from its metrics).
-func imageChecks(_ url: String) async throws -> Int {
+func imageChecks(_ url: String) async throws -> Int { try await requests(url, route: "/v1/images/missing") }
+
+/// How many requests the server has answered on `route` (from its metrics).
+func requests(_ url: String, route: String) async throws -> Int {
     let metrics = try await rawRequest(.GET, url + "/metrics", body: Data()).body
     let line = metrics.split(separator: "\n").first {
-        $0.hasPrefix("cardbox_request_duration_seconds_count{") && $0.contains("route=\"/v1/images/missing\"")
+        $0.hasPrefix("cardbox_request_duration_seconds_count{") && $0.contains("route=\"\(route)\"")
     }
     return line.flatMap { Int(Double($0.split(separator: " ").last ?? "") ?? 0) } ?? 0
 }
