@@ -7,6 +7,7 @@
 #   bash scripts/api-check.sh [--max-examples N]   # default 100 per operation
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repo=$(pwd)
 examples=100
 [ "${1:-}" = --max-examples ] && examples=$2
 command -v schemathesis >/dev/null 2>&1 || pip install --quiet schemathesis
@@ -34,7 +35,7 @@ token=$(curl -s -X POST "$url/v1/sessions" -H 'Content-Type: application/json' \
 # body the schema allows may still be refused, rightly, with a 400. Every other check runs.
 # Run from the temporary folder: schemathesis keeps a cache folder where it runs.
 cd "$work"
-schemathesis run "$url/openapi.yaml" --url "$url" --checks all --exclude-checks positive_data_acceptance \
+schemathesis --config-file "$repo/scripts/schemathesis.toml" run "$url/openapi.yaml" --url "$url" --checks all --exclude-checks positive_data_acceptance \
     --max-examples "$examples" \
     --header "Authorization: Bearer $token" \
     --exclude-path /v1/sync/events --exclude-path /v1/sessions/current \
