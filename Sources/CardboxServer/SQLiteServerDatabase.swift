@@ -13,7 +13,12 @@ public final class SQLiteServerDatabase: ServerDatabase {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         do {
-            try self.init(writer: DatabasePool(path: path, configuration: configuration))
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            // GRDB sets `synchronous = NORMAL` with the write-ahead log: a crash of the machine could
+            // then lose pushes already acknowledged to devices, which have moved their cursors on.
+            // Every commit of the pool's one writer waits for the disk (about 0.2 ms here).
+            try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+            try self.init(writer: pool)
         } catch let error as DatabaseError {
             throw CardboxError.storage("cannot open the sync state at \(path): \(error.message ?? error.description)")
         }

@@ -1,11 +1,12 @@
 import CardboxCore
-import CardboxServer
 import CardboxServerPostgres
 import CardboxStore
 import CardboxSync
 import CardboxTestSupport
 import Foundation
 import Testing
+
+@testable import CardboxServer
 
 /// The sync state's contract, run on every implementation.
 enum SyncStates {
@@ -83,6 +84,15 @@ struct SyncStateContractTests {
             #expect(merged.back == "hello there" && merged.notes == "from the phone" && merged.isIncomplete)
             #expect(try phone.store.canonicalDump() == laptop.store.canonicalDump())
             #expect(try phone.store.list(list.id).items?.map(\.title) == ["Milk"])
+        }
+    }
+
+    @Test("the SQLite sync state's commits wait for the disk: an acknowledged push survives a machine crash")
+    func durableCommits() async throws {
+        try await SyncStates.with("sqlite-file") { state in
+            let writer = try #require((state as? SQLiteServerDatabase)?.writer)
+            // FULL (2), not the NORMAL (1) GRDB sets with the write-ahead log.
+            #expect(try writer.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
         }
     }
 
