@@ -111,8 +111,11 @@ public struct DeviceSync: Sendable {
         // Nothing to send: a plain pull, which the server answers without a write.
         let page: ServerConnection.Page
         if total == 0 {
-            if let answered { return answered }
-            page = try await connection.pull(after: link.received, limit: batchSize)
+            if let answered {
+                page = answered
+            } else {
+                page = try await connection.pull(after: link.received, limit: batchSize)
+            }
         } else {
             do {
                 page = try await connection.exchange(last, batch: UUID(), after: link.received, limit: batchSize)
