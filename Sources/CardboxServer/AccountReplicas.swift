@@ -27,6 +27,9 @@ public actor AccountReplicas {
     /// Accounts whose background catch-up is due (see `refresh`).
     private var scheduled: Set<UUID> = []
     private let refreshDelay: Duration
+    /// Records pushed since an account's newest snapshot past which the background catch-up makes
+    /// the next one ahead (see `makeSnapshotAhead`).
+    private let snapshotAhead: Int64
     /// The newest snapshot made of each account, with the cursor it holds: given again while the
     /// account has not moved.
     private var snapshots: [UUID: Snapshot] = [:]
@@ -64,10 +67,11 @@ public actor AccountReplicas {
 
     public init(
         folder: URL, state: any SyncState, now: @escaping @Sendable () -> Date = { Date() },
-        refreshDelay: Duration = .milliseconds(100)
+        refreshDelay: Duration = .milliseconds(100), snapshotAhead: Int64 = 1_000
     ) throws {
         self.folder = folder
         self.refreshDelay = refreshDelay
+        self.snapshotAhead = snapshotAhead
         self.state = state
         self.images = state as? any ImageStore
         self.now = now
@@ -263,6 +267,20 @@ public actor AccountReplicas {
         try? await Task.sleep(for: refreshDelay)
         scheduled.remove(account)
         try? await catchUp(account)
+        await makeSnapshotAhead(account)
+    }
+
+    /// After a burst of many changes (a device's first upload, an import) has ended, the snapshot the
+    /// next new device will ask for is made now, not while that device waits: the catch-up and the
+    /// copy of the whole store would otherwise double its first sync. Only past `snapshotAhead`
+    /// records since the last snapshot, so a busy account costs one copy of its store per that many
+    /// changes, not one per burst; a burst still going on (another refresh already due) leaves it to
+    /// that refresh.
+    private func makeSnapshotAhead(_ account: UUID) async {
+        guard !scheduled.contains(account), let applied = applied[account],
+            applied - (snapshots[account]?.cursor ?? 0) >= snapshotAhead
+        else { return }
+        if let open = try? await snapshot(account) { try? open.file.close() }
     }
 
     /// The account's store, opened (and, the first time, made and migrated) on a thread of its own.

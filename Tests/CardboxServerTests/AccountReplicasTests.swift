@@ -42,6 +42,47 @@ struct AccountReplicasTests {
         }
     }
 
+    @Test("after a burst of many changes the next snapshot is made ahead, before a device asks; after a few, not")
+    func snapshotMadeAhead() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let phone = try CardboxStore.inMemory()
+        let snapshotFiles = {
+            try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".snapshot") }
+        }
+        try await SyncStates.with("sqlite-memory") { database in
+            let replicas = try AccountReplicas(
+                folder: folder, state: database, refreshDelay: .milliseconds(1), snapshotAhead: 10)
+            var sent = HLCTimestamp.zero
+            // Four records, then twelve more: the first burst is below the threshold, the second not.
+            for (burst, lists) in [4, 12].enumerated() {
+                for index in 0..<lists { _ = try phone.createList(name: "Burst \(burst) list \(index)") }
+                let (changes, next) = try phone.changes(since: sent)
+                sent = next
+                let receipt = try await database.push(
+                    changes, batch: UUID(), account: phone.accountId, cardLimit: nil, now: Date())
+                replicas.refresh(phone.accountId)
+                // The background catch-up, and time for a snapshot after it.
+                let copy = try Self.copy(of: phone.accountId, in: folder)
+                for _ in 0..<1_000 where try copy.replicaCursor() < receipt.cursor {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                for _ in 0..<100 where try snapshotFiles().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+                let made = try snapshotFiles()
+                if burst == 0 {
+                    #expect(made.isEmpty)
+                } else {
+                    #expect(made.count == 1 && made[0].contains("-\(receipt.cursor)-"))
+                    // The device that asks now gets the one made ahead.
+                    let asked = try await replicas.snapshot(phone.accountId)
+                    let afterAsking = try snapshotFiles()
+                    #expect(asked.cursor == receipt.cursor && afterAsking == made)
+                    try asked.file.close()
+                }
+            }
+        }
+    }
+
     @Test("first uses of an account at once (a page and a push's catch-up) share one open of its new store")
     func concurrentFirstUse() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")
