@@ -6,6 +6,9 @@
 # The server lives in a new temporary folder and stops by itself once the process OWNER_PID has
 # ended (the test run that asked for it), however that process ends; the folder goes with it.
 # Durability is off (fsync, full_page_writes): the tests check behaviour, not crash safety of the disk.
+# Autovacuum looks every second (not every minute): the benchmarks fill tables in seconds, and the
+# server's prepared statements keep generic plans, made from the statistics autovacuum's ANALYZE
+# keeps (see PostgresServerDatabase.configuration); a long-running server has them within a minute.
 set -euo pipefail
 [ "${1:-}" = start ] && [ -n "${2:-}" ] || { echo "usage: $0 start OWNER_PID" >&2; exit 2; }
 owner=$2
@@ -22,7 +25,7 @@ fi
     || { cat "$dir/initdb.log" >&2; exit 1; }
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "${as_server[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start -o \
-    "-h 127.0.0.1 -p $port -k $dir -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=200" \
+    "-h 127.0.0.1 -p $port -k $dir -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=200 -c autovacuum_naptime=1" \
     >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
 # The watchdog: stops the server and removes its folder once the owner has gone.
 (
