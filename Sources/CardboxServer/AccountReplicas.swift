@@ -96,11 +96,12 @@ public actor AccountReplicas {
     /// of one account run one at a time, in order.
     public func catchUp(_ account: UUID) async throws {
         if let waiting = waitingCatchUp[account] { return try await waiting.value }
-        let store = try await self.store(account)
         let (state, previous) = (self.state, lastCatchUp[account])
         let task = Task {
             _ = await previous?.result
             await self.started(account)
+            // Taken once the work before is done: a refused write may have made the store anew.
+            let store = try await self.store(account)
             await self.recordApplied(account, try await Self.pullAll(into: store, from: state, account: account))
         }
         waitingCatchUp[account] = task
@@ -143,10 +144,10 @@ public actor AccountReplicas {
         _ body: @escaping @Sendable (CardboxStore) throws -> T,
         pushed: @escaping @Sendable () async -> Void = {}
     ) async throws -> T {
-        let store = try await self.store(account)
         let (state, previous) = (self.state, lastCatchUp[account])
         let task = Task {
             _ = await previous?.result
+            let store = try await self.store(account)
             let pulledTo = try await self.caughtUp(store, account, atLeast: cursor)
             let (result, changes, sent) = try await Self.blocking {
                 if try store.plan() != plan { _ = try store.setPlan(plan) }
@@ -157,9 +158,15 @@ public actor AccountReplicas {
             guard !changes.isEmpty else { return result }
             // Images first: a device that pulls a record naming one can fetch it at once.
             try await self.uploadImages(named: changes.namedImages, of: store, account: account)
-            let receipt = try await state.push(
-                changes, batch: UUID(), account: account, cardLimit: plan == .free ? Limits.freeCardLimit : nil,
-                now: now)
+            let receipt: PushReceipt
+            do {
+                receipt = try await state.push(
+                    changes, batch: UUID(), account: account, cardLimit: plan == .free ? Limits.freeCardLimit : nil,
+                    now: now)
+            } catch let error as CardboxError {
+                if case .cardLimitExceeded = error { await self.forget(account, store) }
+                throw error
+            }
             // Usually nobody else pushed since the catch-up: the store then holds what the sync state
             // does, and pulling its own changes back would only cost time.
             let caughtUpTo = receipt.isOwnEcho(after: pulledTo) ? receipt.cursor : nil
@@ -173,6 +180,25 @@ public actor AccountReplicas {
         lastCatchUp[account] = Task { _ = try await task.value }
         defer { editions.withLock { $0[account, default: 0] += 1 } }
         return try await task.value
+    }
+
+    /// Forgets the account's store after the sync state refused its write: another device took the
+    /// free plan's last cards between the store's catch-up and its push. The refused cards would
+    /// otherwise stay unsent in the store, and every later write of the account would be refused
+    /// with them. The store is a cache: it is deleted, and made again from the sync state (which
+    /// holds everything but the refused write) when next used. A read of it still running, or
+    /// another process that has it open, keeps it: tried again for a second, then left as it was.
+    private func forget(_ account: UUID, _ store: CardboxStore) async {
+        for _ in 0..<100 {
+            if store.closeAndDelete() {
+                stores[account] = nil
+                applied[account] = nil
+                lastUse[account] = nil
+                imagesOnServer[account] = nil
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     /// The sync-state cursor the account's store holds everything up to: the one it is known to

@@ -217,6 +217,11 @@ extension CardboxStore {
         }
     }
 
+    /// For a store the server keeps of an account, which the sync state can always make again:
+    /// closes it and deletes its file (see `StoreFile.delete`). False, with the store as it was,
+    /// while a use of it is running or another process has it open.
+    public func closeAndDelete() -> Bool { file.delete() }
+
     private static let replicaSentKey = "replica.sent"
 
     /// For a store the server keeps of an account: the clock up to which its own writes (the web

@@ -47,6 +47,25 @@ final class StoreFile: @unchecked Sendable {
         }
     }
 
+    /// Closes this process's connections to the store and deletes its file, for a store that can
+    /// be made again from elsewhere (the server's copy of an account); the store is unusable after.
+    /// When a use of it is running on another thread (a connection cannot close) or another process
+    /// has it open, nothing changes and the answer is false.
+    func delete() -> Bool {
+        guard let path, let reopen else { return false }
+        return lock.withLock {
+            do { try current.close() } catch { return false }
+            guard !Self.openElsewhere(path) else {
+                if let reopened = try? reopen() { current = reopened }
+                return false
+            }
+            // The last connection folded the log into the file; a log left beside a new file of
+            // the same name would be read as that file's, so it goes first.
+            for suffix in ["-wal", "-shm", ""] { unlink(path + suffix) }
+            return true
+        }
+    }
+
     private static func rename(_ replacement: String, over path: String, ifStill holds: (Database) throws -> Bool)
         throws -> Bool
     {

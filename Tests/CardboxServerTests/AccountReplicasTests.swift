@@ -173,6 +173,46 @@ struct AccountReplicasTests {
         }
     }
 
+    @Test("a card the sync state refuses (another device reached the free plan's limit first) is forgotten by the copy")
+    func refusedWriteIsForgotten() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let account = UUID()
+        let phone = try Device(account: account)
+        let deck = try phone.store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+        _ = try phone.store.addCards(to: deck.id, (1...24).map { CardDraft(front: "card \($0)", back: "x") })
+        try await SyncStates.with("sqlite-memory") { database in
+            try await phone.sync(with: database, account: account)
+            let replicas = try AccountReplicas(folder: folder, state: database)
+            let seen = try await database.cursor(account: account)
+            _ = try await replicas.read(account) { store in try store.decks() }
+            // The phone adds the 25th card; the copy, asked by a caller that read the cursor before
+            // (`atLeast`), does not catch up, holds 24 and adds one too: the push is refused whole.
+            _ = try phone.store.addCard(to: deck.id, CardDraft(front: "from the phone", back: "x"))
+            try await phone.sync(with: database, account: account)
+            await #expect {
+                _ = try await replicas.write(account, plan: .free, now: Date(), atLeast: seen) { store in
+                    try store.addCard(to: deck.id, CardDraft(front: "from the web", back: "x"))
+                }
+            } throws: { error in
+                guard case .cardLimitExceeded(let count, let limit, _, _)? = error as? CardboxError else {
+                    return false
+                }
+                return count == 25 && limit == 25
+            }
+            // The copy keeps nothing of the refused write: the next one goes through, and the copy
+            // holds what the phone does.
+            _ = try await replicas.write(account, plan: .free, now: Date()) { store in
+                try store.createList(name: "Groceries")
+            }
+            try await phone.sync(with: database, account: account)
+            let fronts = try await replicas.read(account) { store in try store.cards(in: deck.id).map(\.front) }
+            #expect(fronts.count == 25 && fronts.contains("from the phone") && !fronts.contains("from the web"))
+            let copy = try await replicas.read(account) { store in try store.canonicalDump() }
+            #expect(try phone.store.canonicalDump() == copy)
+        }
+    }
+
     @Test("a write uploads the pictures its records name that the server lacks; one the copy lacks too is left")
     func picturesOfWrites() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")
