@@ -10,6 +10,10 @@ public enum Plan: String, Codable, Sendable, CaseIterable {
         }
         return plan
     }
+
+    /// The most cards an account on this plan may hold, as the server holds it to (seed 001's
+    /// `freeCardLimit` on the free plan); nil: unlimited.
+    public var serverCardLimit: Int? { self == .free ? Limits.freeCardLimit : nil }
 }
 
 /// Seed 001's card limit arithmetic, as a value: `cardLimit`, `wouldExceedLimit`, `remainingCards`.

@@ -156,7 +156,7 @@ public struct SyncAPI: Sendable {
         else { throw CardboxError.invalid(field: "batch", reason: "the query must name the batch: ?batch=UUID") }
         let text = try await bodyText(request, context)
         let changes = try ChangeSet.parse(text)
-        let cardLimit = caller.account.plan == .free ? Limits.freeCardLimit : nil
+        let cardLimit = caller.account.plan.serverCardLimit
         let receipt: PushReceipt
         do {
             receipt = try await database.push(

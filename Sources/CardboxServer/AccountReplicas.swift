@@ -161,7 +161,7 @@ public actor AccountReplicas {
             let receipt: PushReceipt
             do {
                 receipt = try await state.push(
-                    changes, batch: UUID(), account: account, cardLimit: plan == .free ? Limits.freeCardLimit : nil,
+                    changes, batch: UUID(), account: account, cardLimit: plan.serverCardLimit,
                     now: now)
             } catch let error as CardboxError {
                 if case .cardLimitExceeded = error { await self.forget(account, store) }
