@@ -7,6 +7,8 @@ import GRDB
 /// key starts with the account id, and every query names one account.
 public final class SQLiteServerDatabase: ServerDatabase {
     let writer: any DatabaseWriter
+    /// Pushes share transactions under load (see `GroupCommit`): each commit waits for the disk.
+    private let pushes: GroupCommit<PushReceipt>
 
     /// Opens (creating if needed) the sync state at `path`.
     public convenience init(path: String) throws {
@@ -29,6 +31,7 @@ public final class SQLiteServerDatabase: ServerDatabase {
 
     private init(writer: any DatabaseWriter) throws {
         self.writer = writer
+        pushes = GroupCommit(writer: writer)
         try Self.migrator.migrate(writer)
     }
 
@@ -130,7 +133,7 @@ public final class SQLiteServerDatabase: ServerDatabase {
         let batchId = batch.uuidString.lowercased()
         try Self.check(changes, account: account, now: now)
         return try await translatingErrors {
-            try await writer.write { db in
+            try await pushes.write { db in
                 if let cursor = try Int64.fetchOne(
                     db.cachedStatement(sql: "SELECT cursor FROM syncBatch WHERE accountId = ? AND batchId = ?"),
                     arguments: [accountId, batchId])

@@ -325,6 +325,54 @@ extension SyncStateConcurrencyTests {
         }
     }
 
+    @Test("pushes of many accounts at once (written together) each get their own answer", arguments: SyncStates.all)
+    func manyAccountsAtOnce(_ implementation: String) async throws {
+        try await SyncStates.with(implementation) { state in
+            // Twelve accounts push at once; the first holds 25 cards on the free plan and adds one.
+            let accounts = (0..<12).map { _ in UUID() }
+            let full = try Device(account: accounts[0])
+            let deck = try full.store.createDeck(name: "Full", frontLanguage: "es", backLanguage: "en")
+            _ = try full.store.addCards(to: deck.id, (0..<25).map { CardDraft(front: "word \($0)", back: "w") })
+            try await full.sync(with: state, account: accounts[0])
+            let fullCursor = try await state.cursor(account: accounts[0])
+            // Premium here (a device that has not heard of the account's plan yet), free on the server.
+            _ = try full.store.setPlan(.premium)
+            _ = try full.store.addCard(to: deck.id, CardDraft(front: "one too many", back: "w"))
+            var pushes: [(account: UUID, changes: ChangeSet)] = [
+                (accounts[0], try full.store.changes(since: full.sent).changes)
+            ]
+            for (index, account) in accounts.enumerated().dropFirst() {
+                let device = try Device(account: account)
+                _ = try device.store.createList(name: "List of account \(index)")
+                pushes.append((account, try device.store.changes().changes))
+            }
+            let outcomes = await withTaskGroup(of: (UUID, Result<PushReceipt, any Error>).self) { group in
+                for push in pushes {
+                    group.addTask {
+                        do {
+                            let receipt = try await state.push(
+                                push.changes, batch: UUID(), account: push.account, cardLimit: 25, now: Date())
+                            return (push.account, .success(receipt))
+                        } catch {
+                            return (push.account, .failure(error))
+                        }
+                    }
+                }
+                return await group.reduce(into: [UUID: Result<PushReceipt, any Error>]()) { $0[$1.0] = $1.1 }
+            }
+            #expect(throws: CardboxError.self) { try outcomes[accounts[0]]?.get() }
+            #expect(try await state.cursor(account: accounts[0]) == fullCursor)
+            for (index, account) in accounts.enumerated().dropFirst() {
+                let receipt = try #require(try outcomes[account]?.get())
+                let page = try await state.pull(account: account, after: 0, limit: 100)
+                #expect(receipt.cursor == page.cursor && receipt.previousCursor == 0)
+                let reader = try Device(account: account)
+                _ = try reader.store.apply(page.changes)
+                #expect(try reader.store.lists().map(\.name) == ["List of account \(index)"])
+            }
+        }
+    }
+
     @Test("pushes racing past the card limit: only those that fit are taken", arguments: SyncStates.all)
     func racingPastTheLimit(_ implementation: String) async throws {
         let account = UUID()
