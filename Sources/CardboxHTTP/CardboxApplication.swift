@@ -7,6 +7,7 @@ import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOSSL
+import ServiceLifecycle
 
 /// The server, put together: routes over a database, on an address.
 public enum CardboxApplication {
@@ -47,6 +48,7 @@ public enum CardboxApplication {
             configuration: .init(address: .hostname(host, port: port), serverName: "cardbox"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
+        if let replicas = sync.replicas { application.addServices(ReplicaMarksOnStop(replicas: replicas)) }
         if let settings = options.suggestions, let replicas = sync.replicas {
             application.addServices(
                 SuggestionService(
@@ -71,5 +73,17 @@ public enum CardboxApplication {
                 field: "--tls-certificate/--tls-key",
                 reason: "cannot read them as PEM (\(tls.certificate), \(tls.key)): \(error)")
         }
+    }
+}
+
+/// Writes the marks the server's copies of accounts keep in memory (`AccountReplicas.saveAllMarks`)
+/// when the server stops: the next process's copies then neither push nor pull again what they
+/// had.
+struct ReplicaMarksOnStop: Service {
+    let replicas: AccountReplicas
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await replicas.saveAllMarks()
     }
 }

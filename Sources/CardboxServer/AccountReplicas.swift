@@ -30,6 +30,8 @@ public actor AccountReplicas {
     /// Records pushed since an account's newest snapshot past which the background catch-up makes
     /// the next one ahead (see `makeSnapshotAhead`).
     private let snapshotAhead: Int64
+    /// How long after a write its marks wait to be written to the store (see `marks`).
+    private let marksDelay: Duration
     /// The newest snapshot made of each account, with the cursor it holds: given again while the
     /// account has not moved.
     private var snapshots: [UUID: Snapshot] = [:]
@@ -67,11 +69,12 @@ public actor AccountReplicas {
 
     public init(
         folder: URL, state: any SyncState, now: @escaping @Sendable () -> Date = { Date() },
-        refreshDelay: Duration = .milliseconds(100), snapshotAhead: Int64 = 1_000
+        refreshDelay: Duration = .milliseconds(100), snapshotAhead: Int64 = 1_000, marksDelay: Duration = .seconds(1)
     ) throws {
         self.folder = folder
         self.refreshDelay = refreshDelay
         self.snapshotAhead = snapshotAhead
+        self.marksDelay = marksDelay
         self.state = state
         self.images = state as? any ImageStore
         self.now = now
@@ -149,10 +152,11 @@ public actor AccountReplicas {
             _ = await previous?.result
             let store = try await self.store(account)
             let pulledTo = try await self.caughtUp(store, account, atLeast: cursor)
+            let known = await self.marks[account]?.sent
             let (result, changes, sent) = try await Self.blocking {
                 if try store.plan() != plan { _ = try store.setPlan(plan) }
                 let result = try body(store)
-                let (changes, sent) = try store.changes(since: try store.replicaSent())
+                let (changes, sent) = try store.changes(since: try known ?? store.replicaSent())
                 return (result, changes, sent)
             }
             guard !changes.isEmpty else { return result }
@@ -170,8 +174,7 @@ public actor AccountReplicas {
             // Usually nobody else pushed since the catch-up: the store then holds what the sync state
             // does, and pulling its own changes back would only cost time.
             let caughtUpTo = receipt.isOwnEcho(after: pulledTo) ? receipt.cursor : nil
-            try await Self.blocking { try store.saveReplicaSent(sent, caughtUpTo: caughtUpTo) }
-            if let caughtUpTo { await self.recordApplied(account, caughtUpTo) }
+            await self.notePushed(account, sent: sent, caughtUpTo: caughtUpTo)
             await pushed()
             return result
         }
@@ -180,6 +183,49 @@ public actor AccountReplicas {
         lastCatchUp[account] = Task { _ = try await task.value }
         defer { editions.withLock { $0[account, default: 0] += 1 } }
         return try await task.value
+    }
+
+    /// Per account, how far the store's own writes have been pushed (`sent`, the clock up to which
+    /// the sync state has them) and the cursor its own latest push let it skip to (`cursor`), kept
+    /// here and written to the store once a burst of writes has ended (`marksDelay`, see
+    /// `saveMarks`): under load, one commit of the store per write instead of two. Marks lost with
+    /// the process cost the next write a push of what was pushed already, which the sync state
+    /// takes as nothing new (a record it holds merges to itself), and a catch-up a pull of the
+    /// store's own records.
+    private var marks: [UUID: (sent: HLCTimestamp, cursor: Int64?, saved: Bool)] = [:]
+
+    private func notePushed(_ account: UUID, sent: HLCTimestamp, caughtUpTo cursor: Int64?) {
+        let cursor = max(cursor ?? -1, marks[account]?.cursor ?? -1)
+        marks[account] = (sent, cursor >= 0 ? cursor : nil, false)
+        if cursor >= 0 { recordApplied(account, cursor) }
+        guard marksDue.insert(account).inserted else { return }
+        Task {
+            try? await Task.sleep(for: marksDelay)
+            await saveMarks(account)
+        }
+    }
+
+    /// Accounts whose marks wait to be written.
+    private var marksDue: Set<UUID> = []
+
+    /// Writes every account's marks not written yet (when the server stops).
+    public func saveAllMarks() async {
+        for account in marks.filter({ !$0.value.saved }).keys { await saveMarks(account) }
+    }
+
+    /// Writes the account's marks to its store, in turn with its writes and catch-ups.
+    private func saveMarks(_ account: UUID) async {
+        marksDue.remove(account)
+        guard let store = stores[account], let mark = marks[account], !mark.saved else { return }
+        marks[account]?.saved = true
+        let previous = lastCatchUp[account]
+        let task = Task {
+            _ = await previous?.result
+            try await Self.blocking { try store.saveReplicaSent(mark.sent, caughtUpTo: mark.cursor) }
+        }
+        waitingCatchUp[account] = nil
+        lastCatchUp[account] = task
+        _ = await task.result
     }
 
     /// Forgets the account's store after the sync state refused its write: another device took the
@@ -192,6 +238,7 @@ public actor AccountReplicas {
         for _ in 0..<100 {
             if store.closeAndDelete() {
                 stores[account] = nil
+                marks[account] = nil
                 applied[account] = nil
                 lastUse[account] = nil
                 imagesOnServer[account] = nil
@@ -322,6 +369,10 @@ public actor AccountReplicas {
         while stores.count >= Self.openStoresKept,
             let oldest = lastUse.filter({ stores[$0.key] != nil }).min(by: { $0.value < $1.value })?.key
         {
+            if let mark = marks[oldest], !mark.saved, let store = stores[oldest] {
+                marks[oldest]?.saved = true
+                Task { try? await Self.blocking { try store.saveReplicaSent(mark.sent, caughtUpTo: mark.cursor) } }
+            }
             stores[oldest] = nil
             lastUse[oldest] = nil
             imagesOnServer[oldest] = nil

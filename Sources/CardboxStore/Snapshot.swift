@@ -236,12 +236,17 @@ extension CardboxStore {
 
     /// Notes a push of the store's own writes up to `sent`. When the sync state's records up to
     /// `cursor` are all the store holds already (that push's own, `PushReceipt.isOwnEcho`), its
-    /// cursor moves there in the same transaction, without pulling them back.
+    /// cursor moves there in the same transaction, without pulling them back; never back (a
+    /// catch-up may have gone further since the push).
     public func saveReplicaSent(_ sent: HLCTimestamp, caughtUpTo cursor: Int64? = nil) throws {
         try translatingErrors {
             try writer.write { db in
                 try Self.saveInfo(Self.replicaSentKey, String(sent.storageValue), db)
-                if let cursor { try Self.saveInfo(Self.replicaCursorKey, String(cursor), db) }
+                let current =
+                    try String.fetchOne(
+                        db, sql: "SELECT value FROM storeInfo WHERE key = ?", arguments: [Self.replicaCursorKey]
+                    ).flatMap { Int64($0) } ?? 0
+                if let cursor, cursor > current { try Self.saveInfo(Self.replicaCursorKey, String(cursor), db) }
             }
         }
     }

@@ -118,7 +118,9 @@ struct AccountReplicasTests {
             let after = try await database.cursor(account: phone.accountId)
             #expect(after > before)
             // Nobody else pushed in between: the copy holds everything up to its own push without
-            // pulling it back.
+            // pulling it back (noted in memory, written to the store after a burst of writes).
+            #expect(try Self.copy(of: phone.accountId, in: folder).replicaCursor() < after)
+            await replicas.saveAllMarks()
             #expect(try Self.copy(of: phone.accountId, in: folder).replicaCursor() == after)
             // A write that changes nothing pushes nothing.
             _ = try await replicas.write(phone.accountId, plan: .free, now: Date()) { store in try store.decks() }
@@ -139,6 +141,34 @@ struct AccountReplicasTests {
                     at: path, link: SyncLink(server: "http://127.0.0.1:1", user: "ana", token: "t")))
             #expect(try laptop.deck(deck.id).name == "Spanish")
             #expect(try laptop.changes().changes.isEmpty)
+        }
+    }
+
+    @Test("a copy's marks lost with the process cost a push that the sync state takes as nothing new")
+    func lostMarks() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let account = UUID()
+        let phone = try Device(account: account)
+        _ = try phone.store.createList(name: "Groceries")
+        try await SyncStates.with("sqlite-memory") { database in
+            try await phone.sync(with: database, account: account)
+            // A process that writes and dies before its marks are written to the copy.
+            let dying = try AccountReplicas(folder: folder, state: database, marksDelay: .seconds(3_600))
+            _ = try await dying.write(account, plan: .free, now: Date()) { store in
+                try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            }
+            let afterDeck = try await database.cursor(account: account)
+            // The next process's copy sends the deck again with its list: only the list is new.
+            let next = try AccountReplicas(folder: folder, state: database)
+            _ = try await next.write(account, plan: .free, now: Date()) { store in try store.createList(name: "Packing")
+            }
+            let page = try await database.pull(account: account, after: afterDeck, limit: 100)
+            #expect(page.changes.rows.contains { $0.entity == .itemList })
+            #expect(!page.changes.rows.contains { $0.entity == .deck })
+            try await phone.sync(with: database, account: account)
+            let copy = try await next.read(account) { store in try store.canonicalDump() }
+            #expect(try phone.store.canonicalDump() == copy)
         }
     }
 
@@ -164,6 +194,7 @@ struct AccountReplicasTests {
                 try store.createDeck(name: "French", frontLanguage: "fr", backLanguage: "en")
             }
             // Its cursor stays before the phone's push, so the phone's list is pulled, not skipped.
+            await replicas.saveAllMarks()
             #expect(try Self.copy(of: account, in: folder).replicaCursor() == seen)
             let lists = try await replicas.read(account) { store in try store.lists().map(\.name) }
             #expect(lists.sorted() == ["Groceries", "Packing"])
