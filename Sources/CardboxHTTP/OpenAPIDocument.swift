@@ -432,10 +432,17 @@ enum OpenAPIDocument {
                     application/json:
                       schema:
                         type: object
-                        required: [cursor, retry]
+                        required: [cursor, retry, previousCursor]
                         properties:
                           cursor: {type: integer, minimum: 0}
                           retry: {type: boolean}
+                          previousCursor:
+                            type: [integer, "null"]
+                            minimum: 0
+                            description: >-
+                              The account's cursor just before this push (null for a retry). When it is the
+                              cursor the pusher holds everything up to, nobody else pushed in between, and the
+                              pusher holds everything up to `cursor`.
                 "400": {$ref: "#/components/responses/BadRequest"}
                 "401": {$ref: "#/components/responses/Unauthorized"}
                 "429": {$ref: "#/components/responses/Throttled"}

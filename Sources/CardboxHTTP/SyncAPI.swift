@@ -146,7 +146,11 @@ public struct SyncAPI: Sendable {
     private func push(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
         let receipt = try await pushBody(request, context)
         recordSync(try context.requireCaller(), pulledTo: nil, refusal: .some(nil), context)
-        return JSONResponse(["cursor": .int(receipt.cursor), "retry": .bool(receipt.wasRetry)])
+        return JSONResponse(
+            [
+                "cursor": .int(receipt.cursor), "retry": .bool(receipt.wasRetry),
+                "previousCursor": receipt.previousCursor.map(JSONValue.int) ?? .null,
+            ])
     }
 
     /// Merges the request's change set under the batch its query names.

@@ -107,7 +107,9 @@ public struct DeviceSync: Sendable {
         var batches = Self.split(changes, size: batchSize)
         let last = batches.popLast() ?? ChangeSet(accountId: store.accountId, replicaId: store.replicaId)
         let total = changes.rows.count + changes.tombstones.count
-        try await send(batches, total: total, connection, &report, progress)
+        // Batches that only follow one another hold nothing new to this device: the pull after them
+        // starts past them, so a first upload does not come back whole.
+        let held = try await send(batches, total: total, after: link.received, connection, &report, progress)
         // Nothing to send: a plain pull, which the server answers without a write.
         let page: ServerConnection.Page
         if total == 0 {
@@ -118,11 +120,11 @@ public struct DeviceSync: Sendable {
             }
         } else {
             do {
-                page = try await connection.exchange(last, batch: UUID(), after: link.received, limit: batchSize)
+                page = try await connection.exchange(last, batch: UUID(), after: held, limit: batchSize)
             } catch SyncClientError.refused(status: 404, _), SyncClientError.refused(status: 405, _) {
                 // A server from before the exchange: the push and the pull apart.
                 _ = try await connection.push(last, batch: UUID())
-                page = try await connection.pull(after: link.received, limit: batchSize)
+                page = try await connection.pull(after: held, limit: batchSize)
             }
         }
         report.pushed += last.rows.count + last.tombstones.count
@@ -137,24 +139,30 @@ public struct DeviceSync: Sendable {
         _ progress: (SyncProgress) -> Void
     ) async throws {
         let (changes, cursor) = try store.changes(since: link.sent)
-        try await send(
-            Self.split(changes, size: batchSize), total: changes.rows.count + changes.tombstones.count, connection,
-            &report, progress)
+        _ = try await send(
+            Self.split(changes, size: batchSize), total: changes.rows.count + changes.tombstones.count,
+            after: link.received, connection, &report, progress)
         // Only once every batch is in: a sync cut short sends them all again, which merges to the same.
         link.sent = cursor
         try store.saveSyncLink(link)
     }
 
-    /// Pushes each batch on its own, counting what went out of `total`.
+    /// Pushes each batch on its own, counting what went out of `total`. Returns the cursor this
+    /// device holds everything up to after them, from `held` on: each batch that came right after
+    /// the one before (its receipt's previous cursor is where the device stood) moves it to its
+    /// own cursor, as the records it added are the device's own (see `PushReceipt.isOwnEcho` on
+    /// the server); once another device's push came between, it stays.
     private func send(
-        _ batches: [ChangeSet], total: Int, _ connection: ServerConnection, _ report: inout SyncReport,
-        _ progress: (SyncProgress) -> Void
-    ) async throws {
+        _ batches: [ChangeSet], total: Int, after held: Int64, _ connection: ServerConnection,
+        _ report: inout SyncReport, _ progress: (SyncProgress) -> Void
+    ) async throws -> Int64 {
+        var chain = PushChain(held: held)
         for batch in batches {
-            _ = try await connection.push(batch, batch: UUID())
+            chain.pushed(try await connection.push(batch, batch: UUID()))
             report.pushed += batch.rows.count + batch.tombstones.count
             progress(SyncProgress(phase: .push, done: report.pushed, total: total))
         }
+        return chain.held
     }
 
     /// Applies `first` (or the first page asked for, when the push went wrong) and the pages after
@@ -279,5 +287,21 @@ public struct DeviceSync: Sendable {
             server: link?.server, user: link?.user, accountId: store.accountId.uuidString.lowercased(),
             pending: try store.changeCount(since: link?.sent ?? .zero), lastSync: link?.lastSync,
             lastError: link?.lastError)
+    }
+}
+
+/// Where a device stands after pushes of its own, one after another: the cursor it holds everything
+/// up to. A push that came right after the last (its receipt's previous cursor is that cursor)
+/// added only the device's own records, so the device holds everything up to its cursor too; once
+/// another device's push came between (or a receipt does not say), it stays where it was.
+package struct PushChain: Sendable {
+    package private(set) var held: Int64
+    private var unbroken = true
+
+    package init(held: Int64) { self.held = held }
+
+    package mutating func pushed(_ receipt: ServerConnection.PushReceipt) {
+        unbroken = unbroken && receipt.previousCursor == held
+        if unbroken { held = receipt.cursor }
     }
 }

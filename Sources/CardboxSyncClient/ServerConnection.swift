@@ -75,11 +75,24 @@ public struct ServerConnection: Sendable {
     }
 
     /// Sends a change set under a batch id; sending the same batch again is answered, not applied again.
-    public func push(_ changes: ChangeSet, batch: UUID) async throws -> Int64 {
+    /// What the server answered a push: the account's cursor after it, and just before it (nil for
+    /// a retry, or from a server that does not say).
+    public struct PushReceipt: Sendable {
+        public var cursor: Int64
+        public var previousCursor: Int64?
+
+        public init(cursor: Int64, previousCursor: Int64?) {
+            self.cursor = cursor
+            self.previousCursor = previousCursor
+        }
+    }
+
+    public func push(_ changes: ChangeSet, batch: UUID) async throws -> PushReceipt {
         let answer = try await send(
             .POST, "/v1/sync/push?batch=\(batch.uuidString.lowercased())", body: changes.jsonText)
         guard case .int(let cursor)? = answer["cursor"] else { throw Self.malformed("/v1/sync/push") }
-        return cursor
+        let previous: Int64? = if case .int(let previous)? = answer["previousCursor"] { previous } else { nil }
+        return PushReceipt(cursor: cursor, previousCursor: previous)
     }
 
     public struct Page: Sendable {

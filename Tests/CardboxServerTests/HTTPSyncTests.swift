@@ -86,6 +86,42 @@ struct HTTPSyncTests {
     }
 
     @Test(
+        "a first upload in many batches is not pulled back to the device that sent it",
+        arguments: SyncStates.all)
+    func uploadNotPulledBack(_ implementation: String) async throws {
+        try await withServer(implementation) { url, database, accounts in
+            let name = "ana-\(UUID().uuidString.prefix(8))"
+            _ = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
+            let phone = try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "correct horse")
+            _ = try phone.setPlan(.premium)
+            let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            _ = try phone.addCards(to: deck.id, (0..<30).map { CardDraft(front: "word \($0)", back: "w") })
+            var sync = DeviceSync(store: phone)
+            sync.batchSize = 7
+            let report = try await sync.sync()
+            #expect(report.pushed > 4 * sync.batchSize && report.pulled == 0)
+            // It holds everything the account has, as far as the server's cursor.
+            #expect(try phone.syncLink()?.received == (try await database.cursor(account: phone.accountId)))
+        }
+    }
+
+    @Test("a device holds what its pushes added only while each follows the last; once another came between, not")
+    func pushChain() {
+        var chain = PushChain(held: 10)
+        chain.pushed(ServerConnection.PushReceipt(cursor: 15, previousCursor: 10))
+        chain.pushed(ServerConnection.PushReceipt(cursor: 20, previousCursor: 15))
+        #expect(chain.held == 20)
+        // Another device pushed 21-24: the device holds none of it, nor anything after.
+        chain.pushed(ServerConnection.PushReceipt(cursor: 30, previousCursor: 24))
+        chain.pushed(ServerConnection.PushReceipt(cursor: 35, previousCursor: 30))
+        #expect(chain.held == 20)
+        // A retry's receipt does not say what came before it.
+        var retried = PushChain(held: 5)
+        retried.pushed(ServerConnection.PushReceipt(cursor: 9, previousCursor: nil))
+        #expect(retried.held == 5)
+    }
+
+    @Test(
         "a device that holds nothing takes the server's copy of its account whole, then syncs both ways",
         arguments: SyncStates.all)
     func snapshotForNewDevice(_ implementation: String) async throws {
