@@ -303,11 +303,36 @@ public actor AccountReplicas {
     /// replaces (deletes) the file later leaves this reader its bytes.
     public func snapshot(_ account: UUID) async throws -> OpenSnapshot {
         try await catchUp(account)
+        // The store's cursor as written in it (what the file will say), with its latest own push.
+        if marks[account]?.saved == false { await saveMarks(account) }
         let store = try await self.store(account)
         let cursor = try await Self.blocking { try store.replicaCursor() }
         if let known = snapshots[account], known.cursor == cursor, let open = known.opened() {
             return open
         }
+        // One being made of the same state (the background's, ahead of a new device) is waited for.
+        let making: Task<Snapshot, any Error>
+        if let ongoing = makingSnapshot[account], ongoing.cursor == cursor {
+            making = ongoing.task
+        } else {
+            making = Task { try await self.makeSnapshot(of: store, account, at: cursor) }
+            makingSnapshot[account] = (cursor, making)
+        }
+        let made = try await making.value
+        // Opened in this turn: a newer snapshot that replaces (deletes) the file later leaves this
+        // reader its bytes. One that replaced it already holds more, and serves as well.
+        if let open = made.opened() ?? snapshots[account].flatMap({ $0.cursor >= cursor ? $0.opened() : nil }) {
+            return open
+        }
+        throw CardboxError.storage("the snapshot of the account just made cannot be read")
+    }
+
+    /// Snapshots being made, by account, with the cursor each holds (see `snapshot`).
+    private var makingSnapshot: [UUID: (cursor: Int64, task: Task<Snapshot, any Error>)] = [:]
+
+    /// Copies the account's store to a new snapshot file and makes it the account's snapshot.
+    private func makeSnapshot(of store: CardboxStore, _ account: UUID, at cursor: Int64) async throws -> Snapshot {
+        defer { if makingSnapshot[account]?.cursor == cursor { makingSnapshot[account] = nil } }
         let path = folder.appendingPathComponent("\(account.uuidString.lowercased())-\(cursor)-\(UUID()).snapshot").path
         let sha256: String
         do {
@@ -320,12 +345,9 @@ public actor AccountReplicas {
             throw error
         }
         let snapshot = Snapshot(path: path, cursor: cursor, sha256: sha256)
-        guard let open = snapshot.opened() else {
-            throw CardboxError.storage("the snapshot of the account just made cannot be read")
-        }
         if let old = snapshots[account] { try? FileManager.default.removeItem(atPath: old.path) }
         snapshots[account] = snapshot
-        return open
+        return snapshot
     }
 
     /// Catches up in the background after a push, so a new device's snapshot is ready: a little
