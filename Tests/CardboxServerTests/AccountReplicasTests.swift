@@ -146,13 +146,7 @@ struct AccountReplicasTests {
 
     @Test("a copy's marks lost with the process cost a push that the sync state takes as nothing new")
     func lostMarks() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let account = UUID()
-        let phone = try Device(account: account)
-        _ = try phone.store.createList(name: "Groceries")
-        try await SyncStates.with("sqlite-memory") { database in
-            try await phone.sync(with: database, account: account)
+        try await Self.withSyncedPhone { folder, account, phone, database in
             // A process that writes and dies before its marks are written to the copy.
             let dying = try AccountReplicas(folder: folder, state: database, marksDelay: .seconds(3_600))
             _ = try await dying.write(account, plan: .free, now: Date()) { store in
@@ -174,13 +168,7 @@ struct AccountReplicasTests {
 
     @Test("a write that comes after a device's push it has not pulled yet leaves that push to be pulled")
     func writeAfterUnseenPush() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let account = UUID()
-        let phone = try Device(account: account)
-        _ = try phone.store.createList(name: "Groceries")
-        try await SyncStates.with("sqlite-memory") { database in
-            try await phone.sync(with: database, account: account)
+        try await Self.withSyncedPhone { folder, account, phone, database in
             let replicas = try AccountReplicas(folder: folder, state: database)
             _ = try await replicas.write(account, plan: .free, now: Date()) { store in
                 try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
@@ -270,6 +258,21 @@ struct AccountReplicasTests {
             }
             #expect(try await database.image(try #require(phones.imageHash), account: account) == nil)
             #expect(try await database.cursor(account: account) > 0)
+        }
+    }
+
+    /// A phone holding a list, synced to a new sync state, and an empty folder for the copies.
+    private static func withSyncedPhone(
+        _ body: (_ folder: URL, _ account: UUID, _ phone: Device, _ database: any ServerDatabase) async throws -> Void
+    ) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let account = UUID()
+        let phone = try Device(account: account)
+        _ = try phone.store.createList(name: "Groceries")
+        try await SyncStates.with("sqlite-memory") { database in
+            try await phone.sync(with: database, account: account)
+            try await body(folder, account, phone, database)
         }
     }
 
