@@ -237,11 +237,10 @@ public actor AccountReplicas {
     private func forget(_ account: UUID, _ store: CardboxStore) async {
         for _ in 0..<100 {
             if store.closeAndDelete() {
-                stores[account] = nil
+                letGo(of: account)
+                // The store made again holds nothing of these.
                 marks[account] = nil
                 applied[account] = nil
-                lastUse[account] = nil
-                imagesOnServer[account] = nil
                 return
             }
             try? await Task.sleep(for: .milliseconds(10))
@@ -395,9 +394,7 @@ public actor AccountReplicas {
                 marks[oldest]?.saved = true
                 Task { try? await Self.blocking { try store.saveReplicaSent(mark.sent, caughtUpTo: mark.cursor) } }
             }
-            stores[oldest] = nil
-            lastUse[oldest] = nil
-            imagesOnServer[oldest] = nil
+            letGo(of: oldest)
         }
         let path = folder.appendingPathComponent("\(account.uuidString.lowercased()).sqlite").path
         var environment = StoreEnvironment.live
@@ -412,6 +409,13 @@ public actor AccountReplicas {
         let store = try await task.value
         stores[account] = store
         return store
+    }
+
+    /// Forgets the account's open store and what is known of it only while it is open.
+    private func letGo(of account: UUID) {
+        stores[account] = nil
+        lastUse[account] = nil
+        imagesOnServer[account] = nil
     }
 
     /// Stores being opened, by account (see `store`).

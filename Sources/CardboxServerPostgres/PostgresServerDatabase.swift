@@ -26,6 +26,7 @@ public final class PostgresServerDatabase: ServerDatabase {
         let state = PostgresServerDatabase(
             client: PostgresClient(configuration: try Self.configuration(url), backgroundLogger: logger), logger: logger
         )
+        await state.started.first { _ in true }
         do {
             try await state.migrate()
         } catch {
@@ -38,8 +39,18 @@ public final class PostgresServerDatabase: ServerDatabase {
     private init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
-        running = Task { await client.run() }
+        let (started, starting) = AsyncStream.makeStream(of: Void.self)
+        self.started = started
+        running = Task {
+            starting.yield()
+            starting.finish()
+            await client.run()
+        }
     }
+
+    /// Says when the pool's task has begun, right before it runs the pool: work given the pool
+    /// before that waits for it all the same, but the pool logs a warning for it.
+    private let started: AsyncStream<Void>
 
     deinit { running.cancel() }
 
