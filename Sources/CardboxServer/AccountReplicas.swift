@@ -208,9 +208,16 @@ public actor AccountReplicas {
     /// Accounts whose marks wait to be written.
     private var marksDue: Set<UUID> = []
 
-    /// Writes every account's marks not written yet (when the server stops).
+    /// Writes every account's marks not written yet (when the server stops), and waits for those
+    /// being written.
     public func saveAllMarks() async {
-        for account in marks.filter({ !$0.value.saved }).keys { await saveMarks(account) }
+        for account in marks.keys {
+            if marks[account]?.saved == false {
+                await saveMarks(account)
+            } else {
+                _ = await lastCatchUp[account]?.result
+            }
+        }
     }
 
     /// Writes the account's marks to its store, in turn with its writes and catch-ups.

@@ -169,7 +169,8 @@ struct AccountReplicasTests {
     @Test("a write that comes after a device's push it has not pulled yet leaves that push to be pulled")
     func writeAfterUnseenPush() async throws {
         try await Self.withSyncedPhone { folder, account, phone, database in
-            let replicas = try AccountReplicas(folder: folder, state: database)
+            // Marks written at once: saveAllMarks must wait for those already being written.
+            let replicas = try AccountReplicas(folder: folder, state: database, marksDelay: .zero)
             _ = try await replicas.write(account, plan: .free, now: Date()) { store in
                 try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
             }
