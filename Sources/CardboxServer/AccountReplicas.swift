@@ -195,9 +195,9 @@ public actor AccountReplicas {
     private var marks: [UUID: (sent: HLCTimestamp, cursor: Int64?, saved: Bool)] = [:]
 
     private func notePushed(_ account: UUID, sent: HLCTimestamp, caughtUpTo cursor: Int64?) {
-        let cursor = max(cursor ?? -1, marks[account]?.cursor ?? -1)
-        marks[account] = (sent, cursor >= 0 ? cursor : nil, false)
-        if cursor >= 0 { recordApplied(account, cursor) }
+        let cursor = [cursor, marks[account]?.cursor].compactMap { $0 }.max()
+        marks[account] = (sent, cursor, false)
+        if let cursor { recordApplied(account, cursor) }
         guard marksDue.insert(account).inserted else { return }
         Task {
             try? await Task.sleep(for: marksDelay)
@@ -228,11 +228,17 @@ public actor AccountReplicas {
         let previous = lastCatchUp[account]
         let task = Task {
             _ = await previous?.result
-            try await Self.blocking { try store.saveReplicaSent(mark.sent, caughtUpTo: mark.cursor) }
+            try await Self.write(mark, to: store)
         }
         waitingCatchUp[account] = nil
         lastCatchUp[account] = task
         _ = await task.result
+    }
+
+    private static func write(_ mark: (sent: HLCTimestamp, cursor: Int64?, saved: Bool), to store: CardboxStore)
+        async throws
+    {
+        try await blocking { try store.saveReplicaSent(mark.sent, caughtUpTo: mark.cursor) }
     }
 
     /// Forgets the account's store after the sync state refused its write: another device took the
@@ -399,7 +405,7 @@ public actor AccountReplicas {
         {
             if let mark = marks[oldest], !mark.saved, let store = stores[oldest] {
                 marks[oldest]?.saved = true
-                Task { try? await Self.blocking { try store.saveReplicaSent(mark.sent, caughtUpTo: mark.cursor) } }
+                Task { try? await Self.write(mark, to: store) }
             }
             letGo(of: oldest)
         }

@@ -210,11 +210,12 @@ extension CardboxStore {
 
     /// For a store the server keeps of an account: the cursor of the sync state it has applied up to.
     public func replicaCursor() throws -> Int64 {
-        try read { context in
-            try String.fetchOne(
-                context.db, sql: "SELECT value FROM storeInfo WHERE key = ?", arguments: [Self.replicaCursorKey]
-            ).flatMap { Int64($0) } ?? 0
-        }
+        try read { context in try Self.replicaCursor(context.db) }
+    }
+
+    private static func replicaCursor(_ db: Database) throws -> Int64 {
+        try String.fetchOne(db, sql: "SELECT value FROM storeInfo WHERE key = ?", arguments: [replicaCursorKey])
+            .flatMap { Int64($0) } ?? 0
     }
 
     /// For a store the server keeps of an account, which the sync state can always make again:
@@ -242,11 +243,9 @@ extension CardboxStore {
         try translatingErrors {
             try writer.write { db in
                 try Self.saveInfo(Self.replicaSentKey, String(sent.storageValue), db)
-                let current =
-                    try String.fetchOne(
-                        db, sql: "SELECT value FROM storeInfo WHERE key = ?", arguments: [Self.replicaCursorKey]
-                    ).flatMap { Int64($0) } ?? 0
-                if let cursor, cursor > current { try Self.saveInfo(Self.replicaCursorKey, String(cursor), db) }
+                if let cursor, cursor > (try Self.replicaCursor(db)) {
+                    try Self.saveInfo(Self.replicaCursorKey, String(cursor), db)
+                }
             }
         }
     }

@@ -74,7 +74,6 @@ public struct ServerConnection: Sendable {
         return plan
     }
 
-    /// Sends a change set under a batch id; sending the same batch again is answered, not applied again.
     /// What the server answered a push: the account's cursor after it, and just before it (nil for
     /// a retry, or from a server that does not say).
     public struct PushReceipt: Sendable {
@@ -87,6 +86,7 @@ public struct ServerConnection: Sendable {
         }
     }
 
+    /// Sends a change set under a batch id; sending the same batch again is answered, not applied again.
     public func push(_ changes: ChangeSet, batch: UUID) async throws -> PushReceipt {
         let answer = try await send(
             .POST, "/v1/sync/push?batch=\(batch.uuidString.lowercased())", body: changes.jsonText)
