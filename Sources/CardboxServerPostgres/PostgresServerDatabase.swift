@@ -16,6 +16,7 @@ import PostgresNIO
 public final class PostgresServerDatabase: ServerDatabase {
     let client: PostgresClient
     private let running: Task<Void, Never>
+    private let optimisticAttempts: Int
     let logger: Logger
 
     /// Connects to `url` (`postgres://user:password@host:port/database`, `?sslmode=disable|prefer|require`)
@@ -23,9 +24,17 @@ public final class PostgresServerDatabase: ServerDatabase {
     public static func open(url: String, logger: Logger = Logger(label: "cardbox.postgres")) async throws
         -> PostgresServerDatabase
     {
+        try await open(url: url, optimisticAttempts: 3, logger: logger)
+    }
+
+    /// `open`, with the number of times a push tries without a lock before it takes one (`push`):
+    /// tests also run with none.
+    package static func open(
+        url: String, optimisticAttempts: Int, logger: Logger = Logger(label: "cardbox.postgres")
+    ) async throws -> PostgresServerDatabase {
         let state = PostgresServerDatabase(
-            client: PostgresClient(configuration: try Self.configuration(url), backgroundLogger: logger), logger: logger
-        )
+            client: PostgresClient(configuration: try Self.configuration(url), backgroundLogger: logger),
+            optimisticAttempts: optimisticAttempts, logger: logger)
         await state.started.first { _ in true }
         do {
             try await state.migrate()
@@ -36,8 +45,9 @@ public final class PostgresServerDatabase: ServerDatabase {
         return state
     }
 
-    private init(client: PostgresClient, logger: Logger) {
+    private init(client: PostgresClient, optimisticAttempts: Int, logger: Logger) {
         self.client = client
+        self.optimisticAttempts = optimisticAttempts
         self.logger = logger
         let (started, starting) = AsyncStream.makeStream(of: Void.self)
         self.started = started
@@ -74,10 +84,13 @@ public final class PostgresServerDatabase: ServerDatabase {
         case "require": tls = .require(.makeClientConfiguration())
         case let other: throw invalid("sslmode '\(other)' is not one of disable, prefer, require")
         }
-        return PostgresClient.Configuration(
+        var configuration = PostgresClient.Configuration(
             host: host, port: parts.port ?? 5432, username: user,
             password: parts.password.flatMap { $0.removingPercentEncoding },
             database: database.isEmpty ? nil : database, tls: tls)
+        // See PostgresStatements.swift: planned once per connection, not at every call.
+        configuration.options.additionalStartupParameters = [("plan_cache_mode", "force_generic_plan")]
+        return configuration
     }
 
     /// Each migration, once, in order; an advisory lock keeps two servers starting together apart.
@@ -156,44 +169,61 @@ public final class PostgresServerDatabase: ServerDatabase {
         }
     }
 
-    /// Three statements in one transaction, whatever the push holds (each a round trip to the
-    /// database, which is most of what a small push costs): lock the account and read its last
-    /// sequence number; read the batch's receipt and the records the push names; write the plan.
+    /// A push is two statements outside any transaction, read then write, each a round trip to the
+    /// database (most of what a small push costs): read what the push names and the account's last
+    /// sequence number; plan; write the plan if that number has not moved since
+    /// (`WritePlanStatement`). When another push came between, it reads and plans again; after
+    /// `optimisticAttempts` such tries (a busy account), it locks the account's row for a
+    /// transaction, so it cannot lose again: five round trips, BEGIN and COMMIT among them.
     public func push(_ changes: ChangeSet, batch: UUID, account: UUID, cardLimit: Int?, now: Date) async throws
         -> PushReceipt
     {
         try Self.check(changes, account: account, now: now)
         let keys = PushPlan.keys(of: changes)
         return try await translatingErrors {
-            try await client.withTransaction(logger: logger) { connection in
-                // The upsert locks the account's row (as FOR UPDATE would) and makes it the first time.
-                var lastSeq: Int64 = 0
-                for try await seq in try await connection.execute(
-                    LockAccountStatement(account: account), logger: logger)
-                {
-                    lastSeq = seq
+            for _ in 0..<optimisticAttempts {
+                let written = try await client.withConnection { connection in
+                    try await self.push(changes, keys, batch: batch, account: account, cardLimit: cardLimit, connection)
                 }
+                if let written { return written }
+            }
+            return try await client.withTransaction(logger: logger) { connection in
+                // The upsert locks the account's row (as FOR UPDATE would) and makes it the first time.
+                for try await _ in try await connection.execute(LockAccountStatement(account: account), logger: logger)
+                {}
                 // Read under the account's lock: a retry racing its first attempt waits for it.
-                let stored = try await self.stored(
-                    keys, batch: batch, account: account, countingCards: cardLimit != nil, connection)
-                if let cursor = stored.receipt { return PushReceipt(cursor: cursor, wasRetry: true) }
-                let plan = PushPlan(
-                    changes, storedRows: stored.rows, storedTombstones: stored.tombstones, lastSeq: lastSeq)
-                if cardLimit != nil { try plan.checkCardLimit(cardLimit, cardsBefore: stored.cards) }
-                try await self.write(plan, batch: batch, account: account, connection)
-                return PushReceipt(cursor: plan.lastSeq, wasRetry: false, previousCursor: plan.previousSeq)
+                guard
+                    let written = try await self.push(
+                        changes, keys, batch: batch, account: account, cardLimit: cardLimit, connection)
+                else { throw CardboxError.storage("the account's sequence number moved while it was locked") }
+                return written
             }
         }
     }
 
+    /// Reads what the push names, plans, and writes the plan unless another push came between
+    /// (nil). A batch applied before answers with its first receipt.
+    private func push(
+        _ changes: ChangeSet, _ keys: [RecordKey], batch: UUID, account: UUID, cardLimit: Int?,
+        _ connection: PostgresConnection
+    ) async throws -> PushReceipt? {
+        let stored = try await self.stored(
+            keys, batch: batch, account: account, countingCards: cardLimit != nil, connection)
+        if let cursor = stored.receipt { return PushReceipt(cursor: cursor, wasRetry: true) }
+        let plan = PushPlan(
+            changes, storedRows: stored.rows, storedTombstones: stored.tombstones, lastSeq: stored.lastSeq)
+        if cardLimit != nil { try plan.checkCardLimit(cardLimit, cardsBefore: stored.cards) }
+        guard try await self.write(plan, batch: batch, account: account, connection) else { return nil }
+        return PushReceipt(cursor: plan.lastSeq, wasRetry: false, previousCursor: plan.previousSeq)
+    }
+
     /// What a push needs to know of the account, in one statement: the batch's receipt if it was
-    /// applied before, the stored rows and tombstones the push names, and (for a plan with a card
-    /// limit) how many cards the account holds.
+    /// applied before, the stored rows and tombstones the push names, (for a plan with a card
+    /// limit) how many cards the account holds, and its last sequence number.
     private func stored(
         _ keys: [RecordKey], batch: UUID, account: UUID, countingCards: Bool, _ connection: PostgresConnection
-    ) async throws -> (receipt: Int64?, rows: [RecordKey: RowChange], tombstones: [RecordKey: Tombstone], cards: Int) {
-        var result: (receipt: Int64?, rows: [RecordKey: RowChange], tombstones: [RecordKey: Tombstone], cards: Int) =
-            (nil, [:], [:], 0)
+    ) async throws -> StoredRecords {
+        var result = StoredRecords()
         let statement = StoredRecordsStatement(
             entities: keys.map(\.entity.rawValue), ids: keys.map(\.id), account: account, batch: batch,
             countingCards: countingCards)
@@ -210,6 +240,8 @@ public final class PostgresServerDatabase: ServerDatabase {
                 result.tombstones[RecordKey(entity, id)] = Tombstone(RecordKey(entity, id), hlc: hlc, replica: replica)
             case ("cards", _, _, _, let count?, _):
                 result.cards = Int(count)
+            case ("cursor", _, _, _, let seq?, _):
+                result.lastSeq = seq
             default:
                 throw CardboxError.storage("the sync state holds a malformed \(kind) of \(entity ?? "?") \(id ?? "?")")
             }
@@ -218,8 +250,11 @@ public final class PostgresServerDatabase: ServerDatabase {
     }
 
     /// Writes a plan, the account's new last sequence number and the batch's receipt in one
-    /// statement, whatever the plan's size (an empty list of records writes none).
-    private func write(_ plan: PushPlan, batch: UUID, account: UUID, _ connection: PostgresConnection) async throws {
+    /// statement, whatever the plan's size (an empty list of records writes none), unless the
+    /// account's last sequence number has moved since the plan was made (false).
+    private func write(_ plan: PushPlan, batch: UUID, account: UUID, _ connection: PostgresConnection) async throws
+        -> Bool
+    {
         let tombstones = plan.tombstones.map(\.tombstone)
         let rows = plan.rows.map(\.row)
         let statement = WritePlanStatement(
@@ -231,8 +266,9 @@ public final class PostgresServerDatabase: ServerDatabase {
             ),
             deleted: (plan.deletedRows.map(\.entity.rawValue), plan.deletedRows.map(\.id)),
             rows: (rows.map(\.entity.rawValue), rows.map(\.id), rows.map(\.recordJSON), plan.rows.map(\.seq)),
-            lastSeq: plan.lastSeq, batch: batch)
-        _ = try await connection.execute(statement, logger: logger)
+            lastSeq: plan.lastSeq, batch: batch, expectedSeq: plan.previousSeq)
+        for try await written in try await connection.execute(statement, logger: logger) { return written == 1 }
+        return false
     }
 
     public func cursor(account: UUID) async throws -> Int64 {
@@ -257,6 +293,15 @@ public final class PostgresServerDatabase: ServerDatabase {
             }
             return PullPage(records, account: account, after: cursor, limit: limit)
         }
+    }
+
+    /// What a push reads of the account (`stored`).
+    private struct StoredRecords {
+        var receipt: Int64?
+        var rows: [RecordKey: RowChange] = [:]
+        var tombstones: [RecordKey: Tombstone] = [:]
+        var cards = 0
+        var lastSeq: Int64 = 0
     }
 
     func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {

@@ -4,6 +4,12 @@ import PostgresNIO
 // The statements every sync runs, prepared once per connection. Sent as unnamed statements, each
 // was parsed and planned again on every call: PostgreSQL's own log showed 0.2-0.5 ms of parse and
 // bind (planning) beside 0.02-0.1 ms of execution, most of a push of one card.
+//
+// Prepared, they are still planned again at every call unless PostgreSQL takes their generic plan,
+// and for the push's read and write, whose arrays of records it cannot size in advance, it never
+// did. So the server's connections use generic plans only (`plan_cache_mode`, set at connection):
+// each statement here is a lookup by account and key, or a walk of the account's sequence index in
+// order, and is written so that its best plan does not depend on the values.
 
 /// The device a token names, its account, and the account's sync cursor (`signedInDevice`).
 struct SignedInDeviceStatement: PostgresPreparedStatement {
@@ -44,14 +50,16 @@ struct CursorStatement: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
 }
 
-/// Up to `limit` records changed after `cursor`, rows and tombstones from one snapshot.
+/// Up to `limit` records changed after `cursor`, rows and tombstones from one snapshot. Each side
+/// takes its own first `limit` in order, so that its plan is the walk of its sequence index
+/// whatever the cursor and limit: a generic plan of the merged sides alone chose to sort them.
 struct PullStatement: PostgresPreparedStatement {
     static let sql = """
-        SELECT seq, entity, row_id, record, NULL::bigint, NULL::text FROM sync_row
-        WHERE account_id = $1 AND seq > $2
+        (SELECT seq, entity, row_id, record, NULL::bigint, NULL::text FROM sync_row
+        WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3)
         UNION ALL
-        SELECT seq, entity, row_id, NULL::text, hlc, replica FROM sync_tombstone
-        WHERE account_id = $1 AND seq > $2
+        (SELECT seq, entity, row_id, NULL::text, hlc, replica FROM sync_tombstone
+        WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3)
         ORDER BY 1 LIMIT $3
         """
     typealias Row = (Int64, String, String, String?, Int64?, String?)
@@ -73,18 +81,11 @@ struct PullStatement: PostgresPreparedStatement {
 
 /// Makes the account's sync row the first time and locks it (as FOR UPDATE would) for the rest of
 /// a push's transaction; returns its last sequence number.
-///
-/// It also makes the rest of the push's transaction use generic plans (`set_config(…, true)` lasts
-/// until the transaction ends): PostgreSQL plans a prepared statement anew for its parameters until
-/// it finds a generic plan no dearer, and for the push's read and write, whose arrays of records it
-/// cannot size in advance, it never did. Planning cost 0.2-0.35 ms of each, most of a push of one
-/// card; their plans (lookups by account and key) do not depend on the values. Only the push: the
-/// pull's range over sequence numbers is planned best for its cursor.
 struct LockAccountStatement: PostgresPreparedStatement {
     static let sql = """
         INSERT INTO sync_account (account_id, last_seq) VALUES ($1, 0)
         ON CONFLICT (account_id) DO UPDATE SET last_seq = sync_account.last_seq
-        RETURNING last_seq, set_config('plan_cache_mode', 'force_generic_plan', true)
+        RETURNING last_seq
         """
     typealias Row = Int64
 
@@ -96,25 +97,33 @@ struct LockAccountStatement: PostgresPreparedStatement {
         return bindings
     }
 
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Int64, String).self).0 }
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
 }
 
 /// What a push needs to know of the account: the batch's receipt if it was applied before, the
-/// stored rows and tombstones the push names, and (when `countingCards`) how many cards it holds.
+/// stored rows and tombstones the push names, (when `countingCards`) how many cards it holds, and
+/// its last sequence number (none before its first push), all from one snapshot.
+///
+/// Each record named is looked up by its key (`LIMIT 1` keeps the lookup a subquery of its own):
+/// as a join, a plan made while an account had few tombstones read all of them at every push.
 struct StoredRecordsStatement: PostgresPreparedStatement {
     static let sql = """
         WITH named AS (SELECT * FROM unnest($1::text[], $2::text[]) AS named (entity, row_id))
         SELECT 'batch', NULL, NULL, NULL, receipt_cursor, NULL FROM sync_batch
         WHERE account_id = $3 AND batch_id = $4
         UNION ALL
-        SELECT 'row', entity, row_id, record, NULL, NULL FROM sync_row
-        WHERE account_id = $3 AND (entity, row_id) IN (SELECT * FROM named)
+        SELECT 'row', named.entity, named.row_id, stored.record, NULL, NULL FROM named, LATERAL (
+            SELECT record FROM sync_row r
+            WHERE r.account_id = $3 AND r.entity = named.entity AND r.row_id = named.row_id LIMIT 1) stored
         UNION ALL
-        SELECT 'tombstone', entity, row_id, NULL, hlc, replica FROM sync_tombstone
-        WHERE account_id = $3 AND (entity, row_id) IN (SELECT * FROM named)
+        SELECT 'tombstone', named.entity, named.row_id, NULL, stored.hlc, stored.replica FROM named, LATERAL (
+            SELECT hlc, replica FROM sync_tombstone t
+            WHERE t.account_id = $3 AND t.entity = named.entity AND t.row_id = named.row_id LIMIT 1) stored
         UNION ALL
         SELECT 'cards', NULL, NULL, NULL, count(*), NULL FROM sync_row
         WHERE $5 AND account_id = $3 AND entity = 'card'
+        UNION ALL
+        SELECT 'cursor', NULL, NULL, NULL, last_seq, NULL FROM sync_account WHERE account_id = $3
         """
     typealias Row = (String, String?, String?, String?, Int64?, String?)
 
@@ -138,27 +147,42 @@ struct StoredRecordsStatement: PostgresPreparedStatement {
 }
 
 /// Writes a push's plan, the account's new last sequence number and the batch's receipt in one
-/// statement, whatever the plan's size (empty arrays write nothing).
+/// statement, whatever the plan's size (empty arrays write nothing), if the account's last sequence
+/// number is still `expectedSeq` (0 for an account that has none yet): the plan was made from the
+/// state that number names, and every change to the account's records moves it. Returns whether it
+/// wrote; when it did not, another push came between and nothing was changed.
+///
+/// The account's row is written first, and everything else only once that write has returned its
+/// row: it waits for a push holding that row's lock, then sees that push's number, so the check
+/// and the write are one step. Without a transaction this is one round trip, and one commit. (A
+/// batch sent twice at once that changes nothing passes the check twice: its receipt is kept once.)
 struct WritePlanStatement: PostgresPreparedStatement {
     static let sql = """
-        WITH tombstones AS (
+        WITH moved AS (
+            INSERT INTO sync_account (account_id, last_seq) VALUES ($1, $13)
+            ON CONFLICT (account_id) DO UPDATE SET last_seq = excluded.last_seq
+            WHERE sync_account.last_seq = $15
+            RETURNING account_id
+        ), tombstones AS (
             INSERT INTO sync_tombstone (account_id, entity, row_id, hlc, replica, seq)
-            SELECT $1, * FROM unnest($2::text[], $3::text[], $4::int8[], $5::text[], $6::int8[])
+            SELECT moved.account_id, t.* FROM moved,
+                unnest($2::text[], $3::text[], $4::int8[], $5::text[], $6::int8[]) AS t
             ON CONFLICT (account_id, entity, row_id) DO UPDATE
             SET hlc = excluded.hlc, replica = excluded.replica, seq = excluded.seq
         ), deleted AS (
-            DELETE FROM sync_row WHERE account_id = $1 AND (entity, row_id) IN (
-                SELECT * FROM unnest($7::text[], $8::text[]))
+            DELETE FROM sync_row USING moved WHERE sync_row.account_id = moved.account_id
+            AND (entity, row_id) IN (SELECT * FROM unnest($7::text[], $8::text[]))
         ), written AS (
             INSERT INTO sync_row (account_id, entity, row_id, record, seq)
-            SELECT $1, * FROM unnest($9::text[], $10::text[], $11::text[], $12::int8[])
+            SELECT moved.account_id, r.* FROM moved, unnest($9::text[], $10::text[], $11::text[], $12::int8[]) AS r
             ON CONFLICT (account_id, entity, row_id) DO UPDATE SET record = excluded.record, seq = excluded.seq
-        ), moved AS (
-            UPDATE sync_account SET last_seq = $13 WHERE account_id = $1
+        ), receipt AS (
+            INSERT INTO sync_batch (account_id, batch_id, receipt_cursor) SELECT account_id, $14, $13 FROM moved
+            ON CONFLICT DO NOTHING
         )
-        INSERT INTO sync_batch (account_id, batch_id, receipt_cursor) VALUES ($1, $14, $13)
+        SELECT count(*) FROM moved
         """
-    typealias Row = ()
+    typealias Row = Int64
 
     var account: UUID
     var tombstones: (entities: [String], ids: [String], hlcs: [Int64], replicas: [String], seqs: [Int64])
@@ -166,9 +190,10 @@ struct WritePlanStatement: PostgresPreparedStatement {
     var rows: (entities: [String], ids: [String], records: [String], seqs: [Int64])
     var lastSeq: Int64
     var batch: UUID
+    var expectedSeq: Int64
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 14)
+        var bindings = PostgresBindings(capacity: 15)
         bindings.append(account)
         bindings.append(tombstones.entities)
         bindings.append(tombstones.ids)
@@ -183,8 +208,9 @@ struct WritePlanStatement: PostgresPreparedStatement {
         bindings.append(rows.seqs)
         bindings.append(lastSeq)
         bindings.append(batch)
+        bindings.append(expectedSeq)
         return bindings
     }
 
-    func decodeRow(_ row: PostgresRow) throws -> Row {}
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
 }

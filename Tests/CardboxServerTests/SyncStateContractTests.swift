@@ -11,8 +11,9 @@ import Testing
 /// The sync state's contract, run on every implementation.
 enum SyncStates {
     /// Each implementation, made fresh: SQLite in memory and in a file (a pool, as `cardbox serve`
-    /// opens it), and PostgreSQL (a real server; every test uses its own accounts, as tenants do).
-    static let all: [String] = ["sqlite-memory", "sqlite-file", "postgres"]
+    /// opens it), and PostgreSQL (a real server; every test uses its own accounts, as tenants do),
+    /// as it is served and with every push taking the account's lock at once.
+    static let all: [String] = ["sqlite-memory", "sqlite-file", "postgres", "postgres-locking"]
 
     /// Runs `body` with a sync state of `implementation`, and closes it after.
     static func with(_ implementation: String, _ body: (any ServerDatabase) async throws -> Void) async throws {
@@ -25,7 +26,8 @@ enum SyncStates {
             defer { try? FileManager.default.removeItem(at: folder) }
             try await body(try SQLiteServerDatabase(path: folder.appendingPathComponent("sync.sqlite").path))
         default:
-            let state = try await PostgresServerDatabase.open(url: try TestPostgres.url)
+            let state = try await PostgresServerDatabase.open(
+                url: try TestPostgres.url, optimisticAttempts: implementation == "postgres-locking" ? 0 : 3)
             do {
                 try await body(state)
             } catch {
