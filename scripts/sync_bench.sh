@@ -33,7 +33,7 @@ cleanup() {
 }
 trap cleanup EXIT
 database="$work/server.sqlite"
-$postgres && database=$(bash scripts/test-postgres.sh start $$)
+$postgres && database=$(bash scripts/test-postgres.sh start $$ --durable)
 echo "bench-password" >"$work/password"
 .build/release/cardbox admin --database "$database" user add bench --plan premium --password-stdin <"$work/password" >/dev/null
 start_server "$work" "$database"

@@ -33,7 +33,7 @@ results=()
 for kind in $kinds; do
     case "$kind" in
         sqlite) database="$work/server.sqlite" ;;
-        postgres) database=$(bash scripts/test-postgres.sh start $$) ;;
+        postgres) database=$(bash scripts/test-postgres.sh start $$ --durable) ;;
         *) echo "--only takes sqlite or postgres" >&2; exit 64 ;;
     esac
     start_server "$work" "$database" --open-signup --rate-limit 100000
