@@ -45,15 +45,7 @@ extension CardboxStore {
                         SELECT t.entity, t.rowId, t.hlc, r.id AS replicaId FROM tombstone t
                         JOIN replica r ON r.key = t.replica WHERE t.accountId = ? AND t.version > ? ORDER BY t.entity, t.rowId
                         """), arguments: [context.account, cursor.storageValue]
-            ).map { row in
-                guard let entity = SyncedEntity(rawValue: row["entity"]) else {
-                    throw CardboxError.storage(
-                        "the store holds a tombstone of an unknown entity '\(row["entity"] ?? "")'")
-                }
-                return Tombstone(
-                    entity: entity, id: row["rowId"],
-                    clock: WriteClock(HLCTimestamp(rawValue: UInt64(bitPattern: row["hlc"])), row["replicaId"]))
-            }
+            ).map(Tombstone.init(storedRow:))
             return (changes, try Self.clock(context.db).last)
         }
     }
@@ -151,6 +143,18 @@ extension SyncedEntity {
     var versionIndex: String? { Schema.syncedTables.contains(table) ? "\(table)BySyncVersion" : nil }
 }
 
+extension Tombstone {
+    /// A tombstone as the store reads it: entity, rowId, hlc, replicaId.
+    init(storedRow row: Row) throws {
+        guard let entity = SyncedEntity(rawValue: row["entity"]) else {
+            throw CardboxError.storage("the store holds a tombstone of an unknown entity '\(row["entity"] ?? "")'")
+        }
+        self.init(
+            entity: entity, id: row["rowId"],
+            clock: WriteClock(HLCTimestamp(rawValue: UInt64(bitPattern: row["hlc"])), row["replicaId"]))
+    }
+}
+
 /// Reads stored rows as their wire form: values by the registry, clocks from the row and `fieldClock`.
 /// How many records written after a cursor each place holds: every synced entity's table, the
 /// rows held aside, the tombstones. Counted in one statement: most syncs and most of the web app's
@@ -195,14 +199,34 @@ struct RowReader {
     func rows(
         _ entity: SyncedEntity, where condition: String, _ arguments: [DatabaseValue], index: String? = nil
     ) throws -> [RowChange] {
+        try rows(entity, where: condition, arguments, from: index.map { " INDEXED BY \($0)" } ?? "").map(\.row)
+    }
+
+    /// The first `limit` rows of `entity` meeting `condition` in the order of their rowids, each with
+    /// its rowid: one page of a walk through the table (`ChangePages`).
+    func rows(_ entity: SyncedEntity, where condition: String, _ arguments: [DatabaseValue], inRowidOrder limit: Int)
+        throws -> [(rowid: Int64, row: RowChange)]
+    {
+        // The table itself, in rowid order: by the version index, every page would sort all the
+        // rows after it again.
+        try rows(
+            entity, where: condition + " ORDER BY t.rowid LIMIT ?", arguments + [limit.databaseValue],
+            from: " NOT INDEXED")
+    }
+
+    private func rows(_ entity: SyncedEntity, where condition: String, _ arguments: [DatabaseValue], from hint: String)
+        throws -> [(rowid: Int64, row: RowChange)]
+    {
         let columns = entity.columns.map(\.name)
         let selected =
-            (["\(entity.idExpression(table: "t")) AS wireId", "t.\(SyncColumns.timestamp)", "r.id AS createdBy"]
-            + columns.map { "t.\($0)" }).joined(separator: ", ")
+            ([
+                "\(entity.idExpression(table: "t")) AS wireId", "t.\(SyncColumns.timestamp)", "r.id AS createdBy",
+                "t.rowid",
+            ] + columns.map { "t.\($0)" }).joined(separator: ", ")
         let rows = try Row.fetchAll(
             context.db.cachedStatement(
                 sql: """
-                    SELECT \(selected) FROM \(entity.table) t\(index.map { " INDEXED BY \($0)" } ?? "")
+                    SELECT \(selected) FROM \(entity.table) t\(hint)
                     JOIN replica r ON r.key = t.\(SyncColumns.replica)
                     WHERE t.\(entity.accountCondition) AND \(condition)
                     """), arguments: StatementArguments([context.account.databaseValue] + arguments))
@@ -214,13 +238,13 @@ struct RowReader {
             let id: String = row[0]
             let created = WriteClock(HLCTimestamp(rawValue: UInt64(bitPattern: row[1])), row[2])
             var stored: [String: DatabaseValue] = [:]
-            for (offset, column) in columns.enumerated() { stored[column] = row[3 + offset] }
+            for (offset, column) in columns.enumerated() { stored[column] = row[4 + offset] }
             var fields: [String: FieldChange] = [:]
             for field in entity.fields {
                 fields[field.name] = FieldChange(
                     value: WireValue.field(field, stored), clock: overrides[id]?[field.name] ?? created)
             }
-            return RowChange(entity: entity, id: id, created: created, fields: fields)
+            return (row[3], RowChange(entity: entity, id: id, created: created, fields: fields))
         }
     }
 

@@ -103,33 +103,27 @@ public struct DeviceSync: Sendable {
         _ link: inout SyncLink, _ connection: ServerConnection, _ report: inout SyncReport,
         _ progress: (SyncProgress) -> Void, answered: ServerConnection.Page?
     ) async throws -> ServerConnection.Page {
-        let (changes, cursor) = try store.changes(since: link.sent)
-        var batches = Self.split(changes, size: batchSize)
-        let last = batches.popLast() ?? ChangeSet(accountId: store.accountId, replicaId: store.replicaId)
-        let total = changes.rows.count + changes.tombstones.count
+        var pages = try store.changePages(since: link.sent)
+        // Nothing to send: a plain pull, which the server answers without a write.
+        guard pages.total > 0 else {
+            link.sent = pages.cursor
+            if let answered { return answered }
+            return try await connection.pull(after: link.received, limit: batchSize)
+        }
         // Batches that only follow one another hold nothing new to this device: the pull after them
         // starts past them, so a first upload does not come back whole.
-        let held = try await send(batches, total: total, after: link.received, connection, &report, progress)
-        // Nothing to send: a plain pull, which the server answers without a write.
+        let (last, held) = try await sendAllButLast(&pages, after: link.received, connection, &report, progress)
         let page: ServerConnection.Page
-        if total == 0 {
-            if let answered {
-                page = answered
-            } else {
-                page = try await connection.pull(after: link.received, limit: batchSize)
-            }
-        } else {
-            do {
-                page = try await connection.exchange(last, batch: UUID(), after: held, limit: batchSize)
-            } catch SyncClientError.refused(status: 404, _), SyncClientError.refused(status: 405, _) {
-                // A server from before the exchange: the push and the pull apart.
-                _ = try await connection.push(last, batch: UUID())
-                page = try await connection.pull(after: held, limit: batchSize)
-            }
+        do {
+            page = try await connection.exchange(last, batch: UUID(), after: held, limit: batchSize)
+        } catch SyncClientError.refused(status: 404, _), SyncClientError.refused(status: 405, _) {
+            // A server from before the exchange: the push and the pull apart.
+            _ = try await connection.push(last, batch: UUID())
+            page = try await connection.pull(after: held, limit: batchSize)
         }
         report.pushed += last.rows.count + last.tombstones.count
-        if total > 0 { progress(SyncProgress(phase: .push, done: report.pushed, total: total)) }
-        link.sent = cursor
+        progress(SyncProgress(phase: .push, done: report.pushed, total: pages.total))
+        link.sent = pages.cursor
         return page
     }
 
@@ -138,31 +132,38 @@ public struct DeviceSync: Sendable {
         _ link: inout SyncLink, _ connection: ServerConnection, _ report: inout SyncReport,
         _ progress: (SyncProgress) -> Void
     ) async throws {
-        let (changes, cursor) = try store.changes(since: link.sent)
-        _ = try await send(
-            Self.split(changes, size: batchSize), total: changes.rows.count + changes.tombstones.count,
-            after: link.received, connection, &report, progress)
+        var pages = try store.changePages(since: link.sent)
+        if pages.total > 0 {
+            let (last, _) = try await sendAllButLast(&pages, after: link.received, connection, &report, progress)
+            _ = try await connection.push(last, batch: UUID())
+            report.pushed += last.rows.count + last.tombstones.count
+        }
         // Only once every batch is in: a sync cut short sends them all again, which merges to the same.
-        link.sent = cursor
+        link.sent = pages.cursor
         try store.saveSyncLink(link)
     }
 
-    /// Pushes each batch on its own, counting what went out of `total`. Returns the cursor this
-    /// device holds everything up to after them, from `held` on: each batch that came right after
-    /// the one before (its receipt's previous cursor is where the device stood) moves it to its
-    /// own cursor, as the records it added are the device's own (see `PushReceipt.isOwnEcho` on
-    /// the server); once another device's push came between, it stays.
-    private func send(
-        _ batches: [ChangeSet], total: Int, after held: Int64, _ connection: ServerConnection,
+    /// Reads `pages` a batch at a time (one batch ahead, so that the last is known) and pushes each
+    /// but the last, which it returns unsent; a collection of any size holds two batches in memory.
+    /// Also returns the cursor this device holds everything up to after them, from `held` on: each
+    /// batch that came right after the one before (its receipt's previous cursor is where the
+    /// device stood) moves it to its own cursor, as the records it added are the device's own (see
+    /// `PushReceipt.isOwnEcho` on the server); once another device's push came between, it stays.
+    private func sendAllButLast(
+        _ pages: inout ChangePages, after held: Int64, _ connection: ServerConnection,
         _ report: inout SyncReport, _ progress: (SyncProgress) -> Void
-    ) async throws -> Int64 {
+    ) async throws -> (last: ChangeSet, held: Int64) {
         var chain = PushChain(held: held)
-        for batch in batches {
+        var batch = try store.nextPage(of: &pages, limit: batchSize)
+        while !pages.isFinished {
+            let next = try store.nextPage(of: &pages, limit: batchSize)
+            if next.isEmpty { break }
             chain.pushed(try await connection.push(batch, batch: UUID()))
             report.pushed += batch.rows.count + batch.tombstones.count
-            progress(SyncProgress(phase: .push, done: report.pushed, total: total))
+            progress(SyncProgress(phase: .push, done: report.pushed, total: pages.total))
+            batch = next
         }
-        return chain.held
+        return (batch, chain.held)
     }
 
     /// Applies `first` (or the first page asked for, when the push went wrong) and the pages after
@@ -257,28 +258,6 @@ public struct DeviceSync: Sendable {
             try store.storeFetchedImage(data, sha256: hash)
             report.imagesReceived += 1
         }
-    }
-
-    /// Splits a change set into sets of at most `size` records (tombstones first), each whole.
-    static func split(_ changes: ChangeSet, size: Int) -> [ChangeSet] {
-        var batches: [ChangeSet] = []
-        var current = ChangeSet(accountId: changes.accountId, replicaId: changes.replicaId)
-        func flushIfFull() {
-            if current.rows.count + current.tombstones.count >= size {
-                batches.append(current)
-                current = ChangeSet(accountId: changes.accountId, replicaId: changes.replicaId)
-            }
-        }
-        for tombstone in changes.tombstones {
-            current.tombstones.append(tombstone)
-            flushIfFull()
-        }
-        for row in changes.rows {
-            current.rows.append(row)
-            flushIfFull()
-        }
-        if !current.isEmpty { batches.append(current) }
-        return batches
     }
 
     public func status() throws -> SyncStatus {

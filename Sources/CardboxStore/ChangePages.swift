@@ -1,0 +1,132 @@
+import CardboxCore
+import CardboxSync
+import GRDB
+
+/// What `changes(since:)` returns, read a page at a time: a push of a whole collection (the first
+/// upload of 100,000 cards) then holds one page in memory, not every record at once.
+///
+/// The pages hold what was written after `since` and up to `cursor`, the store's clock when
+/// paging began: a record written while the pages are read (or written again after its page) has
+/// a later clock, so it is left for the next push, which starts at `cursor`. Each page is read in
+/// a transaction of its own. The order is that of `DeviceSync.split`: tombstones, then each
+/// entity's rows, then the rows held aside.
+public struct ChangePages: Sendable {
+    /// Where the next page starts.
+    enum Place: Sendable, Equatable {
+        /// Tombstones after this key (entity, row id), in key order.
+        case tombstones(after: [String])
+        /// Rows of `SyncedEntity.allCases[entity]` after this rowid, in rowid order.
+        case rows(entity: Int, afterRowid: Int64)
+        /// Held rows after this key (entity, row id), in key order.
+        case heldRows(after: [String])
+        case done
+    }
+
+    /// What the pages start after.
+    public let since: HLCTimestamp
+    /// What they end at: the cursor to pass next time, once every page is pushed.
+    public let cursor: HLCTimestamp
+    /// How many records they hold in all (as counted when paging began).
+    public let total: Int
+    var place = Place.tombstones(after: ["", ""])
+    let pending: PendingCounts
+
+    /// Whether every page has been read.
+    public var isFinished: Bool { place == .done }
+}
+
+extension CardboxStore {
+    /// Starts reading what changed after `cursor` a page at a time (see `ChangePages`).
+    public func changePages(since cursor: HLCTimestamp = .zero) throws -> ChangePages {
+        try read { context in
+            let pending = try PendingCounts(context, since: cursor)
+            return ChangePages(
+                since: cursor, cursor: try Self.clock(context.db).last, total: pending.total, pending: pending)
+        }
+    }
+
+    /// The next page of `pages`, at most `limit` records (empty once they are all read).
+    public func nextPage(of pages: inout ChangePages, limit: Int) throws -> ChangeSet {
+        precondition(limit > 0, "a page holds at least one record")
+        return try read { context in
+            var page = ChangeSet(accountId: accountId, replicaId: replicaId)
+            var reading = PageReader(context: context, pages: pages)
+            while !pages.isFinished, page.rows.count + page.tombstones.count < limit {
+                pages.place = try reading.read(pages.place, into: &page, limit: limit)
+            }
+            return page
+        }
+    }
+}
+
+/// Reads the records of one place of `ChangePages` into a page.
+private struct PageReader {
+    let context: StoreContext
+    let pages: ChangePages
+
+    init(context: StoreContext, pages: ChangePages) {
+        self.context = context
+        self.pages = pages
+    }
+
+    private var versions: [DatabaseValue] {
+        [pages.since.storageValue.databaseValue, pages.cursor.storageValue.databaseValue]
+    }
+
+    /// Adds what `place` holds to `page`, up to its limit; returns where the next read starts.
+    mutating func read(_ place: ChangePages.Place, into page: inout ChangeSet, limit: Int) throws -> ChangePages.Place {
+        let room = limit - page.rows.count - page.tombstones.count
+        switch place {
+        case .tombstones(let after):
+            guard pages.pending.tombstones > 0 else { return .rows(entity: 0, afterRowid: 0) }
+            let found = try tombstones(after: after, limit: room)
+            page.tombstones += found
+            guard found.count == room, let last = found.last else { return .rows(entity: 0, afterRowid: 0) }
+            return .tombstones(after: [last.entity.rawValue, last.id])
+        case .rows(let index, let afterRowid):
+            guard index < SyncedEntity.allCases.count else { return .heldRows(after: ["", ""]) }
+            let entity = SyncedEntity.allCases[index]
+            guard pages.pending.rows[entity, default: 0] > 0 else { return .rows(entity: index + 1, afterRowid: 0) }
+            let found = try RowReader(context: context).rows(
+                entity, where: "t.\(SyncColumns.version) > ? AND t.\(SyncColumns.version) <= ? AND t.rowid > ?",
+                versions + [afterRowid.databaseValue], inRowidOrder: room)
+            page.rows += found.map(\.row)
+            guard found.count == room, let last = found.last else { return .rows(entity: index + 1, afterRowid: 0) }
+            return .rows(entity: index, afterRowid: last.rowid)
+        case .heldRows(let after):
+            guard pages.pending.heldRows > 0 else { return .done }
+            let found = try heldRows(after: after, limit: room)
+            page.rows += found.map(\.row)
+            guard found.count == room, let last = found.last else { return .done }
+            return .heldRows(after: [last.entity, last.rowId])
+        case .done:
+            return .done
+        }
+    }
+
+    private func tombstones(after key: [String], limit: Int) throws -> [Tombstone] {
+        try Row.fetchAll(
+            context.db.cachedStatement(
+                sql: """
+                    SELECT t.entity, t.rowId, t.hlc, r.id AS replicaId FROM tombstone t JOIN replica r ON r.key = t.replica
+                    WHERE t.accountId = ? AND t.version > ? AND t.version <= ? AND (t.entity, t.rowId) > (?, ?)
+                    ORDER BY t.entity, t.rowId LIMIT ?
+                    """),
+            arguments: StatementArguments(
+                [context.account.databaseValue] + versions + key.map(\.databaseValue) + [limit.databaseValue])
+        ).map(Tombstone.init(storedRow:))
+    }
+
+    private func heldRows(after key: [String], limit: Int) throws -> [(entity: String, rowId: String, row: RowChange)] {
+        try Row.fetchAll(
+            context.db.cachedStatement(
+                sql: """
+                    SELECT entity, rowId, row FROM heldRow
+                    WHERE accountId = ? AND version > ? AND version <= ? AND (entity, rowId) > (?, ?)
+                    ORDER BY entity, rowId LIMIT ?
+                    """),
+            arguments: StatementArguments(
+                [context.account.databaseValue] + versions + key.map(\.databaseValue) + [limit.databaseValue])
+        ).map { ($0["entity"], $0["rowId"], try HeldRow.decode($0["row"])) }
+    }
+}
