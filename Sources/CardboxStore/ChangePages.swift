@@ -87,9 +87,16 @@ private struct PageReader {
             guard index < SyncedEntity.allCases.count else { return .heldRows(after: ["", ""]) }
             let entity = SyncedEntity.allCases[index]
             guard pages.pending.rows[entity, default: 0] > 0 else { return .rows(entity: index + 1, afterRowid: 0) }
-            let found = try RowReader(context: context).rows(
-                entity, where: "t.\(SyncColumns.version) > ? AND t.\(SyncColumns.version) <= ? AND t.rowid > ?",
-                versions + [afterRowid.databaseValue], inRowidOrder: room)
+            let reader = RowReader(context: context)
+            let written = "t.\(SyncColumns.version) > ? AND t.\(SyncColumns.version) <= ?"
+            // All of them fit (the usual sync of a few changes): found by the version index, not by
+            // a walk through the whole table. Rows written since the count only have later versions.
+            if afterRowid == 0, pages.pending.rows[entity, default: 0] <= room {
+                page.rows += try reader.rows(entity, where: written, versions, index: entity.versionIndex)
+                return .rows(entity: index + 1, afterRowid: 0)
+            }
+            let found = try reader.rows(
+                entity, where: written + " AND t.rowid > ?", versions + [afterRowid.databaseValue], inRowidOrder: room)
             page.rows += found.map(\.row)
             guard found.count == room, let last = found.last else { return .rows(entity: index + 1, afterRowid: 0) }
             return .rows(entity: index, afterRowid: last.rowid)
