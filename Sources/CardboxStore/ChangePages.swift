@@ -50,7 +50,7 @@ extension CardboxStore {
         precondition(limit > 0, "a page holds at least one record")
         return try read { context in
             var page = ChangeSet(accountId: accountId, replicaId: replicaId)
-            var reading = PageReader(context: context, pages: pages)
+            let reading = PageReader(context: context, pages: pages)
             while !pages.isFinished, page.rows.count + page.tombstones.count < limit {
                 pages.place = try reading.read(pages.place, into: &page, limit: limit)
             }
@@ -64,17 +64,12 @@ private struct PageReader {
     let context: StoreContext
     let pages: ChangePages
 
-    init(context: StoreContext, pages: ChangePages) {
-        self.context = context
-        self.pages = pages
-    }
-
     private var versions: [DatabaseValue] {
         [pages.since.storageValue.databaseValue, pages.cursor.storageValue.databaseValue]
     }
 
     /// Adds what `place` holds to `page`, up to its limit; returns where the next read starts.
-    mutating func read(_ place: ChangePages.Place, into page: inout ChangeSet, limit: Int) throws -> ChangePages.Place {
+    func read(_ place: ChangePages.Place, into page: inout ChangeSet, limit: Int) throws -> ChangePages.Place {
         let room = limit - page.rows.count - page.tombstones.count
         switch place {
         case .tombstones(let after):
