@@ -8,8 +8,8 @@ import GRDB
 /// The pages hold what was written after `since` and up to `cursor`, the store's clock when
 /// paging began: a record written while the pages are read (or written again after its page) has
 /// a later clock, so it is left for the next push, which starts at `cursor`. Each page is read in
-/// a transaction of its own. The order is that of `DeviceSync.split`: tombstones, then each
-/// entity's rows, then the rows held aside.
+/// a transaction of its own. The order is the one a push sends in: tombstones, then each entity's
+/// rows, then the rows held aside.
 public struct ChangePages: Sendable {
     /// Where the next page starts.
     enum Place: Sendable, Equatable {

@@ -121,8 +121,7 @@ public struct DeviceSync: Sendable {
             _ = try await connection.push(last, batch: UUID())
             page = try await connection.pull(after: held, limit: batchSize)
         }
-        report.pushed += last.rows.count + last.tombstones.count
-        progress(SyncProgress(phase: .push, done: report.pushed, total: pages.total))
+        Self.count(last, of: pages, &report, progress)
         link.sent = pages.cursor
         return page
     }
@@ -136,11 +135,19 @@ public struct DeviceSync: Sendable {
         if pages.total > 0 {
             let (last, _) = try await sendAllButLast(&pages, after: link.received, connection, &report, progress)
             _ = try await connection.push(last, batch: UUID())
-            report.pushed += last.rows.count + last.tombstones.count
+            Self.count(last, of: pages, &report, progress)
         }
         // Only once every batch is in: a sync cut short sends them all again, which merges to the same.
         link.sent = pages.cursor
         try store.saveSyncLink(link)
+    }
+
+    /// Counts a pushed batch in the report and shows how far the push has got.
+    private static func count(
+        _ batch: ChangeSet, of pages: ChangePages, _ report: inout SyncReport, _ progress: (SyncProgress) -> Void
+    ) {
+        report.pushed += batch.rows.count + batch.tombstones.count
+        progress(SyncProgress(phase: .push, done: report.pushed, total: pages.total))
     }
 
     /// Reads `pages` a batch at a time (one batch ahead, so that the last is known) and pushes each
@@ -159,8 +166,7 @@ public struct DeviceSync: Sendable {
             let next = try store.nextPage(of: &pages, limit: batchSize)
             if next.isEmpty { break }
             chain.pushed(try await connection.push(batch, batch: UUID()))
-            report.pushed += batch.rows.count + batch.tombstones.count
-            progress(SyncProgress(phase: .push, done: report.pushed, total: pages.total))
+            Self.count(batch, of: pages, &report, progress)
             batch = next
         }
         return (batch, chain.held)
