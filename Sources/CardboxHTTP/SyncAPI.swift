@@ -260,7 +260,7 @@ extension SyncAPI {
         guard let replicas else {
             throw CardboxError.notFound(kind: "snapshot", reference: "this server (it keeps no copies of accounts)")
         }
-        let snapshot = try await replicas.snapshot(caller.account.id)
+        let snapshot = try await replicas.snapshot(caller.account.id, atLeast: caller.cursor)
         let (file, size) = (snapshot.file, snapshot.size)
         return Response(
             status: .ok,
@@ -271,11 +271,29 @@ extension SyncAPI {
             ],
             body: ResponseBody(contentLength: size) { writer in
                 defer { try? file.close() }
-                while let chunk = try file.read(upToCount: 1 << 20), !chunk.isEmpty {
-                    try await writer.write(ByteBuffer(bytes: chunk))
+                while let chunk = try Self.read(upTo: 1 << 20, from: file) {
+                    try await writer.write(chunk)
                 }
                 try await writer.finish(nil)
             })
+    }
+
+    /// The next bytes of `file` (nil at its end), read straight into the buffer that is sent.
+    private static func read(upTo count: Int, from file: FileHandle) throws -> ByteBuffer? {
+        var buffer = ByteBufferAllocator().buffer(capacity: count)
+        var failure: Int32?
+        _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { bytes in
+            while true {
+                let read = Glibc.read(file.fileDescriptor, bytes.baseAddress, count)
+                if read >= 0 { return read }
+                if errno != EINTR {
+                    failure = errno
+                    return 0
+                }
+            }
+        }
+        if let failure { throw CardboxError.storage("cannot read the snapshot: \(String(cString: strerror(failure)))") }
+        return buffer.readableBytes > 0 ? buffer : nil
     }
 
     static let cursorHeader = HTTPField.Name("Cardbox-Cursor")!

@@ -312,9 +312,14 @@ public actor AccountReplicas {
 
     /// A snapshot of the account as the sync state holds it now (caught up first), opened for
     /// reading. It is opened in the same turn of the actor that chose it, so a newer snapshot that
-    /// replaces (deletes) the file later leaves this reader its bytes.
-    public func snapshot(_ account: UUID) async throws -> OpenSnapshot {
-        try await catchUp(account)
+    /// replaces (deletes) the file later leaves this reader its bytes. A caller that has just read
+    /// the sync state's cursor (`atLeast`) skips the catch-up when the store holds that much already.
+    public func snapshot(_ account: UUID, atLeast latest: Int64? = nil) async throws -> OpenSnapshot {
+        if let latest, (applied[account] ?? -1) >= latest {
+            // Caught up already: a catch-up would only read the sync state to find nothing new.
+        } else {
+            try await catchUp(account)
+        }
         // The store's cursor as written in it (what the file will say), with its latest own push.
         if marks[account]?.saved == false { await saveMarks(account) }
         let store = try await self.store(account)
@@ -350,6 +355,7 @@ public actor AccountReplicas {
         do {
             sha256 = try await Self.blocking {
                 try store.writeSnapshot(to: path)
+                try CardboxStore.leaveNewStoreKeyFree(inSnapshotAt: path)
                 return try Self.fileSHA256(path)
             }
         } catch {

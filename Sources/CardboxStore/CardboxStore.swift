@@ -87,11 +87,13 @@ public final class CardboxStore: Sendable {
             }
             // A store is put in WAL mode when it is created, and the file remembers it; setting it
             // again on every open of a single connection would cost a small write (GRDB makes sure
-            // the log exists; a pool sets WAL mode itself).
-            if !concurrentReads && !FileManager.default.fileExists(atPath: path) { configuration.journalMode = .wal }
+            // the log exists; a pool sets WAL mode itself). Asked at each open: a store opened
+            // again after a snapshot took its place (in WAL mode already) is not a new one.
             let open: @Sendable () throws -> any DatabaseWriter = { [configuration] in
                 if concurrentReads { return try DatabasePool(path: path, configuration: configuration) }
-                return try DatabaseQueue(path: path, configuration: configuration)
+                var single = configuration
+                if !FileManager.default.fileExists(atPath: path) { single.journalMode = .wal }
+                return try DatabaseQueue(path: path, configuration: single)
             }
             let file = StoreFile(writer: try open(), path: path, reopen: open)
             return try CardboxStore(file: file, account: account, environment: environment)
@@ -233,7 +235,9 @@ public final class CardboxStore: Sendable {
         }
     }
 
-    func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+    func translatingErrors<T>(_ body: () throws -> T) throws -> T { try Self.translatingErrors(body) }
+
+    static func translatingErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as CardboxError {

@@ -1,6 +1,7 @@
 import CardboxCore
 import CardboxSync
 import Foundation
+import GRDB
 import Testing
 
 @testable import CardboxStore
@@ -78,6 +79,42 @@ struct SnapshotTests {
         try phone.apply(written)
         #expect(try phone.card(card.id).notes == "ladra")
         #expect(try device.canonicalDump() == phone.canonicalDump())
+    }
+
+    @Test("a snapshot readied for new devices leaves their replica key free; what the copy wrote keeps its writer")
+    func readiedForNewDevices() throws {
+        let setup = try Setup()
+        let (phone, copy, device) = (setup.phone, setup.copy, setup.device)
+        let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+        _ = try phone.addCard(to: deck.id, CardDraft(front: "hola", back: "hello"))
+        try copy.applyPulled(try phone.changes().changes, cursor: 3)
+        // The copy writes too (the web app's actions), under its own replica: the key a new store
+        // gives itself, in the copy's file.
+        let list = try copy.createList(name: "Groceries")
+        #expect(copy.replicaKey == CardboxStore.newStoreReplicaKey)
+        #expect(device.replicaKey == CardboxStore.newStoreReplicaKey)
+
+        let path = try setup.snapshot()
+        try CardboxStore.leaveNewStoreKeyFree(inSnapshotAt: path)
+        let replicas = try DatabaseQueue(path: path).read { db in
+            try Dictionary(
+                uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, id FROM replica").map {
+                    ($0["key"] as Int64, $0["id"] as String)
+                })
+        }
+        #expect(replicas[CardboxStore.newStoreReplicaKey] == nil)
+        #expect(replicas.values.contains(copy.replicaId))
+
+        #expect(try device.adoptSnapshot(at: path, link: Setup.link))
+        #expect(try device.canonicalDump() == copy.canonicalDump())
+        #expect(try device.lists().map(\.id) == [list.id])
+        #expect(try device.integrityProblems().isEmpty)
+        // The device's own writes are its own, not the copy's.
+        _ = try device.createList(name: "Packing")
+        #expect(
+            try device.changes().changes.rows.allSatisfy { row in
+                row.fields.values.allSatisfy { $0.clock.replicaId == device.replicaId }
+            })
     }
 
     @Test("a store that holds anything of its own takes no snapshot and stays as it was")
