@@ -202,6 +202,7 @@ let package = Package(
                 "CardboxTestSupport", "CardboxServer", "CardboxServerPostgres", "CardboxStore", "CardboxSync",
                 "CardboxImaging", "CardboxExchange",
                 "CardboxHTTP", "CardboxSyncClient", "CardboxConvergence",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),

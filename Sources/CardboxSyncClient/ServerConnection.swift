@@ -165,8 +165,9 @@ public struct ServerConnection: Sendable {
             let total = response.headers.first(name: "Content-Length").flatMap { Int($0) }
             var received = 0
             var hasher = SHA256()
-            var writeBehind = WriteBehind(file.fileDescriptor)
-            defer { writeBehind.finish() }
+            let writeBehind = WriteBehind(file.fileDescriptor)
+            // Whatever happens, its descriptor is closed before this returns (see `WriteBehind`).
+            defer { try? writeBehind.finish() }
             for try await chunk in response.body {
                 try chunk.withUnsafeReadableBytes { bytes in
                     hasher.update(bufferPointer: bytes)
@@ -176,6 +177,7 @@ public struct ServerConnection: Sendable {
                 writeBehind.wrote(upTo: received)
                 progress(received, total)
             }
+            try writeBehind.finish()
             // What arrived must be what the server made (a cut or damaged transfer is refused).
             guard hexDigits(hasher.finalize()) == expected.lowercased() else {
                 throw CardboxError.invalid(
@@ -343,26 +345,46 @@ extension JSONValue {
 /// Sends a file's written pages on to the disk behind the writes, a megabyte at a time, on a queue
 /// of its own, so that the sync to the disk a file needs before it is used (`fsync`) finds little
 /// left to write: a first sync of 5,000 cards (5 MB) waited about 2 ms for it, now about 0.3.
-/// The queue works on a duplicate of the file's descriptor, closed after its last flush: the
-/// writer may close its own at once.
-struct WriteBehind {
+///
+/// The queue works on a duplicate of the file's descriptor. `finish` waits for it to close: closing
+/// any descriptor of a file drops every POSIX lock this process holds on it, so none may close
+/// once SQLite has the file open (it takes the store's place right after). A flush that failed is
+/// reported there too: the error is the file's, and a later `fsync` on another descriptor might
+/// not see it.
+final class WriteBehind: @unchecked Sendable {
     private static let step = 1 << 20
     private let queue = DispatchQueue(label: "cardbox.write-behind")
     private let file: Int32
     private var flushedAt = 0
+    /// The `errno` of the first flush that failed, and whether the duplicate is closed: both
+    /// written and read on `queue` only.
+    private var failure: Int32?
+    private var closed = false
 
     init(_ descriptor: Int32) { file = dup(descriptor) }
 
     /// Notes that the file holds `total` bytes; every megabyte, starts sending them to the disk.
-    mutating func wrote(upTo total: Int) {
+    func wrote(upTo total: Int) {
         guard file >= 0, total - flushedAt >= Self.step else { return }
         flushedAt = total
-        queue.async { [file] in _ = fdatasync(file) }
+        queue.async {
+            if fdatasync(self.file) != 0, self.failure == nil { self.failure = errno }
+        }
     }
 
-    /// No more writes: the descriptor closes once the flushes started are done.
-    func finish() {
+    /// No more writes: waits for the flushes started, closes the duplicate (once), and throws when
+    /// a flush failed. Called before anything else opens the file.
+    func finish() throws {
         guard file >= 0 else { return }
-        queue.async { [file] in _ = close(file) }
+        let failure = queue.sync {
+            if !closed {
+                close(file)
+                closed = true
+            }
+            return self.failure
+        }
+        if let failure {
+            throw CardboxError.storage("cannot write the snapshot to the disk: \(String(cString: strerror(failure)))")
+        }
     }
 }

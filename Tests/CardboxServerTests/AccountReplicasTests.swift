@@ -4,6 +4,7 @@ import CardboxServer
 import CardboxStore
 import CardboxSync
 import Foundation
+import GRDB
 import Testing
 
 @Suite("The server's copy of each account")
@@ -134,6 +135,12 @@ struct AccountReplicasTests {
             let snapshot = try await replicas.snapshot(phone.accountId)
             let path = folder.appendingPathComponent("adopt-\(UUID()).sqlite").path
             try (try snapshot.file.readToEnd() ?? Data()).write(to: URL(fileURLWithPath: path))
+            // The copy wrote the deck under the key a new store gives itself; the snapshot it serves
+            // has that key free, so a new device renames nothing when it adopts it.
+            let replicaKeys = try await DatabaseQueue(path: path).read { db in
+                try Int64.fetchAll(db, sql: "SELECT key FROM replica")
+            }
+            #expect(!replicaKeys.contains(1) && replicaKeys.count >= 3)
             let laptop = try CardboxStore.open(
                 path: folder.appendingPathComponent("laptop-\(UUID()).sqlite").path, account: phone.accountId)
             #expect(
