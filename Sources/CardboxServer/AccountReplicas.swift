@@ -123,9 +123,15 @@ public actor AccountReplicas {
     ) async throws -> T {
         let latest: Int64
         if let cursor { latest = cursor } else { latest = try await state.cursor(account: account) }
-        if (applied[account] ?? -1) < latest { try await catchUp(account) }
+        try await catchUp(account, unlessHolding: latest)
         let store = try await self.store(account)
         return try await Self.blocking { try body(store) }
+    }
+
+    /// Catches the account's store up unless it is known to hold `cursor` already (a catch-up would
+    /// only read the sync state to find nothing new).
+    private func catchUp(_ account: UUID, unlessHolding cursor: Int64) async throws {
+        if (applied[account] ?? -1) < cursor { try await catchUp(account) }
     }
 
     /// The sync-state cursor each account's store is known to have applied (after a catch-up).
@@ -315,11 +321,7 @@ public actor AccountReplicas {
     /// replaces (deletes) the file later leaves this reader its bytes. A caller that has just read
     /// the sync state's cursor (`atLeast`) skips the catch-up when the store holds that much already.
     public func snapshot(_ account: UUID, atLeast latest: Int64? = nil) async throws -> OpenSnapshot {
-        if let latest, (applied[account] ?? -1) >= latest {
-            // Caught up already: a catch-up would only read the sync state to find nothing new.
-        } else {
-            try await catchUp(account)
-        }
+        try await catchUp(account, unlessHolding: latest ?? .max)
         // The store's cursor as written in it (what the file will say), with its latest own push.
         if marks[account]?.saved == false { await saveMarks(account) }
         let store = try await self.store(account)

@@ -35,14 +35,27 @@ public struct ChangePages: Sendable {
     public var isFinished: Bool { place == .done }
 }
 
+extension ChangePages {
+    /// The pages of what was written after `cursor`, counted in `context`'s transaction.
+    init(_ context: StoreContext, since cursor: HLCTimestamp) throws {
+        let pending = try PendingCounts(context, since: cursor)
+        self.init(
+            since: cursor, cursor: try CardboxStore.clock(context.db).last, total: pending.total, pending: pending)
+    }
+
+    /// Adds the next records, up to `limit` in all, to `page`, read in `context`'s transaction.
+    mutating func read(_ context: StoreContext, into page: inout ChangeSet, limit: Int) throws {
+        let reading = PageReader(context: context, pages: self)
+        while !isFinished, page.rows.count + page.tombstones.count < limit {
+            place = try reading.read(place, into: &page, limit: limit)
+        }
+    }
+}
+
 extension CardboxStore {
     /// Starts reading what changed after `cursor` a page at a time (see `ChangePages`).
     public func changePages(since cursor: HLCTimestamp = .zero) throws -> ChangePages {
-        try read { context in
-            let pending = try PendingCounts(context, since: cursor)
-            return ChangePages(
-                since: cursor, cursor: try Self.clock(context.db).last, total: pending.total, pending: pending)
-        }
+        try read { context in try ChangePages(context, since: cursor) }
     }
 
     /// The next page of `pages`, at most `limit` records (empty once they are all read).
@@ -50,10 +63,7 @@ extension CardboxStore {
         precondition(limit > 0, "a page holds at least one record")
         return try read { context in
             var page = ChangeSet(accountId: accountId, replicaId: replicaId)
-            let reading = PageReader(context: context, pages: pages)
-            while !pages.isFinished, page.rows.count + page.tombstones.count < limit {
-                pages.place = try reading.read(pages.place, into: &page, limit: limit)
-            }
+            try pages.read(context, into: &page, limit: limit)
             return page
         }
     }

@@ -18,35 +18,14 @@ public struct ApplyReport: Sendable, Equatable, Codable {
 
 extension CardboxStore {
     /// Everything written on this replica after `cursor` (a value this method returned before; 0 for
-    /// everything), as one change set, and the cursor to pass next time.
+    /// everything), as one change set, and the cursor to pass next time: `ChangePages` read as one
+    /// page, in one transaction.
     public func changes(since cursor: HLCTimestamp = .zero) throws -> (changes: ChangeSet, cursor: HLCTimestamp) {
         try read { context in
-            let reader = RowReader(context: context)
+            var pages = try ChangePages(context, since: cursor)
             var changes = ChangeSet(accountId: accountId, replicaId: replicaId)
-            let pending = try PendingCounts(context, since: cursor)
-            for entity in SyncedEntity.allCases where pending.rows[entity, default: 0] > 0 {
-                changes.rows += try reader.rows(
-                    entity, where: "\(SyncColumns.version) > ?", [cursor.storageValue.databaseValue],
-                    index: entity.versionIndex)
-            }
-            if pending.heldRows > 0 {
-                for row in try Row.fetchAll(
-                    context.db.cachedStatement(
-                        sql: "SELECT row FROM heldRow WHERE accountId = ? AND version > ? ORDER BY entity, rowId"),
-                    arguments: [context.account, cursor.storageValue])
-                {
-                    changes.rows.append(try HeldRow.decode(row["row"]))
-                }
-            }
-            guard pending.tombstones > 0 else { return (changes, try Self.clock(context.db).last) }
-            changes.tombstones = try Row.fetchAll(
-                context.db.cachedStatement(
-                    sql: """
-                        SELECT t.entity, t.rowId, t.hlc, r.id AS replicaId FROM tombstone t
-                        JOIN replica r ON r.key = t.replica WHERE t.accountId = ? AND t.version > ? ORDER BY t.entity, t.rowId
-                        """), arguments: [context.account, cursor.storageValue]
-            ).map(Tombstone.init(storedRow:))
-            return (changes, try Self.clock(context.db).last)
+            try pages.read(context, into: &changes, limit: .max)
+            return (changes, pages.cursor)
         }
     }
 
