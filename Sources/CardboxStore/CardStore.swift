@@ -55,13 +55,14 @@ extension CardboxStore {
 
     /// The account's plan alone, without counting cards (a sync compares it at every run).
     public func plan() throws -> Plan {
-        try read { context in
-            Plan(
-                rawValue: try String.fetchOne(
-                    context.db.cachedStatement(sql: "SELECT plan FROM account WHERE id = ?"),
-                    arguments: [context.account])
-                    ?? "") ?? .free
-        }
+        try read { context in try Self.plan(context) }
+    }
+
+    static func plan(_ context: StoreContext) throws -> Plan {
+        Plan(
+            rawValue: try String.fetchOne(
+                context.db.cachedStatement(sql: "SELECT plan FROM account WHERE id = ?"), arguments: [context.account])
+                ?? "") ?? .free
     }
 
     /// Sets the account's plan and, optionally, the free plan's card limit.

@@ -118,9 +118,11 @@ struct ChangeApplier {
             ]
         }
         if !assignments.isEmpty {
-            try db.execute(
+            // Cached by the columns it sets: a device's pulls update the same few fields again and again.
+            try db.cachedStatement(
                 sql:
-                    "UPDATE \(entity.table) SET \(assignments.map { "\($0.0) = ?" }.joined(separator: ", ")) WHERE \(entity.rowCondition)",
+                    "UPDATE \(entity.table) SET \(assignments.map { "\($0.0) = ?" }.joined(separator: ", ")) WHERE \(entity.rowCondition)"
+            ).execute(
                 arguments: StatementArguments(
                     assignments.map(\.1) + entity.rowArguments(account: account, id: merged.id)))
         }

@@ -52,10 +52,30 @@ extension ChangePages {
     }
 }
 
+/// What a device has to send: the pages of what changed since a cursor, the first already read.
+public struct PendingChanges: Sendable {
+    public var pages: ChangePages
+    public var first: ChangeSet
+}
+
 extension CardboxStore {
     /// Starts reading what changed after `cursor` a page at a time (see `ChangePages`).
     public func changePages(since cursor: HLCTimestamp = .zero) throws -> ChangePages {
         try read { context in try ChangePages(context, since: cursor) }
+    }
+
+    /// The pages of what changed after `cursor`, with the first (up to `limit` records) read in the
+    /// same transaction: the usual push is one page.
+    public func pendingChanges(since cursor: HLCTimestamp, limit: Int) throws -> PendingChanges {
+        try read { context in try pendingChanges(context, since: cursor, limit: limit) }
+    }
+
+    func pendingChanges(_ context: StoreContext, since cursor: HLCTimestamp, limit: Int) throws -> PendingChanges {
+        precondition(limit > 0, "a page holds at least one record")
+        var pages = try ChangePages(context, since: cursor)
+        var first = ChangeSet(accountId: accountId, replicaId: replicaId)
+        try pages.read(context, into: &first, limit: limit)
+        return PendingChanges(pages: pages, first: first)
     }
 
     /// The next page of `pages`, at most `limit` records (empty once they are all read).

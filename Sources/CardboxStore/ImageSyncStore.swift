@@ -10,11 +10,13 @@ import GRDB
 extension CardboxStore {
     /// Every image this store holds, by SHA-256.
     public func imageHashes() throws -> [String] {
-        try read { context in
-            try String.fetchAll(
-                context.db, sql: "SELECT sha256 FROM image WHERE accountId = ? ORDER BY sha256",
-                arguments: [context.account])
-        }
+        try read { context in try Self.imageHashes(context) }
+    }
+
+    static func imageHashes(_ context: StoreContext) throws -> [String] {
+        try String.fetchAll(
+            context.db.cachedStatement(sql: "SELECT sha256 FROM image WHERE accountId = ? ORDER BY sha256"),
+            arguments: [context.account])
     }
 
     /// Whether this store holds the bytes of image `sha256`.
@@ -29,9 +31,13 @@ extension CardboxStore {
     /// Images that cards, suggestions or item images name but whose bytes this store lacks (they
     /// arrived by sync before their bytes).
     public func missingImageHashes() throws -> [String] {
-        try read { context in
-            try String.fetchAll(
-                context.db,
+        try read { context in try Self.missingImageHashes(context) }
+    }
+
+    static func missingImageHashes(_ context: StoreContext) throws -> [String] {
+        // Asked at every sync: prepared once.
+        try String.fetchAll(
+            context.db.cachedStatement(
                 sql: """
                     SELECT DISTINCT imageHash FROM (
                         SELECT imageHash FROM card WHERE accountId = ?1 AND imageHash IS NOT NULL
@@ -39,8 +45,7 @@ extension CardboxStore {
                         UNION SELECT imageHash FROM itemImage WHERE accountId = ?1)
                     WHERE imageHash NOT IN (SELECT sha256 FROM image WHERE accountId = ?1)
                     ORDER BY imageHash
-                    """, arguments: [context.account])
-        }
+                    """), arguments: [context.account])
     }
 
     /// Keeps image bytes fetched from the server: checked by seed 002's rules, decoded, and checked

@@ -28,7 +28,7 @@ extension CardboxStore {
         try read { context in try Self.holdsNothingOfItsOwn(context) }
     }
 
-    private static func holdsNothingOfItsOwn(_ context: StoreContext) throws -> Bool {
+    static func holdsNothingOfItsOwn(_ context: StoreContext) throws -> Bool {
         // One statement (asked three times in a first sync, once on a connection of its own).
         try context.count(
             holdsAnythingSQL, StatementArguments(Array(repeating: context.account, count: ownedTables.count))) == 0

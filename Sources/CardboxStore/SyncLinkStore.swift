@@ -28,6 +28,20 @@ public struct SyncLink: Sendable, Equatable {
     }
 }
 
+/// See `CardboxStore.syncStart`.
+public struct SyncStart: Sendable {
+    public var link: SyncLink
+    public var holdsNothingOfItsOwn: Bool
+    public var pending: PendingChanges
+    public var imageHashes: [String]
+}
+
+/// See `CardboxStore.syncFollowUp`.
+public struct SyncFollowUp: Sendable {
+    public var missingImages: [String]
+    public var plan: Plan
+}
+
 extension CardboxStore {
     private static let linkKeys = [
         "sync.server", "sync.user", "sync.token", "sync.sent", "sync.received", "sync.lastSync", "sync.lastError",
@@ -36,20 +50,44 @@ extension CardboxStore {
 
     /// The server this store syncs with, or nil when it is not signed in.
     public func syncLink() throws -> SyncLink? {
+        try read { context in try Self.syncLink(context.db) }
+    }
+
+    static func syncLink(_ db: Database) throws -> SyncLink? {
+        let info = try Dictionary(
+            uniqueKeysWithValues: Row.fetchAll(
+                db.cachedStatement(sql: "SELECT key, value FROM storeInfo WHERE key LIKE 'sync.%'")
+            ).map { ($0["key"] as String, $0["value"] as String) })
+        guard let server = info["sync.server"], let user = info["sync.user"], let token = info["sync.token"]
+        else { return nil }
+        var link = SyncLink(server: server, user: user, token: token)
+        link.sent = HLCTimestamp(rawValue: UInt64(bitPattern: info["sync.sent"].flatMap { Int64($0) } ?? 0))
+        link.received = info["sync.received"].flatMap { Int64($0) } ?? 0
+        link.lastSync = info["sync.lastSync"].flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
+        link.lastError = info["sync.lastError"]
+        link.imagesOffered = info["sync.imagesOffered"]
+        return link
+    }
+
+    /// Where a sync starts, read in one transaction (a device's usual sync sends a few changes, and
+    /// each read of its own is a hop to the store's queue): the link (nil when not signed in),
+    /// whether the store holds nothing of its own (asked only before its first pull, when a
+    /// snapshot may be taken), what it has to send, and the images it holds.
+    public func syncStart(limit: Int) throws -> SyncStart? {
         try read { context in
-            let info = try Dictionary(
-                uniqueKeysWithValues: Row.fetchAll(
-                    context.db, sql: "SELECT key, value FROM storeInfo WHERE key LIKE 'sync.%'"
-                ).map { ($0["key"] as String, $0["value"] as String) })
-            guard let server = info["sync.server"], let user = info["sync.user"], let token = info["sync.token"]
-            else { return nil }
-            var link = SyncLink(server: server, user: user, token: token)
-            link.sent = HLCTimestamp(rawValue: UInt64(bitPattern: info["sync.sent"].flatMap { Int64($0) } ?? 0))
-            link.received = info["sync.received"].flatMap { Int64($0) } ?? 0
-            link.lastSync = info["sync.lastSync"].flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
-            link.lastError = info["sync.lastError"]
-            link.imagesOffered = info["sync.imagesOffered"]
-            return link
+            guard let link = try Self.syncLink(context.db) else { return nil }
+            return SyncStart(
+                link: link, holdsNothingOfItsOwn: try link.received == 0 && Self.holdsNothingOfItsOwn(context),
+                pending: try pendingChanges(context, since: link.sent, limit: limit),
+                imageHashes: try Self.imageHashes(context))
+        }
+    }
+
+    /// What a sync asks once its pull is in, in one transaction: the images this store's records
+    /// name but it lacks, and its plan.
+    public func syncFollowUp() throws -> SyncFollowUp {
+        try read { context in
+            SyncFollowUp(missingImages: try Self.missingImageHashes(context), plan: try Self.plan(context))
         }
     }
 
@@ -59,9 +97,10 @@ extension CardboxStore {
     }
 
     static func saveSyncLink(_ link: SyncLink?, _ db: Database) throws {
-        try db.execute(
-            sql: "DELETE FROM storeInfo WHERE key IN (\(Self.linkKeys.map { _ in "?" }.joined(separator: ",")))",
-            arguments: StatementArguments(Self.linkKeys))
+        // Saved with every pulled page: its statements are prepared once.
+        try db.cachedStatement(
+            sql: "DELETE FROM storeInfo WHERE key IN (\(Self.linkKeys.map { _ in "?" }.joined(separator: ",")))"
+        ).execute(arguments: StatementArguments(Self.linkKeys))
         guard let link else { return }
         let values: [String: String?] = [
             "sync.server": link.server, "sync.user": link.user, "sync.token": link.token,
@@ -71,7 +110,9 @@ extension CardboxStore {
         ]
         for (key, value) in values {
             guard let value else { continue }
-            try db.execute(sql: "INSERT INTO storeInfo (key, value) VALUES (?, ?)", arguments: [key, value])
+            try db.cachedStatement(sql: "INSERT INTO storeInfo (key, value) VALUES (?, ?)").execute(arguments: [
+                key, value,
+            ])
         }
     }
 }

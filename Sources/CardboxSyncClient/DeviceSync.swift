@@ -51,13 +51,14 @@ public struct DeviceSync: Sendable {
         field: "sync", reason: "this store is not signed in to a server: cardbox login URL --user NAME")
 
     public func sync(progress: (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {
-        guard var link = try store.syncLink() else { throw Self.notSignedIn }
+        guard var start = try store.syncStart(limit: batchSize) else { throw Self.notSignedIn }
+        var link = start.link
         let connection = try ServerConnection(server: link.server, token: link.token)
         do {
             var report = SyncReport()
             // A pull the server's answers already made (a current snapshot): no request for it.
             var answered: ServerConnection.Page?
-            if link.received == 0, try store.holdsNothingOfItsOwn() {
+            if start.holdsNothingOfItsOwn {
                 // A snapshot is a shortcut: when it fails (a newer server's schema, a damaged or cut
                 // download), the device syncs record by record instead, and says why.
                 do {
@@ -67,25 +68,29 @@ public struct DeviceSync: Sendable {
                 } catch {
                     report.snapshotProblem = (error as? LocalizedError)?.errorDescription ?? "\(error)"
                 }
+                // What the store has to send and the images it holds, as the snapshot left them.
+                start = try store.syncStart(limit: batchSize) ?? start
             }
             // A push the server refuses for what it holds (the plan's card limit) stays pending
             // here; the others' changes are still fetched, and the refusal is reported after.
             var refusal: SyncClientError?
             var firstPage: ServerConnection.Page?
             do {
-                firstPage = try await pushAndPull(&link, connection, &report, progress, answered: answered)
+                firstPage = try await pushAndPull(
+                    &link, start.pending, connection, &report, progress, answered: answered)
             } catch let error as SyncClientError where error.isRefusalOfContent {
                 refusal = error
             }
-            try await uploadImages(&link, connection, &report)
+            try await uploadImages(start.imageHashes, &link, connection, &report)
             let plan = try await pull(
                 from: firstPage, &link, connection, &report, progress, finishing: refusal == nil)
+            let followUp = try store.syncFollowUp()
             // The plan is the server's to decide; a change to it is sent at once.
-            if let plan, try store.plan() != plan {
+            if let plan, followUp.plan != plan {
                 _ = try store.setPlan(plan)
                 if refusal == nil { try await push(&link, connection, &report, progress) }
             }
-            try await fetchImages(connection, &report)
+            try await fetchImages(followUp.missingImages, connection, &report)
             if let refusal { throw refusal }
             return report
         } catch {
@@ -95,15 +100,16 @@ public struct DeviceSync: Sendable {
         }
     }
 
-    /// Sends everything written here since the last acknowledged push: every batch but the last on
-    /// its own, the last with the first page of the pull (one request, for the usual sync of a few
-    /// changes). The push cursor moves in memory, once every batch is in; it is saved with that page.
-    /// With nothing to send, `answered` (when the server's answers made it) is the pull.
+    /// Sends everything written here since the last acknowledged push (`pending`): every batch but
+    /// the last on its own, the last with the first page of the pull (one request, for the usual
+    /// sync of a few changes). The push cursor moves in memory, once every batch is in; it is saved
+    /// with that page. With nothing to send, `answered` (when the server's answers made it) is the
+    /// pull.
     private func pushAndPull(
-        _ link: inout SyncLink, _ connection: ServerConnection, _ report: inout SyncReport,
+        _ link: inout SyncLink, _ pending: PendingChanges, _ connection: ServerConnection, _ report: inout SyncReport,
         _ progress: (SyncProgress) -> Void, answered: ServerConnection.Page?
     ) async throws -> ServerConnection.Page {
-        var pages = try store.changePages(since: link.sent)
+        var pages = pending.pages
         // Nothing to send: a plain pull, which the server answers without a write.
         guard pages.total > 0 else {
             link.sent = pages.cursor
@@ -112,7 +118,8 @@ public struct DeviceSync: Sendable {
         }
         // Batches that only follow one another hold nothing new to this device: the pull after them
         // starts past them, so a first upload does not come back whole.
-        let (last, held) = try await sendAllButLast(&pages, after: link.received, connection, &report, progress)
+        let (last, held) = try await sendAllButLast(
+            pending.first, &pages, after: link.received, connection, &report, progress)
         let page: ServerConnection.Page
         do {
             page = try await connection.exchange(last, batch: UUID(), after: held, limit: batchSize)
@@ -131,9 +138,11 @@ public struct DeviceSync: Sendable {
         _ link: inout SyncLink, _ connection: ServerConnection, _ report: inout SyncReport,
         _ progress: (SyncProgress) -> Void
     ) async throws {
-        var pages = try store.changePages(since: link.sent)
+        let pending = try store.pendingChanges(since: link.sent, limit: batchSize)
+        var pages = pending.pages
         if pages.total > 0 {
-            let (last, _) = try await sendAllButLast(&pages, after: link.received, connection, &report, progress)
+            let (last, _) = try await sendAllButLast(
+                pending.first, &pages, after: link.received, connection, &report, progress)
             _ = try await connection.push(last, batch: UUID())
             Self.count(last, of: pages, &report, progress)
         }
@@ -150,18 +159,19 @@ public struct DeviceSync: Sendable {
         progress(SyncProgress(phase: .push, done: report.pushed, total: pages.total))
     }
 
-    /// Reads `pages` a batch at a time (one batch ahead, so that the last is known) and pushes each
-    /// but the last, which it returns unsent; a collection of any size holds two batches in memory.
+    /// Reads `pages` a batch at a time after `first` (one batch ahead, so that the last is known) and
+    /// pushes each but the last, which it returns unsent; a collection of any size holds two batches
+    /// in memory.
     /// Also returns the cursor this device holds everything up to after them, from `held` on: each
     /// batch that came right after the one before (its receipt's previous cursor is where the
     /// device stood) moves it to its own cursor, as the records it added are the device's own (see
     /// `PushReceipt.isOwnEcho` on the server); once another device's push came between, it stays.
     private func sendAllButLast(
-        _ pages: inout ChangePages, after held: Int64, _ connection: ServerConnection,
+        _ first: ChangeSet, _ pages: inout ChangePages, after held: Int64, _ connection: ServerConnection,
         _ report: inout SyncReport, _ progress: (SyncProgress) -> Void
     ) async throws -> (last: ChangeSet, held: Int64) {
         var chain = PushChain(held: held)
-        var batch = try store.nextPage(of: &pages, limit: batchSize)
+        var batch = first
         while !pages.isFinished {
             let next = try store.nextPage(of: &pages, limit: batchSize)
             if next.isEmpty { break }
@@ -242,10 +252,9 @@ public struct DeviceSync: Sendable {
     /// Sends the bytes of every image the server lacks (seed 002's rules are checked there again).
     /// Only when the store's images changed since the server last got what it lacked: a store
     /// with a thousand images does not send their hashes at every sync.
-    private func uploadImages(_ link: inout SyncLink, _ connection: ServerConnection, _ report: inout SyncReport)
-        async throws
-    {
-        let local = try store.imageHashes()
+    private func uploadImages(
+        _ local: [String], _ link: inout SyncLink, _ connection: ServerConnection, _ report: inout SyncReport
+    ) async throws {
         guard !local.isEmpty else { return }
         let digest = sha256Hex(Data(local.joined(separator: ",").utf8))
         guard digest != link.imagesOffered else { return }
@@ -256,10 +265,12 @@ public struct DeviceSync: Sendable {
         link.imagesOffered = digest
     }
 
-    /// Fetches the bytes of images that pulled records name; those no device has uploaded yet come
-    /// at a later sync.
-    private func fetchImages(_ connection: ServerConnection, _ report: inout SyncReport) async throws {
-        for hash in try store.missingImageHashes() {
+    /// Fetches the bytes of images that pulled records name (`missing`); those no device has
+    /// uploaded yet come at a later sync.
+    private func fetchImages(_ missing: [String], _ connection: ServerConnection, _ report: inout SyncReport)
+        async throws
+    {
+        for hash in missing {
             guard let data = try await connection.image(hash) else { continue }
             try store.storeFetchedImage(data, sha256: hash)
             report.imagesReceived += 1
