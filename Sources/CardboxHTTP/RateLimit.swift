@@ -39,11 +39,16 @@ struct AccountRateLimit: RouterMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        if let caller = context.caller, let wait = await limiter.take(caller.account.id) {
+        if let caller = context.caller { try await Self.admit(caller.account.id, limiter) }
+        return try await next(request, context)
+    }
+
+    /// Takes one of the account's requests, or throws the 429.
+    static func admit(_ account: UUID, _ limiter: RateLimiter) async throws {
+        if let wait = await limiter.take(account) {
             throw APIError(
                 .tooManyRequests, "this account is making too many requests; try again in \(wait) s",
                 headers: [.retryAfter: String(wait)])
         }
-        return try await next(request, context)
     }
 }

@@ -11,6 +11,8 @@ import NIOCore
 public struct CardboxRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var caller: Caller?
+    /// A token's check still under way (routes behind `EarlyBearerAuthentication`).
+    var callerCheck: CallerCheck?
     /// The web app's session token (its cookie), once checked.
     public var sessionToken: String?
     /// Who is asking: the first web account may be made from this machine only.
@@ -65,6 +67,7 @@ public struct SyncAPI: Sendable {
     let news = AccountNews()
     let replicas: AccountReplicas?
     let syncNotes: SyncNotes
+    let cardLimits = CardLimitMemory()
 
     public init(
         database: any ServerDatabase, accounts: AccountService, options: ServerOptions, metrics: ServerMetrics
@@ -98,8 +101,12 @@ public struct SyncAPI: Sendable {
         router.get("health") { _, _ in JSONResponse(["status": .string("ok")]) }
         router.post("v1/accounts") { request, context in try await signUp(request, context) }
         router.post("v1/sessions") { request, context in try await signIn(request, context) }
+        let limiter = RateLimiter(perSecond: options.requestsPerSecond)
         let authenticated = router.group("v1").add(middleware: BearerAuthentication(accounts: accounts))
-            .add(middleware: AccountRateLimit(limiter: RateLimiter(perSecond: options.requestsPerSecond)))
+            .add(middleware: AccountRateLimit(limiter: limiter))
+        // A device's sync: its push reads the account while the token is checked.
+        let syncing = router.group("v1").add(
+            middleware: EarlyBearerAuthentication(accounts: accounts, limiter: limiter))
         authenticated.get("account") { _, context in
             let caller = try context.requireCaller()
             return JSONResponse(["account": caller.account.json, "device": caller.device.json])
@@ -109,9 +116,9 @@ public struct SyncAPI: Sendable {
             _ = try await database.revokeDevice(caller.device.id, account: caller.account.id, now: options.now())
             return Response(status: .noContent)
         }
-        authenticated.post("sync/push") { request, context in try await push(request, context) }
+        syncing.post("sync/push") { request, context in try await push(request, context) }
         authenticated.get("sync/pull") { request, context in try await pull(request, context) }
-        authenticated.post("sync/exchange") { request, context in try await exchange(request, context) }
+        syncing.post("sync/exchange") { request, context in try await exchange(request, context) }
         authenticated.get("sync/snapshot") { _, context in try await snapshot(context) }
         authenticated.put("images/:sha256") { request, context in try await putImage(request, context) }
         authenticated.get("images/:sha256") { request, context in try await getImage(request, context) }
@@ -144,8 +151,8 @@ public struct SyncAPI: Sendable {
     }
 
     private func push(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
-        let receipt = try await pushBody(request, context)
-        recordSync(try context.requireCaller(), pulledTo: nil, refusal: .some(nil), context)
+        let (receipt, caller) = try await pushBody(request, context)
+        recordSync(caller, pulledTo: nil, refusal: .some(nil), context)
         return JSONResponse(
             [
                 "cursor": .int(receipt.cursor), "retry": .bool(receipt.wasRetry),
@@ -153,36 +160,48 @@ public struct SyncAPI: Sendable {
             ])
     }
 
-    /// Merges the request's change set under the batch its query names.
-    private func pushBody(_ request: Request, _ context: CardboxRequestContext) async throws -> PushReceipt {
-        let caller = try context.requireCaller()
+    /// Merges the request's change set under the batch its query names (read beside the token's
+    /// check: see `EarlyBearerAuthentication`), and returns the caller once checked.
+    private func pushBody(_ request: Request, _ context: CardboxRequestContext) async throws
+        -> (PushReceipt, Caller)
+    {
+        let account = try context.claimedAccount()
         guard let batchText = request.uri.queryParameters["batch"], let batch = UUID(uuidString: String(batchText))
         else { throw CardboxError.invalid(field: "batch", reason: "the query must name the batch: ?batch=UUID") }
         let text = try await bodyText(request, context)
         let changes = try ChangeSet.parse(text)
-        let cardLimit = caller.account.plan.serverCardLimit
+        let cardLimits = self.cardLimits
         let receipt: PushReceipt
         do {
             receipt = try await database.push(
-                changes, batch: batch, account: caller.account.id, cardLimit: cardLimit, now: options.now())
+                changes, batch: batch, account: account, now: options.now(),
+                expectingCardLimit: cardLimits.expectsLimit(account),
+                verified: {
+                    let cardLimit = try await context.verifiedCaller().account.plan.serverCardLimit
+                    cardLimits.note(account, limited: cardLimit != nil)
+                    return cardLimit
+                })
         } catch let refusal as CardboxError {
             // The account page shows why a device's changes wait (seed 001's limit message).
+            let caller = try await context.verifiedCaller()
             recordSync(
                 caller, pulledTo: nil, refusal: .some(JSONErrorMiddleware.answer(for: refusal).message), context)
             throw refusal
         }
+        let caller = try await context.verifiedCaller()
         if !receipt.wasRetry {
             await news.published(caller.account.id)
             replicas?.refresh(caller.account.id)
         }
         metrics.pushed(records: changes.rows.count + changes.tombstones.count, retry: receipt.wasRetry)
-        return receipt
+        return (receipt, caller)
     }
 
     private func pull(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
         let (cursor, limit) = try pageQuery(request)
-        let page = try await pageMembers(context, after: cursor, limit: limit)
-        recordSync(try context.requireCaller(), pulledTo: page.finishedAt, refusal: nil, context)
+        let caller = try context.requireCaller()
+        let page = try await pageMembers(caller, after: cursor, limit: limit)
+        recordSync(caller, pulledTo: page.finishedAt, refusal: nil, context)
         return JSONResponse(text: "{\(page.members)}")
     }
 
@@ -192,9 +211,9 @@ public struct SyncAPI: Sendable {
     /// on its own. The query is checked before anything is merged.
     private func exchange(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
         let (cursor, limit) = try pageQuery(request)
-        let receipt = try await pushBody(request, context)
-        let page = try await pageMembers(context, after: cursor, limit: limit, pushed: receipt)
-        recordSync(try context.requireCaller(), pulledTo: page.finishedAt, refusal: .some(nil), context)
+        let (receipt, caller) = try await pushBody(request, context)
+        let page = try await pageMembers(caller, after: cursor, limit: limit, pushed: receipt)
+        recordSync(caller, pulledTo: page.finishedAt, refusal: .some(nil), context)
         return JSONResponse(text: #"{\#(page.members),"pushed":\#(receipt.cursor),"retry":\#(receipt.wasRetry)}"#)
     }
 
@@ -226,9 +245,8 @@ public struct SyncAPI: Sendable {
     /// receipt shows nobody else pushed since `cursor`, the page is empty and ends at the push:
     /// what came after `cursor` is what the caller sent, merged into a state it held already.
     private func pageMembers(
-        _ context: CardboxRequestContext, after cursor: Int64, limit: Int, pushed receipt: PushReceipt? = nil
+        _ caller: Caller, after cursor: Int64, limit: Int, pushed receipt: PushReceipt? = nil
     ) async throws -> (members: String, finishedAt: Int64?) {
-        let caller = try context.requireCaller()
         let page: PullPage
         if let receipt, receipt.isOwnEcho(after: cursor) {
             page = PullPage(
@@ -350,31 +368,6 @@ extension SyncAPI {
 }
 
 /// Checks `Authorization: Bearer TOKEN` and puts the caller in the context; 401 otherwise.
-struct BearerAuthentication: RouterMiddleware {
-    let accounts: AccountService
-
-    func handle(
-        _ request: Request, context: CardboxRequestContext,
-        next: (Request, CardboxRequestContext) async throws -> Response
-    ) async throws -> Response {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-            let caller = try await accounts.caller(token: String(header.dropFirst("Bearer ".count)))
-        else {
-            throw APIError(.unauthorized, "sign in first: this request needs a valid device token (cardbox login)")
-        }
-        var context = context
-        context.caller = caller
-        return try await next(request, context)
-    }
-}
-
-extension CardboxRequestContext {
-    func requireCaller() throws -> Caller {
-        guard let caller else { throw APIError(.unauthorized, "sign in first") }
-        return caller
-    }
-}
-
 func bodyText(_ request: Request, _ context: CardboxRequestContext) async throws -> String {
     let buffer = try await request.collectBody(upTo: context.maxUploadSize)
     guard let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes, encoding: .utf8) else {

@@ -57,6 +57,16 @@ public protocol SyncState: Sendable {
     func push(_ changes: ChangeSet, batch: UUID, account: UUID, cardLimit: Int?, now: Date) async throws
         -> PushReceipt
 
+    /// A push whose caller is still being checked: `verified` waits for the check of the token
+    /// (which names `account`) and gives the account's card limit, or throws. An implementation may
+    /// read what the push names meanwhile (`expectingCardLimit`: whether the account had a limit
+    /// when last seen, so whether to count its cards), but writes nothing before `verified` has
+    /// returned, and reads only `account`.
+    func push(
+        _ changes: ChangeSet, batch: UUID, account: UUID, now: Date, expectingCardLimit: Bool,
+        verified: @escaping @Sendable () async throws -> Int?
+    ) async throws -> PushReceipt
+
     /// The account's newest cursor: what a device that has pulled everything holds.
     func cursor(account: UUID) async throws -> Int64
 
@@ -68,6 +78,16 @@ extension SyncState {
     /// A push with no card limit (a premium account, or the sync state on its own).
     public func push(_ changes: ChangeSet, batch: UUID, account: UUID, now: Date) async throws -> PushReceipt {
         try await push(changes, batch: batch, account: account, cardLimit: nil, now: now)
+    }
+
+    /// The check first, then the push: a database on this machine (SQLite) answers the check sooner
+    /// than a read could be overlapped with it.
+    public func push(
+        _ changes: ChangeSet, batch: UUID, account: UUID, now: Date, expectingCardLimit: Bool,
+        verified: @escaping @Sendable () async throws -> Int?
+    ) async throws -> PushReceipt {
+        let cardLimit = try await verified()
+        return try await push(changes, batch: batch, account: account, cardLimit: cardLimit, now: now)
     }
 
     /// The checks every implementation makes before it merges anything.

@@ -179,8 +179,46 @@ public final class PostgresServerDatabase: ServerDatabase {
         -> PushReceipt
     {
         try Self.check(changes, account: account, now: now)
+        return try await pushChecked(
+            changes, PushPlan.keys(of: changes), batch: batch, account: account, cardLimit: cardLimit)
+    }
+
+    /// The push's first read runs while the caller's token is checked (two round trips to the
+    /// database at once, on two connections, instead of one after the other); its connection goes
+    /// back to the pool before waiting for the check, which may need one. Once the check has passed,
+    /// the plan is written as after any read; when the read did not count the account's cards and
+    /// the account turns out to have a limit, it is read again.
+    public func push(
+        _ changes: ChangeSet, batch: UUID, account: UUID, now: Date, expectingCardLimit: Bool,
+        verified: @escaping @Sendable () async throws -> Int?
+    ) async throws -> PushReceipt {
+        try Self.check(changes, account: account, now: now)
         let keys = PushPlan.keys(of: changes)
-        return try await translatingErrors {
+        let stored = try await translatingErrors {
+            try await client.withConnection { connection in
+                try await self.stored(
+                    keys, batch: batch, account: account, countingCards: expectingCardLimit, connection)
+            }
+        }
+        let cardLimit = try await verified()
+        if cardLimit == nil || expectingCardLimit,
+            let written = try await translatingErrors({
+                try await client.withConnection { connection in
+                    try await self.push(
+                        changes, stored, batch: batch, account: account, cardLimit: cardLimit, connection)
+                }
+            })
+        {
+            return written
+        }
+        return try await pushChecked(changes, keys, batch: batch, account: account, cardLimit: cardLimit)
+    }
+
+    /// A push once its change set has been checked.
+    private func pushChecked(_ changes: ChangeSet, _ keys: [RecordKey], batch: UUID, account: UUID, cardLimit: Int?)
+        async throws -> PushReceipt
+    {
+        try await translatingErrors {
             for _ in 0..<optimisticAttempts {
                 let written = try await client.withConnection { connection in
                     try await self.push(changes, keys, batch: batch, account: account, cardLimit: cardLimit, connection)
@@ -209,6 +247,15 @@ public final class PostgresServerDatabase: ServerDatabase {
     ) async throws -> PushReceipt? {
         let stored = try await self.stored(
             keys, batch: batch, account: account, countingCards: cardLimit != nil, connection)
+        return try await push(changes, stored, batch: batch, account: account, cardLimit: cardLimit, connection)
+    }
+
+    /// Plans the push from what was read of the account and writes the plan unless another push came
+    /// between (nil).
+    private func push(
+        _ changes: ChangeSet, _ stored: StoredRecords, batch: UUID, account: UUID, cardLimit: Int?,
+        _ connection: PostgresConnection
+    ) async throws -> PushReceipt? {
         if let cursor = stored.receipt { return PushReceipt(cursor: cursor, wasRetry: true) }
         let plan = PushPlan(
             changes, storedRows: stored.rows, storedTombstones: stored.tombstones, lastSeq: stored.lastSeq)

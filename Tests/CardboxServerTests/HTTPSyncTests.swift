@@ -41,6 +41,18 @@ func withServer(
     }
 }
 
+/// How the server refused what `body` sent, or nil when it took it.
+func refusal(_ body: () async throws -> Void) async -> (status: Int, message: String)? {
+    do {
+        try await body()
+        return nil
+    } catch SyncClientError.refused(let status, let message) {
+        return (status, message)
+    } catch {
+        return (0, "\(error)")
+    }
+}
+
 /// Signs a store in as a device would (`cardbox login`): joins the account, keeps the token.
 func signIn(_ store: CardboxStore, to url: String, user: String, password: String) async throws -> CardboxStore {
     let signedIn = try await ServerConnection(server: url, token: nil).signIn(
@@ -206,12 +218,15 @@ struct HTTPSyncTests {
         #expect(try store.syncLink()?.received == 0)
     }
 
-    @Test("the free plan's 25 cards hold across devices; refused changes stay pending; premium lifts it")
-    func planLimitAcrossDevices() async throws {
-        try await withServer("sqlite-memory") { url, database, accounts in
-            let account = try await accounts.addAccount(name: "cy", password: "password cy")
-            let phone = try await signIn(try CardboxStore.inMemory(), to: url, user: "cy", password: "password cy")
-            let laptop = try await signIn(try CardboxStore.inMemory(), to: url, user: "cy", password: "password cy")
+    @Test(
+        "the free plan's 25 cards hold across devices; refused changes stay pending; premium lifts it",
+        arguments: ["sqlite-memory", "postgres"])
+    func planLimitAcrossDevices(_ implementation: String) async throws {
+        try await withServer(implementation) { url, database, accounts in
+            let name = "cy-\(UUID().uuidString.prefix(8))"
+            let account = try await accounts.addAccount(name: name, password: "password cy")
+            let phone = try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "password cy")
+            let laptop = try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "password cy")
             let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
             _ = try phone.addCards(to: deck.id, (0..<20).map { CardDraft(front: "p\($0)", back: "p") })
             _ = try await DeviceSync(store: phone).sync()
@@ -273,6 +288,49 @@ struct HTTPSyncTests {
             for store in [phone, laptop, phone] { _ = try await DeviceSync(store: store).sync() }
             #expect(try phone.canonicalDump() == laptop.canonicalDump())
             #expect(try laptop.deck(deck.id).name == "Spanish")
+        }
+    }
+
+    @Test(
+        "a push is read while its token is checked: a revoked or unknown device's push or exchange, small or large, gets 401 and writes nothing",
+        arguments: ["sqlite-memory", "postgres"])
+    func pushWaitsForItsTokensCheck(_ implementation: String) async throws {
+        try await withServer(implementation) { url, database, accounts in
+            let name = "ida-\(UUID().uuidString.prefix(8))"
+            let account = try await accounts.addAccount(name: name, password: "password ida", plan: .premium)
+            let phone = try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "password ida")
+            let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            _ = try await DeviceSync(store: phone).sync()
+            let before = try await database.cursor(account: account.id)
+            _ = try phone.renameDeck(deck.id, to: "Español")
+            let small = try phone.changes(since: try #require(try phone.syncLink()).sent).changes
+            // Past the body size a push may send before its token has passed (read only after).
+            _ = try phone.addCards(to: deck.id, (0..<400).map { CardDraft(front: "word \($0)", back: "Wort \($0)") })
+            let large = try phone.changes(since: try #require(try phone.syncLink()).sent).changes
+            #expect(large.jsonText.utf8.count > 65_536 && small.jsonText.utf8.count < 65_536)
+            let token = try #require(try phone.syncLink()).token
+            let device = try #require(DeviceToken(token)).device
+            // A device nobody signed in: its token names the account but no device of it.
+            let unknown = DeviceToken.mint(account: account.id, device: UUID()).text
+            #expect(try await database.revokeDevice(device, account: account.id, now: Date()))
+            for token in [token, unknown] {
+                let connection = try ServerConnection(server: url, token: token)
+                for changes in [small, large] {
+                    let refusals = [
+                        await refusal { _ = try await connection.push(changes, batch: UUID()) },
+                        await refusal {
+                            _ = try await connection.exchange(changes, batch: UUID(), after: before, limit: 100)
+                        },
+                    ]
+                    for refused in refusals {
+                        #expect(refused?.status == 401 && refused?.message.contains("sign in first") == true)
+                    }
+                }
+            }
+            #expect(try await database.cursor(account: account.id) == before)
+            let stored = try await database.pull(account: account.id, after: 0, limit: 1_000).changes
+            #expect(
+                !stored.rows.contains { $0.entity == .card } && stored.rows.contains { $0.id == deck.id.description })
         }
     }
 
@@ -361,6 +419,16 @@ struct HTTPSyncTests {
             }
             // A burst of 20 passes and then one a second: most of the rest wait, however slow the machine.
             #expect(refused >= 1)
+            // A push is read beside its token's check, and refused with the same 429.
+            let empty = ChangeSet(accountId: fay.accountId, replicaId: UUID().uuidString.lowercased())
+            await #expect {
+                for _ in 0..<5 {
+                    _ = try await ServerConnection(server: url, token: fay.token).push(empty, batch: UUID())
+                }
+            } throws: { error in
+                guard case SyncClientError.refused(429, let message) = error else { return false }
+                return message.contains("too many requests")
+            }
             #expect(try await ServerConnection(server: url, token: gus.token).plan() == .free)
         }
     }

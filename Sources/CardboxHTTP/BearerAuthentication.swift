@@ -1,0 +1,113 @@
+import CardboxServer
+import Foundation
+import Hummingbird
+import Synchronization
+
+/// Checks the request's device token before the handler runs, and names its caller.
+struct BearerAuthentication: RouterMiddleware {
+    let accounts: AccountService
+
+    static let unauthorized = APIError(
+        .unauthorized, "sign in first: this request needs a valid device token (cardbox login)")
+
+    func handle(
+        _ request: Request, context: CardboxRequestContext,
+        next: (Request, CardboxRequestContext) async throws -> Response
+    ) async throws -> Response {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+            let caller = try await accounts.caller(token: String(header.dropFirst("Bearer ".count)))
+        else { throw Self.unauthorized }
+        var context = context
+        context.caller = caller
+        return try await next(request, context)
+    }
+}
+
+extension CardboxRequestContext {
+    func requireCaller() throws -> Caller {
+        guard let caller else { throw APIError(.unauthorized, "sign in first") }
+        return caller
+    }
+}
+
+/// Bearer authentication that lets the handler start before the token's check has come back: the
+/// check (a round trip to the database, then the account's rate limit) runs in a task of its own
+/// while the handler reads the body and what it names (a push's read of the account). The handler
+/// waits for the check (`verifiedCaller`) before it writes anything, and nothing reaches the client
+/// before the check has passed: a failed check answers 401 (or 429) whatever the handler did. A
+/// body that is large or of unknown length waits for the check first, so a request that has not
+/// shown a valid token makes the server parse at most `earlyBodyLimit` bytes, as a sign-in does.
+struct EarlyBearerAuthentication: RouterMiddleware {
+    let accounts: AccountService
+    let limiter: RateLimiter
+    static let earlyBodyLimit = 65_536
+
+    func handle(
+        _ request: Request, context: CardboxRequestContext,
+        next: (Request, CardboxRequestContext) async throws -> Response
+    ) async throws -> Response {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+            let token = DeviceToken(String(header.dropFirst("Bearer ".count)))
+        else { throw BearerAuthentication.unauthorized }
+        let (accounts, limiter) = (self.accounts, self.limiter)
+        let check = Task {
+            guard let caller = try await accounts.caller(token: token.text) else {
+                throw BearerAuthentication.unauthorized
+            }
+            try await AccountRateLimit.admit(caller.account.id, limiter)
+            return caller
+        }
+        var context = context
+        context.callerCheck = CallerCheck(account: token.account, check: check)
+        let length = request.headers[.contentLength].flatMap { Int($0) }
+        if length.map({ $0 > Self.earlyBodyLimit }) ?? true { context.caller = try await check.value }
+        let response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            _ = try await check.value
+            throw error
+        }
+        _ = try await check.value
+        return response
+    }
+}
+
+/// A token's check under way (see `EarlyBearerAuthentication`), with the account the token names:
+/// trusted only once `check` has passed.
+struct CallerCheck: Sendable {
+    let account: UUID
+    let check: Task<Caller, any Error>
+}
+
+extension CardboxRequestContext {
+    /// The account the request's token names; checked or being checked.
+    func claimedAccount() throws -> UUID {
+        if let caller { return caller.account.id }
+        if let callerCheck { return callerCheck.account }
+        throw BearerAuthentication.unauthorized
+    }
+
+    /// The caller, once the token's check has passed.
+    func verifiedCaller() async throws -> Caller {
+        if let caller { return caller }
+        if let callerCheck { return try await callerCheck.check.value }
+        throw BearerAuthentication.unauthorized
+    }
+}
+
+/// Whether each account had a card limit when it last pushed here: a push read beside its token's
+/// check counts the account's cards only then (an unlimited account may hold a hundred thousand).
+/// A plan that changed since costs that push one more read.
+final class CardLimitMemory: Sendable {
+    private let limited = Mutex<[UUID: Bool]>([:])
+
+    func expectsLimit(_ account: UUID) -> Bool { limited.withLock { $0[account] ?? false } }
+
+    func note(_ account: UUID, limited isLimited: Bool) {
+        limited.withLock { known in
+            if known.count > 100_000 { known = [:] }
+            known[account] = isLimited
+        }
+    }
+}
