@@ -39,18 +39,26 @@ public actor AccountNews {
     /// The account's edition now: read it before reading the account's cursor, then wait after it.
     func edition(of account: UUID) -> Int { editions[account, default: 0] }
 
-    /// Returns when the account has news after `edition`, or after `timeout`, whichever comes first.
+    /// Returns when the account has news after `edition`, after `timeout`, or when the waiting task
+    /// is cancelled, whichever comes first.
     func wait(for account: UUID, after edition: Int, timeout: Duration) async {
         guard editions[account, default: 0] == edition else { return }
         let id = UUID()
-        await withCheckedContinuation { continuation in
-            // On the actor: registered before any later `published` can run.
-            waiters[account, default: [:]][id] = continuation
-            Task {
-                try? await Task.sleep(for: timeout)
-                await self.release(id, account: account)
-            }
+        // Ends the wait when its time is up or, cancelled, at once.
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            await self.release(id, account: account)
         }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                // On the actor: registered before any later `published` can run.
+                waiters[account, default: [:]][id] = continuation
+                if Task.isCancelled { release(id, account: account) }
+            }
+        } onCancel: {
+            timer.cancel()
+        }
+        timer.cancel()
     }
 
     private func release(_ id: UUID, account: UUID) {
@@ -76,8 +84,8 @@ struct NewsStream {
                 var known = cursor
                 var quiet: Duration = .zero
                 try await writer.write(ByteBuffer(string: ": cardbox news\n\n"))
-                // A server shutting down ends the stream (within a poll interval), so it does not wait
-                // for the listeners, who never hang up by themselves; they connect again later.
+                // A server shutting down ends the stream at once, so it does not wait for the
+                // listeners, who never hang up by themselves; they connect again later.
                 while !Task.isCancelled && !Task.isShuttingDownGracefully {
                     let edition = await news.edition(of: account)
                     let latest = try await database.cursor(account: account)
@@ -87,7 +95,9 @@ struct NewsStream {
                         quiet = .zero
                     }
                     let start = ContinuousClock.now
-                    await news.wait(for: account, after: edition, timeout: pollInterval)
+                    await cancelWhenGracefulShutdown { [news, pollInterval] in
+                        await news.wait(for: account, after: edition, timeout: pollInterval)
+                    }
                     quiet += ContinuousClock.now - start
                     if quiet >= heartbeat {
                         try await writer.write(ByteBuffer(string: ": still here\n\n"))

@@ -361,6 +361,24 @@ struct HTTPSyncTests {
         }
     }
 
+    @Test("a server that stops ends its event streams at once, not a poll interval later")
+    func stoppingEndsNews() async throws {
+        var options = ServerOptions()
+        options.newsPollInterval = .seconds(60)
+        var stopping = ContinuousClock.now
+        var listening: Task<Int64?, any Error>?
+        try await withServer("sqlite-memory", options: options) { url, _, accounts in
+            _ = try await accounts.addAccount(name: "fen", password: "password fen")
+            let laptop = try await signIn(try CardboxStore.inMemory(), to: url, user: "fen", password: "password fen")
+            let link = try #require(try laptop.syncLink())
+            listening = Task { try await ServerConnection(server: url, token: link.token).news(after: link.received) }
+            try await Task.sleep(for: .milliseconds(300))
+            stopping = .now
+        }
+        #expect(ContinuousClock.now - stopping < .seconds(20))
+        listening?.cancel()
+    }
+
     @Test("an item's image travels by its SHA-256: uploaded once, fetched by the other device")
     func images() async throws {
         try await withServer("sqlite-memory") { url, database, accounts in
