@@ -97,7 +97,7 @@ def main():
             receives.append(ms(start))
         assert laptop.get_note(note_id)["Back"] == f"edited {runs - 1}"
         print(json.dumps({"cards": cards, "fullUploadMs": upload, "fullDownloadMs": download,
-                          "fullDownloadsMs": downloads,
+                          "fullDownloadsMs": downloads,  # in order: the first came right after the upload
                           "incrementalSendMs": statistics.median(sends),
                           "incrementalReceiveMs": statistics.median(receives)}))
         phone.close()
