@@ -83,6 +83,12 @@ public final class CardboxStore: Sendable {
                 // A 16 MiB page cache (SQLite's default is 2 MiB): a large batch otherwise spills
                 // pages to the WAL mid-transaction and writes them again at commit.
                 try db.execute(sql: "PRAGMA cache_size = -16384")
+                // One durability however the store is opened (a pool set this, a single connection on
+                // an existing file kept SQLite's FULL): with the write-ahead log, a commit survives the
+                // process dying, a power cut may take back the last few, and the file stays whole. A
+                // sync loses nothing either way: cursors roll back with the data they describe, and
+                // what is sent or fetched again merges to the same.
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 CardboxStore.addFunctions(to: db)
             }
             // A store is put in WAL mode when it is created, and the file remembers it; setting it

@@ -151,7 +151,8 @@ struct HistoryAndPersistenceTests {
         #expect(try store.list(try store.resolve("L")).items?.map(\.quantity) == [2])
     }
 
-    @Test("data survives closing and reopening the store file, which runs in WAL mode")
+    @Test(
+        "data survives closing and reopening the store file, which runs in WAL mode with one durability however opened")
     func persistence() throws {
         let path = TestStore.temporaryPath()
         defer {
@@ -171,6 +172,16 @@ struct HistoryAndPersistenceTests {
         #expect(try reopened.lists().map(\.name) == ["L"])
         let mode = try reopened.read { try String.fetchOne($0.db, sql: "PRAGMA journal_mode") }
         #expect(mode == "wal")
+        // One durability, whether the store is opened with a pool or one connection, new or not.
+        let single = try CardboxStore.open(path: path, concurrentReads: false)
+        let newPath = TestStore.temporaryPath()
+        defer {
+            try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: newPath).deletingLastPathComponent().path)
+        }
+        let newSingle = try CardboxStore.open(path: newPath, concurrentReads: false)
+        for store in [reopened, single, newSingle] {
+            #expect(try store.read { try Int.fetchOne($0.db, sql: "PRAGMA synchronous") } == 1)
+        }
         // HLC timestamps keep increasing across restarts.
         _ = try reopened.createList(name: "M")
         let stamps = try reopened.read { try Int64.fetchAll($0.db, sql: "SELECT hlc FROM changeBatch ORDER BY id") }
