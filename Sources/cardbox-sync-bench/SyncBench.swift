@@ -99,7 +99,8 @@ struct FirstSync: AsyncParsableCommand {
 
     /// A new store at `path`, signed in to the account and brought into it.
     private func signedIn(_ path: String, _ password: String) async throws -> CardboxStore {
-        let store = try CardboxStore.open(path: path)
+        // Opened as `cardbox sync` opens it: one connection.
+        let store = try CardboxStore.open(path: path, concurrentReads: false)
         let signedIn = try await ServerConnection(server: server, token: nil).signIn(
             user: user, password: password, device: "bench")
         let joined = try store.joinAccount(signedIn.accountId)
