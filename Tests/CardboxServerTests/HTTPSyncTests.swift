@@ -41,6 +41,21 @@ func withServer(
     }
 }
 
+/// A new account (its name made unique: the PostgreSQL tests share one database) and `devices`
+/// empty stores signed in to it.
+func newAccount(
+    _ prefix: String, plan: Plan = .free, devices: Int, url: String, accounts: AccountService
+) async throws -> (account: ServerAccount, devices: [CardboxStore]) {
+    let name = "\(prefix)-\(UUID().uuidString.prefix(8))"
+    let account = try await accounts.addAccount(name: name, password: "password \(prefix)", plan: plan)
+    var stores: [CardboxStore] = []
+    for _ in 0..<devices {
+        stores.append(
+            try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "password \(prefix)"))
+    }
+    return (account, stores)
+}
+
 /// How the server refused what `body` sent, or nil when it took it.
 func refusal(_ body: () async throws -> Void) async -> (status: Int, message: String)? {
     do {
@@ -223,10 +238,8 @@ struct HTTPSyncTests {
         arguments: ["sqlite-memory", "postgres"])
     func planLimitAcrossDevices(_ implementation: String) async throws {
         try await withServer(implementation) { url, database, accounts in
-            let name = "cy-\(UUID().uuidString.prefix(8))"
-            let account = try await accounts.addAccount(name: name, password: "password cy")
-            let phone = try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "password cy")
-            let laptop = try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "password cy")
+            let (account, devices) = try await newAccount("cy", devices: 2, url: url, accounts: accounts)
+            let (phone, laptop) = (devices[0], devices[1])
             let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
             _ = try phone.addCards(to: deck.id, (0..<20).map { CardDraft(front: "p\($0)", back: "p") })
             _ = try await DeviceSync(store: phone).sync()
@@ -260,10 +273,8 @@ struct HTTPSyncTests {
         arguments: ["sqlite-memory", "postgres"])
     func exchangeSkipsOwnEcho(_ implementation: String) async throws {
         try await withServer(implementation) { url, database, accounts in
-            let name = "eli-\(UUID().uuidString.prefix(8))"
-            let account = try await accounts.addAccount(name: name, password: "password eli")
-            let phone = try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "password eli")
-            let laptop = try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "password eli")
+            let (account, devices) = try await newAccount("eli", devices: 2, url: url, accounts: accounts)
+            let (phone, laptop) = (devices[0], devices[1])
             let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
             _ = try await DeviceSync(store: phone).sync()
             // The phone has pulled everything: its next exchange has nothing to hand back.
@@ -296,9 +307,9 @@ struct HTTPSyncTests {
         arguments: ["sqlite-memory", "postgres"])
     func pushWaitsForItsTokensCheck(_ implementation: String) async throws {
         try await withServer(implementation) { url, database, accounts in
-            let name = "ida-\(UUID().uuidString.prefix(8))"
-            let account = try await accounts.addAccount(name: name, password: "password ida", plan: .premium)
-            let phone = try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "password ida")
+            let (account, devices) = try await newAccount(
+                "ida", plan: .premium, devices: 1, url: url, accounts: accounts)
+            let phone = devices[0]
             let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
             _ = try await DeviceSync(store: phone).sync()
             let before = try await database.cursor(account: account.id)
@@ -340,10 +351,8 @@ struct HTTPSyncTests {
         var options = ServerOptions()
         options.newsPollInterval = .seconds(60)
         try await withServer(implementation, options: options) { url, _, accounts in
-            let name = "dee-\(UUID().uuidString.prefix(8))"
-            _ = try await accounts.addAccount(name: name, password: "password dee")
-            let phone = try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "password dee")
-            let laptop = try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "password dee")
+            let devices = try await newAccount("dee", devices: 2, url: url, accounts: accounts).devices
+            let (phone, laptop) = (devices[0], devices[1])
             _ = try await DeviceSync(store: laptop).sync()
             let link = try #require(try laptop.syncLink())
             let listening = Task {
