@@ -34,12 +34,16 @@ extension CardboxRequestContext {
 /// check (a round trip to the database, then the account's rate limit) runs in a task of its own
 /// while the handler reads the body and what it names (a push's read of the account). The handler
 /// waits for the check (`verifiedCaller`) before it writes anything, and nothing reaches the client
-/// before the check has passed: a failed check answers 401 (or 429) whatever the handler did. A
-/// body that is large or of unknown length waits for the check first, so a request that has not
-/// shown a valid token makes the server parse at most `earlyBodyLimit` bytes, as a sign-in does.
+/// before the check has passed: a failed check answers 401 (or 429) whatever the handler did.
+///
+/// Only a token whose last check here passed starts early (`RecentCallers`), with a body of at most
+/// `earlyBodyLimit` bytes: any other request waits for its check first, so a made-up or revoked
+/// token, or a device over its rate, costs the database one lookup and the server no parsing, as on
+/// every other route.
 struct EarlyBearerAuthentication: RouterMiddleware {
     let accounts: AccountService
     let limiter: RateLimiter
+    let recent: RecentCallers
     static let earlyBodyLimit = 65_536
 
     func handle(
@@ -49,18 +53,25 @@ struct EarlyBearerAuthentication: RouterMiddleware {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
             let token = DeviceToken(String(header.dropFirst("Bearer ".count)))
         else { throw BearerAuthentication.unauthorized }
-        let (accounts, limiter) = (self.accounts, self.limiter)
+        let (accounts, limiter, recent, secretHash) = (self.accounts, self.limiter, self.recent, token.secretHash)
         let check = Task {
-            guard let caller = try await accounts.caller(token: token.text) else {
-                throw BearerAuthentication.unauthorized
+            do {
+                guard let caller = try await accounts.caller(token: token.text) else {
+                    throw BearerAuthentication.unauthorized
+                }
+                try await AccountRateLimit.admit(caller.account.id, limiter)
+                recent.note(token.device, secretHash: secretHash, passed: true)
+                return caller
+            } catch {
+                recent.note(token.device, secretHash: secretHash, passed: false)
+                throw error
             }
-            try await AccountRateLimit.admit(caller.account.id, limiter)
-            return caller
         }
         var context = context
         context.callerCheck = CallerCheck(account: token.account, check: check)
         let length = request.headers[.contentLength].flatMap { Int($0) }
-        if length.map({ $0 > Self.earlyBodyLimit }) ?? true { context.caller = try await check.value }
+        let early = length.map { $0 <= Self.earlyBodyLimit } == true && recent.passed(token.device, secretHash)
+        if !early { context.caller = try await check.value }
         let response: Response
         do {
             response = try await next(request, context)
@@ -70,6 +81,28 @@ struct EarlyBearerAuthentication: RouterMiddleware {
         }
         _ = try await check.value
         return response
+    }
+}
+
+/// The tokens whose last check in this process passed, by device: a request with one of them may
+/// start before its check has come back (see `EarlyBearerAuthentication`). Its check still runs
+/// every time; one that fails (revoked, or over the rate) takes the device off the list.
+final class RecentCallers: Sendable {
+    private let tokens = Mutex<[UUID: String]>([:])
+    /// At most this many devices are kept; past it the list starts again.
+    static let capacity = 100_000
+
+    func passed(_ device: UUID, _ secretHash: String) -> Bool { tokens.withLock { $0[device] == secretHash } }
+
+    func note(_ device: UUID, secretHash: String, passed: Bool) {
+        tokens.withLock { tokens in
+            guard passed else {
+                tokens[device] = nil
+                return
+            }
+            if tokens.count >= Self.capacity { tokens = [:] }
+            tokens[device] = secretHash
+        }
     }
 }
 

@@ -106,7 +106,7 @@ public struct SyncAPI: Sendable {
             .add(middleware: AccountRateLimit(limiter: limiter))
         // A device's sync: its push reads the account while the token is checked.
         let syncing = router.group("v1").add(
-            middleware: EarlyBearerAuthentication(accounts: accounts, limiter: limiter))
+            middleware: EarlyBearerAuthentication(accounts: accounts, limiter: limiter, recent: RecentCallers()))
         authenticated.get("account") { _, context in
             let caller = try context.requireCaller()
             return JSONResponse(["account": caller.account.json, "device": caller.device.json])
@@ -177,7 +177,10 @@ public struct SyncAPI: Sendable {
                 changes, batch: batch, account: account, now: options.now(),
                 expectingCardLimit: cardLimits.expectsLimit(account),
                 verified: {
-                    let cardLimit = try await context.verifiedCaller().account.plan.serverCardLimit
+                    let caller = try await context.verifiedCaller()
+                    // The token named the account the push was read for; its check found it there.
+                    guard caller.account.id == account else { throw BearerAuthentication.unauthorized }
+                    let cardLimit = caller.account.plan.serverCardLimit
                     cardLimits.note(account, limited: cardLimit != nil)
                     return cardLimit
                 })

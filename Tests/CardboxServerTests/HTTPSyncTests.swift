@@ -9,13 +9,16 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
+import ServiceLifecycle
 import Testing
 
 @testable import CardboxHTTP
 
-/// A real server on a free loopback port, over a database, for the length of `body`.
+/// A real server on a free loopback port, over a database, for the length of `body`; stopped by
+/// cancelling it or (`gracefully`) as SIGTERM stops `cardbox serve`.
 func withServer(
     _ implementation: String, options: ServerOptions = ServerOptions(), tls: (certificate: String, key: String)? = nil,
+    gracefully: Bool = false,
     _ body: (_ url: String, _ database: any ServerDatabase, _ accounts: AccountService) async throws -> Void
 ) async throws {
     try await SyncStates.with(implementation) { database in
@@ -26,7 +29,8 @@ func withServer(
         let app = try CardboxApplication.make(
             database: database, accounts: accounts, options: options, host: "127.0.0.1", port: 0, tls: tls,
             logger: logger, onRunning: { port.yield($0) })
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let server = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()
         guard let bound = await iterator.next() else { throw CardboxError.storage("the test server did not start") }
         do {
@@ -36,7 +40,7 @@ func withServer(
             _ = await server.result
             throw error
         }
-        server.cancel()
+        if gracefully { await group.triggerGracefulShutdown() } else { server.cancel() }
         _ = await server.result
     }
 }
@@ -54,6 +58,28 @@ func newAccount(
             try await signIn(try CardboxStore.inMemory(), to: url, user: name, password: "password \(prefix)"))
     }
     return (account, stores)
+}
+
+/// A push or exchange sent as raw text, its length declared or (`chunked`) not: the status and body.
+func rawPost(_ url: String, token: String, body: String, chunked: Bool = false) async throws -> (
+    status: Int, body: String
+) {
+    var request = HTTPClientRequest(url: url)
+    request.method = .POST
+    request.headers.add(name: "Authorization", value: "Bearer \(token)")
+    request.headers.add(name: "Content-Type", value: "application/json")
+    if chunked {
+        let parts = AsyncStream<ByteBuffer> { parts in
+            parts.yield(ByteBuffer(string: body))
+            parts.finish()
+        }
+        request.body = .stream(parts, length: .unknown)
+    } else {
+        request.body = .bytes(ByteBuffer(string: body))
+    }
+    let response = try await ServerConnection.client.execute(request, timeout: .seconds(30))
+    let bytes = try await response.body.collect(upTo: 1 << 22)
+    return (Int(response.status.code), String(buffer: bytes))
 }
 
 /// How the server refused what `body` sent, or nil when it took it.
@@ -324,6 +350,15 @@ struct HTTPSyncTests {
             // A device nobody signed in: its token names the account but no device of it.
             let unknown = DeviceToken.mint(account: account.id, device: UUID()).text
             #expect(try await database.revokeDevice(device, account: account.id, now: Date()))
+            // The token passed its last check here, so its next push is read before its check comes
+            // back; whatever is wrong with the push, the answer is the check's 401, then as before.
+            for (path, body) in [
+                ("/v1/sync/push?batch=\(UUID())", "{not json"), ("/v1/sync/push?batch=nope", small.jsonText),
+                ("/v1/sync/exchange?batch=\(UUID())&after=-1", small.jsonText),
+            ] {
+                let answer = try await rawPost(url + path, token: token, body: body)
+                #expect(answer.status == 401 && answer.body.contains("sign in first"))
+            }
             for token in [token, unknown] {
                 let connection = try ServerConnection(server: url, token: token)
                 for changes in [small, large] {
@@ -342,6 +377,53 @@ struct HTTPSyncTests {
             let stored = try await database.pull(account: account.id, after: 0, limit: 1_000).changes
             #expect(
                 !stored.rows.contains { $0.entity == .card } && stored.rows.contains { $0.id == deck.id.description })
+        }
+    }
+
+    @Test(
+        "a push of unknown length (chunked) waits for its token's check, then goes through; with a bad token, 401",
+        arguments: ["sqlite-memory", "postgres"])
+    func chunkedPush(_ implementation: String) async throws {
+        try await withServer(implementation) { url, database, accounts in
+            let (account, devices) = try await newAccount("jo", devices: 1, url: url, accounts: accounts)
+            let phone = devices[0]
+            _ = try phone.createList(name: "Groceries")
+            let link = try #require(try phone.syncLink())
+            let changes = try phone.changes(since: link.sent).changes.jsonText
+            let forged = DeviceToken.mint(account: account.id, device: UUID()).text
+            let refused = try await rawPost(
+                url + "/v1/sync/push?batch=\(UUID())", token: forged, body: changes, chunked: true)
+            #expect(refused.status == 401)
+            #expect(try await database.cursor(account: account.id) == 0)
+            let taken = try await rawPost(
+                url + "/v1/sync/exchange?batch=\(UUID())&after=0", token: link.token, body: changes, chunked: true)
+            #expect(taken.status == 200 && taken.body.contains("\"pushed\""))
+            #expect(try await database.cursor(account: account.id) > 0)
+        }
+    }
+
+    @Test(
+        "a push after the plan went from premium to free is held to the free plan's 25 cards, though the server last saw the account unlimited",
+        arguments: ["sqlite-memory", "postgres"])
+    func downgradedPlan(_ implementation: String) async throws {
+        try await withServer(implementation) { url, database, accounts in
+            let (account, devices) = try await newAccount(
+                "kim", plan: .premium, devices: 1, url: url, accounts: accounts)
+            let phone = devices[0]
+            let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            _ = try await DeviceSync(store: phone).sync()
+            // The phone still holds the premium plan: its cards are written here, and refused there.
+            _ = try phone.addCards(to: deck.id, (0..<26).map { CardDraft(front: "w\($0)", back: "w") })
+            try await database.setPlan(.free, account: account.id)
+            await #expect {
+                try await DeviceSync(store: phone).sync()
+            } throws: { error in
+                (error as? SyncClientError)?.errorDescription?.contains(
+                    "Card limit exceeded. You have 0 cards out of 25")
+                    == true
+            }
+            let stored = try await database.pull(account: account.id, after: 0, limit: 1_000).changes
+            #expect(!stored.rows.contains { $0.entity == .card })
         }
     }
 
@@ -370,13 +452,15 @@ struct HTTPSyncTests {
         }
     }
 
-    @Test("a server that stops ends its event streams at once, not a poll interval later")
-    func stoppingEndsNews() async throws {
+    @Test(
+        "a server that stops, cancelled or gracefully, ends its event streams at once, not a poll interval later",
+        arguments: [false, true])
+    func stoppingEndsNews(gracefully: Bool) async throws {
         var options = ServerOptions()
         options.newsPollInterval = .seconds(60)
         var stopping = ContinuousClock.now
         var listening: Task<Int64?, any Error>?
-        try await withServer("sqlite-memory", options: options) { url, _, accounts in
+        try await withServer("sqlite-memory", options: options, gracefully: gracefully) { url, _, accounts in
             _ = try await accounts.addAccount(name: "fen", password: "password fen")
             let laptop = try await signIn(try CardboxStore.inMemory(), to: url, user: "fen", password: "password fen")
             let link = try #require(try laptop.syncLink())
@@ -424,17 +508,20 @@ struct HTTPSyncTests {
         }
     }
 
-    @Test("each account has its own request rate; past it, 429 with Retry-After")
-    func rateLimit() async throws {
+    @Test(
+        "each account has its own request rate; past it, 429 with Retry-After",
+        arguments: ["sqlite-memory", "postgres"])
+    func rateLimit(_ implementation: String) async throws {
         var options = ServerOptions()
         options.requestsPerSecond = 1
-        try await withServer("sqlite-memory", options: options) { url, _, accounts in
-            _ = try await accounts.addAccount(name: "fay", password: "password fay")
-            _ = try await accounts.addAccount(name: "gus", password: "password gus")
+        try await withServer(implementation, options: options) { url, _, accounts in
+            let (fayName, gusName) = ("fay-\(UUID().uuidString.prefix(8))", "gus-\(UUID().uuidString.prefix(8))")
+            _ = try await accounts.addAccount(name: fayName, password: "password fay")
+            _ = try await accounts.addAccount(name: gusName, password: "password gus")
             let fay = try await ServerConnection(server: url, token: nil).signIn(
-                user: "fay", password: "password fay", device: "d")
+                user: fayName, password: "password fay", device: "d")
             let gus = try await ServerConnection(server: url, token: nil).signIn(
-                user: "gus", password: "password gus", device: "d")
+                user: gusName, password: "password gus", device: "d")
             var refused = 0
             for _ in 0..<40 {
                 do {
@@ -458,6 +545,20 @@ struct HTTPSyncTests {
             }
             #expect(try await ServerConnection(server: url, token: gus.token).plan() == .free)
         }
+    }
+
+    @Test(
+        "only a token whose last check passed may start its push before the check: another secret, or a failed check, may not"
+    )
+    func recentCallers() {
+        let recent = RecentCallers()
+        let token = DeviceToken.mint(account: UUID(), device: UUID())
+        let other = DeviceToken.mint(account: token.account, device: token.device)
+        #expect(!recent.passed(token.device, token.secretHash))
+        recent.note(token.device, secretHash: token.secretHash, passed: true)
+        #expect(recent.passed(token.device, token.secretHash) && !recent.passed(other.device, other.secretHash))
+        recent.note(token.device, secretHash: token.secretHash, passed: false)
+        #expect(!recent.passed(token.device, token.secretHash))
     }
 
     @Test("the rate is a token bucket per account: bursts of 20 seconds' worth, then the average")
