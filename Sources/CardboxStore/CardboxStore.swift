@@ -94,11 +94,14 @@ public final class CardboxStore: Sendable {
             // A store is put in WAL mode when it is created, and the file remembers it; setting it
             // again on every open of a single connection would cost a small write (GRDB makes sure
             // the log exists; a pool sets WAL mode itself). Asked at each open: a store opened
-            // again after a snapshot took its place (in WAL mode already) is not a new one.
+            // again after a snapshot took its place (in WAL mode already) is not a new one. An empty
+            // file (left by a store whose creation was cut short) is a new one too: every store runs
+            // in WAL mode, where `synchronous = NORMAL` is safe.
             let open: @Sendable () throws -> any DatabaseWriter = { [configuration] in
                 if concurrentReads { return try DatabasePool(path: path, configuration: configuration) }
                 var single = configuration
-                if !FileManager.default.fileExists(atPath: path) { single.journalMode = .wal }
+                let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
+                if (size ?? 0) == 0 { single.journalMode = .wal }
                 return try DatabaseQueue(path: path, configuration: single)
             }
             let file = StoreFile(writer: try open(), path: path, reopen: open)

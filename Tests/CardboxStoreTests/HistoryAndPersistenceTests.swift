@@ -179,8 +179,13 @@ struct HistoryAndPersistenceTests {
             try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: newPath).deletingLastPathComponent().path)
         }
         let newSingle = try CardboxStore.open(path: newPath, concurrentReads: false)
-        for store in [reopened, single, newSingle] {
+        // An empty file, as a store whose creation was cut short leaves it, is made a store in WAL mode.
+        let emptyPath = URL(fileURLWithPath: newPath).deletingLastPathComponent().appendingPathComponent("empty.sqlite")
+        #expect(FileManager.default.createFile(atPath: emptyPath.path, contents: Data()))
+        let fromEmpty = try CardboxStore.open(path: emptyPath.path, concurrentReads: false)
+        for store in [reopened, single, newSingle, fromEmpty] {
             #expect(try store.read { try Int.fetchOne($0.db, sql: "PRAGMA synchronous") } == 1)
+            #expect(try store.read { try String.fetchOne($0.db, sql: "PRAGMA journal_mode") } == "wal")
         }
         // HLC timestamps keep increasing across restarts.
         _ = try reopened.createList(name: "M")
