@@ -67,6 +67,8 @@ print(f"first syncs of the later devices: Cardbox {spread(c['laterFirstSyncsMs']
       f"Anki's full downloads: {spread(a['fullDownloadsMs'])} ms")
 print(f"bytes on the wire: first upload {c['firstUploadBytes'] / 1e6:.1f} MB sent, "
       f"first sync to an empty device {c['firstSyncToEmptyDeviceBytes'] / 1e6:.1f} MB received")
-print(f"peak memory: Cardbox client {c['clientPeakMB']:.0f} MB (the devices, one process), "
-      f"server {server_peak:.0f} MB")
+print(f"peak memory: Cardbox server {server_peak:.0f} MB; the client process (every device's store, and the "
+      f"bench's own checks) {c['clientPeakMB']:.0f} MB; during the upload {c['uploadPeakMB']:.0f} MB "
+      f"({c['uploadStartMB']:.0f} MB at its start), during the first sync {c['downloadPeakMB']:.0f} MB "
+      f"({c['downloadStartMB']:.0f} MB at its start)")
 PY

@@ -47,11 +47,14 @@ struct FirstSync: AsyncParsableCommand {
         }
         let metrics = try ServerMetricsReading(server: server)
         let beforeUpload = try await metrics.read()
-        let upload = try await timed { _ = try await DeviceSync(store: phone).sync(progress: progress("upload")) }
+        var memory = SyncMemory()
+        let upload = try await memory.measure(\.upload) {
+            try await timed { _ = try await DeviceSync(store: phone).sync(progress: progress("upload")) }
+        }
         let laptop = try await signedIn(folder.appendingPathComponent("laptop.sqlite").path, password)
         let beforeDownload = try await metrics.read()
-        let download = try await timed {
-            _ = try await DeviceSync(store: laptop).sync(progress: progress("download"))
+        let download = try await memory.measure(\.download) {
+            try await timed { _ = try await DeviceSync(store: laptop).sync(progress: progress("download")) }
         }
         let afterDownload = try await metrics.read()
         guard try laptop.cards(in: nil).count == cards else { throw ValidationError("the download lost cards") }
@@ -92,6 +95,8 @@ struct FirstSync: AsyncParsableCommand {
             "firstSyncToEmptyDeviceBytes": afterDownload.responseBytes - beforeDownload.responseBytes,
             "incrementalSendMs": median(sends), "incrementalReceiveMs": median(receives),
             "clientPeakMB": Double(usage.ru_maxrss) / 1024,
+            "uploadPeakMB": memory.upload.peak, "uploadStartMB": memory.upload.start,
+            "downloadPeakMB": memory.download.peak, "downloadStartMB": memory.download.start,
         ]
         let json = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
         print(String(decoding: json, as: UTF8.self))
@@ -117,6 +122,31 @@ struct FirstSync: AsyncParsableCommand {
             FileHandle.standardError.write(
                 Data("\r\(label): \(progress.phase.rawValue) \(progress.done) records ".utf8))
         }
+    }
+}
+
+/// The process's resident memory (MB) when a sync began and at its peak during it: the kernel's
+/// high-water mark is reset before the sync (`/proc/self/clear_refs`), so what the bench does
+/// around it (making the cards, comparing whole stores) does not count. The process holds every
+/// device's store, so `start` is what it held already.
+struct SyncMemory {
+    var upload = (start: 0.0, peak: 0.0)
+    var download = (start: 0.0, peak: 0.0)
+
+    mutating func measure<T>(
+        _ field: WritableKeyPath<SyncMemory, (start: Double, peak: Double)>, _ body: () async throws -> T
+    ) async throws -> T {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+        let start = Self.status("VmRSS")
+        let result = try await body()
+        self[keyPath: field] = (start, Self.status("VmHWM"))
+        return result
+    }
+
+    private static func status(_ key: String) -> Double {
+        let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = text.split(separator: "\n").first { $0.hasPrefix(key + ":") } ?? ""
+        return (Double(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
     }
 }
 
