@@ -88,22 +88,12 @@ struct EarlyBearerAuthentication: RouterMiddleware {
 /// start before its check has come back (see `EarlyBearerAuthentication`). Its check still runs
 /// every time; one that fails (revoked, or over the rate) takes the device off the list.
 final class RecentCallers: Sendable {
-    private let tokens = Mutex<[UUID: String]>([:])
-    /// At most this many devices are kept; past it the list starts again.
-    static let capacity = 100_000
+    /// The secret hash of each device's token that passed.
+    private let tokens = BoundedMemory<UUID, String>()
 
-    func passed(_ device: UUID, _ secretHash: String) -> Bool { tokens.withLock { $0[device] == secretHash } }
+    func passed(_ device: UUID, _ secretHash: String) -> Bool { tokens[device] == secretHash }
 
-    func note(_ device: UUID, secretHash: String, passed: Bool) {
-        tokens.withLock { tokens in
-            guard passed else {
-                tokens[device] = nil
-                return
-            }
-            if tokens.count >= Self.capacity { tokens = [:] }
-            tokens[device] = secretHash
-        }
-    }
+    func note(_ device: UUID, secretHash: String, passed: Bool) { tokens[device] = passed ? secretHash : nil }
 }
 
 /// A token's check under way (see `EarlyBearerAuthentication`), with the account the token names:
@@ -133,14 +123,28 @@ extension CardboxRequestContext {
 /// check counts the account's cards only then (an unlimited account may hold a hundred thousand).
 /// A plan that changed since costs that push one more read.
 final class CardLimitMemory: Sendable {
-    private let limited = Mutex<[UUID: Bool]>([:])
+    private let limited = BoundedMemory<UUID, Bool>()
 
-    func expectsLimit(_ account: UUID) -> Bool { limited.withLock { $0[account] ?? false } }
+    func expectsLimit(_ account: UUID) -> Bool { limited[account] ?? false }
 
-    func note(_ account: UUID, limited isLimited: Bool) {
-        limited.withLock { known in
-            if known.count > 100_000 { known = [:] }
-            known[account] = isLimited
+    func note(_ account: UUID, limited isLimited: Bool) { limited[account] = isLimited }
+}
+
+/// What this process remembers across requests to save work, shared between threads: at most
+/// `capacity` entries, and past it the memory starts again (forgetting costs only the work it saved).
+final class BoundedMemory<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private let entries = Mutex<[Key: Value]>([:])
+    let capacity: Int
+
+    init(capacity: Int = 100_000) { self.capacity = capacity }
+
+    subscript(key: Key) -> Value? {
+        get { entries.withLock { $0[key] } }
+        set {
+            entries.withLock { entries in
+                if newValue != nil, entries[key] == nil, entries.count >= capacity { entries = [:] }
+                entries[key] = newValue
+            }
         }
     }
 }

@@ -370,7 +370,6 @@ extension SyncAPI {
     }
 }
 
-/// Checks `Authorization: Bearer TOKEN` and puts the caller in the context; 401 otherwise.
 func bodyText(_ request: Request, _ context: CardboxRequestContext) async throws -> String {
     let buffer = try await request.collectBody(upTo: context.maxUploadSize)
     guard let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes, encoding: .utf8) else {

@@ -559,6 +559,14 @@ struct HTTPSyncTests {
         #expect(recent.passed(token.device, token.secretHash) && !recent.passed(other.device, other.secretHash))
         recent.note(token.device, secretHash: token.secretHash, passed: false)
         #expect(!recent.passed(token.device, token.secretHash))
+        // What the server remembers is bounded: a new key past the capacity starts it again.
+        let memory = BoundedMemory<Int, Bool>(capacity: 2)
+        memory[1] = true
+        memory[2] = false
+        memory[2] = true
+        #expect(memory[1] == true && memory[2] == true)
+        memory[3] = true
+        #expect(memory[1] == nil && memory[2] == nil && memory[3] == true)
     }
 
     @Test("the rate is a token bucket per account: bursts of 20 seconds' worth, then the average")
