@@ -62,9 +62,13 @@ public struct ConvergenceHistory {
             let outcome = try await run(through: &network, clock: clock, random: &random)
             await network.close()
             return outcome
+        } catch let failure as ConvergenceFailure {
+            await network.close()
+            throw failure
         } catch {
             await network.close()
-            throw error
+            // Any other error too names the history, so that it replays.
+            throw ConvergenceFailure(seed: seed, reason: "\(error)", replay: replay)
         }
     }
 

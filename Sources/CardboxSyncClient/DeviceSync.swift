@@ -259,7 +259,15 @@ public struct DeviceSync: Sendable {
         let digest = sha256Hex(Data(local.joined(separator: ",").utf8))
         guard digest != link.imagesOffered else { return }
         for hash in try await connection.missingImages(local) {
-            try await connection.uploadImage(try store.imageData(sha256: hash).data, sha256: hash)
+            // The list was read when the sync began: an image no record here names any more may have
+            // been let go since (writes go on during a sync), and there is nothing of it to send.
+            let data: Data
+            do {
+                data = try store.imageData(sha256: hash).data
+            } catch CardboxError.notFound {
+                continue
+            }
+            try await connection.uploadImage(data, sha256: hash)
             report.imagesSent += 1
         }
         link.imagesOffered = digest
