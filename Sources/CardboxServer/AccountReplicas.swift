@@ -105,7 +105,7 @@ public actor AccountReplicas {
             await self.started(account)
             // Taken once the work before is done: a refused write may have made the store anew.
             let store = try await self.store(account)
-            await self.recordApplied(account, try await Self.pullAll(into: store, from: state, account: account))
+            await self.notePulled(account, to: try await Self.pullAll(into: store, from: state, account: account))
         }
         waitingCatchUp[account] = task
         lastCatchUp[account] = task
@@ -113,6 +113,20 @@ public actor AccountReplicas {
     }
 
     private func started(_ account: UUID) { waitingCatchUp[account] = nil }
+
+    /// The plan each open store was last seen to hold, after a write (see `write`): a write with the
+    /// same plan does not read it again. Forgotten when the store is let go, and when a catch-up
+    /// applies records, since another device's may carry the account's plan.
+    private var plans: [UUID: Plan] = [:]
+
+    private func notePlan(_ plan: Plan, of account: UUID) { plans[account] = plan }
+
+    /// Notes what a catch-up reached (see `applied`); when it applied records, the plan known of the
+    /// store is forgotten (see `plans`).
+    private func notePulled(_ account: UUID, to cursor: Int64) {
+        if cursor > (applied[account] ?? -1) { plans[account] = nil }
+        recordApplied(account, cursor)
+    }
 
     /// Reads the account's store, caught up with the sync state first (the web app's pages). A store
     /// known to hold the sync state's newest cursor already is read at once, beside other reads,
@@ -159,12 +173,14 @@ public actor AccountReplicas {
             let store = try await self.store(account)
             let pulledTo = try await self.caughtUp(store, account, atLeast: cursor)
             let known = await self.marks[account]?.sent
+            let planHeld = await self.plans[account] == plan
             let (result, changes, sent) = try await Self.blocking {
-                if try store.plan() != plan { _ = try store.setPlan(plan) }
+                if !planHeld, try store.plan() != plan { _ = try store.setPlan(plan) }
                 let result = try body(store)
                 let (changes, sent) = try store.changes(since: try known ?? store.replicaSent())
                 return (result, changes, sent)
             }
+            await self.notePlan(plan, of: account)
             guard !changes.isEmpty else { return result }
             // Images first: a device that pulls a record naming one can fetch it at once.
             try await self.uploadImages(named: changes.namedImages, of: store, account: account)
@@ -271,7 +287,7 @@ public actor AccountReplicas {
     private func caughtUp(_ store: CardboxStore, _ account: UUID, atLeast cursor: Int64?) async throws -> Int64 {
         if let cursor, let known = applied[account], known >= cursor { return known }
         let reached = try await Self.pullAll(into: store, from: state, account: account)
-        recordApplied(account, reached)
+        notePulled(account, to: reached)
         return reached
     }
 
@@ -437,6 +453,7 @@ public actor AccountReplicas {
         stores[account] = nil
         lastUse[account] = nil
         imagesOnServer[account] = nil
+        plans[account] = nil
     }
 
     /// Stores being opened, by account (see `store`).

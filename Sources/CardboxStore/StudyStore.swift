@@ -57,18 +57,41 @@ extension CardboxStore {
 
     /// Answers a card: its new FSRS state and a review-log entry are written in one transaction.
     public func answer(_ cardReference: CardID, rating: Int, durationMs: Int? = nil) throws -> StudyAnswer {
-        guard let rating = Rating(rawValue: rating) else {
-            throw CardboxError.invalid(
-                field: "rating", reason: "must be 1 (again), 2 (hard), 3 (good) or 4 (easy), got \(rating)")
-        }
-        if let durationMs { _ = try Validate.nonNegative(durationMs, field: "duration") }
+        let rating = try Self.rating(rating, durationMs: durationMs)
         return try write { tx in
-            let card = try tx.context.card(cardReference.storage)
-            guard !card.isArchived else {
-                throw CardboxError.invalid(field: "card", reason: "archived cards are not studied; restore it first")
+            try tx.answer(try tx.context.card(cardReference.storage), rating: rating, durationMs: durationMs)
+        }
+    }
+
+    /// Answers a card of the deck being studied (the web app's study page), checked in the same
+    /// transaction: a deck that is not there is not found; a card that is not one of its cards (or
+    /// not there at all) makes the answer wrong.
+    public func answer(_ cardReference: CardID, inDeck deckReference: DeckID, rating: Int, durationMs: Int? = nil)
+        throws -> StudyAnswer
+    {
+        let rating = try Self.rating(rating, durationMs: durationMs)
+        return try write { tx in
+            _ = try tx.context.existing(deckReference, .deck)
+            let card: Card
+            do {
+                card = try tx.context.card(cardReference.storage)
+            } catch CardboxError.notFound {
+                throw CardboxError.invalid(field: "card", reason: "\(cardReference) is not a card of this deck")
+            }
+            guard card.deckId == deckReference else {
+                throw CardboxError.invalid(field: "card", reason: "\(cardReference) is not a card of this deck")
             }
             return try tx.answer(card, rating: rating, durationMs: durationMs)
         }
+    }
+
+    private static func rating(_ value: Int, durationMs: Int?) throws -> Rating {
+        guard let rating = Rating(rawValue: value) else {
+            throw CardboxError.invalid(
+                field: "rating", reason: "must be 1 (again), 2 (hard), 3 (good) or 4 (easy), got \(value)")
+        }
+        if let durationMs { _ = try Validate.nonNegative(durationMs, field: "duration") }
+        return rating
     }
 
     /// Takes back the latest answer (in a deck, or anywhere): the card returns exactly to its state
@@ -157,6 +180,9 @@ enum SchedulingColumns {
 
 extension WriteContext {
     func answer(_ card: Card, rating: Rating, durationMs: Int?) throws -> StudyAnswer {
+        guard !card.isArchived else {
+            throw CardboxError.invalid(field: "card", reason: "archived cards are not studied; restore it first")
+        }
         let deck = try context.deck(card.deckId.storage)
         let answer = card.answered(rating, at: now, by: try Scheduler(deck.study), fuzz: deck.study.enableFuzz)
         try saveSchedule(answer.after, stamped: true)

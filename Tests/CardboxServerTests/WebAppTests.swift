@@ -1047,6 +1047,38 @@ struct WebAppTests {
         }
     }
 
+    @Test("the server's copy holds the account to its plan after another device pushed a plan of its own")
+    func copyKeepsTheAccountsPlan() async throws {
+        try await Self.withWebServer { url, database, accounts in
+            let name = "ana-\(UUID().uuidString.prefix(8))"
+            let account = try await accounts.addAccount(name: name, password: "correct horse", plan: .free)
+            let token = try await accounts.signIn(name: name, password: "correct horse", deviceName: "script").token
+            func createDeck(_ deckName: String) async throws {
+                let made = try await rawPost(
+                    url + "/api/v1/decks",
+                    body: #"{"name": "\#(deckName)", "frontLanguage": "es", "backLanguage": "en"}"#,
+                    token: token)
+                #expect(made.status == 201)
+            }
+            func cardLimit() async throws -> JSONValue? {
+                try Self.json(try await rawRequest(.GET, url + "/api/v1/decks", body: Data(), token: token).body)[
+                    "allowance"]?["cardLimit"]
+            }
+            try await createDeck("Spanish")
+            #expect(try await cardLimit() == .int(25))
+            // A device that does not follow the account's plan (an older one, a script) pushes its
+            // own: the plan is a field of the account's record, and the copy pulls it.
+            let rogue = try CardboxStore.inMemory(account: account.id)
+            _ = try rogue.setPlan(.premium)
+            _ = try await database.push(
+                try rogue.changes().changes, batch: UUID(), account: account.id, cardLimit: nil, now: Date())
+            #expect(try await cardLimit() == nil)
+            // The copy's next write holds it to the account's plan again.
+            try await createDeck("French")
+            #expect(try await cardLimit() == .int(25))
+        }
+    }
+
     @Test("/api/v1: a device token makes a deck, adds a card, studies it and undoes; the answers are JSON")
     func api() async throws {
         try await Self.withWebServer { url, _, accounts in

@@ -40,6 +40,31 @@ struct StudyStoreTests {
         #expect(try store.reviewLog(in: try store.resolve("D")) == [answered.log])
     }
 
+    @Test("an answer in a deck checks the card is one of the deck's, in the answer's own transaction")
+    func answerInDeck() throws {
+        let clock = TestClock()
+        let store = try deck(clock)
+        let deck: DeckID = try store.resolve("D")
+        let other = try store.createDeck(name: "E", frontLanguage: "es", backLanguage: "en")
+        let stranger = try store.addCard(to: other.id, CardDraft(front: "x", back: "-"))
+        let card = try #require(try store.dueQueue(in: deck).first)
+        let before = try store.changes().changes
+        for wrong: CardID in [stranger.id, CardID(UUID())] {
+            #expect(throws: CardboxError.invalid(field: "card", reason: "\(wrong) is not a card of this deck")) {
+                try store.answer(wrong, inDeck: deck, rating: 3)
+            }
+        }
+        let missing = DeckID(UUID())
+        #expect(throws: CardboxError.notFound(kind: "deck", reference: missing.storage)) {
+            try store.answer(card.id, inDeck: missing, rating: 3)
+        }
+        #expect(throws: CardboxError.self) { try store.answer(card.id, inDeck: deck, rating: 0) }
+        #expect(try store.changes().changes == before && store.reviewLog(in: deck).isEmpty)
+        let answered = try store.answer(card.id, inDeck: deck, rating: 3)
+        #expect(answered.card.reps == 1 && answered.log.deckId == deck)
+        #expect(try store.reviewLog(in: deck) == [answered.log])
+    }
+
     @Test("the queue: due learning cards first, then reviews due today, then new cards")
     func queueOrder() throws {
         let clock = TestClock()

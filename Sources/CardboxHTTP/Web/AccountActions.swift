@@ -270,19 +270,7 @@ struct AccountActions: Sendable {
     /// Answers a card of `deck`. The deck is what the request is about (not found: 404); a card that
     /// is not one of its cards makes the request wrong (400).
     func answer(_ caller: Caller, in deck: DeckID, card: CardID, rating: Int) async throws -> StudyAnswer {
-        try await write(caller) { store in
-            _ = try store.deck(deck)
-            let found: Card?
-            do {
-                found = try store.card(card)
-            } catch CardboxError.notFound {
-                found = nil
-            }
-            guard found?.deckId == deck else {
-                throw CardboxError.invalid(field: "card", reason: "\(card) is not a card of this deck")
-            }
-            return try store.answer(card, rating: rating)
-        }
+        try await write(caller) { store in try store.answer(card, inDeck: deck, rating: rating) }
     }
 
     func undo(_ caller: Caller, in deck: DeckID) async throws -> Card {
