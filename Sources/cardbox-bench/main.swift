@@ -42,6 +42,12 @@ struct CardboxBench: ParsableCommand {
             print("answer 1,000 cards: \(Report.ms(study.answer)); first 1,000 of the queue: \(Report.ms(study.queue))")
             return
         }
+        if only == "web-answer" {
+            print(
+                Report.webAnswer(try bench.webAnswers(1_000)).map { $0.joined(separator: ": ") }.joined(separator: "\n")
+            )
+            return
+        }
         if only == "moves" {
             let moves = try bench.moves(listSize: listSize)
             let figures = "median \(Report.ms(moves.median)), p95 \(Report.ms(moves.p95))"
@@ -73,6 +79,7 @@ struct CardboxBench: ParsableCommand {
         let anki = try ankiScript.map { try bench.anki(script: $0, notes: batch) }
         let schedulerRate = try bench.schedulerThroughput()
         let study = try bench.study(answers: 1_000, collection: deckSize)
+        let webAnswer = try bench.webAnswers(1_000)
         let ankiStudy = try ankiStudyScript.map { try bench.ankiStudy(script: $0, answers: 1_000, cards: deckSize) }
 
         print("")
@@ -116,14 +123,16 @@ struct CardboxBench: ParsableCommand {
                             Report.ratio(study.answer, $0.answer),
                         ]
                     } ?? ["", "", ""],
-                    ["first 1,000 of the due queue, \(deckSize)-card collection", Report.ms(study.queue), ""],
-                    ankiStudy.map {
-                        [
-                            "  Anki \($0.version) get_queued_cards(1,000)", Report.ms($0.queue),
-                            Report.ratio(study.queue, $0.queue),
-                        ]
-                    } ?? ["", "", ""],
-                ].filter { !$0[0].isEmpty }))
+                ] + Report.webAnswer(webAnswer).map { $0 + [""] }
+                    + [
+                        ["first 1,000 of the due queue, \(deckSize)-card collection", Report.ms(study.queue), ""],
+                        ankiStudy.map {
+                            [
+                                "  Anki \($0.version) get_queued_cards(1,000)", Report.ms($0.queue),
+                                Report.ratio(study.queue, $0.queue),
+                            ]
+                        } ?? ["", "", ""],
+                    ].filter { !$0[0].isEmpty }))
         print("(ratio = Cardbox time / peer time; below 1 is faster than the peer)")
     }
 }
@@ -184,6 +193,46 @@ struct Measurements {
 
     static func drafts(_ count: Int) -> [CardDraft] {
         (0..<count).map { CardDraft(front: "word \($0)", back: "meaning \($0)") }
+    }
+
+    /// The store's part of a study answer in the web app, as the server's copy of an account does
+    /// it: the answer, checked against its deck in its transaction, then the read of what it
+    /// changed, to push. Medians over the runs of the time per answer of each, and the bytes the
+    /// process wrote per answer (`wchar`: the write-ahead log and its checkpoints).
+    func webAnswers(_ count: Int) throws -> WebAnswerFigures {
+        var figures: [WebAnswerFigures] = []
+        for run in 0..<runs {
+            Progress.show("the store's part of \(count) web answers: run \(run + 1)/\(runs)")
+            let (store, _) = try freshStore("web-answer-\(run)")
+            let deck = try store.createDeck(name: "Study", frontLanguage: "es", backLanguage: "en")
+            let cards = try store.addCards(to: deck.id, Self.drafts(100))
+            var sent = try store.changes().cursor
+            var answering = 0.0
+            var reading = 0.0
+            let written = try Self.bytesWritten()
+            for index in 0..<count {
+                answering += try Clock.seconds {
+                    _ = try store.answer(cards[index % cards.count].id, inDeck: deck.id, rating: 3)
+                }
+                reading += try Clock.seconds { sent = try store.changes(since: sent).cursor }
+            }
+            let bytes = Double(try Self.bytesWritten() - written) / Double(count)
+            figures.append(.init(answer: answering / Double(count), changes: reading / Double(count), bytes: bytes))
+        }
+        let median = WebAnswerFigures(
+            answer: figures.map(\.answer).median, changes: figures.map(\.changes).median,
+            bytes: figures.map(\.bytes).median)
+        Progress.done("the store's part of a web answer: \(Report.us(median.answer + median.changes)) each")
+        return median
+    }
+
+    /// Bytes this process has passed to `write` and its kin so far (`/proc/self/io`'s `wchar`).
+    static func bytesWritten() throws -> Int {
+        let io = try String(contentsOfFile: "/proc/self/io", encoding: .utf8)
+        guard let line = io.split(separator: "\n").first(where: { $0.hasPrefix("wchar:") }),
+            let bytes = Int(line.dropFirst("wchar:".count).trimmingCharacters(in: .whitespaces))
+        else { throw CardboxError.storage("/proc/self/io has no wchar line") }
+        return bytes
     }
 
     func batchInsert(cards count: Int) throws -> (median: Double, lastStore: String) {
@@ -402,6 +451,12 @@ struct Measurements {
     }
 }
 
+struct WebAnswerFigures {
+    var answer: Double
+    var changes: Double
+    var bytes: Double
+}
+
 enum Clock {
     static func seconds(_ body: () throws -> Void) rethrows -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
@@ -425,6 +480,18 @@ enum Progress {
 
 enum Report {
     static func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1000) }
+
+    static func us(_ seconds: Double) -> String { String(format: "%.0f µs", seconds * 1e6) }
+
+    /// The rows of the web answer's figures (see `Measurements.webAnswers`).
+    static func webAnswer(_ figures: WebAnswerFigures) -> [[String]] {
+        [
+            ["the store's part of a web answer, per answer", us(figures.answer + figures.changes)],
+            ["  the answer, checked against its deck, committed", us(figures.answer)],
+            ["  then reading what it changed, to push", us(figures.changes)],
+            ["  bytes written per answer (log and checkpoints)", String(format: "%.1f kB", figures.bytes / 1_000)],
+        ]
+    }
 
     static func ratio(_ ours: Double, _ theirs: Double) -> String { String(format: "%.2f×", ours / theirs) }
 
