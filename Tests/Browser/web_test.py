@@ -5,8 +5,9 @@ Usage: python3 Tests/Browser/web_test.py PATH/TO/cardbox [SCREENSHOT_FOLDER]
 
 Starts `cardbox serve` on a free loopback port over a new SQLite database, walks through what a new
 user does (first-run setup, a deck, cards, study, the card limit and the upgrade, signing out),
-checks each page, and saves screenshots of every page at a phone's size and a desktop's
-(default folder: .build/web-screenshots). Exits non-zero on the first failed check.
+checks each page, and saves screenshots of every page at a phone's size, a desktop's and a
+desktop's at 200 % zoom (default folder: .build/web-screenshots), checking at each size that the
+page reflows (no scrolling sideways) and that every control has a name a screen reader can say. Exits non-zero on the first failed check.
 """
 import os
 import re
@@ -108,14 +109,63 @@ class Browser:
         self.driver.find_element(By.TAG_NAME, "body").send_keys(keys)
 
     def shoot(self, name: str) -> None:
-        """Saves the page at a phone's size and a desktop's, whole (as tall as its content)."""
-        for label, (width, height) in (("phone", PHONE), ("desktop", DESKTOP)):
+        """Saves the page at a phone's size, a desktop's and a desktop's at 200 % zoom, whole (as tall
+        as its content), checking at each that it reflows (nothing wider than the window, so no
+        scrolling sideways) and that every control it shows has a name a screen reader can say."""
+        for label, (width, height) in (("phone", PHONE), ("desktop", DESKTOP), ("zoom200", DESKTOP)):
             self.driver.set_window_size(width, height)
+            if label == "zoom200":
+                # What 200 % zoom does to a page: half as many CSS pixels across, each drawn twice as large.
+                self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                    "width": width // 2, "height": height // 2, "deviceScaleFactor": 2, "mobile": False})
+            self.check_reflows(f"{name} ({label})")
+            self.check_names(f"{name} ({label})")
             tall = self.driver.execute_script("return document.documentElement.scrollHeight")
-            self.driver.set_window_size(width, max(height, tall))
+            if label == "zoom200":
+                self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                    "width": width // 2, "height": max(height // 2, tall), "deviceScaleFactor": 2, "mobile": False})
+            else:
+                self.driver.set_window_size(width, max(height, tall))
             self.driver.execute_script("window.scrollTo(0, 0)")
             self.driver.save_screenshot(os.path.join(self.screenshots, f"{name}-{label}.png"))
+            if label == "zoom200":
+                self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         self.driver.set_window_size(*DESKTOP)
+
+    def check_reflows(self, page: str) -> None:
+        """The page is no wider than the window (a board's columns scroll inside their own box)."""
+        wide = self.driver.execute_script(
+            "const root = document.documentElement; return [root.scrollWidth, root.clientWidth]")
+        if wide[0] > wide[1]:
+            culprits = self.driver.execute_script("""
+                const width = document.documentElement.clientWidth;
+                return [...document.querySelectorAll("body *")]
+                    .filter((element) => element.getBoundingClientRect().right > width + 0.5)
+                    .filter((element) => ![...element.children].some(
+                        (child) => child.getBoundingClientRect().right > width + 0.5))
+                    .slice(0, 5).map((element) => element.outerHTML.slice(0, 200));
+            """)
+            check(False, f"{page}: the page is {wide[0]} px wide in a {wide[1]} px window: {culprits}")
+
+    def check_names(self, page: str) -> None:
+        """Every visible form control and button has an accessible name (a label, its text, an
+        aria-label), and every image a text alternative."""
+        unnamed = self.driver.execute_script("""
+            const named = (element) => {
+              const by = element.getAttribute("aria-labelledby");
+              const labels = element.labels ? [...element.labels].map((label) => label.textContent).join("") : "";
+              return [element.getAttribute("aria-label"), by && document.getElementById(by)?.textContent, labels,
+                      element.tagName === "BUTTON" ? element.textContent : "",
+                      ["submit", "button", "reset"].includes(element.type) ? element.value : "",
+                      element.getAttribute("title")].some((text) => text && text.trim());
+            };
+            const shown = (element) => element.getClientRects().length > 0;
+            return [...document.querySelectorAll("input, select, textarea, button")]
+                .filter((element) => element.type !== "hidden" && shown(element) && !named(element))
+                .concat([...document.querySelectorAll("img:not([alt])")].filter(shown))
+                .map((element) => element.outerHTML.slice(0, 160));
+        """)
+        check(not unnamed, f"{page}: controls without a name: {unnamed}")
 
     def drag(self, source, target) -> None:
         """HTML5 drag and drop of `source` onto `target`, as a pointer would do it (chromedriver's own
@@ -348,6 +398,10 @@ def boards(browser: Browser) -> None:
     browser.fill({"title": "Trip"})
     browser.submit()
     check(browser.find("h1").text == "Trip", "a new board opens on its page")
+    browser.open("/boards")
+    browser.shoot("boards")
+    browser.driver.find_element(By.LINK_TEXT, "Trip").click()
+    check(browser.find("h1").text == "Trip", "the boards page links to the board")
     for title in ("To do", "Doing", "Done"):
         browser.find('#add-column input[name="title"]').send_keys(title)
         browser.submit('#add-column button[type="submit"]')
