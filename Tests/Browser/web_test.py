@@ -28,7 +28,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-PHONE = (390, 844)
+PHONE = (320, 640)
 DESKTOP = (1280, 800)
 
 
@@ -75,6 +75,7 @@ class Browser:
         options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
         service = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver")
         self.driver = webdriver.Chrome(options=options, service=service)
+        self.driver.set_window_size(*DESKTOP)
         self.base = base
         self.screenshots = screenshots
         self.wait = WebDriverWait(self.driver, 10)
@@ -111,26 +112,22 @@ class Browser:
     def shoot(self, name: str) -> None:
         """Saves the page at a phone's size, a desktop's and a desktop's at 200 % zoom, whole (as tall
         as its content), checking at each that it reflows (nothing wider than the window, so no
-        scrolling sideways) and that every control it shows has a name a screen reader can say."""
-        for label, (width, height) in (("phone", PHONE), ("desktop", DESKTOP), ("zoom200", DESKTOP)):
-            self.driver.set_window_size(width, height)
-            if label == "zoom200":
-                # What 200 % zoom does to a page: half as many CSS pixels across, each drawn twice as large.
+        scrolling sideways) and that every control it shows has a name a screen reader can say. The
+        sizes are the page's viewport, set through Chromium's device metrics: 200 % zoom is half as
+        many CSS pixels across, each drawn twice as large."""
+        sizes = (("phone", PHONE, 1, True), ("desktop", DESKTOP, 1, False),
+                 ("zoom200", (DESKTOP[0] // 2, DESKTOP[1] // 2), 2, False))
+        for label, (width, height), scale, mobile in sizes:
+            def viewport(tall: int) -> None:
                 self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-                    "width": width // 2, "height": height // 2, "deviceScaleFactor": 2, "mobile": False})
+                    "width": width, "height": tall, "deviceScaleFactor": scale, "mobile": mobile})
+            viewport(height)
             self.check_reflows(f"{name} ({label})")
             self.check_names(f"{name} ({label})")
-            tall = self.driver.execute_script("return document.documentElement.scrollHeight")
-            if label == "zoom200":
-                self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-                    "width": width // 2, "height": max(height // 2, tall), "deviceScaleFactor": 2, "mobile": False})
-            else:
-                self.driver.set_window_size(width, max(height, tall))
+            viewport(max(height, self.driver.execute_script("return document.documentElement.scrollHeight")))
             self.driver.execute_script("window.scrollTo(0, 0)")
             self.driver.save_screenshot(os.path.join(self.screenshots, f"{name}-{label}.png"))
-            if label == "zoom200":
-                self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-        self.driver.set_window_size(*DESKTOP)
+        self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
     def check_reflows(self, page: str) -> None:
         """The page is no wider than the window (a board's columns scroll inside their own box)."""

@@ -59,7 +59,8 @@ enum WebAssets {
         .front { font-size: 1.6rem; margin: 0 0 1rem; overflow-wrap: anywhere; }
         .back { font-size: 1.3rem; overflow-wrap: anywhere; }
         summary { cursor: pointer; color: var(--tint); }
-        .ratings { display: grid; grid-template-columns: repeat(4, 1fr); gap: .4rem; margin-top: 1rem; }
+        .ratings { display: grid; grid-template-columns: repeat(auto-fit, minmax(5rem, 1fr)); gap: .4rem;
+          margin-top: 1rem; }
         .ratings button { display: flex; flex-direction: column; align-items: center; }
         .ratings small { opacity: .85; }
         .crossed .title { text-decoration: line-through; color: var(--muted); }
