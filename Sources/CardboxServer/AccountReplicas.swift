@@ -102,10 +102,10 @@ public actor AccountReplicas {
         let (state, previous) = (self.state, lastCatchUp[account])
         let task = Task {
             _ = await previous?.result
-            await self.started(account)
+            self.started(account)
             // Taken once the work before is done: a refused write may have made the store anew.
             let store = try await self.store(account)
-            await self.notePulled(account, to: try await Self.pullAll(into: store, from: state, account: account))
+            self.notePulled(account, to: try await Self.pullAll(into: store, from: state, account: account))
         }
         waitingCatchUp[account] = task
         lastCatchUp[account] = task
@@ -115,11 +115,12 @@ public actor AccountReplicas {
     private func started(_ account: UUID) { waitingCatchUp[account] = nil }
 
     /// The plan each open store was last seen to hold, after a write (see `write`): a write with the
-    /// same plan does not read it again. Forgotten when the store is let go, and when a catch-up
-    /// applies records, since another device's may carry the account's plan.
+    /// same plan does not read it again. Forgotten when the store is let go, when a write fails (it
+    /// may have set the plan before its body failed), and when a catch-up applies records, since
+    /// another device's may carry the account's plan.
     private var plans: [UUID: Plan] = [:]
 
-    private func notePlan(_ plan: Plan, of account: UUID) { plans[account] = plan }
+    private func notePlan(_ plan: Plan?, of account: UUID) { plans[account] = plan }
 
     /// Notes what a catch-up reached (see `applied`); when it applied records, the plan known of the
     /// store is forgotten (see `plans`).
@@ -172,15 +173,22 @@ public actor AccountReplicas {
             _ = await previous?.result
             let store = try await self.store(account)
             let pulledTo = try await self.caughtUp(store, account, atLeast: cursor)
-            let known = await self.marks[account]?.sent
-            let planHeld = await self.plans[account] == plan
-            let (result, changes, sent) = try await Self.blocking {
-                if !planHeld, try store.plan() != plan { _ = try store.setPlan(plan) }
-                let result = try body(store)
-                let (changes, sent) = try store.changes(since: try known ?? store.replicaSent())
-                return (result, changes, sent)
+            let known = self.marks[account]?.sent
+            let planHeld = self.plans[account] == plan
+            let (result, changes, sent): (T, ChangeSet, HLCTimestamp)
+            do {
+                (result, changes, sent) = try await Self.blocking {
+                    if !planHeld, try store.plan() != plan { _ = try store.setPlan(plan) }
+                    let result = try body(store)
+                    let (changes, sent) = try store.changes(since: try known ?? store.replicaSent())
+                    return (result, changes, sent)
+                }
+            } catch {
+                // The plan may have been set before the body failed: what the store holds is unknown.
+                self.notePlan(nil, of: account)
+                throw error
             }
-            await self.notePlan(plan, of: account)
+            self.notePlan(plan, of: account)
             guard !changes.isEmpty else { return result }
             // Images first: a device that pulls a record naming one can fetch it at once.
             try await self.uploadImages(named: changes.namedImages, of: store, account: account)
@@ -196,7 +204,7 @@ public actor AccountReplicas {
             // Usually nobody else pushed since the catch-up: the store then holds what the sync state
             // does, and pulling its own changes back would only cost time.
             let caughtUpTo = receipt.isOwnEcho(after: pulledTo) ? receipt.cursor : nil
-            await self.notePushed(account, sent: sent, caughtUpTo: caughtUpTo)
+            self.notePushed(account, sent: sent, caughtUpTo: caughtUpTo)
             await pushed()
             return result
         }

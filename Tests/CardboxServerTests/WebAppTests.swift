@@ -1079,6 +1079,36 @@ struct WebAppTests {
         }
     }
 
+    @Test("a web write that fails after the copy took the account's new plan leaves that plan to be read again")
+    func failedWriteForgetsThePlan() async throws {
+        try await Self.withWebServer { url, database, accounts in
+            let name = "ana-\(UUID().uuidString.prefix(8))"
+            let account = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
+            let token = try await accounts.signIn(name: name, password: "correct horse", deviceName: "script").token
+            func createDeck(_ deckName: String) async throws -> Int {
+                try await rawPost(
+                    url + "/api/v1/decks",
+                    body: #"{"name": "\#(deckName)", "frontLanguage": "es", "backLanguage": "en"}"#,
+                    token: token
+                ).status
+            }
+            func cardLimit() async throws -> JSONValue? {
+                try Self.json(try await rawRequest(.GET, url + "/api/v1/decks", body: Data(), token: token).body)[
+                    "allowance"]?["cardLimit"]
+            }
+            #expect(try await createDeck("Spanish") == 201)
+            #expect(try await cardLimit() == nil)
+            // Moved to the free plan, the copy takes it before the write, which then fails.
+            try await database.setPlan(.free, account: account.id)
+            #expect(try await createDeck("Spanish") == 409)
+            #expect(try await cardLimit() == .int(25))
+            // Back on premium, the next write sets the copy's plan again.
+            try await database.setPlan(.premium, account: account.id)
+            #expect(try await createDeck("French") == 201)
+            #expect(try await cardLimit() == nil)
+        }
+    }
+
     @Test("/api/v1: a device token makes a deck, adds a card, studies it and undoes; the answers are JSON")
     func api() async throws {
         try await Self.withWebServer { url, _, accounts in
