@@ -47,7 +47,7 @@ public actor AccountNews {
         // Ends the wait when its time is up or, cancelled, at once.
         let timer = Task {
             try? await Task.sleep(for: timeout)
-            await self.release(id, account: account)
+            self.release(id, account: account)
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

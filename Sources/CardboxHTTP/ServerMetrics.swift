@@ -16,24 +16,50 @@ public final class ServerMetrics: Sendable {
 
     public init() {}
 
+    /// The metrics' names (`cardbox_…`) and help texts.
+    private enum Name {
+        static var requests: MetricNameDescriptor {
+            counter("requests", "Requests answered, by route, method and status.")
+        }
+        static var requestDuration: MetricNameDescriptor {
+            MetricNameDescriptor(
+                namespace: "cardbox", metricName: "request_duration", unitName: "seconds",
+                helpText: "Time to answer a request, by route.")
+        }
+        static var requestBytes: MetricNameDescriptor { counter("request_bytes", "Bytes of request bodies received.") }
+        static var responseBytes: MetricNameDescriptor { counter("response_bytes", "Bytes of response bodies sent.") }
+        static var pushes: MetricNameDescriptor {
+            counter("pushes", "Pushes answered, by whether they were a retried batch.")
+        }
+        static var changesApplied: MetricNameDescriptor {
+            counter("changes_applied", "Records merged into the sync state by pushes.")
+        }
+        static var pulls: MetricNameDescriptor { counter("pulls", "Pages of changes pulled.") }
+        static var changesPulled: MetricNameDescriptor { counter("changes_pulled", "Records sent in pulled pages.") }
+
+        static func counter(_ name: String, _ help: String) -> MetricNameDescriptor {
+            MetricNameDescriptor(namespace: "cardbox", metricName: name, unitName: "total", helpText: help)
+        }
+    }
+
     func request(route: String, method: String, status: Int, elapsed: Duration, bytesIn: Int, bytesOut: Int) {
         let labels = [("route", route), ("method", method), ("status", String(status))]
-        registry.makeCounter(name: "cardbox_requests_total", labels: labels).increment()
+        registry.makeCounter(descriptor: Name.requests, labels: labels).increment()
         registry.makeDurationHistogram(
-            name: "cardbox_request_duration_seconds", labels: [("route", route)], buckets: latencyBuckets
+            descriptor: Name.requestDuration, labels: [("route", route)], buckets: latencyBuckets
         ).record(elapsed)
-        registry.makeCounter(name: "cardbox_request_bytes_total").increment(by: Int64(bytesIn))
-        registry.makeCounter(name: "cardbox_response_bytes_total").increment(by: Int64(bytesOut))
+        registry.makeCounter(descriptor: Name.requestBytes).increment(by: Int64(bytesIn))
+        registry.makeCounter(descriptor: Name.responseBytes).increment(by: Int64(bytesOut))
     }
 
     func pushed(records: Int, retry: Bool) {
-        registry.makeCounter(name: "cardbox_pushes_total", labels: [("retry", retry ? "true" : "false")]).increment()
-        if !retry { registry.makeCounter(name: "cardbox_changes_applied_total").increment(by: Int64(records)) }
+        registry.makeCounter(descriptor: Name.pushes, labels: [("retry", retry ? "true" : "false")]).increment()
+        if !retry { registry.makeCounter(descriptor: Name.changesApplied).increment(by: Int64(records)) }
     }
 
     func pulled(records: Int) {
-        registry.makeCounter(name: "cardbox_pulls_total").increment()
-        registry.makeCounter(name: "cardbox_changes_pulled_total").increment(by: Int64(records))
+        registry.makeCounter(descriptor: Name.pulls).increment()
+        registry.makeCounter(descriptor: Name.changesPulled).increment(by: Int64(records))
     }
 
     /// The text `/metrics` answers with.

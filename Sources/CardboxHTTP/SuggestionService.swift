@@ -126,7 +126,7 @@ actor ChangedAccounts {
         guard waiting.insert(account).inserted else { return }
         Task {
             try? await Task.sleep(for: delay)
-            await queued(account)
+            queued(account)
         }
     }
 

@@ -1034,7 +1034,7 @@ struct WebApp: Sendable {
     static func boardId(_ context: CardboxRequestContext) throws -> BoardID { try id(context, "board") }
 
     /// Where a board's forms send the browser back to: the board.
-    static func boardPath(_ context: CardboxRequestContext) -> (Void) throws -> String {
+    static func boardPath<Result>(_ context: CardboxRequestContext) -> (Result) throws -> String {
         { _ in "/boards/\(try boardId(context))" }
     }
 
