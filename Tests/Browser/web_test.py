@@ -112,9 +112,10 @@ class Browser:
     def shoot(self, name: str) -> None:
         """Saves the page at a phone's size, a desktop's and a desktop's at 200 % zoom, whole (as tall
         as its content), checking at each that it reflows (nothing wider than the window, so no
-        scrolling sideways) and that every control it shows has a name a screen reader can say. The
-        sizes are the page's viewport, set through Chromium's device metrics: 200 % zoom is half as
-        many CSS pixels across, each drawn twice as large."""
+        scrolling sideways), with every folded part (`<details>`) opened for the checks, and once that
+        every control it shows has a name a screen reader can say. The sizes are the page's viewport,
+        set through Chromium's device metrics: 200 % zoom is half as many CSS pixels across, each
+        drawn twice as large."""
         sizes = (("phone", PHONE, 1, True), ("desktop", DESKTOP, 1, False),
                  ("zoom200", (DESKTOP[0] // 2, DESKTOP[1] // 2), 2, False))
         for label, (width, height), scale, mobile in sizes:
@@ -122,8 +123,15 @@ class Browser:
                 self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
                     "width": width, "height": tall, "deviceScaleFactor": scale, "mobile": mobile})
             viewport(height)
+            folded = self.driver.execute_script("""
+                const folded = [...document.querySelectorAll("details:not([open])")];
+                folded.forEach((details) => { details.open = true; });
+                return folded;
+            """)
             self.check_reflows(f"{name} ({label})")
-            self.check_names(f"{name} ({label})")
+            if label == "desktop":
+                self.check_names(name)
+            self.driver.execute_script("arguments[0].forEach((details) => { details.open = false; })", folded)
             viewport(max(height, self.driver.execute_script("return document.documentElement.scrollHeight")))
             self.driver.execute_script("window.scrollTo(0, 0)")
             self.driver.save_screenshot(os.path.join(self.screenshots, f"{name}-{label}.png"))
@@ -145,23 +153,16 @@ class Browser:
             check(False, f"{page}: the page is {wide[0]} px wide in a {wide[1]} px window: {culprits}")
 
     def check_names(self, page: str) -> None:
-        """Every visible form control and button has an accessible name (a label, its text, an
-        aria-label), and every image a text alternative."""
-        unnamed = self.driver.execute_script("""
-            const named = (element) => {
-              const by = element.getAttribute("aria-labelledby");
-              const labels = element.labels ? [...element.labels].map((label) => label.textContent).join("") : "";
-              return [element.getAttribute("aria-label"), by && document.getElementById(by)?.textContent, labels,
-                      element.tagName === "BUTTON" ? element.textContent : "",
-                      ["submit", "button", "reset"].includes(element.type) ? element.value : "",
-                      element.getAttribute("title")].some((text) => text && text.trim());
-            };
-            const shown = (element) => element.getClientRects().length > 0;
-            return [...document.querySelectorAll("input, select, textarea, button")]
-                .filter((element) => element.type !== "hidden" && shown(element) && !named(element))
-                .concat([...document.querySelectorAll("img:not([alt])")].filter(shown))
-                .map((element) => element.outerHTML.slice(0, 160));
-        """)
+        """Every visible form control and button has an accessible name, as Chromium computes it for
+        screen readers, and every image a text alternative."""
+        shown = "(element) => element.type !== 'hidden' && element.getClientRects().length > 0"
+        controls = self.driver.execute_script(
+            f"return [...document.querySelectorAll('input, select, textarea, button')].filter({shown})")
+        unnamed = [control.get_attribute("outerHTML")[:160] for control in controls
+                   if not (control.accessible_name or "").strip()]
+        unnamed += self.driver.execute_script(
+            f"return [...document.querySelectorAll('img:not([alt])')].filter({shown})"
+            ".map((image) => image.outerHTML.slice(0, 160))")
         check(not unnamed, f"{page}: controls without a name: {unnamed}")
 
     def drag(self, source, target) -> None:
