@@ -39,8 +39,8 @@ enum WebAssets {
         svg.chart .axis { stroke: var(--line); }
         fieldset { min-width: 0; border: 1px solid var(--line); border-radius: .5rem; }
         input, textarea, select { max-width: 100%; box-sizing: border-box; }
-        .stack label > input, .stack label > textarea, .stack label > select { display: block; width: 100%;
-          margin-top: .2rem; }
+        .stack label > input:not([type=checkbox], [type=radio]), .stack label > textarea, .stack label > select {
+          display: block; width: 100%; margin-top: .2rem; }
         ul.cards li > details, .row > label { min-width: 0; }
         img.thumbnail { width: 96px; height: 96px; object-fit: cover; border-radius: .4rem; flex: none; }
         .stack button { align-self: flex-start; margin-top: .4rem; }
