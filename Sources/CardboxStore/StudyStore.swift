@@ -57,7 +57,7 @@ extension CardboxStore {
 
     /// Answers a card: its new FSRS state and a review-log entry are written in one transaction.
     public func answer(_ cardReference: CardID, rating: Int, durationMs: Int? = nil) throws -> StudyAnswer {
-        let rating = try Self.rating(rating, durationMs: durationMs)
+        let rating = try Self.checkedRating(rating, durationMs: durationMs)
         return try write { tx in
             try tx.answer(try tx.context.card(cardReference.storage), rating: rating, durationMs: durationMs)
         }
@@ -69,7 +69,7 @@ extension CardboxStore {
     public func answer(_ cardReference: CardID, inDeck deckReference: DeckID, rating: Int, durationMs: Int? = nil)
         throws -> StudyAnswer
     {
-        let rating = try Self.rating(rating, durationMs: durationMs)
+        let rating = try Self.checkedRating(rating, durationMs: durationMs)
         return try write { tx in
             _ = try tx.context.existing(deckReference, .deck)
             let card: Card
@@ -85,7 +85,8 @@ extension CardboxStore {
         }
     }
 
-    private static func rating(_ value: Int, durationMs: Int?) throws -> Rating {
+    /// The rating as the scheduler takes it, once it and the duration are checked.
+    private static func checkedRating(_ value: Int, durationMs: Int?) throws -> Rating {
         guard let rating = Rating(rawValue: value) else {
             throw CardboxError.invalid(
                 field: "rating", reason: "must be 1 (again), 2 (hard), 3 (good) or 4 (easy), got \(value)")
