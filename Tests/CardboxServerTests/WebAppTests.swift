@@ -139,8 +139,29 @@ struct WebAppTests {
 
     /// A device token of a new premium account named `name`, for `/api/v1`.
     static func apiToken(_ accounts: AccountService, _ name: String) async throws -> String {
-        _ = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
-        return try await accounts.signIn(name: name, password: "correct horse", deviceName: "script").token
+        try await apiCaller(accounts, name).token
+    }
+
+    /// A new account named `name` on `plan`, with a device token of it for `/api/v1`.
+    static func apiCaller(_ accounts: AccountService, _ name: String, plan: Plan = .premium) async throws -> (
+        account: ServerAccount, token: String
+    ) {
+        let account = try await accounts.addAccount(name: name, password: "correct horse", plan: plan)
+        return (account, try await accounts.signIn(name: name, password: "correct horse", deviceName: "script").token)
+    }
+
+    /// Makes a deck (Spanish to English) through `/api/v1`: the status and body of the answer.
+    static func apiCreateDeck(_ url: String, token: String, _ name: String) async throws -> (status: Int, body: String)
+    {
+        try await rawPost(
+            url + "/api/v1/decks", body: #"{"name": "\#(name)", "frontLanguage": "es", "backLanguage": "en"}"#,
+            token: token)
+    }
+
+    /// The account's card limit as `/api/v1/decks` gives it (absent: none).
+    static func apiCardLimit(_ url: String, token: String) async throws -> JSONValue? {
+        try json(try await rawRequest(.GET, url + "/api/v1/decks", body: Data(), token: token).body)["allowance"]?[
+            "cardLimit"]
     }
 
     /// Makes a deck on the decks page and answers its path.
@@ -481,9 +502,7 @@ struct WebAppTests {
     func apiDeckLists() async throws {
         try await Self.withWebServer { url, _, accounts in
             let token = try await Self.apiToken(accounts, "uma")
-            let made = try await rawPost(
-                url + "/api/v1/decks", body: #"{"name": "Spanish", "frontLanguage": "es", "backLanguage": "en"}"#,
-                token: token)
+            let made = try await Self.apiCreateDeck(url, token: token, "Spanish")
             let deck = try #require(Self.json(made.body)["deck"]?["id"]?.stringValue)
             for (front, tag) in [("hola", "greeting"), ("adiós", "greeting"), ("perro", "animal")] {
                 _ = try await rawPost(
@@ -585,9 +604,7 @@ struct WebAppTests {
     func apiCardEditor() async throws {
         try await Self.withWebServer { url, _, accounts in
             let token = try await Self.apiToken(accounts, "uma")
-            let made = try await rawPost(
-                url + "/api/v1/decks", body: #"{"name": "Spanish", "frontLanguage": "es", "backLanguage": "en"}"#,
-                token: token)
+            let made = try await Self.apiCreateDeck(url, token: token, "Spanish")
             let deck = try #require(Self.json(made.body)["deck"]?["id"]?.stringValue)
             let added = try await rawPost(
                 url + "/api/v1/decks/\(deck)/cards", body: #"{"front": "perro", "back": "dog"}"#, token: token)
@@ -1050,62 +1067,36 @@ struct WebAppTests {
     @Test("the server's copy holds the account to its plan after another device pushed a plan of its own")
     func copyKeepsTheAccountsPlan() async throws {
         try await Self.withWebServer { url, database, accounts in
-            let name = "ana-\(UUID().uuidString.prefix(8))"
-            let account = try await accounts.addAccount(name: name, password: "correct horse", plan: .free)
-            let token = try await accounts.signIn(name: name, password: "correct horse", deviceName: "script").token
-            func createDeck(_ deckName: String) async throws {
-                let made = try await rawPost(
-                    url + "/api/v1/decks",
-                    body: #"{"name": "\#(deckName)", "frontLanguage": "es", "backLanguage": "en"}"#,
-                    token: token)
-                #expect(made.status == 201)
-            }
-            func cardLimit() async throws -> JSONValue? {
-                try Self.json(try await rawRequest(.GET, url + "/api/v1/decks", body: Data(), token: token).body)[
-                    "allowance"]?["cardLimit"]
-            }
-            try await createDeck("Spanish")
-            #expect(try await cardLimit() == .int(25))
+            let (account, token) = try await Self.apiCaller(accounts, "ana-\(UUID().uuidString.prefix(8))", plan: .free)
+            #expect(try await Self.apiCreateDeck(url, token: token, "Spanish").status == 201)
+            #expect(try await Self.apiCardLimit(url, token: token) == .int(25))
             // A device that does not follow the account's plan (an older one, a script) pushes its
             // own: the plan is a field of the account's record, and the copy pulls it.
             let rogue = try CardboxStore.inMemory(account: account.id)
             _ = try rogue.setPlan(.premium)
             _ = try await database.push(
                 try rogue.changes().changes, batch: UUID(), account: account.id, cardLimit: nil, now: Date())
-            #expect(try await cardLimit() == nil)
+            #expect(try await Self.apiCardLimit(url, token: token) == nil)
             // The copy's next write holds it to the account's plan again.
-            try await createDeck("French")
-            #expect(try await cardLimit() == .int(25))
+            #expect(try await Self.apiCreateDeck(url, token: token, "French").status == 201)
+            #expect(try await Self.apiCardLimit(url, token: token) == .int(25))
         }
     }
 
     @Test("a web write that fails after the copy took the account's new plan leaves that plan to be read again")
     func failedWriteForgetsThePlan() async throws {
         try await Self.withWebServer { url, database, accounts in
-            let name = "ana-\(UUID().uuidString.prefix(8))"
-            let account = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
-            let token = try await accounts.signIn(name: name, password: "correct horse", deviceName: "script").token
-            func createDeck(_ deckName: String) async throws -> Int {
-                try await rawPost(
-                    url + "/api/v1/decks",
-                    body: #"{"name": "\#(deckName)", "frontLanguage": "es", "backLanguage": "en"}"#,
-                    token: token
-                ).status
-            }
-            func cardLimit() async throws -> JSONValue? {
-                try Self.json(try await rawRequest(.GET, url + "/api/v1/decks", body: Data(), token: token).body)[
-                    "allowance"]?["cardLimit"]
-            }
-            #expect(try await createDeck("Spanish") == 201)
-            #expect(try await cardLimit() == nil)
+            let (account, token) = try await Self.apiCaller(accounts, "ana-\(UUID().uuidString.prefix(8))")
+            #expect(try await Self.apiCreateDeck(url, token: token, "Spanish").status == 201)
+            #expect(try await Self.apiCardLimit(url, token: token) == nil)
             // Moved to the free plan, the copy takes it before the write, which then fails.
             try await database.setPlan(.free, account: account.id)
-            #expect(try await createDeck("Spanish") == 409)
-            #expect(try await cardLimit() == .int(25))
+            #expect(try await Self.apiCreateDeck(url, token: token, "Spanish").status == 409)
+            #expect(try await Self.apiCardLimit(url, token: token) == .int(25))
             // Back on premium, the next write sets the copy's plan again.
             try await database.setPlan(.premium, account: account.id)
-            #expect(try await createDeck("French") == 201)
-            #expect(try await cardLimit() == nil)
+            #expect(try await Self.apiCreateDeck(url, token: token, "French").status == 201)
+            #expect(try await Self.apiCardLimit(url, token: token) == nil)
         }
     }
 
@@ -1114,9 +1105,7 @@ struct WebAppTests {
         try await Self.withWebServer { url, _, accounts in
             _ = try await accounts.addAccount(name: "ana", password: "correct horse")
             let token = try await accounts.signIn(name: "ana", password: "correct horse", deviceName: "script").token
-            let made = try await rawPost(
-                url + "/api/v1/decks", body: #"{"name": "Spanish", "frontLanguage": "es", "backLanguage": "en"}"#,
-                token: token)
+            let made = try await Self.apiCreateDeck(url, token: token, "Spanish")
             #expect(made.status == 201)
             let deck = try #require(Self.json(made.body)["deck"]?["id"]?.stringValue)
             let card = try await rawPost(
