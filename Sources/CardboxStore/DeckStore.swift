@@ -77,10 +77,14 @@ extension CardboxStore {
         }
     }
 
-    /// Changes a deck's settings: the suggestion queue size and the language pair.
+    /// Changes a deck's settings in one transaction, all of them or (when one is refused) none: its
+    /// name, the suggestion queue size, the language pair and the study settings.
     public func configureDeck(
-        _ reference: DeckID, queuedSuggestions: Int? = nil, frontLanguage: String? = nil, backLanguage: String? = nil
+        _ reference: DeckID, name: String? = nil, queuedSuggestions: Int? = nil, frontLanguage: String? = nil,
+        backLanguage: String? = nil, study: StudySettings? = nil
     ) throws -> Deck {
+        let name = try name.map(Deck.validateName)
+        if let study { try Self.check(study) }
         var fields: WriteContext.Fields = []
         if let queuedSuggestions {
             fields.append(("queuedSuggestions", try Deck.validateQueuedSuggestions(queuedSuggestions)))
@@ -93,7 +97,12 @@ extension CardboxStore {
         }
         return try write { tx in
             let id = try tx.context.existing(reference, .deck)
+            if let name {
+                try tx.checkDeckNameFree(name, except: id)
+                fields += [("name", name), ("nameKey", StoreContext.nameKey(name))]
+            }
             if !fields.isEmpty { try tx.update(.deck, id: id, fields + [("modifiedAt", tx.nowMillis)]) }
+            if let study { try tx.saveStudySettings(study, deck: id) }
             return try tx.context.deck(id)
         }
     }

@@ -141,10 +141,7 @@ extension CardboxStore {
 
     /// Changes a deck's study settings; each is checked the way the scheduler will use it.
     public func setStudySettings(_ deckReference: DeckID, _ settings: StudySettings) throws -> Deck {
-        _ = try Scheduler(settings)
-        guard settings.newCardsPerDay >= 0, settings.reviewsPerDay >= 0 else {
-            throw CardboxError.invalid(field: "daily limits", reason: "must be 0 or more")
-        }
+        try Self.check(settings)
         return try write { tx in
             let id = try tx.context.existing(deckReference, .deck)
             try tx.saveStudySettings(settings, deck: id)
@@ -154,6 +151,14 @@ extension CardboxStore {
 }
 
 extension CardboxStore {
+    /// Refuses study settings the scheduler cannot work with, or negative daily limits.
+    static func check(_ settings: StudySettings) throws {
+        _ = try Scheduler(settings)
+        guard settings.newCardsPerDay >= 0, settings.reviewsPerDay >= 0 else {
+            throw CardboxError.invalid(field: "daily limits", reason: "must be 0 or more")
+        }
+    }
+
     /// Stores a fit's parameters on the decks (every deck when `decks` is nil) when they predict the
     /// reviews better, all in one transaction; returns whether they were stored.
     @discardableResult

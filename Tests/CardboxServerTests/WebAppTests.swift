@@ -20,6 +20,8 @@ final class TestBrowser: @unchecked Sendable {
     private let client = HTTPClient(
         eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
     var cookie: String?
+    /// Headers sent with every request (a browser's `Origin`, say).
+    var headers: [(String, String)] = []
 
     struct Answer {
         var status: Int
@@ -77,6 +79,7 @@ final class TestBrowser: @unchecked Sendable {
             request.body = .bytes(ByteBuffer(bytes: body))
         }
         if let cookie { request.headers.add(name: "Cookie", value: cookie) }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response = try await client.execute(request, timeout: .seconds(30))
         let text = String(buffer: try await response.body.collect(upTo: 1 << 22))
         let setCookie = response.headers.first(name: "Set-Cookie")
@@ -177,6 +180,18 @@ struct WebAppTests {
         try await Self.withWebServer { url, database, _ in
             let browser = TestBrowser(url)
             #expect(try await browser.get("/").location == "/setup")
+            // A page of another site opened on this machine cannot post the form (nor sign-in's).
+            for header in [("Origin", "http://evil.example"), ("Sec-Fetch-Site", "cross-site"), ("Origin", "null")] {
+                let elsewhere = TestBrowser(url)
+                elsewhere.headers = [header]
+                for form in ["/setup", "/signin"] {
+                    let refused = try await elsewhere.post(form, ["user": "eve", "password": "correct horse"])
+                    #expect(refused.status == 403 && refused.body.contains("came from another site"))
+                }
+            }
+            #expect(try await database.accounts().isEmpty)
+            // The server's own page says it is: same origin.
+            browser.headers = [("Origin", url), ("Sec-Fetch-Site", "same-origin")]
             let weak = try await browser.post("/setup", ["user": "admin", "password": "short"])
             #expect(weak.status == 400 && weak.body.contains("password"))
             #expect(try await database.accounts().isEmpty)
@@ -252,8 +267,9 @@ struct WebAppTests {
             }
             #expect(try await browser.get("/decks").body.contains("No decks yet"))
             let tooLarge = try await browser.post(
-                "/decks", ["csrf": try await browser.csrf(), "name": String(repeating: "a", count: 100_000)])
-            #expect(tooLarge.status == 413 && tooLarge.body.contains("64 KiB at most"))
+                "/decks",
+                ["csrf": try await browser.csrf(), "name": String(repeating: "a", count: WebPage.formLimit + 1)])
+            #expect(tooLarge.status == 413 && tooLarge.body.contains("1 MiB at most"))
         }
     }
 
@@ -934,6 +950,10 @@ struct WebAppTests {
         try await Self.withWebServer { url, _, accounts in
             let (browser, phone) = try await Self.browserAndPhone(url, accounts)
             let deck = try await Self.createDeck(browser, "Spanish")
+            // A page far past the last is an empty page, not a crash (the offset would overflow).
+            for page in ["9223372036854775807", "200000000000000000"] {
+                #expect(try await browser.get(deck + "?page=\(page)").status == 200)
+            }
             let csrf = try await browser.csrf()
             let saved = try await browser.post(
                 deck + "/settings", ["csrf": csrf, "name": "Español", "queuedSuggestions": "5"])
@@ -963,8 +983,16 @@ struct WebAppTests {
             #expect(
                 try await browser.get(deck).body.contains(
                     #"name="desiredRetention" type="number" min="0.7" max="0.99" step="0.01" value="0.85""#))
+            // A name another deck has refuses the whole form: the new retention is not kept either.
+            _ = try await Self.createDeck(browser, "Taken")
+            let taken = try await browser.post(
+                deck + "/settings", study.merging(["desiredRetention": "0.9", "name": "Taken"]) { $1 })
+            #expect(taken.status == 400 && taken.body.contains("already exists"))
+            #expect(
+                try await browser.get(deck).body.contains(
+                    #"name="desiredRetention" type="number" min="0.7" max="0.99" step="0.01" value="0.85""#))
             _ = try await DeviceSync(store: phone).sync()
-            let synced = try #require(try phone.decks().first)
+            let synced = try #require(try phone.decks().first { $0.name != "Taken" })
             #expect(synced.name == "Español" && synced.queuedSuggestions == 5)
             #expect(synced.study.desiredRetention == 0.85 && synced.study.newCardsPerDay == 10)
             #expect(synced.study.reviewsPerDay == 150 && synced.study.learningSteps == "2m,15m")
@@ -975,7 +1003,7 @@ struct WebAppTests {
             #expect(deleted.status == 303 && deleted.location == "/decks")
             #expect(try await browser.get(deck).status == 404)
             _ = try await DeviceSync(store: phone).sync()
-            #expect(try phone.decks().isEmpty)
+            #expect(try phone.decks().map(\.name) == ["Taken"])
         }
     }
 
@@ -1218,6 +1246,64 @@ struct WebAppTests {
             #expect(page.contains("&lt;b&gt;x&lt;/b&gt;") && !page.contains("<b>x"))
             #expect(!page.contains("× ") && page.contains("Milk"))
         }
+    }
+
+    @Test("a row's arrows take it past the row shown beside it, hidden rows counted; none past either end")
+    func arrowsCountHiddenRows() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let browser = try await Self.signedIn(url, accounts)
+            let csrf = try await browser.csrf()
+            let list = try #require(try await browser.post("/lists", ["csrf": csrf, "name": "Groceries"]).location)
+            for title in ["Milk", "Salt", "Bread"] {
+                _ = try await browser.post(
+                    list + "/items", ["csrf": csrf, "title": title, "quantity": "", "description": ""])
+            }
+            let ids = Self.itemIds(try await browser.get(list).body)
+            _ = try await browser.post(list + "/items/\(ids[1])/cross", ["csrf": csrf])
+            var page = try await browser.get(list).body
+            // Salt is crossed out and hidden: Milk's down arrow takes it past Bread (place 2 of 3).
+            #expect(Self.arrow(page, "Milk", "up") == nil && Self.arrow(page, "Milk", "down") == "2")
+            #expect(Self.arrow(page, "Bread", "up") == "0" && Self.arrow(page, "Bread", "down") == nil)
+            let down = try await browser.post(
+                list + "/items/\(ids[0])/move",
+                ["csrf": csrf, "position": try #require(Self.arrow(page, "Milk", "down"))])
+            #expect(down.status == 303)
+            page = try await browser.get(list).body
+            #expect(Self.itemIds(page) == [ids[2], ids[0]])
+            // Drag and drop sends a row's place among all its siblings.
+            #expect(page.contains(#"data-order="1""#) && page.contains(#"data-order="2""#))
+            // The crossed-out setting is set only from a list that exists.
+            let unknown = try await browser.post("/lists/\(UUID())/crossed-out", ["csrf": csrf, "show": "true"])
+            #expect(unknown.status == 404)
+            #expect(!(try await browser.get(list).body.contains(">Salt<")))
+
+            // A board: an archived card between two others counts, and the last column has no right arrow.
+            let board = try #require(try await browser.post("/boards", ["csrf": csrf, "title": "Trip"]).location)
+            for title in ["To do", "Done"] {
+                _ = try await browser.post(board + "/columns", ["csrf": csrf, "title": title])
+            }
+            let columns = Self.ids(try await browser.get(board).body, #"data-drop-column="([0-9a-f-]+)""#)
+            for title in ["Pack", "Book", "Go"] {
+                _ = try await browser.post(board + "/columns/\(columns[0])/cards", ["csrf": csrf, "title": title])
+            }
+            let cards = Self.ids(try await browser.get(board).body, #"id="card-([0-9a-f-]+)""#)
+            _ = try await browser.post(board + "/cards/\(cards[1])/archive", ["csrf": csrf, "archived": "true"])
+            page = try await browser.get(board).body
+            #expect(Self.arrow(page, "Pack", "down") == "2" && Self.arrow(page, "Go", "down") == nil)
+            #expect(page.contains(#"data-drop-column="\#(columns[0])" data-count="3""#))
+            #expect(!page.contains("Move column To do left") && page.contains("Move column To do right"))
+            #expect(page.contains("Move column Done left") && !page.contains("Move column Done right"))
+            let moved = try await browser.post(
+                board + "/cards/\(cards[0])/move",
+                ["csrf": csrf, "column": columns[0], "position": try #require(Self.arrow(page, "Pack", "down"))])
+            #expect(moved.status == 303)
+            #expect(Self.ids(try await browser.get(board).body, #"id="card-([0-9a-f-]+)""#) == [cards[2], cards[0]])
+        }
+    }
+
+    /// The position a row's arrow button sends (nil: the row has no such arrow).
+    static func arrow(_ page: String, _ title: String, _ direction: String) -> String? {
+        ids(page, #"value="(\d+)" class="link" aria-label="Move \#(title) \#(direction)""#).first
     }
 
     @Test(

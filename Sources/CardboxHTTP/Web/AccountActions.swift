@@ -164,23 +164,19 @@ struct AccountActions: Sendable {
     }
 
     /// Renames a deck, sets how many suggestions it keeps queued (0: none, seed 000) and, given
-    /// them, its study settings (all but the fitted FSRS parameters, which stay). Everything is
-    /// checked before anything is written.
+    /// them, its study settings (all but the fitted FSRS parameters, which stay), in one
+    /// transaction: a refusal of any (a name taken) leaves all as they were.
     func configureDeck(
         _ caller: Caller, _ deck: DeckID, name: String, queuedSuggestions: Int, study: StudySettings? = nil
     ) async throws {
-        let name = try Deck.validateName(name)
-        _ = try Deck.validateQueuedSuggestions(queuedSuggestions)
-        if let study { _ = try Scheduler(study) }
         try await write(caller) { store in
             let current = try store.deck(deck)
-            if var study {
-                // The form has no place for fitted FSRS parameters: they stay as they are.
-                study.fsrsParameters = current.study.fsrsParameters
-                if study != current.study { _ = try store.setStudySettings(deck, study) }
-            }
-            if current.name != name { _ = try store.renameDeck(deck, to: name) }
-            _ = try store.configureDeck(deck, queuedSuggestions: queuedSuggestions)
+            var study = study
+            // The form has no place for fitted FSRS parameters: they stay as they are.
+            study?.fsrsParameters = current.study.fsrsParameters
+            _ = try store.configureDeck(
+                deck, name: current.name == name ? nil : name, queuedSuggestions: queuedSuggestions,
+                study: study == current.study ? nil : study)
         }
     }
 
@@ -334,8 +330,12 @@ struct AccountActions: Sendable {
         try await write(caller) { store in try store.deleteList(list) }
     }
 
-    func setShowCrossedOut(_ caller: Caller, _ show: Bool) async throws {
-        _ = try await write(caller) { store in try store.setSetting("showCrossedOutItems", to: show ? "true" : "false")
+    /// Seed 002's `showCrossedOutItems`, an account-wide setting; set from a list's page, only while
+    /// that list (`shownOn`) exists.
+    func setShowCrossedOut(_ caller: Caller, _ show: Bool, shownOn list: ListID? = nil) async throws {
+        _ = try await write(caller) { store in
+            if let list { _ = try store.list(list) }
+            return try store.setSetting("showCrossedOutItems", to: show ? "true" : "false")
         }
     }
 

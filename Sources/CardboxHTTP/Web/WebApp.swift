@@ -142,6 +142,7 @@ struct WebApp: Sendable {
     }
 
     private func setup(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
+        try WebSession.requireSameOrigin(request)
         guard try await offersSetup(context) else {
             throw APIError(.forbidden, "this server has an account already: sign in, or ask its administrator")
         }
@@ -173,11 +174,13 @@ struct WebApp: Sendable {
     }
 
     private func signUp(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
+        try WebSession.requireSameOrigin(request)
         try requireOpenSignup()
         return try await createAccount(request, context, page: "signup", title: "Create an account")
     }
 
     private func signIn(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
+        try WebSession.requireSameOrigin(request)
         let form = try await WebPage.form(request)
         let (user, password) = (form["user"] ?? "", form["password"] ?? "")
         do {
@@ -302,7 +305,8 @@ struct WebApp: Sendable {
                 tag: query["tag"].map(String.init).flatMap { $0.isEmpty ? nil : $0 },
                 language: query["language"].map(String.init).flatMap { $0.isEmpty ? nil : $0 },
                 search: query["q"].map(String.init)) : nil
-        let page = max(1, Int(query["page"].map(String.init) ?? "") ?? 1)
+        // Past the last page shows an empty one; the bound keeps the offset from overflowing.
+        let page = min(max(1, Int(query["page"].map(String.init) ?? "") ?? 1), Int.max / Self.cardsPerPage)
         let (detail, found) = try await actions.deckPage(
             caller, try Self.deckId(context), cards: filter, limit: Self.cardsPerPage,
             offset: (page - 1) * Self.cardsPerPage)
@@ -705,7 +709,7 @@ struct WebApp: Sendable {
         }
         pages.post("lists/:list/crossed-out") { request, context in
             try await change(request, context, then: { _ in "/lists/\(try Self.listId(context))" }) { caller, form in
-                try await actions.setShowCrossedOut(caller, form["show"] == "true")
+                try await actions.setShowCrossedOut(caller, form["show"] == "true", shownOn: try Self.listId(context))
             }
         }
         pages.post("lists/:list/items") { request, context in try await addItem(request, context) }
@@ -747,6 +751,21 @@ struct WebApp: Sendable {
         }
     }
 
+    /// The up and down arrows of the row shown at `index`, given the place among all its siblings
+    /// (`orders`, one per row shown) of each row shown: a move's position counts the rows the page
+    /// hides (crossed-out items, archived board cards), so a row goes to the place of the row shown
+    /// before or after it. The first row has no up arrow and the last no down arrow.
+    /// The template's names are `up`/`hasUp` and `down`/`hasDown` unless others are given (a
+    /// board's columns move left and right).
+    static func arrows(_ index: Int, of orders: [Int], back: String = "Up", forward: String = "Down")
+        -> [String: Any]
+    {
+        var values: [String: Any] = ["has\(back)": index > 0, "has\(forward)": index + 1 < orders.count]
+        if index > 0 { values[back.lowercased()] = orders[index - 1] }
+        if index + 1 < orders.count { values[forward.lowercased()] = orders[index + 1] }
+        return values
+    }
+
     /// A form that changes something: its CSRF token checked, the change made, then the browser sent
     /// to `then` (given what the change returned). A refusal shows on the page it came from.
     private func change<T: Sendable>(
@@ -768,8 +787,8 @@ struct WebApp: Sendable {
             "lists": lists.enumerated().map { index, entry in
                 [
                     "id": entry.list.id.description, "name": entry.list.name, "count": entry.items,
-                    "up": max(0, index - 1), "down": index + 1,
-                ] as [String: Any]
+                    "order": index,
+                ].merging(Self.arrows(index, of: Array(0..<lists.count)), uniquingKeysWith: { $1 })
             },
         ]
         return WebPage.html("lists", title: "Lists", values, context: context, error: error, live: live)
@@ -782,24 +801,26 @@ struct WebApp: Sendable {
         let live = caller.cursor
         let (list, showCrossedOut, lists) = try await actions.list(caller, try Self.listId(context))
         let items = list.items ?? []
+        let orders = items.map(\.orderNumber)
         let values: [String: Any] = [
             "list": ["id": list.id.description, "name": list.name], "showCrossedOut": showCrossedOut,
             "hasItems": !items.isEmpty, "draft": draft,
             "items": items.enumerated().map { index, item in
-                [
-                    "id": item.id.description, "title": item.title, "description": item.description,
-                    "hasDescription": !item.description.isEmpty, "descriptionHTML": WebText.linkified(item.description),
-                    "quantity": item.quantity.map { String($0) } ?? "", "hasQuantity": item.quantity != nil,
-                    "crossed": item.isCrossedOut,
-                    "up": max(0, index - 1), "down": index + 1,
-                    // Seed 002: a list shows how many images an item has; they load when its details open.
-                    "hasImages": !(item.images ?? []).isEmpty,
-                    "imageLabel": (item.images?.count ?? 0) == 1 ? "1 image" : "\(item.images?.count ?? 0) images",
-                    "images": (item.images ?? []).map {
-                        ["id": $0.id.description, "sha256": $0.sha256, "itemId": item.id.description]
-                    },
-                    "canAddImage": (item.images?.count ?? 0) < Limits.imagesPerItem,
-                ] as [String: Any]
+                Self.arrows(index, of: orders).merging(
+                    [
+                        "id": item.id.description, "title": item.title, "description": item.description,
+                        "hasDescription": !item.description.isEmpty,
+                        "descriptionHTML": WebText.linkified(item.description),
+                        "quantity": item.quantity.map { String($0) } ?? "", "hasQuantity": item.quantity != nil,
+                        "crossed": item.isCrossedOut, "order": item.orderNumber,
+                        // Seed 002: a list shows how many images an item has; they load when its details open.
+                        "hasImages": !(item.images ?? []).isEmpty,
+                        "imageLabel": (item.images?.count ?? 0) == 1 ? "1 image" : "\(item.images?.count ?? 0) images",
+                        "images": (item.images ?? []).map {
+                            ["id": $0.id.description, "sha256": $0.sha256, "itemId": item.id.description]
+                        },
+                        "canAddImage": (item.images?.count ?? 0) < Limits.imagesPerItem,
+                    ] as [String: Any], uniquingKeysWith: { $1 })
             },
             "hasOtherLists": lists.count > 1,
             "otherLists": lists.filter { $0.list.id != list.id }.map {
@@ -943,28 +964,34 @@ struct WebApp: Sendable {
         let caller = try context.pageCaller()
         let live = caller.cursor
         let archived = request.uri.queryParameters["archived"] != nil
-        let board = try await actions.board(caller, try Self.boardId(context), archived: archived)
+        // Archived cards are read even when hidden: a move's position counts them (see `arrows`).
+        let board = try await actions.board(caller, try Self.boardId(context), archived: true)
         let columns = board.columns ?? []
         let values: [String: Any] = [
             "board": ["id": board.id.description, "title": board.boardTitle], "archived": archived,
             "columns": columns.enumerated().map { index, column in
-                let cards = column.cards ?? []
-                return [
-                    "id": column.id.description, "title": column.listTitle, "count": cards.count,
-                    "left": max(0, index - 1), "right": index + 1,
-                    "cards": cards.enumerated().map { position, card in
-                        [
-                            "id": card.id.description, "title": card.cardTitle, "column": column.id.description,
-                            "description": card.cardDescription ?? "",
-                            "hasDescription": !(card.cardDescription ?? "").isEmpty,
-                            "descriptionHTML": WebText.linkified(card.cardDescription ?? ""),
-                            "isArchived": card.isArchived, "up": max(0, position - 1), "down": position + 1,
-                            "hasPrevious": index > 0, "previous": index > 0 ? columns[index - 1].id.description : "",
-                            "hasNext": index + 1 < columns.count,
-                            "next": index + 1 < columns.count ? columns[index + 1].id.description : "",
-                        ] as [String: Any]
-                    },
-                ] as [String: Any]
+                let all = column.cards ?? []
+                let cards = archived ? all : all.filter { !$0.isArchived }
+                let orders = cards.map(\.orderNumber)
+                return Self.arrows(index, of: Array(columns.indices), back: "Left", forward: "Right").merging(
+                    [
+                        "id": column.id.description, "title": column.listTitle, "count": cards.count,
+                        "order": index, "total": all.count,
+                        "cards": cards.enumerated().map { position, card in
+                            Self.arrows(position, of: orders).merging(
+                                [
+                                    "id": card.id.description, "title": card.cardTitle, "column": column.id.description,
+                                    "description": card.cardDescription ?? "",
+                                    "hasDescription": !(card.cardDescription ?? "").isEmpty,
+                                    "descriptionHTML": WebText.linkified(card.cardDescription ?? ""),
+                                    "isArchived": card.isArchived, "order": card.orderNumber,
+                                    "hasPrevious": index > 0,
+                                    "previous": index > 0 ? columns[index - 1].id.description : "",
+                                    "hasNext": index + 1 < columns.count,
+                                    "next": index + 1 < columns.count ? columns[index + 1].id.description : "",
+                                ] as [String: Any], uniquingKeysWith: { $1 })
+                        },
+                    ] as [String: Any], uniquingKeysWith: { $1 })
             },
         ]
         return WebPage.html("board", title: board.boardTitle, values, context: context, live: live)

@@ -116,9 +116,6 @@ enum WebAssets {
             event.preventDefault();
             post(dragged.dataset.move, fields);
           });
-          function rows(container) {
-            return Array.prototype.filter.call(container.children, function (child) { return child.dataset.move; });
-          }
           function target(event) {
             if (!dragged || !event.target.closest) return null;
             var kind = dragged.dataset.kind || "";
@@ -128,13 +125,14 @@ enum WebAssets {
             if (row && row !== dragged) {
               column = row.parentNode.dataset.dropColumn;
               if (row.parentNode !== dragged.parentNode && !column) return null;
-              var fields = { position: String(rows(row.parentNode).indexOf(row)) };
+              // Its place among all its siblings, the rows this page hides (crossed out, archived) too.
+              var fields = { position: row.dataset.order };
               if (column) fields.column = column;
               return fields;
             }
             var container = kind === "card" && event.target.closest("[data-drop-column]");
             if (!row && container && container !== dragged.parentNode) {
-              return { column: container.dataset.dropColumn, position: String(rows(container).length) };
+              return { column: container.dataset.dropColumn, position: container.dataset.count };
             }
             return null;
           }
@@ -142,8 +140,16 @@ enum WebAssets {
           function post(url, fields) {
             var body = new URLSearchParams(fields);
             body.set("csrf", document.querySelector("input[name=csrf]").value);
+            // A refused move shows the server's page saying why, as the arrows' form would.
             return fetch(url, { method: "POST", body: body, credentials: "same-origin" })
-              .then(function () { window.location.reload(); });
+              .then(function (response) {
+                if (response.ok) return window.location.reload();
+                return response.text().then(function (page) {
+                  document.open();
+                  document.write(page);
+                  document.close();
+                });
+              });
           }
         })();
         (function () {

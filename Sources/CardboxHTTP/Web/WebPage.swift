@@ -74,17 +74,22 @@ enum WebPage {
         return html("message", title: "Cardbox", ["message": message], context: context, status: answer.status)
     }
 
-    /// A posted form's fields (`application/x-www-form-urlencoded`, at most 64 KiB), by Hummingbird's
-    /// decoder.
+    /// A posted form's fields (`application/x-www-form-urlencoded`), by Hummingbird's decoder. At
+    /// most 1 MiB: a field may hold 50,000 characters (a card's back, an item's description), and a
+    /// character outside ASCII takes up to 12 bytes once encoded.
     static func form(_ request: Request) async throws -> [String: String] {
         let buffer = try await request.collectBody(
-            upTo: 64 * 1024, tooLarge: "this form is larger than a page sends (64 KiB at most)")
+            upTo: formLimit, tooLarge: "this form is larger than a page sends (1 MiB at most)")
         do {
             return try URLEncodedFormDecoder().decode([String: String].self, from: String(buffer: buffer))
         } catch {
             throw CardboxError.invalid(field: "form", reason: "is not a form this page sends")
         }
     }
+}
+
+extension WebPage {
+    static let formLimit = 1024 * 1024
 }
 
 /// A form that carries a file (`multipart/form-data`, read with MultipartKit), decoded as `T`.

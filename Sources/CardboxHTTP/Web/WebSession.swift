@@ -49,6 +49,27 @@ struct WebSession: RouterMiddleware {
             httpOnly: true, sameSite: .lax)
     }
 
+    /// Refuses a form posted from a page of another site, for the forms that come before a session
+    /// (and so before its CSRF token): the first account's, sign-up's and sign-in's. Otherwise any
+    /// site opened in a browser on the server's machine could make itself the first account, or
+    /// sign the browser in to an account of its own. Browsers say where a form came from
+    /// (`Sec-Fetch-Site`, `Origin`); a client that says neither (a script) is not a browser on
+    /// someone else's page.
+    static func requireSameOrigin(_ request: Request) throws {
+        let refusal = APIError(
+            .forbidden, "this form came from another site: open this server's own page and try again")
+        if let site = request.headers[secFetchSite] {
+            guard site == "same-origin" || site == "none" else { throw refusal }
+            return
+        }
+        guard let origin = request.headers[.origin] else { return }
+        guard let host = origin.split(separator: "://", maxSplits: 1).dropFirst().first,
+            host.lowercased() == request.head.authority?.lowercased()
+        else { throw refusal }
+    }
+
+    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
+
     /// The CSRF token of a session: a hash of its secret, so it is known only to pages this server sent.
     static func csrfToken(_ sessionToken: String) -> String {
         sha256Hex(Data("cardbox-csrf\u{0}\(sessionToken)".utf8))

@@ -70,23 +70,23 @@ enum WebTemplates {
         <div class="columns reorder" id="columns">
         {{#columns}}
         <section class="column" data-move="/boards/{{board.id}}/columns/{{id}}/move" data-kind="column" draggable="true"
-        aria-label="Column {{title}}">
+        data-order="{{order}}" aria-label="Column {{title}}">
         <h2>{{title}} <span class="muted">{{count}}</span></h2>
         <form method="post" action="/boards/{{board.id}}/columns/{{id}}/move" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}">
-        <button type="submit" name="position" value="{{left}}" class="link" aria-label="Move column {{title}} left">←</button>
-        <button type="submit" name="position" value="{{right}}" class="link" aria-label="Move column {{title}} right">→</button>
+        {{#hasLeft}}<button type="submit" name="position" value="{{left}}" class="link" aria-label="Move column {{title}} left">←</button>{{/hasLeft}}
+        {{#hasRight}}<button type="submit" name="position" value="{{right}}" class="link" aria-label="Move column {{title}} right">→</button>{{/hasRight}}
         </form>
-        <ul class="cards" data-drop-column="{{id}}">
+        <ul class="cards" data-drop-column="{{id}}" data-count="{{total}}">
         {{#cards}}
-        <li data-move="/boards/{{board.id}}/cards/{{id}}/move" data-kind="card" draggable="true"
+        <li data-move="/boards/{{board.id}}/cards/{{id}}/move" data-kind="card" draggable="true" data-order="{{order}}"
         class="{{#isArchived}}archived{{/isArchived}}" id="card-{{id}}">
         <span class="title">{{title}}</span>
         <form method="post" action="/boards/{{board.id}}/cards/{{id}}/move" class="inline arrows">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <input type="hidden" name="column" value="{{column}}">
-        <button type="submit" name="position" value="{{up}}" class="link" aria-label="Move {{title}} up">↑</button>
-        <button type="submit" name="position" value="{{down}}" class="link" aria-label="Move {{title}} down">↓</button>
+        {{#hasUp}}<button type="submit" name="position" value="{{up}}" class="link" aria-label="Move {{title}} up">↑</button>{{/hasUp}}
+        {{#hasDown}}<button type="submit" name="position" value="{{down}}" class="link" aria-label="Move {{title}} down">↓</button>{{/hasDown}}
         </form>
         {{#hasPrevious}}<form method="post" action="/boards/{{board.id}}/cards/{{id}}/move" class="inline arrows">
         <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="column" value="{{previous}}">
@@ -150,13 +150,13 @@ enum WebTemplates {
         {{#hasLists}}
         <ul class="cards reorder" id="lists" aria-label="Lists (drag to reorder, or use the arrows)">
         {{#lists}}
-        <li draggable="true" data-move="/lists/{{id}}/move">
+        <li draggable="true" data-move="/lists/{{id}}/move" data-order="{{order}}">
         <a href="/lists/{{id}}"><strong>{{name}}</strong></a>
         <span class="counts">{{count}} items</span>
         <form method="post" action="/lists/{{id}}/move" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}">
-        <button type="submit" name="position" value="{{up}}" class="link" aria-label="Move {{name}} up">↑</button>
-        <button type="submit" name="position" value="{{down}}" class="link" aria-label="Move {{name}} down">↓</button>
+        {{#hasUp}}<button type="submit" name="position" value="{{up}}" class="link" aria-label="Move {{name}} up">↑</button>{{/hasUp}}
+        {{#hasDown}}<button type="submit" name="position" value="{{down}}" class="link" aria-label="Move {{name}} down">↓</button>{{/hasDown}}
         </form>
         </li>
         {{/lists}}
@@ -196,7 +196,8 @@ enum WebTemplates {
         {{#hasItems}}
         <ul class="cards reorder" id="items" aria-label="Items (drag to reorder, or use the arrows)">
         {{#items}}
-        <li draggable="true" data-move="/lists/{{list.id}}/items/{{id}}/move" class="{{#crossed}}crossed{{/crossed}}">
+        <li draggable="true" data-move="/lists/{{list.id}}/items/{{id}}/move" data-order="{{order}}"
+        class="{{#crossed}}crossed{{/crossed}}">
         <form method="post" action="/lists/{{list.id}}/items/{{id}}/cross" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <button type="submit" class="check" aria-pressed="{{crossed}}"
@@ -207,8 +208,8 @@ enum WebTemplates {
         {{#hasDescription}}<p class="description">{{{descriptionHTML}}}</p>{{/hasDescription}}
         <form method="post" action="/lists/{{list.id}}/items/{{id}}/move" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}">
-        <button type="submit" name="position" value="{{up}}" class="link" aria-label="Move {{title}} up">↑</button>
-        <button type="submit" name="position" value="{{down}}" class="link" aria-label="Move {{title}} down">↓</button>
+        {{#hasUp}}<button type="submit" name="position" value="{{up}}" class="link" aria-label="Move {{title}} up">↑</button>{{/hasUp}}
+        {{#hasDown}}<button type="submit" name="position" value="{{down}}" class="link" aria-label="Move {{title}} down">↓</button>{{/hasDown}}
         </form>
         <details class="edit"><summary>Edit</summary>
         <form method="post" action="/lists/{{list.id}}/items/{{id}}" class="stack">
