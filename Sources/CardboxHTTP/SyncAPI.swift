@@ -326,10 +326,8 @@ extension SyncAPI {
     func putImage(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
         let caller = try context.requireCaller()
         let hash = try CheckedImage.checkHash(context.parameters.get("sha256") ?? "")
-        let buffer = try await request.body.collect(upTo: Limits.imageBytes + 1)
-        guard buffer.readableBytes <= Limits.imageBytes else {
-            throw APIError(.contentTooLarge, "image: images may be at most 5 MB (\(Limits.imageBytes) bytes)")
-        }
+        let buffer = try await request.collectBody(
+            upTo: Limits.imageBytes, tooLarge: "image: images may be at most 5 MB (\(Limits.imageBytes) bytes)")
         let image = try CheckedImage(Data(buffer.readableBytesView), sha256: hash)
         try await database.putImage(image, account: caller.account.id)
         return JSONResponse(

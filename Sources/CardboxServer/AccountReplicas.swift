@@ -341,41 +341,54 @@ public actor AccountReplicas {
     }
 
     /// A snapshot of the account as the sync state holds it now (caught up first), opened for
-    /// reading. It is opened in the same turn of the actor that chose it, so a newer snapshot that
-    /// replaces (deletes) the file later leaves this reader its bytes. A caller that has just read
-    /// the sync state's cursor (`atLeast`) skips the catch-up when the store holds that much already.
+    /// reading. A caller that has just read the sync state's cursor (`atLeast`) skips the catch-up
+    /// when the store holds that much already.
+    ///
+    /// It is chosen or made in turn with the account's writes: a write in flight may have committed
+    /// to the copy what it has not pushed yet, and never will when the push is refused (the copy is
+    /// then forgotten), and a device that adopted it would hold a record no other device gets.
     public func snapshot(_ account: UUID, atLeast latest: Int64? = nil) async throws -> OpenSnapshot {
-        try await catchUp(account, unlessHolding: latest ?? .max)
-        // The store's cursor as written in it (what the file will say), with its latest own push.
-        if marks[account]?.saved == false { await saveMarks(account) }
+        try await inTurn(account) { try await self.currentSnapshot(account, atLeast: latest) }
+    }
+
+    /// The account's snapshot at the copy's cursor (the one made before, while the account has not
+    /// moved, or a new one), opened in the same turn of the actor that chose it: a newer snapshot
+    /// that replaces (deletes) the file later leaves this reader its bytes.
+    private func currentSnapshot(_ account: UUID, atLeast latest: Int64?) async throws -> OpenSnapshot {
         let store = try await self.store(account)
+        _ = try await caughtUp(store, account, atLeast: latest)
+        // The store's cursor as written in it (what the file will say), with its latest own push.
+        if let mark = marks[account], !mark.saved {
+            marks[account]?.saved = true
+            try await Self.write(mark, to: store)
+        }
         let cursor = try await Self.blocking { try store.replicaCursor() }
         if let known = snapshots[account], known.cursor == cursor, let open = known.opened() {
             return open
         }
-        // One being made of the same state (the background's, ahead of a new device) is waited for.
-        let making: Task<Snapshot, any Error>
-        if let ongoing = makingSnapshot[account], ongoing.cursor == cursor {
-            making = ongoing.task
-        } else {
-            making = Task { try await self.makeSnapshot(of: store, account, at: cursor) }
-            makingSnapshot[account] = (cursor, making)
+        guard let open = try await makeSnapshot(of: store, account, at: cursor).opened() else {
+            throw CardboxError.storage("the snapshot of the account just made cannot be read")
         }
-        let made = try await making.value
-        // Opened in this turn: a newer snapshot that replaces (deletes) the file later leaves this
-        // reader its bytes. One that replaced it already holds more, and serves as well.
-        if let open = made.opened() ?? snapshots[account].flatMap({ $0.cursor >= cursor ? $0.opened() : nil }) {
-            return open
-        }
-        throw CardboxError.storage("the snapshot of the account just made cannot be read")
+        return open
     }
 
-    /// Snapshots being made, by account, with the cursor each holds (see `snapshot`).
-    private var makingSnapshot: [UUID: (cursor: Int64, task: Task<Snapshot, any Error>)] = [:]
+    /// Runs `body` in turn with the account's writes and catch-ups: after those asked for before,
+    /// and before those asked for after.
+    private func inTurn<T: Sendable>(_ account: UUID, _ body: @escaping @Sendable () async throws -> T)
+        async throws -> T
+    {
+        let previous = lastCatchUp[account]
+        let task = Task {
+            _ = await previous?.result
+            return try await body()
+        }
+        waitingCatchUp[account] = nil
+        lastCatchUp[account] = Task { _ = try await task.value }
+        return try await task.value
+    }
 
     /// Copies the account's store to a new snapshot file and makes it the account's snapshot.
     private func makeSnapshot(of store: CardboxStore, _ account: UUID, at cursor: Int64) async throws -> Snapshot {
-        defer { if makingSnapshot[account]?.cursor == cursor { makingSnapshot[account] = nil } }
         let path = folder.appendingPathComponent("\(account.uuidString.lowercased())-\(cursor)-\(UUID()).snapshot").path
         let sha256: String
         do {

@@ -240,6 +240,48 @@ struct AccountReplicasTests {
         }
     }
 
+    @Test("a snapshot asked for while a write is on its way waits for it: a refused write is not handed out")
+    func snapshotWaitsForWriteInFlight() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let account = UUID()
+        let phone = try Device(account: account)
+        let deck = try phone.store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+        _ = try phone.store.addCards(to: deck.id, (1...24).map { CardDraft(front: "card \($0)", back: "x") })
+        try await SyncStates.with("sqlite-memory") { database in
+            try await phone.sync(with: database, account: account)
+            let replicas = try AccountReplicas(folder: folder, state: database)
+            let seen = try await database.cursor(account: account)
+            _ = try await replicas.read(account) { store in try store.decks() }
+            _ = try phone.store.addCard(to: deck.id, CardDraft(front: "from the phone", back: "x"))
+            try await phone.sync(with: database, account: account)
+            // The copy commits its card, then waits before its push (which the sync state refuses:
+            // the phone took the 25th place) until the snapshot has been asked for.
+            let (committed, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+            let write = Task {
+                try await replicas.write(account, plan: .free, now: Date(), atLeast: seen) { store in
+                    let card = try store.addCard(to: deck.id, CardDraft(front: "from the web", back: "x"))
+                    committed.signal()
+                    release.wait()
+                    return card
+                }
+            }
+            await Task.detached { committed.wait() }.value
+            let snapshot = Task { try await replicas.snapshot(account, atLeast: seen) }
+            try await Task.sleep(for: .milliseconds(200))
+            release.signal()
+            await #expect(throws: CardboxError.self) { try await write.value }
+            let file = try await snapshot.value
+            let path = folder.appendingPathComponent("adopt-\(UUID()).sqlite").path
+            try (try file.file.readToEnd() ?? Data()).write(to: URL(fileURLWithPath: path))
+            let fronts = try await DatabaseQueue(path: path).read { db in
+                try String.fetchAll(db, sql: "SELECT front FROM card")
+            }
+            #expect(fronts.count == 25 && fronts.contains("from the phone") && !fronts.contains("from the web"))
+            #expect(file.cursor == (try await database.cursor(account: account)))
+        }
+    }
+
     @Test("a write uploads the pictures its records name that the server lacks; one the copy lacks too is left")
     func picturesOfWrites() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")

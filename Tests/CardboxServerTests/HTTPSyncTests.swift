@@ -499,6 +499,12 @@ struct HTTPSyncTests {
             let wrong = try await rawRequest(
                 .PUT, url + "/v1/images/\(image.sha256)", body: Data("plain text".utf8), token: token)
             #expect(wrong.status == 400 && wrong.body.contains("error"))
+            // More bytes than an image may have: a JSON 413 naming the limit, whatever the size.
+            for size in [Limits.imageBytes + 1, Limits.imageBytes + 2, 6_000_000] {
+                let large = try await rawRequest(
+                    .PUT, url + "/v1/images/\(image.sha256)", body: Data(count: size), token: token)
+                #expect(large.status == 413 && large.body.contains("at most 5 MB"))
+            }
             // Another account cannot read it.
             _ = try await accounts.addAccount(name: "mallory", password: "password mallory")
             let stranger = try await signIn(
