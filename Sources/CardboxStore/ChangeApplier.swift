@@ -141,7 +141,7 @@ struct ChangeApplier {
             if !reference.isMovable, reference.parent.deletion == .final,
                 let clock = try tombstoneClock(reference.parent, parentId)
             {
-                try writeTombstone(row.entity, row.id, clock)
+                try writeTombstone(row.entity, row.id, clock, derived: true)
                 try dropHeld(row.entity, row.id)
                 return
             }
@@ -265,7 +265,7 @@ struct ChangeApplier {
                         childRow, waitingFor: HeldRow.waitKey(row.entity, row.id),
                         version: try storedVersion(child, childId))
                 } else {
-                    try writeTombstone(child, childId, clock)
+                    try writeTombstone(child, childId, clock, derived: true)
                     try remove(childRow, cause: clock)
                     report.deleted += 1
                 }
@@ -297,15 +297,24 @@ struct ChangeApplier {
             arguments: [account, row.entity.rawValue, row.id])
     }
 
-    private mutating func writeTombstone(_ entity: SyncedEntity, _ id: String, _ clock: WriteClock) throws {
+    /// Writes a tombstone: one that arrived (the server has it) is not sent back; one `derived` here
+    /// from the merged state (a row whose parent is deleted for good) is sent on the next push,
+    /// with its parent's clock. The server does not know which rows belong to which: without it,
+    /// the row would stay live there, and count toward the plan's card limit.
+    private mutating func writeTombstone(
+        _ entity: SyncedEntity, _ id: String, _ clock: WriteClock, derived: Bool = false
+    )
+        throws
+    {
         known.insert(entity, id)
         try db.cachedStatement(
             sql: """
-                INSERT INTO tombstone (accountId, entity, rowId, hlc, replica, version) VALUES (?, ?, ?, ?, ?, 0)
+                INSERT INTO tombstone (accountId, entity, rowId, hlc, replica, version) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (accountId, entity, rowId) DO UPDATE SET hlc = excluded.hlc, replica = excluded.replica
                 """
         ).execute(arguments: [
             account, entity.rawValue, id, clock.timestamp.storageValue, try replicaKey(clock.replicaId),
+            derived ? tx.timestamp.storageValue : 0,
         ])
     }
 

@@ -404,6 +404,34 @@ extension SyncStateConcurrencyTests {
 
 @Suite("The plan's card limit at push")
 struct CardLimitTests {
+    @Test(
+        "cards added offline to a deck another device deleted go from the server too: they no longer count",
+        arguments: SyncStates.all)
+    func orphansLeaveTheCount(_ implementation: String) async throws {
+        let account = UUID()
+        try await SyncStates.with(implementation) { state in
+            let (phone, laptop) = (try Device(account: account), try Device(account: account))
+            let deck = try phone.store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            try await phone.sync(with: state, account: account)
+            try await laptop.sync(with: state, account: account)
+            // Offline: the laptop adds 20 cards to the deck, the phone deletes it.
+            _ = try laptop.store.addCards(to: deck.id, (0..<20).map { CardDraft(front: "word \($0)", back: "w") })
+            try phone.store.deleteDeck(deck.id)
+            try await phone.sync(with: state, account: account)
+            try await laptop.sync(with: state, account: account)
+            #expect(try laptop.store.cards(in: nil).isEmpty)
+            // The laptop deleted its cards with the deck as it applied the delete; it says so.
+            try await laptop.sync(with: state, account: account)
+            try await phone.sync(with: state, account: account)
+            #expect(try phone.store.canonicalDump() == laptop.store.canonicalDump())
+            // The free plan's 25 cards are all still there to take.
+            let other = try phone.store.createDeck(name: "French", frontLanguage: "fr", backLanguage: "en")
+            _ = try phone.store.addCards(to: other.id, (0..<25).map { CardDraft(front: "mot \($0)", back: "w") })
+            let (cards, _) = try phone.store.changes(since: phone.sent)
+            _ = try await state.push(cards, batch: UUID(), account: account, cardLimit: 25, now: Date())
+        }
+    }
+
     @Test("a push that would take the account past its card limit is refused whole", arguments: SyncStates.all)
     func limit(_ implementation: String) async throws {
         let account = UUID()
