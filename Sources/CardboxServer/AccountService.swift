@@ -49,14 +49,19 @@ public struct AccountService: Sendable {
     /// Checks the name and password and signs a new device in.
     public func signIn(name: String, password: String, deviceName: String, now: Date = Date()) async throws -> SignIn {
         try await throttle.check(name, now: now)
-        let found = try await store.account(named: name)
+        // A name no account can have is not looked up (PostgreSQL refuses some text, NUL among it).
+        let found = (try? type(of: store).checkName(name)) == nil ? nil : try await store.account(named: name)
         guard hasher.verify(password, hash: found?.passwordHash), let account = found?.account else {
             await throttle.failed(name, now: now)
             throw Self.wrongCredentials
         }
         await throttle.succeeded(name)
-        guard (1...100).contains(deviceName.unicodeScalars.count) else {
-            throw CardboxError.invalid(field: "device", reason: "the device's name must be 1 to 100 characters")
+        guard (1...100).contains(deviceName.unicodeScalars.count),
+            !deviceName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw CardboxError.invalid(
+                field: "device",
+                reason: "the device's name must be 1 to 100 characters, none of them control characters")
         }
         let token = DeviceToken.mint(account: account.id, device: UUID())
         let device = try await store.addDevice(

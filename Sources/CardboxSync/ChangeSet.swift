@@ -349,13 +349,16 @@ extension ChangeSet {
         }
     }
 
+    /// 1 to 64 characters, bounded in bytes too (a character may hold many scalars), none of them
+    /// control characters: replica ids are keys in the server's tables, where PostgreSQL refuses NUL.
     private static func isReplica(_ replica: String) -> Bool {
-        !replica.isEmpty && (replica.utf8.count <= 64 || replica.count <= 64)
+        !replica.isEmpty && replica.count <= 64 && replica.utf8.count <= 256 && !RecordID.hasControlCharacters(replica)
     }
 
     private static func checkReplica(_ replica: String, path: String) throws {
         guard isReplica(replica) else {
-            throw CardboxError.invalid(field: path, reason: "names a replica of 1 to 64 characters")
+            throw CardboxError.invalid(
+                field: path, reason: "names a replica of 1 to 64 characters, none of them control characters")
         }
     }
 }
@@ -523,7 +526,10 @@ public enum RecordID {
             let parts = id.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
             guard parts.count == columns.count else { return nil }
             for (part, isID) in zip(parts, identityIsID[entity] ?? []) {
-                if isID ? !UUID.isStoredForm(part) : (part.isEmpty || (part.utf8.count > 200 && part.count > 200)) {
+                if isID
+                    ? !UUID.isStoredForm(part)
+                    : (part.isEmpty || part.count > 200 || part.utf8.count > 800 || hasControlCharacters(part))
+                {
                     return nil
                 }
             }
@@ -532,6 +538,11 @@ public enum RecordID {
     }
 
     public static func make(_ parts: [String]) -> String { parts.joined(separator: "/") }
+
+    /// Whether `text` holds a control character (NUL, a line break…): not in a record's name.
+    static func hasControlCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
 
     /// For each entity named by columns, which of them hold ids (looked up once, not per record).
     private static let identityIsID: [SyncedEntity: [Bool]] = Dictionary(

@@ -33,6 +33,19 @@ struct AccountStoreContractTests {
             #expect(try await accounts.caller(token: phone.token)?.device.id == phone.device.id)
             #expect(try await accounts.caller(token: laptop.token)?.account.id == account.id)
             #expect(try await database.devices(account: account.id).map(\.name) == ["phone", "laptop"])
+            // A name no account can have (NUL, which PostgreSQL refuses in text, among it) is a wrong
+            // name like any other; a device name with a control character is refused by name.
+            for stranger in ["\(name)\u{0}", "a\u{0}", String(repeating: "é", count: 70)] {
+                await #expect(throws: AccountService.wrongCredentials) {
+                    try await accounts.signIn(name: stranger, password: "correct horse", deviceName: "phone")
+                }
+            }
+            await #expect {
+                try await accounts.signIn(name: name, password: "correct horse", deviceName: "phone\u{0}")
+            } throws: { error in
+                guard case .invalid(let field, _)? = error as? CardboxError else { return false }
+                return field == "device"
+            }
             // A token is 256 random bits beside the ids; the database keeps only a hash of them.
             let secretBits = (phone.token.count - "cbx1.".count) * 6 - 32 * 8
             #expect(secretBits >= 256)

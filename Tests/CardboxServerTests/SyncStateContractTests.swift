@@ -165,7 +165,42 @@ struct SyncStateContractTests {
             } throws: { error in
                 "\(error)".contains("in the future")
             }
-            #expect(try await state.pull(account: account, after: 0, limit: 100).changes.isEmpty)
+            // Text the store could not key on (PostgreSQL refuses NUL; an index entry has a size
+            // limit) is refused as a malformed change set, the same on either database.
+            let clock = WriteClock(changes.rows[0].created.timestamp, changes.replicaId)
+            let keyed = { (key: String) in
+                RowChange(
+                    entity: .setting, id: key, created: clock,
+                    fields: [
+                        "key": FieldChange(value: .string(key), clock: clock),
+                        "value": FieldChange(value: .string("true"), clock: clock),
+                    ])
+            }
+            let deleted = Tombstone(
+                entity: .deck, id: UUID().uuidString.lowercased(), clock: WriteClock(clock.timestamp, "replica\u{0}"))
+            for (bad, problem) in [
+                (ChangeSet(accountId: account, replicaId: changes.replicaId, tombstones: [deleted]), "replica"),
+                (ChangeSet(accountId: account, replicaId: "device\u{0}", rows: changes.rows), "replica"),
+                (ChangeSet(accountId: account, replicaId: changes.replicaId, rows: [keyed("a\u{0}b")]), "setting id"),
+                (
+                    ChangeSet(
+                        accountId: account, replicaId: changes.replicaId,
+                        rows: [keyed("k" + String(repeating: "\u{301}", count: 5_000))]), "setting id"
+                ),
+            ] {
+                await #expect {
+                    try await state.push(bad, batch: UUID(), account: account, now: Date())
+                } throws: { error in
+                    guard case .invalid(_, let reason)? = error as? CardboxError else { return false }
+                    return reason.contains(problem)
+                }
+            }
+            // The same setting with an ordinary key is taken.
+            _ = try await state.push(
+                ChangeSet(accountId: account, replicaId: changes.replicaId, rows: [keyed("showCrossedOutItems")]),
+                batch: UUID(), account: account, now: Date())
+            #expect(
+                try await state.pull(account: account, after: 0, limit: 100).changes.rows.map(\.entity) == [.setting])
             await #expect(throws: CardboxError.self) { try await state.pull(account: account, after: -1, limit: 100) }
             await #expect(throws: CardboxError.self) { try await state.pull(account: account, after: 0, limit: 0) }
         }

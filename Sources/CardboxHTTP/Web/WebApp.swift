@@ -194,7 +194,10 @@ struct WebApp: Sendable {
 
     /// Signs the browser in as a device of the account named, and sends it to its decks.
     private func startSession(user: String, password: String, _ request: Request) async throws -> Response {
-        let agent = request.headers[.userAgent].map { " (\($0.prefix(60)))" } ?? ""
+        let agent =
+            request.headers[.userAgent].map {
+                " (\(String(String.UnicodeScalarView($0.unicodeScalars.filter { $0.properties.generalCategory != .control }.prefix(60)))))"
+            } ?? ""
         let signIn = try await accounts.signIn(name: user, password: password, deviceName: "Web browser\(agent)")
         return WebPage.redirect("/decks", cookie: WebSession.cookie(signIn.token, secure: secure))
     }
