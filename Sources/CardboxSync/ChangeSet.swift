@@ -444,7 +444,11 @@ struct WireReader {
             return (unknown, "is not part of \(field.name)")
         }
         for column in field.columns {
-            if let reason = problem(members[column.name] ?? .null, column) { return (column.name, reason) }
+            let value = members[column.name] ?? .null
+            if let reason = problem(value, column) { return (column.name, reason) }
+            if case .presentWhen(let flag) = column.rule, (value != .null) != (members[flag] == .bool(true)) {
+                return (column.name, "must be set exactly when \(flag) is true")
+            }
         }
         return nil
     }
@@ -452,9 +456,10 @@ struct WireReader {
     static func problem(_ value: JSONValue, _ column: WireColumn) -> String? {
         switch (value, column.type) {
         case (.null, _): column.isOptional ? nil : "must not be null"
-        case (.string, .text): nil
+        case (.string, .text), (.int, .integer), (.int, .time), (.int, .real), (.double, .real):
+            column.rule?.problem(value)
         case (.string(let text), .id): UUID.isStoredForm(text) ? nil : "'\(text.prefix(80))' is not an id"
-        case (.int, .integer), (.int, .time), (.int, .real), (.double, .real), (.bool, .boolean): nil
+        case (.bool, .boolean): nil
         default: "must be \(describe(column.type))"
         }
     }

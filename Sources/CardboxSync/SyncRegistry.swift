@@ -18,16 +18,78 @@ public enum WireType: Sendable, Equatable {
     case id
 }
 
+/// What a value must be beyond its type: the device store's CHECK constraints, said again here so
+/// that the server refuses a change set every device would refuse to apply (a page that cannot be
+/// applied stops every device's sync of the account at it).
+public enum WireRule: Sendable, Equatable {
+    /// Text other than "".
+    case nonEmpty
+    /// Text of exactly this many characters (Unicode scalars, as SQLite counts them).
+    case characters(Int)
+    /// One of these texts.
+    case oneOf([String])
+    /// A number from `low` to `high`, each end included unless said otherwise.
+    case range(low: Double?, high: Double?, excludingLow: Bool = false, excludingHigh: Bool = false)
+    /// Set (not null) exactly when the boolean column named is true (an archived card's time).
+    case presentWhen(String)
+
+    static let notNegative = WireRule.range(low: 0, high: nil)
+    static let positive = WireRule.range(low: 0, high: nil, excludingLow: true)
+    static let flag = WireRule.range(low: 0, high: 1)
+    static let scheduleStates = ["new", "learning", "review", "relearning"]
+    static let suggestionCategories = ["related_vocabulary", "usage_examples", "opposites", "progressive_complexity"]
+
+    /// Why `value` (of the right type, not null) breaks the rule, or nil.
+    func problem(_ value: JSONValue) -> String? {
+        switch (self, value) {
+        case (.nonEmpty, .string(let text)): return text.isEmpty ? "must not be empty" : nil
+        case (.characters(let count), .string(let text)):
+            return text.unicodeScalars.count == count ? nil : "must be \(count) characters"
+        case (.oneOf(let choices), .string(let text)):
+            return choices.contains(text) ? nil : "must be one of \(choices.joined(separator: ", "))"
+        case (.range(let low, let high, let excludingLow, let excludingHigh), _):
+            let number: Double
+            switch value {
+            case .int(let whole): number = Double(whole)
+            case .double(let real): number = real
+            default: return nil
+            }
+            let tooLow = low.map { excludingLow ? number <= $0 : number < $0 } ?? false
+            let tooHigh = high.map { excludingHigh ? number >= $0 : number > $0 } ?? false
+            guard tooLow || tooHigh else { return nil }
+            return "must be " + Self.describe(low, high, excludingLow, excludingHigh)
+        default: return nil
+        }
+    }
+
+    private static func describe(_ low: Double?, _ high: Double?, _ excludingLow: Bool, _ excludingHigh: Bool) -> String
+    {
+        func text(_ number: Double) -> String {
+            number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+        }
+        switch (low, high) {
+        case (let low?, let high?):
+            return
+                "from \(text(low))\(excludingLow ? " (excluded)" : "") to \(text(high))\(excludingHigh ? " (excluded)" : "")"
+        case (let low?, nil): return excludingLow ? "more than \(text(low))" : "\(text(low)) or more"
+        case (nil, let high?): return excludingHigh ? "less than \(text(high))" : "\(text(high)) or less"
+        case (nil, nil): return "a number"
+        }
+    }
+}
+
 /// One column of a synced field.
 public struct WireColumn: Sendable, Equatable {
     public let name: String
     public let type: WireType
     public let isOptional: Bool
+    public let rule: WireRule?
 
-    public init(_ name: String, _ type: WireType, optional: Bool = false) {
+    public init(_ name: String, _ type: WireType, optional: Bool = false, _ rule: WireRule? = nil) {
         self.name = name
         self.type = type
         self.isOptional = optional
+        self.rule = rule
     }
 }
 
@@ -160,85 +222,100 @@ public enum SyncRegistry {
 
     private static let descriptors: [SyncedEntity: EntityDescriptor] = [
         .account: EntityDescriptor(
-            fields: plain(.init("plan", .text), .init("freeCardLimit", .integer))),
+            fields: plain(
+                .init("plan", .text, .oneOf(["free", "premium"])), .init("freeCardLimit", .integer, .notNegative))),
         .setting: EntityDescriptor(
             identity: .composite(["key"]), deletion: .lastWriterWins,
-            fields: plain(.init("key", .text), .init("value", .text))),
+            fields: plain(.init("key", .text, .nonEmpty), .init("value", .text))),
         .deck: EntityDescriptor(
             fields: plain(
-                .init("name", .text), .init("frontLanguage", .text), .init("backLanguage", .text),
-                .init("queuedSuggestions", .integer), .init("desiredRetention", .real),
+                .init("name", .text, .nonEmpty), .init("frontLanguage", .text, .characters(2)),
+                .init("backLanguage", .text, .characters(2)), .init("queuedSuggestions", .integer, .notNegative),
+                .init("desiredRetention", .real, .range(low: 0, high: 1, excludingLow: true, excludingHigh: true)),
                 .init("learningSteps", .text), .init("relearningSteps", .text),
-                .init("maximumInterval", .integer), .init("newCardsPerDay", .integer),
-                .init("reviewsPerDay", .integer), .init("fsrsParameters", .text, optional: true),
-                .init("enableFuzz", .boolean)) + stamps),
+                .init("maximumInterval", .integer, .range(low: 1, high: nil)),
+                .init("newCardsPerDay", .integer, .notNegative), .init("reviewsPerDay", .integer, .notNegative),
+                .init("fsrsParameters", .text, optional: true), .init("enableFuzz", .boolean)) + stamps),
         .card: EntityDescriptor(
             fields: plain(
-                .init("deckId", .id), .init("front", .text), .init("back", .text), .init("cardType", .text),
-                .init("notes", .text), .init("frontLanguage", .text), .init("backLanguage", .text),
+                .init("deckId", .id), .init("front", .text, .nonEmpty), .init("back", .text),
+                .init("cardType", .text, .nonEmpty), .init("notes", .text), .init("frontLanguage", .text),
+                .init("backLanguage", .text),
                 .init("isFavorite", .boolean), .init("imageHash", .text, optional: true),
                 .init("imagePrompt", .text, optional: true), .init("jsonContent", .text, optional: true),
                 .init("isIncomplete", .boolean))
                 + [
                     // Archiving sets both or neither (the schema checks it).
                     SyncedField(
-                        "archive", [.init("isArchived", .boolean), .init("archivedAt", .time, optional: true)]),
+                        "archive",
+                        [
+                            .init("isArchived", .boolean),
+                            .init("archivedAt", .time, optional: true, .presentWhen("isArchived")),
+                        ]),
                     // One answer writes the whole scheduling state: never half of two answers.
                     SyncedField(
                         "schedule",
                         [
-                            .init("state", .text), .init("step", .integer, optional: true),
-                            .init("stability", .real, optional: true), .init("difficulty", .real, optional: true),
-                            .init("lastReviewAt", .time, optional: true), .init("reps", .integer),
-                            .init("lapses", .integer), .init("dueAt", .time, optional: true),
+                            .init("state", .text, .oneOf(WireRule.scheduleStates)),
+                            .init("step", .integer, optional: true, .notNegative),
+                            .init("stability", .real, optional: true, .positive),
+                            .init("difficulty", .real, optional: true, .range(low: 1, high: 10)),
+                            .init("lastReviewAt", .time, optional: true), .init("reps", .integer, .notNegative),
+                            .init("lapses", .integer, .notNegative), .init("dueAt", .time, optional: true),
                         ]),
                 ] + stamps,
             parents: [parent("deckId", .deck)]),
         .tag: EntityDescriptor(
-            deletion: .lastWriterWins, fields: plain(.init("name", .text), .init("createdAt", .time))),
+            deletion: .lastWriterWins, fields: plain(.init("name", .text, .nonEmpty), .init("createdAt", .time))),
         .cardTag: EntityDescriptor(
             identity: .composite(["cardId", "tagId"]), deletion: .lastWriterWins,
             fields: plain(.init("cardId", .id), .init("tagId", .id)),
             parents: [parent("cardId", .card), parent("tagId", .tag)]),
         .suggestion: EntityDescriptor(
             fields: plain(
-                .init("deckId", .id), .init("front", .text), .init("back", .text), .init("cardType", .text),
-                .init("imagePrompt", .text, optional: true), .init("context", .text), .init("category", .text),
+                .init("deckId", .id), .init("front", .text, .nonEmpty), .init("back", .text),
+                .init("cardType", .text, .nonEmpty), .init("imagePrompt", .text, optional: true),
+                .init("context", .text), .init("category", .text, .oneOf(WireRule.suggestionCategories)),
                 .init("isVisible", .boolean), .init("imageHash", .text, optional: true), .init("createdAt", .time)),
             parents: [parent("deckId", .deck)]),
         .rejectedSuggestion: EntityDescriptor(
             fields: plain(
-                .init("deckId", .id), .init("front", .text), .init("cardType", .text), .init("deletedAt", .time)),
+                .init("deckId", .id), .init("front", .text, .nonEmpty), .init("cardType", .text, .nonEmpty),
+                .init("deletedAt", .time)),
             parents: [parent("deckId", .deck)]),
         .reviewLog: EntityDescriptor(
             fields: plain(
-                .init("cardId", .id), .init("deckId", .id), .init("rating", .integer), .init("reviewedAt", .time),
-                .init("stateBefore", .text), .init("stateAfter", .text), .init("elapsedDays", .integer),
-                .init("durationMs", .integer, optional: true), .init("previous", .text)),
+                .init("cardId", .id), .init("deckId", .id), .init("rating", .integer, .range(low: 1, high: 4)),
+                .init("reviewedAt", .time), .init("stateBefore", .text, .oneOf(WireRule.scheduleStates)),
+                .init("stateAfter", .text, .oneOf(Array(WireRule.scheduleStates.dropFirst()))),
+                .init("elapsedDays", .integer, .notNegative),
+                .init("durationMs", .integer, optional: true, .notNegative),
+                .init("previous", .text)),
             parents: [parent("cardId", .card), parent("deckId", .deck)]),
         .itemList: EntityDescriptor(
             fields: [SyncedField("placement", [.init("position", .text)])]
-                + plain(.init("name", .text), .init("isArchived", .boolean)) + stamps,
+                + plain(.init("name", .text, .nonEmpty), .init("isArchived", .boolean)) + stamps,
             ordering: ("placement", nil)),
         .item: EntityDescriptor(
             fields: [SyncedField("placement", [.init("listId", .id), .init("position", .text)])]
                 + plain(
-                    .init("title", .text), .init("description", .text), .init("quantity", .integer, optional: true),
+                    .init("title", .text, .nonEmpty), .init("description", .text),
+                    .init("quantity", .integer, optional: true, .range(low: -2_147_483_648, high: 2_147_483_647)),
                     .init("isCrossedOut", .boolean)) + stamps,
             parents: [parent("listId", .itemList, movable: true)], ordering: ("placement", "listId")),
         .itemImage: EntityDescriptor(
             fields: plain(.init("itemId", .id), .init("imageHash", .text), .init("createdAt", .time))
                 + [SyncedField("placement", [.init("position", .text)])],
             parents: [parent("itemId", .item)], ordering: ("placement", "itemId")),
-        .board: EntityDescriptor(fields: plain(.init("boardTitle", .text)) + stamps),
+        .board: EntityDescriptor(fields: plain(.init("boardTitle", .text, .nonEmpty)) + stamps),
         .boardColumn: EntityDescriptor(
-            fields: plain(.init("boardId", .id), .init("listTitle", .text))
+            fields: plain(.init("boardId", .id), .init("listTitle", .text, .nonEmpty))
                 + [SyncedField("placement", [.init("position", .text)])] + stamps,
             parents: [parent("boardId", .board)], ordering: ("placement", "boardId")),
         .boardCard: EntityDescriptor(
             fields: [SyncedField("placement", [.init("columnId", .id), .init("position", .text)])]
                 + plain(
-                    .init("cardTitle", .text), .init("cardDescription", .text, optional: true),
+                    .init("cardTitle", .text, .nonEmpty), .init("cardDescription", .text, optional: true),
                     .init("isArchived", .boolean)) + stamps,
             parents: [parent("columnId", .boardColumn, movable: true)], ordering: ("placement", "columnId")),
     ]

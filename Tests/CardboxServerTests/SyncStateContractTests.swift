@@ -195,6 +195,42 @@ struct SyncStateContractTests {
                     return reason.contains(problem)
                 }
             }
+            // Values every device's store would refuse to hold (its CHECK constraints) are refused
+            // here too: a page no device can apply would stop the account's sync for good.
+            let deckRow = try #require(changes.rows.first { $0.entity == .deck })
+            func altered(_ row: RowChange, _ field: String, _ value: JSONValue) -> RowChange {
+                var fields = row.fields
+                fields[field] = FieldChange(value: value, clock: row.fields[field]!.clock)
+                return RowChange(entity: row.entity, id: row.id, created: row.created, fields: fields)
+            }
+            let deckId = try #require(try device.store.decks().first?.id)
+            _ = try device.store.addCard(to: deckId, CardDraft(front: "gato", back: "cat"))
+            let cardRow = try #require(try device.store.changes().changes.rows.first { $0.entity == .card })
+            guard case .object(var schedule) = cardRow.fields["schedule"]?.value else {
+                Issue.record("a card's schedule travels as an object")
+                return
+            }
+            schedule["state"] = .string("bogus")
+            for (row, problem) in [
+                (
+                    altered(cardRow, "archive", .object(["isArchived": .bool(true), "archivedAt": .null])),
+                    "exactly when"
+                ),
+                (altered(cardRow, "schedule", .object(schedule)), "must be one of new, learning"),
+                (altered(deckRow, "name", .string("")), "must not be empty"),
+                (altered(deckRow, "frontLanguage", .string("spa")), "must be 2 characters"),
+                (altered(deckRow, "desiredRetention", .double(1)), "from 0 (excluded) to 1 (excluded)"),
+                (altered(deckRow, "newCardsPerDay", .int(-1)), "must be 0 or more"),
+            ] {
+                await #expect {
+                    try await state.push(
+                        ChangeSet(accountId: account, replicaId: changes.replicaId, rows: [row]), batch: UUID(),
+                        account: account, now: Date())
+                } throws: { error in
+                    guard case .invalid(_, let reason)? = error as? CardboxError else { return false }
+                    return reason.contains(problem)
+                }
+            }
             // The same setting with an ordinary key is taken.
             _ = try await state.push(
                 ChangeSet(accountId: account, replicaId: changes.replicaId, rows: [keyed("showCrossedOutItems")]),

@@ -365,7 +365,7 @@ struct RefusalTests {
             text.replacingOccurrences(of: "\"version\":1", with: "\"version\":9"), by: store, mentioning: "version")
         try expectRefused(
             text.replacingOccurrences(of: "\"name\":[\"From elsewhere\"", with: "\"name\":[\"\""),
-            by: store, mentioning: "cannot be applied")
+            by: store, mentioning: "fields.name: must not be empty")
         try expectRefused(String(repeating: "[", count: 10_000), by: store, mentioning: "nests")
     }
 
