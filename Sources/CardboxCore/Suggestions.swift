@@ -97,6 +97,11 @@ public struct SuggestionDraft: Sendable, Equatable {
         var draft = self
         draft.front = try CardText.front(front)
         draft.back = try CardText.back(back)
+        // Seed 000: a suggestion holds complete card content (front, back, type). A card may be
+        // saved without its back (incomplete); a suggestion may not.
+        guard !draft.back.trimmedWhitespace.isEmpty else {
+            throw CardboxError.invalid(field: "back", reason: "cannot be empty in a suggestion")
+        }
         draft.cardType = try CardType.validate(cardType)
         draft.context = try Validate.longText(context, field: "context", maximum: Limits.itemDescriptionMaximum)
         return draft

@@ -56,6 +56,32 @@ struct ListAllFormatTests {
         #expect(try copy.settings().showCrossedOutItems)
     }
 
+    @Test("dates are seed 002's: ISO 8601 in UTC to the second; the export preferences travel")
+    func datesAndPreferences() throws {
+        let store = try sample()
+        // Preferences arrive with an import (the store keeps them as they are).
+        let (lists, settings) = try ListAllFormat.read(
+            Data(
+                #"{"version":"1.0","userData":{"showCrossedOutItems":true,"exportPreferences":{"format":"json"}},"lists":[]}"#
+                    .utf8),
+            file: "lists.json")
+        _ = try store.importLists(lists, settings: settings, onDuplicate: .skip)
+        let data = try ListAllFormat.export(
+            try store.listsForExport(nil), settings: try store.settings(),
+            exportDate: Date(timeIntervalSince1970: 1_705_314_600.25))
+        let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(document["exportDate"] as? String == "2024-01-15T10:30:00Z")
+        let userData = try #require(document["userData"] as? [String: Any])
+        #expect((userData["exportPreferences"] as? [String: Any])?["format"] as? String == "json")
+        #expect(userData["showCrossedOutItems"] as? Bool == true)
+        let list = try #require((document["lists"] as? [[String: Any]])?.first)
+        let item = try #require((list["items"] as? [[String: Any]])?.first)
+        let stamp = try Regex(#"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$"#)
+        for date in [list["createdAt"], list["modifiedAt"], item["createdAt"], item["modifiedAt"]] {
+            #expect((date as? String)?.wholeMatch(of: stamp) != nil, "\(String(describing: date))")
+        }
+    }
+
     @Test("ids the store has: skipped by default, replaced, or copied with new ids")
     func duplicates() throws {
         let store = try sample()
@@ -145,6 +171,11 @@ struct ListAllFormatTests {
             (
                 #"{"version":"1.0","lists":[{"id":"00000000-0000-4000-8000-000000000001","name":"x","items":[{"id":"00000000-0000-4000-8000-000000000002","title":"t","images":[{"imageData":"aGVsbG8="}]}]}]}"#,
                 "lists.json: lists[0].items[0].images[0].imageData: is not a JPEG, PNG or HEIC image"
+            ),
+            (
+                #"{"version":"1.0","lists":[{"id":"00000000-0000-4000-8000-000000000001","name":"x","items":[{"id":"00000000-0000-4000-8000-000000000002","title":"t","images":["#
+                    + Array(repeating: #"{"imageData":"aGVsbG8="}"#, count: 11).joined(separator: ",") + "]}]}]}",
+                "lists.json: lists[0].items[0].images: has 11 images; an item holds at most 10"
             ),
             (
                 #"{"version":"1.0","lists":[{"id":"00000000-0000-4000-8000-000000000001","name":"x","items":[{"id":"00000000-0000-4000-8000-000000000002","title":7}]}]}"#,

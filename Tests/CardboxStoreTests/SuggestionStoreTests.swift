@@ -81,6 +81,19 @@ struct SuggestionStoreTests {
         #expect(try store.rejectedSuggestions(in: try store.resolve("D")) == [rejected])
     }
 
+    @Test("a suggestion holds complete card content: front, back and type (seed 000)")
+    func completeContent() throws {
+        let store = try deck()
+        for back in ["", "  \n "] {
+            #expect(throws: CardboxError.invalid(field: "back", reason: "cannot be empty in a suggestion")) {
+                try store.addSuggestion(to: try store.resolve("D"), SuggestionDraft(front: "gato", back: back))
+            }
+        }
+        #expect(try store.suggestions(in: try store.resolve("D"), includeAll: true).isEmpty)
+        // A card may still be saved without its back (incomplete).
+        _ = try store.addCard(to: try store.resolve("D"), CardDraft(front: "perro", back: ""))
+    }
+
     @Test("a suggestion matching a rejected one or an existing card is refused")
     func duplicates() throws {
         let store = try deck()
