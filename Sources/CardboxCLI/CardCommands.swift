@@ -209,11 +209,24 @@ struct CardCommand: ParsableCommand {
     struct Delete: StoreCommand {
         static let configuration = CommandConfiguration(
             commandName: "delete",
-            abstract: "Delete a card permanently.", discussion: "Example:\n  cardbox card delete 3f2a9c1e")
+            abstract: "Delete a card permanently, or every card (of one deck) with --all.",
+            discussion: "Examples:\n  cardbox card delete 3f2a9c1e\n  cardbox card delete --all --deck Spanish")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The card's id (or its short id).") var card: String
+        @Argument(help: "The card's id (or its short id).") var card: String?
+        @Flag(help: "Delete every card, archived ones too (seed 001's delete all).") var all = false
+        @Option(help: "With --all: only this deck's cards.") var deck: String?
+
+        func validate() throws {
+            guard (card == nil) == all else { throw ValidationError("name one card, or give --all (not both)") }
+            if deck != nil && !all { throw ValidationError("--deck goes with --all") }
+        }
 
         func run(store: CardboxStore) throws {
+            guard let card else {
+                let count = try store.deleteAllCards(in: try deck.map { try store.resolve($0, as: Deck.self) })
+                Terminal.current.print("deleted \(count) card\(count == 1 ? "" : "s")")
+                return
+            }
             let found = try store.card(try store.resolve(card))
             try store.deleteCard(found.id)
             Terminal.current.print("deleted \(CardCommand.describe(found))")

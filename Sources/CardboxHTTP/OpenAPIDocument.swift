@@ -1921,11 +1921,11 @@ enum OpenAPIDocument {
                 "429": {$ref: "#/components/responses/Throttled"}
           /api/v1/decks/{deck}/flows/{flow}:
             post:
-              summary: Archive the deck's due cards, clear its suggestions, or reset its rejected suggestions (seed 000).
+              summary: Archive the deck's due cards, clear its suggestions, reset its rejected suggestions (seed 000), or delete all its cards (seed 001).
               security: [{deviceToken: []}]
               parameters:
                 - $ref: "#/components/parameters/Deck"
-                - {name: flow, in: path, required: true, schema: {enum: [archive-due, clear-suggestions, reset-rejected]}}
+                - {name: flow, in: path, required: true, schema: {enum: [archive-due, clear-suggestions, reset-rejected, delete-all-cards]}}
               responses:
                 "200":
                   description: Done; how many records it moved, and the deck's counts.

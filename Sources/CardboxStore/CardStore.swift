@@ -267,6 +267,23 @@ extension CardboxStore {
         }
     }
 
+    /// Seed 001's `deleteAllCards()`: deletes every card (of one deck, when given), archived ones
+    /// too, with their reviews and tag links, in one transaction. Answers how many went.
+    @discardableResult
+    public func deleteAllCards(in deckReference: DeckID? = nil) throws -> Int {
+        try write { tx in
+            var sql = "SELECT \(CardColumns.select) FROM card WHERE accountId = ?"
+            var arguments: StatementArguments = [tx.account]
+            if let deckReference {
+                sql += " AND deckId = ?"
+                arguments += [try tx.context.existing(deckReference, .deck)]
+            }
+            let cards = try Row.fetchAll(tx.db, sql: sql, arguments: arguments).map { try Card(row: $0, tags: []) }
+            for card in cards { try tx.deleteCardRow(card) }
+            return cards.count
+        }
+    }
+
     public func deleteCard(_ reference: CardID) throws {
         try write { tx in
             let id = try tx.context.existing(reference, .card)

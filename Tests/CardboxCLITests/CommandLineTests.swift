@@ -115,7 +115,18 @@ struct CommandLineTests {
         #expect(counts["currentCards"] as? Int == 2 && counts["archivedCards"] as? Int == 0)
         let events = try #require(try cli.json("events") as? [[String: Any]])
         #expect(events.contains { $0["name"] as? String == "cardFavorited" && $0["count"] as? Int == 1 })
+        // Seed 001's delete all: one deck's cards, or every card; the decks stay.
+        try cli.ok("deck", "create", "French", "--front", "fr", "--back", "en")
+        try cli.ok("card", "add", "French", "chat", "cat")
+        #expect(try cli.run(["card", "delete", id, "--all"]).status != 0)
+        #expect(try cli.run(["card", "delete", "--deck", "Spanish"]).status != 0)
+        #expect(try cli.ok("card", "delete", "--all", "--deck", "Spanish").contains("deleted 2 cards"))
+        #expect((try cli.json("card", "list", "French") as? [Any])?.count == 1)
+        #expect(try cli.ok("card", "delete", "--all").contains("deleted 1 card"))
+        #expect((try cli.json("card", "list") as? [Any])?.isEmpty == true)
+        #expect((try cli.json("deck", "list") as? [Any])?.count == 2)
         try cli.ok("deck", "delete", "Spanish")
+        try cli.ok("deck", "delete", "French")
         #expect((try cli.json("deck", "list") as? [Any])?.isEmpty == true)
     }
 

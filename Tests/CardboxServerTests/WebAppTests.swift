@@ -511,6 +511,16 @@ struct WebAppTests {
             _ = try await DeviceSync(store: phone).sync()
             #expect(try phone.card(gato.id).isFavorite && !phone.card(gato.id).isArchived)
             #expect(try phone.rejectedSuggestions(in: deckId).isEmpty)
+            // Seed 001's delete all, from the deck's settings: its cards go, on every device; the
+            // deck stays.
+            #expect(try await browser.get(deck).body.contains("/flows/delete-all-cards"))
+            let emptied = try await browser.post(deck + "/flows/delete-all-cards", ["csrf": csrf, "tab": "current"])
+            #expect(emptied.status == 303 && emptied.location == deck)
+            _ = try await DeviceSync(store: phone).sync()
+            #expect(
+                try phone.cards(in: deckId).isEmpty
+                    && phone.cards(in: deckId, filter: CardFilter(archived: true)).isEmpty)
+            #expect(try phone.decks().map(\.id) == [deckId])
         }
     }
 

@@ -263,6 +263,33 @@ struct DeckAndCardStoreTests {
         #expect(try store.rowCount("image") == 0)
     }
 
+    @Test("delete all cards (seed 001): every card, archived ones too, or one deck's; the decks stay")
+    func deleteAllCards() throws {
+        let store = try TestStore.make()
+        _ = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        _ = try store.createDeck(name: "Keep", frontLanguage: "es", backLanguage: "en")
+        let cards = try store.addCards(
+            to: try store.resolve("D"),
+            [CardDraft(front: "a", back: "b", tags: ["t"]), CardDraft(front: "c", back: "d")])
+        _ = try store.setArchived(cards[1].id, true)
+        _ = try store.addCard(to: try store.resolve("Keep"), CardDraft(front: "k", back: "k"))
+        _ = try store.answer(cards[0].id, rating: 3)
+        let sent = try store.changes().cursor
+        #expect(try store.deleteAllCards(in: try store.resolve("D")) == 2)
+        #expect(try store.rowCount("card") == 1)
+        #expect(try store.cards(in: nil).map(\.front) == ["k"])
+        #expect(try store.rowCount("cardTag") == 0)
+        #expect(try store.rowCount("reviewLog") == 0)
+        #expect(try store.decks().count == 2)
+        // Other devices learn of it: each card's tombstone goes with the next push.
+        #expect(
+            Set(try store.changes(since: sent).changes.tombstones.map(\.id)).isSuperset(of: cards.map(\.id.storage)))
+        #expect(try store.deleteAllCards() == 1)
+        #expect(try store.rowCount("card") == 0)
+        #expect(try store.decks().count == 2)
+        #expect(try store.deleteAllCards() == 0)
+    }
+
     @Test("deleting a deck deletes its cards, suggestions and rejected suggestions")
     func deleteDeck() throws {
         let store = try TestStore.make()

@@ -184,9 +184,10 @@ struct AccountActions: Sendable {
         try await write(caller) { store in try store.deleteDeck(deck) }
     }
 
-    /// Seed 000's deck-wide flows.
+    /// Seed 000's deck-wide flows, and seed 001's delete all (of the deck's cards).
     enum DeckFlow: String, Sendable {
         case archiveDue = "archive-due", clearSuggestions = "clear-suggestions", resetRejected = "reset-rejected"
+        case deleteAllCards = "delete-all-cards"
     }
 
     /// Runs a deck-wide flow; answers how many records it moved.
@@ -196,6 +197,7 @@ struct AccountActions: Sendable {
             case .archiveDue: try store.archiveDueCards(deck)
             case .clearSuggestions: try store.clearSuggestions(deck)
             case .resetRejected: try store.resetRejectedSuggestions(deck)
+            case .deleteAllCards: try store.deleteAllCards(in: deck)
             }
         }
     }

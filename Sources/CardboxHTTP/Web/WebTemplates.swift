@@ -490,6 +490,9 @@ enum WebTemplates {
         </fieldset>{{/study}}
         <button type="submit">Save</button>
         </form>
+        <form method="post" action="/decks/{{deck.id}}/flows/delete-all-cards" class="inline">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="tab" value="current">
+        <button type="submit" class="link danger">Delete all its cards (the deck stays)</button></form>
         <form method="post" action="/decks/{{deck.id}}/delete" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <button type="submit" class="link danger">Delete this deck and its cards</button></form>
