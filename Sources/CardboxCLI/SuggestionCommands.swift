@@ -9,12 +9,13 @@ struct SuggestionCommand: ParsableCommand {
         commandName: "suggestion", abstract: "Feed and review a deck's queue of suggested cards.",
         discussion: Help.paragraphs(
             """
-            A suggestion is invisible until its image is attached (or it is marked ready), then it can be
-            accepted (it becomes a card), rejected (never suggested again) or skipped (recorded as
-            rejected, as seed 000 says: it is not proposed again until rejected suggestions are reset).
+            A suggestion is invisible until its image is attached (seed 000: with --image, by
+            `suggestion ready`, or made by `suggestion refill`), then it can be accepted (it becomes a
+            card), rejected (never suggested again) or skipped (recorded as rejected, as seed 000 says:
+            it is not proposed again until rejected suggestions are reset).
 
             Examples:
-              cardbox suggestion add Spanish gato cat --ready
+              cardbox suggestion add Spanish gato cat --image gato.png
               cardbox suggestion list Spanish
               cardbox suggestion accept 9b1c22aa
               cardbox suggestion refill Spanish
@@ -50,14 +51,13 @@ struct SuggestionCommand: ParsableCommand {
         var category = SuggestionCategory.relatedVocabulary.rawValue
         @Option(help: "The prompt for its image.") var imagePrompt: String?
         @Option(help: "Its image (JPEG, PNG or HEIC): makes it visible at once.") var image: String?
-        @Flag(help: "Make it visible without an image.") var ready = false
 
         func run(store: CardboxStore) throws {
             let draft = SuggestionDraft(
                 front: front, back: back, cardType: cardType, imagePrompt: imagePrompt, context: context,
                 category: try SuggestionCategory.validate(category))
             let suggestion = try store.addSuggestion(
-                to: try store.resolve(deck), draft, image: try Console.image(image), ready: ready)
+                to: try store.resolve(deck), draft, image: try Console.image(image))
             try Console.emit(suggestion, json: output.json) { "added suggestion \(SuggestionCommand.describe($0))" }
         }
     }
@@ -156,15 +156,16 @@ struct SuggestionCommand: ParsableCommand {
     struct Ready: StoreCommand {
         static let configuration = CommandConfiguration(
             commandName: "ready",
-            abstract: "Attach a suggestion's image (or mark it ready without one): it becomes visible.",
+            abstract: "Attach a suggestion's image: it becomes visible.",
             discussion: "Example:\n  cardbox suggestion ready 9b1c22aa --image cat.png")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The suggestion's id (or its short id).") var suggestion: String
-        @Option(help: "The image (JPEG, PNG or HEIC, at most 5 MB).") var image: String?
+        @Option(help: "The image (JPEG, PNG or HEIC, at most 5 MB).") var image: String
 
         func run(store: CardboxStore) throws {
-            let ready = try store.markSuggestionReady(try store.resolve(suggestion), image: try Console.image(image))
+            let data = try Console.readFile(image, field: "image", limit: Limits.imageBytes)
+            let ready = try store.markSuggestionReady(try store.resolve(suggestion), image: data)
             try Console.emit(ready, json: output.json) { "ready: \(SuggestionCommand.describe($0))" }
         }
     }

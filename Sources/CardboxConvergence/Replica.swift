@@ -28,6 +28,8 @@ public final class Replica {
     static let deckNames = ["Spanish", "French", "Verbs"]
     static let tagNames = ["verbs", "food", "Food", "travel"]
     static let words = ["hola", "adiós", "gato", "perro", "casa", "agua"]
+    /// A suggestion's picture: one with it is visible at once, one without waits (seed 000).
+    static let picture = try! ImageIngest.sample(width: 4, height: 4, seed: 7, format: .png)
     static let listNames = ["Groceries", "Packing", "Chores"]
     static let titles = ["milk", "eggs", "socks", "passport", "vacuum"]
 
@@ -131,7 +133,7 @@ public final class Replica {
             _ = try store.addSuggestion(
                 to: deck.id,
                 SuggestionDraft(front: try pick(Self.words, &random), back: try pick(Self.words, &random)),
-                ready: Bool.random(using: &random))
+                image: Bool.random(using: &random) ? Self.picture : nil)
         case 2: _ = try store.acceptSuggestion(try pick(suggestions, &random).id)
         default: _ = try store.rejectSuggestion(try pick(suggestions, &random).id)
         }

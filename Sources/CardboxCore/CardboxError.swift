@@ -12,7 +12,7 @@ public enum CardboxError: Error, Equatable, Sendable, LocalizedError {
     case cardLimitExceeded(currentCount: Int, limit: Int, remainingCards: Int, adding: Int = 1)
     /// A suggestion that matches a rejected suggestion or an existing card (seed 000).
     case duplicateSuggestion(front: String, cardType: String, reason: DuplicateReason)
-    /// Only visible suggestions (image attached or marked ready) can be reviewed.
+    /// Only visible suggestions (their image attached) can be reviewed.
     case suggestionNotReady(id: String)
     /// Something went wrong underneath (file system, database); the store is unchanged.
     case storage(String)
@@ -49,7 +49,7 @@ public enum CardboxError: Error, Equatable, Sendable, LocalizedError {
         case .duplicateSuggestion(let front, let cardType, .existingCard):
             return "the deck already has a card '\(front)' (\(cardType))"
         case .suggestionNotReady(let id):
-            return "suggestion \(id) is not ready for review: attach its image or mark it ready first"
+            return "suggestion \(id) is not ready for review: its image is not made yet (seed 000)"
         case .storage(let message):
             return message
         }

@@ -17,7 +17,7 @@ public enum SuggestionCategory: String, Codable, Sendable, CaseIterable {
 }
 
 /// A suggested card waiting in a deck's queue (seed 000's `SuggestionCard`).
-/// Invisible until its image is attached or it is marked ready; hidden while a rejected-suggestion
+/// Invisible until its image is attached (seed 000); hidden while a rejected-suggestion
 /// record matches it (that is what "skip" leaves behind).
 public struct Suggestion: Codable, Sendable, Equatable, Identifiable {
     public var id: SuggestionID

@@ -5,10 +5,10 @@ import GRDB
 extension CardboxStore {
     /// Feeds a deck's suggestion queue. Refused when the front and card type match a rejected
     /// suggestion, a card of the deck, or a suggestion already queued (seed 000). The suggestion is
-    /// invisible until it has an image or is marked ready.
-    public func addSuggestion(
-        to deckReference: DeckID, _ draft: SuggestionDraft, image: Data? = nil, ready: Bool = false
-    ) throws -> Suggestion {
+    /// invisible until it has its image (seed 000: visible suggestions have generated images).
+    public func addSuggestion(to deckReference: DeckID, _ draft: SuggestionDraft, image: Data? = nil) throws
+        -> Suggestion
+    {
         let draft = try draft.validated()
         return try write { tx in
             let deckId = try tx.context.existing(deckReference, .deck)
@@ -18,7 +18,7 @@ extension CardboxStore {
             try tx.checkNotDuplicate(draft, deckId: deckId)
             let imageHash = try image.map { try tx.storeImage($0).hash }
             let id = try tx.insertSuggestion(
-                draft, deckId: deckId, imageHash: imageHash, visible: imageHash != nil || ready)
+                draft, deckId: deckId, imageHash: imageHash, visible: imageHash != nil)
             return try tx.context.suggestion(id)
         }
     }
@@ -53,16 +53,14 @@ extension CardboxStore {
         }
     }
 
-    /// Seed 000's image pipeline step: the image is ready (attached, or marked ready without one), so
-    /// the suggestion becomes visible.
-    public func markSuggestionReady(_ reference: SuggestionID, image: Data? = nil) throws -> Suggestion {
+    /// Seed 000's image pipeline step: the image is made and attached, so the suggestion becomes
+    /// visible (a replaced image is let go).
+    public func markSuggestionReady(_ reference: SuggestionID, image: Data) throws -> Suggestion {
         try write { tx in
             let id = try tx.context.existing(reference, .suggestion)
             let old = try tx.context.suggestion(id).imageHash
-            var fields: WriteContext.Fields = [("isVisible", 1)]
-            if let image { fields.append(("imageHash", try tx.storeImage(image).hash)) }
-            try tx.update(.suggestion, id: id, fields)
-            if let old, image != nil { try tx.collectImages([old]) }
+            try tx.update(.suggestion, id: id, [("isVisible", 1), ("imageHash", try tx.storeImage(image).hash)])
+            if let old { try tx.collectImages([old]) }
             return try tx.context.suggestion(id)
         }
     }

@@ -409,11 +409,16 @@ struct CommandLineTests {
             (try cli.json("suggestion", "add", "D", "gato", "cat") as? [String: Any])?["id"] as? String)
         let notReady = try cli.run(["suggestion", "accept", waiting])
         #expect(notReady.status == 1 && notReady.stderr.contains("is not ready for review"))
-        try cli.ok("suggestion", "ready", waiting)
+        // Seed 000: visible once its image is made; there is no visible suggestion without one.
+        #expect(try cli.run(["suggestion", "ready", waiting]).status != 0)
+        let picture = cli.folder.appendingPathComponent("gato.png")
+        try ImageIngest.sample(width: 30, height: 20, format: .png).write(to: picture)
+        try cli.ok("suggestion", "ready", waiting, "--image", picture.path)
         let card = try #require(try cli.json("suggestion", "accept", waiting) as? [String: Any])
         #expect(card["front"] as? String == "gato")
         let other = try #require(
-            (try cli.json("suggestion", "add", "D", "perro", "dog", "--ready") as? [String: Any])?["id"] as? String)
+            (try cli.json("suggestion", "add", "D", "perro", "dog", "--image", picture.path) as? [String: Any])?["id"]
+                as? String)
         try cli.ok("suggestion", "reject", other)
         let again = try cli.run(["suggestion", "add", "D", "perro", "dog"])
         #expect(again.stderr.contains("was rejected before"))

@@ -18,7 +18,7 @@ struct BackupFormatTests {
         _ = try store.answer(card.id, rating: 3, durationMs: 1_500)
         _ = try store.setFavorite(card.id, true)
         let suggestion = try store.addSuggestion(
-            to: try store.resolve("Spanish"), SuggestionDraft(front: "gato", back: "cat"), ready: true)
+            to: try store.resolve("Spanish"), SuggestionDraft(front: "gato", back: "cat"), image: png)
         _ = try store.rejectSuggestion(suggestion.id)
         _ = try store.addSuggestion(to: try store.resolve("Spanish"), SuggestionDraft(front: "casa", back: "house"))
         _ = try store.createList(name: "Groceries")

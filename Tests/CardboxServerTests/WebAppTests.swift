@@ -408,9 +408,9 @@ struct WebAppTests {
             let gato = try phone.addSuggestion(
                 to: deckId, SuggestionDraft(front: "el gato", back: "cat", context: "Another pet"), image: picture)
             let casa = try phone.addSuggestion(
-                to: deckId, SuggestionDraft(front: "la casa", back: "house"), ready: true)
+                to: deckId, SuggestionDraft(front: "la casa", back: "house"), image: ImageStoreContractTests.png)
             let script = try phone.addSuggestion(
-                to: deckId, SuggestionDraft(front: "<script>x</script>", back: "y"), ready: true)
+                to: deckId, SuggestionDraft(front: "<script>x</script>", back: "y"), image: ImageStoreContractTests.png)
             _ = try phone.addSuggestion(to: deckId, SuggestionDraft(front: "el árbol", back: "tree"))  // no picture yet
             _ = try await DeviceSync(store: phone).sync()
             let deck = "/decks/\(deckId)"
@@ -468,7 +468,8 @@ struct WebAppTests {
             let gato = try phone.addCard(to: deckId, CardDraft(front: "el gato", back: "cat", tags: ["pets"]))
             let due = try phone.addCard(to: deckId, CardDraft(front: "ayer", back: "yesterday"))
             _ = try phone.editCard(due.id, CardChanges(dueAt: .some(Date(timeIntervalSinceNow: -86_400))))
-            _ = try phone.addSuggestion(to: deckId, SuggestionDraft(front: "el perro", back: "dog"), ready: true)
+            _ = try phone.addSuggestion(
+                to: deckId, SuggestionDraft(front: "el perro", back: "dog"), image: ImageStoreContractTests.png)
             _ = try await DeviceSync(store: phone).sync()
             let deck = "/decks/\(deckId)"
             let csrf = try await browser.csrf()
@@ -502,7 +503,9 @@ struct WebAppTests {
             _ = try await browser.post(deck + "/flows/clear-suggestions", ["csrf": csrf, "tab": "suggestions"])
             #expect(try await browser.get(deck + "?tab=suggestions").body.contains("No suggestions to review."))
             _ = try phone.rejectSuggestion(
-                try phone.addSuggestion(to: deckId, SuggestionDraft(front: "la casa", back: "house"), ready: true).id)
+                try phone.addSuggestion(
+                    to: deckId, SuggestionDraft(front: "la casa", back: "house"), image: ImageStoreContractTests.png
+                ).id)
             _ = try await DeviceSync(store: phone).sync()
             #expect(try await browser.get(deck + "?tab=rejected").body.contains("<li><strong>la casa</strong>"))
             let reset = try await browser.post(deck + "/flows/reset-rejected", ["csrf": csrf, "tab": "rejected"])

@@ -298,7 +298,7 @@ struct DeckAndCardStoreTests {
         _ = try store.addCard(to: try store.resolve("D"), CardDraft(front: "a", back: "b", tags: ["t"]))
         _ = try store.addCard(to: try store.resolve("Keep"), CardDraft(front: "k", back: "k"))
         let suggestion = try store.addSuggestion(
-            to: try store.resolve("D"), SuggestionDraft(front: "s", back: "t"), ready: true)
+            to: try store.resolve("D"), SuggestionDraft(front: "s", back: "t"), image: TestStore.png)
         _ = try store.addSuggestion(
             to: try store.resolve("D"), SuggestionDraft(front: "u", back: "v"), image: TestStore.jpeg)
         _ = try store.rejectSuggestion(suggestion.id)

@@ -463,10 +463,10 @@ struct CrossRowMergeTests {
         _ = try replicas.a.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
         try replicas.exchange()
         let first = try replicas.a.addSuggestion(
-            to: try replicas.a.resolve("D"), SuggestionDraft(front: "gato", back: "cat"), ready: true)
+            to: try replicas.a.resolve("D"), SuggestionDraft(front: "gato", back: "cat"), image: TestStore.png)
         _ = try replicas.a.rejectSuggestion(first.id)
         let again = try replicas.b.addSuggestion(
-            to: try replicas.b.resolve("D"), SuggestionDraft(front: "Gato", back: "cat"), ready: true)
+            to: try replicas.b.resolve("D"), SuggestionDraft(front: "Gato", back: "cat"), image: TestStore.png)
         try replicas.exchange()
         for store in replicas.stores {
             #expect(try store.suggestions(in: try store.resolve("D")).isEmpty)

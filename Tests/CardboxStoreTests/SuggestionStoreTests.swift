@@ -62,7 +62,7 @@ struct SuggestionStoreTests {
         let store = try deck()
         _ = try store.setPlan(.free, freeCardLimit: 0)
         let suggestion = try store.addSuggestion(
-            to: try store.resolve("D"), SuggestionDraft(front: "a", back: "b"), ready: true)
+            to: try store.resolve("D"), SuggestionDraft(front: "a", back: "b"), image: TestStore.png)
         #expect(throws: CardboxError.cardLimitExceeded(currentCount: 0, limit: 0, remainingCards: 0)) {
             try store.acceptSuggestion(suggestion.id)
         }
@@ -74,7 +74,7 @@ struct SuggestionStoreTests {
         let clock = TestClock()
         let store = try deck(clock)
         let suggestion = try store.addSuggestion(
-            to: try store.resolve("D"), SuggestionDraft(front: "Gato", back: "cat"), ready: true)
+            to: try store.resolve("D"), SuggestionDraft(front: "Gato", back: "cat"), image: TestStore.png)
         let rejected = try store.rejectSuggestion(suggestion.id)
         #expect(rejected.front == "Gato" && rejected.cardType == "basic" && rejected.deletedAt == clock.now)
         #expect(try store.suggestions(in: try store.resolve("D"), includeAll: true).isEmpty)
@@ -98,7 +98,7 @@ struct SuggestionStoreTests {
     func duplicates() throws {
         let store = try deck()
         let suggestion = try store.addSuggestion(
-            to: try store.resolve("D"), SuggestionDraft(front: "gato", back: "cat"), ready: true)
+            to: try store.resolve("D"), SuggestionDraft(front: "gato", back: "cat"), image: TestStore.png)
         _ = try store.rejectSuggestion(suggestion.id)
         #expect(throws: CardboxError.duplicateSuggestion(front: "Gato", cardType: "basic", reason: .rejectedBefore)) {
             try store.addSuggestion(to: try store.resolve("D"), SuggestionDraft(front: "Gato ", back: "cat"))
@@ -120,7 +120,7 @@ struct SuggestionStoreTests {
     func skipAndReset() throws {
         let store = try deck()
         let suggestion = try store.addSuggestion(
-            to: try store.resolve("D"), SuggestionDraft(front: "gato", back: "cat"), ready: true)
+            to: try store.resolve("D"), SuggestionDraft(front: "gato", back: "cat"), image: TestStore.png)
         let rejected = try store.skipSuggestion(suggestion.id)
         #expect(rejected.front == "gato")
         #expect(try store.suggestions(in: try store.resolve("D")).isEmpty)
@@ -138,7 +138,7 @@ struct SuggestionStoreTests {
         let store = try deck(clock)
         for front in ["old", "new"] {
             let suggestion = try store.addSuggestion(
-                to: try store.resolve("D"), SuggestionDraft(front: front, back: "-"), ready: true)
+                to: try store.resolve("D"), SuggestionDraft(front: front, back: "-"), image: TestStore.png)
             _ = try store.rejectSuggestion(suggestion.id)
             clock.advance(days: 40)
         }
@@ -153,7 +153,8 @@ struct SuggestionStoreTests {
     @Test("clear suggestions deletes every suggestion, visible or not")
     func clear() throws {
         let store = try deck()
-        _ = try store.addSuggestion(to: try store.resolve("D"), SuggestionDraft(front: "a", back: "-"), ready: true)
+        _ = try store.addSuggestion(
+            to: try store.resolve("D"), SuggestionDraft(front: "a", back: "-"), image: TestStore.png)
         _ = try store.addSuggestion(
             to: try store.resolve("D"), SuggestionDraft(front: "b", back: "-"), image: TestStore.png)
         _ = try store.addSuggestion(to: try store.resolve("D"), SuggestionDraft(front: "c", back: "-"))

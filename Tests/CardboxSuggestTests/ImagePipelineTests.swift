@@ -115,7 +115,8 @@ struct ImagePipelineTests {
     func skipped() async throws {
         let store = try store(MovableClock())
         let queued = try queue(store, ["el gato", "la casa"])
-        _ = try store.markSuggestionReady(queued[0].id)
+        _ = try store.markSuggestionReady(
+            queued[0].id, image: try ImageIngest.sample(width: 8, height: 6, format: .png))
         #expect(try store.dueImageJobs().map(\.suggestion.front) == ["la casa"])
     }
 }

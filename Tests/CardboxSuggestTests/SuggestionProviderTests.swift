@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxImaging
 import CardboxStore
 import Foundation
 import Testing
@@ -147,9 +148,10 @@ struct SuggestionMaintenanceTests {
         let deck = try store.resolve("Spanish") as DeckID
         let provider = DictionarySuggestionProvider()
         let first = try await SuggestionMaintenance.refill(deck, in: store, provider: provider)
-        let rejected = try store.markSuggestionReady(first.added[0].id)
+        let picture = try ImageIngest.sample(width: 8, height: 6, format: .png)
+        let rejected = try store.markSuggestionReady(first.added[0].id, image: picture)
         _ = try store.rejectSuggestion(rejected.id)
-        let accepted = try store.markSuggestionReady(first.added[1].id)
+        let accepted = try store.markSuggestionReady(first.added[1].id, image: picture)
         _ = try store.acceptSuggestion(accepted.id)
         let second = try await SuggestionMaintenance.refill(deck, in: store, provider: provider)
         #expect(second.added.count == 2)
