@@ -113,6 +113,8 @@ extension SyncState {
 package struct PulledRecord {
     package var seq: Int64
     package var change: Change
+    /// About how many bytes it takes in a page's answer.
+    package var bytes: Int
 
     package enum Change {
         case row(RowChange)
@@ -121,6 +123,7 @@ package struct PulledRecord {
 
     package init(seq: Int64, entity: String, id: String, record: String?, hlc: Int64?, replica: String?) throws {
         self.seq = seq
+        bytes = (record?.utf8.count ?? 0) + id.utf8.count + 64
         if let record {
             change = .row(try RowChange(recordJSON: record, field: "syncRow"))
         } else if let hlc, let replica, let entity = SyncedEntity(rawValue: entity) {
@@ -134,8 +137,22 @@ package struct PulledRecord {
 extension PullPage {
     /// A page from up to `limit + 1` records ordered by sequence number: the extra one only says
     /// that more follow.
-    package init(_ records: [PulledRecord], account: UUID, after cursor: Int64, limit: Int) {
-        let page = records.prefix(limit)
+    /// The most a page's records take, about: a device reads a page's answer whole (up to twice a
+    /// change set's limit), and `limit` counts records, however long their texts.
+    package static let maximumBytes = ChangeSet.maximumBytes / 2
+
+    /// A page of the records read (up to `limit`, and one more to know whether there are more),
+    /// ending early once it holds `maximumBytes`.
+    package init(
+        _ records: [PulledRecord], account: UUID, after cursor: Int64, limit: Int,
+        maximumBytes: Int = PullPage.maximumBytes
+    ) {
+        var (count, bytes) = (0, 0)
+        for record in records.prefix(limit) {
+            if count > 0 && bytes + record.bytes > maximumBytes { break }
+            (count, bytes) = (count + 1, bytes + record.bytes)
+        }
+        let page = records.prefix(count)
         var changes = ChangeSet(accountId: account, replicaId: serverReplicaId)
         for record in page {
             switch record.change {
@@ -143,7 +160,7 @@ extension PullPage {
             case .tombstone(let tombstone): changes.tombstones.append(tombstone)
             }
         }
-        self.init(changes: changes, cursor: page.last?.seq ?? cursor, hasMore: records.count > limit)
+        self.init(changes: changes, cursor: page.last?.seq ?? cursor, hasMore: records.count > count)
     }
 }
 

@@ -12,6 +12,8 @@ public struct ServerConnection: Sendable {
     public let server: String
     public let token: String?
     private let client: HTTPClient
+    /// The most one request's change set may be: what the server takes (`ChangeSet.maximumBytes`).
+    let requestBytes: Int
 
     /// One client for the process. A server that refuses connections is reported at once, not
     /// retried until the request's deadline: `cardbox sync` says the server is down and keeps the
@@ -26,7 +28,11 @@ public struct ServerConnection: Sendable {
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
-    public init(server: String, token: String?, client: HTTPClient = ServerConnection.client) throws {
+    public init(
+        server: String, token: String?, client: HTTPClient = ServerConnection.client,
+        requestBytes: Int = ChangeSet.maximumBytes
+    ) throws {
+        self.requestBytes = requestBytes
         guard let url = URL(string: server), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
             throw CardboxError.invalid(field: "server", reason: "'\(server)' is not an http:// or https:// address")
         }
@@ -87,12 +93,40 @@ public struct ServerConnection: Sendable {
     }
 
     /// Sends a change set under a batch id; sending the same batch again is answered, not applied again.
+    /// One larger than a request may be goes as several batches (see `pieces`).
     public func push(_ changes: ChangeSet, batch: UUID) async throws -> PushReceipt {
-        let answer = try await send(
-            .POST, "/v1/sync/push?batch=\(batch.uuidString.lowercased())", body: changes.jsonText)
+        var receipt: PushReceipt?
+        let pieces = pieces(of: changes)
+        for piece in pieces {
+            receipt = try await push(text: piece, batch: pieces.count == 1 ? batch : UUID())
+        }
+        return receipt!
+    }
+
+    private func push(text: String, batch: UUID) async throws -> PushReceipt {
+        let answer = try await send(.POST, "/v1/sync/push?batch=\(batch.uuidString.lowercased())", body: text)
         guard case .int(let cursor)? = answer["cursor"] else { throw Self.malformed("/v1/sync/push") }
         let previous: Int64? = if case .int(let previous)? = answer["previousCursor"] { previous } else { nil }
         return PushReceipt(cursor: cursor, previousCursor: previous)
+    }
+
+    /// A change set as the texts of the requests that carry it: one, unless its text is larger
+    /// than a request may be (a batch counts records, and 2,000 cards of long texts can pass it);
+    /// then its records are split in halves until each half fits. A single record larger than a
+    /// request goes alone, for the server to refuse.
+    package func pieces(of changes: ChangeSet) -> [String] {
+        let text = changes.jsonText
+        let records = changes.rows.count + changes.tombstones.count
+        guard text.utf8.count > requestBytes, records > 1 else { return [text] }
+        let tombstones = changes.tombstones.count
+        let half = records / 2
+        var first = ChangeSet(accountId: changes.accountId, replicaId: changes.replicaId)
+        var second = first
+        first.tombstones = Array(changes.tombstones.prefix(half))
+        second.tombstones = Array(changes.tombstones.dropFirst(half))
+        first.rows = Array(changes.rows.prefix(max(0, half - tombstones)))
+        second.rows = Array(changes.rows.dropFirst(max(0, half - tombstones)))
+        return pieces(of: first) + pieces(of: second)
     }
 
     public struct Page: Sendable {
@@ -109,8 +143,13 @@ public struct ServerConnection: Sendable {
 
     /// Sends a change set under a batch id and gets the first page after `cursor`, in one request.
     public func exchange(_ changes: ChangeSet, batch: UUID, after cursor: Int64, limit: Int) async throws -> Page {
+        var pieces = pieces(of: changes)
+        let last = pieces.removeLast()
+        // A change set too large for one request: all but its last piece are pushed first.
+        for piece in pieces { _ = try await push(text: piece, batch: UUID()) }
+        let batch = pieces.isEmpty ? batch : UUID()
         let path = "/v1/sync/exchange?batch=\(batch.uuidString.lowercased())&after=\(cursor)&limit=\(limit)"
-        let answer = try await send(.POST, path, body: changes.jsonText)
+        let answer = try await send(.POST, path, body: last)
         guard case .int? = answer["pushed"] else { throw Self.malformed("/v1/sync/exchange") }
         return try Self.page(from: answer, "/v1/sync/exchange")
     }

@@ -472,6 +472,40 @@ struct HTTPSyncTests {
         listening?.cancel()
     }
 
+    @Test("a change set larger than a request may be goes as several batches; a pull page ends at a size too")
+    func largeChangeSets() async throws {
+        try await withServer("sqlite-memory") { url, _, accounts in
+            _ = try await accounts.addAccount(name: "ida", password: "password ida")
+            let phone = try await signIn(try CardboxStore.inMemory(), to: url, user: "ida", password: "password ida")
+            let laptop = try await signIn(try CardboxStore.inMemory(), to: url, user: "ida", password: "password ida")
+            let list = try phone.createList(name: "Notes")
+            _ = try phone.addItems(
+                to: list.id,
+                (0..<40).map { ItemDraft(title: "note \($0)", description: String(repeating: "é", count: 2_000)) })
+            let changes = try phone.changes().changes
+            // Requests of at most 20 kB: the 41 records (about 4 kB each) go as several pieces.
+            let connection = try ServerConnection(
+                server: url, token: try #require(try phone.syncLink()).token, requestBytes: 20_000)
+            let pieces = connection.pieces(of: changes)
+            #expect(pieces.count > 8 && pieces.allSatisfy { $0.utf8.count <= 20_000 })
+            #expect(try pieces.map { try ChangeSet.parse($0).rows.count }.reduce(0, +) == changes.rows.count)
+            _ = try await connection.push(changes, batch: UUID())
+            _ = try await DeviceSync(store: laptop).sync()
+            #expect(try laptop.list(list.id).items?.count == 40)
+        }
+        // A pull page holds at most `limit` records, and ends before passing its size.
+        let records = try (1...5).map {
+            try PulledRecord(
+                seq: Int64($0), entity: "item", id: UUID().uuidString.lowercased(), record: nil, hlc: 1, replica: "r")
+        }
+        let page = PullPage(records, account: UUID(), after: 0, limit: 4, maximumBytes: records[0].bytes * 2 + 1)
+        #expect(page.changes.tombstones.count == 2 && page.cursor == 2 && page.hasMore)
+        let one = PullPage(records, account: UUID(), after: 0, limit: 4, maximumBytes: 1)
+        #expect(one.changes.tombstones.count == 1 && one.hasMore)
+        let all = PullPage(Array(records.prefix(3)), account: UUID(), after: 0, limit: 4)
+        #expect(all.changes.tombstones.count == 3 && all.cursor == 3 && !all.hasMore)
+    }
+
     @Test("an item's image travels by its SHA-256: uploaded once, fetched by the other device")
     func images() async throws {
         try await withServer("sqlite-memory") { url, database, accounts in
