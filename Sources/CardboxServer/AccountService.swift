@@ -50,7 +50,8 @@ public struct AccountService: Sendable {
     public func signIn(name: String, password: String, deviceName: String, now: Date = Date()) async throws -> SignIn {
         try await throttle.check(name, now: now)
         // A name no account can have is not looked up (PostgreSQL refuses some text, NUL among it).
-        let found = (try? type(of: store).checkName(name)) == nil ? nil : try await store.account(named: name)
+        let typed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let found = (try? type(of: store).checkName(typed)) == nil ? nil : try await store.account(named: name)
         guard hasher.verify(password, hash: found?.passwordHash), let account = found?.account else {
             await throttle.failed(name, now: now)
             throw Self.wrongCredentials

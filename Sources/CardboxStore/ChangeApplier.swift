@@ -231,7 +231,12 @@ struct ChangeApplier {
     mutating func apply(_ tombstone: Tombstone) throws {
         let entity = tombstone.entity
         if let existing = try tombstoneClock(entity, tombstone.id) {
-            if entity.deletion == .final || existing >= tombstone.clock { return }
+            if entity.deletion == .final || existing >= tombstone.clock {
+                // The server has the row deleted already: one deleted here (derived from its
+                // parent's delete a moment ago, say) need not be sent back, unless ours is newer.
+                if entity.deletion == .final || existing == tombstone.clock { try markSent(entity, tombstone.id) }
+                return
+            }
         }
         try writeTombstone(entity, tombstone.id, tombstone.clock)
         if let live = try liveRow(entity, tombstone.id) {
@@ -310,12 +315,20 @@ struct ChangeApplier {
         try db.cachedStatement(
             sql: """
                 INSERT INTO tombstone (accountId, entity, rowId, hlc, replica, version) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (accountId, entity, rowId) DO UPDATE SET hlc = excluded.hlc, replica = excluded.replica
+                ON CONFLICT (accountId, entity, rowId) DO UPDATE
+                SET hlc = excluded.hlc, replica = excluded.replica, version = MIN(version, excluded.version)
                 """
         ).execute(arguments: [
             account, entity.rawValue, id, clock.timestamp.storageValue, try replicaKey(clock.replicaId),
             derived ? tx.timestamp.storageValue : 0,
         ])
+    }
+
+    /// Leaves a tombstone out of the next push: the server holds it.
+    private func markSent(_ entity: SyncedEntity, _ id: String) throws {
+        try db.cachedStatement(
+            sql: "UPDATE tombstone SET version = 0 WHERE accountId = ? AND entity = ? AND rowId = ? AND version <> 0"
+        ).execute(arguments: [account, entity.rawValue, id])
     }
 
     // MARK: Reading the local state

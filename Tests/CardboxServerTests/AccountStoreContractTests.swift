@@ -29,10 +29,12 @@ struct AccountStoreContractTests {
             let phone = try await accounts.signIn(
                 name: name.lowercased(), password: "correct horse", deviceName: "phone")
             let laptop = try await accounts.signIn(name: name, password: "correct horse", deviceName: "laptop")
+            // A space typed around the name (a phone's autofill) is not part of it.
+            _ = try await accounts.signIn(name: " \(name) ", password: "correct horse", deviceName: "tablet")
             #expect(phone.account.id == account.id && phone.account.name == name && phone.token != laptop.token)
             #expect(try await accounts.caller(token: phone.token)?.device.id == phone.device.id)
             #expect(try await accounts.caller(token: laptop.token)?.account.id == account.id)
-            #expect(try await database.devices(account: account.id).map(\.name) == ["phone", "laptop"])
+            #expect(try await database.devices(account: account.id).map(\.name) == ["phone", "laptop", "tablet"])
             // A name no account can have (NUL, which PostgreSQL refuses in text, among it) is a wrong
             // name like any other; a device name with a control character is refused by name.
             for stranger in ["\(name)\u{0}", "a\u{0}", String(repeating: "é", count: 70)] {

@@ -231,12 +231,28 @@ struct SyncStateContractTests {
                     return reason.contains(problem)
                 }
             }
+            // Values at the edges of what a store holds are taken: the rules are the store's, no stricter.
+            var edge = schedule
+            edge["state"] = .string("relearning")
+            edge["difficulty"] = .double(10)
+            edge["stability"] = .double(0.001)
+            edge["step"] = .int(0)
+            for row in [
+                altered(deckRow, "desiredRetention", .double(0.99)), altered(deckRow, "newCardsPerDay", .int(0)),
+                altered(deckRow, "maximumInterval", .int(1)), altered(deckRow, "frontLanguage", .string("zh")),
+                altered(cardRow, "schedule", .object(edge)), altered(cardRow, "back", .string("")),
+            ] {
+                _ = try await state.push(
+                    ChangeSet(accountId: account, replicaId: changes.replicaId, rows: [row]), batch: UUID(),
+                    account: account, now: Date())
+            }
             // The same setting with an ordinary key is taken.
             _ = try await state.push(
                 ChangeSet(accountId: account, replicaId: changes.replicaId, rows: [keyed("showCrossedOutItems")]),
                 batch: UUID(), account: account, now: Date())
             #expect(
-                try await state.pull(account: account, after: 0, limit: 100).changes.rows.map(\.entity) == [.setting])
+                Set(try await state.pull(account: account, after: 0, limit: 100).changes.rows.map(\.entity))
+                    == [.deck, .card, .setting])
             await #expect(throws: CardboxError.self) { try await state.pull(account: account, after: -1, limit: 100) }
             await #expect(throws: CardboxError.self) { try await state.pull(account: account, after: 0, limit: 0) }
         }

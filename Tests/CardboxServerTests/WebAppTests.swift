@@ -190,6 +190,12 @@ struct WebAppTests {
                 }
             }
             #expect(try await database.accounts().isEmpty)
+            // Behind a reverse proxy the browser's host comes as X-Forwarded-Host: the form passes
+            // the check (and is refused for its short password).
+            let proxied = TestBrowser(url)
+            proxied.headers = [("Origin", "https://cards.example.com"), ("X-Forwarded-Host", "cards.example.com")]
+            let behindProxy = try await proxied.post("/setup", ["user": "admin", "password": "short"])
+            #expect(behindProxy.status == 400 && behindProxy.body.contains("password"))
             // The server's own page says it is: same origin.
             browser.headers = [("Origin", url), ("Sec-Fetch-Site", "same-origin")]
             let weak = try await browser.post("/setup", ["user": "admin", "password": "short"])

@@ -297,6 +297,31 @@ struct MergeTests {
     }
 }
 
+@Suite("Tombstones a delete brings")
+struct DeleteEchoTests {
+    @Test("rows deleted with their parent as its delete is applied are not sent back when its own tombstones came too")
+    func derivedTombstonesAreNotEchoed() throws {
+        let clock = TestClock()
+        let phone = try TestStore.make(clock: clock)
+        let laptop = try TestStore.make(clock: clock, account: phone.accountId)
+        let deck = try phone.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        let card = try phone.addCard(to: deck.id, CardDraft(front: "gato", back: "cat", tags: ["t"]))
+        _ = try phone.answer(card.id, rating: 3)
+        let (everything, sent) = try phone.changes()
+        try laptop.apply(everything)
+        let laptopSent = try laptop.changes().cursor
+        try phone.deleteDeck(deck.id)
+        let delete = try phone.changes(since: sent).changes
+        #expect(delete.tombstones.count >= 4)
+        try laptop.apply(delete)
+        #expect(try laptop.cards(in: nil).isEmpty)
+        // The card's tombstone, applied first, deletes its review and tag link; theirs come in the
+        // same change set: the laptop has nothing to send.
+        #expect(try laptop.changes(since: laptopSent).changes.tombstones.isEmpty)
+        #expect(try phone.canonicalDump() == laptop.canonicalDump())
+    }
+}
+
 @Suite("Refusing change sets")
 struct RefusalTests {
     /// A store with one list, and a valid change set from another replica of its account.

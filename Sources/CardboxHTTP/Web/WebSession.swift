@@ -63,12 +63,15 @@ struct WebSession: RouterMiddleware {
             return
         }
         guard let origin = request.headers[.origin] else { return }
+        // Behind a reverse proxy the page's host may reach the server as the forwarded one.
+        let hosts = [request.head.authority, request.headers[forwardedHost]].compactMap { $0?.lowercased() }
         guard let host = origin.split(separator: "://", maxSplits: 1).dropFirst().first,
-            host.lowercased() == request.head.authority?.lowercased()
+            hosts.contains(host.lowercased())
         else { throw refusal }
     }
 
     static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
+    static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
 
     /// The CSRF token of a session: a hash of its secret, so it is known only to pages this server sent.
     static func csrfToken(_ sessionToken: String) -> String {
