@@ -80,6 +80,9 @@ public struct ImportReport: Codable, Sendable, Equatable {
 extension CardboxStore {
     /// Imports lists with their items and images in one transaction: all of them or, on any error,
     /// none. New lists go after the user's lists, in the order given; items keep the order given.
+    /// The settings a ListAll file carries (seed 002's `UserData`).
+    static let listAllSettings = ["showCrossedOutItems", "exportPreferences"]
+
     public func importLists(_ lists: [ListImport], settings: UserSettings?, onDuplicate policy: DuplicatePolicy)
         throws -> ImportReport
     {
@@ -89,7 +92,10 @@ extension CardboxStore {
                 try tx.importList(list, policy: policy, report: &report)
             }
             if let settings {
-                for (key, value) in try Self.storedSettings(settings) { try tx.writeSetting(key, value) }
+                // Only what a ListAll file's userData holds: the store's other settings (the study
+                // day's start, how long rejected suggestions are kept) are not the file's to change.
+                let stored = try Self.storedSettings(settings)
+                for key in Self.listAllSettings { try tx.writeSetting(key, stored[key]!) }
             }
             return report
         }

@@ -59,13 +59,17 @@ struct ListAllFormatTests {
     @Test("dates are seed 002's: ISO 8601 in UTC to the second; the export preferences travel")
     func datesAndPreferences() throws {
         let store = try sample()
-        // Preferences arrive with an import (the store keeps them as they are).
+        // Preferences arrive with an import (the store keeps them as they are); the store's
+        // settings a ListAll file does not hold stay as they were.
+        _ = try store.setSetting("dayStartHour", to: "6")
+        _ = try store.setSetting("rejectedSuggestionRetentionDays", to: "30")
         let (lists, settings) = try ListAllFormat.read(
             Data(
                 #"{"version":"1.0","userData":{"showCrossedOutItems":true,"exportPreferences":{"format":"json"}},"lists":[]}"#
                     .utf8),
             file: "lists.json")
         _ = try store.importLists(lists, settings: settings, onDuplicate: .skip)
+        #expect(try store.settings().dayStartHour == 6 && store.settings().rejectedSuggestionRetentionDays == 30)
         let data = try ListAllFormat.export(
             try store.listsForExport(nil), settings: try store.settings(),
             exportDate: Date(timeIntervalSince1970: 1_705_314_600.25))
