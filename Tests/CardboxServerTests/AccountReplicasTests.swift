@@ -200,8 +200,14 @@ struct AccountReplicasTests {
         }
     }
 
-    @Test("a card the sync state refuses (another device reached the free plan's limit first) is forgotten by the copy")
-    func refusedWriteIsForgotten() async throws {
+    /// A free-plan account whose phone holds 24 cards and the server's copy of it, caught up; then
+    /// the phone adds the 25th card and syncs, after the cursor (`seen`) a caller of the copy read.
+    static func withPhoneAheadOfTheCopy(
+        _ body: (
+            _ phone: Device, _ deck: Deck, _ database: any SyncState, _ replicas: AccountReplicas, _ seen: Int64,
+            _ folder: URL
+        ) async throws -> Void
+    ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")
         defer { try? FileManager.default.removeItem(at: folder) }
         let account = UUID()
@@ -213,10 +219,18 @@ struct AccountReplicasTests {
             let replicas = try AccountReplicas(folder: folder, state: database)
             let seen = try await database.cursor(account: account)
             _ = try await replicas.read(account) { store in try store.decks() }
-            // The phone adds the 25th card; the copy, asked by a caller that read the cursor before
-            // (`atLeast`), does not catch up, holds 24 and adds one too: the push is refused whole.
             _ = try phone.store.addCard(to: deck.id, CardDraft(front: "from the phone", back: "x"))
             try await phone.sync(with: database, account: account)
+            try await body(phone, deck, database, replicas, seen, folder)
+        }
+    }
+
+    @Test("a card the sync state refuses (another device reached the free plan's limit first) is forgotten by the copy")
+    func refusedWriteIsForgotten() async throws {
+        try await Self.withPhoneAheadOfTheCopy { phone, deck, database, replicas, seen, folder in
+            let account = phone.store.accountId
+            // The copy, asked by a caller that read the cursor before (`atLeast`), does not catch
+            // up, holds 24 and adds one too: the push is refused whole.
             await #expect {
                 _ = try await replicas.write(account, plan: .free, now: Date(), atLeast: seen) { store in
                     try store.addCard(to: deck.id, CardDraft(front: "from the web", back: "x"))
@@ -242,19 +256,8 @@ struct AccountReplicasTests {
 
     @Test("a snapshot asked for while a write is on its way waits for it: a refused write is not handed out")
     func snapshotWaitsForWriteInFlight() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let account = UUID()
-        let phone = try Device(account: account)
-        let deck = try phone.store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
-        _ = try phone.store.addCards(to: deck.id, (1...24).map { CardDraft(front: "card \($0)", back: "x") })
-        try await SyncStates.with("sqlite-memory") { database in
-            try await phone.sync(with: database, account: account)
-            let replicas = try AccountReplicas(folder: folder, state: database)
-            let seen = try await database.cursor(account: account)
-            _ = try await replicas.read(account) { store in try store.decks() }
-            _ = try phone.store.addCard(to: deck.id, CardDraft(front: "from the phone", back: "x"))
-            try await phone.sync(with: database, account: account)
+        try await Self.withPhoneAheadOfTheCopy { phone, deck, database, replicas, seen, folder in
+            let account = phone.store.accountId
             // The copy commits its card, then waits before its push (which the sync state refuses:
             // the phone took the 25th place) until the snapshot has been asked for.
             let (committed, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
