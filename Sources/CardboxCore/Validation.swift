@@ -97,6 +97,16 @@ public enum Validate {
 }
 
 extension String {
+    /// Whether it holds a control character (NUL, a line break…): not in a name or a key.
+    public var containsControlCharacters: Bool {
+        unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// The string with its control characters left out.
+    public var withoutControlCharacters: String {
+        String(String.UnicodeScalarView(unicodeScalars.filter { $0.properties.generalCategory != .control }))
+    }
+
     /// The string without leading and trailing white space and newlines. Pure Swift: Foundation's
     /// `trimmingCharacters` bridges to NSString on Linux, which showed in batch-insert profiles.
     public var trimmedWhitespace: String {

@@ -58,7 +58,7 @@ public struct AccountService: Sendable {
         }
         await throttle.succeeded(name)
         guard (1...100).contains(deviceName.unicodeScalars.count),
-            !deviceName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            !deviceName.containsControlCharacters
         else {
             throw CardboxError.invalid(
                 field: "device",

@@ -135,14 +135,12 @@ package struct PulledRecord {
 }
 
 extension PullPage {
-    /// A page from up to `limit + 1` records ordered by sequence number: the extra one only says
-    /// that more follow.
     /// The most a page's records take, about: a device reads a page's answer whole (up to twice a
     /// change set's limit), and `limit` counts records, however long their texts.
     package static let maximumBytes = ChangeSet.maximumBytes / 2
 
-    /// A page of the records read (up to `limit`, and one more to know whether there are more),
-    /// ending early once it holds `maximumBytes`.
+    /// A page from up to `limit + 1` records ordered by sequence number (the extra one only says
+    /// that more follow), ending early once it holds `maximumBytes`.
     package init(
         _ records: [PulledRecord], account: UUID, after cursor: Int64, limit: Int,
         maximumBytes: Int = PullPage.maximumBytes

@@ -143,12 +143,9 @@ extension CardboxStore {
     private static func condition(
         _ deckReference: DeckID?, _ filter: CardFilter, _ context: StoreContext
     ) throws -> (String, StatementArguments) {
-        var sql = "accountId = ? AND isArchived = ?"
-        var arguments: StatementArguments = [context.account, filter.archived.storage]
-        if let deckReference {
-            sql += " AND deckId = ?"
-            arguments += [try context.existing(deckReference, .deck)]
-        }
+        var (sql, arguments) = try context.deckScope(deckReference)
+        sql += " AND isArchived = ?"
+        arguments += [filter.archived.storage]
         if let language = filter.language {
             sql += " AND (frontLanguage = ? OR backLanguage = ?)"
             let code = try Language.validate(language, field: "language")
@@ -272,13 +269,10 @@ extension CardboxStore {
     @discardableResult
     public func deleteAllCards(in deckReference: DeckID? = nil) throws -> Int {
         try write { tx in
-            var sql = "SELECT \(CardColumns.select) FROM card WHERE accountId = ?"
-            var arguments: StatementArguments = [tx.account]
-            if let deckReference {
-                sql += " AND deckId = ?"
-                arguments += [try tx.context.existing(deckReference, .deck)]
-            }
-            let cards = try Row.fetchAll(tx.db, sql: sql, arguments: arguments).map { try Card(row: $0, tags: []) }
+            let (scope, arguments) = try tx.context.deckScope(deckReference)
+            let cards = try Row.fetchAll(
+                tx.db, sql: "SELECT \(CardColumns.select) FROM card WHERE \(scope)", arguments: arguments
+            ).map { try Card(row: $0, tags: []) }
             for card in cards { try tx.deleteCardRow(card) }
             return cards.count
         }

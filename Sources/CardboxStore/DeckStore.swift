@@ -67,14 +67,7 @@ extension CardboxStore {
     }
 
     public func renameDeck(_ reference: DeckID, to newName: String) throws -> Deck {
-        let name = try Deck.validateName(newName)
-        return try write { tx in
-            let id = try tx.context.existing(reference, .deck)
-            try tx.checkDeckNameFree(name, except: id)
-            try tx.update(
-                .deck, id: id, [("name", name), ("nameKey", StoreContext.nameKey(name)), ("modifiedAt", tx.nowMillis)])
-            return try tx.context.deck(id)
-        }
+        try configureDeck(reference, name: newName)
     }
 
     /// Changes a deck's settings in one transaction, all of them or (when one is refused) none: its

@@ -78,11 +78,11 @@ public struct ImportReport: Codable, Sendable, Equatable {
 }
 
 extension CardboxStore {
-    /// Imports lists with their items and images in one transaction: all of them or, on any error,
-    /// none. New lists go after the user's lists, in the order given; items keep the order given.
     /// The settings a ListAll file carries (seed 002's `UserData`).
     static let listAllSettings = ["showCrossedOutItems", "exportPreferences"]
 
+    /// Imports lists with their items and images in one transaction: all of them or, on any error,
+    /// none. New lists go after the user's lists, in the order given; items keep the order given.
     public func importLists(_ lists: [ListImport], settings: UserSettings?, onDuplicate policy: DuplicatePolicy)
         throws -> ImportReport
     {

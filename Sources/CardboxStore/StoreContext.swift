@@ -245,3 +245,17 @@ struct AnyRandomNumberGenerator: RandomNumberGenerator {
     var base: any RandomNumberGenerator
     mutating func next() -> UInt64 { base.next() }
 }
+
+extension StoreContext {
+    /// The SQL condition choosing the account's rows, of one deck (`deckId`) when given, with its
+    /// arguments: the deck must exist.
+    func deckScope(_ deckReference: DeckID?) throws -> (sql: String, arguments: StatementArguments) {
+        var sql = "accountId = ?"
+        var arguments: StatementArguments = [account]
+        if let deckReference {
+            sql += " AND deckId = ?"
+            arguments += [try existing(deckReference, .deck)]
+        }
+        return (sql, arguments)
+    }
+}

@@ -99,12 +99,8 @@ extension CardboxStore {
     /// before, and the answer leaves the review log.
     public func undoLastAnswer(in deckReference: DeckID? = nil) throws -> Card {
         try write { tx in
-            var sql = "SELECT id, cardId, previous FROM reviewLog WHERE accountId = ?"
-            var arguments: StatementArguments = [tx.account]
-            if let deckReference {
-                sql += " AND deckId = ?"
-                arguments += [try tx.context.existing(deckReference, .deck)]
-            }
+            let (scope, arguments) = try tx.context.deckScope(deckReference)
+            let sql = "SELECT id, cardId, previous FROM reviewLog WHERE \(scope)"
             guard
                 let row = try Row.fetchOne(
                     tx.db.cachedStatement(sql: sql + " ORDER BY reviewedAt DESC, id DESC LIMIT 1"), arguments: arguments
@@ -141,12 +137,7 @@ extension CardboxStore {
 
     /// Changes a deck's study settings; each is checked the way the scheduler will use it.
     public func setStudySettings(_ deckReference: DeckID, _ settings: StudySettings) throws -> Deck {
-        try Self.check(settings)
-        return try write { tx in
-            let id = try tx.context.existing(deckReference, .deck)
-            try tx.saveStudySettings(settings, deck: id)
-            return try tx.context.deck(id)
-        }
+        try configureDeck(deckReference, study: settings)
     }
 }
 

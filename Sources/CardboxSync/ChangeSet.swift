@@ -352,7 +352,7 @@ extension ChangeSet {
     /// 1 to 64 characters, bounded in bytes too (a character may hold many scalars), none of them
     /// control characters: replica ids are keys in the server's tables, where PostgreSQL refuses NUL.
     private static func isReplica(_ replica: String) -> Bool {
-        !replica.isEmpty && replica.count <= 64 && replica.utf8.count <= 256 && !RecordID.hasControlCharacters(replica)
+        !replica.isEmpty && replica.count <= 64 && replica.utf8.count <= 256 && !replica.containsControlCharacters
     }
 
     private static func checkReplica(_ replica: String, path: String) throws {
@@ -533,7 +533,7 @@ public enum RecordID {
             for (part, isID) in zip(parts, identityIsID[entity] ?? []) {
                 if isID
                     ? !UUID.isStoredForm(part)
-                    : (part.isEmpty || part.count > 200 || part.utf8.count > 800 || hasControlCharacters(part))
+                    : (part.isEmpty || part.count > 200 || part.utf8.count > 800 || part.containsControlCharacters)
                 {
                     return nil
                 }
@@ -543,11 +543,6 @@ public enum RecordID {
     }
 
     public static func make(_ parts: [String]) -> String { parts.joined(separator: "/") }
-
-    /// Whether `text` holds a control character (NUL, a line break…): not in a record's name.
-    static func hasControlCharacters(_ text: String) -> Bool {
-        text.unicodeScalars.contains { $0.properties.generalCategory == .control }
-    }
 
     /// For each entity named by columns, which of them hold ids (looked up once, not per record).
     private static let identityIsID: [SyncedEntity: [Bool]] = Dictionary(

@@ -35,9 +35,8 @@ public enum WireRule: Sendable, Equatable {
 
     static let notNegative = WireRule.range(low: 0, high: nil)
     static let positive = WireRule.range(low: 0, high: nil, excludingLow: true)
-    static let flag = WireRule.range(low: 0, high: 1)
-    static let scheduleStates = ["new", "learning", "review", "relearning"]
-    static let suggestionCategories = ["related_vocabulary", "usage_examples", "opposites", "progressive_complexity"]
+    static let scheduleStates = CardState.allCases.map(\.rawValue)
+    static let suggestionCategories = SuggestionCategory.allCases.map(\.rawValue)
 
     /// Why `value` (of the right type, not null) breaks the rule, or nil.
     func problem(_ value: JSONValue) -> String? {
@@ -287,7 +286,7 @@ public enum SyncRegistry {
             fields: plain(
                 .init("cardId", .id), .init("deckId", .id), .init("rating", .integer, .range(low: 1, high: 4)),
                 .init("reviewedAt", .time), .init("stateBefore", .text, .oneOf(WireRule.scheduleStates)),
-                .init("stateAfter", .text, .oneOf(Array(WireRule.scheduleStates.dropFirst()))),
+                .init("stateAfter", .text, .oneOf(CardState.allCases.filter { $0 != .new }.map(\.rawValue))),
                 .init("elapsedDays", .integer, .notNegative),
                 .init("durationMs", .integer, optional: true, .notNegative),
                 .init("previous", .text)),

@@ -95,12 +95,17 @@ public struct ServerConnection: Sendable {
     /// Sends a change set under a batch id; sending the same batch again is answered, not applied again.
     /// One larger than a request may be goes as several batches (see `pieces`).
     public func push(_ changes: ChangeSet, batch: UUID) async throws -> PushReceipt {
-        var receipt: PushReceipt?
-        let pieces = pieces(of: changes)
-        for piece in pieces {
-            receipt = try await push(text: piece, batch: pieces.count == 1 ? batch : UUID())
-        }
-        return receipt!
+        let last = try await pushAllButLast(of: changes, batch: batch)
+        return try await push(text: last.text, batch: last.batch)
+    }
+
+    /// Pushes every piece of `changes` but the last (see `pieces`), and gives the last with the
+    /// batch id it goes under: `batch` when it is the only one.
+    private func pushAllButLast(of changes: ChangeSet, batch: UUID) async throws -> (text: String, batch: UUID) {
+        var pieces = pieces(of: changes)
+        let last = pieces.removeLast()
+        for piece in pieces { _ = try await push(text: piece, batch: UUID()) }
+        return (last, pieces.isEmpty ? batch : UUID())
     }
 
     private func push(text: String, batch: UUID) async throws -> PushReceipt {
@@ -143,13 +148,10 @@ public struct ServerConnection: Sendable {
 
     /// Sends a change set under a batch id and gets the first page after `cursor`, in one request.
     public func exchange(_ changes: ChangeSet, batch: UUID, after cursor: Int64, limit: Int) async throws -> Page {
-        var pieces = pieces(of: changes)
-        let last = pieces.removeLast()
         // A change set too large for one request: all but its last piece are pushed first.
-        for piece in pieces { _ = try await push(text: piece, batch: UUID()) }
-        let batch = pieces.isEmpty ? batch : UUID()
-        let path = "/v1/sync/exchange?batch=\(batch.uuidString.lowercased())&after=\(cursor)&limit=\(limit)"
-        let answer = try await send(.POST, path, body: last)
+        let last = try await pushAllButLast(of: changes, batch: batch)
+        let path = "/v1/sync/exchange?batch=\(last.batch.uuidString.lowercased())&after=\(cursor)&limit=\(limit)"
+        let answer = try await send(.POST, path, body: last.text)
         guard case .int? = answer["pushed"] else { throw Self.malformed("/v1/sync/exchange") }
         return try Self.page(from: answer, "/v1/sync/exchange")
     }

@@ -196,7 +196,7 @@ struct WebApp: Sendable {
     private func startSession(user: String, password: String, _ request: Request) async throws -> Response {
         let agent =
             request.headers[.userAgent].map {
-                " (\(String(String.UnicodeScalarView($0.unicodeScalars.filter { $0.properties.generalCategory != .control }.prefix(60)))))"
+                " (\(String($0.withoutControlCharacters.unicodeScalars.prefix(60))))"
             } ?? ""
         let signIn = try await accounts.signIn(name: user, password: password, deviceName: "Web browser\(agent)")
         return WebPage.redirect("/decks", cookie: WebSession.cookie(signIn.token, secure: secure))
