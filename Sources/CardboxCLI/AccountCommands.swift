@@ -101,6 +101,14 @@ struct PlanCommand: ParsableCommand {
 
         func run(store: CardboxStore) throws {
             let plan = try Plan.validate(plan)
+            if let link = try store.syncLink() {
+                throw CardboxError.invalid(
+                    field: "plan",
+                    reason:
+                        "this store is signed in to \(link.server) as \(link.user), where the plan is the account's "
+                        + "and each sync takes it: the server's administrator sets it with "
+                        + "'cardbox admin user set-plan \(link.user) \(plan.rawValue)'")
+            }
             let limit = plan == .free ? (freeLimit ?? Limits.freeCardLimit) : freeLimit
             let allowance = try store.setPlan(plan, freeCardLimit: limit)
             if let cardLimit = allowance.cardLimit, allowance.cardCount > cardLimit {
@@ -162,6 +170,7 @@ struct SettingsCommand: ParsableCommand {
         exportPreferences: \(settings.exportPreferences.jsonText)
         rejectedSuggestionRetentionDays: \(settings.rejectedSuggestionRetentionDays)
         dayStartHour: \(settings.dayStartHour)
+        timeZone: \(settings.timeZone ?? "none (each device's own)")
         """
     }
 
@@ -184,7 +193,9 @@ struct SettingsCommand: ParsableCommand {
             discussion: Help.paragraphs(
                 """
                 Keys: showCrossedOutItems (true/false), exportPreferences (a JSON object),
-                rejectedSuggestionRetentionDays (days), dayStartHour (0–23, when a study day begins).
+                rejectedSuggestionRetentionDays (days), dayStartHour (0–23, when a study day begins),
+                timeZone (e.g. Europe/Madrid: where study days begin on the server's copy, for the web app;
+                each device counts them in its own zone).
 
                 Example:
                   cardbox settings set showCrossedOutItems true

@@ -91,6 +91,10 @@ public struct CardboxCommand: AsyncParsableCommand {
             Console.error(error.localizedDescription)
             if let detail = error.detail { Terminal.current.writeError(Data((detail + "\n").utf8)) }
             return 1
+        } catch let error as ServerPlanCardLimit {
+            Console.error(error.localizedDescription)
+            Terminal.current.writeError(Data((error.detail + "\n").utf8))
+            return 1
         } catch let error as SchedulingError {
             Console.error(error.localizedDescription)
             return 1
@@ -192,7 +196,13 @@ extension StoreCommand {
         let folderExisted = FileManager.default.fileExists(atPath: folder)
         do {
             let store = try global.openStore()
-            try run(store: store)
+            do {
+                try run(store: store)
+            } catch let error as CardboxError {
+                // On a signed-in store the plan is the server's: say who can lift the limit there.
+                guard case .cardLimitExceeded = error, let link = try? store.syncLink() else { throw error }
+                throw ServerPlanCardLimit(limit: error, link: link)
+            }
             try store.checkpoint()
         } catch {
             if !existed {
@@ -201,5 +211,22 @@ extension StoreCommand {
             }
             throw error
         }
+    }
+}
+
+/// Seed 001's card-limit error on a store signed in to a server, where the account's plan is the
+/// server's: 'plan set premium' here would be undone by the next sync, so the second line names
+/// the server's command instead.
+struct ServerPlanCardLimit: Error, LocalizedError {
+    let limit: CardboxError
+    let link: SyncLink
+
+    var errorDescription: String? { limit.errorDescription }
+
+    var detail: String {
+        guard case .cardLimitExceeded(_, _, _, let adding) = limit else { return "" }
+        return "You tried to add \(adding) card\(adding == 1 ? "" : "s"). This store is signed in to \(link.server), "
+            + "where the plan is the account's: the server's administrator lifts the limit with "
+            + "'cardbox admin user set-plan \(link.user) premium'; deleting cards makes room."
     }
 }

@@ -43,9 +43,14 @@ struct ServeCommand: AsyncParsableCommand {
             Devices sign in with 'cardbox login' and sync with 'cardbox sync'. Accounts are made with \
             'cardbox admin user add', or by anyone with --open-signup. Stops gracefully on SIGTERM or SIGINT.
 
+            While the server has no account, it prints a one-time setup link: opening it makes the first \
+            account. Behind a reverse proxy, give --public-url (the address people use) and --trusted-proxy \
+            (the proxy's address); requests naming another host are refused.
+
             Examples:
               cardbox serve --port 8080
               cardbox serve --database postgres://cardbox@127.0.0.1/cardbox --host 0.0.0.0
+              cardbox serve --public-url https://cards.example.com --trusted-proxy 127.0.0.1
             """)
 
     @Option(name: .long, help: "The address to listen on.") var host = "127.0.0.1"
@@ -74,8 +79,36 @@ struct ServeCommand: AsyncParsableCommand {
         name: .long,
         help: "Seconds between background passes over every account (each account's changes start one at once).")
     var suggestionInterval = 60
+    @Option(
+        name: .long,
+        help:
+            "The address people and devices reach the server at (e.g. https://cards.example.com behind a TLS proxy): requests naming another host are refused, and with https the session cookie is Secure."
+    )
+    var publicURL: String?
+    @Option(
+        name: .long,
+        help:
+            "A reverse proxy's address whose X-Forwarded-For is believed (repeat for several): sign-ins are throttled by the client address it forwards."
+    )
+    var trustedProxy: [String] = []
+    @Option(
+        name: .long,
+        help:
+            "A token that reading /metrics needs (Authorization: Bearer TOKEN); without it, /metrics answers this machine only."
+    )
+    var metricsToken: String?
 
     func validate() throws {
+        if let publicURL {
+            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                url.host?.isEmpty == false
+            else {
+                throw ValidationError("--public-url must be an http:// or https:// address, got '\(publicURL)'")
+            }
+        }
+        if let metricsToken, metricsToken.count < 16 {
+            throw ValidationError("--metrics-token must be at least 16 characters, got \(metricsToken.count)")
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535, got \(port)") }
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-certificate and --tls-key go together")
@@ -88,11 +121,17 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = Logger(label: "cardbox.server")
+        // The server's database, its cache of accounts' stores and their images are the account
+        // holders' data: readable by the server's user only.
+        umask(0o077)
         try await database.with { database in
             let accounts = AccountService(store: database)
             var options = ServerOptions(openSignup: openSignup)
             options.requestsPerSecond = rateLimit
             options.replicaFolder = replicaFolder()
+            options.publicURL = publicURL.flatMap { URL(string: $0) }
+            options.trustedProxies = Set(trustedProxy)
+            options.metricsToken = metricsToken
             if suggestions != "off" {
                 options.suggestions = SuggestionServiceSettings(
                     suggestions: try ProviderChoice.suggestions(suggestions, environment: Terminal.current.environment),
@@ -101,18 +140,28 @@ struct ServeCommand: AsyncParsableCommand {
             }
             let tls = tlsCertificate.flatMap { certificate in tlsKey.map { (certificate, $0) } }
             let scheme = tls == nil ? "http" : "https"
-            let firstRun = try await database.accounts().isEmpty
+            if try await database.accounts().isEmpty { options.setupToken = Self.setupToken() }
             let app = try CardboxApplication.make(
                 database: database, accounts: accounts, options: options, host: host, port: port, tls: tls,
                 logger: logger
-            ) { port in
+            ) { [options] port in
+                let address = options.publicURL?.absoluteString ?? "\(scheme)://\(host):\(port)"
+                let root = address.hasSuffix("/") ? String(address.dropLast()) : address
                 Terminal.current.print("listening on \(scheme)://\(host):\(port)")
-                Terminal.current.print(
-                    "open \(scheme)://\(host):\(port)/ in a browser"
-                        + (firstRun ? " on this machine to create the first account" : " to sign in"))
+                if let token = options.setupToken {
+                    Terminal.current.print("create the first account at \(root)/setup?token=\(token)")
+                } else {
+                    Terminal.current.print("open \(root)/ in a browser to sign in")
+                }
             }
             try await app.runService()
         }
+    }
+
+    /// The secret of the one-time setup link: 128 random bits, in hex.
+    private static func setupToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
     private func replicaFolder(environment: [String: String] = Terminal.current.environment) -> URL? {

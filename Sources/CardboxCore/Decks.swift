@@ -222,9 +222,7 @@ public struct CardDraft: Sendable, Equatable {
         draft.cardType = try CardType.validate(cardType)
         draft.notes = try Validate.longText(notes, field: "notes", maximum: Limits.itemDescriptionMaximum)
         draft.tags = try TagName.validateList(tags)
-        if let jsonContent, !jsonContent.isEmpty {
-            _ = try JSONValue.parse(jsonContent, field: "jsonContent")
-        }
+        try CardText.checkExtras(imagePrompt: imagePrompt, jsonContent: jsonContent)
         return draft
     }
 }
@@ -239,6 +237,18 @@ public enum CardText {
     /// The back: may be empty (an incomplete card), at most 50,000 characters.
     public static func back(_ text: String) throws -> String {
         try Validate.longText(text, field: "back", maximum: Limits.cardBackMaximum)
+    }
+
+    /// A card's image prompt and structured content (a JSON document): at most 50,000 characters
+    /// each, as the longest texts, so every value a card holds can travel to the server.
+    public static func checkExtras(imagePrompt: String?, jsonContent: String?) throws {
+        if let imagePrompt {
+            _ = try Validate.longText(imagePrompt, field: "imagePrompt", maximum: Limits.cardBackMaximum)
+        }
+        if let jsonContent, !jsonContent.isEmpty {
+            _ = try Validate.longText(jsonContent, field: "jsonContent", maximum: Limits.cardBackMaximum)
+            _ = try JSONValue.parse(jsonContent, field: "jsonContent")
+        }
     }
 }
 

@@ -121,6 +121,9 @@ public struct UserSettings: Codable, Sendable, Equatable {
     public var rejectedSuggestionRetentionDays: Int
     /// The hour (local time) at which a new study day starts (Anki's default: 4 a.m.).
     public var dayStartHour: Int = 4
+    /// The person's time zone (an IANA name, "Europe/Madrid"), where their study days begin and end
+    /// on the server's copy of the account; nil: the server's own. A device uses the zone it is in.
+    public var timeZone: String?
 
     public init(
         showCrossedOutItems: Bool = false, exportPreferences: JSONValue = .object([:]),
@@ -132,7 +135,7 @@ public struct UserSettings: Codable, Sendable, Equatable {
     }
 
     public static let keys = [
-        "showCrossedOutItems", "exportPreferences", "rejectedSuggestionRetentionDays", "dayStartHour",
+        "showCrossedOutItems", "exportPreferences", "rejectedSuggestionRetentionDays", "dayStartHour", "timeZone",
     ]
 
     /// Sets one setting from text, as typed on the command line; the error names the key.
@@ -161,6 +164,12 @@ public struct UserSettings: Codable, Sendable, Equatable {
                 throw CardboxError.invalid(field: key, reason: "must be an hour from 0 to 23, got '\(text)'")
             }
             dayStartHour = hour
+        case "timeZone":
+            guard text.utf8.count <= 64, TimeZone(identifier: text) != nil else {
+                throw CardboxError.invalid(
+                    field: key, reason: "must be a time zone's name, e.g. Europe/Madrid, got '\(text.prefix(64))'")
+            }
+            timeZone = text
         default:
             throw CardboxError.invalid(
                 field: "setting", reason: "unknown setting '\(key)' (known: \(Self.keys.joined(separator: ", ")))")

@@ -36,6 +36,13 @@ public actor AccountNews {
         for waiter in waiting.values { waiter.resume() }
     }
 
+    /// Wakes the account's waiting streams without news: each checks that its token still signs
+    /// it in (a device was signed out).
+    public func signedOut(_ account: UUID) {
+        guard let waiting = waiters.removeValue(forKey: account) else { return }
+        for waiter in waiting.values { waiter.resume() }
+    }
+
     /// The account's edition now: read it before reading the account's cursor, then wait after it.
     func edition(of account: UUID) -> Int { editions[account, default: 0] }
 
@@ -76,7 +83,11 @@ struct NewsStream {
     var pollInterval: Duration
     var heartbeat: Duration = .seconds(15)
 
-    func response(account: UUID, after cursor: Int64) -> Response {
+    /// The stream of `account`'s news after `cursor`, for as long as `stillSignedIn` says the
+    /// token that opened it is good (asked at each wake-up: a revoked device hears nothing more).
+    func response(
+        account: UUID, after cursor: Int64, stillSignedIn: @escaping @Sendable () async throws -> Bool
+    ) -> Response {
         Response(
             status: .ok,
             headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
@@ -88,6 +99,7 @@ struct NewsStream {
                 // listeners, who never hang up by themselves; they connect again later.
                 while !Task.isCancelled && !Task.isShuttingDownGracefully {
                     let edition = await news.edition(of: account)
+                    guard try await stillSignedIn() else { break }
                     let latest = try await database.cursor(account: account)
                     if latest > known {
                         known = latest

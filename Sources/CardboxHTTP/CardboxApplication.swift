@@ -23,8 +23,11 @@ public enum CardboxApplication {
         let metrics = ServerMetrics()
         router.add(middleware: RequestObserver(metrics: metrics))
         router.add(middleware: JSONErrorMiddleware())
-        router.get("metrics") { _, _ in
-            Response(
+        router.add(middleware: HostCheck(publicURL: options.publicURL))
+        let metricsAccess = MetricsAccess(token: options.metricsToken)
+        router.get("metrics") { request, context in
+            try metricsAccess.check(request, context)
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                 body: .init(byteBuffer: ByteBuffer(string: metrics.text)))
         }
@@ -33,18 +36,20 @@ public enum CardboxApplication {
                 status: .ok, headers: [.contentType: "application/yaml"],
                 body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
         }
-        let sync = SyncAPI(database: database, accounts: accounts, options: options, metrics: metrics)
+        let sync = try SyncAPI(database: database, accounts: accounts, options: options, metrics: metrics)
         sync.addRoutes(to: router)
         let actions = AccountActions(
             replicas: sync.replicas, options: options,
             published: { [news = sync.news] account in await news.published(account) })
+        // Cookies are `Secure` where browsers reach the server over HTTPS: its own TLS, or a TLS
+        // proxy in front of it (an https public address).
         WebApp(
-            database: database, accounts: accounts, actions: actions, options: options, secure: tls != nil,
-            news: sync.news
+            database: database, accounts: accounts, actions: actions, options: options,
+            secure: tls != nil || options.publicURL?.scheme?.lowercased() == "https", news: sync.news
         ).addRoutes(to: router)
-        WebAPI(actions: actions, accounts: accounts, options: options).addRoutes(to: router)
+        WebAPI(actions: actions, accounts: accounts, options: options, limiter: sync.limiter).addRoutes(to: router)
         var application = Application(
-            router: router, server: try serverBuilder(tls: tls),
+            router: router, server: try serverBuilder(tls: tls, idleTimeout: options.idleTimeout),
             configuration: .init(address: .hostname(host, port: port), serverName: "cardbox"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
@@ -58,8 +63,14 @@ public enum CardboxApplication {
         return application
     }
 
-    private static func serverBuilder(tls: (certificate: String, key: String)?) throws -> HTTPServerBuilder {
-        guard let tls else { return .http1() }
+    /// HTTP/1.1, with TLS where asked. A connection that sends nothing for `idleTimeout` is closed:
+    /// between requests, and also while its request's headers or body trickle in (a slow client
+    /// holding connections open, a body that stopped coming).
+    private static func serverBuilder(tls: (certificate: String, key: String)?, idleTimeout: Duration) throws
+        -> HTTPServerBuilder
+    {
+        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: TimeAmount(idleTimeout)))
+        guard let tls else { return http1 }
         do {
             let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map {
                 NIOSSLCertificateSource.certificate($0)
@@ -67,7 +78,7 @@ public enum CardboxApplication {
             let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
             let configuration = TLSConfiguration.makeServerConfiguration(
                 certificateChain: chain, privateKey: .privateKey(key))
-            return try .tls(.http1(), tlsConfiguration: configuration)
+            return try .tls(http1, tlsConfiguration: configuration)
         } catch {
             throw CardboxError.invalid(
                 field: "--tls-certificate/--tls-key",

@@ -424,6 +424,12 @@ enum OpenAPIDocument {
               security: [{deviceToken: []}]
               parameters:
                 - $ref: "#/components/parameters/Batch"
+                - name: heldBack
+                  in: query
+                  description: >-
+                    The change set is what a push refused for the card limit held but its new cards, which
+                    still wait on the device: the device's refusal stays shown on the account page.
+                  schema: {type: boolean, default: false}
               requestBody: {$ref: "#/components/requestBodies/ChangeSet"}
               responses:
                 "200":
@@ -1274,7 +1280,9 @@ enum OpenAPIDocument {
                 "429": {$ref: "#/components/responses/Throttled"}
           /api/v1/settings:
             post:
-              summary: Set whether lists show crossed-out items (seed 002 showCrossedOutItems).
+              summary: >-
+                Set whether lists show crossed-out items (seed 002 showCrossedOutItems), and the person's time
+                zone (an IANA name), where their study days begin and end on the server's copy of the account.
               security: [{deviceToken: []}]
               requestBody:
                 required: true
@@ -1283,19 +1291,21 @@ enum OpenAPIDocument {
                     schema:
                       type: object
                       additionalProperties: false
-                      required: [showCrossedOutItems]
+                      minProperties: 1
                       properties:
                         showCrossedOutItems: {type: boolean}
+                        timeZone: {type: string, maxLength: 64, example: Europe/Madrid}
               responses:
                 "200":
-                  description: Done; showCrossedOutItems as it is now.
+                  description: Done; the settings as they are now.
                   content:
                     application/json:
                       schema:
                         type: object
-                        required: [showCrossedOutItems]
+                        required: [showCrossedOutItems, timeZone]
                         properties:
                           showCrossedOutItems: {type: boolean}
+                          timeZone: {type: [string, "null"]}
                 "400": {$ref: "#/components/responses/BadRequest"}
                 "401": {$ref: "#/components/responses/Unauthorized"}
                 "403": {$ref: "#/components/responses/Forbidden"}

@@ -87,6 +87,12 @@ struct JSONErrorMiddleware: RouterMiddleware {
             return APIError(
                 .tooManyRequests, error.errorDescription ?? "too many requests",
                 headers: [.retryAfter: String(error.retryAfter)])
+        case let error as PasswordWorkBusy:
+            return APIError(
+                .tooManyRequests, error.errorDescription ?? "too many requests",
+                headers: [.retryAfter: String(PasswordWorkBusy.retryAfter)])
+        case let error as SetupClosed:
+            return APIError(.forbidden, error.errorDescription ?? "setup is over")
         case let error as CardboxError:
             let message = error.errorDescription ?? "\(error)"
             switch error {

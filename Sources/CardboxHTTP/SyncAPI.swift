@@ -15,17 +15,13 @@ public struct CardboxRequestContext: RequestContext {
     var callerCheck: CallerCheck?
     /// The web app's session token (its cookie), once checked.
     public var sessionToken: String?
-    /// Who is asking: the first web account may be made from this machine only.
+    /// The socket's peer: the client, or the reverse proxy in front of the server
+    /// (`clientAddress(_:trusting:)` reads past a trusted one).
     public let remoteAddress: SocketAddress?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
-    }
-
-    var isFromLoopback: Bool {
-        guard let ip = remoteAddress?.ipAddress else { return false }
-        return ip.hasPrefix("127.") || ip == "::1" || ip.hasPrefix("::ffff:127.")
     }
 
     /// The largest body a request may send: one change set (`ChangeSet.maximumBytes`).
@@ -52,6 +48,21 @@ public struct ServerOptions: Sendable {
     /// Seed 000's background processing on the server's copies of accounts: suggestion queues kept
     /// full and their images made; nil: none (devices may still run `cardbox suggestion refill`).
     public var suggestions: SuggestionServiceSettings?
+    /// The address people and devices reach the server at (`--public-url`): requests naming another
+    /// host are refused (DNS rebinding), and an `https` one makes cookies `Secure` behind a TLS proxy.
+    public var publicURL: URL?
+    /// Reverse proxies whose `X-Forwarded-For` is believed (`--trusted-proxy`): the client of a
+    /// request they pass is the address they say, for the sign-in throttle.
+    public var trustedProxies: Set<String> = []
+    /// The secret of the one-time setup link `cardbox serve` prints while the server has no
+    /// account; nil: no first account from the browser.
+    public var setupToken: String?
+    /// The bearer token `/metrics` asks for (`--metrics-token`); nil: served only to this machine,
+    /// asked directly (not through a proxy).
+    public var metricsToken: String?
+    /// How long a connection may send nothing before it is closed (`CardboxApplication`). Devices'
+    /// clients let their idle connections go sooner.
+    public var idleTimeout: Duration = .seconds(30)
 
     public init(openSignup: Bool = false) { self.openSignup = openSignup }
 }
@@ -68,17 +79,21 @@ public struct SyncAPI: Sendable {
     let replicas: AccountReplicas?
     let syncNotes: SyncNotes
     let cardLimits = CardLimitMemory()
+    /// Each account's request rate, one bucket for the sync API and `/api/v1` alike.
+    let limiter: RateLimiter
 
+    /// Throws when the cache folder for the copies of accounts cannot be made: the server would
+    /// otherwise run without the web app's pages and snapshots, saying nothing.
     public init(
         database: any ServerDatabase, accounts: AccountService, options: ServerOptions, metrics: ServerMetrics
-    ) {
+    ) throws {
         self.database = database
         self.accounts = accounts
         self.options = options
         self.metrics = metrics
         syncNotes = SyncNotes(database: database)
-        // A cache folder that cannot be made leaves the server without snapshots, not without service.
-        replicas = options.replicaFolder.flatMap { try? AccountReplicas(folder: $0, state: database, now: options.now) }
+        limiter = RateLimiter(perSecond: options.requestsPerSecond)
+        replicas = try options.replicaFolder.map { try AccountReplicas(folder: $0, state: database, now: options.now) }
     }
 
     /// Every path the server answers, with the methods each takes (a 405 names them).
@@ -101,7 +116,6 @@ public struct SyncAPI: Sendable {
         router.get("health") { _, _ in JSONResponse(["status": .string("ok")]) }
         router.post("v1/accounts") { request, context in try await signUp(request, context) }
         router.post("v1/sessions") { request, context in try await signIn(request, context) }
-        let limiter = RateLimiter(perSecond: options.requestsPerSecond)
         let authenticated = router.group("v1").add(middleware: BearerAuthentication(accounts: accounts))
             .add(middleware: AccountRateLimit(limiter: limiter))
         // A device's sync: its push reads the account while the token is checked.
@@ -114,6 +128,7 @@ public struct SyncAPI: Sendable {
         authenticated.delete("sessions/current") { _, context in
             let caller = try context.requireCaller()
             _ = try await database.revokeDevice(caller.device.id, account: caller.account.id, now: options.now())
+            await news.signedOut(caller.account.id)
             return Response(status: .noContent)
         }
         syncing.post("sync/push") { request, context in try await push(request, context) }
@@ -126,8 +141,10 @@ public struct SyncAPI: Sendable {
         authenticated.get("sync/events") { request, context in
             let caller = try context.requireCaller()
             let cursor = try request.integerQuery("after", default: 0)
+            let token = request.headers[.authorization].map { String($0.dropFirst("Bearer ".count)) } ?? ""
             return NewsStream(database: database, news: news, pollInterval: options.newsPollInterval).response(
-                account: caller.account.id, after: cursor)
+                account: caller.account.id, after: cursor,
+                stillSignedIn: { [accounts] in try await accounts.caller(token: token) != nil })
         }
     }
 
@@ -144,15 +161,23 @@ public struct SyncAPI: Sendable {
     private func signIn(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
         let body = try await JSONBody(request, context)
         let signIn = try await accounts.signIn(
-            name: try body.string("user"), password: try body.string("password"), deviceName: try body.string("device"))
+            name: try body.string("user"), password: try body.string("password"), deviceName: try body.string("device"),
+            client: context.clientAddress(request, trusting: options.trustedProxies))
         return JSONResponse(
             ["token": .string(signIn.token), "account": signIn.account.json, "device": signIn.device.json],
             status: .created)
     }
 
     private func push(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
+        let heldBack: Bool
+        switch request.uri.queryParameters["heldBack"] {
+        case nil, "false": heldBack = false
+        case "true": heldBack = true
+        case let other?: throw CardboxError.invalid(field: "heldBack", reason: "must be true or false, got '\(other)'")
+        }
         let (receipt, caller) = try await pushBody(request, context)
-        recordSync(caller, pulledTo: nil, refusal: .some(nil), context)
+        // A push of what a refused one held but its cards leaves the refusal in place: the cards wait.
+        recordSync(caller, pulledTo: nil, refusal: heldBack ? nil : .some(nil), context)
         return JSONResponse(
             [
                 "cursor": .int(receipt.cursor), "retry": .bool(receipt.wasRetry),
@@ -398,8 +423,12 @@ struct JSONBody {
 }
 
 extension Request {
-    /// The whole body, at most `limit` bytes; a larger one is refused with a 413 saying `tooLarge`.
+    /// The whole body, at most `limit` bytes; a larger one is refused with a 413 saying `tooLarge`:
+    /// at once when its declared length says so, before a byte of it is read.
     func collectBody(upTo limit: Int, tooLarge: @autoclosure () -> String? = nil) async throws -> ByteBuffer {
+        if let declared = headers[.contentLength].flatMap({ Int($0) }), declared > limit {
+            throw APIError(.contentTooLarge, tooLarge() ?? "body: at most \(limit) bytes")
+        }
         do {
             return try await body.collect(upTo: limit)
         } catch is NIOTooManyBytesError {

@@ -457,6 +457,8 @@ public actor AccountReplicas {
         let path = folder.appendingPathComponent("\(account.uuidString.lowercased()).sqlite").path
         var environment = StoreEnvironment.live
         environment.now = now
+        // Study days are the person's (their account's time zone), not the server's.
+        environment.followsAccountTimeZone = true
         let task = Task {
             try await Self.blocking { [environment] in
                 try CardboxStore.open(path: path, account: account, environment: environment)

@@ -19,18 +19,23 @@ public struct Caller: Sendable, Equatable {
     public var cursor: Int64
 }
 
-/// Sign-up, sign-in and token checks over an `AccountStore`: passwords through bcrypt, tokens
-/// through their hash, failed sign-ins throttled per name.
+/// Sign-up, sign-in and token checks over an `AccountStore`: passwords through bcrypt (on
+/// `PasswordWork`'s threads), tokens through their hash, failed sign-ins throttled per name and per
+/// client address.
 public struct AccountService: Sendable {
     public let store: any AccountStore
     public let hasher: PasswordHasher
     public let throttle: SignInThrottle
+    public let passwordWork: PasswordWork
 
-    public init(store: any AccountStore, hasher: PasswordHasher = PasswordHasher(), throttle: SignInThrottle = .init())
-    {
+    public init(
+        store: any AccountStore, hasher: PasswordHasher = PasswordHasher(), throttle: SignInThrottle = .init(),
+        passwordWork: PasswordWork = .init()
+    ) {
         self.store = store
         self.hasher = hasher
         self.throttle = throttle
+        self.passwordWork = passwordWork
     }
 
     /// The reason every refused sign-in gives, whether the name or the password was wrong.
@@ -39,24 +44,40 @@ public struct AccountService: Sendable {
     public func addAccount(name: String, password: String, plan: Plan = .free, now: Date = Date()) async throws
         -> ServerAccount
     {
-        try await store.addAccount(name: name, passwordHash: try hasher.hash(password), plan: plan, now: now)
+        try await store.addAccount(name: name, passwordHash: try await hash(password), plan: plan, now: now)
+    }
+
+    /// The server's first account, made only while it has none: of several made at once, one is.
+    public func addFirstAccount(name: String, password: String, now: Date = Date()) async throws -> ServerAccount {
+        try await store.addFirstAccount(name: name, passwordHash: try await hash(password), now: now)
     }
 
     public func setPassword(_ password: String, account: UUID) async throws {
-        try await store.setPasswordHash(try hasher.hash(password), account: account)
+        try await store.setPasswordHash(try await hash(password), account: account)
     }
 
-    /// Checks the name and password and signs a new device in.
-    public func signIn(name: String, password: String, deviceName: String, now: Date = Date()) async throws -> SignIn {
-        try await throttle.check(name, now: now)
+    private func hash(_ password: String) async throws -> String {
+        try PasswordHasher.check(password)
+        return try await passwordWork.run { [hasher] in try hasher.hash(password) }
+    }
+
+    /// Checks the name and password and signs a new device in. `client` is the address the
+    /// attempt came from (nil: not known), throttled apart from the name.
+    public func signIn(
+        name: String, password: String, deviceName: String, client: String? = nil, now: Date = Date()
+    ) async throws -> SignIn {
+        // One form of the name for the throttle and the lookup alike: every spelling that signs in
+        // to an account (" alice", "ALICE") counts against the same name.
+        let key = type(of: store).nameKey(name)
+        try await throttle.check(key, client: client, now: now)
         // A name no account can have is not looked up (PostgreSQL refuses some text, NUL among it).
-        let typed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        let found = (try? type(of: store).checkName(typed)) == nil ? nil : try await store.account(named: name)
-        guard hasher.verify(password, hash: found?.passwordHash), let account = found?.account else {
-            await throttle.failed(name, now: now)
+        let found = (try? type(of: store).checkName(key)) == nil ? nil : try await store.account(named: key)
+        let matches = try await passwordWork.run { [hasher] in hasher.verify(password, hash: found?.passwordHash) }
+        guard matches, let account = found?.account else {
+            await throttle.failed(key, client: client, now: now)
             throw Self.wrongCredentials
         }
-        await throttle.succeeded(name)
+        await throttle.succeeded(key)
         guard (1...100).contains(deviceName.unicodeScalars.count),
             !deviceName.containsControlCharacters
         else {

@@ -41,6 +41,9 @@ public struct ServerDevice: Sendable, Equatable, Codable {
 public protocol AccountStore: Sendable {
     /// Adds an account; refused when the name is taken (names are compared case-insensitively).
     func addAccount(name: String, passwordHash: String, plan: Plan, now: Date) async throws -> ServerAccount
+    /// Adds the server's first account (on the free plan, as any new account), in one transaction
+    /// with the check that there is none: throws `SetupClosed` when there is one.
+    func addFirstAccount(name: String, passwordHash: String, now: Date) async throws -> ServerAccount
     /// Every account, by name (for the administrator).
     func accounts() async throws -> [ServerAccount]
     /// The account a name signs in to, with its password hash.
@@ -84,6 +87,15 @@ public struct DeviceSyncStatus: Sendable, Equatable, Codable {
         self.pulledCursor = pulledCursor
         self.lastError = lastError
         self.lastErrorAt = lastErrorAt
+    }
+}
+
+/// The first-run setup is over: the server has an account.
+public struct SetupClosed: Error, LocalizedError, Equatable {
+    public init() {}
+
+    public var errorDescription: String? {
+        "this server has an account already: sign in, or ask its administrator"
     }
 }
 

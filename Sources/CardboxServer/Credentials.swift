@@ -3,6 +3,7 @@ import CardboxSync
 import Crypto
 import Foundation
 import HummingbirdBcrypt
+import Synchronization
 
 /// A device's token: `cbx1.` and, in base64url, the account id, the device id and 32 random bytes
 /// (256 bits). The ids let the server find the device without a lookup across accounts; the
@@ -46,12 +47,14 @@ public struct DeviceToken: Sendable, Equatable {
     }
 
     /// Whether `storedHash` is this token's, compared in constant time.
-    func matches(_ storedHash: String) -> Bool {
-        let ours = Array(secretHash.utf8)
-        let theirs = Array(storedHash.utf8)
-        guard ours.count == theirs.count else { return false }
-        return zip(ours, theirs).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
-    }
+    func matches(_ storedHash: String) -> Bool { constantTimeEqual(secretHash, storedHash) }
+}
+
+/// Whether two secrets are equal, in a time that does not depend on where they first differ.
+public func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+    let (ours, theirs) = (Array(a.utf8), Array(b.utf8))
+    guard ours.count == theirs.count else { return false }
+    return zip(ours, theirs).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
 }
 
 /// Passwords: hashed with bcrypt; checked the same way whether or not the account exists, so the
@@ -60,6 +63,9 @@ public struct PasswordHasher: Sendable {
     /// bcrypt's cost: 12 by default (about a quarter of a second here), lower only where speed
     /// matters more than resistance to guessing (tests).
     public var cost: UInt8
+    /// The hash an unknown name's password is checked against: made once, on the first such check,
+    /// so that check costs one bcrypt run, as a known name's does.
+    private let standIn = StandInHash()
 
     public init(cost: UInt8 = 12) { self.cost = cost }
 
@@ -71,7 +77,7 @@ public struct PasswordHasher: Sendable {
     public func verify(_ password: String, hash: String?) -> Bool {
         guard let hash else {
             // Spend the same time as a real check.
-            _ = Bcrypt.verify(password, hash: Bcrypt.hash("", cost: cost))
+            _ = Bcrypt.verify(Self.bcryptInput(password), hash: standIn.hash(cost: cost))
             return false
         }
         return Bcrypt.verify(Self.bcryptInput(password), hash: hash)
@@ -96,40 +102,86 @@ public struct PasswordHasher: Sendable {
     }
 }
 
-/// Failed sign-ins per account name: after `allowed` failures in a row, each further attempt must
-/// wait, twice as long each time (1 s, 2 s, … up to 15 min). A success clears the name. Kept in
-/// the server process: each server throttles on its own.
+/// A bcrypt hash of a random password, made on first use and kept (per cost).
+private final class StandInHash: Sendable {
+    private let hashes = Mutex<[UInt8: String]>([:])
+
+    func hash(cost: UInt8) -> String {
+        if let made = hashes.withLock({ $0[cost] }) { return made }
+        let made = Bcrypt.hash(UUID().uuidString, cost: cost)
+        return hashes.withLock { hashes in
+            if let first = hashes[cost] { return first }
+            hashes[cost] = made
+            return made
+        }
+    }
+}
+
+/// Failed sign-ins, counted twice: per account name (normalized as the account lookup does, so
+/// " alice" and "ALICE" are one name), and per client address.
+/// - A name: after `allowed` failures in a row, each further attempt must wait, twice as long each
+///   time (1 s, 2 s, … up to 15 min). A success clears the name.
+/// - An address: at most `allowedPerClient` failures in `clientWindow`, whatever names they tried
+///   (guessing across many accounts); a success does not clear it, or one's own account would reset it.
+/// Kept in the server process: each server throttles on its own.
 public actor SignInThrottle {
     private var failures: [String: (count: Int, lockedUntil: Date)] = [:]
+    private var clientFailures: [String: (count: Int, windowStart: Date)] = [:]
     private let allowed: Int
+    private let allowedPerClient: Int
+    private let clientWindow: TimeInterval
 
-    public init(allowed: Int = 5) { self.allowed = allowed }
-
-    /// Throws when `name` must wait, saying how long.
-    public func check(_ name: String, now: Date) throws {
-        guard let entry = failures[name.lowercased()], entry.lockedUntil > now else { return }
-        throw SignInThrottled(retryAfter: Int(entry.lockedUntil.timeIntervalSince(now).rounded(.up)))
+    public init(allowed: Int = 5, allowedPerClient: Int = 30, clientWindow: TimeInterval = 900) {
+        self.allowed = allowed
+        self.allowedPerClient = allowedPerClient
+        self.clientWindow = clientWindow
     }
 
-    public func failed(_ name: String, now: Date) {
-        let key = name.lowercased()
-        let count = (failures[key]?.count ?? 0) + 1
+    /// Throws when `name` (already normalized) or `client` must wait, saying how long.
+    public func check(_ name: String, client: String?, now: Date) throws {
+        if let entry = failures[name], entry.lockedUntil > now {
+            throw SignInThrottled(retryAfter: Int(entry.lockedUntil.timeIntervalSince(now).rounded(.up)))
+        }
+        if let client, let entry = clientFailures[client], entry.count >= allowedPerClient {
+            let end = entry.windowStart.addingTimeInterval(clientWindow)
+            if end > now {
+                throw SignInThrottled(retryAfter: Int(end.timeIntervalSince(now).rounded(.up)), client: true)
+            }
+        }
+    }
+
+    public func failed(_ name: String, client: String?, now: Date) {
+        let count = (failures[name]?.count ?? 0) + 1
         let wait = count < allowed ? 0 : min(900, pow(2, Double(count - allowed)))
-        failures[key] = (count, now.addingTimeInterval(wait))
+        failures[name] = (count, now.addingTimeInterval(wait))
         if failures.count > 100_000 { failures = failures.filter { $0.value.lockedUntil > now } }
+        guard let client else { return }
+        if let entry = clientFailures[client], entry.windowStart.addingTimeInterval(clientWindow) > now {
+            clientFailures[client] = (entry.count + 1, entry.windowStart)
+        } else {
+            clientFailures[client] = (1, now)
+        }
+        if clientFailures.count > 100_000 {
+            clientFailures = clientFailures.filter { $0.value.windowStart.addingTimeInterval(clientWindow) > now }
+        }
     }
 
-    public func succeeded(_ name: String) { failures[name.lowercased()] = nil }
+    public func succeeded(_ name: String) { failures[name] = nil }
 }
 
 /// Too many failed sign-ins for one name: the answer says when to try again.
 public struct SignInThrottled: Error, LocalizedError, Equatable {
     public var retryAfter: Int
+    /// Whether the address the attempts came from is throttled, rather than the account's name.
+    public var client: Bool
 
-    public init(retryAfter: Int) { self.retryAfter = retryAfter }
+    public init(retryAfter: Int, client: Bool = false) {
+        self.retryAfter = retryAfter
+        self.client = client
+    }
 
     public var errorDescription: String? {
-        "too many failed sign-ins for this account; try again in \(retryAfter) s"
+        "too many failed sign-ins \(client ? "from this address" : "for this account"); try again in \(retryAfter) s"
     }
 }
 

@@ -4,11 +4,26 @@ import GRDB
 
 extension SQLiteServerDatabase {
     public func addAccount(name: String, passwordHash: String, plan: Plan, now: Date) async throws -> ServerAccount {
+        try await addAccount(name: name, passwordHash: passwordHash, plan: plan, now: now, onlyIfFirst: false)
+    }
+
+    public func addFirstAccount(name: String, passwordHash: String, now: Date) async throws -> ServerAccount {
+        try await addAccount(name: name, passwordHash: passwordHash, plan: .free, now: now, onlyIfFirst: true)
+    }
+
+    /// One write: the check that the server has no account (`onlyIfFirst`) and the name is free,
+    /// then the insert.
+    private func addAccount(name: String, passwordHash: String, plan: Plan, now: Date, onlyIfFirst: Bool)
+        async throws -> ServerAccount
+    {
         let name = try Self.checkName(name)
         let account = ServerAccount(id: UUID(), name: name, plan: plan, createdAt: now)
         let id = account.id.uuidString.lowercased()
         return try await translatingErrors {
             try await writer.write { db in
+                if onlyIfFirst, try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM serverAccount)") == true {
+                    throw SetupClosed()
+                }
                 let key = Self.nameKey(name)
                 guard
                     try String.fetchOne(

@@ -6,11 +6,32 @@ import PostgresNIO
 
 extension PostgresServerDatabase {
     public func addAccount(name: String, passwordHash: String, plan: Plan, now: Date) async throws -> ServerAccount {
+        try await addAccount(name: name, passwordHash: passwordHash, plan: plan, now: now, onlyIfFirst: false)
+    }
+
+    public func addFirstAccount(name: String, passwordHash: String, now: Date) async throws -> ServerAccount {
+        try await addAccount(name: name, passwordHash: passwordHash, plan: .free, now: now, onlyIfFirst: true)
+    }
+
+    /// The key of the transaction lock that makes "no account yet, so add this one" one step for
+    /// every server sharing the database.
+    private static let firstAccountLock: Int64 = 0x6361_7264_626f_7801
+
+    private func addAccount(name: String, passwordHash: String, plan: Plan, now: Date, onlyIfFirst: Bool)
+        async throws -> ServerAccount
+    {
         let name = try Self.checkName(name)
         let account = ServerAccount(id: UUID(), name: name, plan: plan, createdAt: now)
         let key = Self.nameKey(name)
         try await translatingErrors {
             try await client.withTransaction(logger: logger) { connection in
+                if onlyIfFirst {
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(Self.firstAccountLock))", logger: logger)
+                    let existing = try await connection.query(
+                        "SELECT 1 FROM server_account LIMIT 1", logger: logger
+                    ).collect()
+                    guard existing.isEmpty else { throw SetupClosed() }
+                }
                 // The name's row decides a race between two servers adding one name.
                 let claimed = try await connection.query(
                     """

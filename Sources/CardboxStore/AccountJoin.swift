@@ -20,7 +20,7 @@ extension CardboxStore {
                 let timestamp = clock.tick(now: now)
                 try Self.save(clock, db)
                 let everything = try AccountMove.wholeState(
-                    StoreContext(db: db, accountId: accountId, timeZone: environment.timeZone), replicaId: replicaId)
+                    StoreContext(db: db, accountId: accountId, environment: environment), replicaId: replicaId)
                 let moved = AccountMove(from: accountId, to: account).moved(everything)
                 try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
                 try AccountMove.removeSyncedRows(db, of: accountId)

@@ -207,9 +207,9 @@ extension CardboxStore {
             fields.append(
                 ("notes", try Validate.longText(notes, field: "notes", maximum: Limits.itemDescriptionMaximum)))
         }
+        try CardText.checkExtras(imagePrompt: changes.imagePrompt, jsonContent: changes.jsonContent)
         if let prompt = changes.imagePrompt { fields.append(("imagePrompt", prompt.isEmpty ? nil : prompt)) }
         if let json = changes.jsonContent {
-            if !json.isEmpty { _ = try JSONValue.parse(json, field: "jsonContent") }
             fields.append(("jsonContent", json.isEmpty ? nil : json))
         }
         if let incomplete = changes.isIncomplete { fields.append(("isIncomplete", incomplete.storage)) }

@@ -11,15 +11,20 @@ public struct StoreEnvironment: Sendable {
     public var makeRandom: @Sendable () -> any RandomNumberGenerator
     /// Where study days start and end (local time).
     public var timeZone: TimeZone
+    /// Whether the account's `timeZone` setting, where it has one, wins over `timeZone`: a copy of
+    /// the account kept on a server, whose own zone is not the person's.
+    public var followsAccountTimeZone: Bool
 
     public init(
         now: @escaping @Sendable () -> Date, newID: @escaping @Sendable () -> UUID,
-        makeRandom: @escaping @Sendable () -> any RandomNumberGenerator, timeZone: TimeZone = .current
+        makeRandom: @escaping @Sendable () -> any RandomNumberGenerator, timeZone: TimeZone = .current,
+        followsAccountTimeZone: Bool = false
     ) {
         self.now = now
         self.newID = newID
         self.makeRandom = makeRandom
         self.timeZone = timeZone
+        self.followsAccountTimeZone = followsAccountTimeZone
     }
 
     /// The real clock, time-ordered ids (UUIDv7) and system randomness.
@@ -77,6 +82,11 @@ public final class CardboxStore: Sendable {
         do {
             try FileManager.default.createDirectory(
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            // A store holds a person's data (and, signed in, the device's token): readable by its
+            // owner only. SQLite gives its log files the store file's permissions.
+            if !FileManager.default.fileExists(atPath: path) {
+                FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+            }
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             configuration.prepareDatabase { db in
@@ -236,7 +246,7 @@ public final class CardboxStore: Sendable {
             try writer.writeWithoutTransaction { db in
                 var result: T?
                 try db.inTransaction(.deferred) {
-                    result = try body(StoreContext(db: db, accountId: accountId, timeZone: environment.timeZone))
+                    result = try body(StoreContext(db: db, accountId: accountId, environment: environment))
                     return .commit
                 }
                 return result!

@@ -9,11 +9,16 @@ extension CardboxStore {
 
     /// Sets one setting from text (`showCrossedOutItems true`); unknown keys and bad values are refused.
     public func setSetting(_ key: String, to text: String) throws -> UserSettings {
+        try setSettings([(key, text)])
+    }
+
+    /// Sets several settings in one transaction: all of them, or none when one is refused.
+    public func setSettings(_ values: [(key: String, text: String)]) throws -> UserSettings {
         try write { tx in
             var settings = try tx.context.settings()
-            try settings.set(key, to: text)
+            for (key, text) in values { try settings.set(key, to: text) }
             let stored = try Self.storedSettings(settings)
-            try tx.writeSetting(key, stored[key]!)
+            for (key, _) in values { try tx.writeSetting(key, stored[key]!) }
             return settings
         }
     }
@@ -60,15 +65,18 @@ extension CardboxStore {
             "exportPreferences": settings.exportPreferences.jsonText,
             "rejectedSuggestionRetentionDays": JSONValue.int(Int64(settings.rejectedSuggestionRetentionDays)).jsonText,
             "dayStartHour": JSONValue.int(Int64(settings.dayStartHour)).jsonText,
+            "timeZone": (settings.timeZone.map(JSONValue.string) ?? .null).jsonText,
         ]
     }
 }
 
 extension WriteContext {
-    /// Stores one setting's JSON text.
+    /// Stores one setting's JSON text; a row that holds it already is left as it is (nothing to sync).
     func writeSetting(_ key: String, _ value: String) throws {
-        let exists = try context.count("SELECT COUNT(*) FROM setting WHERE accountId = ? AND key = ?", [account, key])
-        if exists > 0 {
+        let existing = try String.fetchOne(
+            context.db, sql: "SELECT value FROM setting WHERE accountId = ? AND key = ?", arguments: [account, key])
+        if let existing {
+            guard existing != value else { return }
             try update(.setting, id: key, [("value", value)])
         } else {
             try insert(.setting, id: key, [("key", key), ("value", value)])
@@ -90,6 +98,7 @@ extension StoreContext {
             case ("rejectedSuggestionRetentionDays", .int(let days)):
                 settings.rejectedSuggestionRetentionDays = Int(days)
             case ("dayStartHour", .int(let hour)): settings.dayStartHour = Int(hour)
+            case ("timeZone", .string(let zone)) where TimeZone(identifier: zone) != nil: settings.timeZone = zone
             default: continue  // a setting this version does not know: kept in the store, ignored here
             }
         }

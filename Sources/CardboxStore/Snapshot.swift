@@ -63,7 +63,9 @@ extension CardboxStore {
         }
         guard try holdsNothingOfItsOwn() else { return false }
         let account = accountId
-        let holdsNothing = { (db: Database) in try Self.holdsNothingOfItsOwn(StoreContext(db: db, accountId: account)) }
+        let holdsNothing = { (db: Database) in
+            try Self.holdsNothingOfItsOwn(StoreContext(db: db, accountId: account, environment: .live))
+        }
         if file.isReplaceable, URL(fileURLWithPath: path).deletingLastPathComponent().path == snapshotFolder.path {
             let moved = try translatingErrors { () -> Bool in
                 // The store's own journal mode, and the bytes on the disk before they take its name.

@@ -46,8 +46,8 @@ extension CardboxStore {
             throw CardboxError.invalid(field: "days", reason: "must be 1 to 3650, got \(days)")
         }
         let now = environment.now()
-        let timeZone = environment.timeZone
         return try read { context in
+            let timeZone = context.studyTimeZone(try context.settings())
             var scope = "accountId = ?"
             var arguments: StatementArguments = [context.account]
             if let deckReference {

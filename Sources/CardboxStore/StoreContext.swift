@@ -9,8 +9,26 @@ import GRDB
 struct StoreContext {
     let db: Database
     let accountId: UUID
+    /// Where study days begin and end: the environment's zone, or (`followsAccountTimeZone`) the
+    /// account's `timeZone` setting where it has one.
     var timeZone: TimeZone = .current
+    var followsAccountTimeZone = false
     var account: String { accountId.storage }
+
+    init(db: Database, accountId: UUID, environment: StoreEnvironment) {
+        self.db = db
+        self.accountId = accountId
+        timeZone = environment.timeZone
+        followsAccountTimeZone = environment.followsAccountTimeZone
+    }
+
+    /// The zone study days are counted in, given the account's settings.
+    func studyTimeZone(_ settings: UserSettings) -> TimeZone {
+        guard followsAccountTimeZone, let zone = settings.timeZone.flatMap(TimeZone.init(identifier:)) else {
+            return timeZone
+        }
+        return zone
+    }
 
     /// Finds the id of a record named by a person: its id, its exact name (decks, lists, boards; decks
     /// also case-insensitively), or a unique prefix of its id.
@@ -121,7 +139,7 @@ final class WriteContext {
         db: Database, accountId: UUID, replicaId: String, replicaKey: Int64, now: Date, timestamp: HLCTimestamp,
         environment: StoreEnvironment
     ) {
-        self.context = StoreContext(db: db, accountId: accountId, timeZone: environment.timeZone)
+        self.context = StoreContext(db: db, accountId: accountId, environment: environment)
         self.replicaId = replicaId
         self.replicaKey = replicaKey
         self.now = now

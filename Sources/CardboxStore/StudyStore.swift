@@ -275,7 +275,8 @@ extension StoreContext {
     func scheduler(for deckId: String) throws -> Scheduler { try Scheduler(deck(deckId).study) }
 
     func studyDay(now: Date) throws -> StudyDay {
-        StudyDay(containing: now, startHour: try settings().dayStartHour, timeZone: timeZone)
+        let settings = try settings()
+        return StudyDay(containing: now, startHour: settings.dayStartHour, timeZone: studyTimeZone(settings))
     }
 
     private func studyDecks(_ deckReference: DeckID?) throws -> [Deck] {

@@ -94,6 +94,14 @@ extension CardboxStore {
     /// Saves the link (nil: signs out, forgetting the server and token; the data stays).
     public func saveSyncLink(_ link: SyncLink?) throws {
         try translatingErrors { try writer.write { db in try Self.saveSyncLink(link, db) } }
+        // The link holds the device's token in the clear: the store (made before it was signed in,
+        // perhaps by an older release) becomes readable by its owner only.
+        if link != nil {
+            for file in [writer.path, writer.path + "-wal", writer.path + "-shm"]
+            where FileManager.default.fileExists(atPath: file) {
+                try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+            }
+        }
     }
 
     static func saveSyncLink(_ link: SyncLink?, _ db: Database) throws {

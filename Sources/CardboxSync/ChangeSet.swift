@@ -456,7 +456,9 @@ struct WireReader {
     static func problem(_ value: JSONValue, _ column: WireColumn) -> String? {
         switch (value, column.type) {
         case (.null, _): column.isOptional ? nil : "must not be null"
-        case (.string, .text), (.int, .integer), (.int, .time), (.int, .real), (.double, .real):
+        case (.string(let text), .text):
+            column.rule?.problem(value) ?? WireRule.textProblem(text)
+        case (.int, .integer), (.int, .time), (.int, .real), (.double, .real):
             column.rule?.problem(value)
         case (.string(let text), .id): UUID.isStoredForm(text) ? nil : "'\(text.prefix(80))' is not an id"
         case (.bool, .boolean): nil

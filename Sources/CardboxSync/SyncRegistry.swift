@@ -24,6 +24,9 @@ public enum WireType: Sendable, Equatable {
 public enum WireRule: Sendable, Equatable {
     /// Text other than "".
     case nonEmpty
+    /// Text of `length` characters (grapheme clusters, as a person counts them and the engine's
+    /// `Validate` does), and at most `Validate.scalarsPerCharacter` Unicode scalars a character.
+    case length(ClosedRange<Int>)
     /// Text of exactly this many characters (Unicode scalars, as SQLite counts them).
     case characters(Int)
     /// One of these texts.
@@ -38,10 +41,31 @@ public enum WireRule: Sendable, Equatable {
     static let scheduleStates = CardState.allCases.map(\.rawValue)
     static let suggestionCategories = SuggestionCategory.allCases.map(\.rawValue)
 
+    /// The most Unicode scalars any text on the wire may hold, where the engine sets no tighter
+    /// limit (a card's image prompt, its structured content): what its longest texts (50,000
+    /// characters) may hold.
+    public static let textMaximumScalars = Limits.cardBackMaximum * Validate.scalarsPerCharacter
+
+    /// Why a text is longer than any text on the wire may be, or nil.
+    static func textProblem(_ text: String) -> String? {
+        // Bytes first: counting the scalars of a long text costs more than its byte count.
+        guard text.utf8.count > textMaximumScalars, text.unicodeScalars.count > textMaximumScalars else { return nil }
+        return "must be at most \(textMaximumScalars) Unicode scalars"
+    }
+
     /// Why `value` (of the right type, not null) breaks the rule, or nil.
     func problem(_ value: JSONValue) -> String? {
         switch (self, value) {
         case (.nonEmpty, .string(let text)): return text.isEmpty ? "must not be empty" : nil
+        case (.length(let length), .string(let text)):
+            if text.isEmpty { return length.lowerBound > 0 ? "must not be empty" : nil }
+            let scalars = length.upperBound * Validate.scalarsPerCharacter
+            if text.unicodeScalars.count > scalars {
+                return "must be at most \(length.upperBound) characters, and at most \(scalars) Unicode scalars"
+            }
+            let count = text.count
+            return length.contains(count)
+                ? nil : "must be \(length.lowerBound) to \(length.upperBound) characters, got \(count)"
         case (.characters(let count), .string(let text)):
             return text.unicodeScalars.count == count ? nil : "must be \(count) characters"
         case (.oneOf(let choices), .string(let text)):
@@ -228,7 +252,7 @@ public enum SyncRegistry {
             fields: plain(.init("key", .text, .nonEmpty), .init("value", .text))),
         .deck: EntityDescriptor(
             fields: plain(
-                .init("name", .text, .nonEmpty), .init("frontLanguage", .text, .characters(2)),
+                .init("name", .text, .length(Limits.deckName)), .init("frontLanguage", .text, .characters(2)),
                 .init("backLanguage", .text, .characters(2)), .init("queuedSuggestions", .integer, .notNegative),
                 .init("desiredRetention", .real, .range(low: 0, high: 1, excludingLow: true, excludingHigh: true)),
                 .init("learningSteps", .text), .init("relearningSteps", .text),
@@ -237,8 +261,10 @@ public enum SyncRegistry {
                 .init("fsrsParameters", .text, optional: true), .init("enableFuzz", .boolean)) + stamps),
         .card: EntityDescriptor(
             fields: plain(
-                .init("deckId", .id), .init("front", .text, .nonEmpty), .init("back", .text),
-                .init("cardType", .text, .nonEmpty), .init("notes", .text), .init("frontLanguage", .text),
+                .init("deckId", .id), .init("front", .text, .length(1...Limits.cardFrontMaximum)),
+                .init("back", .text, .length(0...Limits.cardBackMaximum)),
+                .init("cardType", .text, .length(Limits.cardType)),
+                .init("notes", .text, .length(0...Limits.itemDescriptionMaximum)), .init("frontLanguage", .text),
                 .init("backLanguage", .text),
                 .init("isFavorite", .boolean), .init("imageHash", .text, optional: true),
                 .init("imagePrompt", .text, optional: true), .init("jsonContent", .text, optional: true),
@@ -265,22 +291,26 @@ public enum SyncRegistry {
                 ] + stamps,
             parents: [parent("deckId", .deck)]),
         .tag: EntityDescriptor(
-            deletion: .lastWriterWins, fields: plain(.init("name", .text, .nonEmpty), .init("createdAt", .time))),
+            deletion: .lastWriterWins,
+            fields: plain(.init("name", .text, .length(Limits.tagName)), .init("createdAt", .time))),
         .cardTag: EntityDescriptor(
             identity: .composite(["cardId", "tagId"]), deletion: .lastWriterWins,
             fields: plain(.init("cardId", .id), .init("tagId", .id)),
             parents: [parent("cardId", .card), parent("tagId", .tag)]),
         .suggestion: EntityDescriptor(
             fields: plain(
-                .init("deckId", .id), .init("front", .text, .nonEmpty), .init("back", .text),
-                .init("cardType", .text, .nonEmpty), .init("imagePrompt", .text, optional: true),
-                .init("context", .text), .init("category", .text, .oneOf(WireRule.suggestionCategories)),
+                .init("deckId", .id), .init("front", .text, .length(1...Limits.cardFrontMaximum)),
+                .init("back", .text, .length(0...Limits.cardBackMaximum)),
+                .init("cardType", .text, .length(Limits.cardType)),
+                .init("imagePrompt", .text, optional: true),
+                .init("context", .text, .length(0...Limits.itemDescriptionMaximum)),
+                .init("category", .text, .oneOf(WireRule.suggestionCategories)),
                 .init("isVisible", .boolean), .init("imageHash", .text, optional: true), .init("createdAt", .time)),
             parents: [parent("deckId", .deck)]),
         .rejectedSuggestion: EntityDescriptor(
             fields: plain(
-                .init("deckId", .id), .init("front", .text, .nonEmpty), .init("cardType", .text, .nonEmpty),
-                .init("deletedAt", .time)),
+                .init("deckId", .id), .init("front", .text, .length(1...Limits.cardFrontMaximum)),
+                .init("cardType", .text, .length(Limits.cardType)), .init("deletedAt", .time)),
             parents: [parent("deckId", .deck)]),
         .reviewLog: EntityDescriptor(
             fields: plain(
@@ -293,12 +323,13 @@ public enum SyncRegistry {
             parents: [parent("cardId", .card), parent("deckId", .deck)]),
         .itemList: EntityDescriptor(
             fields: [SyncedField("placement", [.init("position", .text)])]
-                + plain(.init("name", .text, .nonEmpty), .init("isArchived", .boolean)) + stamps,
+                + plain(.init("name", .text, .length(Limits.listName)), .init("isArchived", .boolean)) + stamps,
             ordering: ("placement", nil)),
         .item: EntityDescriptor(
             fields: [SyncedField("placement", [.init("listId", .id), .init("position", .text)])]
                 + plain(
-                    .init("title", .text, .nonEmpty), .init("description", .text),
+                    .init("title", .text, .length(Limits.itemTitle)),
+                    .init("description", .text, .length(0...Limits.itemDescriptionMaximum)),
                     .init("quantity", .integer, optional: true, .range(low: -2_147_483_648, high: 2_147_483_647)),
                     .init("isCrossedOut", .boolean)) + stamps,
             parents: [parent("listId", .itemList, movable: true)], ordering: ("placement", "listId")),
@@ -306,15 +337,16 @@ public enum SyncRegistry {
             fields: plain(.init("itemId", .id), .init("imageHash", .text), .init("createdAt", .time))
                 + [SyncedField("placement", [.init("position", .text)])],
             parents: [parent("itemId", .item)], ordering: ("placement", "itemId")),
-        .board: EntityDescriptor(fields: plain(.init("boardTitle", .text, .nonEmpty)) + stamps),
+        .board: EntityDescriptor(fields: plain(.init("boardTitle", .text, .length(Limits.boardTitle))) + stamps),
         .boardColumn: EntityDescriptor(
-            fields: plain(.init("boardId", .id), .init("listTitle", .text, .nonEmpty))
+            fields: plain(.init("boardId", .id), .init("listTitle", .text, .length(Limits.boardTitle)))
                 + [SyncedField("placement", [.init("position", .text)])] + stamps,
             parents: [parent("boardId", .board)], ordering: ("placement", "boardId")),
         .boardCard: EntityDescriptor(
             fields: [SyncedField("placement", [.init("columnId", .id), .init("position", .text)])]
                 + plain(
-                    .init("cardTitle", .text, .nonEmpty), .init("cardDescription", .text, optional: true),
+                    .init("cardTitle", .text, .length(Limits.cardTitle)),
+                    .init("cardDescription", .text, optional: true, .length(0...Limits.itemDescriptionMaximum)),
                     .init("isArchived", .boolean)) + stamps,
             parents: [parent("columnId", .boardColumn, movable: true)], ordering: ("placement", "columnId")),
     ]

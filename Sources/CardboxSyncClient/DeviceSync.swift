@@ -80,6 +80,8 @@ public struct DeviceSync: Sendable {
                     &link, start.pending, connection, &report, progress, answered: answered)
             } catch let error as SyncClientError where error.isRefusalOfContent {
                 refusal = error
+                // Only the new cards wait for room: the rest of what was refused goes now.
+                try await pushAllButNewCards(link, connection)
             }
             try await uploadImages(start.imageHashes, &link, connection, &report)
             let plan = try await pull(
@@ -149,6 +151,47 @@ public struct DeviceSync: Sendable {
         // Only once every batch is in: a sync cut short sends them all again, which merges to the same.
         link.sent = pages.cursor
         try store.saveSyncLink(link)
+    }
+
+    /// After a push refused for the plan's card limit: sends what it held that adds no card (a
+    /// list and its items, edits of cards the server has, deletes), so that only the cards made
+    /// since the last acknowledged push, with their tags and reviews, wait for room. The push
+    /// cursor stays: the next sync sends it all again, which merges to the same.
+    private func pushAllButNewCards(_ link: SyncLink, _ connection: ServerConnection) async throws {
+        var newCards: Set<String> = []
+        try await forEachPendingBatch(since: link.sent) { batch in
+            for row in batch.rows where row.entity == .card && row.created.timestamp > link.sent {
+                newCards.insert(row.id)
+            }
+        }
+        guard !newCards.isEmpty else { return }
+        try await forEachPendingBatch(since: link.sent) { batch in
+            var kept = batch
+            kept.rows = batch.rows.filter { row in
+                switch row.entity {
+                case .card: return !newCards.contains(row.id)
+                case .cardTag, .reviewLog:
+                    guard case .string(let card)? = row.fields["cardId"]?.value else { return true }
+                    return !newCards.contains(card)
+                default: return true
+                }
+            }
+            if !kept.isEmpty { _ = try await connection.push(kept, batch: UUID(), heldBack: true) }
+        }
+    }
+
+    /// Reads the changes pending since `cursor` a batch at a time.
+    private func forEachPendingBatch(since cursor: HLCTimestamp, _ body: (ChangeSet) async throws -> Void)
+        async throws
+    {
+        let pending = try store.pendingChanges(since: cursor, limit: batchSize)
+        var pages = pending.pages
+        var batch = pending.first
+        while !batch.isEmpty {
+            try await body(batch)
+            guard !pages.isFinished else { return }
+            batch = try store.nextPage(of: &pages, limit: batchSize)
+        }
     }
 
     /// Counts a pushed batch in the report and shows how far the push has got.

@@ -19,10 +19,13 @@ public struct ServerConnection: Sendable {
     /// retried until the request's deadline: `cardbox sync` says the server is down and keeps the
     /// changes for next time. A device's requests come one at a time, but a process may run many
     /// devices at once (the load benchmark, the tests' histories): one connection each, not a
-    /// queue behind the default eight.
+    /// queue behind the default eight. An idle connection is let go before the server's idle
+    /// timeout (`CardboxApplication.idleTimeout`) closes it, so no request goes out on a connection
+    /// the server is closing.
     public static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(120))
+        configuration.connectionPool.idleTimeout = .seconds(20)
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 256
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
@@ -94,9 +97,13 @@ public struct ServerConnection: Sendable {
 
     /// Sends a change set under a batch id; sending the same batch again is answered, not applied again.
     /// One larger than a request may be goes as several batches (see `pieces`).
-    public func push(_ changes: ChangeSet, batch: UUID) async throws -> PushReceipt {
-        let last = try await pushAllButLast(of: changes, batch: batch)
-        return try await push(text: last.text, batch: last.batch)
+    /// Pushes `changes`. `heldBack`: they are part of what a push refused for the card limit held,
+    /// the rest still waiting here; the server then keeps the device's refusal shown.
+    public func push(_ changes: ChangeSet, batch: UUID, heldBack: Bool = false) async throws -> PushReceipt {
+        var pieces = pieces(of: changes)
+        let last = pieces.removeLast()
+        for piece in pieces { _ = try await push(text: piece, batch: UUID(), heldBack: heldBack) }
+        return try await push(text: last, batch: pieces.isEmpty ? batch : UUID(), heldBack: heldBack)
     }
 
     /// Pushes every piece of `changes` but the last (see `pieces`), and gives the last with the
@@ -108,8 +115,9 @@ public struct ServerConnection: Sendable {
         return (last, pieces.isEmpty ? batch : UUID())
     }
 
-    private func push(text: String, batch: UUID) async throws -> PushReceipt {
-        let answer = try await send(.POST, "/v1/sync/push?batch=\(batch.uuidString.lowercased())", body: text)
+    private func push(text: String, batch: UUID, heldBack: Bool = false) async throws -> PushReceipt {
+        let query = "batch=\(batch.uuidString.lowercased())" + (heldBack ? "&heldBack=true" : "")
+        let answer = try await send(.POST, "/v1/sync/push?\(query)", body: text)
         guard case .int(let cursor)? = answer["cursor"] else { throw Self.malformed("/v1/sync/push") }
         let previous: Int64? = if case .int(let previous)? = answer["previousCursor"] { previous } else { nil }
         return PushReceipt(cursor: cursor, previousCursor: previous)

@@ -42,14 +42,17 @@ class Server:
         self.process = subprocess.Popen(
             [cardbox, "serve", "--port", "0", "--database", self.database],
             stdout=self.output, stderr=subprocess.STDOUT)
-        self.url = self._wait_for_address()
+        self.url, self.setup_path = self._wait_for_address()
 
-    def _wait_for_address(self) -> str:
+    def _wait_for_address(self) -> tuple[str, str]:
+        """The address it listens on, and the path of the one-time setup link it prints."""
         for _ in range(300):
             self.output.seek(0)
-            found = re.search(r"listening on (http://\S+)", self.output.read())
-            if found:
-                return found.group(1)
+            printed = self.output.read()
+            found = re.search(r"listening on (http://\S+)", printed)
+            link = re.search(r"create the first account at http://[^/\s]+(/setup\?token=[0-9a-f]+)", printed)
+            if found and link:
+                return found.group(1), link.group(1)
             if self.process.poll() is not None:
                 break
             time.sleep(0.1)
@@ -202,9 +205,11 @@ def check(condition: bool, what: str) -> None:
     print(f"ok: {what}")
 
 
-def first_run(browser: Browser) -> None:
+def first_run(browser: Browser, setup_path: str) -> None:
     browser.open("/")
     check("/setup" in browser.driver.current_url, "a new server's first page offers to create the first account")
+    check("setup link" in browser.text(), "without the setup link the page says where to find it")
+    browser.open(setup_path)
     browser.shoot("setup")
     browser.fill({"user": "admin", "password": "correct horse"})
     browser.submit()
@@ -530,7 +535,7 @@ def main() -> None:
     browser = None
     try:
         browser = Browser(server.url, screenshots)
-        first_run(browser)
+        first_run(browser, server.setup_path)
         deck = deck_and_cards(browser)
         live(browser, deck)
         card_editor(browser, deck)

@@ -14,17 +14,22 @@ final class ServerProcess {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // The first line says where it listens.
+        // The first line says where it listens; the second, where to go next (the setup link of a
+        // server with no account).
         var printed = Data()
-        while !printed.contains(UInt8(ascii: "\n")) {
+        while printed.count { $0 == UInt8(ascii: "\n") } < 2 {
             let chunk = out.fileHandleForReading.availableData
             guard !chunk.isEmpty else { throw CLIHarnessError("cardbox serve exited before listening") }
             printed += chunk
         }
-        let line = String(decoding: printed, as: UTF8.self).split(separator: "\n")[0]
-        guard line.hasPrefix("listening on ") else { throw CLIHarnessError("cardbox serve printed '\(line)'") }
-        url = String(line.dropFirst("listening on ".count))
+        let lines = String(decoding: printed, as: UTF8.self).split(separator: "\n").map(String.init)
+        guard lines[0].hasPrefix("listening on ") else { throw CLIHarnessError("cardbox serve printed '\(lines[0])'") }
+        url = String(lines[0].dropFirst("listening on ".count))
+        nextStep = lines[1]
     }
+
+    /// What it said to do once listening: open the setup link, or sign in.
+    let nextStep: String
 
     /// The port it listens on.
     var port: Int { Int(url.split(separator: ":").last ?? "") ?? 0 }
@@ -99,6 +104,43 @@ struct ServerEndToEndTests {
         #expect(down.status == 1 && down.stderr.contains("cannot reach"))
         let kept = try laptop.runProcess(["sync", "status"])
         #expect(kept.stdout.contains("pending: 1") && kept.stdout.contains("last error: cannot reach"))
+    }
+
+    @Test(
+        "serve prints a setup link while it has no account and keeps its files to itself; on a signed-in store the plan is the server's"
+    )
+    func exposedServer() throws {
+        let admin = try CLI()
+        defer { admin.remove() }
+        let database = admin.folder.appendingPathComponent("server.sqlite").path
+        let server = try ServerProcess(database: database)
+        defer { _ = server.stop() }
+        #expect(
+            server.nextStep.range(
+                of: #"^create the first account at http://\S+/setup\?token=[0-9a-f]{32}$"#, options: .regularExpression)
+                != nil, "\(server.nextStep)")
+        func permissions(_ path: String) throws -> Int {
+            try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        }
+        #expect(try permissions(database) == 0o600)
+        #expect(try permissions(admin.folder.appendingPathComponent("server-cache").path) == 0o700)
+        _ = try admin.runProcess(
+            ["admin", "--database", database, "user", "add", "ana", "--password-stdin"], store: false,
+            input: "correct horse\n")
+        let laptop = try CLI()
+        defer { laptop.remove() }
+        #expect(
+            try laptop.runProcess(["login", server.url, "--user", "ana", "--password-stdin"], input: "correct horse\n")
+                .status == 0)
+        #expect(try permissions(laptop.storePath) == 0o600)
+        // The plan is the account's, on the server: the store says who changes it.
+        let premium = try laptop.runProcess(["plan", "set", "premium"])
+        #expect(premium.status == 1 && premium.stderr.contains("'cardbox admin user set-plan ana premium'"))
+        let preset = try laptop.runProcess(["deck", "create", "--preset", "spanish-basics"])
+        #expect(
+            preset.status == 1 && preset.stderr.contains("Card limit exceeded. You have 0 cards out of 25 allowed."))
+        #expect(preset.stderr.contains("signed in to \(server.url)") && preset.stderr.contains("set-plan ana premium"))
+        #expect(!preset.stderr.contains("'cardbox plan set premium'"))
     }
 
     @Test("serve stops on SIGTERM within seconds while a device listens for news (sync --watch)")

@@ -97,6 +97,20 @@ struct CardRulesTests {
         #expect(throws: CardboxError.invalid(field: "jsonContent", reason: "is not valid JSON")) {
             try CardDraft(front: "a", back: "b", jsonContent: "{").validated()
         }
+        // An image prompt and structured content hold at most 50,000 characters, as the longest
+        // texts: more could not travel to the server.
+        let long = "\"" + String(repeating: "x", count: 50_000) + "\""
+        #expect(
+            throws: CardboxError.invalid(field: "jsonContent", reason: "must be at most 50000 characters, got 50002")
+        ) {
+            try CardDraft(front: "a", back: "b", jsonContent: long).validated()
+        }
+        #expect(
+            throws: CardboxError.invalid(field: "imagePrompt", reason: "must be at most 50000 characters, got 50001")
+        ) {
+            try CardDraft(front: "a", back: "b", imagePrompt: String(repeating: "p", count: 50_001)).validated()
+        }
+        _ = try CardDraft(front: "a", back: "b", imagePrompt: String(repeating: "p", count: 50_000)).validated()
         let draft = try CardDraft(front: " hola ", back: "hello", cardType: "Vocabulary").validated()
         #expect(draft.front == "hola" && draft.cardType == "vocabulary")
     }

@@ -18,11 +18,11 @@ import Testing
 /// cancelling it or (`gracefully`) as SIGTERM stops `cardbox serve`.
 func withServer(
     _ implementation: String, options: ServerOptions = ServerOptions(), tls: (certificate: String, key: String)? = nil,
-    gracefully: Bool = false,
+    gracefully: Bool = false, throttle: SignInThrottle = .init(),
     _ body: (_ url: String, _ database: any ServerDatabase, _ accounts: AccountService) async throws -> Void
 ) async throws {
     try await SyncStates.with(implementation) { database in
-        let accounts = AccountService(store: database, hasher: PasswordHasher(cost: 4))
+        let accounts = AccountService(store: database, hasher: PasswordHasher(cost: 4), throttle: throttle)
         let (ports, port) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "cardbox.test-server")
         logger.logLevel = .warning
@@ -272,6 +272,8 @@ struct HTTPSyncTests {
             // Offline, the laptop sees none of them and adds ten of its own: 30 of 25 once merged.
             let own = try laptop.createDeck(name: "French", frontLanguage: "fr", backLanguage: "en")
             _ = try laptop.addCards(to: own.id, (0..<10).map { CardDraft(front: "l\($0)", back: "l") })
+            let hardware = try laptop.createList(name: "Hardware")
+            _ = try laptop.addItem(to: hardware.id, title: "Nails", description: "", quantity: 100)
             let seed001 = "Card limit exceeded. You have 20 cards out of 25 allowed. 5 cards remaining."
             await #expect {
                 try await DeviceSync(store: laptop).sync()
@@ -282,6 +284,10 @@ struct HTTPSyncTests {
             #expect(status.pending > 10 && status.lastError?.contains(seed001) == true)
             // The phone's cards still arrived; the laptop's own stay pending, not lost.
             #expect(try laptop.cards(in: deck.id).count == 20 && laptop.cards(in: own.id).count == 10)
+            // Only the cards wait for room: the deck, list and item made beside them went through.
+            _ = try await DeviceSync(store: phone).sync()
+            #expect(try phone.lists().map(\.name) == ["Hardware"] && phone.cards(in: own.id).isEmpty)
+            #expect(try phone.list(hardware.id).items?.map(\.title) == ["Nails"])
             try await database.setPlan(.premium, account: account.id)
             _ = try await DeviceSync(store: laptop).sync()
             _ = try await DeviceSync(store: phone).sync()

@@ -26,8 +26,10 @@ enum SyncStates {
             defer { try? FileManager.default.removeItem(at: folder) }
             try await body(try SQLiteServerDatabase(path: folder.appendingPathComponent("sync.sqlite").path))
         default:
+            // "postgres-fresh": a database of its own, for what needs one with no account yet.
+            let url = implementation == "postgres-fresh" ? try TestPostgres.newDatabase() : try TestPostgres.url
             let state = try await PostgresServerDatabase.open(
-                url: try TestPostgres.url, optimisticAttempts: implementation == "postgres-locking" ? 0 : 3)
+                url: url, optimisticAttempts: implementation == "postgres-locking" ? 0 : 3)
             do {
                 try await body(state)
             } catch {
@@ -221,6 +223,13 @@ struct SyncStateContractTests {
                 (altered(deckRow, "frontLanguage", .string("spa")), "must be 2 characters"),
                 (altered(deckRow, "desiredRetention", .double(1)), "from 0 (excluded) to 1 (excluded)"),
                 (altered(deckRow, "newCardsPerDay", .int(-1)), "must be 0 or more"),
+                // The engine's lengths: a deck's name of 101 characters, or of a megabyte.
+                (altered(deckRow, "name", .string(String(repeating: "n", count: 101))), "1 to 100 characters"),
+                (altered(deckRow, "name", .string(String(repeating: "n", count: 1 << 20))), "Unicode scalars"),
+                (altered(cardRow, "front", .string(String(repeating: "f", count: 10_001))), "1 to 10000 characters"),
+                (altered(cardRow, "notes", .string(String(repeating: "x", count: 50_001))), "0 to 50000 characters"),
+                // A text the engine sets no length for is held to what its longest texts may hold.
+                (altered(cardRow, "jsonContent", .string(String(repeating: "[", count: 200_001))), "Unicode scalars"),
             ] {
                 await #expect {
                     try await state.push(
@@ -241,6 +250,9 @@ struct SyncStateContractTests {
                 altered(deckRow, "desiredRetention", .double(0.99)), altered(deckRow, "newCardsPerDay", .int(0)),
                 altered(deckRow, "maximumInterval", .int(1)), altered(deckRow, "frontLanguage", .string("zh")),
                 altered(cardRow, "schedule", .object(edge)), altered(cardRow, "back", .string("")),
+                altered(deckRow, "name", .string(String(repeating: "n", count: 100))),
+                altered(deckRow, "name", .string(String(repeating: "e\u{301}", count: 100))),
+                altered(cardRow, "back", .string(String(repeating: "b", count: 50_000))),
             ] {
                 _ = try await state.push(
                     ChangeSet(accountId: account, replicaId: changes.replicaId, rows: [row]), batch: UUID(),

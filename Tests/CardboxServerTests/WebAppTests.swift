@@ -41,8 +41,10 @@ final class TestBrowser: @unchecked Sendable {
         return try await send(.POST, path, body: body)
     }
 
-    /// Posts a file as a page's multipart form would, beside the form's other fields.
+    /// Posts a file as a page's multipart form would, beside the form's other fields; its address
+    /// carries the form's CSRF token, as the page's form's does.
     func postFile(_ path: String, _ fields: [String: String], file: (name: String, data: Data)) async throws -> Answer {
+        let path = fields["csrf"].map { path + (path.contains("?") ? "&" : "?") + "csrf=" + Self.encode($0) } ?? path
         let boundary = "----cardbox\(UUID().uuidString)"
         var body = Data()
         for (key, value) in fields {
@@ -56,6 +58,13 @@ final class TestBrowser: @unchecked Sendable {
         body.append(file.data)
         body.append(Data("\r\n--\(boundary)--\r\n".utf8))
         return try await send(.POST, path, body: body, contentType: "multipart/form-data; boundary=\(boundary)")
+    }
+
+    /// Posts JSON as the page's script does (`/api/v1` with the session cookie and `X-CSRF-Token`).
+    func postJSON(_ path: String, _ json: String, csrf: String) async throws -> Answer {
+        headers.append(("X-CSRF-Token", csrf))
+        defer { headers.removeLast() }
+        return try await send(.POST, path, body: Data(json.utf8), contentType: "application/json")
     }
 
     /// The CSRF token a page of this session carries in its forms.
@@ -107,12 +116,16 @@ func escaped(_ text: String) -> String {
 
 @Suite("The web app")
 struct WebAppTests {
+    /// The setup link's token of the servers `withWebServer` starts.
+    static let setupToken = "5e7c0a1b2c3d4e5f60718293a4b5c6d7"
+
     /// A server with copies of accounts in a new folder (the web app works on them).
     static func withWebServer(
         openSignup: Bool = false,
         _ body: (_ url: String, _ database: any ServerDatabase, _ accounts: AccountService) async throws -> Void
     ) async throws {
         var options = ServerOptions(openSignup: openSignup)
+        options.setupToken = setupToken
         options.replicaFolder = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("cardbox-web-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: options.replicaFolder!) }
@@ -175,7 +188,7 @@ struct WebAppTests {
         return try #require(answer.location)
     }
 
-    @Test("the first visit from this machine makes the first account and signs it in; then setup is closed")
+    @Test("the setup link makes the first account and signs it in; then setup is closed")
     func firstRun() async throws {
         try await Self.withWebServer { url, database, _ in
             let browser = TestBrowser(url)
@@ -192,16 +205,17 @@ struct WebAppTests {
             #expect(try await database.accounts().isEmpty)
             // Behind a reverse proxy the browser's host comes as X-Forwarded-Host: the form passes
             // the check (and is refused for its short password).
+            let setup = "/setup?token=\(Self.setupToken)"
             let proxied = TestBrowser(url)
             proxied.headers = [("Origin", "https://cards.example.com"), ("X-Forwarded-Host", "cards.example.com")]
-            let behindProxy = try await proxied.post("/setup", ["user": "admin", "password": "short"])
+            let behindProxy = try await proxied.post(setup, ["user": "admin", "password": "short"])
             #expect(behindProxy.status == 400 && behindProxy.body.contains("password"))
             // The server's own page says it is: same origin.
             browser.headers = [("Origin", url), ("Sec-Fetch-Site", "same-origin")]
-            let weak = try await browser.post("/setup", ["user": "admin", "password": "short"])
+            let weak = try await browser.post(setup, ["user": "admin", "password": "short"])
             #expect(weak.status == 400 && weak.body.contains("password"))
             #expect(try await database.accounts().isEmpty)
-            let made = try await browser.post("/setup", ["user": "admin", "password": "correct horse"])
+            let made = try await browser.post(setup, ["user": "admin", "password": "correct horse"])
             #expect(made.status == 303 && made.location == "/decks")
             let cookie = try #require(made.setCookie)
             #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && !cookie.contains("Secure"))
@@ -210,7 +224,7 @@ struct WebAppTests {
             // Setup is over: the page sends to sign-in, and posting it again makes nobody.
             let stranger = TestBrowser(url)
             #expect(try await stranger.get("/setup").location == "/signin")
-            #expect(try await stranger.post("/setup", ["user": "eve", "password": "correct horse"]).status == 403)
+            #expect(try await stranger.post(setup, ["user": "eve", "password": "correct horse"]).status == 403)
             #expect(try await database.accounts().count == 1)
         }
     }

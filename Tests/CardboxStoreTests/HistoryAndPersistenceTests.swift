@@ -151,6 +151,24 @@ struct HistoryAndPersistenceTests {
         #expect(try store.list(try store.resolve("L")).items?.map(\.quantity) == [2])
     }
 
+    @Test("a new store file, and its log, are its owner's only; a store made before is once it holds a token")
+    func ownerOnly() throws {
+        let path = TestStore.temporaryPath()
+        defer {
+            try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        }
+        func permissions(_ file: String) throws -> Int {
+            try #require(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int)
+        }
+        let store = try CardboxStore.open(path: path)
+        _ = try store.createList(name: "L")
+        #expect(try permissions(path) == 0o600 && permissions(path + "-wal") == 0o600)
+        // A store an older release made readable by all becomes its owner's once signed in.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        try store.saveSyncLink(SyncLink(server: "http://127.0.0.1:1", user: "ana", token: "cbx1.secret"))
+        #expect(try permissions(path) == 0o600)
+    }
+
     @Test(
         "data survives closing and reopening the store file, which runs in WAL mode with one durability however opened")
     func persistence() throws {

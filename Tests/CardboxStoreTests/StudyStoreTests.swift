@@ -246,6 +246,48 @@ struct IntervalFuzzTests {
     }
 }
 
+@Suite("Study days in the person's time zone")
+struct StudyTimeZoneTests {
+    /// A deck allowing one new card a day, its one new card answered at 12:00 UTC, asked again
+    /// 13 hours later: 01:00 UTC is a new day in UTC, while in Kiritimati (UTC+14) it is 15:00 of the
+    /// same day.
+    static func newCardsLeft(followsAccount: Bool, accountZone: String?) throws -> Int {
+        let clock = TestClock(Date(timeIntervalSince1970: 1_750_075_200))  // 2025-06-16 12:00 UTC
+        var environment = TestStore.environment(clock)
+        environment.followsAccountTimeZone = followsAccount
+        let store = try CardboxStore.inMemory(environment: environment)
+        _ = try store.setSetting("dayStartHour", to: "0")
+        if let accountZone { _ = try store.setSetting("timeZone", to: accountZone) }
+        let deck = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        var settings = deck.study
+        settings.newCardsPerDay = 1
+        _ = try store.setStudySettings(deck.id, settings)
+        let first = try store.addCard(to: deck.id, CardDraft(front: "uno", back: "one"))
+        _ = try store.addCard(to: deck.id, CardDraft(front: "dos", back: "two"))
+        _ = try store.answer(first.id, rating: 3)
+        clock.advance(seconds: 13 * 3_600)
+        return try store.studyCounts(in: deck.id).new
+    }
+
+    @Test("a server's copy counts study days in the account's time zone; a device, in its own")
+    func accountZone() throws {
+        #expect(try Self.newCardsLeft(followsAccount: true, accountZone: "Pacific/Kiritimati") == 0)
+        #expect(try Self.newCardsLeft(followsAccount: true, accountZone: nil) == 1)
+        #expect(try Self.newCardsLeft(followsAccount: false, accountZone: "Pacific/Kiritimati") == 1)
+    }
+
+    @Test("the time zone setting takes zone names only, and setting a value it holds writes nothing")
+    func setting() throws {
+        let store = try TestStore.make()
+        #expect(throws: CardboxError.self) { try store.setSetting("timeZone", to: "Mars/Olympus") }
+        #expect(try store.setSetting("timeZone", to: "Europe/Madrid").timeZone == "Europe/Madrid")
+        let (_, cursor) = try store.changes(since: .zero)
+        _ = try store.setSetting("timeZone", to: "Europe/Madrid")
+        #expect(try store.changes(since: cursor).changes.isEmpty)
+        #expect(try store.settings().timeZone == "Europe/Madrid")
+    }
+}
+
 @Suite("Study statistics")
 struct StatsTests {
     @Test("reviews per day, true retention, due forecast and card counts")

@@ -7,6 +7,25 @@ public enum TestPostgres {
         get throws { try started.get() }
     }
 
+    /// A new, empty database on the same server, for a test that needs one to itself (the others
+    /// share one database).
+    public static func newDatabase() throws -> String {
+        let server = try url
+        let name = "cardbox_\(UUID().uuidString.prefix(8).lowercased())"
+        guard let pipe = popen("psql '\(server)' -q -c 'CREATE DATABASE \(name)' 2>&1", "r") else {
+            throw StartFailure(message: "cannot run psql")
+        }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        var printed = ""
+        while fgets(&buffer, Int32(buffer.count), pipe) != nil {
+            printed += String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        guard pclose(pipe) == 0, let slash = server.lastIndex(of: "/") else {
+            throw StartFailure(message: "cannot create a database: \(printed)")
+        }
+        return server[..<slash] + "/" + name
+    }
+
     private static let started = Result<String, any Error> {
         if let url = ProcessInfo.processInfo.environment["CARDBOX_TEST_POSTGRES_URL"], !url.isEmpty { return url }
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

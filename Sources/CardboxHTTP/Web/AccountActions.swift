@@ -341,6 +341,16 @@ struct AccountActions: Sendable {
         }
     }
 
+    /// Sets the settings given, in one write: whether lists show crossed-out items, and the
+    /// person's time zone (their study days on this server's copy begin and end in it).
+    func setSettings(_ caller: Caller, showCrossedOut: Bool?, timeZone: String?) async throws -> UserSettings {
+        try await write(caller) { store in
+            try store.setSettings(
+                [("showCrossedOutItems", showCrossedOut.map { $0 ? "true" : "false" }), ("timeZone", timeZone)]
+                    .compactMap { key, value in value.map { (key, $0) } })
+        }
+    }
+
     func addItem(_ caller: Caller, to list: ListID, _ draft: ItemDraft) async throws -> Item {
         try await write(caller) { store in
             try store.addItem(to: list, title: draft.title, description: draft.description, quantity: draft.quantity)

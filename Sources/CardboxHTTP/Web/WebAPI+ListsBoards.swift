@@ -51,12 +51,15 @@ extension WebAPI {
         }
         addItemRoutes(to: api)
         api.post("settings") { request, context in
-            let body = try await JSONBody(request, context).allowing(only: ["showCrossedOutItems"])
-            guard let show = try body.optionalBool("showCrossedOutItems") else {
-                throw CardboxError.invalid(field: "showCrossedOutItems", reason: "is required, as true or false")
+            let body = try await JSONBody(request, context).allowing(only: ["showCrossedOutItems", "timeZone"])
+            let (show, zone) = (try body.optionalBool("showCrossedOutItems"), try body.optionalString("timeZone"))
+            guard show != nil || zone != nil else {
+                throw CardboxError.invalid(field: "body", reason: "needs showCrossedOutItems or timeZone")
             }
-            try await actions.setShowCrossedOut(try context.requireCaller(), show)
-            return EncodedJSON(["showCrossedOutItems": show])
+            let settings = try await actions.setSettings(
+                try context.requireCaller(), showCrossedOut: show, timeZone: zone)
+            return EncodedJSON(
+                SettingsAnswer(showCrossedOutItems: settings.showCrossedOutItems, timeZone: settings.timeZone))
         }
     }
 
@@ -275,4 +278,18 @@ extension JSONBody {
         default: throw CardboxError.invalid(field: "quantity", reason: "must be a whole number or null")
         }
     }
+}
+
+/// `POST /api/v1/settings`'s answer: the settings it sets, as they are now.
+struct SettingsAnswer: Encodable {
+    var showCrossedOutItems: Bool
+    var timeZone: String?
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(showCrossedOutItems, forKey: .showCrossedOutItems)
+        try container.encode(timeZone, forKey: .timeZone)
+    }
+
+    enum CodingKeys: String, CodingKey { case showCrossedOutItems, timeZone }
 }

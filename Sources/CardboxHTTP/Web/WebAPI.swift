@@ -15,10 +15,12 @@ struct WebAPI: Sendable {
     let actions: AccountActions
     let accounts: AccountService
     let options: ServerOptions
+    /// The sync API's: an account's requests count against one rate, whichever API they use.
+    let limiter: RateLimiter
 
     func addRoutes(to router: Router<CardboxRequestContext>) {
         let api = router.group("api/v1").add(middleware: WebAPIAuthentication(accounts: accounts))
-            .add(middleware: AccountRateLimit(limiter: RateLimiter(perSecond: options.requestsPerSecond)))
+            .add(middleware: AccountRateLimit(limiter: limiter))
         api.get("decks") { _, context in
             let (decks, allowance) = try await actions.decks(try context.requireCaller())
             return EncodedJSON(DecksAnswer(decks: decks, allowance: allowance))

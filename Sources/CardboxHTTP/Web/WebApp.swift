@@ -110,8 +110,10 @@ struct WebApp: Sendable {
         pages.get("account") { _, context in try await accountPage(context) }
         pages.get("events") { request, context in
             let caller = try context.pageCaller()
+            let token = context.sessionToken ?? ""
             return NewsStream(database: database, news: news, pollInterval: options.newsPollInterval).response(
-                account: caller.account.id, after: try request.integerQuery("after", default: 0))
+                account: caller.account.id, after: try request.integerQuery("after", default: 0),
+                stillSignedIn: { [accounts] in try await accounts.caller(token: token) != nil })
         }
         pages.post("account/devices/:device/revoke") { request, context in try await revoke(request, context) }
     }
@@ -129,41 +131,57 @@ struct WebApp: Sendable {
         return WebPage.redirect(try await offersSetup(context) ? "/setup" : "/signin")
     }
 
-    /// The first account is made from the browser only while the server has none, and only from
-    /// the machine it runs on: whoever reaches it first from elsewhere would own it.
+    /// The first account is made from the browser only while the server has none, and only with
+    /// the one-time setup link `cardbox serve` printed (`ServerOptions.setupToken`): whoever reached
+    /// the server first would own it otherwise, and behind a reverse proxy every request seems to
+    /// come from this machine.
     private func offersSetup(_ context: CardboxRequestContext) async throws -> Bool {
-        guard context.isFromLoopback else { return false }
+        guard options.setupToken != nil else { return false }
         return try await database.accounts().isEmpty
+    }
+
+    /// Whether the request carries the setup link's token.
+    private func hasSetupToken(_ request: Request) -> Bool {
+        guard let expected = options.setupToken, let given = request.uri.queryParameters["token"] else {
+            return false
+        }
+        return constantTimeEqual(String(given), expected)
     }
 
     private func setupPage(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
         guard try await offersSetup(context) else { return WebPage.redirect("/signin") }
-        return WebPage.html("setup", title: "Welcome", context: context)
+        return WebPage.html("setup", title: "Welcome", ["hasToken": hasSetupToken(request)], context: context)
     }
 
     private func setup(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
         try WebSession.requireSameOrigin(request)
-        guard try await offersSetup(context) else {
-            throw APIError(.forbidden, "this server has an account already: sign in, or ask its administrator")
+        guard try await offersSetup(context) else { throw SetupClosed() }
+        guard hasSetupToken(request) else {
+            throw APIError(
+                .forbidden, "the first account is made from the setup link 'cardbox serve' printed when it started")
         }
-        return try await createAccount(request, context, page: "setup", title: "Welcome")
+        return try await createAccount(request, context, page: "setup", title: "Welcome", first: true)
     }
 
     /// A new account from the form of `page` (a name not taken, a password of 8 or more
     /// characters), signed in at once; a refusal shows on the page with the name kept.
     private func createAccount(
-        _ request: Request, _ context: CardboxRequestContext, page: String, title: String
+        _ request: Request, _ context: CardboxRequestContext, page: String, title: String, first: Bool = false
     ) async throws -> Response {
         let form = try await WebPage.form(request)
         let (user, password) = (form["user"] ?? "", form["password"] ?? "")
         do {
-            _ = try await accounts.addAccount(name: user, password: password)
+            if first {
+                _ = try await accounts.addFirstAccount(name: user, password: password)
+            } else {
+                _ = try await accounts.addAccount(name: user, password: password)
+            }
         } catch let error as CardboxError {
             return WebPage.html(
-                page, title: title, ["user": user], context: context, error: WebPage.message(error),
-                status: .badRequest)
+                page, title: title, ["user": user, "hasToken": first], context: context,
+                error: WebPage.message(error), status: .badRequest)
         }
-        return try await startSession(user: user, password: password, request)
+        return try await startSession(user: user, password: password, request, context)
     }
 
     /// Anyone may make an account only on a server started with `--open-signup`.
@@ -184,7 +202,7 @@ struct WebApp: Sendable {
         let form = try await WebPage.form(request)
         let (user, password) = (form["user"] ?? "", form["password"] ?? "")
         do {
-            return try await startSession(user: user, password: password, request)
+            return try await startSession(user: user, password: password, request, context)
         } catch let error as CardboxError {
             return WebPage.html(
                 "signin", title: "Sign in", ["user": user, "canSignUp": options.openSignup], context: context,
@@ -193,12 +211,16 @@ struct WebApp: Sendable {
     }
 
     /// Signs the browser in as a device of the account named, and sends it to its decks.
-    private func startSession(user: String, password: String, _ request: Request) async throws -> Response {
+    private func startSession(
+        user: String, password: String, _ request: Request, _ context: CardboxRequestContext
+    ) async throws -> Response {
         let agent =
             request.headers[.userAgent].map {
                 " (\(String($0.withoutControlCharacters.unicodeScalars.prefix(60))))"
             } ?? ""
-        let signIn = try await accounts.signIn(name: user, password: password, deviceName: "Web browser\(agent)")
+        let signIn = try await accounts.signIn(
+            name: user, password: password, deviceName: "Web browser\(agent)",
+            client: context.clientAddress(request, trusting: options.trustedProxies))
         return WebPage.redirect("/decks", cookie: WebSession.cookie(signIn.token, secure: secure))
     }
 
@@ -206,6 +228,7 @@ struct WebApp: Sendable {
         try context.checkCSRF(try await WebPage.form(request)["csrf"])
         let caller = try context.pageCaller()
         _ = try await database.revokeDevice(caller.device.id, account: caller.account.id, now: options.now())
+        await news.signedOut(caller.account.id)
         return WebPage.redirect("/signin", cookie: WebSession.cookie(nil, secure: secure))
     }
 
@@ -1046,6 +1069,7 @@ struct WebApp: Sendable {
         guard let device = context.parameters.get("device").flatMap(UUID.init(uuidString:)),
             try await database.revokeDevice(device, account: caller.account.id, now: options.now())
         else { throw CardboxError.notFound(kind: "device", reference: context.parameters.get("device") ?? "") }
+        await news.signedOut(caller.account.id)
         return WebPage.redirect("/account")
     }
 

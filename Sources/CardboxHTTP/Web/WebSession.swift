@@ -27,6 +27,7 @@ struct WebSession: RouterMiddleware {
             context.sessionToken = token
         }
         do {
+            try Self.admitBody(request, context)
             var response = try await next(request, context)
             response.headers.append(contentsOf: Self.securityHeaders)
             return response
@@ -70,6 +71,26 @@ struct WebSession: RouterMiddleware {
         else { throw refusal }
     }
 
+    /// The forms posted before there is a session: the rest need one.
+    static let formsBeforeSession: Set<String> = ["/setup", "/signin", "/signup"]
+
+    /// Decides on a request's body before a byte of it is read: a form posted without a session
+    /// goes to sign-in unread (a stranger's upload costs nothing), and a form with a file carries
+    /// its CSRF token in its address (`?csrf=`), checked here, so a file reaches the server only
+    /// from this server's own page. A form without a file (at most `WebPage.formLimit`) carries the
+    /// token in its fields, checked by its handler.
+    static func admitBody(_ request: Request, _ context: CardboxRequestContext) throws {
+        guard ![.get, .head].contains(request.method), !formsBeforeSession.contains(request.uri.path) else { return }
+        guard let sessionToken = context.sessionToken else { throw WebPage.Redirect(to: "/signin") }
+        let posted = request.uri.queryParameters["csrf"].map(String.init)
+        let isMultipart = request.headers[.contentType]?.lowercased().hasPrefix("multipart/") ?? false
+        guard posted != nil || !isMultipart else { throw Self.expiredForm }
+        if let posted, !constantTimeEqual(posted, csrfToken(sessionToken)) { throw Self.expiredForm }
+    }
+
+    static let expiredForm = APIError(
+        .forbidden, "this form has expired or came from another site: reload the page and try again")
+
     static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
     static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
 
@@ -89,8 +110,8 @@ extension CardboxRequestContext {
     /// Checks a posted form's CSRF token against the session's; a form without a session signs in.
     func checkCSRF(_ posted: String?) throws {
         guard let sessionToken else { throw WebPage.Redirect(to: "/signin") }
-        guard let posted, posted == WebSession.csrfToken(sessionToken) else {
-            throw APIError(.forbidden, "this form has expired or came from another site: reload the page and try again")
+        guard let posted, constantTimeEqual(posted, WebSession.csrfToken(sessionToken)) else {
+            throw WebSession.expiredForm
         }
     }
 

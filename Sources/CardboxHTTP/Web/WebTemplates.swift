@@ -224,7 +224,7 @@ enum WebTemplates {
         <form method="post" action="/lists/{{list.id}}/items/{{itemId}}/images/{{id}}/delete" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <button type="submit" class="link danger" aria-label="Remove this image">Remove</button></form></li>{{/images}}</ul>{{/hasImages}}
-        {{#canAddImage}}<form method="post" action="/lists/{{list.id}}/items/{{id}}/images" enctype="multipart/form-data"
+        {{#canAddImage}}<form method="post" action="/lists/{{list.id}}/items/{{id}}/images?csrf={{csrf}}" enctype="multipart/form-data"
         class="row">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <label>Add an image <input type="file" name="image" accept="image/jpeg,image/png,image/heic" required></label>
@@ -343,7 +343,9 @@ enum WebTemplates {
         {{<layout}}{{$content}}
         <h1>Welcome to Cardbox</h1>
         <p>This server has no account yet. Create the first one: it is the server's administrator.</p>
-        {{> newaccount}}
+        {{#hasToken}}{{> newaccount}}{{/hasToken}}
+        {{^hasToken}}<p id="setup-link">To create it, open the setup link that <code>cardbox serve</code> printed
+        when it started (it ends in <code>/setup?token=…</code>).</p>{{/hasToken}}
         {{/content}}{{/layout}}
         """
 
@@ -531,7 +533,7 @@ enum WebTemplates {
         {{<layout}}{{$content}}
         <p><a href="/decks/{{deck.id}}">← {{deck.name}}</a></p>
         <h1>Edit card</h1>
-        <form method="post" action="/decks/{{deck.id}}/cards/{{card.id}}" enctype="multipart/form-data" class="stack"
+        <form method="post" action="/decks/{{deck.id}}/cards/{{card.id}}?csrf={{csrf}}" enctype="multipart/form-data" class="stack"
         id="card-editor">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <label for="front">Front</label>
@@ -581,7 +583,7 @@ enum WebTemplates {
         <p class="muted">An Anki package (.apkg), cards as CSV or TSV (Anki's plain text), ListAll JSON, a
         Trello board, or a Cardbox backup (into an account with nothing in it). The format is told from the
         file. All of it comes in, or nothing: a problem anywhere is shown here.</p>
-        <form method="post" action="/exchange/import" enctype="multipart/form-data" class="stack" id="import">
+        <form method="post" action="/exchange/import?csrf={{csrf}}" enctype="multipart/form-data" class="stack" id="import">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <label for="file">File (at most 64 MB)</label>
         <input type="file" id="file" name="file" required>

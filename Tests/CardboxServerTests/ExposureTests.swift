@@ -1,0 +1,396 @@
+import AsyncHTTPClient
+import CardboxCore
+import CardboxServer
+import CardboxStore
+import CardboxSyncClient
+import Foundation
+import Hummingbird
+import NIOCore
+import NIOHTTP1
+import Testing
+
+@testable import CardboxHTTP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A client that writes bytes on a socket as it likes: a declared length with no body after it,
+/// headers a few bytes at a time. Reads answer with a deadline.
+final class RawConnection: @unchecked Sendable {
+    private let socket: Int32
+
+    init(_ url: String) throws {
+        let port = UInt16(try #require(URL(string: url)?.port))
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw CardboxError.storage("cannot connect to \(url)") }
+    }
+
+    deinit { close(socket) }
+
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// What the server sends within `seconds`: its answer, nil once it has closed the connection
+    /// without one, or "" when nothing came in time. The wait blocks a thread of its own: the
+    /// server under test answers on the cooperative pool this test runs on.
+    func read(within seconds: Int) async -> String? {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: self.blockingRead(within: seconds)) }.start()
+        }
+    }
+
+    private func blockingRead(within seconds: Int) -> String? {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var count = -1
+        repeat { count = recv(socket, &buffer, buffer.count, 0) } while count < 0 && errno == EINTR
+        if count == 0 { return nil }
+        if count < 0 { return "" }
+        return String(decoding: buffer.prefix(count), as: UTF8.self)
+    }
+}
+
+@Suite("A server safe to expose")
+struct ExposureTests {
+    /// A web server with a setup link and copies of accounts, as `cardbox serve` starts one.
+    static func withExposedServer(
+        _ configure: (inout ServerOptions) -> Void = { _ in }, throttle: SignInThrottle = .init(),
+        _ body: (_ url: String, _ database: any ServerDatabase, _ accounts: AccountService) async throws -> Void
+    ) async throws {
+        var options = ServerOptions()
+        options.replicaFolder = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("cardbox-exposed-\(UUID().uuidString)")
+        options.setupToken = "0123456789abcdef0123456789abcdef"
+        configure(&options)
+        defer { try? FileManager.default.removeItem(at: options.replicaFolder!) }
+        try await withServer("sqlite-memory", options: options, throttle: throttle, body)
+    }
+
+    // MARK: Sign-in
+
+    @Test(
+        "every spelling of a name that signs in to an account counts against that account's throttle",
+        arguments: ["sqlite-memory", "postgres"])
+    func spellingsShareTheThrottle(_ implementation: String) async throws {
+        try await SyncStates.with(implementation) { database in
+            let accounts = AccountService(store: database, hasher: PasswordHasher(cost: 4))
+            let name = "alice-\(UUID().uuidString.prefix(8).lowercased())"
+            _ = try await accounts.addAccount(name: name, password: "correct horse")
+            let now = Date()
+            for spelling in [" \(name)", "\(name)\t", "\u{00a0}\(name)", "\u{3000}\(name)", name.uppercased()] {
+                await #expect(throws: AccountService.wrongCredentials) {
+                    try await accounts.signIn(name: spelling, password: "wrong guess", deviceName: "d", now: now)
+                }
+            }
+            // Five failures for the one name: even the right password waits now, however it is spelt.
+            for spelling in [name, "\u{3000}\(name)"] {
+                await #expect(throws: SignInThrottled(retryAfter: 1)) {
+                    try await accounts.signIn(name: spelling, password: "correct horse", deviceName: "d", now: now)
+                }
+            }
+        }
+    }
+
+    @Test("failed sign-ins are limited per client address too; behind a trusted proxy, the address it forwards")
+    func throttledPerClient() async throws {
+        let throttle = SignInThrottle(allowedPerClient: 3)
+        try await Self.withExposedServer({ $0.trustedProxies = ["127.0.0.1"] }, throttle: throttle) {
+            url, _, accounts in
+            _ = try await accounts.addAccount(name: "ana", password: "correct horse")
+            let guesser = TestBrowser(url)
+            guesser.headers = [("X-Forwarded-For", "203.0.113.5")]
+            // Three names, one guess each: no name's own limit is reached, the address's is.
+            for name in ["bob", "carl", "dina"] {
+                #expect(try await guesser.post("/signin", ["user": name, "password": "guess one"]).status == 401)
+            }
+            let refused = try await guesser.post("/signin", ["user": "ana", "password": "correct horse"])
+            #expect(refused.status == 429 && refused.body.contains("from this address"))
+            // A client forwarded from elsewhere is not held back by it.
+            let neighbour = TestBrowser(url)
+            neighbour.headers = [("X-Forwarded-For", "198.51.100.7")]
+            #expect(try await neighbour.post("/signin", ["user": "ana", "password": "correct horse"]).status == 303)
+            // The client's own word before the proxy's entry is not believed: the proxy's is the last.
+            let spoofing = TestBrowser(url)
+            spoofing.headers = [("X-Forwarded-For", "198.51.100.7, 203.0.113.5")]
+            #expect(try await spoofing.post("/signin", ["user": "ana", "password": "correct horse"]).status == 429)
+        }
+        // Without a trusted proxy, X-Forwarded-For says nothing: the socket's address is the client.
+        try await Self.withExposedServer(throttle: SignInThrottle(allowedPerClient: 2)) { url, _, accounts in
+            _ = try await accounts.addAccount(name: "ana", password: "correct horse")
+            for (index, name) in ["bob", "carl"].enumerated() {
+                let guesser = TestBrowser(url)
+                guesser.headers = [("X-Forwarded-For", "203.0.113.\(index)")]
+                #expect(try await guesser.post("/signin", ["user": name, "password": "guess one"]).status == 401)
+            }
+            let sameMachine = TestBrowser(url)
+            #expect(try await sameMachine.post("/signin", ["user": "ana", "password": "correct horse"]).status == 429)
+        }
+    }
+
+    @Test("an unknown name's sign-in costs one bcrypt run, as a known name's wrong password does")
+    func unknownNameTakesAsLong() async throws {
+        let hasher = PasswordHasher(cost: 9)
+        let stored = try hasher.hash("correct horse")
+        _ = hasher.verify("warm-up", hash: nil)
+        func median(_ hash: String?) -> Duration {
+            let times = (0..<5).map { _ in ContinuousClock().measure { _ = hasher.verify("wrong guess", hash: hash) } }
+            return times.sorted()[2]
+        }
+        let known = median(stored)
+        let unknown = median(nil)
+        // Two runs (a fresh hash, then the check) took twice as long.
+        #expect(unknown < known * 1.5, "unknown name: \(unknown), known name: \(known)")
+    }
+
+    @Test("password hashing runs on threads of its own, a few at once; past its queue a check is refused at once")
+    func passwordWorkIsBounded() async throws {
+        let work = PasswordWork(workers: 2, queueLimit: 1)
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let blocking: @Sendable () -> Int = {
+            started.signal()
+            release.wait()
+            return 1
+        }
+        let first = Task { try await work.run(blocking) }
+        let second = Task { try await work.run(blocking) }
+        for _ in 0..<2 { started.wait() }
+        // Both workers are held: the cooperative pool is not (a task still runs), and one more
+        // check waits in the queue.
+        #expect(await Task { 41 + 1 }.value == 42)
+        let third = Task { try await work.run(blocking) }
+        try await Task.sleep(for: .milliseconds(200))
+        await #expect(throws: PasswordWorkBusy()) { try await work.run(blocking) }
+        for _ in 0..<3 { release.signal() }
+        #expect(try await first.value + second.value + third.value == 3)
+        // The refusal is a 429 that says when to try again.
+        let answer = JSONErrorMiddleware.answer(for: PasswordWorkBusy())
+        #expect(answer.status.code == 429 && answer.headers[.retryAfter] == "2")
+    }
+
+    // MARK: First run
+
+    @Test("the first account needs the setup link's token, from this machine or through a proxy; setup is atomic")
+    func setupNeedsItsLink() async throws {
+        try await Self.withExposedServer { url, database, _ in
+            let token = "0123456789abcdef0123456789abcdef"
+            let browser = TestBrowser(url)
+            #expect(try await browser.get("/").location == "/setup")
+            let withoutLink = try await browser.get("/setup")
+            #expect(withoutLink.body.contains("setup link") && !withoutLink.body.contains("name=\"password\""))
+            #expect(try await browser.get("/setup?token=\(token)").body.contains("name=\"password\""))
+            for path in ["/setup", "/setup?token=wrong", "/setup?token=\(token.dropLast())"] {
+                let refused = try await browser.post(path, ["user": "mallory", "password": "correct horse"])
+                #expect(refused.status == 403 && refused.body.contains("setup link"))
+            }
+            let proxied = TestBrowser(url)
+            proxied.headers = [("X-Forwarded-For", "203.0.113.5")]
+            #expect(try await proxied.post("/setup", ["user": "mallory", "password": "correct horse"]).status == 403)
+            #expect(try await database.accounts().isEmpty)
+            // Three at once with the link: one account.
+            let answers = try await withThrowingTaskGroup(of: Int.self) { group in
+                for name in ["ana", "bea", "cy"] {
+                    group.addTask {
+                        try await TestBrowser(url).post(
+                            "/setup?token=\(token)", ["user": name, "password": "correct horse"]
+                        )
+                        .status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.sorted() == [303, 403, 403])
+            #expect(try await database.accounts().count == 1)
+            #expect(
+                try await browser.post("/setup?token=\(token)", ["user": "dan", "password": "correct horse"]).status
+                    == 403)
+        }
+        // A server started with accounts prints no link: there is no setup.
+        try await withServer("sqlite-memory") { url, database, _ in
+            let browser = TestBrowser(url)
+            let home = try await browser.get("/")
+            let refused = try await browser.post("/setup", ["user": "eve", "password": "correct horse"])
+            #expect(home.location == "/signin" && refused.status == 403)
+            #expect(try await database.accounts().isEmpty)
+        }
+    }
+
+    @Test("of several first accounts made at once, one is made", arguments: ["sqlite-file", "postgres-fresh"])
+    func firstAccountIsAtomic(_ implementation: String) async throws {
+        try await SyncStates.with(implementation) { database in
+            let accounts = AccountService(store: database, hasher: PasswordHasher(cost: 4))
+            let made = await withTaskGroup(of: Bool.self) { group in
+                for index in 0..<5 {
+                    group.addTask {
+                        (try? await accounts.addFirstAccount(name: "owner\(index)", password: "correct horse")) != nil
+                    }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            let count = try await database.accounts().count
+            #expect(made == 1 && count == 1)
+            await #expect(throws: SetupClosed()) {
+                try await accounts.addFirstAccount(name: "late", password: "correct horse")
+            }
+        }
+    }
+
+    // MARK: Hosts, proxies, cookies, metrics
+
+    @Test("a request naming a host the server does not answer as is refused; its public address and IPs are served")
+    func hostCheck() async throws {
+        try await Self.withExposedServer { url, _, _ in
+            let port = try #require(URL(string: url)?.port)
+            for (host, status) in [
+                ("evil.example", 421), ("127.0.0.1:\(port)", 200), ("localhost:\(port)", 200), ("[::1]:\(port)", 200),
+            ] {
+                let connection = try RawConnection(url)
+                connection.send("GET /health HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n")
+                let answer = await connection.read(within: 10)
+                #expect(
+                    answer?.hasPrefix("HTTP/1.1 \(status)") == true, "Host: \(host) got \(String(describing: answer))")
+            }
+        }
+        try await Self.withExposedServer({ $0.publicURL = URL(string: "https://cards.example.com") }) {
+            url, _, accounts in
+            let connection = try RawConnection(url)
+            connection.send("GET /health HTTP/1.1\r\nHost: cards.example.com\r\nConnection: close\r\n\r\n")
+            #expect(await connection.read(within: 10)?.hasPrefix("HTTP/1.1 200") == true)
+            // An https public address makes the session cookie Secure, though this hop is plain HTTP.
+            _ = try await accounts.addAccount(name: "ana", password: "correct horse")
+            let signIn = try await TestBrowser(url).post("/signin", ["user": "ana", "password": "correct horse"])
+            #expect(signIn.status == 303 && signIn.setCookie?.contains("Secure") == true)
+        }
+    }
+
+    @Test("/metrics: this machine only when asked directly, or anyone with the metrics token")
+    func metricsAccess() async throws {
+        try await Self.withExposedServer { url, _, _ in
+            let browser = TestBrowser(url)
+            let direct = try await browser.get("/metrics")
+            browser.headers = [("X-Forwarded-For", "203.0.113.5")]
+            let proxied = try await browser.get("/metrics")
+            #expect(direct.status == 200 && proxied.status == 403)
+        }
+        try await Self.withExposedServer({ $0.metricsToken = "metrics-secret-0123456789" }) { url, _, _ in
+            let browser = TestBrowser(url)
+            #expect(try await browser.get("/metrics").status == 401)
+            browser.headers = [("Authorization", "Bearer metrics-secret-0123456789")]
+            let answer = try await browser.get("/metrics")
+            #expect(answer.status == 200 && answer.body.contains("# TYPE"))
+        }
+    }
+
+    // MARK: Bodies and connections
+
+    @Test("a body is refused before it is read: without a session, without a file form's CSRF token, or too long")
+    func bodiesRefusedUnread() async throws {
+        try await Self.withExposedServer { url, _, accounts in
+            let declared =
+                "POST /exchange/import HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Type: multipart/form-data; boundary=x\r\nContent-Length: 73400320\r\n"
+            // No session: sent to sign-in at once, the 70 MB never sent.
+            let stranger = try RawConnection(url)
+            stranger.send(declared + "\r\n")
+            let answer = await stranger.read(within: 10) ?? ""
+            #expect(answer.hasPrefix("HTTP/1.1 303") && answer.contains("/signin"), "\(answer.prefix(80))")
+            // A session, but a file form without the token in its address: refused before reading.
+            let browser = try await WebAppTests.signedIn(url, accounts)
+            let cookie = try #require(browser.cookie)
+            let forged = try RawConnection(url)
+            forged.send(declared + "Cookie: \(cookie)\r\n\r\n")
+            #expect(await forged.read(within: 10)?.hasPrefix("HTTP/1.1 403") == true)
+            // With the token, a declared length over the import's limit is a 413 at once.
+            let csrf = try await browser.csrf()
+            let large = try RawConnection(url)
+            large.send(
+                declared.replacingOccurrences(of: "/exchange/import", with: "/exchange/import?csrf=\(csrf)")
+                    + "Cookie: \(cookie)\r\n\r\n")
+            let tooLarge = await large.read(within: 10) ?? ""
+            #expect(tooLarge.hasPrefix("HTTP/1.1 413") && tooLarge.contains("64 MB"), "\(tooLarge.prefix(80))")
+            // The page's own form still imports.
+            let imported = try await browser.postFile(
+                "/exchange/import", ["csrf": csrf, "deck": "Animals", "front": "es"],
+                file: ("file", Data("perro,dog\ngato,cat\n".utf8)))
+            #expect(imported.status == 200)
+            #expect(try await browser.get("/decks").body.contains("Animals"))
+        }
+    }
+
+    @Test("a connection that stops sending (slow headers, a stalled body) is closed after the idle timeout")
+    func idleConnectionsClose() async throws {
+        try await Self.withExposedServer({ $0.idleTimeout = .seconds(1) }) { url, _, _ in
+            let slowHeaders = try RawConnection(url)
+            slowHeaders.send("GET /health HTTP/1.1\r\nHo")
+            let stalledBody = try RawConnection(url)
+            stalledBody.send("POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{\"user\"")
+            // Closed (read gives nil), not left waiting (read gives "" when its own time is up).
+            #expect(await slowHeaders.read(within: 8) == nil)
+            #expect(await stalledBody.read(within: 8) == nil)
+        }
+    }
+
+    // MARK: Time zones
+
+    @Test("the browser's time zone becomes the account's: the server's copy counts study days in it")
+    func browsersTimeZone() async throws {
+        try await WebAppTests.withWebServer { url, _, accounts in
+            let (browser, phone) = try await WebAppTests.browserAndPhone(url, accounts)
+            let csrf = try await browser.csrf()
+            let refused = try await browser.postJSON("/api/v1/settings", #"{"timeZone": "Mars/Olympus"}"#, csrf: csrf)
+            #expect(refused.status == 400 && refused.body.contains("time zone"))
+            let set = try await browser.postJSON("/api/v1/settings", #"{"timeZone": "Asia/Tokyo"}"#, csrf: csrf)
+            #expect(
+                set.status == 200 && set.body.contains(#""timeZone":"Asia\/Tokyo""#)
+                    || set.body.contains(#""timeZone":"Asia/Tokyo""#))
+            _ = try await DeviceSync(store: phone).sync()
+            #expect(try phone.settings().timeZone == "Asia/Tokyo")
+            // The page's script sends it.
+            #expect(try await browser.get("/static/app.js").body.contains("resolvedOptions().timeZone"))
+        }
+    }
+
+    // MARK: Sync
+
+    @Test("a live event stream ends once its device is signed out")
+    func streamEndsWithItsToken() async throws {
+        var options = ServerOptions()
+        options.newsPollInterval = .seconds(60)
+        try await withServer("sqlite-memory", options: options) { url, _, accounts in
+            _ = try await accounts.addAccount(name: "fen", password: "password fen")
+            let laptop = try await signIn(try CardboxStore.inMemory(), to: url, user: "fen", password: "password fen")
+            let link = try #require(try laptop.syncLink())
+            let connection = try ServerConnection(server: url, token: link.token)
+            let listening = Task { try await connection.news(after: link.received) }
+            try await Task.sleep(for: .milliseconds(300))
+            let start = ContinuousClock.now
+            try await connection.signOut()
+            let heard = try await withThrowingTaskGroup(of: Int64??.self) { group in
+                group.addTask { .some(try await listening.value) }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(20))
+                    return nil
+                }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+            listening.cancel()
+            #expect(heard == .some(nil), "the stream ended without news")
+            #expect(ContinuousClock.now - start < .seconds(10))
+        }
+    }
+}
