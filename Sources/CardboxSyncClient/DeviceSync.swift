@@ -120,8 +120,7 @@ public struct DeviceSync: Sendable {
         }
         // Batches that only follow one another hold nothing new to this device: the pull after them
         // starts past them, so a first upload does not come back whole.
-        let (last, held) = try await sendAllButLast(
-            pending.first, &pages, after: link.received, connection, &report, progress)
+        let (last, held) = try await sendAllButLast(pending.first, &pages, &link, connection, &report, progress)
         let page: ServerConnection.Page
         do {
             page = try await connection.exchange(last, batch: UUID(), after: held, limit: batchSize)
@@ -143,8 +142,7 @@ public struct DeviceSync: Sendable {
         let pending = try store.pendingChanges(since: link.sent, limit: batchSize)
         var pages = pending.pages
         if pages.total > 0 {
-            let (last, _) = try await sendAllButLast(
-                pending.first, &pages, after: link.received, connection, &report, progress)
+            let (last, _) = try await sendAllButLast(pending.first, &pages, &link, connection, &report, progress)
             _ = try await connection.push(last, batch: UUID())
             Self.count(last, of: pages, &report, progress)
         }
@@ -205,20 +203,26 @@ public struct DeviceSync: Sendable {
     /// Reads `pages` a batch at a time after `first` (one batch ahead, so that the last is known) and
     /// pushes each but the last, which it returns unsent; a collection of any size holds two batches
     /// in memory.
-    /// Also returns the cursor this device holds everything up to after them, from `held` on: each
-    /// batch that came right after the one before (its receipt's previous cursor is where the
-    /// device stood) moves it to its own cursor, as the records it added are the device's own (see
-    /// `PushReceipt.isOwnEcho` on the server); once another device's push came between, it stays.
+    /// Also returns the cursor this device holds everything up to after them, from the link's
+    /// `received` on: each batch that came right after the one before (its receipt's previous cursor
+    /// is where the device stood) moves it to its own cursor, as the records it added are the
+    /// device's own (see `PushReceipt.isOwnEcho` on the server); once another device's push came
+    /// between, it stays. The link keeps it as it moves, so a sync cut short after some batches does
+    /// not pull them back next time.
     private func sendAllButLast(
-        _ first: ChangeSet, _ pages: inout ChangePages, after held: Int64, _ connection: ServerConnection,
+        _ first: ChangeSet, _ pages: inout ChangePages, _ link: inout SyncLink, _ connection: ServerConnection,
         _ report: inout SyncReport, _ progress: (SyncProgress) -> Void
     ) async throws -> (last: ChangeSet, held: Int64) {
-        var chain = PushChain(held: held)
+        var chain = PushChain(held: link.received)
         var batch = first
         while !pages.isFinished {
             let next = try store.nextPage(of: &pages, limit: batchSize)
             if next.isEmpty { break }
             chain.pushed(try await connection.push(batch, batch: UUID()))
+            if chain.held > link.received {
+                link.received = chain.held
+                try store.saveSyncLink(link)
+            }
             Self.count(batch, of: pages, &report, progress)
             batch = next
         }

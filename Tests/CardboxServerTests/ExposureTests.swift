@@ -358,8 +358,18 @@ struct ExposureTests {
                     || set.body.contains(#""timeZone":"Asia/Tokyo""#))
             _ = try await DeviceSync(store: phone).sync()
             #expect(try phone.settings().timeZone == "Asia/Tokyo")
-            // The page's script sends it.
+            // A sign-in carries the browser's: the page's script fills the form's field.
+            #expect(try await browser.get("/signin").body.contains(#"name="timeZone""#))
             #expect(try await browser.get("/static/app.js").body.contains("resolvedOptions().timeZone"))
+            let name = "tz-\(UUID().uuidString.prefix(8).lowercased())"
+            _ = try await accounts.addAccount(name: name, password: "correct horse")
+            let traveller = TestBrowser(url)
+            let signedIn = try await traveller.post(
+                "/signin", ["user": name, "password": "correct horse", "timeZone": "America/Lima"])
+            #expect(signedIn.status == 303)
+            let laptop = try await signIn(CardboxStore.inMemory(), to: url, user: name, password: "correct horse")
+            _ = try await DeviceSync(store: laptop).sync()
+            #expect(try laptop.settings().timeZone == "America/Lima")
         }
     }
 

@@ -300,6 +300,27 @@ struct HTTPSyncTests {
         }
     }
 
+    @Test("a sync cut short after some of its batches does not pull them back when it runs again")
+    func interruptedSyncKeepsItsPlace() async throws {
+        try await withServer("sqlite-memory") { url, _, accounts in
+            let phone = try await newAccount("ivo", plan: .premium, devices: 1, url: url, accounts: accounts).devices[0]
+            for index in 0..<25 { _ = try phone.createList(name: "List \(index)") }
+            var sync = DeviceSync(store: phone)
+            sync.batchSize = 10
+            // Cut short once two batches of three are in (its own task cancelled, as by Ctrl-C).
+            let cut = Task { [sync] in
+                try await sync.sync(progress: { step in
+                    if step.phase == .push && step.done >= 20 { withUnsafeCurrentTask { $0?.cancel() } }
+                })
+            }
+            if case .success = await cut.result { Issue.record("the sync was not cut short") }
+            #expect(try phone.syncLink()?.received ?? 0 > 0)
+            let again = try await sync.sync()
+            #expect(again.pulled == 0, "pulled \(again.pulled) of its own records back")
+            #expect(try DeviceSync(store: phone).status().pending == 0)
+        }
+    }
+
     @Test(
         "an exchange hands back nothing when only the device's own push came after its cursor, else the rest",
         arguments: ["sqlite-memory", "postgres"])

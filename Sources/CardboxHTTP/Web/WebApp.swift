@@ -181,7 +181,7 @@ struct WebApp: Sendable {
                 page, title: title, ["user": user, "hasToken": first], context: context,
                 error: WebPage.message(error), status: .badRequest)
         }
-        return try await startSession(user: user, password: password, request, context)
+        return try await startSession(user: user, password: password, timeZone: form["timeZone"], request, context)
     }
 
     /// Anyone may make an account only on a server started with `--open-signup`.
@@ -202,7 +202,8 @@ struct WebApp: Sendable {
         let form = try await WebPage.form(request)
         let (user, password) = (form["user"] ?? "", form["password"] ?? "")
         do {
-            return try await startSession(user: user, password: password, request, context)
+            return try await startSession(
+                user: user, password: password, timeZone: form["timeZone"], request, context)
         } catch let error as CardboxError {
             return WebPage.html(
                 "signin", title: "Sign in", ["user": user, "canSignUp": options.openSignup], context: context,
@@ -211,8 +212,10 @@ struct WebApp: Sendable {
     }
 
     /// Signs the browser in as a device of the account named, and sends it to its decks.
+    /// `timeZone`, the browser's (its script fills the form's hidden field), becomes the account's
+    /// where it is a zone: study days on this server's copy then begin and end in it.
     private func startSession(
-        user: String, password: String, _ request: Request, _ context: CardboxRequestContext
+        user: String, password: String, timeZone: String?, _ request: Request, _ context: CardboxRequestContext
     ) async throws -> Response {
         let agent =
             request.headers[.userAgent].map {
@@ -221,6 +224,11 @@ struct WebApp: Sendable {
         let signIn = try await accounts.signIn(
             name: user, password: password, deviceName: "Web browser\(agent)",
             client: context.clientAddress(request, trusting: options.trustedProxies))
+        if let timeZone, TimeZone(identifier: timeZone) != nil,
+            let caller = try await accounts.caller(token: signIn.token)
+        {
+            _ = try? await actions.setSettings(caller, showCrossedOut: nil, timeZone: timeZone)
+        }
         return WebPage.redirect("/decks", cookie: WebSession.cookie(signIn.token, secure: secure))
     }
 

@@ -153,17 +153,11 @@ enum WebAssets {
           }
         })();
         (function () {
-          // The browser's time zone, told to the server once a tab (a zone it already has writes nothing):
-          // study days on the server's copy of the account begin and end in it, not in the server's.
-          var form = document.querySelector("input[name=csrf]");
+          // The browser's time zone goes with a sign-in (and the first account's, and sign-up's form): the
+          // account's study days on the server then begin and end in it, not in the server's zone.
           var zone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
-          if (!form || !zone || !window.fetch || !window.sessionStorage) return;
-          if (sessionStorage.getItem("cardbox.timeZone") === zone) return;
-          fetch("/api/v1/settings", {
-            method: "POST", credentials: "same-origin",
-            headers: { "Content-Type": "application/json", "X-CSRF-Token": form.value },
-            body: JSON.stringify({ timeZone: zone })
-          }).then(function (response) { if (response.ok) sessionStorage.setItem("cardbox.timeZone", zone); });
+          var fields = document.querySelectorAll("input[name=timeZone]");
+          for (var index = 0; zone && index < fields.length; index++) fields[index].value = zone;
         })();
         (function () {
           var live = document.body && document.body.dataset.live;

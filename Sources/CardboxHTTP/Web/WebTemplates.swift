@@ -310,6 +310,7 @@ enum WebTemplates {
         {{<layout}}{{$content}}
         <h1>Sign in</h1>
         <form method="post" action="/signin" class="stack">
+        <input type="hidden" name="timeZone" value="">
         <label for="user">Account name</label>
         <input id="user" name="user" autocomplete="username" required value="{{user}}">
         <label for="password">Password</label>
@@ -323,6 +324,7 @@ enum WebTemplates {
     /// The form that makes an account, for the first run and for sign-up: it posts to the page it is on.
     static let newAccount = """
         <form method="post" class="stack">
+        <input type="hidden" name="timeZone" value="">
         <label for="user">Account name</label>
         <input id="user" name="user" autocomplete="username" required value="{{user}}">
         <label for="password">Password (at least 8 characters)</label>
