@@ -172,6 +172,63 @@ public struct GlobalOptions: ParsableArguments {
     func openStore() throws -> CardboxStore {
         try CardboxStore.open(path: storePath(), concurrentReads: false)
     }
+
+    /// The store, for a command that has nothing to do on a store that does not exist (sync, its
+    /// status, logout): a mistyped --store names the path instead of making an empty store there.
+    func openExistingStore() throws -> CardboxStore {
+        let path = storePath()
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CardboxError.invalid(
+                field: "store", reason: "there is no store at \(path): check --store, or sign in with cardbox login")
+        }
+        return try openStore()
+    }
+
+    /// Runs `body` on the store (made when there is none). When `body` fails, a store made for it is
+    /// removed again, with the folder made for it: a failed command leaves nothing behind.
+    func withStore<T>(_ body: (CardboxStore) async throws -> T) async throws -> T {
+        let made = NewStoreFiles(path: storePath())
+        do {
+            return try await body(try openStore())
+        } catch {
+            made.remove()
+            throw error
+        }
+    }
+
+    /// `withStore` for a command that does not wait.
+    func withStore<T>(_ body: (CardboxStore) throws -> T) throws -> T {
+        let made = NewStoreFiles(path: storePath())
+        do {
+            return try body(try openStore())
+        } catch {
+            made.remove()
+            throw error
+        }
+    }
+}
+
+/// What a command would leave behind at `path` by opening a store there: the store's files, and
+/// the folder, where they did not exist before it.
+struct NewStoreFiles {
+    let path: String
+    let existed: Bool
+    let folderExisted: Bool
+
+    init(path: String) {
+        self.path = path
+        existed = FileManager.default.fileExists(atPath: path)
+        folderExisted = FileManager.default.fileExists(
+            atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+    }
+
+    func remove() {
+        guard !existed else { return }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        if !folderExisted {
+            try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent())
+        }
+    }
 }
 
 /// `--json` for commands that print records.
@@ -190,12 +247,7 @@ extension StoreCommand {
     /// Opens the store and runs. A command that fails where there was no store yet leaves none behind:
     /// an error changes nothing, not even by creating an empty store.
     func run() throws {
-        let path = global.storePath()
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        let existed = FileManager.default.fileExists(atPath: path)
-        let folderExisted = FileManager.default.fileExists(atPath: folder)
-        do {
-            let store = try global.openStore()
+        try global.withStore { store in
             do {
                 try run(store: store)
             } catch let error as CardboxError {
@@ -204,12 +256,6 @@ extension StoreCommand {
                 throw ServerPlanCardLimit(limit: error, link: link)
             }
             try store.checkpoint()
-        } catch {
-            if !existed {
-                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-                if !folderExisted { try? FileManager.default.removeItem(atPath: folder) }
-            }
-            throw error
         }
     }
 }

@@ -155,6 +155,7 @@ struct ServeCommand: AsyncParsableCommand {
                 }
             }
             try await app.runService()
+            logger.notice("stopped")
         }
     }
 

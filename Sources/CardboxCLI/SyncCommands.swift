@@ -22,21 +22,25 @@ struct LoginCommand: AsyncParsableCommand {
 
     func run() async throws {
         let password = try AdminCommand.readPassword(fromStdin: passwordStdin)
-        let store = try global.openStore()
-        if let link = try store.syncLink() {
-            throw CardboxError.invalid(
-                field: "login",
-                reason: "this store is signed in to \(link.server) as \(link.user); cardbox logout first")
+        // A login that fails (a wrong password, a server that does not answer) leaves no new store.
+        let signedIn = try await global.withStore { store in
+            if let link = try store.syncLink() {
+                throw CardboxError.invalid(
+                    field: "login",
+                    reason: "this store is signed in to \(link.server) as \(link.user); cardbox logout first")
+            }
+            let connection = try ServerConnection(server: server, token: nil)
+            if signUp { try await connection.signUp(user: user, password: password) }
+            let signedIn = try await connection.signIn(
+                user: user, password: password, device: device ?? ProcessInfo.processInfo.hostName)
+            let joined = try store.joinAccount(signedIn.accountId)
+            try joined.saveSyncLink(
+                SyncLink(server: connection.server, user: signedIn.accountName, token: signedIn.token))
+            if try joined.allowance().plan != signedIn.plan { _ = try joined.setPlan(signedIn.plan) }
+            try joined.checkpoint()
+            return (server: connection.server, name: signedIn.accountName)
         }
-        let connection = try ServerConnection(server: server, token: nil)
-        if signUp { try await connection.signUp(user: user, password: password) }
-        let signedIn = try await connection.signIn(
-            user: user, password: password, device: device ?? ProcessInfo.processInfo.hostName)
-        let joined = try store.joinAccount(signedIn.accountId)
-        try joined.saveSyncLink(SyncLink(server: connection.server, user: signedIn.accountName, token: signedIn.token))
-        if try joined.allowance().plan != signedIn.plan { _ = try joined.setPlan(signedIn.plan) }
-        try joined.checkpoint()
-        Terminal.current.print("signed in to \(connection.server) as \(signedIn.accountName); now run: cardbox sync")
+        Terminal.current.print("signed in to \(signedIn.server) as \(signedIn.name); now run: cardbox sync")
     }
 }
 
@@ -47,7 +51,7 @@ struct LogoutCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let store = try global.openStore()
+        let store = try global.openExistingStore()
         guard let link = try store.syncLink() else {
             Terminal.current.print("not signed in")
             return
@@ -88,7 +92,7 @@ struct SyncCommand: AsyncParsableCommand {
         var watch = false
 
         func run() async throws {
-            let store = try global.openStore()
+            let store = try global.openExistingStore()
             guard watch else { return try await syncOnce(store) }
             while true {
                 do {
@@ -150,7 +154,7 @@ struct SyncCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() throws {
-            let store = try global.openStore()
+            let store = try global.openExistingStore()
             try Console.emit(try DeviceSync(store: store).status(), json: output.json) { status in
                 guard let server = status.server else {
                     return "not signed in (cardbox login URL --user NAME); \(status.pending) local changes"

@@ -25,6 +25,24 @@ public enum DelimitedFormat {
         public var rows: [Row]
         /// Header lines Cardbox read but does not act on (e.g. `#notetype column`), said in the report.
         public var ignored: [String]
+        /// The first line's cells, when they named the columns instead of being a card (see
+        /// `isColumnNames`), said in the report.
+        public var columnNames: [String]? = nil
+    }
+
+    /// Words a first line uses to name its columns: the sides of a card, as Anki, Quizlet and
+    /// spreadsheets name them, and languages ("Spanish, English").
+    static let columnWords: Set<String> = Set(
+        [
+            "front", "back", "question", "answer", "term", "definition", "word", "meaning", "translation", "tags",
+            "tag", "notes", "note", "deck", "text", "extra", "back extra", "example", "sentence", "reading",
+        ] + Language.codes.map { Language.name(of: $0).lowercased() })
+
+    /// Whether a first line names the columns rather than being a card: each of its cells is a
+    /// column's name (`columnWords`, any case). A file whose `#columns:` line names them has none.
+    static func isColumnNames(_ cells: [String]) -> Bool {
+        cells.count >= 2
+            && cells.allSatisfy { columnWords.contains($0.trimmingCharacters(in: .whitespaces).lowercased()) }
     }
 
     // MARK: Writing
@@ -76,6 +94,7 @@ public enum DelimitedFormat {
         var tagsColumn: Int?
         var deckColumn: Int?
         var ignored: [String] = []
+        var namedColumns = false
         // Header lines: "#key:value" before the first row.
         while index < bytes.count, bytes[index] == UInt8(ascii: "#") {
             let end = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
@@ -98,7 +117,7 @@ public enum DelimitedFormat {
             case "html": html = value == "true"
             case "tags column": tagsColumn = try columnNumber(value, file: file, line: line)
             case "deck column": deckColumn = try columnNumber(value, file: file, line: line)
-            case "columns": break  // names only; columns are read by place (front, back, notes)
+            case "columns": namedColumns = true  // names only; columns are read by place (front, back, notes)
             default: ignored.append("#" + header)
             }
             index = min(end + 1, bytes.count)  // a header on the last line may have no line break
@@ -109,10 +128,16 @@ public enum DelimitedFormat {
             separator = bytes[index..<end].contains(9) ? 9 : 44
         }
         var rows: [Row] = []
+        var columnNames: [String]?
         while index < bytes.count {
             let rowLine = line
             let fields = try parseRecord(bytes, at: &index, line: &line, separator: separator!, file: file)
             if fields.count == 1 && fields[0].isEmpty { continue }  // a blank line
+            // The first line naming the columns, as Anki's importer and spreadsheets write one.
+            if rows.isEmpty && columnNames == nil && !namedColumns && index < bytes.count && isColumnNames(fields) {
+                columnNames = fields
+                continue
+            }
             var remaining: [String] = []
             var tags: [String] = []
             var deck: String?
@@ -133,7 +158,7 @@ public enum DelimitedFormat {
                     line: rowLine, deck: deck, front: remaining[0], back: remaining.count > 1 ? remaining[1] : "",
                     tags: tags, notes: remaining.dropFirst(2).filter { !$0.isEmpty }.joined(separator: "\n")))
         }
-        return Document(rows: rows, ignored: ignored)
+        return Document(rows: rows, ignored: ignored, columnNames: columnNames)
     }
 
     /// One record (RFC 4180: quoted fields may hold separators, quotes as "", and line breaks).

@@ -43,6 +43,8 @@ public struct ImportOptions: Sendable {
     public var backLanguage: String
     /// What a CSV/TSV row without a deck is refused with: how to name one where the import was asked.
     public var missingDeck = "no deck: name the deck to import into"
+    /// How to give the front language of a deck the import would create, where the import was asked.
+    public var missingLanguage = "give the front language for new decks"
 
     public init(
         format: ImportFileFormat? = nil, onDuplicate: DuplicatePolicy = .skip, deck: String? = nil,
@@ -109,7 +111,7 @@ extension CardboxStore {
             let package = try AnkiPackageFormat.read(path: path, file: name)
             var report = try importCards(
                 package.cards, newDeckLanguages: languages, onDuplicate: options.onDuplicate,
-                progress: progress("cards"))
+                missingLanguage: options.missingLanguage, progress: progress("cards"))
             report.notImported += package.notImported
             report.fieldMapping = package.fieldMapping
             return report
@@ -135,8 +137,13 @@ extension CardboxStore {
                     source: "\(name) line \(row.line)")
             }
             var report = try importCards(
-                cards, newDeckLanguages: languages, onDuplicate: options.onDuplicate, progress: progress("cards"))
+                cards, newDeckLanguages: languages, onDuplicate: options.onDuplicate,
+                missingLanguage: options.missingLanguage, progress: progress("cards"))
             report.notImported += document.ignored.map { "header \($0) (not used)" }
+            if let names = document.columnNames {
+                report.fieldMapping.append(
+                    "\(name): its first line (\(names.joined(separator: ", "))) names the columns; it is not a card")
+            }
             return report
         }
     }

@@ -53,6 +53,7 @@ public enum CardboxApplication {
             configuration: .init(address: .hostname(host, port: port), serverName: "cardbox"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
+        application.addServices(StopNotice(logger: logger))
         if let replicas = sync.replicas { application.addServices(ReplicaMarksOnStop(replicas: replicas)) }
         if let settings = options.suggestions, let replicas = sync.replicas {
             application.addServices(
@@ -84,6 +85,17 @@ public enum CardboxApplication {
                 field: "--tls-certificate/--tls-key",
                 reason: "cannot read them as PEM (\(tls.certificate), \(tls.key)): \(error)")
         }
+    }
+}
+
+/// Says in the log when the server is asked to stop (SIGTERM, SIGINT), so whoever runs it sees why
+/// it went away; `cardbox serve` says when it has stopped.
+struct StopNotice: Service {
+    let logger: Logger
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        logger.notice("stopping: finishing the requests in flight")
     }
 }
 

@@ -40,9 +40,11 @@ extension CardboxStore {
     /// replaced (back, notes and tags updated) or copied, as `policy` says. The plan's card limit is
     /// checked for the whole import first (seed 001). Decks that do not exist are created with
     /// `newDeckLanguages`, or refused when it is nil.
+    /// `missingLanguage` says how to give them, where the import was asked (a flag, a menu).
     public func importCards(
         _ cards: consuming [CardImport], newDeckLanguages: (front: String, back: String)?,
-        onDuplicate policy: DuplicatePolicy, progress: ((_ done: Int, _ total: Int) -> Void)? = nil
+        onDuplicate policy: DuplicatePolicy, missingLanguage: String = "give the front language for new decks",
+        progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) throws -> ImportReport {
         // Validated in place: a large import is held once, not copied.
         var cards = cards
@@ -66,7 +68,8 @@ extension CardboxStore {
             var additions: [String: [Int]] = [:]  // deck id → indices into `cards`
             var order: [String] = []
             for (index, card) in cards.enumerated() {
-                let deck = try tx.importDeck(card, languages: languages, decks: &decks, report: &report)
+                let deck = try tx.importDeck(
+                    card, languages: languages, missingLanguage: missingLanguage, decks: &decks, report: &report)
                 let deckId = deck.id.storage
                 if keys[deckId] == nil {
                     keys[deckId] = try tx.cardKeys(deckId: deckId)
@@ -132,7 +135,8 @@ extension CardboxStore {
 extension WriteContext {
     /// The deck an imported card goes to: found by id or name, or created when languages are given.
     fileprivate func importDeck(
-        _ card: CardImport, languages: (String, String)?, decks: inout [String: Deck], report: inout ImportReport
+        _ card: CardImport, languages: (String, String)?, missingLanguage: String, decks: inout [String: Deck],
+        report: inout ImportReport
     ) throws -> Deck {
         if let known = decks[card.deck] { return known }
         if let id = try? context.resolve(card.deck, .deck) {
@@ -143,7 +147,7 @@ extension WriteContext {
         guard let (front, back) = languages else {
             throw CardboxError.invalid(
                 field: card.source,
-                reason: "deck '\(card.deck)' does not exist (give the front language for new decks to create it)")
+                reason: "deck '\(card.deck)' does not exist (\(missingLanguage) to create it)")
         }
         let deck = try insertDeck(
             name: try Deck.validateName(card.deck), frontLanguage: front, backLanguage: back, queued: 0)

@@ -332,11 +332,15 @@ public struct DeviceSync: Sendable {
         }
     }
 
+    /// The store's sync status. A signed-in store that holds nothing of its own and has not synced
+    /// yet has nothing pending: its first sync takes the server's copy of the account, and the
+    /// bookkeeping of joining the account is not a change a person made.
     public func status() throws -> SyncStatus {
         let link = try store.syncLink()
+        let fresh = try link.map { $0.received == 0 } == true && store.holdsNothingOfItsOwn()
         return SyncStatus(
             server: link?.server, user: link?.user, accountId: store.accountId.uuidString.lowercased(),
-            pending: try store.changeCount(since: link?.sent ?? .zero), lastSync: link?.lastSync,
+            pending: fresh ? 0 : try store.changeCount(since: link?.sent ?? .zero), lastSync: link?.lastSync,
             lastError: link?.lastError)
     }
 }

@@ -5,6 +5,8 @@ import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
+import NIOSSL
 
 /// The sync API as a device calls it: JSON over HTTP(S), the device's token as a bearer token.
 /// Every answer that is not a success becomes an error carrying the server's own message.
@@ -55,7 +57,12 @@ public struct ServerConnection: Sendable {
 
     public func signIn(user: String, password: String, device: String) async throws -> SignedIn {
         let body: JSONValue = .object(["user": .string(user), "password": .string(password), "device": .string(device)])
-        let answer = try await send(.POST, "/v1/sessions", body: body.jsonText)
+        let answer: JSONValue
+        do {
+            answer = try await send(.POST, "/v1/sessions", body: body.jsonText)
+        } catch SyncClientError.refused(status: 404, _) {
+            throw notACardboxServer
+        }
         guard case .string(let token)? = answer["token"], let account = answer["account"],
             let accountId = account.id, case .string(let name)? = account["name"],
             case .string(let planName)? = account["plan"], let plan = Plan(rawValue: planName),
@@ -66,7 +73,24 @@ public struct ServerConnection: Sendable {
 
     public func signUp(user: String, password: String) async throws {
         let body: JSONValue = .object(["user": .string(user), "password": .string(password)])
-        _ = try await send(.POST, "/v1/accounts", body: body.jsonText)
+        do {
+            _ = try await send(.POST, "/v1/accounts", body: body.jsonText)
+        } catch SyncClientError.refused(status: 404, _) {
+            throw notACardboxServer
+        }
+    }
+
+    /// A sign-in answered 404: no Cardbox server at this address, often a page's address given
+    /// instead of the server's own (`…/decks`).
+    private var notACardboxServer: SyncClientError {
+        let root = URL(string: server).flatMap { url -> String? in
+            guard !url.path.isEmpty, url.path != "/", let scheme = url.scheme, let host = url.host else { return nil }
+            return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
+        }
+        return .refused(
+            status: 404,
+            message: "there is no Cardbox server at \(server)"
+                + (root.map { ": give the server's own address, e.g. \($0), not a page's" } ?? ""))
     }
 
     /// Revokes this device's token on the server.
@@ -191,7 +215,7 @@ public struct ServerConnection: Sendable {
         do {
             response = try await client.execute(request, timeout: .seconds(600))
         } catch {
-            throw SyncClientError.unreachable(server: server, reason: "\(error)")
+            throw SyncClientError.unreachable(server: server, reason: ConnectionFailure.reason(error))
         }
         if response.status == .notFound { return nil }
         guard response.status == .ok, let cursorText = response.headers.first(name: "Cardbox-Cursor"),
@@ -237,7 +261,7 @@ public struct ServerConnection: Sendable {
         } catch let error as CocoaError {
             throw CardboxError.storage("cannot write the snapshot to \(path): \(error.localizedDescription)")
         } catch {
-            throw SyncClientError.unreachable(server: server, reason: "\(error)")
+            throw SyncClientError.unreachable(server: server, reason: ConnectionFailure.reason(error))
         }
         return Snapshot(cursor: cursor, isCurrent: accountCursor.map { $0 <= cursor } ?? false, plan: plan)
     }
@@ -291,7 +315,7 @@ public struct ServerConnection: Sendable {
         do {
             response = try await client.execute(request, timeout: .hours(24 * 365))
         } catch {
-            throw SyncClientError.unreachable(server: server, reason: "\(error)")
+            throw SyncClientError.unreachable(server: server, reason: ConnectionFailure.reason(error))
         }
         guard response.status == .ok else {
             throw SyncClientError.refused(status: Int(response.status.code), message: "\(response.status)")
@@ -342,7 +366,7 @@ public struct ServerConnection: Sendable {
             response = try await client.execute(request, timeout: .seconds(120))
             bytes = try await response.body.collect(upTo: ChangeSet.maximumBytes * 2)
         } catch {
-            throw SyncClientError.unreachable(server: server, reason: "\(error)")
+            throw SyncClientError.unreachable(server: server, reason: ConnectionFailure.reason(error))
         }
         guard (200..<300).contains(response.status.code) else {
             if case .string(let message)? = (try? JSONValue.parse(String(buffer: bytes), field: "answer"))?["error"] {
@@ -434,6 +458,42 @@ final class WriteBehind: @unchecked Sendable {
         }
         if let failure {
             throw CardboxError.storage("cannot write the snapshot to the disk: \(String(cString: strerror(failure)))")
+        }
+    }
+}
+
+/// Why a request got no answer, in words a person can act on (the network library's own
+/// descriptions name error sets, errno numbers and the TLS library's source files).
+enum ConnectionFailure {
+    static func reason(_ error: any Error) -> String {
+        if let io = error as? IOError { return reason(errno: io.errnoCode) }
+        if let connection = error as? NIOConnectionError,
+            let io = connection.connectionErrors.lazy.compactMap({ $0.error as? IOError }).first
+        {
+            return reason(errno: io.errnoCode)
+        }
+        if error is NIOSSLError || error is BoringSSLError {
+            return "the secure connection (TLS) failed: does the server speak HTTPS? (http:// is plain HTTP)"
+        }
+        if let client = error as? HTTPClientError {
+            switch client {
+            case .connectTimeout: return "no answer in time (is the address right, and the server running?)"
+            case .remoteConnectionClosed: return "the server closed the connection; try again"
+            case .readTimeout, .deadlineExceeded: return "the server did not answer in time; try again"
+            default: break
+            }
+        }
+        if error is CancellationError { return "stopped before the server answered" }
+        return "\(error)"
+    }
+
+    static func reason(errno code: Int32) -> String {
+        switch code {
+        case ECONNREFUSED: return "connection refused (is the server running, on this port?)"
+        case ECONNRESET: return "the connection was reset; try again"
+        case ETIMEDOUT: return "no answer in time (is the address right, and the server running?)"
+        case EHOSTUNREACH, ENETUNREACH: return "no route to the server (is the network up?)"
+        default: return String(cString: strerror(code)).lowercased()
         }
     }
 }

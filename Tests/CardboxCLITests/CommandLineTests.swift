@@ -244,6 +244,19 @@ struct CommandLineTests {
         #expect(try cli.ok("list", "show", "Groceries", "--all").contains("Milk") == false)
     }
 
+    @Test("a CSV whose first line names its columns imports its rows only, and says so")
+    func headerRow() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let file = cli.folder.appendingPathComponent("big.csv").path
+        try "front,back\nperro,dog\ngato,cat\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try cli.run(["import", file, "--deck", "Big", "--front", "es"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("its first line (front, back) names the columns; it is not a card"))
+        let fronts = (try cli.json("card", "list", "Big") as? [[String: Any]])?.compactMap { $0["front"] as? String }
+        #expect(fronts?.sorted() == ["gato", "perro"])
+    }
+
     @Test("a truncated JSON file is refused as invalid JSON whatever --deck says, and nothing is created")
     func truncatedJSONImport() throws {
         let cli = try CLI()
@@ -687,7 +700,10 @@ struct CommandLineTests {
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("CardboxExchangeTests/Fixtures/spanish.apkg").path
         let refused = try cli.run(["import", fixture])
-        #expect(refused.status == 1 && refused.stderr.contains("give the front language for new decks to create it"))
+        // The command line's refusal names its flag.
+        #expect(
+            refused.status == 1
+                && refused.stderr.contains("does not exist (give its front language with --front, e.g. --front es,"))
         #expect(
             try cli.ok("import", fixture, "--front", "es")
                 == "created: 5 cards, 2 decks, 3 reviews\nnot imported: 1 cloze card\n")

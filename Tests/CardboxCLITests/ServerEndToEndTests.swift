@@ -12,7 +12,10 @@ final class ServerProcess {
         process.arguments = ["serve", "--port", String(port), "--database", database] + extraArguments
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-serve-\(UUID()).log").path
+        self.logPath = logPath
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: logPath)
         try process.run()
         // The first line says where it listens; the second, where to go next (the setup link of a
         // server with no account).
@@ -30,6 +33,11 @@ final class ServerProcess {
 
     /// What it said to do once listening: open the setup link, or sign in.
     let nextStep: String
+    /// Where its log (standard error) goes.
+    let logPath: String
+
+    /// What it has logged so far.
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// The port it listens on.
     var port: Int { Int(url.split(separator: ":").last ?? "") ?? 0 }
@@ -114,7 +122,8 @@ struct ServerEndToEndTests {
         defer { admin.remove() }
         let database = admin.folder.appendingPathComponent("server.sqlite").path
         let server = try ServerProcess(database: database)
-        defer { _ = server.stop() }
+        var stopped = false
+        defer { if !stopped { _ = server.stop() } }
         #expect(
             server.nextStep.range(
                 of: #"^create the first account at http://\S+/setup\?token=[0-9a-f]{32}$"#, options: .regularExpression)
@@ -133,6 +142,8 @@ struct ServerEndToEndTests {
             try laptop.runProcess(["login", server.url, "--user", "ana", "--password-stdin"], input: "correct horse\n")
                 .status == 0)
         #expect(try permissions(laptop.storePath) == 0o600)
+        // Signed in and holding nothing yet: nothing of its own waits to be sent.
+        #expect(try laptop.runProcess(["sync", "status"]).stdout.contains("pending: 0 local changes"))
         // The plan is the account's, on the server: the store says who changes it.
         let premium = try laptop.runProcess(["plan", "set", "premium"])
         #expect(premium.status == 1 && premium.stderr.contains("'cardbox admin user set-plan ana premium'"))
@@ -141,6 +152,32 @@ struct ServerEndToEndTests {
             preset.status == 1 && preset.stderr.contains("Card limit exceeded. You have 0 cards out of 25 allowed."))
         #expect(preset.stderr.contains("signed in to \(server.url)") && preset.stderr.contains("set-plan ana premium"))
         #expect(!preset.stderr.contains("'cardbox plan set premium'"))
+        // A login or sync that fails says why in words a person acts on, and leaves no store behind.
+        let stranger = try CLI()
+        defer { stranger.remove() }
+        let https = server.url.replacingOccurrences(of: "http://", with: "https://")
+        for (address, input, reason) in [
+            ("http://127.0.0.1:1", "correct horse\n", "connection refused (is the server running, on this port?)"),
+            (https, "correct horse\n", "does the server speak HTTPS?"),
+            (
+                server.url + "/decks", "correct horse\n",
+                "give the server's own address, e.g. \(server.url), not a page's"
+            ),
+            (server.url, "wrong horse\n", "wrong user name or password"),
+        ] {
+            let failed = try stranger.runProcess(["login", address, "--user", "ana", "--password-stdin"], input: input)
+            #expect(failed.status == 1 && failed.stderr.contains(reason), "\(failed.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: stranger.storePath))
+        }
+        for command in [["sync"], ["sync", "status"]] {
+            let failed = try stranger.runProcess(command)
+            #expect(failed.status == 1 && failed.stderr.contains("there is no store at \(stranger.storePath)"))
+            #expect(!FileManager.default.fileExists(atPath: stranger.storePath))
+        }
+        // Stopped as a service manager stops it, it says so in its log.
+        #expect(server.stop() == 0)
+        stopped = true
+        #expect(server.log.contains("stopping: finishing the requests in flight") && server.log.contains("stopped"))
     }
 
     @Test("serve stops on SIGTERM within seconds while a device listens for news (sync --watch)")

@@ -26,6 +26,17 @@ struct DelimitedFormatTests {
         #expect(document.rows.map(\.line) == [1, 2])
     }
 
+    @Test("a first line naming the columns is not a card; one line alone, or after #columns:, is")
+    func columnNames() throws {
+        let named = try read("Front,Back,Tags\nperro,dog,noun\n")
+        #expect(named.rows.map(\.front) == ["perro"] && named.columnNames == ["Front", "Back", "Tags"])
+        #expect(try read("Spanish\tEnglish\nperro\tdog\n").rows.map(\.front) == ["perro"])
+        // Words that are not column names, a line alone, and a file whose #columns: line names them.
+        #expect(try read("hola,hello\nperro,dog\n").rows.count == 2)
+        #expect(try read("front,back").rows.map(\.front) == ["front"])
+        #expect(try read("#columns:Front,Back\nfront,back\nperro,dog\n").rows.count == 2)
+    }
+
     @Test("Anki's header lines: separator, html, tags column, deck column")
     func ankiHeaders() throws {
         let text = """

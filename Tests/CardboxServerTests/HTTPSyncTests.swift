@@ -315,8 +315,10 @@ struct HTTPSyncTests {
             }
             if case .success = await cut.result { Issue.record("the sync was not cut short") }
             #expect(try phone.syncLink()?.received ?? 0 > 0)
+            // The last batch (6 records: 25 lists and the account) may have reached the server before
+            // the cut or not: at most it comes back, never the two batches whose receipts came.
             let again = try await sync.sync()
-            #expect(again.pulled == 0, "pulled \(again.pulled) of its own records back")
+            #expect(again.pulled <= 6, "pulled \(again.pulled) of its own records back")
             #expect(try DeviceSync(store: phone).status().pending == 0)
         }
     }
