@@ -77,8 +77,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Where suggestions' images come from: drawn, openai or none.") var images = "drawn"
     @Option(
         name: .long,
-        help: "Seconds between background passes over every account (each account's changes start one at once).")
-    var suggestionInterval = 60
+        help:
+            "Seconds between background sweeps over every account (an account's own changes, and its images due to be tried again, start a pass at once)."
+    )
+    var suggestionInterval = 3600
     @Option(
         name: .long,
         help:

@@ -6,11 +6,14 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Which providers the server's background processing uses, and how often it looks at every
-/// account (besides right after each account's changes).
+/// Which providers the server's background processing uses, and how often it sweeps over every
+/// account (besides right after each account's changes, and when an account's image is due to be
+/// tried again).
 public struct SuggestionServiceSettings: Sendable {
     public var suggestions: any SuggestionProvider
     public var images: (any ImageProvider)?
+    /// Between sweeps over every account: for what no change of this server's announces (pushes
+    /// through another server sharing the database, rejected suggestions growing old).
     public var interval: Duration
     /// How long an account's changes wait before it is looked at: the pushes of one sync, or of a
     /// person at work, come close together and need one look, and it is not taken while their
@@ -18,7 +21,7 @@ public struct SuggestionServiceSettings: Sendable {
     public var delay: Duration
 
     public init(
-        suggestions: any SuggestionProvider, images: (any ImageProvider)?, interval: Duration = .seconds(60),
+        suggestions: any SuggestionProvider, images: (any ImageProvider)?, interval: Duration = .seconds(3600),
         delay: Duration = .seconds(1)
     ) {
         self.suggestions = suggestions
@@ -28,11 +31,12 @@ public struct SuggestionServiceSettings: Sendable {
     }
 }
 
-/// Seed 000's "Background Processing" in `cardbox serve`: after an account's changes, and for every
-/// account on a timer (which also brings image retries due), each deck with automatic suggestions
-/// has its queue filled and each suggestion waiting for an image gets one. It works on the server's
-/// copy of the account, so what it adds reaches every device by sync, like a device's own change.
-/// Accounts are handled one at a time, in the background of requests.
+/// Seed 000's "Background Processing" in `cardbox serve`: after an account's changes, when one of
+/// its suggestions' images is due to be tried again, and for every account in a slow sweep, each
+/// deck with automatic suggestions has its queue filled and each suggestion waiting for an image
+/// gets one. It works on the server's copy of the account, so what it adds reaches every device by
+/// sync, like a device's own change. Accounts are handled one at a time, in the background of
+/// requests; an account nothing happens to is not opened.
 struct SuggestionService: Service {
     let settings: SuggestionServiceSettings
     let database: any ServerDatabase
@@ -46,6 +50,7 @@ struct SuggestionService: Service {
         let changed = await news.observe()
         let problems = ReportedProblems()
         let changes = ChangedAccounts(delay: settings.delay, queue: queue)
+        let due = DueAccounts()
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask {
@@ -58,11 +63,19 @@ struct SuggestionService: Service {
                     }
                 }
                 group.addTask {
+                    while !Task.isCancelled {
+                        for account in await due.take(by: now()) { queue.yield(account) }
+                        try? await Task.sleep(for: DueAccounts.tick)
+                    }
+                }
+                group.addTask {
                     for await item in work {
                         var accounts = item.map { [$0] } ?? []
                         if item == nil { accounts = (try? await database.accounts().map(\.id)) ?? [] }
                         for account in accounts where !Task.isCancelled {
-                            await maintain(account, problems: problems)
+                            if let next = await maintain(account, problems: problems) {
+                                await due.wake(account, at: next)
+                            }
                         }
                     }
                 }
@@ -71,9 +84,11 @@ struct SuggestionService: Service {
         queue.finish()
     }
 
-    /// One pass over one account: its decks' queues, then its waiting images.
-    func maintain(_ account: UUID, problems: ReportedProblems) async {
-        guard let plan = try? await database.account(account)?.plan else { return }
+    /// One pass over one account: its decks' queues, then its waiting images. Returns when it wants
+    /// another pass: an image's next attempt, or (a deck's refill failed) after the sweep's interval.
+    func maintain(_ account: UUID, problems: ReportedProblems) async -> Date? {
+        guard let plan = try? await database.account(account)?.plan else { return nil }
+        var next: Date?
         let workspace = ReplicaWorkspace(
             replicas: replicas, account: account, plan: plan, now: now,
             published: { [news] in await news.published(account) })
@@ -89,6 +104,7 @@ struct SuggestionService: Service {
                     }
                     await problems.clear(deck.description)
                 } catch {
+                    next = now().addingTimeInterval(Double(settings.interval.components.seconds))
                     if await problems.isNew(deck.description, "\(error)") {
                         logger.warning(
                             "suggestions for a deck failed",
@@ -98,6 +114,11 @@ struct SuggestionService: Service {
             }
             if let images = settings.images {
                 let report = try await ImagePipeline.run(in: workspace, provider: images)
+                next = ([next] + report.retrying.map(\.nextAttemptAt)).compactMap { $0 }.min()
+                // A pass takes a few jobs at a time: the rest are due at once.
+                if report.made.count + report.retrying.count + report.removed.count >= ImagePipeline.jobsPerRun {
+                    next = now()
+                }
                 for failure in report.retrying + report.removed {
                     logger.warning(
                         "a suggestion's image failed",
@@ -107,6 +128,25 @@ struct SuggestionService: Service {
         } catch {
             logger.warning("background processing of an account failed", metadata: ["error": "\(error)"])
         }
+        return next
+    }
+}
+
+/// Accounts with work due at a time of their own (an image to try again after its backoff), each
+/// queued when its time comes: the rest are not looked at until something happens to them.
+actor DueAccounts {
+    /// How often due times are checked.
+    static let tick: Duration = .seconds(1)
+    private var due: [UUID: Date] = [:]
+
+    /// Asks for a pass over `account` at `date` (the earlier, when one is asked for already).
+    func wake(_ account: UUID, at date: Date) { due[account] = min(due[account] ?? date, date) }
+
+    /// The accounts due by `now`, no longer waiting.
+    func take(by now: Date) -> [UUID] {
+        let ready = due.filter { $0.value <= now }.map(\.key)
+        for account in ready { due[account] = nil }
+        return ready
     }
 }
 

@@ -73,8 +73,11 @@ public struct ImagePipelineReport: Sendable, Codable, Equatable {
 /// image; a made image makes it visible; a failure leaves it invisible with a doubling wait, and
 /// the last allowed failure removes it. The attempts live in the store, so a restart resumes them.
 public enum ImagePipeline {
+    /// The jobs one run takes at most: a run that took this many may have left more due.
+    public static let jobsPerRun = 20
+
     public static func run(
-        in workspace: any SuggestionWorkspace, provider: any ImageProvider, limit: Int = 20
+        in workspace: any SuggestionWorkspace, provider: any ImageProvider, limit: Int = jobsPerRun
     ) async throws -> ImagePipelineReport {
         var report = ImagePipelineReport()
         for job in try await workspace.dueImageJobs(limit: limit) {

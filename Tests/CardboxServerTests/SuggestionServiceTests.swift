@@ -80,6 +80,43 @@ struct SuggestionServiceTests {
         }
     }
 
+    @Test("accounts with work due at a time of their own are queued when it comes, each once")
+    func dueAccounts() async throws {
+        let due = DueAccounts()
+        let (ana, ben) = (UUID(), UUID())
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        await due.wake(ana, at: start.addingTimeInterval(60))
+        await due.wake(ana, at: start.addingTimeInterval(30))  // the earlier wins
+        await due.wake(ben, at: start.addingTimeInterval(90))
+        #expect(await due.take(by: start).isEmpty)
+        #expect(await due.take(by: start.addingTimeInterval(30)) == [ana])
+        #expect(await due.take(by: start.addingTimeInterval(60)).isEmpty)
+        #expect(await due.take(by: start.addingTimeInterval(100)) == [ben])
+    }
+
+    @Test("a suggestion's image that failed is tried again once its wait is over, with no change and no sweep")
+    func imageRetriedWhenDue() async throws {
+        let clock = MovableClock()
+        let images = FailingFirst(failures: 1)
+        var options = options(images: images)
+        options.now = { clock.now }
+        try await withServer("sqlite-memory", options: options) { url, _, accounts in
+            _ = try await accounts.addAccount(name: "cy", password: "password cy")
+            let phone = try await signIn(try CardboxStore.inMemory(), to: url, user: "cy", password: "password cy")
+            let deck = try phone.createDeck(
+                name: "Spanish", frontLanguage: "es", backLanguage: "en", queuedSuggestions: 1)
+            _ = try phone.addCard(to: deck.id, CardDraft(front: "el perro", back: "dog"))
+            _ = try await DeviceSync(store: phone).sync()
+            let waiting = try await syncUntil(phone) { try phone.suggestions(in: deck.id, includeAll: true).count == 1 }
+            #expect(waiting && images.calls == 1)
+            #expect(try phone.suggestions(in: deck.id).isEmpty)
+            // The first wait after a failure is 30 seconds.
+            clock.advance(by: ImageRetry.firstDelay + 1)
+            let made = try await syncUntil(phone) { try phone.suggestions(in: deck.id).count == 1 }
+            #expect(made && images.calls == 2)
+        }
+    }
+
     @Test("without an image provider, new suggestions wait invisible for an image")
     func noImages() async throws {
         try await withServer("sqlite-memory", options: options(images: nil)) { url, _, accounts in
@@ -93,5 +130,36 @@ struct SuggestionServiceTests {
             #expect(arrived)
             #expect(try phone.suggestions(in: deck.id).isEmpty)
         }
+    }
+}
+
+/// A clock a test moves by hand.
+final class MovableClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current = Date()
+
+    var now: Date { lock.withLock { current } }
+
+    func advance(by seconds: TimeInterval) { lock.withLock { current = current.addingTimeInterval(seconds) } }
+}
+
+/// Drawn pictures, after failing the first `failures` attempts.
+final class FailingFirst: ImageProvider, @unchecked Sendable {
+    let name = "failing first"
+    private let failures: Int
+    private let lock = NSLock()
+    private var attempts = 0
+
+    init(failures: Int) { self.failures = failures }
+
+    var calls: Int { lock.withLock { attempts } }
+
+    func image(for request: ImageRequest) async throws -> Data {
+        let attempt = lock.withLock {
+            attempts += 1
+            return attempts
+        }
+        guard attempt > failures else { throw CardboxError.storage("the image service is down (attempt \(attempt))") }
+        return try await RenderedImageProvider().image(for: request)
     }
 }
