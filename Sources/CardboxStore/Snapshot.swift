@@ -253,6 +253,9 @@ extension CardboxStore {
     /// while a use of it is running or another process has it open.
     public func closeAndDelete() -> Bool { file.delete() }
 
+    /// Closes the store's connections (see `StoreFile.close`): false while a use of it is running.
+    public func close() -> Bool { file.close() }
+
     private static let replicaSentKey = "replica.sent"
 
     /// For a store the server keeps of an account: the clock up to which its own writes (the web

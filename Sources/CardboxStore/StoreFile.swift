@@ -47,6 +47,12 @@ final class StoreFile: @unchecked Sendable {
         }
     }
 
+    /// Closes this process's connections to the store; it is unusable after. False, with the store
+    /// as it was, while a use of it is running on another thread.
+    func close() -> Bool {
+        lock.withLock { (try? current.close()) != nil }
+    }
+
     /// Closes this process's connections to the store and deletes its file, for a store that can
     /// be made again from elsewhere (the server's copy of an account); the store is unusable after.
     /// When a use of it is running on another thread (a connection cannot close) or another process
@@ -90,7 +96,7 @@ final class StoreFile: @unchecked Sendable {
     private static func openElsewhere(_ path: String) -> Bool {
         let shm = open(path + "-shm", O_RDWR)
         guard shm >= 0 else { return errno != ENOENT }
-        defer { close(shm) }
+        defer { Foundation.close(shm) }
         var lock = flock()
         lock.l_type = Int16(F_WRLCK)
         lock.l_whence = Int16(SEEK_SET)
@@ -105,6 +111,6 @@ final class StoreFile: @unchecked Sendable {
         let folder = open((path as NSString).deletingLastPathComponent, O_RDONLY)
         guard folder >= 0 else { return }
         fsync(folder)
-        close(folder)
+        Foundation.close(folder)
     }
 }

@@ -84,6 +84,77 @@ struct AccountReplicasTests {
         }
     }
 
+    @Test("copies past the number kept are let go, their files with them, and made again from the sync state")
+    func copiesAreBounded() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await SyncStates.with("sqlite-memory") { database in
+            let replicas = try AccountReplicas(folder: folder, state: database)
+            var accounts: [UUID] = []
+            for index in 0..<(AccountReplicas.openStoresKept + 16) {
+                let phone = try CardboxStore.inMemory()
+                _ = try phone.createList(name: "List \(index)")
+                _ = try await database.push(
+                    try phone.changes().changes, batch: UUID(), account: phone.accountId, cardLimit: nil, now: Date())
+                // Each copy makes a snapshot file, and the first ones a write of their own.
+                let snapshot = try await replicas.snapshot(phone.accountId)
+                try snapshot.file.close()
+                if index < 4 {
+                    _ = try await replicas.write(phone.accountId, plan: .premium, now: Date()) {
+                        try $0.createList(name: "Written \(index)")
+                    }
+                }
+                accounts.append(phone.accountId)
+            }
+            await replicas.saveAllMarks()
+            let open = await replicas.openCopies
+            #expect(open.inUse == AccountReplicas.openStoresKept && open.closing == 0)
+            let snapshots = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+                .filter { $0.hasSuffix(".snapshot") }
+            #expect(snapshots.count == AccountReplicas.openStoresKept)
+            // A copy let go is made again from its file and the sync state, with its own write.
+            let names = try await replicas.read(accounts[0]) { try $0.lists().map(\.name) }
+            #expect(Set(names) == ["List 0", "Written 0"])
+            // Its write had reached the sync state once: nothing of it is pushed again.
+            let pulled = try await database.pull(account: accounts[0], after: 0, limit: 100).changes
+            #expect(pulled.rows.filter { $0.entity == .itemList }.count == 2)
+        }
+    }
+
+    @Test("a copy let go while a write is on its way closes after it; the copy made next sees the write")
+    func letGoAfterWork() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await SyncStates.with("sqlite-memory") { database in
+            let replicas = try AccountReplicas(folder: folder, state: database)
+            let account = UUID()
+            let started = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let writing = Task {
+                try await replicas.write(account, plan: .premium, now: Date()) { store in
+                    started.signal()
+                    release.wait()
+                    return try store.createList(name: "Slow").name
+                }
+            }
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    started.wait()
+                    continuation.resume()
+                }
+            }
+            // Other accounts' pages push this one out while its write waits.
+            for _ in 0..<AccountReplicas.openStoresKept {
+                _ = try await replicas.read(UUID()) { try $0.lists().count }
+            }
+            #expect(await replicas.openCopies.closing == 1)
+            let reading = Task { try await replicas.read(account) { try $0.lists().map(\.name) } }
+            release.signal()
+            #expect(try await writing.value == "Slow")
+            #expect(try await reading.value == ["Slow"])
+        }
+    }
+
     @Test("first uses of an account at once (a page and a push's catch-up) share one open of its new store")
     func concurrentFirstUse() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-replicas-\(UUID())")

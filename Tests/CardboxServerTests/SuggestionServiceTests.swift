@@ -107,8 +107,10 @@ struct SuggestionServiceTests {
                 name: "Spanish", frontLanguage: "es", backLanguage: "en", queuedSuggestions: 1)
             _ = try phone.addCard(to: deck.id, CardDraft(front: "el perro", back: "dog"))
             _ = try await DeviceSync(store: phone).sync()
-            let waiting = try await syncUntil(phone) { try phone.suggestions(in: deck.id, includeAll: true).count == 1 }
-            #expect(waiting && images.calls == 1)
+            let waiting = try await syncUntil(phone) {
+                try phone.suggestions(in: deck.id, includeAll: true).count == 1 && images.calls == 1
+            }
+            #expect(waiting)
             #expect(try phone.suggestions(in: deck.id).isEmpty)
             // The first wait after a failure is 30 seconds.
             clock.advance(by: ImageRetry.firstDelay + 1)
