@@ -99,8 +99,17 @@ struct ServeCommand: AsyncParsableCommand {
             "A token that reading /metrics needs (Authorization: Bearer TOKEN); without it, /metrics answers this machine only."
     )
     var metricsToken: String?
+    @Option(
+        name: .long,
+        help:
+            "bcrypt's cost for passwords (4 to 31, default 12: about a quarter of a second a check here); lower only for load tests."
+    )
+    var passwordCost = 12
 
     func validate() throws {
+        guard (4...31).contains(passwordCost) else {
+            throw ValidationError("--password-cost must be 4 to 31, got \(passwordCost)")
+        }
         if let publicURL {
             guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
                 url.host?.isEmpty == false
@@ -127,7 +136,7 @@ struct ServeCommand: AsyncParsableCommand {
         // holders' data: readable by the server's user only.
         umask(0o077)
         try await database.with { database in
-            let accounts = AccountService(store: database)
+            let accounts = AccountService(store: database, hasher: PasswordHasher(cost: UInt8(passwordCost)))
             var options = ServerOptions(openSignup: openSignup)
             options.requestsPerSecond = rateLimit
             options.replicaFolder = replicaFolder()
