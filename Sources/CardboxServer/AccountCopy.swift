@@ -382,7 +382,7 @@ actor AccountCopy {
         environment.followsAccountTimeZone = true
         let task = Task { [path, account, environment] in
             try await AccountReplicas.blocking {
-                try CardboxStore.open(path: path, account: account, environment: environment)
+                try CardboxStore.open(path: path, account: account, environment: environment, connections: .serverCopy)
             }
         }
         opening = task

@@ -72,11 +72,25 @@ public final class CardboxStore: Sendable {
         }
     }
 
+    /// How many readers a store opened with concurrent reads keeps, and each connection's page
+    /// cache: a device's store runs large imports and syncs (a 16 MiB cache; SQLite's default of
+    /// 2 MiB spills a large batch to the log mid-transaction); a server keeps dozens of accounts'
+    /// copies open at once, each small, so each gets fewer readers and SQLite's default cache.
+    public struct Connections: Sendable {
+        public var readers: Int
+        public var cacheKiB: Int
+
+        public static let device = Connections(readers: 5, cacheKiB: 16_384)
+        public static let serverCopy = Connections(readers: 2, cacheKiB: 2_048)
+    }
+
     /// Opens (creating if needed) the store file at `path`, for `account` or the file's own account.
     /// With `concurrentReads` (a server, a long-running sync) reads run beside writes on their own
-    /// connections; without, one connection serves everything, which a short command opens faster.
+    /// connections (`connections.readers` at most); without, one connection serves everything,
+    /// which a short command opens faster.
     public static func open(
-        path: String, account: UUID? = nil, environment: StoreEnvironment = .live, concurrentReads: Bool = true
+        path: String, account: UUID? = nil, environment: StoreEnvironment = .live, concurrentReads: Bool = true,
+        connections: Connections = .device
     ) throws -> CardboxStore {
         let url = URL(fileURLWithPath: path)
         do {
@@ -89,10 +103,11 @@ public final class CardboxStore: Sendable {
             }
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
+            configuration.maximumReaderCount = connections.readers
             configuration.prepareDatabase { db in
-                // A 16 MiB page cache (SQLite's default is 2 MiB): a large batch otherwise spills
-                // pages to the WAL mid-transaction and writes them again at commit.
-                try db.execute(sql: "PRAGMA cache_size = -16384")
+                // A device's 16 MiB page cache (SQLite's default is 2 MiB): a large batch otherwise
+                // spills pages to the WAL mid-transaction and writes them again at commit.
+                try db.execute(sql: "PRAGMA cache_size = -\(connections.cacheKiB)")
                 // One durability however the store is opened (a pool set this, a single connection on
                 // an existing file kept SQLite's FULL): with the write-ahead log, a commit survives the
                 // process dying, a power cut may take back the last few, and the file stays whole. A

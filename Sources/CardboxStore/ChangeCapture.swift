@@ -189,7 +189,10 @@ struct RowSelection {
 /// clock: the batch path. Values are bound straight to SQLite, which halves the cost per row of
 /// GRDB's general-purpose argument binding.
 struct RowInserter {
-    let context: WriteContext
+    /// Unowned: the transaction's context keeps the inserters it made (`WriteContext.inserter`), and
+    /// a strong reference back would keep both, and the prepared statement, past the transaction
+    /// (a connection holding an unfinalized statement cannot close).
+    unowned let context: WriteContext
     let entity: Entity
     let statement: FastStatement
 

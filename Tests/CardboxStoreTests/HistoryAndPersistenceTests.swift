@@ -151,6 +151,22 @@ struct HistoryAndPersistenceTests {
         #expect(try store.list(try store.resolve("L")).items?.map(\.quantity) == [2])
     }
 
+    @Test("a store closes once its writes are done: no transaction leaves a prepared statement behind")
+    func closesAfterWrites() throws {
+        let path = TestStore.temporaryPath()
+        defer {
+            try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        }
+        let store = try CardboxStore.open(path: path)
+        let list = try store.createList(name: "Groceries")
+        _ = try store.addItem(to: list.id, title: "Milk", description: "", quantity: 2)
+        let deck = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        let card = try store.addCard(to: deck.id, CardDraft(front: "hola", back: "hello"))
+        _ = try store.answer(card.id, rating: 3)
+        // A transaction's inserters once kept it (and their statements) alive: closing then failed.
+        #expect(store.close())
+    }
+
     @Test("a new store file, and its log, are its owner's only; a store made before is once it holds a token")
     func ownerOnly() throws {
         let path = TestStore.temporaryPath()
