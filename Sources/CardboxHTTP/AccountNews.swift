@@ -36,9 +36,11 @@ public actor AccountNews {
         for waiter in waiting.values { waiter.resume() }
     }
 
-    /// Wakes the account's waiting streams without news: each checks that its token still signs
-    /// it in (a device was signed out).
+    /// Wakes the account's streams without news for devices: each checks that its token still
+    /// signs it in (a device was signed out). The edition moves too, so a stream that checked its
+    /// token just before and waits just after is woken all the same.
     public func signedOut(_ account: UUID) {
+        editions[account, default: 0] += 1
         guard let waiting = waiters.removeValue(forKey: account) else { return }
         for waiter in waiting.values { waiter.resume() }
     }
