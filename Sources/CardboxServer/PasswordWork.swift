@@ -11,6 +11,9 @@ public actor PasswordWork {
     private var running = 0
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
+    /// Checks waiting for a worker now.
+    public var queued: Int { waiting.count }
+
     /// By default half the cores (at least one) hash, and 64 checks may wait.
     public init(workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2), queueLimit: Int = 64) {
         self.workers = max(1, workers)

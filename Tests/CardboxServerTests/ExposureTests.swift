@@ -173,7 +173,7 @@ struct ExposureTests {
         // check waits in the queue.
         #expect(await Task { 41 + 1 }.value == 42)
         let third = Task { try await work.run(blocking) }
-        try await Task.sleep(for: .milliseconds(200))
+        while await work.queued < 1 { try await Task.sleep(for: .milliseconds(10)) }
         await #expect(throws: PasswordWorkBusy()) { try await work.run(blocking) }
         for _ in 0..<3 { release.signal() }
         #expect(try await first.value + second.value + third.value == 3)
