@@ -41,6 +41,12 @@ public struct StudyStats: Encodable, Sendable, Equatable {
 }
 
 extension CardboxStore {
+    /// The time zone this store counts study days in: its environment's, or the account's setting
+    /// where the store follows it (see `StoreEnvironment.followsAccountTimeZone`).
+    public func studyTimeZone() throws -> TimeZone {
+        try read { context in context.studyTimeZone(try context.settings()) }
+    }
+
     public func stats(in deckReference: DeckID?, days: Int = 30) throws -> StudyStats {
         guard (1...3_650).contains(days) else {
             throw CardboxError.invalid(field: "days", reason: "must be 1 to 3650, got \(days)")

@@ -374,6 +374,29 @@ struct ExposureTests {
         }
     }
 
+    @Test("the stats page dates study days in the account's time zone, not the server's")
+    func statsInTheAccountsZone() async throws {
+        try await WebAppTests.withWebServer { url, _, accounts in
+            let (browser, phone) = try await WebAppTests.browserAndPhone(url, accounts)
+            let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            let card = try phone.addCard(to: deck.id, CardDraft(front: "perro", back: "dog"))
+            _ = try phone.answer(card.id, rating: 3)
+            // The study day (it starts at 4 a.m.) of now, where the account is.
+            func today(_ zone: String) -> String {
+                Date().addingTimeInterval(-4 * 3_600).formatted(
+                    Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: zone)!).year().month().day()
+                        .dateSeparator(.dash))
+            }
+            // 25 hours apart: their dates always differ, so the server's own zone cannot pass both.
+            for zone in ["Pacific/Kiritimati", "Pacific/Pago_Pago"] {
+                _ = try phone.setSetting("timeZone", to: zone)
+                _ = try await DeviceSync(store: phone).sync()
+                let page = try await browser.get("/decks/\(deck.id)/stats").body
+                #expect(page.contains("1 reviews on \(today(zone))"), "\(zone): today is \(today(zone))")
+            }
+        }
+    }
+
     // MARK: Sync
 
     @Test("a live event stream ends once its device is signed out")

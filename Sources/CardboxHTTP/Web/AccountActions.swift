@@ -54,8 +54,13 @@ struct AccountActions: Sendable {
     }
 
     /// A deck's study figures over the last `days` study days: reviews, retention, forecast.
-    func stats(_ caller: Caller, _ deck: DeckID, days: Int) async throws -> (deck: Deck, stats: StudyStats) {
-        try await read(caller) { store in (try store.deck(deck), try store.stats(in: deck, days: days)) }
+    /// The deck's statistics, with the time zone its study days are counted in (the account's).
+    func stats(_ caller: Caller, _ deck: DeckID, days: Int) async throws
+        -> (deck: Deck, stats: StudyStats, timeZone: TimeZone)
+    {
+        try await read(caller) { store in
+            (try store.deck(deck), try store.stats(in: deck, days: days), try store.studyTimeZone())
+        }
     }
 
     /// Imports `data` (a file a person uploaded) into the account: all of it or nothing. The bytes

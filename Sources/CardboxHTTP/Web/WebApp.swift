@@ -552,14 +552,16 @@ struct WebApp: Sendable {
         guard Self.statsSpans.contains(days) else {
             throw CardboxError.invalid(field: "days", reason: "must be one of 7, 30, 90 or 365")
         }
-        let (deck, stats) = try await actions.stats(try context.pageCaller(), try Self.deckId(context), days: days)
+        let (deck, stats, timeZone) = try await actions.stats(
+            try context.pageCaller(), try Self.deckId(context), days: days)
         let percent = { (retention: Retention) in retention.rate.map { "\(Int(($0 * 100).rounded())) %" } ?? "none yet"
         }
         let dayBars = { (counts: [DayCount], noun: String) in
             counts.map {
-                // A study day starts at local time (the dayStartHour setting): its date is the local one.
+                // A study day starts at the account's local time (the dayStartHour setting, in its
+                // time zone): its date is the local one.
                 let day = $0.day.formatted(
-                    Date.ISO8601FormatStyle(timeZone: .current).year().month().day().dateSeparator(.dash))
+                    Date.ISO8601FormatStyle(timeZone: timeZone).year().month().day().dateSeparator(.dash))
                 return SVGChart.Bar(
                     label: String(day.dropFirst(5)), value: Double($0.count), title: "\($0.count) \(noun) \(day)")
             }
