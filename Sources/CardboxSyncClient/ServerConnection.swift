@@ -120,22 +120,22 @@ public struct ServerConnection: Sendable {
     }
 
     /// Sends a change set under a batch id; sending the same batch again is answered, not applied again.
-    /// One larger than a request may be goes as several batches (see `pieces`).
-    /// Pushes `changes`. `heldBack`: they are part of what a push refused for the card limit held,
-    /// the rest still waiting here; the server then keeps the device's refusal shown.
+    /// One larger than a request may be goes as several batches (see `pieces`). `heldBack`: the
+    /// changes are part of what a push refused for the card limit held, the rest still waiting
+    /// here; the server then keeps the device's refusal shown.
     public func push(_ changes: ChangeSet, batch: UUID, heldBack: Bool = false) async throws -> PushReceipt {
-        var pieces = pieces(of: changes)
-        let last = pieces.removeLast()
-        for piece in pieces { _ = try await push(text: piece, batch: UUID(), heldBack: heldBack) }
-        return try await push(text: last, batch: pieces.isEmpty ? batch : UUID(), heldBack: heldBack)
+        let last = try await pushAllButLast(of: changes, batch: batch, heldBack: heldBack)
+        return try await push(text: last.text, batch: last.batch, heldBack: heldBack)
     }
 
     /// Pushes every piece of `changes` but the last (see `pieces`), and gives the last with the
     /// batch id it goes under: `batch` when it is the only one.
-    private func pushAllButLast(of changes: ChangeSet, batch: UUID) async throws -> (text: String, batch: UUID) {
+    private func pushAllButLast(of changes: ChangeSet, batch: UUID, heldBack: Bool = false) async throws
+        -> (text: String, batch: UUID)
+    {
         var pieces = pieces(of: changes)
         let last = pieces.removeLast()
-        for piece in pieces { _ = try await push(text: piece, batch: UUID()) }
+        for piece in pieces { _ = try await push(text: piece, batch: UUID(), heldBack: heldBack) }
         return (last, pieces.isEmpty ? batch : UUID())
     }
 
