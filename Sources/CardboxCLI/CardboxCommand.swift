@@ -270,8 +270,7 @@ struct ServerPlanCardLimit: Error, LocalizedError {
     var errorDescription: String? { limit.errorDescription }
 
     var detail: String {
-        guard case .cardLimitExceeded(_, _, _, let adding) = limit else { return "" }
-        return "You tried to add \(adding) card\(adding == 1 ? "" : "s"). This store is signed in to \(link.server), "
+        (limit.attempted ?? "") + " This store is signed in to \(link.server), "
             + "where the plan is the account's: the server's administrator lifts the limit with "
             + "'cardbox admin user set-plan \(link.user) premium'; deleting cards makes room."
     }

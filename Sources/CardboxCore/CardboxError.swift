@@ -25,9 +25,14 @@ public enum CardboxError: Error, Equatable, Sendable, LocalizedError {
     /// A second line for people, where the message (kept exactly as the seeds word it) leaves out what
     /// to do about it.
     public var detail: String? {
+        guard let attempted else { return nil }
+        return attempted + " 'cardbox plan set premium' lifts the limit; deleting cards makes room."
+    }
+
+    /// The card-limit error's "You tried to add N cards.", which every way of lifting it begins with.
+    public var attempted: String? {
         guard case .cardLimitExceeded(_, _, _, let adding) = self else { return nil }
-        return "You tried to add \(adding) card\(adding == 1 ? "" : "s"). 'cardbox plan set premium' lifts the "
-            + "limit; deleting cards makes room."
+        return "You tried to add \(adding) card\(adding == 1 ? "" : "s")."
     }
 
     public var errorDescription: String? {
