@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "cardbox", targets: ["cardbox"]),
+        .executable(name: "cardbox-image-worker", targets: ["cardbox-image-worker"]),
         .executable(name: "cardbox-bench", targets: ["cardbox-bench"]),
         .library(name: "CardboxCore", targets: ["CardboxCore"]),
         .library(name: "CardboxSync", targets: ["CardboxSync"]),
@@ -102,7 +103,14 @@ let package = Package(
         // and thumbnailing images, and drawing the offline image provider's pictures.
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .target(name: "CVipsShim", dependencies: ["CVips"]),
-        .target(name: "CardboxImaging", dependencies: ["CardboxCore", "CVipsShim"]),
+        // Image work as the rest of Cardbox asks for it: sent to worker processes, so that nothing else
+        // links libvips and a decoder's crash costs one image.
+        .target(name: "CardboxImaging", dependencies: ["CardboxCore", "CSpawn"]),
+        // glibc's posix_spawn extensions that Swift's Glibc module leaves out.
+        .target(name: "CSpawn"),
+        // The work itself, with libvips: what the worker runs.
+        .target(name: "CardboxImageDecoding", dependencies: ["CardboxCore", "CardboxImaging", "CVipsShim"]),
+        .executableTarget(name: "cardbox-image-worker", dependencies: ["CardboxImageDecoding"]),
         // The system's zlib, for dictzip dictionaries (raw deflate read by chunk).
         .systemLibrary(name: "CSystemZlib", providers: [.apt(["zlib1g-dev"])]),
         // Suggested cards: the providers (offline dictionaries, chat completions) and seed 000's
@@ -172,7 +180,7 @@ let package = Package(
             name: "CardboxFuzzTargets",
             dependencies: [
                 "CardboxCore", "CardboxSync", "CardboxScheduling", "CardboxExchange", "CardboxStore", "CardboxSuggest",
-                "CardboxImaging",
+                "CardboxImaging", "CardboxImageDecoding",
             ]
         ),
         // The fuzzer (`scripts/fuzz.sh` builds it with libFuzzer: -DFUZZING); otherwise it replays inputs.

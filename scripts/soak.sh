@@ -24,8 +24,10 @@ done
 bash scripts/install-deps.sh
 if [ "$build" = release ]; then
     swift build -c release --product cardbox >&2
+    swift build -c release --product cardbox-image-worker >&2
 else
     swift build --product cardbox >&2
+    swift build --product cardbox-image-worker >&2
 fi
 bin=".build/$build/cardbox"
 work=$(mktemp -d /tmp/cardbox-soak.XXXXXX)

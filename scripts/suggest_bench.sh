@@ -8,4 +8,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 swift build -c release --product cardbox-suggest-bench >&2
+swift build -c release --product cardbox-image-worker >&2
 .build/release/cardbox-suggest-bench "$@"

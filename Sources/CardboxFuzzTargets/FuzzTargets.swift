@@ -1,5 +1,6 @@
 import CardboxCore
 import CardboxExchange
+import CardboxImageDecoding
 import CardboxImaging
 import CardboxScheduling
 import CardboxStore
@@ -29,9 +30,16 @@ public enum FuzzTargets {
         "dictzip": { data in FuzzTargets.dictzip(data) },
         "dictd": { data in FuzzTargets.dictd(data) },
         "wordnet": { data in FuzzTargets.wordNet(data) },
-        "image": { data in _ = try? ImageIngest.ingest(data) },
+        "image": { data in _ = try? VipsImages.ingest(data) },
         "html": { data in FuzzTargets.html(data) },
+        "workermessage": { data in FuzzTargets.workerMessage(data) },
     ]
+
+    /// The image worker's framing: a message that decodes encodes back to the same bytes.
+    static func workerMessage(_ data: Data) {
+        guard let message = try? WorkerMessage.decode(data) else { return }
+        precondition(message.encoded == data, "a worker message does not encode back to its bytes")
+    }
 
     /// The HTML escape of the web pages: whatever the text, what it makes has no character HTML
     /// gives a meaning to, and reads back as the text.

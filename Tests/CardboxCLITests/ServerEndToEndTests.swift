@@ -1,3 +1,4 @@
+import CardboxImaging
 import CardboxTestSupport
 import Foundation
 import Testing
@@ -7,9 +8,12 @@ final class ServerProcess {
     let process = Process()
     let url: String
 
-    init(database: String, port: Int = 0, extraArguments: [String] = []) throws {
+    init(
+        database: String, port: Int = 0, extraArguments: [String] = [], environment: [String: String] = [:]
+    ) throws {
         process.executableURL = try CLI.builtBinary()
         process.arguments = ["serve", "--port", String(port), "--database", database] + extraArguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let out = Pipe()
         process.standardOutput = out
         let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-serve-\(UUID()).log").path
@@ -112,6 +116,49 @@ struct ServerEndToEndTests {
         #expect(down.status == 1 && down.stderr.contains("cannot reach"))
         let kept = try laptop.runProcess(["sync", "status"])
         #expect(kept.stdout.contains("pending: 1") && kept.stdout.contains("last error: cannot reach"))
+    }
+
+    @Test("an image decoder that crashes on the server costs that image an error; the server goes on serving")
+    func decoderCrash() throws {
+        let admin = try CLI()
+        defer { admin.remove() }
+        let database = admin.folder.appendingPathComponent("server.sqlite").path
+        let added = try admin.runProcess(
+            ["admin", "--database", database, "user", "add", "ana", "--password-stdin", "--plan", "premium"],
+            store: false, input: "correct horse\n")
+        #expect(added.status == 0, "\(added.stderr)")
+        // The server's image workers abort on any image holding these bytes; the devices' do not.
+        let server = try ServerProcess(
+            database: database, environment: ["CARDBOX_IMAGE_WORKER_FAULT": "crash:POISONED-IMAGE"])
+        defer { _ = server.stop() }
+        let (phone, laptop) = (try CLI(), try CLI())
+        defer {
+            phone.remove()
+            laptop.remove()
+        }
+        let sample = try ImageIngest.sample(width: 40, height: 30, format: .png)
+        let poisoned = phone.folder.appendingPathComponent("poisoned.png")
+        let good = laptop.folder.appendingPathComponent("good.png")
+        try (sample + Data("POISONED-IMAGE".utf8)).write(to: poisoned)
+        try sample.write(to: good)
+        for (device, image, deck) in [(phone, poisoned, "Fotos"), (laptop, good, "Bilder")] {
+            let login = try device.runProcess(
+                ["login", server.url, "--user", "ana", "--password-stdin"], input: "correct horse\n")
+            #expect(login.status == 0, "\(login.stderr)")
+            #expect(try device.runProcess(["deck", "create", deck, "--front", "es", "--back", "en"]).status == 0)
+            let card = try device.runProcess(["card", "add", deck, image.lastPathComponent, "x", "--image", image.path])
+            #expect(card.status == 0, "\(card.stderr)")
+        }
+        let refused = try phone.runProcess(["sync"])
+        #expect(refused.status == 1)
+        #expect(
+            refused.stderr.contains("cannot be decoded: the image decoder stopped on it (signal 6)"),
+            "\(refused.stderr)")
+        // The server still serves: the other device's image goes through, and the phone's cards too.
+        let synced = try laptop.runProcess(["sync"])
+        #expect(synced.status == 0 && synced.stdout.contains("images sent 1"), "\(synced.stdout) \(synced.stderr)")
+        #expect(server.process.isRunning)
+        #expect(try laptop.runProcess(["card", "list", "Fotos"]).stdout.contains("poisoned.png"))
     }
 
     @Test(

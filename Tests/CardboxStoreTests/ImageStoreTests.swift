@@ -38,7 +38,7 @@ struct StoredImageTests {
         let image = try store.addItemImage(to: item, data: photo)
         let stored = try store.imageData(sha256: image.sha256)
         #expect(stored.data != photo && stored.mimeType == "image/jpeg")
-        #expect(try ImageIngest.probe(stored.data).width == 2048)
+        #expect(try ImageIngest.ingest(stored.data).width == 2048)
         #expect(sha256Hex(stored.data) == image.sha256)
     }
 

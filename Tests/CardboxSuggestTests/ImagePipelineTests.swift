@@ -57,7 +57,7 @@ struct ImagePipelineTests {
         #expect(report.made.allSatisfy { $0.isVisible && $0.imageHash != nil })
         let image = try store.imageData(sha256: try #require(report.made.first?.imageHash))
         #expect(image.mimeType == "image/jpeg")
-        #expect(try ImageIngest.probe(image.data).width == 512)
+        #expect(try ImageIngest.ingest(image.data).width == 512)
         #expect(try store.dueImageJobs().isEmpty)
     }
 
