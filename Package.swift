@@ -102,7 +102,7 @@ let package = Package(
         // libvips (Debian's libvips-dev) behind a few plain C functions: decoding, checking, shrinking
         // and thumbnailing images, and drawing the offline image provider's pictures.
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
-        .target(name: "CVipsShim", dependencies: ["CVips"]),
+        .target(name: "CVipsShim", dependencies: ["CVips"], linkerSettings: [.linkedLibrary("fontconfig")]),
         // Image work as the rest of Cardbox asks for it: sent to worker processes, so that nothing else
         // links libvips and a decoder's crash costs one image.
         .target(name: "CardboxImaging", dependencies: ["CardboxCore", "CSpawn"]),

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <fontconfig/fontconfig.h>
 #include <vips/vips.h>
 
 static __thread char last_error[1024];
@@ -22,6 +23,10 @@ static int fail(const char *fallback) {
 }
 
 static void start_once(void) {
+    /* Pango starts fontconfig on a thread of its own when text is first drawn, racing this
+     * thread's first use of it (pango#784: seen here as a worker's SIGFPE in about one in forty
+     * fresh workers under load). Started here first, both later FcInit calls return at once. */
+    FcInit();
     if (VIPS_INIT("cardbox") != 0) {
         start_status = fail("libvips could not start");
         return;

@@ -10,8 +10,8 @@ import Foundation
 /// them with libvips, and answers each on its standard output, until its input ends.
 public enum ImageWorkerService {
     /// Names a fault for the tests to inject: `crash:MARKER`, `hang:MARKER` or `allocate:MARKER`
-    /// makes the worker abort, stop answering, or ask for 4 GiB when a job's image contains the bytes
-    /// MARKER. It proves that a decoder's crash, hang or appetite costs one image, not its caller.
+    /// makes the worker abort, stop answering, or ask for 4 GiB when a job (its image, or its text)
+    /// contains the bytes MARKER. It proves that a decoder's crash, hang or appetite costs one image, not its caller.
     public static let faultVariable = "CARDBOX_IMAGE_WORKER_FAULT"
 
     public static func main(arguments: [String]) -> Int32 {
@@ -38,7 +38,7 @@ public enum ImageWorkerService {
                 FileHandle.standardError.write(Data("cardbox-image-worker: \(error)\n".utf8))
                 return 65
             }
-            fault?.strike(message.blobs)
+            fault?.strike([message.header] + message.blobs)
             let (outcome, blobs) = perform(message)
             guard let reply = try? WorkerMessage(outcome, blobs: blobs), write(reply.encoded, to: answers) else {
                 return 74

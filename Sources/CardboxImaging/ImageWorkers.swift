@@ -93,7 +93,25 @@ public final class ImageWorkers: @unchecked Sendable {
 
     /// Runs one job in a free worker. A refusal comes back as `CardboxError.invalid` naming `field`;
     /// a worker that stops, answers nonsense or overruns its time is ended and named in the error.
+    /// A picture Cardbox draws from its own text is drawn again once by a new worker when the first
+    /// stopped: Pango's fontconfig thread races its caller's first use of fontconfig (pango#784),
+    /// about one fresh worker in a hundred under load, whatever the text.
     func perform(_ job: ImageJob, blobs: [Data], field: String) throws -> (ImageJobOutcome, [Data]) {
+        var attempts = if case .renderCard = job { 2 } else { 1 }
+        while true {
+            do {
+                return try performOnce(job, blobs: blobs, field: field)
+            } catch WorkerStopped.crashed(let how) {
+                attempts -= 1
+                guard attempts > 0 else {
+                    throw CardboxError.invalid(
+                        field: field, reason: "cannot be decoded: the image decoder stopped on it (\(how))")
+                }
+            }
+        }
+    }
+
+    private func performOnce(_ job: ImageJob, blobs: [Data], field: String) throws -> (ImageJobOutcome, [Data]) {
         let worker = try checkOut()
         var keep = false
         defer { checkIn(worker, keep: keep) }
@@ -109,9 +127,7 @@ public final class ImageWorkers: @unchecked Sendable {
             throw CardboxError.invalid(
                 field: field, reason: "took more than \(Self.seconds(limits.seconds)) to decode, and was stopped")
         } catch WorkerFailure.ended {
-            throw CardboxError.invalid(
-                field: field,
-                reason: "cannot be decoded: the image decoder stopped on it (\(worker.stop(graceSeconds: 1)))")
+            throw WorkerStopped.crashed(how: worker.stop(graceSeconds: 1))
         } catch {
             worker.stop()
             throw CardboxError.storage("the image worker answered wrongly: \(error)")
@@ -170,6 +186,11 @@ public final class ImageWorkers: @unchecked Sendable {
         }
         return beside
     }
+}
+
+/// A worker that stopped on a job, and how (its exit status or signal).
+enum WorkerStopped: Error {
+    case crashed(how: String)
 }
 
 enum WorkerFailure: Error {

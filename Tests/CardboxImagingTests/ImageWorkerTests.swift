@@ -30,6 +30,14 @@ struct ImageWorkerTests {
         #expect(try workers.ingest(good).width == 640)
     }
 
+    @Test("a picture whose drawing always crashes is drawn twice, then refused; the next is drawn")
+    func drawingCrash() throws {
+        let workers = ImageWorkers(environment: ["CARDBOX_IMAGE_WORKER_FAULT": "crash:CRASHES"])
+        let reason = Self.refusal { _ = try workers.renderCard(title: "CRASHES", caption: "", color: (1, 2, 3)) }
+        #expect(reason == "picture: cannot be decoded: the image decoder stopped on it (signal 6)")
+        #expect(try workers.renderCard(title: "draws", caption: "", color: (1, 2, 3)).count > 1000)
+    }
+
     @Test("a decoder that hangs is stopped at the time limit; the next image is taken")
     func hang() throws {
         let workers = ImageWorkers(

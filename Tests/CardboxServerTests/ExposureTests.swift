@@ -422,7 +422,7 @@ struct ExposureTests {
             let heard = try await withThrowingTaskGroup(of: Int64??.self) { group in
                 group.addTask { .some(try await listening.value) }
                 group.addTask {
-                    try await Task.sleep(for: .seconds(20))
+                    try await Task.sleep(for: .seconds(45))
                     return nil
                 }
                 let first = try await group.next() ?? nil
@@ -431,7 +431,8 @@ struct ExposureTests {
             }
             listening.cancel()
             #expect(heard == .some(nil), "the stream ended without news")
-            #expect(ContinuousClock.now - start < .seconds(10))
+            // Woken by the sign-out, not by its next poll (60 s); a loaded test machine may take seconds.
+            #expect(ContinuousClock.now - start < .seconds(30))
         }
     }
 }
