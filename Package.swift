@@ -51,13 +51,28 @@ let package = Package(
             ]
         ),
         // The server's side of sync, behind one seam (push, pull, accounts, devices, images): the
-        // rules, and the embedded SQLite database.
+        // rules, and the types every implementation shares. No database library.
         .target(
             name: "CardboxServer",
             dependencies: [
-                "CardboxCore", "CardboxSync", "CardboxStore", "CardboxImaging",
-                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
+                "CardboxCore", "CardboxSync", "CardboxImaging", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            ]
+        ),
+        // The seam on an embedded SQLite database (GRDB).
+        .target(
+            name: "CardboxServerSQLite",
+            dependencies: [
+                "CardboxCore", "CardboxSync", "CardboxServer", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The server's own store of each account (`AccountCopy`, `AccountReplicas`): device stores kept
+        // up to date from the sync state, for the web app, suggestions and snapshots.
+        .target(
+            name: "CardboxAccountCopies",
+            dependencies: [
+                "CardboxCore", "CardboxSync", "CardboxServer", "CardboxStore",
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The same seam on PostgreSQL (postgres-nio), for servers that share a database.
@@ -75,7 +90,8 @@ let package = Package(
         .target(
             name: "CardboxHTTP",
             dependencies: [
-                "CardboxCore", "CardboxSync", "CardboxServer", "CardboxStore", "CardboxSuggest", "CardboxExchange",
+                "CardboxCore", "CardboxSync", "CardboxServer", "CardboxServerSQLite", "CardboxAccountCopies",
+                "CardboxStore", "CardboxSuggest", "CardboxExchange",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -137,15 +153,17 @@ let package = Package(
             name: "CardboxCLI",
             dependencies: [
                 "CardboxCore", "CardboxSync", "CardboxStore", "CardboxScheduling", "CardboxExchange",
-                "CardboxServer", "CardboxServerPostgres", "CardboxHTTP", "CardboxSyncClient", "CardboxSuggest",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CardboxServer", "CardboxServerSQLite", "CardboxServerPostgres", "CardboxHTTP", "CardboxSyncClient",
+                "CardboxSuggest", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "cardbox", dependencies: ["CardboxCLI"]),
         // Randomized convergence: replicas exchanging change sets in any order end in the same state.
         .target(
             name: "CardboxConvergence",
-            dependencies: ["CardboxStore", "CardboxSync", "CardboxCore", "CardboxServer", "CardboxImaging"]),
+            dependencies: [
+                "CardboxStore", "CardboxSync", "CardboxCore", "CardboxServer", "CardboxServerSQLite", "CardboxImaging",
+            ]),
         .executableTarget(
             name: "cardbox-converge",
             dependencies: ["CardboxConvergence", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
@@ -209,7 +227,8 @@ let package = Package(
         .testTarget(
             name: "CardboxServerTests",
             dependencies: [
-                "CardboxTestSupport", "CardboxServer", "CardboxServerPostgres", "CardboxStore", "CardboxSync",
+                "CardboxTestSupport", "CardboxServer", "CardboxServerSQLite", "CardboxAccountCopies",
+                "CardboxServerPostgres", "CardboxStore", "CardboxSync",
                 "CardboxImaging", "CardboxExchange",
                 "CardboxHTTP", "CardboxSyncClient", "CardboxConvergence",
                 .product(name: "GRDB", package: "GRDB.swift"),

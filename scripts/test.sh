@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh --browser
+python3 scripts/check-layers.py
 swift build --build-tests
 swift test --skip-build --disable-xctest
 python3 Tests/Browser/web_test.py .build/debug/cardbox .build/web-screenshots

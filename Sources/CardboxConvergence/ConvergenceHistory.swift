@@ -1,5 +1,6 @@
 import CardboxCore
 import CardboxServer
+import CardboxServerSQLite
 import CardboxStore
 import CardboxSync
 import Foundation

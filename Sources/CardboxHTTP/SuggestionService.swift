@@ -1,3 +1,4 @@
+import CardboxAccountCopies
 import CardboxCore
 import CardboxServer
 import CardboxStore

@@ -121,10 +121,6 @@ public protocol ServerDatabase: SyncState, AccountStore, ImageStore {
     func close() async
 }
 
-extension SQLiteServerDatabase {
-    public func close() async {}
-}
-
 extension AccountStore {
     /// The key account names are unique by: trimmed, case-folded.
     package static func nameKey(_ name: String) -> String {

@@ -1,4 +1,5 @@
 import CardboxServer
+import CardboxServerSQLite
 import Foundation
 import Testing
 

@@ -7,6 +7,7 @@ import Foundation
 import Testing
 
 @testable import CardboxServer
+@testable import CardboxServerSQLite
 
 /// The sync state's contract, run on every implementation.
 enum SyncStates {

@@ -1,3 +1,4 @@
+import CardboxServer
 import GRDB
 import Synchronization
 

@@ -1,4 +1,6 @@
 import CardboxServer
+import CardboxServerPostgres
+import CardboxServerSQLite
 import Foundation
 
 /// Opens the server database a `--database` option names: a `postgres://` URL, or an SQLite file's path.

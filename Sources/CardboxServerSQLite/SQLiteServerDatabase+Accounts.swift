@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxServer
 import Foundation
 import GRDB
 

@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxServer
 import CardboxSync
 import Foundation
 import GRDB
@@ -268,4 +269,9 @@ private struct Records {
                 """
         ).execute(arguments: [accountId, plan.lastSeq])
     }
+}
+
+extension SQLiteServerDatabase {
+    /// Nothing to close: the file's connections end with the object.
+    public func close() async {}
 }
