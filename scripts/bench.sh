@@ -3,7 +3,8 @@
 # - the store: batch insert of 10,000 cards (beside the sqlite3 shell doing the same inserts, and
 #   Anki's add_notes), listing 1,000 cards of a 100,000-card deck, moving an item in a 10,000-item list;
 # - studying: FSRS-6 next-state throughput, answering 1,000 cards, building the due queue (beside Anki);
-# - the FSRS optimizer beside fsrs-rs on the same simulated reviews;
+# - the FSRS optimizer beside fsrs-rs on the same simulated reviews, and its workload simulator and
+#   recommended retention beside fsrs-rs's;
 # - imports: a 100,000-card CSV and a 10,000-note .apkg, beside Anki, with peak memory.
 # Extra arguments go to cardbox-bench (e.g. --runs 9).
 set -euo pipefail
@@ -19,6 +20,9 @@ swift build -c release --static-swift-stdlib --product cardbox-image-worker >&2
 echo
 echo "FSRS optimizer on the same simulated reviews (scored by fsrs-rs's evaluate):"
 python3 scripts/fsrs_optimizer_bench.py .build/release/cardbox 3000 365
+echo
+echo "FSRS helper (workload simulator, recommended retention) beside fsrs-rs:"
+python3 scripts/fsrs_simulator_bench.py .build/release/cardbox
 echo
 echo "Imports (wall time and peak memory of cardbox import, beside Anki):"
 python3 scripts/import_bench.py .build/release/cardbox

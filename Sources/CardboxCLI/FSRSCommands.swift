@@ -5,10 +5,12 @@ import Foundation
 
 struct FSRSCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "fsrs", abstract: "The FSRS-6 scheduler on its own: replay review histories, fit its parameters.",
+        commandName: "fsrs",
+        abstract:
+            "The FSRS-6 scheduler on its own: replay review histories, fit its parameters, simulate the workload ahead.",
         discussion:
             "Example:\n  echo '{\"card\":\"c1\",\"rating\":3,\"time\":\"2025-01-01T09:00:00Z\"}' | cardbox fsrs replay",
-        subcommands: [Replay.self, Optimize.self])
+        subcommands: [Replay.self, Optimize.self, Simulate.self, OptimalRetention.self])
 
     struct Replay: ParsableCommand {
         static let configuration = CommandConfiguration(

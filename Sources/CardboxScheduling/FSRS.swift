@@ -132,6 +132,11 @@ public struct Scheduler: Sendable, Equatable {
         return pow(1 + factor * Double(elapsedDays) / stability, decay)
     }
 
+    /// The probability of recall `days` (any fraction) after a review that left `stability`.
+    func retrievability(days: Double, _ stability: Double) -> Double {
+        pow(1 + factor * days / stability, decay)
+    }
+
     /// The card after a review with `rating` at `date`. `fuzz`, when given, spreads day intervals
     /// (±15/10/5 % bands) so cards learned together do not stay due together.
     public func review(
@@ -228,9 +233,9 @@ public struct Scheduler: Sendable, Equatable {
 
     private func clampStability(_ stability: Double) -> Double { max(stability, FSRSParameters.stabilityMinimum) }
 
-    private func initialStability(_ rating: Rating) -> Double { clampStability(parameters[rating.rawValue - 1]) }
+    func initialStability(_ rating: Rating) -> Double { clampStability(parameters[rating.rawValue - 1]) }
 
-    private func initialDifficulty(_ rating: Rating) -> Double {
+    func initialDifficulty(_ rating: Rating) -> Double {
         parameters[4] - pow(M_E, parameters[5] * Double(rating.rawValue - 1)) + 1
     }
 
@@ -240,21 +245,21 @@ public struct Scheduler: Sendable, Equatable {
         return min(max(Int(days.rounded(.toNearestOrEven)), 1), maximumInterval)
     }
 
-    private func shortTermStability(_ stability: Double, _ rating: Rating) -> Double {
+    func shortTermStability(_ stability: Double, _ rating: Rating) -> Double {
         var increase =
             pow(M_E, parameters[17] * (Double(rating.rawValue) - 3 + parameters[18])) * pow(stability, -parameters[19])
         if rating != .again { increase = max(increase, 1) }
         return clampStability(stability * increase)
     }
 
-    private func nextDifficulty(_ difficulty: Double, _ rating: Rating) -> Double {
+    func nextDifficulty(_ difficulty: Double, _ rating: Rating) -> Double {
         let easyDifficulty = initialDifficulty(.easy)
         let delta = -(parameters[6] * (Double(rating.rawValue) - 3))
         let damped = difficulty + (10 - difficulty) * delta / 9
         return clampDifficulty(parameters[7] * easyDifficulty + (1 - parameters[7]) * damped)
     }
 
-    private func nextStability(_ difficulty: Double, _ stability: Double, _ retrievability: Double, _ rating: Rating)
+    func nextStability(_ difficulty: Double, _ stability: Double, _ retrievability: Double, _ rating: Rating)
         -> Double
     {
         if rating == .again {

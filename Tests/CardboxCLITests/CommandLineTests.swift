@@ -589,6 +589,46 @@ struct CommandLineTests {
         #expect(bad.stderr.contains("line 1 is not"))
     }
 
+    @Test("fsrs simulate and optimal-retention: fsrs-rs's default deck, or a deck's own cards and limits")
+    func fsrsSimulate() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let plain = try #require(
+            try cli.json(
+                "fsrs", "simulate", "--days", "30", "--cards", "300", "--new-per-day", "40", "--minutes-per-day", "600")
+                as? [String: Any])
+        let totals = try #require(plain["totals"] as? [String: Any])
+        let perDay = try #require(plain["perDay"] as? [String: [Double]])
+        #expect(plain["desiredRetention"] as? Double == 0.9 && perDay["reviews"]?.count == 30)
+        #expect(totals["newCards"] as? Int == 300 && perDay["newCards"]?.prefix(7).allSatisfy { $0 == 40 } == true)
+        #expect(totals["reviews"] as? Int == Int(perDay["reviews"]!.reduce(0, +)))
+        // A deck: its three new cards (one answered), its limit of two new cards a day.
+        try cli.ok("deck", "create", "D", "--front", "es")
+        try cli.ok("deck", "edit", "D", "--new-per-day", "2", "--desired-retention", "0.85")
+        for word in ["uno", "dos", "tres"] { try cli.ok("card", "add", "D", word, "-") }
+        let next = try #require(try cli.json("study", "D", "--next") as? [String: Any])
+        let id = try #require((next["card"] as? [String: Any])?["id"] as? String)
+        _ = try cli.json("card", "answer", id, "3")
+        let deck = try #require(try cli.json("fsrs", "simulate", "D", "--days", "10") as? [String: Any])
+        let deckDays = try #require(deck["perDay"] as? [String: [Double]])
+        #expect(deck["deck"] as? String == "D" && deck["desiredRetention"] as? Double == 0.85)
+        #expect(deckDays["newCards"]?.prefix(2) == [2, 0], "two new cards left, two a day")
+        let text = try cli.ok("fsrs", "simulate", "D", "--days", "21", "--desired-retention", "0.8")
+        #expect(text.hasPrefix("D, 21 days at desired retention 0.80:") && text.contains("minutes a day"))
+        let best = try #require(
+            try cli.json("fsrs", "optimal-retention", "--cards", "100", "--days", "400") as? [String: Any])
+        #expect((0.7...0.95).contains(try #require(best["desiredRetention"] as? Double)))
+        for (arguments, message) in [
+            (["fsrs", "simulate", "--days", "0"], "--days must be 1 to 3650, got 0"),
+            (["fsrs", "simulate", "--desired-retention", "0.5"], "--desired-retention must be 0.7 to 0.99, got 0.5"),
+            (["fsrs", "simulate", "Nope"], "no deck matches 'Nope'"),
+            (["fsrs", "optimal-retention", "--cards", "0"], "--cards must be 1 or more, got 0"),
+        ] {
+            let refused = try cli.run(arguments)
+            #expect(refused.status != 0 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
+        }
+    }
+
     @Test("export listall to a file, import it elsewhere; the format is detected; bad files change nothing")
     func listAllExchange() throws {
         let cli = try CLI()
