@@ -744,9 +744,40 @@ struct WebAppTests {
             #expect(tooltips.count == 7 && tooltips.last?.hasPrefix("1 reviews on ") == true)
             #expect(tooltips.dropLast().allSatisfy { $0.hasPrefix("0 reviews on ") })
             #expect(page.contains("new: 1") && page.contains("learning: 1"))
+            // The workload ahead: a bar a day for the span, and the simulation's totals (the new card
+            // and the one in learning come up on the first day).
+            let workload = try #require(page.components(separatedBy: "workload-chart").dropFirst().first)
+            let days = workload.components(separatedBy: "</svg>")[0].components(separatedBy: "<title>").dropFirst()
+            #expect(days.count == 7 && days.first?.contains("1 new") == true)
+            #expect(page.contains("Simulated at desired retention 0.90 for the next 7 days:"))
+            #expect(page.contains("1 new cards"))
             #expect(try await browser.get(deck + "/stats?days=5").status == 400)
             let eve = try await Self.signedIn(url, accounts)
             #expect(try await eve.get(deck + "/stats").status == 404)
+        }
+    }
+
+    @Test("the deck settings offer a recommended desired retention, filled in for Save to keep")
+    func recommendedRetention() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let browser = try await Self.signedIn(url, accounts, plan: .premium)
+            let deck = try await Self.createDeck(browser, "Spanish")
+            let csrf = try await browser.csrf()
+            _ = try await browser.post(deck + "/cards", ["csrf": csrf, "front": "hola", "back": "hello"])
+            let plain = try await browser.get(deck).body
+            #expect(plain.contains(#"<a href="\#(deck)/recommended-retention">Recommend a retention</a>"#))
+            let page = try await browser.get(deck + "/recommended-retention")
+            #expect(page.status == 200)
+            let advice = try #require(
+                page.body.range(of: #"Recommended: <strong>0\.[0-9]{2}</strong>"#, options: .regularExpression))
+            let value = String(page.body[advice].dropFirst("Recommended: <strong>".count).prefix(4))
+            #expect((0.7...0.95).contains(try #require(Double(value))))
+            #expect(
+                page.body.contains(
+                    #"name="desiredRetention" type="number" min="0.7" max="0.99" step="0.01" value="\#(value)""#))
+            #expect(page.body.contains(#"<details class="settings" id="deck-settings" open>"#))
+            let eve = try await Self.signedIn(url, accounts)
+            #expect(try await eve.get(deck + "/recommended-retention").status == 404)
         }
     }
 

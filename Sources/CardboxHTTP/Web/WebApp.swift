@@ -1,11 +1,13 @@
 import CardboxAccountCopies
 import CardboxCore
 import CardboxExchange
+import CardboxScheduling
 import CardboxServer
 import CardboxStore
 import Foundation
 import Hummingbird
 import NIOCore
+import Synchronization
 
 /// The web app: pages rendered on the server that work on the account's store the server keeps
 /// (`AccountReplicas`), through the same engine functions as the command line. What a page changes
@@ -21,6 +23,8 @@ struct WebApp: Sendable {
     let news: AccountNews
     /// The pages most asked for, kept a second while nothing they show has changed.
     let pageCache = PageCache()
+    /// Held while a recommended retention is worked out (one at a time on a server).
+    let recommending = OneAtATime()
 
     func addRoutes(to router: Router<CardboxRequestContext>) {
         router.get("static/app.css") { _, _ in Self.asset(WebAssets.css, type: "text/css; charset=utf-8") }
@@ -56,6 +60,9 @@ struct WebApp: Sendable {
             }
         }
         pages.get("decks/:deck/stats") { request, context in try await statsPage(request, context) }
+        pages.get("decks/:deck/recommended-retention") { request, context in
+            try await recommendedRetention(request, context)
+        }
         pages.get("decks/:deck/study") { request, context in try await studyPage(request, context) }
         pages.post("decks/:deck/study") { request, context in try await answer(request, context) }
         pages.post("decks/:deck/study/undo") { request, context in try await undo(request, context) }
@@ -327,7 +334,8 @@ struct WebApp: Sendable {
     /// records; cards a page at a time (`?page=N`) through seed 001's filters (`tag`, `favorites`,
     /// `language`, `q` to search).
     private func deckPage(
-        _ request: Request, _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil
+        _ request: Request, _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil,
+        recommendation: Double? = nil
     ) async throws -> WebPage.Rendered {
         let caller = try context.pageCaller()
         let live = caller.cursor
@@ -356,6 +364,12 @@ struct WebApp: Sendable {
                 "relearningSteps": deck.study.relearningSteps, "maximumInterval": deck.study.maximumInterval,
                 "enableFuzz": deck.study.enableFuzz,
             ] as [String: Any]
+        if let recommendation {
+            // Filled in, the settings open: Save keeps it.
+            let shown = String(format: "%.2f", recommendation)
+            values["recommendation"] = shown
+            values["study"] = (values["study"] as? [String: Any] ?? [:]).merging(["desiredRetention": shown]) { $1 }
+        }
         values["draft"] = draft
         values["tab"] = tab.rawValue
         values["is" + tab.rawValue.prefix(1).uppercased() + tab.rawValue.dropFirst()] = true
@@ -590,7 +604,67 @@ struct WebApp: Sendable {
                 ["name": $0, "count": stats.cardCounts[$0] ?? 0]
             },
         ]
-        return WebPage.html("stats", title: "Stats: \(deck.name)", values, context: context)
+        let workload = try await workloadValues(context, deck, days: days, timeZone: timeZone)
+        return WebPage.html(
+            "stats", title: "Stats: \(deck.name)", values.merging(workload) { $1 }, context: context)
+    }
+
+    /// The workload simulator's view of the next `days` at the deck's desired retention: minutes a
+    /// day as a chart, and the totals.
+    private func workloadValues(
+        _ context: CardboxRequestContext, _ deck: Deck, days: Int, timeZone: TimeZone
+    ) async throws -> [String: Any] {
+        let (_, simulation) = try await actions.simulation(try context.pageCaller(), deck.id, days: days)
+        let result = try await Self.offThePool {
+            try simulation.simulator.simulate(
+                desiredRetention: deck.study.desiredRetention, existing: simulation.existing)
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let today = calendar.startOfDay(for: options.now())
+        let bars = result.seconds.enumerated().map { index, seconds in
+            let day = (calendar.date(byAdding: .day, value: index, to: today) ?? today).formatted(
+                Date.ISO8601FormatStyle(timeZone: timeZone).year().month().day().dateSeparator(.dash))
+            let minutes = Int((seconds / 60).rounded())
+            return SVGChart.Bar(
+                label: String(day.dropFirst(5)), value: seconds / 60,
+                title: "\(minutes) min on \(day): \(result.reviews[index]) reviews, \(result.newCards[index]) new")
+        }
+        return [
+            "workload": [
+                "reviews": result.reviews.reduce(0, +).formatted(),
+                "newCards": result.newCards.reduce(0, +).formatted(),
+                "hours": String(format: "%.1f", result.seconds.reduce(0, +) / 3600),
+                "memorized": String(format: "%.0f", result.memorized.last ?? 0),
+                "retention": String(format: "%.2f", deck.study.desiredRetention),
+            ],
+            "workloadChart": SVGChart.bars(
+                bars, description: "Expected study minutes on each of the next \(days) days", id: "workload-chart"),
+        ]
+    }
+
+    /// The deck page with the recommended desired retention filled into its settings (a year of
+    /// study simulated: see `WorkloadSimulator.optimalRetention`). One at a time on a server: each
+    /// is a few seconds of every core.
+    private func recommendedRetention(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
+        let (_, simulation) = try await actions.simulation(
+            try context.pageCaller(), try Self.deckId(context), days: 365)
+        guard recommending.take() else {
+            let error = "Another recommended retention is being worked out on this server: try again in a moment."
+            return try await deckPage(request, context, error: error).response
+        }
+        defer { recommending.release() }
+        let best = try await Self.offThePool {
+            try simulation.simulator.optimalRetention(existing: simulation.existing)
+        }
+        return try await deckPage(request, context, recommendation: best).response
+    }
+
+    /// Runs CPU work on a thread of its own, not one of the cooperative pool's few.
+    static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        }
     }
 
     /// The next card of the deck; `?answered` (after an answer) offers to undo it.
@@ -1165,4 +1239,19 @@ struct WebApp: Sendable {
     private static func dateText(_ date: Date) -> String {
         date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false))
     }
+}
+
+/// A slot for work the server does one at a time: taken, or refused while taken.
+final class OneAtATime: Sendable {
+    private let taken = Mutex(false)
+
+    /// Whether the slot was free (it is now taken).
+    func take() -> Bool {
+        taken.withLock { taken in
+            defer { taken = true }
+            return !taken
+        }
+    }
+
+    func release() { taken.withLock { $0 = false } }
 }

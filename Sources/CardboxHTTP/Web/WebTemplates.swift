@@ -470,7 +470,7 @@ enum WebTemplates {
         {{^hasWaiting}}<p>None.</p>{{/hasWaiting}}
         {{/isWaiting}}
         {{#isCurrent}}
-        <details class="settings" id="deck-settings"><summary>Deck settings</summary>
+        <details class="settings" id="deck-settings"{{#recommendation}} open{{/recommendation}}><summary>Deck settings</summary>
         <form method="post" action="/decks/{{deck.id}}/settings" class="stack">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <label for="deck-name">Name</label>
@@ -480,6 +480,7 @@ enum WebTemplates {
         {{#study}}<fieldset><legend>Study (FSRS)</legend>
         <label for="retention">Desired retention (0.7 to 0.99: how sure you want to be to remember a card when it comes due)</label>
         <input id="retention" name="desiredRetention" type="number" min="0.7" max="0.99" step="0.01" value="{{desiredRetention}}">
+        <p class="muted" id="retention-advice">{{#recommendation}}Recommended: <strong>{{recommendation}}</strong>, the least study time per card memorized over a year of this deck (filled in: Save keeps it).{{/recommendation}}{{^recommendation}}<a href="/decks/{{deck.id}}/recommended-retention">Recommend a retention</a> (simulates a year of this deck's study; a few seconds).{{/recommendation}}</p>
         <label for="new-per-day">New cards a day</label>
         <input id="new-per-day" name="newCardsPerDay" type="number" min="0" value="{{newCardsPerDay}}">
         <label for="reviews-per-day">Reviews a day</label>
@@ -630,6 +631,9 @@ enum WebTemplates {
         <h2>Coming due</h2>
         <p class="muted">Cards due in the next {{days}} study days (overdue ones count today): {{forecastTotal}}</p>
         {{{forecastChart}}}
+        <h2>Workload ahead</h2>
+        {{#workload}}<p class="muted" id="workload">Simulated at desired retention {{retention}} for the next {{days}} days: {{reviews}} reviews, {{newCards}} new cards, {{hours}} hours; {{memorized}} cards memorized at the end.</p>{{/workload}}
+        {{{workloadChart}}}
         <h2>Cards</h2>
         <ul class="row" id="card-states">{{#cardCounts}}<li>{{name}}: {{count}}</li>{{/cardCounts}}</ul>
         {{/content}}{{/layout}}
