@@ -1,3 +1,4 @@
+import CardboxCore
 import Foundation
 
 /// Learning and relearning steps as people write them: "1m,10m", "1h", "30s", "2d"; "" means none.
@@ -24,25 +25,22 @@ public struct ReviewLine: Sendable, Equatable {
     /// The time as written.
     public var text: String
 
-    private struct Fields: Decodable {
-        var card: String
-        var rating: Int
-        var time: String
-    }
-
     /// Parses one line; errors say what is wrong and name the line (`lineNumber` counts from 1).
     public static func parse(_ line: some StringProtocol, lineNumber: Int) throws -> ReviewLine {
         func fail(_ reason: String) -> SchedulingError { .invalidOption("line \(lineNumber): \(reason)") }
-        guard let review = try? JSONDecoder().decode(Fields.self, from: Data(line.utf8)) else {
+        // JSONParser, not a JSONDecoder made for each line: a fit reads tens of thousands of lines.
+        guard case .object(let fields)? = try? JSONParser.parse(String(line)), case .string(let card)? = fields["card"],
+            case .int(let number)? = fields["rating"], case .string(let timeText)? = fields["time"]
+        else {
             throw fail("expected {\"card\": \"…\", \"rating\": 1-4, \"time\": \"ISO 8601\"}, got \(line.prefix(80))")
         }
-        guard let rating = Rating(rawValue: review.rating) else {
-            throw fail("rating must be 1 (again), 2 (hard), 3 (good) or 4 (easy), got \(review.rating)")
+        guard let rating = Int(exactly: number).flatMap(Rating.init(rawValue:)) else {
+            throw fail("rating must be 1 (again), 2 (hard), 3 (good) or 4 (easy), got \(number)")
         }
-        guard let time = ISOTime.parse(review.time) else {
-            throw fail("time '\(review.time)' is not an ISO 8601 time like 2025-01-01T09:00:00Z")
+        guard let time = ISOTime.parse(timeText) else {
+            throw fail("time '\(timeText)' is not an ISO 8601 time like 2025-01-01T09:00:00Z")
         }
-        return ReviewLine(card: review.card, rating: rating, time: time, text: review.time)
+        return ReviewLine(card: card, rating: rating, time: time, text: timeText)
     }
 }
 

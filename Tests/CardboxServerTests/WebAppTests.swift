@@ -781,6 +781,62 @@ struct WebAppTests {
         }
     }
 
+    @Test("Optimize fits FSRS to a deck's reviews, shows the old and new fit, and keeps the parameters only when asked")
+    func optimize() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let name = "fit-\(UUID().uuidString.prefix(8))"
+            _ = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
+            // A device studies 300 cards over 23 days, then syncs: 600 reviews a day or more apart.
+            let clock = MovableClock()
+            clock.advance(by: -30 * 86_400)  // the reviews end a week ago: the server refuses the future
+            let ids = UUIDv7Generator()
+            let phone = try await signIn(
+                try CardboxStore.inMemory(
+                    environment: StoreEnvironment(
+                        now: { clock.now }, newID: { ids.next(now: clock.now) },
+                        makeRandom: { SystemRandomNumberGenerator() })),
+                to: url, user: name, password: "correct horse")
+            _ = try await DeviceSync(store: phone).sync()  // the account's plan: premium, past 25 cards
+            let deck = try phone.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+            let cards = try (0..<300).map { try phone.addCard(to: deck.id, CardDraft(front: "w\($0)", back: "-")).id }
+            for (round, gap) in [(0, 0), (1, 3), (2, 20)] {
+                clock.advance(by: Double(gap) * 86_400)
+                for (index, card) in cards.enumerated() {
+                    _ = try phone.answer(card, rating: round == 0 || index % (round == 1 ? 9 : 3) != 0 ? 3 : 1)
+                }
+            }
+            _ = try await DeviceSync(store: phone).sync()
+            let browser = TestBrowser(url)
+            _ = try await browser.post("/signin", ["user": name, "password": "correct horse"])
+            let path = "/decks/\(deck.id)"
+            let csrf = try await browser.csrf()
+            #expect(try await browser.get(path).body.contains(#"action="\#(path)/optimize""#))
+            let fitted = try await browser.post(path + "/optimize", ["csrf": csrf])
+            #expect(fitted.status == 200)
+            #expect(fitted.body.contains("Fitted to 600 reviews: log loss "), "\(fitted.body)")
+            let kept = try #require(
+                fitted.body.range(of: #"name="parameters" value="[0-9.,e-]+""#, options: .regularExpression))
+            let parameters = String(fitted.body[kept].dropFirst(#"name="parameters" value=""#.count).dropLast())
+            #expect(parameters.split(separator: ",").count == 21)
+            // Nothing is kept before Keep: a second fit starts from the same defaults.
+            let again = try await browser.post(path + "/optimize", ["csrf": csrf])
+            let before = { (page: String) in
+                page.range(of: #"log loss [0-9.]+"#, options: .regularExpression).map { String(page[$0]) }
+            }
+            #expect(before(again.body) == before(fitted.body))
+            #expect(
+                try await browser.post(path + "/parameters", ["csrf": csrf, "parameters": parameters]).status == 303)
+            let afterKeeping = try await browser.post(path + "/optimize", ["csrf": csrf])
+            #expect(before(afterKeeping.body) != before(fitted.body), "the fit now starts from the kept parameters")
+            let bad = try await browser.post(path + "/parameters", ["csrf": csrf, "parameters": "1,2"])
+            #expect(bad.status == 400 && bad.body.contains("parameters"))
+            #expect(try await browser.post(path + "/optimize", ["csrf": "0"]).status == 403)
+            let empty = try await Self.createDeck(browser, "Empty")
+            let refused = try await browser.post(empty + "/optimize", ["csrf": csrf])
+            #expect(refused.status == 400 && refused.body.contains("not enough reviews to optimize"))
+        }
+    }
+
     @Test("/api/v1: presets listed and added; a deck's stats")
     func apiPresetsAndStats() async throws {
         try await Self.withWebServer { url, _, accounts in

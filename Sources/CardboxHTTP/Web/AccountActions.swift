@@ -198,6 +198,32 @@ struct AccountActions: Sendable {
         }
     }
 
+    /// The deck's review histories and the parameters it schedules with now (FSRS-6's defaults when
+    /// it has none of its own): what a fit starts from.
+    func fitInputs(_ caller: Caller, _ deck: DeckID) async throws -> (histories: [ReviewHistory], start: [Double]) {
+        try await read(caller) { store in
+            (
+                try store.reviewHistories(in: deck),
+                try store.deck(deck).study.fsrsParameters ?? FSRSParameters.defaultValues
+            )
+        }
+    }
+
+    /// Keeps fitted FSRS parameters on the deck (checked against FSRS's bounds first).
+    func keepParameters(_ caller: Caller, _ deck: DeckID, _ values: [Double]) async throws {
+        let parameters: FSRSParameters
+        do {
+            parameters = try FSRSParameters(values)
+        } catch let error as SchedulingError {
+            throw CardboxError.invalid(field: "parameters", reason: error.localizedDescription)
+        }
+        try await write(caller) { store in
+            var study = try store.deck(deck).study
+            study.fsrsParameters = parameters.values
+            _ = try store.configureDeck(deck, name: nil, queuedSuggestions: nil, study: study)
+        }
+    }
+
     func deleteDeck(_ caller: Caller, _ deck: DeckID) async throws {
         try await write(caller) { store in try store.deleteDeck(deck) }
     }

@@ -25,6 +25,8 @@ struct WebApp: Sendable {
     let pageCache = PageCache()
     /// Held while a recommended retention is worked out (one at a time on a server).
     let recommending = OneAtATime()
+    /// Held while FSRS is fitted to a deck's reviews (one at a time on a server).
+    let fitting = OneAtATime()
 
     func addRoutes(to router: Router<CardboxRequestContext>) {
         router.get("static/app.css") { _, _ in Self.asset(WebAssets.css, type: "text/css; charset=utf-8") }
@@ -88,6 +90,24 @@ struct WebApp: Sendable {
                     try await actions.configureDeck(
                         caller, try Self.deckId(context), name: form["name"] ?? "", queuedSuggestions: queued,
                         study: try Self.studySettings(form))
+                }
+            } catch let error as CardboxError {
+                if case .notFound = error { throw error }
+                return try await deckPage(request, context, error: WebPage.message(error)).response
+            }
+        }
+        pages.post("decks/:deck/optimize") { request, context in try await optimize(request, context) }
+        pages.post("decks/:deck/parameters") { request, context in
+            do {
+                return try await change(request, context, then: { _ in "/decks/\(try Self.deckId(context))" }) {
+                    caller, form in
+                    let values = try (form["parameters"] ?? "").split(separator: ",").map { text in
+                        guard let value = Double(text.trimmingCharacters(in: .whitespaces)) else {
+                            throw CardboxError.invalid(field: "parameters", reason: "'\(text)' is not a number")
+                        }
+                        return value
+                    }
+                    try await actions.keepParameters(caller, try Self.deckId(context), values)
                 }
             } catch let error as CardboxError {
                 if case .notFound = error { throw error }
@@ -335,7 +355,7 @@ struct WebApp: Sendable {
     /// `language`, `q` to search).
     private func deckPage(
         _ request: Request, _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil,
-        recommendation: Double? = nil
+        recommendation: Double? = nil, fit: FitResult? = nil
     ) async throws -> WebPage.Rendered {
         let caller = try context.pageCaller()
         let live = caller.cursor
@@ -370,6 +390,18 @@ struct WebApp: Sendable {
             values["recommendation"] = shown
             values["study"] = (values["study"] as? [String: Any] ?? [:]).merging(["desiredRetention": shown]) { $1 }
         }
+        if let fit {
+            values["fit"] =
+                [
+                    "reviews": fit.after.reviews, "improves": fit.improves,
+                    "logLossBefore": String(format: "%.4f", fit.before.logLoss),
+                    "logLossAfter": String(format: "%.4f", fit.after.logLoss),
+                    "rmseBefore": String(format: "%.4f", fit.before.rmseBins),
+                    "rmseAfter": String(format: "%.4f", fit.after.rmseBins),
+                    "parameters": fit.parameters.map { String($0) }.joined(separator: ","),
+                ] as [String: Any]
+        }
+        values["settingsOpen"] = recommendation != nil || fit != nil
         values["draft"] = draft
         values["tab"] = tab.rawValue
         values["is" + tab.rawValue.prefix(1).uppercased() + tab.rawValue.dropFirst()] = true
@@ -658,6 +690,26 @@ struct WebApp: Sendable {
             try simulation.simulator.optimalRetention(existing: simulation.existing)
         }
         return try await deckPage(request, context, recommendation: best).response
+    }
+
+    /// Fits FSRS to the deck's reviews and shows the old and new fit, with a button to keep the new
+    /// parameters (nothing is kept before). One fit at a time on a server.
+    private func optimize(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
+        let form = try await WebPage.form(request)
+        try context.checkCSRF(form["csrf"])
+        let (histories, start) = try await actions.fitInputs(try context.pageCaller(), try Self.deckId(context))
+        guard fitting.take() else {
+            let error = "Another fit is being worked out on this server: try again in a moment."
+            return try await deckPage(request, context, error: error).response
+        }
+        defer { fitting.release() }
+        do {
+            let fit = try await Self.offThePool { try FSRSOptimizer().fit(histories, from: start) }
+            return try await deckPage(request, context, fit: fit).response
+        } catch let error as SchedulingError {
+            let refusal = CardboxError.invalid(field: "reviews", reason: error.localizedDescription)
+            return try await deckPage(request, context, error: WebPage.message(refusal)).response
+        }
     }
 
     /// Runs CPU work on a thread of its own, not one of the cooperative pool's few.

@@ -470,7 +470,7 @@ enum WebTemplates {
         {{^hasWaiting}}<p>None.</p>{{/hasWaiting}}
         {{/isWaiting}}
         {{#isCurrent}}
-        <details class="settings" id="deck-settings"{{#recommendation}} open{{/recommendation}}><summary>Deck settings</summary>
+        <details class="settings" id="deck-settings"{{#settingsOpen}} open{{/settingsOpen}}><summary>Deck settings</summary>
         <form method="post" action="/decks/{{deck.id}}/settings" class="stack">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <label for="deck-name">Name</label>
@@ -495,6 +495,13 @@ enum WebTemplates {
         </fieldset>{{/study}}
         <button type="submit">Save</button>
         </form>
+        <div id="fsrs-fit">
+        {{#fit}}<p>Fitted to {{reviews}} reviews: log loss {{logLossBefore}} → {{logLossAfter}}, RMSE {{rmseBefore}} → {{rmseAfter}} (lower predicts your reviews better).</p>
+        {{#improves}}<form method="post" action="/decks/{{deck.id}}/parameters" class="inline"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="parameters" value="{{parameters}}"><button type="submit">Keep the fitted parameters</button></form> <a href="/decks/{{deck.id}}">Discard</a>{{/improves}}
+        {{^improves}}<p class="muted">They predict your reviews no better: the deck keeps its own.</p>{{/improves}}{{/fit}}
+        {{^fit}}<form method="post" action="/decks/{{deck.id}}/optimize" class="inline"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" class="secondary">Optimize</button></form>
+        <span class="muted">fits FSRS to this deck's reviews (400 or more, a day or more apart) and shows the old and new fit before anything is kept.</span>{{/fit}}
+        </div>
         <form method="post" action="/decks/{{deck.id}}/flows/delete-all-cards" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="tab" value="current">
         <button type="submit" class="link danger">Delete all its cards (the deck stays)</button></form>
