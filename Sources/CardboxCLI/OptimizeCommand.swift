@@ -94,11 +94,15 @@ extension FSRSCommand {
 
         /// Reviews in fsrs replay's format: {"card":"c1","rating":3,"time":"2025-01-01T09:00:00Z"}.
         static func histories(fromFile path: String) throws -> [ReviewHistory] {
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            guard let data = FileManager.default.contents(atPath: path) else {
                 throw CardboxError.invalid(field: "input", reason: "cannot read '\(path)'")
             }
             var reviews: [(card: String, rating: Rating, time: Date)] = []
-            for (index, line) in text.split(separator: "\n").enumerated() where !line.allSatisfy(\.isWhitespace) {
+            // Lines split as bytes: splitting the text by Characters was a fifth of a fit's time.
+            let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            for (index, bytes) in lines.enumerated() {
+                let line = String(decoding: bytes, as: UTF8.self)
+                if line.allSatisfy(\.isWhitespace) { continue }
                 guard let review = try? ReviewLine.parse(line, lineNumber: index + 1) else {
                     throw CardboxError.invalid(
                         field: "input", reason: "\(path) line \(index + 1) is not {\"card\", \"rating\": 1-4, \"time\"}"

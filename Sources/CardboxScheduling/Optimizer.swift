@@ -1,5 +1,6 @@
 import CardboxCore
 import Foundation
+import Synchronization
 
 /// One card's reviews in order: whole days since the previous review (0 for the first) and the rating.
 public struct ReviewHistory: Sendable, Equatable {
@@ -100,43 +101,78 @@ public struct FSRSOptimizer: Sendable {
         var adam = Adam(learningRate: learningRate)
         var random = SplitMix64(state: seed)
         let totalSteps = max(1, epochs * max(1, before.reviews / batchSize))
+        let predicted = histories.map { $0.reviews.dropFirst().count { $0.elapsedDays > 0 } }
         var step = 0
         for epoch in 0..<epochs {
             progress?(epoch + 1, epochs)
-            var batch = Dual(0)
+            // Batches of at least `batchSize` predicted reviews, histories whole, in a shuffled order.
+            let order = histories.indices.shuffled(using: &random)
+            var batchStart = 0
             var batchItems = 0
-            for history in histories.shuffled(using: &random) {
-                let model = Model(weights, differentiable: true)
-                batchItems += model.loss(history, into: &batch)
-                if batchItems >= batchSize {
-                    weights = adam.step(
-                        weights, gradient: batch.gradient / Double(batchItems), step: step, of: totalSteps)
+            for (position, index) in order.enumerated() {
+                batchItems += predicted[index]
+                guard batchItems >= batchSize || position == order.count - 1 else { continue }
+                if batchItems > 0 {
+                    let gradient = Self.gradient(weights, on: order[batchStart...position].map { histories[$0] })
+                    weights = adam.step(weights, gradient: gradient / Double(batchItems), step: step, of: totalSteps)
                     step += 1
-                    batch = Dual(0)
-                    batchItems = 0
                 }
-            }
-            if batchItems > 0 {
-                weights = adam.step(weights, gradient: batch.gradient / Double(batchItems), step: step, of: totalSteps)
-                step += 1
+                batchStart = position + 1
+                batchItems = 0
             }
         }
         return FitResult(parameters: weights, before: before, after: Self.evaluate(weights, on: histories))
     }
 
+    /// `work` over each of `parts` consecutive pieces of `items`, at once on as many threads (a
+    /// fit's batches and evaluations: two cores halve them); results in the pieces' order.
+    static func inParts<Item: Sendable, Part: Sendable>(
+        _ items: [Item], parts: Int = ProcessInfo.processInfo.activeProcessorCount,
+        _ work: @Sendable ([Item]) -> Part
+    ) -> [Part] {
+        let count = max(1, min(parts, items.count / 64))
+        guard count > 1 else { return [work(items)] }
+        let results = Mutex<[Part?]>(Array(repeating: nil, count: count))
+        DispatchQueue.concurrentPerform(iterations: count) { part in
+            let piece = Array(items[items.count * part / count..<items.count * (part + 1) / count])
+            let result = work(piece)
+            results.withLock { $0[part] = result }
+        }
+        return results.withLock { $0.map { $0! } }
+    }
+
+    /// The gradient of the summed log loss over `histories` (`totalLoss`), by forward-mode
+    /// differentiation.
+    static func gradient(_ parameters: [Double], on histories: [ReviewHistory]) -> Gradient {
+        inParts(histories) { piece in
+            let model = Model(parameters, differentiable: true)
+            var total = Dual(0)
+            for history in piece { _ = model.loss(history, into: &total) }
+            return total.gradient
+        }.reduce(Gradient.zero, +)
+    }
+
     public static func evaluate(_ parameters: [Double], on histories: [ReviewHistory]) -> ModelMetrics {
-        let model = Model(parameters, differentiable: false)
-        var loss = 0.0
-        var count = 0
-        var bins: [Bin: (count: Double, predicted: Double, actual: Double)] = [:]
-        for history in histories {
-            model.predictions(history) { recall, remembered, bin in
-                loss -= remembered ? log(recall) : log(1 - recall)
-                count += 1
-                bins[bin, default: (0, 0, 0)].count += 1
-                bins[bin]!.predicted += recall
-                bins[bin]!.actual += remembered ? 1 : 0
+        typealias Tally = (loss: Double, count: Int, bins: [Bin: (count: Double, predicted: Double, actual: Double)])
+        let tallies = inParts(histories) { piece -> Tally in
+            let model = Model(parameters, differentiable: false)
+            var tally: Tally = (0, 0, [:])
+            for history in piece {
+                model.predictions(history) { recall, remembered, bin in
+                    tally.loss -= remembered ? log(recall) : log(1 - recall)
+                    tally.count += 1
+                    tally.bins[bin, default: (0, 0, 0)].count += 1
+                    tally.bins[bin]!.predicted += recall
+                    tally.bins[bin]!.actual += remembered ? 1 : 0
+                }
             }
+            return tally
+        }
+        let loss = tallies.reduce(0) { $0 + $1.loss }
+        let count = tallies.reduce(0) { $0 + $1.count }
+        var bins: [Bin: (count: Double, predicted: Double, actual: Double)] = [:]
+        for tally in tallies {
+            bins.merge(tally.bins) { ($0.count + $1.count, $0.predicted + $1.predicted, $0.actual + $1.actual) }
         }
         // Summed in a fixed order, so the same data always gives the same figure to the last digit.
         let ordered = bins.sorted {
@@ -156,14 +192,6 @@ public struct FSRSOptimizer: Sendable {
         var total = Dual(0)
         for history in histories { _ = model.loss(history, into: &total) }
         return total.value
-    }
-
-    /// The gradient of `totalLoss` by forward-mode differentiation.
-    static func gradient(_ parameters: [Double], on histories: [ReviewHistory]) -> [Double] {
-        let model = Model(parameters, differentiable: true)
-        var total = Dual(0)
-        for history in histories { _ = model.loss(history, into: &total) }
-        return (0..<parameters.count).map { total.gradient[$0] }
     }
 
     /// w0…w3: for each first rating, the stability whose forgetting curve best fits the first review
