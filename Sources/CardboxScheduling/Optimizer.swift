@@ -130,7 +130,7 @@ public struct FSRSOptimizer: Sendable {
         _ items: [Item], parts: Int = ProcessInfo.processInfo.activeProcessorCount,
         _ work: @Sendable ([Item]) -> Part
     ) -> [Part] {
-        let count = max(1, min(parts, items.count / 64))
+        let count = max(1, min(parts, items.count / 16))
         guard count > 1 else { return [work(items)] }
         let results = Mutex<[Part?]>(Array(repeating: nil, count: count))
         DispatchQueue.concurrentPerform(iterations: count) { part in
