@@ -28,11 +28,8 @@ struct SimulationOptions: ParsableArguments {
         var (simulation, retention, name): (DeckSimulation, Double, String)
         if let deck {
             (simulation, retention, name) = try global.withStore { store in
-                let deck = try store.deck(try store.resolve(deck))
-                let simulation = try DeckSimulation(
-                    study: deck.study, cards: try store.cards(in: deck.id), reviews: try store.reviewLog(in: deck.id),
-                    now: Date(), timeZone: try store.studyTimeZone(), days: days, newPerDay: newPerDay,
-                    extraNewCards: cards ?? 0)
+                let (deck, simulation) = try store.simulation(
+                    of: try store.resolve(deck), days: days, newPerDay: newPerDay, extraNewCards: cards ?? 0)
                 return (simulation, deck.study.desiredRetention, deck.name)
             }
         } else {

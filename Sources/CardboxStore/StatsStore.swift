@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxScheduling
 import Foundation
 import GRDB
 
@@ -45,6 +46,19 @@ extension CardboxStore {
     /// where the store follows it (see `StoreEnvironment.followsAccountTimeZone`).
     public func studyTimeZone() throws -> TimeZone {
         try read { context in context.studyTimeZone(try context.settings()) }
+    }
+
+    /// A deck as the workload simulator starts from it now: its cards, its review log and its study
+    /// days' time zone (see `DeckSimulation`).
+    public func simulation(
+        of deckReference: DeckID, days: Int, newPerDay: Int? = nil, extraNewCards: Int = 0
+    ) throws -> (deck: Deck, simulation: DeckSimulation) {
+        let deck = try deck(deckReference)
+        let simulation = try DeckSimulation(
+            study: deck.study, cards: try cards(in: deck.id), reviews: try reviewLog(in: deck.id),
+            now: environment.now(), timeZone: try studyTimeZone(), days: days, newPerDay: newPerDay,
+            extraNewCards: extraNewCards)
+        return (deck, simulation)
     }
 
     public func stats(in deckReference: DeckID?, days: Int = 30) throws -> StudyStats {

@@ -65,15 +65,10 @@ struct AccountActions: Sendable {
     }
 
     /// A deck as the workload simulator starts from it, `days` ahead (see `DeckSimulation`).
-    func simulation(_ caller: Caller, _ deck: DeckID, days: Int) async throws -> (deck: Deck, DeckSimulation) {
-        let now = options.now()
-        return try await read(caller) { store in
-            let deck = try store.deck(deck)
-            let simulation = try DeckSimulation(
-                study: deck.study, cards: try store.cards(in: deck.id), reviews: try store.reviewLog(in: deck.id),
-                now: now, timeZone: try store.studyTimeZone(), days: days, newPerDay: nil)
-            return (deck, simulation)
-        }
+    func simulation(
+        _ caller: Caller, _ deck: DeckID, days: Int
+    ) async throws -> (deck: Deck, simulation: DeckSimulation) {
+        try await read(caller) { store in try store.simulation(of: deck, days: days) }
     }
 
     /// Imports `data` (a file a person uploaded) into the account: all of it or nothing. The bytes
