@@ -46,17 +46,9 @@ struct FSRSCommand: ParsableCommand {
         }
 
         func scheduler() throws -> Scheduler {
-            var values = FSRSParameters.defaultValues
-            if let parameters {
-                values = try parameters.split(separator: ",").enumerated().map { index, text in
-                    guard let value = Double(text.trimmingCharacters(in: .whitespaces)) else {
-                        throw SchedulingError.invalidParameters("parameter w\(index) '\(text)' is not a number")
-                    }
-                    return value
-                }
-            }
             return try Scheduler(
-                parameters: FSRSParameters(values), desiredRetention: desiredRetention,
+                parameters: parameters.map(FSRSParameters.init(parsing:)) ?? .defaults,
+                desiredRetention: desiredRetention,
                 learningSteps: StepList.parse(learningSteps, field: "learning steps"),
                 relearningSteps: StepList.parse(relearningSteps, field: "relearning steps"),
                 maximumInterval: maximumInterval)

@@ -61,6 +61,17 @@ public struct FSRSParameters: Sendable, Equatable, Codable {
 
     public static let defaults = try! FSRSParameters(defaultValues)
 
+    /// Parameters as the command line and the web's forms give them: 21 numbers, comma-separated.
+    public init(parsing text: String) throws {
+        let values = try text.split(separator: ",").enumerated().map { index, text in
+            guard let value = Double(text.trimmingCharacters(in: .whitespaces)) else {
+                throw SchedulingError.invalidParameters("parameter w\(index) '\(text)' is not a number")
+            }
+            return value
+        }
+        try self.init(values)
+    }
+
     /// Refuses a list of the wrong length, or a value outside its bounds, naming the parameter.
     public init(_ values: [Double]) throws {
         guard values.count == Self.lowerBounds.count else {

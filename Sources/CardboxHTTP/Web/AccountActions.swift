@@ -204,11 +204,12 @@ struct AccountActions: Sendable {
         }
     }
 
-    /// Keeps fitted FSRS parameters on the deck (checked against FSRS's bounds first).
-    func keepParameters(_ caller: Caller, _ deck: DeckID, _ values: [Double]) async throws {
+    /// Keeps fitted FSRS parameters (comma-separated, as the fit's page gives them) on the deck,
+    /// checked against FSRS's bounds first.
+    func keepParameters(_ caller: Caller, _ deck: DeckID, _ text: String) async throws {
         let parameters: FSRSParameters
         do {
-            parameters = try FSRSParameters(values)
+            parameters = try FSRSParameters(parsing: text)
         } catch let error as SchedulingError {
             throw CardboxError.invalid(field: "parameters", reason: error.localizedDescription)
         }

@@ -101,13 +101,7 @@ struct WebApp: Sendable {
             do {
                 return try await change(request, context, then: { _ in "/decks/\(try Self.deckId(context))" }) {
                     caller, form in
-                    let values = try (form["parameters"] ?? "").split(separator: ",").map { text in
-                        guard let value = Double(text.trimmingCharacters(in: .whitespaces)) else {
-                            throw CardboxError.invalid(field: "parameters", reason: "'\(text)' is not a number")
-                        }
-                        return value
-                    }
-                    try await actions.keepParameters(caller, try Self.deckId(context), values)
+                    try await actions.keepParameters(caller, try Self.deckId(context), form["parameters"] ?? "")
                 }
             } catch let error as CardboxError {
                 if case .notFound = error { throw error }
