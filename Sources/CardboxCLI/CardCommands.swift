@@ -14,7 +14,8 @@ struct CardCommand: ParsableCommand {
         ])
 
     static func describe(_ card: Card) -> String {
-        var line = "\(Console.short(card.id))  \(card.front) → \(card.back)"
+        let front = card.clozeNumber.map { "\(card.question)  (c\($0))" } ?? card.front
+        var line = "\(Console.short(card.id))  \(front) → \(card.back)"
         if card.isFavorite { line += "  ★" }
         if !card.tags.isEmpty { line += "  [\(card.tags.joined(separator: ", "))]" }
         if card.isArchived { line += "  (archived \(Console.date(card.archivedAt)))" }
@@ -24,7 +25,8 @@ struct CardCommand: ParsableCommand {
     static func details(_ card: Card) -> String {
         var lines = [
             "id: \(card.id.description)", "front: \(card.front)  (\(card.frontLanguage))",
-            "back: \(card.back)  (\(card.backLanguage))", "type: \(card.cardType)",
+            "back: \(card.back)  (\(card.backLanguage))",
+            "type: \(card.cardType)" + (card.clozeNumber.map { "  (studies deletion c\($0))" } ?? ""),
             "favorite: \(card.isFavorite ? "yes" : "no")",
             "tags: \(card.tags.isEmpty ? "-" : card.tags.joined(separator: ", "))",
         ]
@@ -41,20 +43,27 @@ struct CardCommand: ParsableCommand {
     struct Add: StoreCommand {
         static let configuration = CommandConfiguration(
             commandName: "add",
-            abstract: "Add a card to a deck.",
+            abstract: "Add a card to a deck, or the cloze cards of a text.",
             discussion: Help.paragraphs(
                 """
                 The card takes the deck's languages. Tags are found or created by name (case-insensitive).
                 On the free plan, adding past the card limit is refused.
 
-                Example:
+                A cloze text (--cloze) marks what to hide as {{c1::answer}} or {{c1::answer::hint}}; it
+                makes one card per number (c1, c2, …), each hiding its own deletions. A front written
+                with deletions makes cloze cards too, its back as their extra.
+
+                Examples:
                   cardbox card add Spanish "el perro" dog --tag noun --tag animals --notes "El perro ladra."
+                  cardbox card add Spanish --cloze "El {{c1::gato}} {{c2::duerme::verb}}" --extra "The cat sleeps"
                 """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The deck (id or name).") var deck: String
-        @Argument(help: "Front text (the language being learned).") var front: String
-        @Argument(help: "Back text (the user's language).") var back: String
+        @Argument(help: "Front text (the language being learned).") var front: String?
+        @Argument(help: "Back text (the user's language).") var back: String?
+        @Option(help: "A cloze text instead of a front and back: {{c1::answer}} marks a deletion.") var cloze: String?
+        @Option(help: "With --cloze: text shown under the answer (Anki's Back Extra).") var extra = ""
         @Option(help: "Notes shown with the card.") var notes = ""
         @Option(name: .customLong("type"), help: "Card type.") var cardType = Card.defaultType
         @Option(name: .customLong("tag"), help: "A tag (repeat for several).") var tags: [String] = []
@@ -63,11 +72,34 @@ struct CardCommand: ParsableCommand {
         @Option(help: "Structured content, as a JSON document.") var jsonContent: String?
         @Flag(help: "Mark the card as incomplete.") var incomplete = false
 
+        func validate() throws {
+            if cloze != nil {
+                guard front == nil, back == nil else {
+                    throw ValidationError("give either --cloze TEXT or a front and a back, not both")
+                }
+            } else {
+                guard front != nil, back != nil else {
+                    throw ValidationError("give a front and a back (or a cloze text with --cloze)")
+                }
+                guard extra.isEmpty else { throw ValidationError("--extra goes with --cloze") }
+            }
+        }
+
         func run(store: CardboxStore) throws {
+            let deckId: DeckID = try store.resolve(deck)
+            let image = try Console.image(image)
+            if let text = cloze ?? front.flatMap({ Cloze.numbers(in: $0).isEmpty ? nil : $0 }) {
+                let cards = try store.addClozeCards(
+                    to: deckId, text: text, extra: cloze == nil ? back ?? "" : extra, notes: notes, tags: tags,
+                    image: image)
+                return try Console.emit(cards, json: output.json) { cards in
+                    cards.map { "added \(CardCommand.describe($0))" }.joined(separator: "\n")
+                }
+            }
             let draft = CardDraft(
-                front: front, back: back, cardType: cardType, notes: notes, tags: tags, imagePrompt: imagePrompt,
-                jsonContent: jsonContent, isIncomplete: incomplete)
-            let card = try store.addCard(to: try store.resolve(deck), draft, image: try Console.image(image))
+                front: front ?? "", back: back ?? "", cardType: cardType, notes: notes, tags: tags,
+                imagePrompt: imagePrompt, jsonContent: jsonContent, isIncomplete: incomplete)
+            let card = try store.addCard(to: deckId, draft, image: image)
             try Console.emit(card, json: output.json) { "added \(CardCommand.describe($0))" }
         }
     }

@@ -65,12 +65,13 @@ struct ImportCommand: StoreCommand {
             (the same id; for cards, the same front and type in the deck) are skipped unless
             --on-duplicate says replace or copy. CSV/TSV: Anki's header lines (#separator:, #html:,
             #tags column:, #deck column:) are understood; a plain two-column file needs none. Cards go
-            to --deck, or to the deck column's deck (created with --front/--back when missing).
+            to --deck, or to the deck column's deck (created with --front/--back when missing). A front
+            with cloze deletions ({{c1::answer}}) makes one cloze card per number, its back as their extra.
             Trello: a board export becomes a new board; archived lists are left out (and said).
             Backup: restores everything, exactly, into a store that holds no data yet.
-            Anki packages (.apkg exported with "Support older Anki versions"): Basic and reversed cards
-            with tags, images and review history (replayed into FSRS state); suspended cards come in
-            archived; what cannot come over (cloze, custom templates) is listed in the report.
+            Anki packages (.apkg exported with "Support older Anki versions"): Basic, reversed and cloze
+            cards with tags, images and review history (replayed into FSRS state); suspended cards come
+            in archived; what cannot come over (custom templates) is listed in the report.
 
             Examples:
               cardbox import lists.json

@@ -117,7 +117,7 @@ struct StudySession {
 
     static func describe(_ next: StudyCard) -> String {
         [
-            "\(counts(next.remaining))   [\(next.queue)]", "", next.card.front, "",
+            "\(counts(next.remaining))   [\(next.queue)]", "", next.card.question, "",
             "id \(Console.short(next.card.id))   " + ratingLine(next),
         ].joined(separator: "\n")
     }
@@ -136,7 +136,7 @@ struct StudySession {
         while let next = try store.nextStudyCard(in: deck?.id) {
             show([
                 Self.counts(next.remaining) + "   [\(next.queue)]" + (status.isEmpty ? "" : "   " + status), "",
-                next.card.front, "", "[space] show answer   [u] undo   [q] quit",
+                next.card.question, "", "[space] show answer   [u] undo   [q] quit",
             ])
             status = ""
             let shownAt = Date()
@@ -146,7 +146,8 @@ struct StudySession {
                 status = try undoLast(&answered)
                 continue
             }
-            var lines = [Self.counts(next.remaining), "", next.card.front, "", "— \(next.card.back)"]
+            var lines = [Self.counts(next.remaining), "", next.card.revealedFront, ""]
+            if !next.card.back.isEmpty || !next.card.isCloze { lines.append("— \(next.card.back)") }
             if !next.card.notes.isEmpty { lines.append("  \(next.card.notes)") }
             lines += ["", Self.ratingLine(next) + "   [u] undo   [q] quit"]
             show(lines)

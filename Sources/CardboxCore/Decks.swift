@@ -118,14 +118,18 @@ public struct Card: Codable, Sendable, Equatable, Identifiable {
     public var lastReviewAt: Date?
     public var reps: Int = 0
     public var lapses: Int = 0
+    /// The deletion number a cloze card studies (`c1` → 1); nil for every other card (see `Cloze`).
+    public var clozeNumber: Int?
 
     public init(
         id: CardID, deckId: DeckID, front: String, back: String, cardType: String = Card.defaultType,
         notes: String = "",
         frontLanguage: String, backLanguage: String, isFavorite: Bool = false, tags: [String] = [],
         imageHash: String? = nil, imagePrompt: String? = nil, jsonContent: String? = nil, isArchived: Bool = false,
-        archivedAt: Date? = nil, isIncomplete: Bool = false, dueAt: Date? = nil, createdAt: Date, modifiedAt: Date
+        archivedAt: Date? = nil, isIncomplete: Bool = false, dueAt: Date? = nil, createdAt: Date, modifiedAt: Date,
+        clozeNumber: Int? = nil
     ) {
+        self.clozeNumber = clozeNumber
         self.id = id
         self.deckId = deckId
         self.front = front
@@ -180,6 +184,7 @@ public struct Card: Codable, Sendable, Equatable, Identifiable {
         try container.encode(lastReviewAt, forKey: .lastReviewAt)
         try container.encode(reps, forKey: .reps)
         try container.encode(lapses, forKey: .lapses)
+        try container.encode(clozeNumber, forKey: .clozeNumber)
     }
 
     /// A new card has never been reviewed; a reviewed card is due once its due time has come (seed 000).
@@ -199,11 +204,14 @@ public struct CardDraft: Sendable, Equatable {
     public var imagePrompt: String?
     public var jsonContent: String?
     public var isIncomplete: Bool
+    /// The deletion number of a cloze card (`CardDraft.cloze` makes them); nil otherwise.
+    public var clozeNumber: Int?
 
     public init(
         front: String, back: String, cardType: String = Card.defaultType, notes: String = "", tags: [String] = [],
-        imagePrompt: String? = nil, jsonContent: String? = nil, isIncomplete: Bool = false
+        imagePrompt: String? = nil, jsonContent: String? = nil, isIncomplete: Bool = false, clozeNumber: Int? = nil
     ) {
+        self.clozeNumber = clozeNumber
         self.front = front
         self.back = back
         self.cardType = cardType
@@ -222,6 +230,7 @@ public struct CardDraft: Sendable, Equatable {
         draft.cardType = try CardType.validate(cardType)
         draft.notes = try Validate.longText(notes, field: "notes", maximum: Limits.itemDescriptionMaximum)
         draft.tags = try TagName.validateList(tags)
+        try Cloze.check(front: draft.front, cardType: draft.cardType, clozeNumber: clozeNumber)
         try CardText.checkExtras(imagePrompt: imagePrompt, jsonContent: jsonContent)
         return draft
     }

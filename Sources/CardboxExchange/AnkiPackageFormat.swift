@@ -177,6 +177,10 @@ public enum AnkiPackageFormat {
             }.joined(separator: "\n")
         }
 
+        /// Anki's Cloze type (and types made from it): the first field is the text, the second the
+        /// back extra; card `ord` studies deletion `ord + 1`.
+        var isCloze: Bool { type == 1 && !flds.isEmpty }
+
         /// Basic, Basic (and reversed card), Basic (optional reversed card), Basic (type in the
         /// answer): a standard type whose templates show the first field, then the second.
         var isBasic: Bool {
@@ -254,15 +258,28 @@ public enum AnkiPackageFormat {
                     skipped["of an unknown note type", default: 0] += 1
                     continue
                 }
-                guard type.isBasic else {
-                    skipped[type.type == 1 ? "cloze" : "of note type '\(type.name)' (custom templates)", default: 0] +=
-                        1
+                guard type.isBasic || type.isCloze else {
+                    skipped["of note type '\(type.name)' (custom templates)", default: 0] += 1
                     continue
                 }
                 let ord = (row["ord"] as Int?) ?? 0
                 let fields = note.fields + Array(repeating: "", count: max(0, 2 - note.fields.count))
-                let (question, answer) = ord == 0 ? (fields[0], fields[1]) : (fields[1], fields[0])
+                var (question, answer) = ord == 0 ? (fields[0], fields[1]) : (fields[1], fields[0])
+                if type.isCloze { (question, answer) = (fields[0], fields[1]) }  // Text, Back Extra
                 if type.flds.count > 2 { mappings[type.name] = type.mapping }  // two fields go where expected
+                var draft = CardDraft(
+                    front: DelimitedFormat.plainText(question), back: DelimitedFormat.plainText(answer),
+                    cardType: ord == 0 ? Card.defaultType : "reversed", notes: type.extraFieldNotes(fields),
+                    tags: note.tags)
+                if type.isCloze {
+                    // Card `ord` studies deletion ord + 1; Anki keeps a card whose deletion was
+                    // removed from the text (an "empty card"), which has nothing to study.
+                    guard Cloze.numbers(in: draft.front).contains(ord + 1) else {
+                        skipped["empty cloze (its deletion is gone from the text)", default: 0] += 1
+                        continue
+                    }
+                    (draft.cardType, draft.clozeNumber) = (Cloze.cardType, ord + 1)
+                }
                 var image: Data?
                 if let name = Self.firstImage(in: question + answer) {
                     image = attachment(named: name)
@@ -270,10 +287,6 @@ public enum AnkiPackageFormat {
                 }
                 let did = (row["did"] as Int64?) ?? 1
                 let queue = (row["queue"] as Int?) ?? 0
-                var draft = CardDraft(
-                    front: DelimitedFormat.plainText(question), back: DelimitedFormat.plainText(answer),
-                    cardType: ord == 0 ? Card.defaultType : "reversed", notes: type.extraFieldNotes(fields),
-                    tags: note.tags)
                 if draft.front.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { draft.isIncomplete = true }
                 var card = CardImport(
                     deck: deckNames[String(did)]?.name ?? "Default", draft: draft, source: "\(file) card \(cardId)")
@@ -283,9 +296,7 @@ public enum AnkiPackageFormat {
                 cards.append(card)
             }
             func counted(_ count: Int) -> String { "\(count) card\(count == 1 ? "" : "s")" }
-            var notImported = skipped.sorted { $0.key < $1.key }.map { kind, count in
-                kind == "cloze" ? "\(count) cloze card\(count == 1 ? "" : "s")" : "\(counted(count)) \(kind)"
-            }
+            var notImported = skipped.sorted { $0.key < $1.key }.map { kind, count in "\(counted(count)) \(kind)" }
             if skippedImages > 0 {
                 notImported.append(
                     "\(skippedImages) image\(skippedImages == 1 ? "" : "s") (missing, over 5 MB, or not JPEG/PNG/HEIC)")

@@ -3,7 +3,8 @@ import CardboxStore
 import Foundation
 
 /// Cards as delimited text (CSV or TSV), as Anki's "notes in plain text" writes and reads them:
-/// optional `#key:value` header lines (`#separator:`, `#html:`, `#tags column:`, `#deck column:`),
+/// optional `#key:value` header lines (`#separator:`, `#html:`, `#tags column:`, `#deck column:`,
+/// `#notetype column:`),
 /// then one card a row: front, back, and the tags (space-separated) in the tags column. A plain
 /// two-column file (term, definition — what Quizlet exports) needs no header.
 public enum DelimitedFormat {
@@ -19,6 +20,23 @@ public enum DelimitedFormat {
         /// A third text column (Cardbox's own export writes the card's notes there); further columns
         /// are added below it, one a line.
         public var notes: String = ""
+        /// The row's note type, from a `#notetype column:` (Anki's "Basic", "Cloze", …); nil without one.
+        public var noteType: String? = nil
+
+        /// The cards the row makes: a "Cloze" note type's cloze cards (refused without a deletion), or
+        /// with no note type given, cloze cards when the front has deletions; else one card.
+        public func drafts(file: String) throws -> [CardDraft] {
+            guard let noteType else { return CardDraft.written(front: front, back: back, notes: notes, tags: tags) }
+            guard noteType.lowercased().contains(Cloze.cardType) else {
+                return [CardDraft(front: front, back: back, notes: notes, tags: tags)]
+            }
+            do {
+                return try CardDraft.cloze(text: front, extra: back, notes: notes, tags: tags)
+            } catch CardboxError.invalid(_, let reason) {
+                throw CardboxError.invalid(
+                    field: "\(file) line \(line)", reason: "is a cloze note whose text \(reason)")
+            }
+        }
     }
 
     public struct Document: Sendable, Equatable {
@@ -50,17 +68,29 @@ public enum DelimitedFormat {
     /// Anki-readable text: a header, then front, back, tags and notes (a tag's spaces become
     /// underscores, as Anki's tags cannot hold spaces). Every field of the card that Anki's text format
     /// can hold is kept; archived cards are for the caller to leave out.
+    ///
+    /// Cloze cards are written as Anki writes a cloze note: one row per text (the cards of a text
+    /// share it), the text with its `{{c1::…}}` deletions as the front and the extra as the back,
+    /// and a fifth column naming each row's note type ("Basic" or "Cloze", `#notetype column:5`).
     public static func export(
         _ cards: [Card], separator: Character, progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) -> Data {
         let name = separator == "\t" ? "tab" : "comma"
+        let hasCloze = cards.contains(where: \.isCloze)
         var text = "#separator:\(name)\n#html:false\n#tags column:3\n"
-        text += "#columns:" + ["Front", "Back", "Tags", "Notes"].joined(separator: String(separator)) + "\n"
+        if hasCloze { text += "#notetype column:5\n" }
+        text +=
+            "#columns:"
+            + (["Front", "Back", "Tags", "Notes"] + (hasCloze ? ["Notetype"] : [])).joined(
+                separator: String(separator)) + "\n"
+        var clozeTexts: Set<[String]> = []
         for (index, card) in cards.enumerated() {
             if (index + 1) % 1_000 == 0 || index + 1 == cards.count { progress?(index + 1, cards.count) }
+            if card.isCloze, !clozeTexts.insert([card.deckId.description, card.front]).inserted { continue }
             let tags = card.tags.map { $0.replacingOccurrences(of: " ", with: "_") }.joined(separator: " ")
-            text += [card.front, card.back, tags, card.notes].map { quoted($0, separator: separator) }.joined(
-                separator: String(separator))
+            var fields = [card.front, card.back, tags, card.notes]
+            if hasCloze { fields.append(card.isCloze ? "Cloze" : "Basic") }
+            text += fields.map { quoted($0, separator: separator) }.joined(separator: String(separator))
             text += "\n"
         }
         return Data(text.utf8)
@@ -93,6 +123,7 @@ public enum DelimitedFormat {
         var html = false
         var tagsColumn: Int?
         var deckColumn: Int?
+        var noteTypeColumn: Int?
         var ignored: [String] = []
         var namedColumns = false
         // Header lines: "#key:value" before the first row.
@@ -117,6 +148,7 @@ public enum DelimitedFormat {
             case "html": html = value == "true"
             case "tags column": tagsColumn = try columnNumber(value, file: file, line: line)
             case "deck column": deckColumn = try columnNumber(value, file: file, line: line)
+            case "notetype column": noteTypeColumn = try columnNumber(value, file: file, line: line)
             case "columns": namedColumns = true  // names only; columns are read by place (front, back, notes)
             default: ignored.append("#" + header)
             }
@@ -141,11 +173,14 @@ public enum DelimitedFormat {
             var remaining: [String] = []
             var tags: [String] = []
             var deck: String?
+            var noteType: String?
             for (column, field) in fields.enumerated() {
                 if column + 1 == tagsColumn {
                     tags = field.split(whereSeparator: \.isWhitespace).map(String.init)
                 } else if column + 1 == deckColumn {
                     deck = field
+                } else if column + 1 == noteTypeColumn {
+                    noteType = field
                 } else {
                     remaining.append(html ? plainText(field) : field)
                 }
@@ -156,7 +191,8 @@ public enum DelimitedFormat {
             rows.append(
                 Row(
                     line: rowLine, deck: deck, front: remaining[0], back: remaining.count > 1 ? remaining[1] : "",
-                    tags: tags, notes: remaining.dropFirst(2).filter { !$0.isEmpty }.joined(separator: "\n")))
+                    tags: tags, notes: remaining.dropFirst(2).filter { !$0.isEmpty }.joined(separator: "\n"),
+                    noteType: noteType))
         }
         return Document(rows: rows, ignored: ignored, columnNames: columnNames)
     }

@@ -128,13 +128,13 @@ extension CardboxStore {
         case let delimited:
             let separator: Character? = options.format == nil ? nil : (delimited == .tsv ? "\t" : ",")
             let document = try DelimitedFormat.read(data, file: name, separator: separator)
-            let cards = try document.rows.map { row in
+            let cards = try document.rows.flatMap { row in
                 guard let deck = row.deck ?? options.deck else {
                     throw CardboxError.invalid(field: "\(name) line \(row.line)", reason: options.missingDeck)
                 }
-                return CardImport(
-                    deck: deck, draft: CardDraft(front: row.front, back: row.back, notes: row.notes, tags: row.tags),
-                    source: "\(name) line \(row.line)")
+                return try row.drafts(file: name).map {
+                    CardImport(deck: deck, draft: $0, source: "\(name) line \(row.line)")
+                }
             }
             var report = try importCards(
                 cards, newDeckLanguages: languages, onDuplicate: options.onDuplicate,

@@ -149,11 +149,20 @@ public enum FuzzTargets {
     /// The names of the targets, sorted.
     public static var names: [String] { all.keys.sorted() }
 
-    /// CSV/TSV with the separator guessed (or read from the header), then forced to a tab and to a comma.
+    /// CSV/TSV with the separator guessed (or read from the header), then forced to a tab and to a comma;
+    /// each row's cards made (cloze deletions read), and both sides of each cloze card drawn.
     static func delimited(_ data: Data) {
         let separators: [Character?] = [nil, "\t", ","]
         for separator in separators {
-            _ = try? DelimitedFormat.read(data, file: "fuzz.txt", separator: separator)
+            guard let document = try? DelimitedFormat.read(data, file: "fuzz.txt", separator: separator) else {
+                continue
+            }
+            for draft in document.rows.flatMap({ (try? $0.drafts(file: "fuzz.txt")) ?? [] }) {
+                guard let number = draft.clozeNumber else { continue }
+                for revealed in [false, true] {
+                    _ = Cloze.plainText(of: draft.front, number: number, revealed: revealed)
+                }
+            }
         }
     }
 

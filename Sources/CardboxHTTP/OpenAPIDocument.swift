@@ -164,6 +164,7 @@ enum OpenAPIDocument {
                 dueAt: {type: [string, "null"], format: date-time}
                 reps: {type: integer}
                 lapses: {type: integer}
+                clozeNumber: {type: [integer, "null"], minimum: 1, maximum: 999, description: The deletion a cloze card studies.}
             Suggestion:
               type: object
               required: [id, deckId, front, back, cardType, context, category, isVisible, isHidden, createdAt]
@@ -788,14 +789,15 @@ enum OpenAPIDocument {
                     schema: {$ref: "#/components/schemas/CardBody"}
               responses:
                 "201":
-                  description: Added.
+                  description: Added; a front with cloze deletions ({{c1::answer}}) makes one card per deletion number, all in cards.
                   content:
                     application/json:
                       schema:
                         type: object
-                        required: [card]
+                        required: [card, cards]
                         properties:
                           card: {$ref: "#/components/schemas/Card"}
+                          cards: {type: array, items: {$ref: "#/components/schemas/Card"}}
                 "400": {$ref: "#/components/responses/BadRequest"}
                 "401": {$ref: "#/components/responses/Unauthorized"}
                 "403": {$ref: "#/components/responses/Forbidden"}

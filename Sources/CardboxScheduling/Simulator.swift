@@ -453,18 +453,23 @@ struct BrentMinimizer {
 public struct DeckSimulation: Sendable {
     public var simulator: WorkloadSimulator
     public var existing: [SimulatedCard]
+    /// When the run's first day starts (the study day under way), for a deck's run; nil for one
+    /// that starts from nothing.
+    public var firstDay: Date?
 
     public init(simulator: WorkloadSimulator, existing: [SimulatedCard]) {
         self.simulator = simulator
         self.existing = existing
     }
 
-    /// `extraNewCards` adds new cards beyond the deck's own; days are counted from the start of today
-    /// in `timeZone`.
+    /// `extraNewCards` adds new cards beyond the deck's own; days are study days, counted from
+    /// `today` (the start of the study day under way: a card due before the next one starts is due
+    /// on day 0, as study would show it).
     public init(
-        study: StudySettings, cards: [Card], reviews: [ReviewLogEntry], now: Date, timeZone: TimeZone,
+        study: StudySettings, cards: [Card], reviews: [ReviewLogEntry], now: Date, today: Date, timeZone: TimeZone,
         days: Int, newPerDay: Int?, extraNewCards: Int = 0
     ) throws {
+        firstDay = today
         var settings = SimulationSettings()
         settings.days = days
         settings.newPerDay = newPerDay ?? study.newCardsPerDay
@@ -473,9 +478,6 @@ public struct DeckSimulation: Sendable {
         settings.learningStepCount = try StepList.parse(study.learningSteps, field: "learningSteps").count
         settings.relearningStepCount = try StepList.parse(study.relearningSteps, field: "relearningSteps").count
         settings.measure(from: reviews, timeZone: timeZone)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let today = calendar.startOfDay(for: now)
         let day = { (date: Date) in date.timeIntervalSince(today) / 86_400 }
         existing = cards.compactMap { card in
             guard let stability = card.stability, let difficulty = card.difficulty, let last = card.lastReviewAt

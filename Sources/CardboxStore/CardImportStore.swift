@@ -75,16 +75,14 @@ extension CardboxStore {
                     keys[deckId] = try tx.cardKeys(deckId: deckId)
                     order.append(deckId)
                 }
-                let key = SuggestionMatch.frontKey(card.draft.front) + "\t" + card.draft.cardType
+                let key = Self.duplicateKey(card.draft)
                 if let existingId = keys[deckId]![key], policy != .copy {
                     if policy == .skip {
                         report.count("card", \.skipped)
                         continue
                     }
                     if existingId.isEmpty {  // added earlier in this import: the later row wins
-                        additions[deckId]!.removeAll {
-                            SuggestionMatch.frontKey(cards[$0].draft.front) + "\t" + cards[$0].draft.cardType == key
-                        }
+                        additions[deckId]!.removeAll { Self.duplicateKey(cards[$0].draft) == key }
                         additions[deckId]!.append(index)
                     } else {
                         try tx.update(
@@ -130,6 +128,16 @@ extension CardboxStore {
         }
     }
 
+    /// Cards of one deck with the same key are duplicates: the same front and type, and for a cloze
+    /// card the same deletion number (the cards of one text are not duplicates of each other).
+    fileprivate static func duplicateKey(frontKey: String, cardType: String, clozeNumber: Int?) -> String {
+        frontKey + "\t" + cardType + (clozeNumber.map { "\t\($0)" } ?? "")
+    }
+
+    fileprivate static func duplicateKey(_ draft: CardDraft) -> String {
+        duplicateKey(
+            frontKey: SuggestionMatch.frontKey(draft.front), cardType: draft.cardType, clozeNumber: draft.clozeNumber)
+    }
 }
 
 extension WriteContext {
@@ -156,14 +164,17 @@ extension WriteContext {
         return deck
     }
 
-    /// A deck's cards by front and type ("frontKey\ttype" → id), for finding duplicates.
+    /// A deck's cards by `duplicateKey` → id, for finding duplicates.
     fileprivate func cardKeys(deckId: String) throws -> [String: String] {
         var keys: [String: String] = [:]
         for row in try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT id, frontKey, cardType FROM card WHERE accountId = ? AND deckId = ?"),
+            db.cachedStatement(
+                sql: "SELECT id, frontKey, cardType, clozeNumber FROM card WHERE accountId = ? AND deckId = ?"),
             arguments: [account, deckId])
         {
-            keys[(row["frontKey"] as String) + "\t" + (row["cardType"] as String)] = row["id"]
+            keys[
+                CardboxStore.duplicateKey(
+                    frontKey: row["frontKey"], cardType: row["cardType"], clozeNumber: row["clozeNumber"])] = row["id"]
         }
         return keys
     }

@@ -189,14 +189,12 @@ extension CardboxStore {
 
     public func editCard(_ reference: CardID, _ changes: CardChanges) throws -> Card {
         var fields: WriteContext.Fields = []
-        if let front = changes.front {
-            let front = try CardText.front(front)
-            fields += [("front", front), ("frontKey", SuggestionMatch.frontKey(front))]
-        }
-        if let back = changes.back {
-            fields.append(("back", try CardText.back(back)))
-        }
-        if let cardType = changes.cardType { fields.append(("cardType", try CardType.validate(cardType))) }
+        let front = try changes.front.map(CardText.front)
+        let back = try changes.back.map(CardText.back)
+        let cardType = try changes.cardType.map(CardType.validate)
+        if let front { fields += [("front", front), ("frontKey", SuggestionMatch.frontKey(front))] }
+        if let back { fields.append(("back", back)) }
+        if let cardType { fields.append(("cardType", cardType)) }
         if let language = changes.frontLanguage {
             fields.append(("frontLanguage", try Language.validate(language, field: "front language")))
         }
@@ -217,6 +215,14 @@ extension CardboxStore {
         return try write { tx in
             let id = try tx.context.existing(reference, .card)
             let old = try tx.context.card(id)
+            if let cardType, (cardType == Cloze.cardType) != old.isCloze {
+                throw CardboxError.invalid(
+                    field: "cardType",
+                    reason: old.isCloze
+                        ? "a cloze card keeps its type: add the text as other cards instead"
+                        : "a cloze card is made from text with {{c1::…}} deletions, one card for each number")
+            }
+            if old.isCloze, front != nil || back != nil { try tx.editClozeText(of: old, front: front, back: back) }
             var fields = fields
             if let image = changes.image {
                 fields.append(("imageHash", try tx.storeImage(image).hash))
@@ -294,7 +300,7 @@ enum CardColumns {
     static let insert = [
         "deckId", "front", "frontKey", "back", "cardType", "notes", "frontLanguage", "backLanguage", "isFavorite",
         "imageHash", "imagePrompt", "jsonContent", "isArchived", "archivedAt", "isIncomplete", "dueAt", "createdAt",
-        "modifiedAt",
+        "modifiedAt", "clozeNumber",
     ]
 
     /// The columns a card is read from, in the order `Card(row:)` reads them.
@@ -306,7 +312,7 @@ enum CardColumns {
 enum CardColumn: Int, CaseIterable {
     case id, deckId, front, back, cardType, notes, frontLanguage, backLanguage, isFavorite, imageHash, imagePrompt
     case jsonContent, isArchived, archivedAt, isIncomplete, dueAt, createdAt, modifiedAt, state, step, stability
-    case difficulty, lastReviewAt, reps, lapses
+    case difficulty, lastReviewAt, reps, lapses, clozeNumber
 }
 
 extension Row {
@@ -347,7 +353,7 @@ extension WriteContext {
                     draft.back.databaseValue, draft.cardType.databaseValue, draft.notes.databaseValue, frontLanguage,
                     backLanguage, zero, imageHash.databaseValue, draft.imagePrompt.databaseValue,
                     draft.jsonContent.databaseValue, zero, .null, draft.isIncomplete.storage.databaseValue, .null,
-                    created, created,
+                    created, created, draft.clozeNumber.databaseValue,
                 ])
             for tag in draft.tags {
                 // A card inserted a moment ago has no links yet: no need to look for one first.
@@ -359,7 +365,7 @@ extension WriteContext {
                     cardType: draft.cardType, notes: draft.notes, frontLanguage: deck.frontLanguage,
                     backLanguage: deck.backLanguage, tags: draft.tags, imageHash: imageHash,
                     imagePrompt: draft.imagePrompt, jsonContent: draft.jsonContent, isIncomplete: draft.isIncomplete,
-                    createdAt: now, modifiedAt: now)
+                    createdAt: now, modifiedAt: now, clozeNumber: draft.clozeNumber)
             }
         }
     }
@@ -445,7 +451,7 @@ extension Card {
             jsonContent: row[CardColumn.jsonContent], isArchived: row[CardColumn.isArchived],
             archivedAt: row.millis(.archivedAt), isIncomplete: row[CardColumn.isIncomplete], dueAt: row.millis(.dueAt),
             createdAt: Date(storageMillis: row[CardColumn.createdAt]),
-            modifiedAt: Date(storageMillis: row[CardColumn.modifiedAt]))
+            modifiedAt: Date(storageMillis: row[CardColumn.modifiedAt]), clozeNumber: row[CardColumn.clozeNumber])
         state = CardState(rawValue: row[CardColumn.state]) ?? .new
         step = row[CardColumn.step]
         stability = row[CardColumn.stability]

@@ -20,6 +20,7 @@ enum Schema {
         migrator.registerMigration("v7: cards and suggestions with images found by index", migrate: indexImageHashes)
         migrator.registerMigration("v8: image thumbnails and dimensions", migrate: addImageThumbnails)
         migrator.registerMigration("v9: image generation attempts of suggestions", migrate: addImageJobs)
+        migrator.registerMigration("v10: cloze cards", migrate: addClozeNumbers)
         return migrator
     }
 
@@ -453,5 +454,10 @@ enum Schema {
                     PRIMARY KEY (accountId, suggestionId)
                 )
                 """)
+    }
+
+    /// A cloze card studies one deletion number of its text; other cards have none.
+    static func addClozeNumbers(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE card ADD COLUMN clozeNumber INTEGER CHECK (clozeNumber BETWEEN 1 AND 999)")
     }
 }

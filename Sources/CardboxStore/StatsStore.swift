@@ -54,10 +54,11 @@ extension CardboxStore {
         of deckReference: DeckID, days: Int, newPerDay: Int? = nil, extraNewCards: Int = 0
     ) throws -> (deck: Deck, simulation: DeckSimulation) {
         let deck = try deck(deckReference)
+        let now = environment.now()
         let simulation = try DeckSimulation(
             study: deck.study, cards: try cards(in: deck.id), reviews: try reviewLog(in: deck.id),
-            now: environment.now(), timeZone: try studyTimeZone(), days: days, newPerDay: newPerDay,
-            extraNewCards: extraNewCards)
+            now: now, today: try read { try $0.studyDay(now: now).start }, timeZone: try studyTimeZone(), days: days,
+            newPerDay: newPerDay, extraNewCards: extraNewCards)
         return (deck, simulation)
     }
 

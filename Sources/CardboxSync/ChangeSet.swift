@@ -265,9 +265,11 @@ extension ChangeSet {
                 guard pair.count == 2 else { throw value.error(nil, "needs [value, clock]") }
                 fields[name] = FieldChange(value: pair[0].value, clock: try clock(pair[1]))
             }
-            return RowChange(
+            var change = RowChange(
                 entity: entity, id: try row.member("id").string(), created: try clock(row.member("created")),
                 fields: fields)
+            change.fillLaterFields()
+            return change
         }
         let tombstones = try root.member("tombstones").array().map { reader in
             let tombstone = try reader.object()

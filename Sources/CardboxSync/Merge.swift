@@ -65,5 +65,13 @@ extension RowChange {
             fields[name] = FieldChange(value: pair[0], clock: try clock(pair[1]))
         }
         self.init(entity: entity, id: id, created: try clock(members["created"]), fields: fields)
+        fillLaterFields()
+    }
+
+    /// Gives a row written before one of `SyncRegistry.laterFields` came that field, as null.
+    mutating func fillLaterFields() {
+        for name in SyncRegistry.laterFields[entity] ?? [] where fields[name] == nil {
+            fields[name] = FieldChange(value: .null, clock: created)
+        }
     }
 }

@@ -235,6 +235,11 @@ public enum SyncRegistry {
 
     public static func descriptor(_ entity: SyncedEntity) -> EntityDescriptor { descriptors[entity]! }
 
+    /// Optional fields added after the registry's version was first shipped. A row written before
+    /// one came (kept by a server, sent by an older device) reads it as null, set when the row was
+    /// made; an older Cardbox refuses a row that carries it, so devices update with their server.
+    public static let laterFields: [SyncedEntity: [String]] = [.card: ["clozeNumber"]]
+
     private static func plain(_ columns: WireColumn...) -> [SyncedField] { columns.map(SyncedField.init) }
 
     private static func parent(_ column: String, _ entity: SyncedEntity, movable: Bool = false) -> ParentReference {
@@ -268,7 +273,8 @@ public enum SyncRegistry {
                 .init("backLanguage", .text),
                 .init("isFavorite", .boolean), .init("imageHash", .text, optional: true),
                 .init("imagePrompt", .text, optional: true), .init("jsonContent", .text, optional: true),
-                .init("isIncomplete", .boolean))
+                .init("isIncomplete", .boolean),
+                .init("clozeNumber", .integer, optional: true, .range(low: 1, high: 999)))
                 + [
                     // Archiving sets both or neither (the schema checks it).
                     SyncedField(

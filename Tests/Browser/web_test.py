@@ -460,6 +460,34 @@ def card_limit(browser: Browser, server: Server, deck: str) -> None:
     check("cards used" not in browser.text(), "a premium account shows no limit")
 
 
+def cloze(browser: Browser) -> None:
+    """Make a deletion (the button, then Ctrl+Shift+C) marks the selected text; the cloze cards it
+    makes are studied with their deletion hidden, then shown."""
+    browser.open("/decks")
+    browser.fill({"name": "Frases", "front": "es", "back": "en"})
+    browser.submit()
+    browser.fill({"front": "El gato duerme", "back": "The cat sleeps", "tags": ""})
+    field = browser.find("#front")
+    browser.driver.execute_script("arguments[0].setSelectionRange(3, 7)", field)
+    browser.find('[data-cloze-for="front"]').click()
+    check(field.get_attribute("value") == "El {{c1::gato}} duerme", "Make a deletion wraps the selected word as c1")
+    value = field.get_attribute("value")
+    start = value.index("duerme")
+    browser.driver.execute_script("arguments[0].setSelectionRange(arguments[1], arguments[2])", field, start, start + 6)
+    field.send_keys(Keys.CONTROL + Keys.SHIFT + "c")
+    check(field.get_attribute("value") == "El {{c1::gato}} {{c2::duerme}}", "and Ctrl+Shift+C the next as c2")
+    browser.submit()
+    cards = browser.find("#cards").text
+    check("El [...] duerme" in cards and "El gato [...]" in cards, "the text makes one card per deletion")
+    browser.open(browser.driver.current_url.replace(browser.base, "") + "/study")
+    check(browser.find("#front").text == "El [...] duerme", "study hides the card's deletion")
+    browser.keys(" ")
+    browser.wait.until(lambda _: browser.find("#cloze-answer").is_displayed())
+    check(browser.find("#cloze-answer").text == "El gato duerme" and not browser.find("#front").is_displayed(),
+          "space shows the text with the deletion in place of the question")
+    browser.shoot("study-cloze")
+
+
 def suggestions(browser: Browser, server: Server, work: str, deck: str) -> None:
     """A laptop turns the deck's automatic suggestions on; the server fills the queue with pictures,
     and the deck's page offers them: accept one (it becomes a card), reject another. The page is live
@@ -545,6 +573,7 @@ def main() -> None:
         import_export(browser)
         boards(browser)
         card_limit(browser, server, deck)
+        cloze(browser)
         suggestions(browser, server, work, deck)
         account_and_sign_out(browser)
         print(f"web app: every check passed; screenshots in {screenshots}")

@@ -30,6 +30,32 @@ struct ExecutableTests {
         #expect(try cli.run(["card", "list", "Spanish", "--json"]).stdout == listed.stdout)
     }
 
+    @Test(
+        "cloze cards: card add --cloze makes one per deletion, shown and studied with it hidden, JSON with its number")
+    func cloze() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("deck", "create", "D", "--front", "es", "--back", "en")
+        let added = try cli.ok(
+            "card", "add", "D", "--cloze", "El {{c1::gato}} {{c2::duerme::verb}}", "--extra", "The cat sleeps")
+        #expect(added.contains("El [...] duerme  (c1) → The cat sleeps") && added.contains("El gato [verb]  (c2)"))
+        let cards = try #require(try cli.json("card", "list", "D") as? [[String: Any]])
+        #expect(cards.map { $0["clozeNumber"] as? Int } == [1, 2])
+        #expect(cards.allSatisfy { $0["front"] as? String == "El {{c1::gato}} {{c2::duerme::verb}}" })
+        let id = try #require(cards[1]["id"] as? String)
+        let shown = try #require(try cli.json("card", "show", id) as? [String: Any])
+        #expect(shown["clozeNumber"] as? Int == 2 && shown["cardType"] as? String == "cloze")
+        #expect(try cli.ok("card", "show", id).contains("type: cloze  (studies deletion c2)"))
+        let session = try cli.run(["study", "D"], input: " 3q")
+        #expect(session.stdout.contains("El [...] duerme\n") && session.stdout.contains("El [gato] duerme"))
+        #expect(session.stdout.contains("— The cat sleeps"))
+        let both = try cli.run(["card", "add", "D", "front", "back", "--cloze", "{{c1::x}}"])
+        #expect(both.status == 64 && both.stderr.contains("give either --cloze TEXT or a front and a back"))
+        let none = try cli.run(["card", "add", "D", "--cloze", "nothing hidden"])
+        #expect(none.status == 1 && none.stderr.contains("has no cloze deletion"))
+        #expect(try cli.ok("card", "list", "D").split(separator: "\n").count == 2)
+    }
+
     @Test("--version prints the version")
     func version() throws {
         let cli = try CLI()
@@ -733,7 +759,7 @@ struct CommandLineTests {
         #expect(again.status == 1 && again.stderr.contains("restore into a new store"))
     }
 
-    @Test("an Anki package imports, saying what it could not bring over")
+    @Test("an Anki package imports whole, its cloze card too; a new deck needs its front language")
     func apkg() throws {
         let cli = try CLI()
         defer { cli.remove() }
@@ -746,7 +772,7 @@ struct CommandLineTests {
                 && refused.stderr.contains("does not exist (give its front language with --front, e.g. --front es,"))
         #expect(
             try cli.ok("import", fixture, "--front", "es")
-                == "created: 5 cards, 2 decks, 3 reviews\nnot imported: 1 cloze card\n")
+                == "created: 6 cards, 2 decks, 3 reviews\n")
     }
 
     @Test("the store is found through --store, CARDBOX_STORE, then XDG_DATA_HOME")

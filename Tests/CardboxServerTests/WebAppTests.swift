@@ -581,6 +581,47 @@ struct WebAppTests {
         }
     }
 
+    @Test(
+        "cloze cards on the web: a front with deletions adds one card each, studied hidden then shown; the API says all"
+    )
+    func cloze() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let browser = try await Self.signedIn(url, accounts)
+            let deck = try await Self.createDeck(browser, "Spanish")
+            let added = try await browser.post(
+                deck + "/cards",
+                ["csrf": try await browser.csrf(), "front": "El {{c1::gato}} <{{c2::duerme::verb}}>", "back": "extra"])
+            #expect(added.status == 303)
+            let list = try await browser.get(deck).body
+            #expect(list.contains("El [...] &lt;duerme&gt;") && list.contains("cloze c1") && list.contains("cloze c2"))
+            #expect(list.contains(#"data-cloze-for="front""#))
+            let study = try await browser.get(deck + "/study").body
+            #expect(study.contains(#"El <span class="cloze">[...]</span> &lt;duerme&gt;"#))
+            #expect(study.contains(#"id="cloze-answer">El <span class="cloze">gato</span> &lt;duerme&gt;"#))
+            #expect(study.contains(#"<p class="back" id="back">extra</p>"#))
+            let card = try #require(study.range(of: #"name="card" value="[0-9a-f-]+""#, options: .regularExpression))
+            let cardId = String(study[card].dropFirst(#"name="card" value=""#.count).dropLast())
+            _ = try await browser.post(
+                deck + "/study", ["csrf": try await browser.csrf(), "card": cardId, "rating": "4"])
+            #expect(
+                try await browser.get(deck + "/study?answered").body.contains(
+                    #"El gato &lt;<span class="cloze">[verb]</span>&gt;"#))
+
+            let (_, token) = try await Self.apiCaller(accounts, "api")
+            let apiDeck = try await Self.apiCreateDeck(url, token: token, "Frases")
+            let deckId = try #require(try Self.json(apiDeck.body)["deck"]?["id"]?.stringValue)
+            let made = try await rawPost(
+                url + "/api/v1/decks/\(deckId)/cards", body: #"{"front": "{{c1::uno}} {{c2::dos}}"}"#, token: token)
+            #expect(made.status == 201)
+            let body = try Self.json(made.body)
+            guard case .array(let cards)? = body["cards"] else {
+                throw CardboxError.storage("no cards in \(made.body)")
+            }
+            #expect(cards.map { $0["clozeNumber"] } == [.int(1), .int(2)])
+            #expect(body["card"]?["clozeNumber"] == .int(1))
+        }
+    }
+
     @Test("the card editor: every field, tags found or created, favorite, picture added and removed; refusals kept")
     func cardEditor() async throws {
         try await Self.withWebServer { url, _, accounts in

@@ -23,6 +23,19 @@ struct StudyStoreTests {
         return store
     }
 
+    @Test("a deck's workload run counts study days: before the day's start hour, today is yesterday's study day")
+    func simulationStudyDays() throws {
+        let clock = TestClock(Date(timeIntervalSince1970: 1_750_039_200))  // 2025-06-16 02:00 UTC
+        let store = try deck(clock, cards: 1)
+        let id = try #require(try store.cards(in: try store.resolve("D")).first).id
+        _ = try store.answer(id, rating: 3)
+        // Due at 05:00, after the study day under way ends (at 04:00): tomorrow's study day.
+        _ = try store.editCard(id, CardChanges(dueAt: .some(Date(timeIntervalSince1970: 1_750_050_000))))
+        let (_, simulation) = try store.simulation(of: try store.resolve("D"), days: 7)
+        #expect(simulation.firstDay == Date(timeIntervalSince1970: 1_749_960_000))  // 2025-06-15 04:00 UTC
+        #expect(simulation.existing.map(\.dueDay) == [1])
+    }
+
     @Test("an answer stores the scheduler's state and a review log entry together")
     func answer() throws {
         let clock = TestClock()

@@ -296,8 +296,15 @@ struct AccountActions: Sendable {
         }
     }
 
-    func addCard(_ caller: Caller, to deck: DeckID, _ draft: CardDraft) async throws -> Card {
-        try await write(caller) { store in try store.addCard(to: deck, draft) }
+    /// Adds what a person wrote: one card, or the cloze cards of a front with deletions.
+    func addCards(_ caller: Caller, to deck: DeckID, _ draft: CardDraft) async throws -> [Card] {
+        try await write(caller) { store in
+            guard draft.cardType == Cloze.cardType || !Cloze.numbers(in: draft.front).isEmpty else {
+                return [try store.addCard(to: deck, draft)]
+            }
+            return try store.addClozeCards(
+                to: deck, text: draft.front, extra: draft.back, notes: draft.notes, tags: draft.tags)
+        }
     }
 
     /// The deck and its next card to study (nil when nothing is left today).

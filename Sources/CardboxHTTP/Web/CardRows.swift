@@ -15,9 +15,11 @@ enum CardRows {
         let csrf = WebText.escape(csrf)
         for card in cards {
             let base = "/decks/\(deck)/cards/\(card.id)"
-            let front = WebText.escape(card.front)
+            // A cloze card reads as its question, with the deletion it studies beside it.
+            let front = WebText.escape(card.question)
             html +=
                 "<li><strong><a href=\"\(base)\" aria-label=\"Edit \(front)\">\(front)</a></strong> <span>\(WebText.escape(card.back))</span>\n"
+            if let number = card.clozeNumber { html += "<span class=\"tag\">cloze c\(number)</span>" }
             for tag in card.tags { html += "<span class=\"tag\">\(WebText.escape(tag))</span>" }
             let (mark, star) = card.isFavorite ? ("Unmark", "★") : ("Mark", "☆")
             html += """

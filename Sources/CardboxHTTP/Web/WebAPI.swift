@@ -71,8 +71,8 @@ struct WebAPI: Sendable {
             let draft = CardDraft(
                 front: try body.string("front"), back: try body.optionalString("back") ?? "",
                 notes: try body.optionalString("notes") ?? "", tags: try body.strings("tags"))
-            let card = try await actions.addCard(try context.requireCaller(), to: try WebApp.deckId(context), draft)
-            return EncodedJSON(["card": card], status: .created)
+            let cards = try await actions.addCards(try context.requireCaller(), to: try WebApp.deckId(context), draft)
+            return EncodedJSON(AddedCards(card: cards[0], cards: cards), status: .created)
         }
         api.get("decks/:deck/cards/:card") { _, context in
             let (_, card, _) = try await actions.card(
@@ -253,6 +253,13 @@ struct WebAPIAuthentication: RouterMiddleware {
 
 /// An `Encodable` value as a JSON answer, with the command line's `--json` conventions: the data
 /// model's field names, sorted keys, ISO 8601 times.
+/// What adding a card answers: the card, and every card it made (a cloze text makes one per
+/// deletion number; `card` is the first).
+struct AddedCards: Encodable {
+    var card: Card
+    var cards: [Card]
+}
+
 struct EncodedJSON<Value: Encodable>: ResponseGenerator {
     var value: Value
     var status: HTTPResponse.Status = .ok

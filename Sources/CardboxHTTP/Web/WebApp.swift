@@ -467,7 +467,7 @@ struct WebApp: Sendable {
         let caller = try context.pageCaller()
         let deckId = try Self.deckId(context)
         do {
-            _ = try await actions.addCard(
+            _ = try await actions.addCards(
                 caller, to: deckId,
                 CardDraft(front: form["front"] ?? "", back: form["back"] ?? "", tags: Self.tags(form["tags"] ?? "")))
             return WebPage.redirect("/decks/\(deckId)")
@@ -491,7 +491,7 @@ struct WebApp: Sendable {
                 "id": card.id.description, "front": typed?.front ?? card.front, "back": typed?.back ?? card.back,
                 "cardType": typed?.cardType ?? card.cardType, "notes": typed?.notes ?? card.notes,
                 "isFavorite": typed.map { $0.isFavorite == "true" } ?? card.isFavorite,
-                "tags": typed?.tags ?? card.tags.joined(separator: ", "),
+                "tags": typed?.tags ?? card.tags.joined(separator: ", "), "isCloze": card.isCloze,
             ] as [String: Any],
             "frontLanguages": languages(typed?.frontLanguage ?? card.frontLanguage),
             "backLanguages": languages(typed?.backLanguage ?? card.backLanguage),
@@ -647,7 +647,7 @@ struct WebApp: Sendable {
         }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        let today = calendar.startOfDay(for: options.now())
+        let today = simulation.firstDay ?? calendar.startOfDay(for: options.now())
         let bars = result.seconds.enumerated().map { index, seconds in
             let day = (calendar.date(byAdding: .day, value: index, to: today) ?? today).formatted(
                 Date.ISO8601FormatStyle(timeZone: timeZone).year().month().day().dateSeparator(.dash))
@@ -723,8 +723,9 @@ struct WebApp: Sendable {
             values["next"] =
                 [
                     "card": [
-                        "id": next.card.id.description, "front": next.card.front, "back": next.card.back,
-                        "notes": next.card.notes,
+                        "id": next.card.id.description, "question": WebText.cardSide(next.card, revealed: false),
+                        "revealed": WebText.cardSide(next.card, revealed: true), "back": next.card.back,
+                        "notes": next.card.notes, "isCloze": next.card.isCloze,
                     ] as [String: Any],
                     "hasNotes": !next.card.notes.isEmpty,
                     "remaining": [

@@ -58,6 +58,8 @@ enum WebAssets {
         .study { background: #fff; border: 1px solid var(--line); border-radius: .6rem; padding: 1.2rem; }
         .front { font-size: 1.6rem; margin: 0 0 1rem; overflow-wrap: anywhere; }
         .back { font-size: 1.3rem; overflow-wrap: anywhere; }
+        .cloze { font-weight: 700; color: var(--tint); }
+        .study:has(details[open]) .cloze-question { display: none; }
         summary { cursor: pointer; color: var(--tint); }
         .ratings { display: grid; grid-template-columns: repeat(auto-fit, minmax(5rem, 1fr)); gap: .4rem;
           margin-top: 1rem; }
@@ -197,6 +199,37 @@ enum WebAssets {
             button.click();
           }
         });
+        // "Make a deletion" (Anki's Ctrl+Shift+C): the selected text of the field becomes the next
+        // cloze deletion, {{cN::…}}; with nothing selected, an empty one to type into.
+        (function () {
+          var buttons = document.querySelectorAll("[data-cloze-for]");
+          for (var index = 0; index < buttons.length; index++) {
+            buttons[index].hidden = false;
+            buttons[index].addEventListener("click", function (event) {
+              makeDeletion(document.getElementById(event.currentTarget.dataset.clozeFor));
+            });
+          }
+          document.addEventListener("keydown", function (event) {
+            var field = event.target;
+            if (!(event.ctrlKey && event.shiftKey && (event.key === "C" || event.key === "c"))) return;
+            if (!field || !document.querySelector('[data-cloze-for="' + field.id + '"]')) return;
+            event.preventDefault();
+            makeDeletion(field);
+          });
+          function makeDeletion(field) {
+            var next = 1, at = field.value.indexOf("{{c");
+            for (; at >= 0; at = field.value.indexOf("{{c", at + 3)) {
+              var number = parseInt(field.value.slice(at + 3), 10);
+              if (number >= next) next = number + 1;
+            }
+            var start = field.selectionStart, end = field.selectionEnd, chosen = field.value.slice(start, end);
+            var opening = "{{c" + next + "::";
+            field.value = field.value.slice(0, start) + opening + chosen + "}}" + field.value.slice(end);
+            field.focus();
+            var caret = start + opening.length + chosen.length;
+            field.setSelectionRange(chosen ? caret + 2 : caret, chosen ? caret + 2 : caret);
+          }
+        })();
         // A picture chosen in a file input with data-preview shows in that image before it is sent.
         document.addEventListener("change", function (event) {
           var input = event.target;

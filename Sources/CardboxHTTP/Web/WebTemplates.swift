@@ -413,8 +413,10 @@ enum WebTemplates {
         <h2>Add a card</h2>
         <form method="post" action="/decks/{{deck.id}}/cards" class="stack">
         <input type="hidden" name="csrf" value="{{csrf}}">
-        <label for="front">Front</label>
+        <label for="front">Front (or a cloze text: &#123;&#123;c1::answer&#125;&#125; hides “answer”)</label>
         <input id="front" name="front" required value="{{draft.front}}">
+        <button type="button" class="secondary small" data-cloze-for="front" hidden>Make a deletion
+        <kbd>Ctrl+Shift+C</kbd></button>
         <label for="back">Back (may wait: a card without one is incomplete)</label>
         <input id="back" name="back" value="{{draft.back}}">
         <label for="tags">Tags (separated by commas)</label>
@@ -546,8 +548,10 @@ enum WebTemplates {
         <form method="post" action="/decks/{{deck.id}}/cards/{{card.id}}?csrf={{csrf}}" enctype="multipart/form-data" class="stack"
         id="card-editor">
         <input type="hidden" name="csrf" value="{{csrf}}">
-        <label for="front">Front</label>
+        <label for="front">Front{{#card.isCloze}} (the cloze text, shared by its cards){{/card.isCloze}}</label>
         <textarea id="front" name="front" required rows="2">{{card.front}}</textarea>
+        <button type="button" class="secondary small" data-cloze-for="front" hidden>Make a deletion
+        <kbd>Ctrl+Shift+C</kbd></button>
         <label for="back">Back (may wait: a card without one is incomplete)</label>
         <textarea id="back" name="back" rows="3">{{card.back}}</textarea>
         <div class="row">
@@ -653,9 +657,10 @@ enum WebTemplates {
         <p class="muted" id="remaining">New {{remaining.new}} · Learning {{remaining.learning}} ·
         Review {{remaining.review}}</p>
         <article class="study" id="study">
-        <p class="front" id="front">{{card.front}}</p>
+        <p class="front{{#card.isCloze}} cloze-question{{/card.isCloze}}" id="front">{{{card.question}}}</p>
         <details id="answer">
         <summary>Show answer <kbd>space</kbd></summary>
+        {{#card.isCloze}}<p class="front" id="cloze-answer">{{{card.revealed}}}</p>{{/card.isCloze}}
         <p class="back" id="back">{{card.back}}</p>
         {{#hasNotes}}<p class="muted">{{card.notes}}</p>{{/hasNotes}}
         <form method="post" action="/decks/{{deck.id}}/study" class="ratings">

@@ -28,4 +28,17 @@ enum WebText {
 
     /// The HTML escape the templates use for `{{…}}` (see `HTMLText.escape`).
     static func escape(_ text: String) -> String { HTMLText.escape(text) }
+
+    /// One side of a cloze card as HTML: its deletions `<span class="cloze">` — `[...]` (or the hint)
+    /// on the question, the answer once revealed; the rest escaped. Any other card: its front.
+    static func cardSide(_ card: Card, revealed: Bool) -> String {
+        guard let number = card.clozeNumber else { return escape(card.front) }
+        return Cloze.pieces(of: card.front, number: number, revealed: revealed).map { piece in
+            switch piece {
+            case .text(let text): escape(text)
+            case .hidden(let hint): #"<span class="cloze">[\#(escape(hint ?? "..."))]</span>"#
+            case .revealed(let answer): #"<span class="cloze">\#(escape(answer))</span>"#
+            }
+        }.joined()
+    }
 }

@@ -1,0 +1,159 @@
+/// Cloze deletions, as Anki writes them: `{{c1::answer}}` or `{{c1::answer::hint}}` inside a text.
+/// A text makes one card per deletion number; each card hides its own deletions (`[...]`, or
+/// `[hint]`) and shows the others as plain text, and its answer shows the text with its deletions
+/// marked.
+public enum Cloze {
+    /// The type of every cloze card.
+    public static let cardType = "cloze"
+    /// Deletion numbers a text may use (`c1` … `c999`); `{{c0::…}}` and longer numbers stay text.
+    public static let numberRange = 1...999
+
+    public struct Deletion: Sendable, Equatable {
+        public var number: Int
+        public var answer: String
+        public var hint: String?
+        /// Where `{{c…}}` sits in the text.
+        public var range: Range<String.Index>
+    }
+
+    /// A piece of a cloze card's side: text as written, a deletion hidden (with its hint), or a
+    /// deletion shown as the answer.
+    public enum Piece: Sendable, Equatable {
+        case text(String)
+        case hidden(hint: String?)
+        case revealed(String)
+    }
+
+    /// Anki's pattern: the answer runs to the first `::` or `}}`; a hint to the `}}`. Newlines count.
+    nonisolated(unsafe) private static let pattern = #/\{\{c(\d{1,3})::(.*?)(?:::(.*?))?\}\}/#.dotMatchesNewlines()
+
+    /// Every deletion of `text`, in order.
+    public static func deletions(in text: String) -> [Deletion] {
+        // Most texts have none: a plain search spares them the pattern (imports check every front).
+        guard text.utf8.contains(UInt8(ascii: "{")), text.contains("{{c") else { return [] }
+        return text.matches(of: pattern).compactMap { match in
+            guard let number = Int(match.output.1), numberRange.contains(number) else { return nil }
+            return Deletion(
+                number: number, answer: String(match.output.2), hint: match.output.3.map(String.init),
+                range: match.range)
+        }
+    }
+
+    /// The deletion numbers of `text`, each once, smallest first: one card each.
+    public static func numbers(in text: String) -> [Int] {
+        Array(Set(deletions(in: text).map(\.number))).sorted()
+    }
+
+    /// One side of card `number`: its deletions hidden on the question, revealed on the answer;
+    /// every other deletion shows its answer as plain text.
+    public static func pieces(of text: String, number: Int, revealed: Bool) -> [Piece] {
+        var pieces: [Piece] = []
+        var plain = ""
+        var position = text.startIndex
+        for deletion in deletions(in: text) {
+            plain += text[position..<deletion.range.lowerBound]
+            position = deletion.range.upperBound
+            guard deletion.number == number else {
+                plain += deletion.answer
+                continue
+            }
+            if !plain.isEmpty { pieces.append(.text(plain)) }
+            plain = ""
+            pieces.append(revealed ? .revealed(deletion.answer) : .hidden(hint: deletion.hint))
+        }
+        plain += text[position...]
+        if !plain.isEmpty { pieces.append(.text(plain)) }
+        return pieces
+    }
+
+    /// A side as plain text (a terminal's): a hidden deletion reads `[...]` or `[hint]`, a revealed
+    /// one `[answer]`.
+    public static func plainText(of text: String, number: Int, revealed: Bool) -> String {
+        pieces(of: text, number: number, revealed: revealed).map { piece in
+            switch piece {
+            case .text(let text): text
+            case .hidden(let hint): "[\(hint ?? "...")]"
+            case .revealed(let answer): "[\(answer)]"
+            }
+        }.joined()
+    }
+
+    /// The next free deletion number of a text (what an editor's "make a deletion" uses).
+    public static func nextNumber(in text: String) -> Int {
+        (numbers(in: text).last ?? 0) + 1
+    }
+}
+
+extension Card {
+    /// A cloze card studies one deletion number of its text (the front); other cards have none.
+    public var isCloze: Bool { clozeNumber != nil }
+
+    /// What study shows first: the front, or a cloze card's text with its deletion hidden.
+    public var question: String {
+        guard let clozeNumber else { return front }
+        return Cloze.plainText(of: front, number: clozeNumber, revealed: false)
+    }
+
+    /// What study shows once the answer is open, above the back: the front again, or a cloze card's
+    /// text with its deletion marked.
+    public var revealedFront: String {
+        guard let clozeNumber else { return front }
+        return Cloze.plainText(of: front, number: clozeNumber, revealed: true)
+    }
+}
+
+extension CardDraft {
+    /// The cards a cloze text makes: one per deletion number, each with the text as its front and
+    /// `extra` (Anki's "Back Extra") as its back. Refused when the text has no deletion.
+    public static func cloze(
+        text: String, extra: String = "", notes: String = "", tags: [String] = []
+    ) throws -> [CardDraft] {
+        let numbers = Cloze.numbers(in: text)
+        guard !numbers.isEmpty else { throw Cloze.noDeletion }
+        return cloze(text: text, extra: extra, notes: notes, tags: tags, numbers: numbers)
+    }
+
+    private static func cloze(text: String, extra: String, notes: String, tags: [String], numbers: [Int])
+        -> [CardDraft]
+    {
+        numbers.map { number in
+            CardDraft(
+                front: text, back: extra, cardType: Cloze.cardType, notes: notes, tags: tags, clozeNumber: number)
+        }
+    }
+}
+
+extension CardDraft {
+    /// The cards a front and back written by a person or a file make: a front with cloze deletions
+    /// makes cloze cards (its back their extra), any other front one card.
+    public static func written(front: String, back: String, notes: String = "", tags: [String] = []) -> [CardDraft] {
+        let numbers = Cloze.numbers(in: front)
+        guard !numbers.isEmpty else { return [CardDraft(front: front, back: back, notes: notes, tags: tags)] }
+        return cloze(text: front, extra: back, notes: notes, tags: tags, numbers: numbers)
+    }
+}
+
+extension Cloze {
+    static let noDeletion = CardboxError.invalid(
+        field: "text", reason: "has no cloze deletion: mark one as {{c1::answer}} (or {{c1::answer::hint}})")
+
+    /// Checks that a cloze card's text still has its deletion, and that only cloze cards carry the
+    /// cloze type.
+    static func check(front: String, cardType: String, clozeNumber: Int?) throws {
+        if let clozeNumber {
+            guard numberRange.contains(clozeNumber) else {
+                throw CardboxError.invalid(
+                    field: "clozeNumber", reason: "must be from 1 to \(numberRange.upperBound), got \(clozeNumber)")
+            }
+            guard numbers(in: front).contains(clozeNumber) else {
+                throw CardboxError.invalid(
+                    field: "front",
+                    reason: "has no deletion c\(clozeNumber), which this cloze card studies ({{c\(clozeNumber)::…}})")
+            }
+        } else if cardType == Cloze.cardType {
+            throw CardboxError.invalid(
+                field: "cardType",
+                reason: "a cloze card is made from text with {{c1::…}} deletions, one card for each number")
+        }
+    }
+}
