@@ -93,6 +93,7 @@ struct ImportCommand: StoreCommand {
             format: format, onDuplicate: onDuplicate, deck: deck, frontLanguage: front, backLanguage: back)
         options.missingDeck = "no deck: give --deck"
         options.missingLanguage = "give its front language with --front, e.g. --front es,"
+        options.unknownFormat = "give --format (\(ImportFileFormat.names))"
         let report = try store.importFile(
             at: file, named: file, options, progress: { ProgressBar(label: $0).update })
         try Console.emit(report, json: output.json, Self.describe)

@@ -45,6 +45,8 @@ public struct ImportOptions: Sendable {
     public var missingDeck = "no deck: name the deck to import into"
     /// How to give the front language of a deck the import would create, where the import was asked.
     public var missingLanguage = "give the front language for new decks"
+    /// How to name the format of a file whose format cannot be told, where the import was asked.
+    public var unknownFormat = "give its format (\(ImportFileFormat.names))"
 
     public init(
         format: ImportFileFormat? = nil, onDuplicate: DuplicatePolicy = .skip, deck: String? = nil,
@@ -106,7 +108,7 @@ extension CardboxStore {
         let chosen = options.format ?? (AnkiPackageFormat.matches(head) ? .apkg : nil)
         let data = chosen == .apkg ? head : try InputGuard.read(path)
         let languages = options.frontLanguage.map { ($0, options.backLanguage) }
-        switch try chosen ?? ImportFileFormat.detect(data, file: name) {
+        switch try chosen ?? ImportFileFormat.detect(data, file: name, howToChoose: options.unknownFormat) {
         case .apkg:
             let package = try AnkiPackageFormat.read(path: path, file: name)
             var report = try importCards(

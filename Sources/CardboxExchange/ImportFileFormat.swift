@@ -8,7 +8,11 @@ public enum ImportFileFormat: String, CaseIterable, Sendable {
     /// The format of a file, told from its content. A file that looks like JSON is one of the JSON
     /// formats or is refused (invalid JSON with its line and column, or JSON of no known shape): it
     /// never falls back to being read as CSV.
-    public static func detect(_ data: Data, file: String) throws -> ImportFileFormat {
+    /// `howToChoose` ends the refusal of a file whose format cannot be told: how to name one where the
+    /// import was asked (a flag, a menu).
+    public static func detect(
+        _ data: Data, file: String, howToChoose: String = "give its format (\(names))"
+    ) throws -> ImportFileFormat {
         if AnkiPackageFormat.matches(data) { return .apkg }
         if InputGuard.looksLikeJSON(data) {
             let keys = try InputGuard.topLevelKeys(data, file: file)
@@ -24,8 +28,9 @@ public enum ImportFileFormat: String, CaseIterable, Sendable {
                     + "cards) or a Cardbox backup")
         }
         if DelimitedFormat.matches(data) { return .csv }  // the separator is read from the file itself
-        throw CardboxError.invalid(
-            field: file,
-            reason: "cannot tell its format; give --format (\(allCases.map(\.rawValue).joined(separator: ", ")))")
+        throw CardboxError.invalid(field: file, reason: "cannot tell its format; \(howToChoose)")
     }
+
+    /// The formats by name, as a flag takes them: "listall, backup, csv, tsv, trello, apkg".
+    public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }

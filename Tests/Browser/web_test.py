@@ -183,6 +183,24 @@ class Browser:
             """, source, target)
         self.wait.until(gone(old))
 
+    def at_width(self, width: int) -> None:
+        """A phone's viewport, `width` CSS pixels across, until `full_size`."""
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": 800, "deviceScaleFactor": 1, "mobile": True})
+
+    def full_size(self) -> None:
+        self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def rect(self, element) -> dict:
+        return self.driver.execute_script("return arguments[0].getBoundingClientRect().toJSON()", element)
+
+    def focused_id(self) -> str:
+        return self.driver.switch_to.active_element.get_attribute("id") or ""
+
+    def choose(self, fields: dict) -> None:
+        for name, value in fields.items():
+            Select(self.find(f'select[name="{name}"]')).select_by_value(value)
+
     def quit(self) -> None:
         self.driver.quit()
 
@@ -218,19 +236,42 @@ def first_run(browser: Browser, setup_path: str) -> None:
 
 
 def deck_and_cards(browser: Browser) -> str:
-    browser.fill({"name": "Spanish", "front": "es", "back": "en"})
+    browser.fill({"name": "Spanish"})
+    browser.choose({"front": "es", "back": "en"})
     browser.submit()
     deck = browser.driver.current_url
     check(browser.find("h1").text == "Spanish", "a new deck opens on its page")
+    check("Spanish → English" in browser.text(), "its languages show by name, as the New deck menus named them")
     for front, back, tags in (("hola", "hello", "greeting"), ("<script>alert(1)</script>", "a script", "")):
         browser.fill({"front": front, "back": back, "tags": tags})
         browser.submit()
+        check(browser.focused_id() == "front", "after adding a card the cursor is back in Front")
+    browser.at_width(320)
+    header = browser.rect(browser.find("header"))
+    check(header["height"] < 90, f"on a 320 px phone the top bar takes two lines at most ({header['height']} px)")
+    browser.full_size()
+    deck_settings(browser)
     cards = browser.find("#cards").text
     check("hola" in cards and "hello" in cards and "greeting" in cards, "an added card shows with its tag")
     check("<script>alert(1)</script>" in cards, "a card titled <script> shows as text")
     check(len(browser.driver.find_elements(By.CSS_SELECTOR, "#cards script")) == 0, "and is not markup")
     browser.shoot("deck")
     return deck
+
+
+def deck_settings(browser: Browser) -> None:
+    """In a desktop window each study setting's label sits above its own field."""
+    browser.find("#deck-settings summary").click()
+    pairs = browser.driver.execute_script("""
+        return [...document.querySelectorAll("#deck-settings fieldset label[for]")].map((label) => {
+            const field = document.getElementById(label.htmlFor);
+            return [label.htmlFor, label.getBoundingClientRect().toJSON(), field.getBoundingClientRect().toJSON()];
+        });
+    """)
+    misplaced = [name for name, label, field in pairs
+                 if not (label["bottom"] <= field["top"] + 1 and abs(label["left"] - field["left"]) < 2)]
+    check(len(pairs) >= 6 and not misplaced, f"deck settings: each label is above its field ({misplaced})")
+    browser.find("#deck-settings summary").click()
 
 
 def live(browser: Browser, deck: str) -> None:
@@ -263,6 +304,15 @@ def study(browser: Browser, deck: str) -> None:
     labels = [b.text for b in browser.driver.find_elements(By.CSS_SELECTOR, ".ratings button")]
     check(len(labels) == 4 and all(re.search(r"\d+(s|m|h|d|mo|y)$", label) for label in labels),
           "space shows the answer and four buttons, each with its next interval")
+    check(not browser.find("#answer summary").is_displayed(), "Show answer goes once the answer is open")
+    buttons = browser.driver.find_elements(By.CSS_SELECTOR, ".ratings button")
+    colours = {b.value_of_css_property("background-color") for b in buttons}
+    check(len(colours) == 4, f"Again, Hard, Good and Easy each have a colour of their own ({colours})")
+    for width in (390, 320):
+        browser.at_width(width)
+        tops = {round(browser.rect(b)["top"]) for b in buttons}
+        check(len(tops) == (1 if width == 390 else 2), f"at {width} px the buttons are in {len(tops)} row(s), never 3 + 1")
+    browser.full_size()
     browser.shoot("study")
     old = browser.driver.find_element(By.TAG_NAME, "html")
     browser.keys("3")
@@ -290,6 +340,13 @@ def stats(browser: Browser, deck: str) -> None:
           "the stats page draws 30 days of reviews as SVG, today's bar not empty")
     check(len(browser.driver.find_elements(By.CSS_SELECTOR, "#forecast-chart rect")) == 30
           and "remembered" in browser.find("#retention").text, "and the retention and the forecast")
+    states = browser.driver.find_elements(By.CSS_SELECTOR, "#card-states li")
+    check(all(li.value_of_css_property("list-style-type") == "none" for li in states)
+          and re.match(r"\d+ new$", states[0].text), "the cards by state read '3 new', without list bullets")
+    browser.at_width(320)
+    label = browser.driver.find_element(By.CSS_SELECTOR, "#reviews-chart text")
+    check(browser.rect(label)["height"] >= 9, "on a phone the charts' labels are large enough to read")
+    browser.full_size()
     browser.shoot("stats")
 
 
@@ -298,12 +355,23 @@ def lists(browser: Browser) -> None:
     browser.fill({"name": "Groceries"})
     browser.submit()
     check(browser.find("h1").text == "Groceries", "a new list opens on its page")
+    check(browser.find("#no-items").text == "No items yet: add the first one above.", "an empty list says so plainly")
     for title, quantity, description in (("Milk", "2", "Oat, see https://example.org/oat"), ("Bread", "", ""),
                                          ("Eggs", "12", "")):
         browser.fill({"title": title, "quantity": quantity, "description": description})
         browser.submit('#add-item button[type="submit"]')
+        check(browser.focused_id() == "title", "after adding an item the cursor is back in New item")
     titles = lambda: [e.text for e in browser.driver.find_elements(By.CSS_SELECTOR, "#items .title")]
     check(titles() == ["Milk", "Bread", "Eggs"], "items are added in order")
+    check(browser.rect(browser.find("#toggle-crossed"))["top"] > browser.rect(browser.find("#items"))["bottom"],
+          "Show crossed-out items sits under the items, apart from the New item form")
+    offsets = browser.driver.execute_script("""
+        return [...document.querySelectorAll("#items > li")].map((row) => {
+            const arrow = row.querySelector("form[action$='/move'] button");
+            return arrow ? Math.round(arrow.getBoundingClientRect().top - row.getBoundingClientRect().top) : null;
+        }).filter((offset) => offset !== null);
+    """)
+    check(len(set(offsets)) == 1, f"the arrows sit at one height, with or without a description ({offsets})")
     link = browser.find("#items .description a")
     check(link.get_attribute("href") == "https://example.org/oat", "a web address in a description is a link")
     rows = browser.driver.find_elements(By.CSS_SELECTOR, "#items li")
@@ -382,6 +450,15 @@ def import_export(browser: Browser) -> None:
     with open(path, "w") as file:
         file.write("gato\tcat\nperro\tdog\n")
     browser.open("/exchange")
+    word = os.path.join(browser.screenshots, "..", "word.txt")
+    with open(word, "w") as file:
+        file.write("hello\n")
+    browser.find("#file").send_keys(os.path.abspath(word))
+    browser.submit("#import button[type=submit]")
+    refusal = browser.find(".error").text
+    check("Format menu" in refusal and "--format" not in refusal,
+          f"a file of unknown format is refused in the page's words: {refusal!r}")
+    os.remove(word)
     browser.find("#file").send_keys(os.path.abspath(path))
     browser.fill({"deck": "Animals"})
     browser.submit("#import button[type=submit]")
@@ -411,6 +488,8 @@ def boards(browser: Browser) -> None:
     for title in ("Book flights", "Pack"):
         browser.find('.column:first-child .add-card input[name="title"]').send_keys(title)
         browser.submit(".column:first-child .add-card button")
+        check(browser.driver.switch_to.active_element.get_attribute("aria-label") == "New card in To do",
+              "after adding a board card the cursor is back in its column's New card")
 
     def column_of(title: str) -> str:
         for column in browser.driver.find_elements(By.CSS_SELECTOR, ".column"):
@@ -446,6 +525,8 @@ def card_limit(browser: Browser, server: Server, deck: str) -> None:
     browser.submit()
     alert = browser.find('[role="alert"]').text
     check("25" in alert and "limit" in alert.lower(), f"the 26th card shows seed 001's message: {alert!r}")
+    check(browser.find('[role="alert"] #upgrade').get_attribute("href").endswith("/account#plan"),
+          "and, beside it, the way to lift the limit")
     check(browser.find("#front").get_attribute("value") == "perro", "and keeps what was typed")
     browser.shoot("card-limit")
     browser.open("/decks")
@@ -464,7 +545,8 @@ def cloze(browser: Browser) -> None:
     """Make a deletion (the button, then Ctrl+Shift+C) marks the selected text; the cloze cards it
     makes are studied with their deletion hidden, then shown."""
     browser.open("/decks")
-    browser.fill({"name": "Frases", "front": "es", "back": "en"})
+    browser.fill({"name": "Frases"})
+    browser.choose({"front": "es", "back": "en"})
     browser.submit()
     browser.fill({"front": "El gato duerme", "back": "The cat sleeps", "tags": ""})
     field = browser.find("#front")
@@ -479,13 +561,28 @@ def cloze(browser: Browser) -> None:
     browser.submit()
     cards = browser.find("#cards").text
     check("El [...] duerme" in cards and "El gato [...]" in cards, "the text makes one card per deletion")
-    browser.open(browser.driver.current_url.replace(browser.base, "") + "/study")
+    deck = browser.driver.current_url.replace(browser.base, "").split("?")[0]
+    browser.open(deck + "/study")
     check(browser.find("#front").text == "El [...] duerme", "study hides the card's deletion")
     browser.keys(" ")
     browser.wait.until(lambda _: browser.find("#cloze-answer").is_displayed())
     check(browser.find("#cloze-answer").text == "El gato duerme" and not browser.find("#front").is_displayed(),
           "space shows the text with the deletion in place of the question")
     browser.shoot("study-cloze")
+    confirm_delete(browser, deck)
+
+
+def confirm_delete(browser: Browser, deck: str) -> None:
+    """Delete asks once more, in the page: the first click only opens the button that deletes."""
+    browser.open(deck)
+    count = lambda: len(browser.driver.find_elements(By.CSS_SELECTOR, "#cards > li"))
+    before = count()
+    row = browser.find("#cards > li")
+    row.find_element(By.CSS_SELECTOR, "details.confirm summary").click()
+    check(count() == before and row.find_element(By.CSS_SELECTOR, "details.confirm button").is_displayed(),
+          "a card's Delete deletes nothing by itself: it shows 'Yes, delete'")
+    browser.submit_in(row, "details.confirm button")
+    check(count() == before - 1, "and 'Yes, delete' deletes the card")
 
 
 def suggestions(browser: Browser, server: Server, work: str, deck: str) -> None:
@@ -542,12 +639,20 @@ def account_and_sign_out(browser: Browser) -> None:
     browser.open("/account")
     check("Premium plan" in browser.text() and "this browser" in browser.text(),
           "the account page shows the plan and this browser among the devices")
+    devices = browser.find("#devices").text
+    check("Chrome on Linux" in devices, f"a browser is named as people name it: {devices!r}")
+    check(not re.search(r"\d{4}-\d\d-\d\dT\d\d:", devices) and re.search(r"\d{1,2} \w{3} \d{4}, \d\d:\d\d", devices),
+          "times read as '26 Nov 2026, 14:32', not raw ISO")
     browser.shoot("account")
     browser.submit('header button[type="submit"]')
     check(browser.driver.current_url.endswith("/signin"), "signing out goes to the sign-in page")
     browser.open("/decks")
     check(browser.driver.current_url.endswith("/signin"), "and the decks need signing in again")
     browser.shoot("signin")
+    browser.fill({"user": "admin", "password": "wrong horse"})
+    browser.submit()
+    check(browser.find('[role="alert"]').text == "Wrong account name or password.",
+          "a wrong password is said in a sentence, without an internal prefix")
     browser.fill({"user": "admin", "password": "correct horse"})
     browser.submit()
     check(browser.driver.current_url.endswith("/decks"), "signing in again opens the decks")

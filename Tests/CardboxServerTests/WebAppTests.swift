@@ -784,7 +784,7 @@ struct WebAppTests {
             let tooltips = reviews.components(separatedBy: "</svg>")[0].components(separatedBy: "<title>").dropFirst()
             #expect(tooltips.count == 7 && tooltips.last?.hasPrefix("1 reviews on ") == true)
             #expect(tooltips.dropLast().allSatisfy { $0.hasPrefix("0 reviews on ") })
-            #expect(page.contains("new: 1") && page.contains("learning: 1"))
+            #expect(page.contains("<strong>1</strong> new") && page.contains("<strong>1</strong> learning"))
             // The workload ahead: a bar a day for the span, and the simulation's totals (the new card
             // and the one in learning come up on the first day).
             let workload = try #require(page.components(separatedBy: "workload-chart").dropFirst().first)

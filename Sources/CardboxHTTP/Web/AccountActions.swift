@@ -56,6 +56,11 @@ struct AccountActions: Sendable {
 
     /// A deck's study figures over the last `days` study days: reviews, retention, forecast.
     /// The deck's statistics, with the time zone its study days are counted in (the account's).
+    /// The account's time zone: its study days', and the one its pages show times in.
+    func timeZone(_ caller: Caller) async throws -> TimeZone {
+        try await read(caller) { store in try store.studyTimeZone() }
+    }
+
     func stats(_ caller: Caller, _ deck: DeckID, days: Int) async throws
         -> (deck: Deck, stats: StudyStats, timeZone: TimeZone)
     {

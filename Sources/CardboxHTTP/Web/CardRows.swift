@@ -8,7 +8,8 @@ import CardboxCore
 /// stays a template. Everything a person wrote goes through `WebText.escape`, as `{{…}}` does.
 enum CardRows {
     /// One `<li>` per card: front, back, tags, and one form whose buttons favorite, archive (on the
-    /// current tab) or restore (on the archived tab), and delete it; `tab` brings the browser back.
+    /// current tab) or restore (on the archived tab), and delete it (after a second click, on the
+    /// button its Delete opens); `tab` brings the browser back.
     static func html(_ cards: [Card], deck: DeckID, csrf: String, tab: WebApp.DeckTab) -> String {
         var html = ""
         html.reserveCapacity(cards.count * 1_200)
@@ -44,7 +45,9 @@ enum CardRows {
             case .suggestions, .waiting, .rejected: break
             }
             html += """
-                <button type="submit" formaction="\(base)/delete" class="link danger" aria-label="Delete \(front)">Delete</button></form>
+                <details class="confirm"><summary class="link danger" aria-label="Delete \(front)">Delete</summary>
+                <button type="submit" formaction="\(base)/delete" class="danger small" \
+                aria-label="Yes, delete \(front)">Yes, delete</button></details></form>
                 </li>
 
                 """

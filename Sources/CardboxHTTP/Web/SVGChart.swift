@@ -50,7 +50,7 @@ enum SVGChart {
             }
         }
         let peak = maximum.map { _ in "100%" } ?? String(Int(scale.rounded()))
-        svg += "<text x=\"2\" y=\"11\" class=\"scale\">\(peak)</text>\n</svg>"
+        svg += "<text x=\"2\" y=\"2\" class=\"scale\" dominant-baseline=\"hanging\">\(peak)</text>\n</svg>"
         return svg
     }
 

@@ -227,9 +227,11 @@ struct WebApp: Sendable {
             return try await startSession(
                 user: user, password: password, timeZone: form["timeZone"], request, context)
         } catch let error as CardboxError {
+            let message =
+                error == AccountService.wrongCredentials ? "Wrong account name or password." : WebPage.message(error)
             return WebPage.html(
                 "signin", title: "Sign in", ["user": user, "canSignUp": options.openSignup], context: context,
-                error: WebPage.message(error), status: .unauthorized)
+                error: message, status: .unauthorized)
         }
     }
 
@@ -239,12 +241,8 @@ struct WebApp: Sendable {
     private func startSession(
         user: String, password: String, timeZone: String?, _ request: Request, _ context: CardboxRequestContext
     ) async throws -> Response {
-        let agent =
-            request.headers[.userAgent].map {
-                " (\(String($0.withoutControlCharacters.unicodeScalars.prefix(60))))"
-            } ?? ""
         let signIn = try await accounts.signIn(
-            name: user, password: password, deviceName: "Web browser\(agent)",
+            name: user, password: password, deviceName: BrowserName.describe(userAgent: request.headers[.userAgent]),
             client: context.clientAddress(request, trusting: options.trustedProxies))
         if let timeZone, TimeZone(identifier: timeZone) != nil,
             let caller = try await accounts.caller(token: signIn.token)
@@ -272,9 +270,11 @@ struct WebApp: Sendable {
             "presets": PresetDeck.catalog.map {
                 [
                     "slug": $0.slug, "name": $0.name, "count": $0.cards.count,
-                    "languages": "\(Language.name(of: $0.frontLanguage)) → \(Language.name(of: $0.backLanguage))",
+                    "languages": Self.languagePair($0.frontLanguage, $0.backLanguage),
                 ] as [String: Any]
             },
+            "frontLanguages": Self.languageChoices(selected: "es"),
+            "backLanguages": Self.languageChoices(selected: "en"),
             "hasDecks": !decks.isEmpty,
             "decks": decks.map { Self.deckValues($0.deck).merging(Self.countValues($0.counts, $0.today)) { $1 } },
         ]
@@ -303,6 +303,12 @@ struct WebApp: Sendable {
             return try await decksPage(context, error: WebPage.message(error))
         }
     }
+
+    /// The import page's Format menu, in the order it lists them.
+    private static let formatLabels: KeyValuePairs<ImportFileFormat, String> = [
+        .apkg: "Anki package (.apkg)", .csv: "CSV (Anki's plain text)", .tsv: "TSV (Anki's plain text)",
+        .listall: "ListAll JSON", .trello: "Trello board (JSON)", .backup: "Cardbox backup",
+    ]
 
     /// Cards a deck's page shows at a time.
     static let cardsPerPage = 50
@@ -347,14 +353,28 @@ struct WebApp: Sendable {
     /// A deck's page: its counts, its five lists as tabs, the add-card form and the current tab's
     /// records; cards a page at a time (`?page=N`) through seed 001's filters (`tag`, `favorites`,
     /// `language`, `q` to search).
+    /// A deck's page: `tab` (else the query's) chooses its list; a refusal shows as `error` (with the
+    /// way to lift the card limit when it is that limit's).
     private func deckPage(
-        _ request: Request, _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil,
-        recommendation: Double? = nil, fit: FitResult? = nil
+        _ request: Request, _ context: CardboxRequestContext, draft: [String: String] = [:],
+        refusal: CardboxError? = nil, tab chosenTab: DeckTab? = nil, recommendation: Double? = nil,
+        fit: FitResult? = nil
+    ) async throws -> WebPage.Rendered {
+        try await deckPage(
+            request, context, draft: draft, error: refusal.map(WebPage.message),
+            limitReached: refusal?.attempted != nil,
+            tab: chosenTab, recommendation: recommendation, fit: fit)
+    }
+
+    private func deckPage(
+        _ request: Request, _ context: CardboxRequestContext, draft: [String: String] = [:], error: String?,
+        limitReached: Bool = false, tab chosenTab: DeckTab? = nil, recommendation: Double? = nil,
+        fit: FitResult? = nil
     ) async throws -> WebPage.Rendered {
         let caller = try context.pageCaller()
         let live = caller.cursor
         let query = request.uri.queryParameters
-        let tab = query["tab"].flatMap { DeckTab(rawValue: String($0)) } ?? .current
+        let tab = chosenTab ?? query["tab"].flatMap { DeckTab(rawValue: String($0)) } ?? .current
         let filter: CardFilter? =
             tab == .current || tab == .archived
             ? CardFilter(
@@ -370,6 +390,7 @@ struct WebApp: Sendable {
         let deck = detail.deck
         var values = Self.countValues(detail.counts, detail.today)
         values["deck"] = Self.deckValues(deck)
+        values["justAdded"] = query["added"] != nil
         values["queuedSuggestions"] = deck.queuedSuggestions
         values["study"] =
             [
@@ -397,6 +418,7 @@ struct WebApp: Sendable {
         }
         values["settingsOpen"] = recommendation != nil || fit != nil
         values["draft"] = draft
+        values["limitReached"] = limitReached
         values["tab"] = tab.rawValue
         values["is" + tab.rawValue.prefix(1).uppercased() + tab.rawValue.dropFirst()] = true
         values["tabs"] = DeckTab.allCases.map {
@@ -470,10 +492,12 @@ struct WebApp: Sendable {
             _ = try await actions.addCards(
                 caller, to: deckId,
                 CardDraft(front: form["front"] ?? "", back: form["back"] ?? "", tags: Self.tags(form["tags"] ?? "")))
-            return WebPage.redirect("/decks/\(deckId)")
+            // Back to the form with the cursor in Front, as Anki keeps one in the first field (no
+            // fragment in the address: a browser skips autofocus when it scrolls to one).
+            return WebPage.redirect("/decks/\(deckId)?added")
         } catch let error as CardboxError {
             // The person's typing stays in the form beside what went wrong (seed 001's limit message).
-            return try await deckPage(request, context, draft: form, error: WebPage.message(error)).response
+            return try await deckPage(request, context, draft: form, refusal: error).response
         }
     }
 
@@ -554,7 +578,7 @@ struct WebApp: Sendable {
             return WebPage.redirect("/decks/\(deckId)?tab=suggestions")
         } catch let error as CardboxError {
             if case .notFound = error { throw error }
-            return try await deckPage(request, context, error: WebPage.message(error)).response
+            return try await deckPage(request, context, refusal: error, tab: .suggestions).response
         }
     }
 
@@ -797,6 +821,10 @@ struct WebApp: Sendable {
             "typedDeck": typed?.deck ?? "",
             "frontLanguages": Self.languageChoices(selected: typed?.front ?? ""),
             "backLanguages": Self.languageChoices(selected: typed?.back ?? "en"),
+            "formats": [["value": "", "label": "Tell from the file", "selected": (typed?.format ?? "").isEmpty]]
+                + Self.formatLabels.map { format, label in
+                    ["value": format.rawValue, "label": label, "selected": format.rawValue == typed?.format]
+                },
             "duplicates": DuplicatePolicy.allCases.map {
                 [
                     "value": $0.rawValue, "label": Self.duplicateLabels[$0] ?? "",
@@ -849,7 +877,9 @@ struct WebApp: Sendable {
                 try await actions.createList(caller, name: form["name"] ?? "").id.description
             }
         }
-        pages.get("lists/:list") { _, context in try await listPage(context) }
+        pages.get("lists/:list") { request, context in
+            try await listPage(context, justAdded: request.uri.queryParameters["added"] != nil)
+        }
         pages.post("lists/:list/move") { request, context in
             try await change(request, context, then: { _ in "/lists" }) { caller, form in
                 _ = try await actions.moveList(caller, try Self.listId(context), to: try Self.position(form))
@@ -952,8 +982,9 @@ struct WebApp: Sendable {
         return WebPage.html("lists", title: "Lists", values, context: context, error: error, live: live)
     }
 
+    /// A list's page; `justAdded` (after an item was added) puts the cursor back in New item.
     private func listPage(
-        _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil
+        _ context: CardboxRequestContext, draft: [String: String] = [:], error: String? = nil, justAdded: Bool = false
     ) async throws -> Response {
         let caller = try context.pageCaller()
         let live = caller.cursor
@@ -962,7 +993,8 @@ struct WebApp: Sendable {
         let orders = items.map(\.orderNumber)
         let values: [String: Any] = [
             "list": ["id": list.id.description, "name": list.name], "showCrossedOut": showCrossedOut,
-            "hasItems": !items.isEmpty, "draft": draft,
+            "hasItems": !items.isEmpty, "draft": draft, "justAdded": justAdded,
+            "isEmpty": (lists.first { $0.list.id == list.id }?.items ?? 0) == 0,
             "items": items.enumerated().map { index, item in
                 Self.arrows(index, of: orders).merging(
                     [
@@ -999,7 +1031,7 @@ struct WebApp: Sendable {
             _ = try await actions.addItem(
                 try context.pageCaller(), to: listId,
                 ItemDraft(title: form["title"] ?? "", description: form["description"] ?? "", quantity: quantity))
-            return WebPage.redirect("/lists/\(listId)")
+            return WebPage.redirect("/lists/\(listId)?added")
         } catch let error as CardboxError {
             return try await listPage(context, draft: form, error: WebPage.message(error))
         }
@@ -1052,9 +1084,14 @@ struct WebApp: Sendable {
             }
         }
         pages.post("boards/:board/columns/:column/cards") { request, context in
-            try await change(request, context, then: Self.boardPath(context)) { caller, form in
+            // Back with the cursor in the column's New card field, for the next one.
+            let column: ColumnID = try Self.id(context, "column")
+            return try await change(
+                request, context, then: { _ in "/boards/\(try Self.boardId(context))?added=\(column)" }
+            ) {
+                caller, form in
                 try await actions.addBoardCard(
-                    caller, to: try Self.id(context, "column"), of: try Self.boardId(context),
+                    caller, to: column, of: try Self.boardId(context),
                     title: form["title"] ?? "")
             }
         }
@@ -1122,6 +1159,7 @@ struct WebApp: Sendable {
         let caller = try context.pageCaller()
         let live = caller.cursor
         let archived = request.uri.queryParameters["archived"] != nil
+        let added = request.uri.queryParameters["added"].map(String.init)
         // Archived cards are read even when hidden: a move's position counts them (see `arrows`).
         let board = try await actions.board(caller, try Self.boardId(context), archived: true)
         let columns = board.columns ?? []
@@ -1134,7 +1172,7 @@ struct WebApp: Sendable {
                 return Self.arrows(index, of: Array(columns.indices), back: "Left", forward: "Right").merging(
                     [
                         "id": column.id.description, "title": column.listTitle, "count": cards.count,
-                        "order": index, "total": all.count,
+                        "order": index, "total": all.count, "justAdded": column.id.description == added,
                         "cards": cards.enumerated().map { position, card in
                             Self.arrows(position, of: orders).merging(
                                 [
@@ -1163,6 +1201,7 @@ struct WebApp: Sendable {
         let devices = try await database.devices(account: caller.account.id)
         let syncs = try await database.syncStatus(account: caller.account.id)
         let allowance = try await actions.allowance(caller)
+        let zone = try await actions.timeZone(caller)
         let planText =
             allowance.cardLimit.map { "Free plan: \(allowance.cardCount) of \($0) cards used." }
             ?? "Premium plan: unlimited cards (\(allowance.cardCount) so far)."
@@ -1172,9 +1211,9 @@ struct WebApp: Sendable {
                 var values: [String: Any] = [
                     "id": device.id.uuidString.lowercased(), "name": device.name,
                     "current": device.id == caller.device.id, "revoked": device.revokedAt != nil,
-                    "lastSeen": device.lastSeenAt.map { Self.dateText($0) } ?? "never",
+                    "lastSeen": device.lastSeenAt.map { Self.timeText($0, zone) } ?? "never",
                 ]
-                if let sync = syncs[device.id] { values["sync"] = Self.syncValues(sync, cursor: live) }
+                if let sync = syncs[device.id] { values["sync"] = Self.syncValues(sync, cursor: live, zone: zone) }
                 return values
             },
         ]
@@ -1183,14 +1222,14 @@ struct WebApp: Sendable {
 
     /// A device's last sync: when, whether changes made since wait for it, and why its last push
     /// was refused, if it was.
-    static func syncValues(_ sync: DeviceSyncStatus, cursor: Int64) -> [String: Any] {
+    static func syncValues(_ sync: DeviceSyncStatus, cursor: Int64, zone: TimeZone) -> [String: Any] {
         var values: [String: Any] = [
-            "last": dateText(sync.lastSyncAt), "upToDate": (sync.pulledCursor ?? -1) >= cursor,
+            "last": timeText(sync.lastSyncAt, zone), "upToDate": (sync.pulledCursor ?? -1) >= cursor,
             "hasError": sync.lastError != nil,
         ]
         if let error = sync.lastError {
             values["error"] = error
-            values["errorAt"] = sync.lastErrorAt.map(dateText) ?? ""
+            values["errorAt"] = sync.lastErrorAt.map { timeText($0, zone) } ?? ""
         }
         return values
     }
@@ -1273,14 +1312,31 @@ struct WebApp: Sendable {
     private static func deckValues(_ deck: Deck) -> [String: Any] {
         [
             "id": deck.id.description, "name": deck.name, "frontLanguage": deck.frontLanguage,
-            "backLanguage": deck.backLanguage,
+            "backLanguage": deck.backLanguage, "languages": languagePair(deck.frontLanguage, deck.backLanguage),
         ]
+    }
+
+    /// A deck's languages as every page shows them: "Spanish → English".
+    static func languagePair(_ front: String, _ back: String) -> String {
+        "\(Language.name(of: front)) → \(Language.name(of: back))"
     }
 
     /// A deck's size, and what is left to study today: due (learning and review) and new cards.
     private static func countValues(_ counts: DeckCounts, _ today: StudyCounts) -> [String: Any] {
         let due = today.learning + today.review
         return ["current": counts.currentCards, "due": due, "new": today.new, "canStudy": due + today.new > 0]
+    }
+
+    /// A moment as people read it, in the account's zone (the browser's, given at sign-in):
+    /// "26 Nov 2026, 14:32".
+    static func timeText(_ date: Date, _ zone: TimeZone) -> String {
+        date.formatted(
+            Date.VerbatimFormatStyle(
+                format: """
+                    \(day: .defaultDigits) \(month: .abbreviated) \(year: .defaultDigits), \
+                    \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)
+                    """, locale: Locale(identifier: "en_GB"), timeZone: zone, calendar: Calendar(identifier: .gregorian)
+            ))
     }
 
     private static func dateText(_ date: Date) -> String {

@@ -5,17 +5,20 @@ enum WebAssets {
         :root { --tint: #2f6fde; --muted: #5b6470; --line: #d7dce2; --bad: #b3261e; --ok: #1e7b34; }
         * { box-sizing: border-box; }
         body { margin: 0; font: 16px/1.5 system-ui, sans-serif; color: #1b1f24; background: #f6f7f9; }
-        header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between;
+        header { display: flex; flex-wrap: wrap; gap: .3rem .9rem; align-items: center;
           padding: .6rem 1rem; background: #fff; border-bottom: 1px solid var(--line); }
-        header nav { display: flex; flex-wrap: wrap; gap: .4rem 1rem; align-items: center; }
-        .brand { font-weight: 700; color: inherit; text-decoration: none; }
+        /* The brand and the links share the bar's lines: two at most on a phone. */
+        header nav { display: contents; }
+        .brand { font-weight: 700; color: inherit; text-decoration: none; margin-right: auto; }
         main { max-width: 46rem; margin: 0 auto; padding: 1rem; }
         a { color: var(--tint); }
-        a:focus, button:focus, input:focus, summary:focus { outline: 3px solid #9dbcf5; outline-offset: 2px; }
+        :focus { outline: none; }
+        :focus-visible { outline: 3px solid #9dbcf5; outline-offset: 2px; }
         .muted { color: var(--muted); }
         .error { color: var(--bad); background: #fdecea; padding: .6rem .8rem; border-radius: .4rem; }
         .notice { color: var(--ok); background: #e7f4ea; padding: .6rem .8rem; border-radius: .4rem; }
-        .stack { display: flex; flex-direction: column; gap: .35rem; max-width: 28rem; }
+        .stack, .stack fieldset { display: flex; flex-direction: column; gap: .35rem; max-width: 28rem; }
+        .stack fieldset label { margin-top: .3rem; }
         .row { display: flex; gap: 1rem; flex-wrap: wrap; }
         .row span { display: flex; flex-direction: column; }
         input { font: inherit; padding: .45rem .6rem; border: 1px solid var(--line); border-radius: .4rem; }
@@ -24,6 +27,13 @@ enum WebAssets {
         .small { padding: .2rem .6rem; font-size: .9rem; }
         button.link { background: none; color: var(--tint); padding: 0; text-decoration: underline; }
         button.secondary { background: #fff; color: var(--tint); border: 1px solid var(--tint); }
+        button.danger:not(.link) { background: var(--bad); }
+        .link.danger, summary.danger { color: var(--bad); }
+        /* A destructive action asks once more: its summary opens the button that does it (no script). */
+        details.confirm { display: inline-flex; gap: .5rem; align-items: center; }
+        details.confirm > summary { display: inline; list-style: none; cursor: pointer; text-decoration: underline; }
+        details.confirm > summary::-webkit-details-marker { display: none; }
+        details.confirm[open] > summary { text-decoration: none; }
         ul.suggestions li { display: flex; gap: .8rem; align-items: flex-start; }
         nav.tabs { display: flex; flex-wrap: wrap; gap: .2rem; border-bottom: 1px solid var(--line); margin: 1rem 0; }
         nav.tabs a { padding: .4rem .7rem; text-decoration: none; border-radius: .4rem .4rem 0 0; }
@@ -37,6 +47,8 @@ enum WebAssets {
         svg.chart rect { fill: var(--tint); }
         svg.chart text { font-size: 11px; fill: #555; }
         svg.chart .axis { stroke: var(--line); }
+        @media (max-width: 640px) { svg.chart text { font-size: 22px; } }
+        ul.states { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .3rem 1.4rem; }
         fieldset { min-width: 0; border: 1px solid var(--line); border-radius: .5rem; }
         input, textarea, select { max-width: 100%; box-sizing: border-box; }
         .stack label > input:not([type=checkbox], [type=radio]), .stack label > textarea, .stack label > select {
@@ -46,6 +58,10 @@ enum WebAssets {
         .stack button { align-self: flex-start; margin-top: .4rem; }
         form.inline { display: inline; }
         ul.cards { list-style: none; padding: 0; }
+        /* A description takes a line of its own under the title, so the title's arrows never move. */
+        ul.cards li > .description { order: 1; flex-basis: 100%; margin: 0; }
+        ul.cards li > details.edit { order: 2; }
+        form.toggle { margin: .4rem 0 1rem; }
         ul.cards li { background: #fff; border: 1px solid var(--line); border-radius: .5rem; padding: .6rem .8rem;
           margin: .4rem 0; display: flex; flex-wrap: wrap; gap: .3rem .8rem; align-items: baseline; }
         .counts { margin-left: auto; color: var(--muted); }
@@ -58,13 +74,24 @@ enum WebAssets {
         .study { background: #fff; border: 1px solid var(--line); border-radius: .6rem; padding: 1.2rem; }
         .front { font-size: 1.6rem; margin: 0 0 1rem; overflow-wrap: anywhere; }
         .back { font-size: 1.3rem; overflow-wrap: anywhere; }
+        .study .front { font-size: 2rem; text-align: center; margin: .6rem 0 1.2rem; }
+        .study .back { font-size: 1.5rem; text-align: center; }
+        .study details > .muted { text-align: center; }
+        .study hr { border: 0; border-top: 1px solid var(--line); margin: 1rem 0; }
+        .study summary.show-answer { display: block; width: fit-content; margin: 1rem auto 0; list-style: none; }
+        .study summary.show-answer::-webkit-details-marker { display: none; }
+        .study details[open] > summary { display: none; }
+        .ratings { display: grid; grid-template-columns: repeat(4, 1fr); gap: .5rem; margin-top: 1.2rem; }
+        .ratings button { display: flex; flex-direction: column; align-items: center; padding: .55rem .2rem; }
+        .ratings small { opacity: .9; }
+        @media (max-width: 359px) { .ratings { grid-template-columns: repeat(2, 1fr); } }
+        .ratings .rating-1 { background: #c62828; } .ratings .rating-2 { background: #5f6b7a; }
+        .ratings .rating-3 { background: #2e7d32; } .ratings .rating-4 { background: #1565c0; }
+        .remaining { display: flex; gap: 1rem; font-weight: 600; }
+        .remaining .new { color: #1565c0; } .remaining .learning { color: #c62828; } .remaining .review { color: #2e7d32; }
         .cloze { font-weight: 700; color: var(--tint); }
         .study:has(details[open]) .cloze-question { display: none; }
         summary { cursor: pointer; color: var(--tint); }
-        .ratings { display: grid; grid-template-columns: repeat(auto-fit, minmax(5rem, 1fr)); gap: .4rem;
-          margin-top: 1rem; }
-        .ratings button { display: flex; flex-direction: column; align-items: center; }
-        .ratings small { opacity: .85; }
         .crossed .title { text-decoration: line-through; color: var(--muted); }
         button.check { width: 1.6rem; height: 1.6rem; padding: 0; border: 2px solid var(--tint); background: #fff;
           color: var(--tint); border-radius: .3rem; line-height: 1; }

@@ -141,6 +141,8 @@ struct ImportForm: Decodable {
     var front: String?
     var back: String?
     var onDuplicate: String?
+    /// The format chosen in the page's menu; empty: told from the file.
+    var format: String?
 
     /// The largest file the import page takes (an Anki package with its pictures may be large).
     static let limit = 64 * 1024 * 1024
@@ -156,9 +158,12 @@ struct ImportForm: Decodable {
     var options: ImportOptions {
         get throws {
             let text = { (value: String?) in value.flatMap { $0.isEmpty ? nil : $0 } }
-            return ImportOptions(
+            var options = ImportOptions(
+                format: try text(format).map { try WebApp.choice($0, field: "format") },
                 onDuplicate: try WebApp.choice(text(onDuplicate) ?? "skip", field: "on duplicate"), deck: text(deck),
                 frontLanguage: text(front), backLanguage: text(back) ?? "en")
+            options.unknownFormat = "choose it in the Format menu"
+            return options
         }
     }
 }

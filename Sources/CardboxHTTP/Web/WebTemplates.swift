@@ -111,7 +111,8 @@ enum WebTemplates {
         </form>
         <form method="post" action="/boards/{{board.id}}/cards/{{id}}/delete" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}">
-        <button type="submit" class="link danger">Delete</button>
+        <details class="confirm"><summary class="link danger">Delete</summary>
+        <button type="submit" class="danger small">Yes, delete</button></details>
         </form>
         </details>
         </li>
@@ -119,7 +120,7 @@ enum WebTemplates {
         </ul>
         <form method="post" action="/boards/{{board.id}}/columns/{{id}}/cards" class="row add-card">
         <input type="hidden" name="csrf" value="{{csrf}}">
-        <input name="title" required maxlength="200" aria-label="New card in {{title}}" placeholder="New card">
+        <input name="title" required maxlength="200" aria-label="New card in {{title}}" placeholder="New card"{{#justAdded}} autofocus{{/justAdded}}>
         <button type="submit" class="small">Add</button>
         </form>
         </section>
@@ -138,7 +139,8 @@ enum WebTemplates {
         </form>
         <form method="post" action="/boards/{{board.id}}/delete" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}">
-        <button type="submit" class="link danger">Delete this board</button>
+        <details class="confirm"><summary class="link danger">Delete this board</summary>
+        <button type="submit" class="danger small">Yes, delete this board</button></details>
         </form>
         </details>
         {{/content}}{{/layout}}
@@ -176,17 +178,10 @@ enum WebTemplates {
     static let list = """
         {{<layout}}{{$content}}
         <h1>{{list.name}}</h1>
-        <form method="post" action="/lists/{{list.id}}/crossed-out" class="inline">
-        <input type="hidden" name="csrf" value="{{csrf}}">
-        {{#showCrossedOut}}<input type="hidden" name="show" value="false">
-        <button type="submit" class="link" id="toggle-crossed">Hide crossed-out items</button>{{/showCrossedOut}}
-        {{^showCrossedOut}}<input type="hidden" name="show" value="true">
-        <button type="submit" class="link" id="toggle-crossed">Show crossed-out items</button>{{/showCrossedOut}}
-        </form>
         <form method="post" action="/lists/{{list.id}}/items" class="stack" id="add-item">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <label for="title">New item</label>
-        <input id="title" name="title" required maxlength="200" value="{{draft.title}}">
+        <input id="title" name="title" required maxlength="200" value="{{draft.title}}"{{#justAdded}} autofocus{{/justAdded}}>
         <label for="quantity">Quantity</label>
         <input id="quantity" name="quantity" inputmode="numeric" size="5" value="{{draft.quantity}}">
         <label for="description">Description</label>
@@ -223,7 +218,8 @@ enum WebTemplates {
         rel="noopener"><img src="/images/{{sha256}}/thumbnail" alt="Image of {{title}}" class="thumbnail" loading="lazy"></a>
         <form method="post" action="/lists/{{list.id}}/items/{{itemId}}/images/{{id}}/delete" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}">
-        <button type="submit" class="link danger" aria-label="Remove this image">Remove</button></form></li>{{/images}}</ul>{{/hasImages}}
+        <details class="confirm"><summary class="link danger" aria-label="Remove this image">Remove</summary>
+        <button type="submit" class="danger small">Yes, remove</button></details></form></li>{{/images}}</ul>{{/hasImages}}
         {{#canAddImage}}<form method="post" action="/lists/{{list.id}}/items/{{id}}/images?csrf={{csrf}}" enctype="multipart/form-data"
         class="row">
         <input type="hidden" name="csrf" value="{{csrf}}">
@@ -239,14 +235,22 @@ enum WebTemplates {
         {{/hasOtherLists}}
         <form method="post" action="/lists/{{list.id}}/items/{{id}}/delete" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}">
-        <button type="submit" class="link danger">Delete</button>
+        <details class="confirm"><summary class="link danger">Delete</summary>
+        <button type="submit" class="danger small">Yes, delete</button></details>
         </form>
         </details>
         </li>
         {{/items}}
         </ul>
         {{/hasItems}}
-        {{^hasItems}}<p>Nothing in this list{{^showCrossedOut}} that is not crossed out{{/showCrossedOut}}.</p>{{/hasItems}}
+        {{^hasItems}}<p id="no-items">{{#isEmpty}}No items yet: add the first one above.{{/isEmpty}}{{^isEmpty}}Every item is crossed out.{{/isEmpty}}</p>{{/hasItems}}
+        <form method="post" action="/lists/{{list.id}}/crossed-out" class="toggle">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        {{#showCrossedOut}}<input type="hidden" name="show" value="false">
+        <button type="submit" class="link" id="toggle-crossed">Hide crossed-out items</button>{{/showCrossedOut}}
+        {{^showCrossedOut}}<input type="hidden" name="show" value="true">
+        <button type="submit" class="link" id="toggle-crossed">Show crossed-out items</button>{{/showCrossedOut}}
+        </form>
         <details class="edit"><summary>Rename or delete the list</summary>
         <form method="post" action="/lists/{{list.id}}/rename" class="row">
         <input type="hidden" name="csrf" value="{{csrf}}">
@@ -255,7 +259,8 @@ enum WebTemplates {
         </form>
         <form method="post" action="/lists/{{list.id}}/delete" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}">
-        <button type="submit" class="link danger">Delete this list and its items</button>
+        <details class="confirm"><summary class="link danger">Delete this list and its items</summary>
+        <button type="submit" class="danger small">Yes, delete this list and its items</button></details>
         </form>
         </details>
         {{/content}}{{/layout}}
@@ -298,7 +303,8 @@ enum WebTemplates {
         </header>
         <main id="main">
         <p class="notice" role="status" id="changed" hidden>This changed elsewhere. <a href="">Show the changes</a></p>
-        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        {{#error}}<p class="error" role="alert">{{error}}{{#limitReached}}
+        <a href="/account#plan" class="button small" id="upgrade">Upgrade</a>{{/limitReached}}</p>{{/error}}
         {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
         {{$content}}{{/content}}
         </main>
@@ -368,7 +374,7 @@ enum WebTemplates {
         {{#decks}}
         <li>
         <a href="/decks/{{id}}"><strong>{{name}}</strong></a>
-        <span class="muted">{{frontLanguage}} → {{backLanguage}}</span>
+        <span class="muted">{{languages}}</span>
         <span class="counts">{{current}} cards · <span class="due">{{due}} due</span> · {{new}} new</span>
         {{#canStudy}}<a class="button small" href="/decks/{{id}}/study">Study</a>{{/canStudy}}
         </li>
@@ -388,10 +394,10 @@ enum WebTemplates {
         <label for="name">Name</label>
         <input id="name" name="name" required maxlength="100">
         <div class="row">
-        <span><label for="front">Front language</label>
-        <input id="front" name="front" value="es" required size="4"></span>
-        <span><label for="back">Back language</label>
-        <input id="back" name="back" value="en" required size="4"></span>
+        <span><label for="front">Language you learn (front)</label>
+        <select id="front" name="front">{{#frontLanguages}}<option value="{{code}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/frontLanguages}}</select></span>
+        <span><label for="back">Your language (back)</label>
+        <select id="back" name="back">{{#backLanguages}}<option value="{{code}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/backLanguages}}</select></span>
         </div>
         <button type="submit">Create deck</button>
         </form>
@@ -401,7 +407,7 @@ enum WebTemplates {
     static let deck = """
         {{<layout}}{{$content}}
         <h1>{{deck.name}}</h1>
-        <p class="muted">{{deck.frontLanguage}} → {{deck.backLanguage}} · {{current}} cards ·
+        <p class="muted">{{deck.languages}} · {{current}} cards ·
         {{due}} due · {{new}} new</p>
         <p class="row">{{#canStudy}}<a class="button" href="/decks/{{deck.id}}/study">Study now</a>{{/canStudy}}
         <a href="/decks/{{deck.id}}/stats" id="stats-link">Stats</a></p>
@@ -410,11 +416,11 @@ enum WebTemplates {
         <span class="muted">{{count}}</span></a>{{/tabs}}
         </nav>
         {{#isCurrent}}
-        <h2>Add a card</h2>
+        <h2 id="add-card">Add a card</h2>
         <form method="post" action="/decks/{{deck.id}}/cards" class="stack">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <label for="front">Front (or a cloze text: &#123;&#123;c1::answer&#125;&#125; hides “answer”)</label>
-        <input id="front" name="front" required value="{{draft.front}}">
+        <input id="front" name="front" required value="{{draft.front}}"{{#justAdded}} autofocus{{/justAdded}}>
         <button type="button" class="secondary small" data-cloze-for="front" hidden>Make a deletion
         <kbd>Ctrl+Shift+C</kbd></button>
         <label for="back">Back (may wait: a card without one is incomplete)</label>
@@ -506,10 +512,12 @@ enum WebTemplates {
         </div>
         <form method="post" action="/decks/{{deck.id}}/flows/delete-all-cards" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="tab" value="current">
-        <button type="submit" class="link danger">Delete all its cards (the deck stays)</button></form>
+        <details class="confirm"><summary class="link danger">Delete all its cards (the deck stays)</summary>
+        <button type="submit" class="danger small">Yes, delete all its cards (the deck stays)</button></details></form>
         <form method="post" action="/decks/{{deck.id}}/delete" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}">
-        <button type="submit" class="link danger">Delete this deck and its cards</button></form>
+        <details class="confirm"><summary class="link danger">Delete this deck and its cards</summary>
+        <button type="submit" class="danger small">Yes, delete this deck and its cards</button></details></form>
         </details>
         {{/isCurrent}}
         {{#isRejected}}
@@ -601,6 +609,8 @@ enum WebTemplates {
         <input type="hidden" name="csrf" value="{{csrf}}">
         <label for="file">File (at most 64 MB)</label>
         <input type="file" id="file" name="file" required>
+        <label for="import-format">Format</label>
+        <select id="import-format" name="format">{{#formats}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/formats}}</select>
         <label for="import-deck">Deck for CSV/TSV cards without a deck column (an existing one, or a new name)</label>
         <input id="import-deck" name="deck" list="deck-names" value="{{typedDeck}}">
         <datalist id="deck-names">{{#decks}}<option value="{{name}}">{{/decks}}</datalist>
@@ -646,7 +656,7 @@ enum WebTemplates {
         {{#workload}}<p class="muted" id="workload">Simulated at desired retention {{retention}} for the next {{days}} days: {{reviews}} reviews, {{newCards}} new cards, {{hours}} hours; {{memorized}} cards memorized at the end.</p>{{/workload}}
         {{{workloadChart}}}
         <h2>Cards</h2>
-        <ul class="row" id="card-states">{{#cardCounts}}<li>{{name}}: {{count}}</li>{{/cardCounts}}</ul>
+        <ul class="states" id="card-states">{{#cardCounts}}<li><strong>{{count}}</strong> {{name}}</li>{{/cardCounts}}</ul>
         {{/content}}{{/layout}}
         """
 
@@ -654,20 +664,22 @@ enum WebTemplates {
         {{<layout}}{{$content}}
         <h1>{{deck.name}}</h1>
         {{#next}}
-        <p class="muted" id="remaining">New {{remaining.new}} · Learning {{remaining.learning}} ·
-        Review {{remaining.review}}</p>
+        <p class="remaining" id="remaining"><span class="new" title="New">{{remaining.new}} new</span>
+        <span class="learning" title="Learning">{{remaining.learning}} learning</span>
+        <span class="review" title="Review">{{remaining.review}} to review</span></p>
         <article class="study" id="study">
         <p class="front{{#card.isCloze}} cloze-question{{/card.isCloze}}" id="front">{{{card.question}}}</p>
         <details id="answer">
-        <summary>Show answer <kbd>space</kbd></summary>
+        <summary class="button show-answer">Show answer <kbd>space</kbd></summary>
         {{#card.isCloze}}<p class="front" id="cloze-answer">{{{card.revealed}}}</p>{{/card.isCloze}}
+        <hr>
         <p class="back" id="back">{{card.back}}</p>
         {{#hasNotes}}<p class="muted">{{card.notes}}</p>{{/hasNotes}}
         <form method="post" action="/decks/{{deck.id}}/study" class="ratings">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <input type="hidden" name="card" value="{{card.id}}">
         {{#buttons}}
-        <button type="submit" name="rating" value="{{rating}}" data-key="{{rating}}">{{label}}
+        <button type="submit" name="rating" value="{{rating}}" data-key="{{rating}}" class="rating-{{rating}}">{{label}}
         <small>{{interval}}</small></button>
         {{/buttons}}
         </form>
