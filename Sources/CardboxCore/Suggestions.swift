@@ -80,6 +80,9 @@ public struct SuggestionDraft: Sendable, Equatable {
     public var imagePrompt: String?
     public var context: String
     public var category: SuggestionCategory
+    /// The front of the deck's card a generator drew it from, so a queue can be spread over the
+    /// deck's cards; not stored.
+    public var seed: String?
 
     public init(
         front: String, back: String, cardType: String = Card.defaultType, imagePrompt: String? = nil,

@@ -7,8 +7,13 @@ struct CandidateBuilder {
     let wordNet: WordNet
     let sides: DeckSides
     let limit: Int
+    /// At most this many candidates of a category from one seed card, so later cards get a share.
+    let perSeed: Int
     var excluded: Set<String>
     private(set) var byCategory: [SuggestionCategory: [SuggestionDraft]] = [:]
+    /// The seed card being explored, and how many candidates of each category it gave so far.
+    private var seed: String?
+    private var fromSeed: [SuggestionCategory: Int] = [:]
 
     /// How many senses of a word are explored: its commonest ones, where the useful relations are.
     static let sensesPerWord = 2
@@ -16,10 +21,11 @@ struct CandidateBuilder {
     /// the whole category.
     static let sistersPerHypernym = 6
 
-    init(wordNet: WordNet, sides: DeckSides, limit: Int, excluded: Set<String>) {
+    init(wordNet: WordNet, sides: DeckSides, limit: Int, perSeed: Int? = nil, excluded: Set<String>) {
         self.wordNet = wordNet
         self.sides = sides
         self.limit = limit
+        self.perSeed = perSeed ?? limit
         self.excluded = excluded
     }
 
@@ -28,6 +34,7 @@ struct CandidateBuilder {
     var drafts: [SuggestionDraft] { SuggestionCategory.allCases.flatMap { byCategory[$0] ?? [] } }
 
     mutating func add(seed card: SuggestionRequest.SeedCard) {
+        (seed, fromSeed) = (card.front, [:])
         let hint = sides.hint(of: card)
         for word in sides.englishWords(of: card) {
             for synset in senses(of: word) {
@@ -147,7 +154,10 @@ struct CandidateBuilder {
         }
     }
 
+    /// WordNet's example sentences are English: a deck whose front is another language gets none (a
+    /// front is in the deck's front language, or it is not offered).
     mutating func addExamples(word: String, synset: WordNet.Synset, hint: String) {
+        guard sides.frontIsEnglish else { return }
         for example in synset.examples {
             guard let blanked = Self.blank(word, in: example) else { continue }
             let front = hint.lowercased() == word ? blanked : "\(blanked) (\(hint))"
@@ -186,13 +196,15 @@ struct CandidateBuilder {
     mutating func propose(
         front: String, back: String, imagePrompt: String, category: SuggestionCategory, context: String
     ) -> Bool {
-        guard (byCategory[category]?.count ?? 0) < limit,
-            let draft = try? SuggestionDraft(
+        guard (byCategory[category]?.count ?? 0) < limit, fromSeed[category, default: 0] < perSeed,
+            var draft = try? SuggestionDraft(
                 front: front, back: back, imagePrompt: imagePrompt, context: context, category: category
             ).validated(),
             excluded.insert(SuggestionMatch.frontKey(draft.front)).inserted
         else { return false }
+        draft.seed = seed
         byCategory[category, default: []].append(draft)
+        fromSeed[category, default: 0] += 1
         return true
     }
 

@@ -11,7 +11,7 @@ import Foundation
 /// - opposites: WordNet's antonyms of the word, and of the head adjective a satellite adjective
 ///   is similar to ("huge" is like "large", whose opposite is "small");
 /// - usage_examples: the example sentences of the word's WordNet glosses, as a fill-in-the-blank
-///   card ("the ___ barked all night (perro)" → "dog");
+///   card ("the ___ barked all night" → "dog"), for decks whose front is English (the sentences are);
 /// - progressive_complexity: its narrower terms (hyponyms: "puppy", "hunting dog"), the more
 ///   specific vocabulary that comes after it.
 /// A deck with a foreign side keeps a candidate only when FreeDict translates it (both of
@@ -33,8 +33,11 @@ public struct DictionarySuggestionProvider: SuggestionProvider {
     public func candidates(for request: SuggestionRequest) async throws -> [SuggestionDraft] {
         let wordNet = try WordNet(folder: wordNetFolder)
         let sides = try DeckSides(request: request, dictionaryFolder: dictionaryFolder)
+        // Each card gives its share of a category, so the queue draws on many cards, not the newest alone.
+        let limit = request.limitPerCategory
+        let share = (limit + max(1, min(request.cards.count, limit)) - 1) / max(1, min(request.cards.count, limit))
         var builder = CandidateBuilder(
-            wordNet: wordNet, sides: sides, limit: request.limitPerCategory, excluded: request.excludedFronts)
+            wordNet: wordNet, sides: sides, limit: limit, perSeed: share, excluded: request.excludedFronts)
         for card in request.cards {
             builder.add(seed: card)
             if builder.isFull { break }
@@ -72,6 +75,12 @@ struct DeckSides {
                     + "which is English, so one side of the deck must be English (or configure a chat-completions "
                     + "provider)")
         }
+    }
+
+    /// Whether the deck's front is English (WordNet's language).
+    var frontIsEnglish: Bool {
+        if case .bilingual(_, foreignFront: true) = shape { return false }
+        return true
     }
 
     /// The English words a seed card is about: its English side, and the translations of its

@@ -63,21 +63,27 @@ public enum SuggestionMaintenance {
     }
 
     /// Takes `needed` candidates, each time from the category with the fewest queued and chosen
-    /// so far (in seed 000's order on a tie) that still has one, keeping each category's ranking.
+    /// so far (in seed 000's order on a tie) that still has one: within it, the first (in its
+    /// ranking) of those drawn from the deck's card chosen least so far, so the queue is spread over
+    /// the deck's cards.
     public static func balanced(
         _ candidates: [SuggestionDraft], queued: [SuggestionCategory: Int], needed: Int
     ) -> [SuggestionDraft] {
-        var pending = Dictionary(grouping: candidates, by: \.category).mapValues { ArraySlice($0) }
+        var pending = Dictionary(grouping: candidates, by: \.category)
         var counts = queued
+        var seedUses: [String: Int] = [:]
         var chosen: [SuggestionDraft] = []
         var fronts = Set<String>()
         while chosen.count < needed {
             let open = SuggestionCategory.allCases.filter { !(pending[$0]?.isEmpty ?? true) }
             guard let category = open.min(by: { counts[$0, default: 0] < counts[$1, default: 0] }) else { break }
-            let draft = pending[category]!.removeFirst()
+            let uses = { (draft: SuggestionDraft) in seedUses[draft.seed ?? "", default: 0] }
+            let index = pending[category]!.indices.min { uses(pending[category]![$0]) < uses(pending[category]![$1]) }!
+            let draft = pending[category]!.remove(at: index)
             guard fronts.insert(SuggestionMatch.frontKey(draft.front)).inserted else { continue }
             chosen.append(draft)
             counts[category, default: 0] += 1
+            if let seed = draft.seed { seedUses[seed, default: 0] += 1 }
         }
         return chosen
     }

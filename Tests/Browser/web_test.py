@@ -350,6 +350,23 @@ def stats(browser: Browser, deck: str) -> None:
     browser.shoot("stats")
 
 
+def dark_mode(browser: Browser, deck: str) -> None:
+    """With the system in dark mode the pages are dark too: the page, the card and the fields."""
+    browser.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+        "features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    try:
+        browser.open(deck.replace(browser.base, "") + "/study")
+        def brightness(element) -> float:
+            colour = element.value_of_css_property("background-color")
+            red, green, blue = [int(part) for part in re.findall(r"\d+", colour)[:3]]
+            return (0.2126 * red + 0.7152 * green + 0.0722 * blue) / 255
+        check(brightness(browser.find("body")) < 0.15 and brightness(browser.find("#study")) < 0.2,
+              "in dark mode the page and the card are dark")
+        browser.shoot("study-dark")
+    finally:
+        browser.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
 def lists(browser: Browser) -> None:
     browser.open("/lists")
     browser.fill({"name": "Groceries"})
@@ -610,6 +627,10 @@ def suggestions(browser: Browser, server: Server, work: str, deck: str) -> None:
             ".every(i => i.complete && i.naturalWidth > 0)")
     wait.until(settled)
     check(True, f"the server's background suggestions show on the deck's page, with their pictures")
+    item = browser.driver.find_elements(By.CSS_SELECTOR, items)[0]
+    gap = browser.rect(item.find_element(By.TAG_NAME, "strong"))["top"] - browser.rect(
+        item.find_element(By.CSS_SELECTOR, "img.thumbnail"))["top"]
+    check(gap < 24, f"a suggestion's text starts beside the top of its picture, no empty band above it ({gap} px)")
     browser.shoot("deck-suggestions")
     def act(action: str) -> str:
         for _ in range(10):
@@ -674,6 +695,7 @@ def main() -> None:
         card_editor(browser, deck)
         study(browser, deck)
         stats(browser, deck)
+        dark_mode(browser, deck)
         lists(browser)
         import_export(browser)
         boards(browser)

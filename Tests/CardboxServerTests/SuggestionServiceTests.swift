@@ -57,11 +57,13 @@ struct SuggestionServiceTests {
             let deck = try phone.createDeck(
                 name: "Spanish", frontLanguage: "es", backLanguage: "en", queuedSuggestions: 3)
             _ = try phone.addCard(to: deck.id, CardDraft(front: "el perro", back: "dog"))
+            _ = try phone.addCard(to: deck.id, CardDraft(front: "grande", back: "big"))
             _ = try await DeviceSync(store: phone).sync()
             let arrived = try await syncUntil(laptop) { try laptop.suggestions(in: deck.id).count == 3 }
             #expect(arrived)
             let visible = try laptop.suggestions(in: deck.id)
-            // "el perro" has related words, narrower terms and an example sentence, but no opposite.
+            // "el perro" has related words and narrower terms, "grande" opposites too (a Spanish front
+            // gets no English example sentences).
             #expect(Set(visible.map(\.category)).count >= 2)
             #expect(visible.allSatisfy { !$0.context.isEmpty })
             for suggestion in visible {

@@ -143,9 +143,11 @@ struct WebAppTests {
     }
 
     /// A premium account with a browser signed in on its pages and a phone (a device store) signed in to sync.
-    static func browserAndPhone(_ url: String, _ accounts: AccountService) async throws -> (TestBrowser, CardboxStore) {
+    static func browserAndPhone(_ url: String, _ accounts: AccountService, plan: Plan = .premium) async throws -> (
+        TestBrowser, CardboxStore
+    ) {
         let name = "ana-\(UUID().uuidString.prefix(8))"
-        _ = try await accounts.addAccount(name: name, password: "correct horse", plan: .premium)
+        _ = try await accounts.addAccount(name: name, password: "correct horse", plan: plan)
         let browser = TestBrowser(url)
         let answer = try await browser.post("/signin", ["user": name, "password": "correct horse"])
         #expect(answer.status == 303)
@@ -336,7 +338,28 @@ struct WebAppTests {
             ).message
             #expect(refused.status == 400 && refused.body.contains(escaped(message)))
             #expect(refused.body.contains(#"value="perro""#))
+            #expect(refused.body.contains(#"<a href="/account#plan" class="button small" id="upgrade">Upgrade</a>"#))
             #expect(!Self.cardFronts(try await browser.get(deck).body).contains("perro"))
+        }
+    }
+
+    @Test("a suggestion accepted past the card limit is refused on the suggestions tab, with the way to lift it")
+    func suggestionAtLimit() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let (browser, phone) = try await Self.browserAndPhone(url, accounts, plan: .free)
+            let deckId = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en").id
+            let gato = try phone.addSuggestion(
+                to: deckId, SuggestionDraft(front: "el gato", back: "cat"), image: ImageStoreContractTests.png)
+            _ = try await DeviceSync(store: phone).sync()
+            let deck = "/decks/\(deckId)"
+            let csrf = try await browser.csrf()
+            for index in 1...Limits.freeCardLimit {
+                _ = try await browser.post(deck + "/cards", ["csrf": csrf, "front": "word \(index)", "back": "b"])
+            }
+            let refused = try await browser.post(deck + "/suggestions/\(gato.id)/accept", ["csrf": csrf])
+            #expect(refused.status == 400)
+            #expect(refused.body.contains(#"id="tab-suggestions" aria-current="page""#))
+            #expect(refused.body.contains("<strong>el gato</strong>") && refused.body.contains(#"id="upgrade""#))
         }
     }
 

@@ -25,9 +25,9 @@ struct OfflineProviderTests {
         let lexicon = try BilingualLexicon(language: "es", folder: RealDictionaries.dictd)
         let byCategory = Dictionary(grouping: candidates, by: \.category)
         #expect(!(byCategory[.relatedVocabulary] ?? []).isEmpty)
-        #expect(byCategory[.usageExamples]?.first?.front == "the ___ barked all night (el perro)")
-        #expect(byCategory[.usageExamples]?.first?.back == "dog")
-        for draft in candidates where draft.category != .usageExamples {
+        // WordNet's example sentences are English: not a front of a Spanish-front deck.
+        #expect(byCategory[.usageExamples] == nil)
+        for draft in candidates {
             // Every word card is a pair both of FreeDict's dictionaries agree on.
             #expect(lexicon.english(for: draft.front).contains(draft.back), "\(draft.front) → \(draft.back)")
             #expect(!draft.context.isEmpty)
@@ -37,11 +37,15 @@ struct OfflineProviderTests {
         #expect(candidates.contains { $0.front == "lobo" && $0.back == "wolf" })
     }
 
-    @Test("a deck of a few words gets all four categories, each with its reason")
+    @Test("a deck of a few words gets every category its front language allows, each with its reason")
     func allCategories() async throws {
         let candidates = try await provider.candidates(for: request(OfflineProviderTests.fourWords))
         let byCategory = Dictionary(grouping: candidates, by: \.category)
-        #expect(Set(byCategory.keys) == Set(SuggestionCategory.allCases))
+        #expect(Set(byCategory.keys) == Set(SuggestionCategory.allCases).subtracting([.usageExamples]))
+        let english = try await provider.candidates(
+            for: request(OfflineProviderTests.fourWords.map { ($0.1, $0.0) }, front: "en", back: "es"))
+        #expect(Set(english.map(\.category)) == Set(SuggestionCategory.allCases))
+        #expect(english.contains { $0.category == .usageExamples && $0.front.hasPrefix("the ___ barked all night") })
         #expect(
             byCategory[.progressiveComplexity]?.contains {
                 $0.front == "desayuno" && $0.context == "More specific than 'comer' (eat): to breakfast is a way to eat"
@@ -135,11 +139,26 @@ struct SuggestionMaintenanceTests {
         #expect(report.queuedAfter == 8)
         #expect(report.added.allSatisfy { !$0.isVisible })
         let perCategory = Dictionary(grouping: report.added, by: \.category).mapValues(\.count)
-        #expect(perCategory.count == 4)
-        #expect(perCategory.values.allSatisfy { $0 == 2 })
+        #expect(perCategory.count == 3)  // no usage examples in a Spanish-front deck
+        #expect(perCategory.values.allSatisfy { (2...3).contains($0) })
         let again = try await SuggestionMaintenance.refill(deck, in: store, provider: DictionarySuggestionProvider())
         #expect(again.added.isEmpty)
         #expect(try store.suggestions(in: deck, includeAll: true).count == 8)
+    }
+
+    @Test("a queue is spread over the deck's cards, not drawn from the newest alone")
+    func spread() async throws {
+        let store = try store(queued: 4)
+        let deck = try store.resolve("Spanish") as DeckID
+        let report = try await SuggestionMaintenance.refill(deck, in: store, provider: DictionarySuggestionProvider())
+        #expect(report.added.count == 4)
+        let request = SuggestionRequest(
+            deckName: "D", frontLanguage: "es", backLanguage: "en",
+            cards: OfflineProviderTests.fourWords.reversed().map { .init(front: $0.0, back: $0.1) },
+            limitPerCategory: 4, excludedFronts: [])
+        let drafts = SuggestionMaintenance.balanced(
+            try await DictionarySuggestionProvider().candidates(for: request), queued: [:], needed: 4)
+        #expect(Set(drafts.compactMap(\.seed)).count >= 3, "\(drafts.map { "\($0.front) from \($0.seed ?? "-")" })")
     }
 
     @Test("never proposes a front that is a card, a queued or a rejected suggestion of the deck")

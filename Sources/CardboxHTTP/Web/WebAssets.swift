@@ -2,11 +2,19 @@
 /// another origin.
 enum WebAssets {
     static let css = """
-        :root { --tint: #2f6fde; --muted: #5b6470; --line: #d7dce2; --bad: #b3261e; --ok: #1e7b34; }
+        :root { --tint: #2f6fde; --muted: #5b6470; --line: #d7dce2; --bad: #b3261e; --ok: #1e7b34;
+          --text: #1b1f24; --bg: #f6f7f9; --surface: #fff; --tag: #eef2f8; --bad-bg: #fdecea; --ok-bg: #e7f4ea;
+          --on-tint: #fff; --new: #1565c0; --learning: #c62828; --review: #2e7d32; color-scheme: light dark; }
+        @media (prefers-color-scheme: dark) {
+          :root { --tint: #7aa7ff; --muted: #a0a9b5; --line: #363c44; --bad: #ff8a80; --ok: #7bd88f;
+            --text: #e6e8eb; --bg: #121417; --surface: #1d2126; --tag: #2a3340; --bad-bg: #3a1d1b; --ok-bg: #17301d; --on-tint: #0d1117;
+            --new: #82b1ff; --learning: #ff8a80; --review: #7bd88f; }
+          input, textarea, select { background: var(--surface); color: var(--text); border-color: var(--line); }
+        }
         * { box-sizing: border-box; }
-        body { margin: 0; font: 16px/1.5 system-ui, sans-serif; color: #1b1f24; background: #f6f7f9; }
+        body { margin: 0; font: 16px/1.5 system-ui, sans-serif; color: var(--text); background: var(--bg); }
         header { display: flex; flex-wrap: wrap; gap: .3rem .9rem; align-items: center;
-          padding: .6rem 1rem; background: #fff; border-bottom: 1px solid var(--line); }
+          padding: .6rem 1rem; background: var(--surface); border-bottom: 1px solid var(--line); }
         /* The brand and the links share the bar's lines: two at most on a phone. */
         header nav { display: contents; }
         .brand { font-weight: 700; color: inherit; text-decoration: none; margin-right: auto; }
@@ -15,18 +23,18 @@ enum WebAssets {
         :focus { outline: none; }
         :focus-visible { outline: 3px solid #9dbcf5; outline-offset: 2px; }
         .muted { color: var(--muted); }
-        .error { color: var(--bad); background: #fdecea; padding: .6rem .8rem; border-radius: .4rem; }
-        .notice { color: var(--ok); background: #e7f4ea; padding: .6rem .8rem; border-radius: .4rem; }
+        .error { color: var(--bad); background: var(--bad-bg); padding: .6rem .8rem; border-radius: .4rem; }
+        .notice { color: var(--ok); background: var(--ok-bg); padding: .6rem .8rem; border-radius: .4rem; }
         .stack, .stack fieldset { display: flex; flex-direction: column; gap: .35rem; max-width: 28rem; }
         .stack fieldset label { margin-top: .3rem; }
         .row { display: flex; gap: 1rem; flex-wrap: wrap; }
         .row span { display: flex; flex-direction: column; }
         input { font: inherit; padding: .45rem .6rem; border: 1px solid var(--line); border-radius: .4rem; }
         button, .button { font: inherit; cursor: pointer; display: inline-block; padding: .45rem .9rem;
-          border: 0; border-radius: .4rem; background: var(--tint); color: #fff; text-decoration: none; }
+          border: 0; border-radius: .4rem; background: var(--tint); color: var(--on-tint); text-decoration: none; }
         .small { padding: .2rem .6rem; font-size: .9rem; }
         button.link { background: none; color: var(--tint); padding: 0; text-decoration: underline; }
-        button.secondary { background: #fff; color: var(--tint); border: 1px solid var(--tint); }
+        button.secondary { background: var(--surface); color: var(--tint); border: 1px solid var(--tint); }
         button.danger:not(.link) { background: var(--bad); }
         .link.danger, summary.danger { color: var(--bad); }
         /* A destructive action asks once more: its summary opens the button that does it (no script). */
@@ -37,15 +45,15 @@ enum WebAssets {
         ul.suggestions li { display: flex; gap: .8rem; align-items: flex-start; }
         nav.tabs { display: flex; flex-wrap: wrap; gap: .2rem; border-bottom: 1px solid var(--line); margin: 1rem 0; }
         nav.tabs a { padding: .4rem .7rem; text-decoration: none; border-radius: .4rem .4rem 0 0; }
-        nav.tabs a[aria-current="page"] { background: #fff; border: 1px solid var(--line); border-bottom-color: #fff;
+        nav.tabs a[aria-current="page"] { background: var(--surface); border: 1px solid var(--line); border-bottom-color: var(--surface);
           margin-bottom: -1px; font-weight: 600; }
         .actions { margin-left: auto; display: flex; gap: .6rem; }
         form.filters { flex-wrap: wrap; gap: .5rem; margin: 1.2rem 0 .6rem; }
         ul.images { list-style: none; display: flex; flex-wrap: wrap; gap: .6rem; padding: 0; }
         ul.images li { display: flex; flex-direction: column; align-items: center; }
-        svg.chart { width: 100%; height: auto; background: #fff; border: 1px solid var(--line); border-radius: .5rem; }
+        svg.chart { width: 100%; height: auto; background: var(--surface); border: 1px solid var(--line); border-radius: .5rem; }
         svg.chart rect { fill: var(--tint); }
-        svg.chart text { font-size: 11px; fill: #555; }
+        svg.chart text { font-size: 11px; fill: var(--muted); }
         svg.chart .axis { stroke: var(--line); }
         @media (max-width: 640px) { svg.chart text { font-size: 22px; } }
         ul.states { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .3rem 1.4rem; }
@@ -62,16 +70,21 @@ enum WebAssets {
         ul.cards li > .description { order: 1; flex-basis: 100%; margin: 0; }
         ul.cards li > details.edit { order: 2; }
         form.toggle { margin: .4rem 0 1rem; }
-        ul.cards li { background: #fff; border: 1px solid var(--line); border-radius: .5rem; padding: .6rem .8rem;
+        ul.cards li { background: var(--surface); border: 1px solid var(--line); border-radius: .5rem; padding: .6rem .8rem;
           margin: .4rem 0; display: flex; flex-wrap: wrap; gap: .3rem .8rem; align-items: baseline; }
         .counts { margin-left: auto; color: var(--muted); }
-        .tag { font-size: .8rem; background: #eef2f8; border-radius: 1rem; padding: 0 .5rem; }
-        .limit { display: flex; gap: 1rem; align-items: center; background: #fff; border: 1px solid var(--line);
+        /* A suggestion's picture beside its text, both from the top (baseline alignment put the text's
+           first line at the picture's bottom edge). */
+        ul.cards.suggestions li { flex-wrap: nowrap; align-items: flex-start; }
+        ul.suggestions li > div { flex: 1; min-width: 0; }
+        ul.suggestions li p { margin: .2rem 0 .4rem; }
+        .tag { font-size: .8rem; background: var(--tag); border-radius: 1rem; padding: 0 .5rem; }
+        .limit { display: flex; gap: 1rem; align-items: center; background: var(--surface); border: 1px solid var(--line);
           border-radius: .5rem; padding: .6rem .8rem; }
         .limit div { flex: 1; }
         .limit p { margin: 0 0 .3rem; color: var(--muted); }
         progress { width: 100%; height: .35rem; }
-        .study { background: #fff; border: 1px solid var(--line); border-radius: .6rem; padding: 1.2rem; }
+        .study { background: var(--surface); border: 1px solid var(--line); border-radius: .6rem; padding: 1.2rem; }
         .front { font-size: 1.6rem; margin: 0 0 1rem; overflow-wrap: anywhere; }
         .back { font-size: 1.3rem; overflow-wrap: anywhere; }
         .study .front { font-size: 2rem; text-align: center; margin: .6rem 0 1.2rem; }
@@ -82,20 +95,22 @@ enum WebAssets {
         .study summary.show-answer::-webkit-details-marker { display: none; }
         .study details[open] > summary { display: none; }
         .ratings { display: grid; grid-template-columns: repeat(4, 1fr); gap: .5rem; margin-top: 1.2rem; }
-        .ratings button { display: flex; flex-direction: column; align-items: center; padding: .55rem .2rem; }
+        .ratings button { display: flex; flex-direction: column; align-items: center; padding: .55rem .2rem; color: #fff; }
         .ratings small { opacity: .9; }
         @media (max-width: 359px) { .ratings { grid-template-columns: repeat(2, 1fr); } }
         .ratings .rating-1 { background: #c62828; } .ratings .rating-2 { background: #5f6b7a; }
         .ratings .rating-3 { background: #2e7d32; } .ratings .rating-4 { background: #1565c0; }
         .remaining { display: flex; gap: 1rem; font-weight: 600; }
-        .remaining .new { color: #1565c0; } .remaining .learning { color: #c62828; } .remaining .review { color: #2e7d32; }
+        .remaining .new { color: var(--new); } .remaining .learning { color: var(--learning); }
+        .remaining .review { color: var(--review); }
+        button kbd, .button kbd { color: inherit; border-color: currentColor; opacity: .75; }
         .cloze { font-weight: 700; color: var(--tint); }
         .study:has(details[open]) .cloze-question { display: none; }
         summary { cursor: pointer; color: var(--tint); }
         .crossed .title { text-decoration: line-through; color: var(--muted); }
-        button.check { width: 1.6rem; height: 1.6rem; padding: 0; border: 2px solid var(--tint); background: #fff;
+        button.check { width: 1.6rem; height: 1.6rem; padding: 0; border: 2px solid var(--tint); background: var(--surface);
           color: var(--tint); border-radius: .3rem; line-height: 1; }
-        .crossed button.check { background: var(--tint); color: #fff; }
+        .crossed button.check { background: var(--tint); color: var(--on-tint); }
         .description { flex-basis: 100%; margin: 0; color: var(--muted); white-space: pre-wrap; overflow-wrap: anywhere; }
         details.edit { flex-basis: 100%; }
         .danger { color: var(--bad) !important; }
