@@ -1,6 +1,12 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// The web app's page templates (`Sources/CardboxHTTP/Web/Templates`), one per `Template` case.
+let webTemplates = [
+    "account", "board", "boards", "card", "cardlist", "deck", "decks", "exchange", "layout", "list", "lists", "message",
+    "newaccount", "setup", "signin", "signup", "stats", "study",
+]
+
 let package = Package(
     name: "Cardbox",
     platforms: [.macOS(.v15)],
@@ -100,7 +106,11 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            // The pages' templates and the API's description, embedded in the binary.
+            resources: [
+                .embedInCode("Resources/openapi.yaml")
+            ] + webTemplates.map { .embedInCode("Web/Templates/\($0).mustache") }
         ),
         // A device's side of sync: the API's client and the push-then-pull loop over a store.
         .target(

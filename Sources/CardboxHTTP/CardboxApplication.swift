@@ -20,6 +20,31 @@ public enum CardboxApplication {
         tls: (certificate: String, key: String)? = nil, logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
+        let (router, sync) = try routes(
+            database: database, accounts: accounts, options: options,
+            secure: tls != nil || options.publicURL?.scheme?.lowercased() == "https")
+        var application = Application(
+            router: router, server: try serverBuilder(tls: tls, idleTimeout: options.idleTimeout),
+            configuration: .init(address: .hostname(host, port: port), serverName: "cardbox"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
+            logger: logger)
+        application.addServices(StopNotice(logger: logger))
+        if let replicas = sync.replicas { application.addServices(ReplicaMarksOnStop(replicas: replicas)) }
+        if let settings = options.suggestions, let replicas = sync.replicas {
+            application.addServices(
+                SuggestionService(
+                    settings: settings, database: database, replicas: replicas, news: sync.news, now: options.now,
+                    logger: logger))
+        }
+        return application
+    }
+
+    /// Every route of the server over `database`: metrics, the API's description, sync, the web
+    /// app's pages and its JSON API. `secure` makes the pages' cookies `Secure`: browsers reach the
+    /// server over HTTPS (its own TLS, or a TLS proxy in front of it, an https public address).
+    static func routes(database: any ServerDatabase, accounts: AccountService, options: ServerOptions, secure: Bool)
+        throws -> (router: Router<CardboxRequestContext>, sync: SyncAPI)
+    {
         let router = Router(context: CardboxRequestContext.self)
         let metrics = ServerMetrics()
         router.add(middleware: RequestObserver(metrics: metrics))
@@ -42,27 +67,12 @@ public enum CardboxApplication {
         let actions = AccountActions(
             replicas: sync.replicas, options: options,
             published: { [news = sync.news] account in await news.published(account) })
-        // Cookies are `Secure` where browsers reach the server over HTTPS: its own TLS, or a TLS
-        // proxy in front of it (an https public address).
         WebApp(
-            database: database, accounts: accounts, actions: actions, options: options,
-            secure: tls != nil || options.publicURL?.scheme?.lowercased() == "https", news: sync.news
+            database: database, accounts: accounts, actions: actions, options: options, secure: secure,
+            news: sync.news
         ).addRoutes(to: router)
         WebAPI(actions: actions, accounts: accounts, options: options, limiter: sync.limiter).addRoutes(to: router)
-        var application = Application(
-            router: router, server: try serverBuilder(tls: tls, idleTimeout: options.idleTimeout),
-            configuration: .init(address: .hostname(host, port: port), serverName: "cardbox"),
-            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
-            logger: logger)
-        application.addServices(StopNotice(logger: logger))
-        if let replicas = sync.replicas { application.addServices(ReplicaMarksOnStop(replicas: replicas)) }
-        if let settings = options.suggestions, let replicas = sync.replicas {
-            application.addServices(
-                SuggestionService(
-                    settings: settings, database: database, replicas: replicas, news: sync.news, now: options.now,
-                    logger: logger))
-        }
-        return application
+        return (router, sync)
     }
 
     /// HTTP/1.1, with TLS where asked. A connection that sends nothing for `idleTimeout` is closed:

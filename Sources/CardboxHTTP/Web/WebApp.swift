@@ -36,11 +36,11 @@ struct WebApp: Sendable {
         pages.get("setup") { request, context in try await setupPage(request, context) }
         pages.post("setup") { request, context in try await setup(request, context) }
         pages.get("signin") { _, context in
-            WebPage.html("signin", title: "Sign in", ["canSignUp": options.openSignup], context: context)
+            WebPage.html(.signin, title: "Sign in", ["canSignUp": options.openSignup], context: context)
         }
         pages.get("signup") { _, context in
             try requireOpenSignup()
-            return WebPage.html("signup", title: "Create an account", context: context)
+            return WebPage.html(.signup, title: "Create an account", context: context)
         }
         pages.post("signup") { request, context in try await signUp(request, context) }
         pages.post("signin") { request, context in try await signIn(request, context) }
@@ -172,7 +172,7 @@ struct WebApp: Sendable {
 
     private func setupPage(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
         guard try await offersSetup(context) else { return WebPage.redirect("/signin") }
-        return WebPage.html("setup", title: "Welcome", ["hasToken": hasSetupToken(request)], context: context)
+        return WebPage.html(.setup, title: "Welcome", ["hasToken": hasSetupToken(request)], context: context)
     }
 
     private func setup(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
@@ -182,13 +182,13 @@ struct WebApp: Sendable {
             throw APIError(
                 .forbidden, "the first account is made from the setup link 'cardbox serve' printed when it started")
         }
-        return try await createAccount(request, context, page: "setup", title: "Welcome", first: true)
+        return try await createAccount(request, context, page: .setup, title: "Welcome", first: true)
     }
 
     /// A new account from the form of `page` (a name not taken, a password of 8 or more
     /// characters), signed in at once; a refusal shows on the page with the name kept.
     private func createAccount(
-        _ request: Request, _ context: CardboxRequestContext, page: String, title: String, first: Bool = false
+        _ request: Request, _ context: CardboxRequestContext, page: Template, title: String, first: Bool = false
     ) async throws -> Response {
         let form = try await WebPage.form(request)
         let (user, password) = (form["user"] ?? "", form["password"] ?? "")
@@ -216,7 +216,7 @@ struct WebApp: Sendable {
     private func signUp(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
         try WebSession.requireSameOrigin(request)
         try requireOpenSignup()
-        return try await createAccount(request, context, page: "signup", title: "Create an account")
+        return try await createAccount(request, context, page: .signup, title: "Create an account")
     }
 
     private func signIn(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
@@ -230,7 +230,7 @@ struct WebApp: Sendable {
             let message =
                 error == AccountService.wrongCredentials ? "Wrong account name or password." : WebPage.message(error)
             return WebPage.html(
-                "signin", title: "Sign in", ["user": user, "canSignUp": options.openSignup], context: context,
+                .signin, title: "Sign in", ["user": user, "canSignUp": options.openSignup], context: context,
                 error: message, status: .unauthorized)
         }
     }
@@ -287,7 +287,7 @@ struct WebApp: Sendable {
             ]
         }
         return WebPage.html(
-            "decks", title: "Decks", values, context: context, error: error, status: error == nil ? .ok : .badRequest,
+            .decks, title: "Decks", values, context: context, error: error, status: error == nil ? .ok : .badRequest,
             live: live)
     }
 
@@ -444,7 +444,7 @@ struct WebApp: Sendable {
             values["hasRejected"] = !hidden.rejected.isEmpty
         }
         return WebPage.rendered(
-            "deck", title: deck.name, values, context: context, error: error,
+            .deck, title: deck.name, values, context: context, error: error,
             status: error == nil ? .ok : .badRequest, live: live)
     }
 
@@ -523,7 +523,7 @@ struct WebApp: Sendable {
             "hasImage": card.imageHash != nil, "image": card.imageHash ?? "",
         ]
         return WebPage.html(
-            "card", title: "Edit \(card.front.prefix(40))", values, context: context, error: error,
+            .card, title: "Edit \(card.front.prefix(40))", values, context: context, error: error,
             status: error == nil ? .ok : .badRequest)
     }
 
@@ -656,7 +656,7 @@ struct WebApp: Sendable {
         ]
         let workload = try await workloadValues(context, deck, days: days, timeZone: timeZone)
         return WebPage.html(
-            "stats", title: "Stats: \(deck.name)", values.merging(workload) { $1 }, context: context)
+            .stats, title: "Stats: \(deck.name)", values.merging(workload) { $1 }, context: context)
     }
 
     /// The workload simulator's view of the next `days` at the deck's desired retention: minutes a
@@ -766,7 +766,7 @@ struct WebApp: Sendable {
                     },
                 ] as [String: Any]
         }
-        return WebPage.html("study", title: "Study \(deck.name)", values, context: context)
+        return WebPage.html(.study, title: "Study \(deck.name)", values, context: context)
     }
 
     private func answer(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
@@ -836,7 +836,7 @@ struct WebApp: Sendable {
             values["report"] = ["lines": report.lines.isEmpty ? ["nothing to import"] : report.lines]
         }
         return WebPage.html(
-            "exchange", title: "Import and export", values, context: context, error: error,
+            .exchange, title: "Import and export", values, context: context, error: error,
             status: error == nil ? .ok : .badRequest)
     }
 
@@ -979,7 +979,7 @@ struct WebApp: Sendable {
                 ].merging(Self.arrows(index, of: Array(0..<lists.count)), uniquingKeysWith: { $1 })
             },
         ]
-        return WebPage.html("lists", title: "Lists", values, context: context, error: error, live: live)
+        return WebPage.html(.lists, title: "Lists", values, context: context, error: error, live: live)
     }
 
     /// A list's page; `justAdded` (after an item was added) puts the cursor back in New item.
@@ -1018,7 +1018,7 @@ struct WebApp: Sendable {
             },
         ]
         return WebPage.html(
-            "list", title: list.name, values, context: context, error: error, status: error == nil ? .ok : .badRequest,
+            .list, title: list.name, values, context: context, error: error, status: error == nil ? .ok : .badRequest,
             live: live)
     }
 
@@ -1151,7 +1151,7 @@ struct WebApp: Sendable {
             "hasBoards": !boards.isEmpty,
             "boards": boards.map { ["id": $0.id.description, "title": $0.boardTitle] },
         ]
-        return WebPage.html("boards", title: "Boards", values, context: context, live: live)
+        return WebPage.html(.boards, title: "Boards", values, context: context, live: live)
     }
 
     /// A board: its columns side by side, each with its cards; `?archived` shows archived cards too.
@@ -1190,7 +1190,7 @@ struct WebApp: Sendable {
                     ] as [String: Any], uniquingKeysWith: { $1 })
             },
         ]
-        return WebPage.html("board", title: board.boardTitle, values, context: context, live: live)
+        return WebPage.html(.board, title: board.boardTitle, values, context: context, live: live)
     }
 
     // MARK: Account
@@ -1217,7 +1217,7 @@ struct WebApp: Sendable {
                 return values
             },
         ]
-        return WebPage.html("account", title: "Account", values, context: context, live: live)
+        return WebPage.html(.account, title: "Account", values, context: context, live: live)
     }
 
     /// A device's last sync: when, whether changes made since wait for it, and why its last push

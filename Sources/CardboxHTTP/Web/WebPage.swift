@@ -21,7 +21,7 @@ enum WebPage {
     /// With `live` (the account's cursor the page was made at), the page follows the account's
     /// news and loads itself again when the account moves on (see `WebAssets.javascript`).
     static func html(
-        _ template: String, title: String, _ values: [String: Any] = [:], context: CardboxRequestContext,
+        _ template: Template, title: String, _ values: [String: Any] = [:], context: CardboxRequestContext,
         error: String? = nil, status: HTTPResponse.Status = .ok, live: Int64? = nil
     ) -> Response {
         rendered(template, title: title, values, context: context, error: error, status: status, live: live).response
@@ -41,7 +41,7 @@ enum WebPage {
 
     /// The page `html` sends.
     static func rendered(
-        _ template: String, title: String, _ values: [String: Any] = [:], context: CardboxRequestContext,
+        _ template: Template, title: String, _ values: [String: Any] = [:], context: CardboxRequestContext,
         error: String? = nil, status: HTTPResponse.Status = .ok, live: Int64? = nil
     ) -> Rendered {
         var all = values
@@ -71,7 +71,7 @@ enum WebPage {
             context.logger.error("page failed", metadata: ["error": "\(String(reflecting: error))"])
         }
         let message = answer.status.code >= 500 ? "Something went wrong on the server; try again." : answer.message
-        return html("message", title: "Cardbox", ["message": message], context: context, status: answer.status)
+        return html(.message, title: "Cardbox", ["message": message], context: context, status: answer.status)
     }
 
     /// A posted form's fields (`application/x-www-form-urlencoded`), by Hummingbird's decoder. At

@@ -1,0 +1,87 @@
+import CardboxCore
+import CardboxServer
+import Foundation
+import Hummingbird
+import Testing
+
+@testable import CardboxHTTP
+
+@Suite("The API's description, its routes and the pages' templates")
+struct OpenAPIDocumentTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Sources/CardboxHTTP")
+
+    /// The document's operations, read from its text (here only, never at run time): each path
+    /// (two spaces in, ending in a colon) and the methods under it (four spaces in).
+    static func documented() throws -> [(template: String, methods: [String])] {
+        let text = try String(contentsOf: folder.appendingPathComponent("Resources/openapi.yaml"), encoding: .utf8)
+        var operations: [(template: String, methods: [String])] = []
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {
+                operations.append((String(line.dropFirst(2).dropLast()), []))
+            } else if line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":"), !operations.isEmpty {
+                let method = line.trimmingCharacters(in: .whitespaces).dropLast().uppercased()
+                if ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(method) {
+                    operations[operations.count - 1].methods.append(method)
+                }
+            }
+        }
+        return operations
+    }
+
+    @Test("the table a 405 reads is the document's operations, and the served document is the file")
+    func table() throws {
+        let documented = try Self.documented()
+        #expect(documented.count > 40)
+        #expect(documented.map(\.template) == OpenAPIDocument.operations.map(\.template))
+        #expect(documented.map(\.methods) == OpenAPIDocument.operations.map(\.methods))
+        let file = try String(
+            contentsOf: Self.folder.appendingPathComponent("Resources/openapi.yaml"), encoding: .utf8)
+        #expect(OpenAPIDocument.yaml == file)
+        #expect(OpenAPIDocument.methods(for: "/api/v1/decks/x/cards/y/image") == ["PUT"])
+    }
+
+    @Test("the document's languages are Cardbox's")
+    func languages() {
+        let line = OpenAPIDocument.yaml.split(separator: "\n").first { $0.hasPrefix("      enum: [aa,") }
+        let codes = line.map { $0.drop { $0 != "[" }.dropFirst().dropLast().components(separatedBy: ", ") }
+        #expect(codes == Language.codes)
+    }
+
+    @Test(
+        "every route of the API (/v1, /api/v1, health, metrics) is in the document with its method, or named as undocumented; and back"
+    )
+    func routes() async throws {
+        try await SyncStates.with("sqlite-memory") { database in
+            let accounts = AccountService(store: database, hasher: PasswordHasher(cost: 4))
+            let (router, _) = try CardboxApplication.routes(
+                database: database, accounts: accounts, options: ServerOptions(), secure: false)
+            // ":deck" and "{deck}" alike: a parameter is a parameter, whatever its name.
+            func shape(_ path: String) -> String {
+                (path.hasPrefix("/") ? path : "/" + path).split(separator: "/", omittingEmptySubsequences: false).map {
+                    $0.hasPrefix(":") || $0.hasPrefix("{") ? "{}" : String($0)
+                }.joined(separator: "/")
+            }
+            let served = Set(
+                router.routes.map { "\($0.method) \(shape("\($0.path)"))" }.filter {
+                    $0.contains(" /v1/") || $0.contains(" /api/v1/")
+                        || ["/health", "/metrics", "/openapi.yaml"].contains($0.split(separator: " ").last ?? "")
+                })
+            let documented = Set(
+                try Self.documented().flatMap { operation in
+                    operation.methods.map { "\($0) \(shape(operation.template))" }
+                })
+            let undocumented = Set(SyncAPI.methods.flatMap { path, methods in methods.map { "\($0) \(path)" } })
+            #expect(served.subtracting(documented).subtracting(undocumented).isEmpty)
+            #expect(documented.subtracting(served).isEmpty)
+        }
+    }
+
+    @Test("every template file is a Template, and every Template a file")
+    func templates() throws {
+        let files = try FileManager.default.contentsOfDirectory(
+            atPath: Self.folder.appendingPathComponent("Web/Templates").path)
+        #expect(Set(files) == Set(Template.allCases.map { "\($0.rawValue).mustache" }))
+        #expect(Template.allCases.allSatisfy { !$0.text.isEmpty })
+    }
+}
