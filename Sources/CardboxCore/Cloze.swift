@@ -36,13 +36,21 @@ public enum Cloze {
     public static func deletions(in text: String) -> [Deletion] {
         // Most texts have none: a plain search spares them the pattern (imports check every front).
         guard text.utf8.contains(UInt8(ascii: "{")), text.contains("{{c") else { return [] }
-        return pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { match in
-            guard let whole = Range(match.range, in: text), let digits = Range(match.range(at: 1), in: text),
-                let answer = Range(match.range(at: 2), in: text), let number = Int(text[digits]),
+        let scalars = text.unicodeScalars
+        // Matches fall on Unicode scalars, not always on characters (a deletion before a combining
+        // mark or an emoji modifier): each range is taken over the scalars, where it always is one.
+        func range(_ range: NSRange) -> Range<String.Index>? {
+            guard range.location != NSNotFound else { return nil }
+            let start = text.utf16.index(text.utf16.startIndex, offsetBy: range.location)
+            return start..<text.utf16.index(start, offsetBy: range.length)
+        }
+        return pattern.matches(in: text, range: NSRange(location: 0, length: text.utf16.count)).compactMap { match in
+            guard let whole = range(match.range), let digits = range(match.range(at: 1)),
+                let answer = range(match.range(at: 2)), let number = Int(String(scalars[digits])),
                 numberRange.contains(number)
             else { return nil }
-            let hint = Range(match.range(at: 3), in: text).map { String(text[$0]) }
-            return Deletion(number: number, answer: String(text[answer]), hint: hint, range: whole)
+            let hint = range(match.range(at: 3)).map { String(scalars[$0]) }
+            return Deletion(number: number, answer: String(scalars[answer]), hint: hint, range: whole)
         }
     }
 
@@ -57,8 +65,9 @@ public enum Cloze {
         var pieces: [Piece] = []
         var plain = ""
         var position = text.startIndex
+        let scalars = text.unicodeScalars
         for deletion in deletions(in: text) {
-            plain += text[position..<deletion.range.lowerBound]
+            plain += String(scalars[position..<deletion.range.lowerBound])
             position = deletion.range.upperBound
             guard deletion.number == number else {
                 plain += deletion.answer
@@ -68,7 +77,7 @@ public enum Cloze {
             plain = ""
             pieces.append(revealed ? .revealed(deletion.answer) : .hidden(hint: deletion.hint))
         }
-        plain += text[position...]
+        plain += String(scalars[position...])
         if !plain.isEmpty { pieces.append(.text(plain)) }
         return pieces
     }

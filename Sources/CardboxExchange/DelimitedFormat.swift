@@ -76,7 +76,9 @@ public enum DelimitedFormat {
         _ cards: [Card], separator: Character, progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) -> Data {
         let name = separator == "\t" ? "tab" : "comma"
-        let hasCloze = cards.contains(where: \.isCloze)
+        // With a cloze card, or a front that would read as one (a basic card holding "{{c1::"), each
+        // row says its note type, so an import makes each the card it was.
+        let hasCloze = cards.contains { $0.isCloze || !Cloze.numbers(in: $0.front).isEmpty }
         var text = "#separator:\(name)\n#html:false\n#tags column:3\n"
         if hasCloze { text += "#notetype column:5\n" }
         text +=

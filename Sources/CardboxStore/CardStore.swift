@@ -215,7 +215,8 @@ extension CardboxStore {
         return try write { tx in
             let id = try tx.context.existing(reference, .card)
             let old = try tx.context.card(id)
-            if let cardType, (cardType == Cloze.cardType) != old.isCloze {
+            // Checked only when the type changes: a card typed "cloze" before cloze cards existed keeps it.
+            if let cardType, cardType != old.cardType, (cardType == Cloze.cardType) != old.isCloze {
                 throw CardboxError.invalid(
                     field: "cardType",
                     reason: old.isCloze

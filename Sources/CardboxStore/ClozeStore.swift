@@ -68,13 +68,19 @@ extension WriteContext {
                     "no longer has the deletion c\(sibling.number), which \(which) studies: keep it, or delete that card first"
             )
         }
+        // Only what changed is written: a field given its old value would still get a new clock,
+        // and win over a real edit made meanwhile on another device.
         var fields: Fields = []
-        if let front { fields += [("front", front), ("frontKey", SuggestionMatch.frontKey(front))] }
-        if let back { fields.append(("back", back)) }
+        if let front, front != card.front {
+            fields += [("front", front), ("frontKey", SuggestionMatch.frontKey(front))]
+        }
+        if let back, back != card.back { fields.append(("back", back)) }
+        guard !fields.isEmpty else { return }
         for sibling in siblings where sibling.id != card.id.storage {
             try update(.card, id: sibling.id, fields + [("modifiedAt", nowMillis)])
         }
-        let added = numbers.subtracting(siblings.map(\.number)).sorted()
+        // Only a deletion the new text brings gets a card: one whose card was deleted stays so.
+        let added = numbers.subtracting(Cloze.numbers(in: card.front)).subtracting(siblings.map(\.number)).sorted()
         guard !added.isEmpty else { return }
         try allowance().checkCanAdd(batchOf: added.count)
         let deck = try context.deck(card.deckId.storage)

@@ -29,7 +29,13 @@ struct CandidateBuilder {
         self.excluded = excluded
     }
 
-    var isFull: Bool { SuggestionCategory.allCases.allSatisfy { (byCategory[$0]?.count ?? 0) >= limit } }
+    /// Every category the deck can have is full (a foreign-front deck has no usage examples: see
+    /// `addExamples`), so the remaining cards need not be explored.
+    var isFull: Bool {
+        SuggestionCategory.allCases.allSatisfy { category in
+            (category == .usageExamples && !sides.frontIsEnglish) || (byCategory[category]?.count ?? 0) >= limit
+        }
+    }
 
     var drafts: [SuggestionDraft] { SuggestionCategory.allCases.flatMap { byCategory[$0] ?? [] } }
 

@@ -68,10 +68,11 @@ extension RowChange {
         fillLaterFields()
     }
 
-    /// Gives a row written before one of `SyncRegistry.laterFields` came that field, as null.
+    /// Gives a row written before one of `SyncRegistry.laterFields` came that field, as null, at the
+    /// earliest clock: any value written to it since wins (on a tie of clocks the greater value would).
     mutating func fillLaterFields() {
         for name in SyncRegistry.laterFields[entity] ?? [] where fields[name] == nil {
-            fields[name] = FieldChange(value: .null, clock: created)
+            fields[name] = FieldChange(value: .null, clock: WriteClock(.zero, created.replicaId))
         }
     }
 }

@@ -236,8 +236,8 @@ public enum SyncRegistry {
     public static func descriptor(_ entity: SyncedEntity) -> EntityDescriptor { descriptors[entity]! }
 
     /// Optional fields added after the registry's version was first shipped. A row written before
-    /// one came (kept by a server, sent by an older device) reads it as null, set when the row was
-    /// made; an older Cardbox refuses a row that carries it, so devices update with their server.
+    /// one came (kept by a server, sent by an older device) reads it as null, at the earliest clock;
+    /// an older Cardbox refuses a row that carries it, so devices update with their server.
     public static let laterFields: [SyncedEntity: [String]] = [.card: ["clozeNumber"]]
 
     private static func plain(_ columns: WireColumn...) -> [SyncedField] { columns.map(SyncedField.init) }

@@ -19,6 +19,14 @@ struct ClozeTests {
         #expect(Cloze.nextNumber(in: text) == 3 && Cloze.nextNumber(in: "none") == 1)
     }
 
+    @Test("a deletion next to a combining mark or an emoji modifier is still a deletion")
+    func scalars() {
+        let text = "caf{{c1::e}}\u{301} {{c2::👍}}🏽 {{c3::x::\u{301}hint}}"
+        #expect(Cloze.numbers(in: text) == [1, 2, 3])
+        #expect(Cloze.plainText(of: text, number: 2, revealed: false).hasSuffix("[...]🏽 x"))
+        #expect(Cloze.deletions(in: text).map(\.answer) == ["e", "👍", "x"])
+    }
+
     @Test("a card hides its own deletions ([...] or [hint]), shows the others as text, and marks them on the answer")
     func sides() {
         #expect(Cloze.plainText(of: text, number: 1, revealed: false) == "El [...] duerme en la [...]")

@@ -76,6 +76,19 @@ struct ClozeExchangeTests {
         #expect(try copy.cards(in: nil)[1].tags == ["greeting"])
     }
 
+    @Test("a basic card whose front holds '{{c1::' exports with its note type, and comes back basic")
+    func literalBraces() throws {
+        let store = try premiumStore()
+        let deck = try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+        _ = try store.addCard(to: deck.id, CardDraft(front: "{{c1::literal}}", back: "b"))
+        let text = String(
+            decoding: DelimitedFormat.export(try store.cards(in: deck.id), separator: "\t"), as: UTF8.self)
+        #expect(text.contains("#notetype column:5") && text.contains("{{c1::literal}}\tb\t\t\tBasic"))
+        let copy = try premiumStore()
+        _ = try importText(text, into: copy)
+        #expect(try copy.cards(in: nil).map(\.cardType) == ["basic"])
+    }
+
     /// A package with Anki's Cloze note type: a note with deletions c1 and c2, its Back Extra, and a
     /// third card whose deletion was removed from the text (an "empty card" in Anki); c2 has reviews.
     func clozePackage() throws -> String {

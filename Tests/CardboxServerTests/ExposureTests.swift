@@ -361,7 +361,7 @@ struct ExposureTests {
             #expect(try phone.settings().timeZone == "Asia/Tokyo")
             // A sign-in carries the browser's: the page's script fills the form's field.
             #expect(try await browser.get("/signin").body.contains(#"name="timeZone""#))
-            #expect(try await browser.get("/static/app.js").body.contains("resolvedOptions().timeZone"))
+            #expect(try await browser.get(WebAssets.javascriptPath).body.contains("resolvedOptions().timeZone"))
             let name = "tz-\(UUID().uuidString.prefix(8).lowercased())"
             _ = try await accounts.addAccount(name: name, password: "correct horse")
             let traveller = TestBrowser(url)

@@ -28,6 +28,7 @@ final class TestBrowser: @unchecked Sendable {
         var location: String?
         var body: String
         var setCookie: String?
+        var cacheControl: String? = nil
     }
 
     init(_ base: String) { self.base = base }
@@ -97,7 +98,7 @@ final class TestBrowser: @unchecked Sendable {
         }
         return Answer(
             status: Int(response.status.code), location: response.headers.first(name: "Location"), body: text,
-            setCookie: setCookie)
+            setCookie: setCookie, cacheControl: response.headers.first(name: "Cache-Control"))
     }
 
     private static func encode(_ text: String) -> String {
@@ -601,6 +602,23 @@ struct WebAppTests {
             let bad = try await rawRequest(
                 .GET, url + "/api/v1/decks/\(deck)/cards?limit=0", body: Data(), token: token)
             #expect(bad.status == 400)
+        }
+    }
+
+    @Test("the style sheet and script load from addresses named by their content, kept a year")
+    func assets() async throws {
+        try await Self.withWebServer { url, _, _ in
+            let browser = TestBrowser(url)
+            let page = try await browser.get("/signin").body
+            #expect(
+                page.contains(#"href="\#(WebAssets.cssPath)""#) && page.contains(#"src="\#(WebAssets.javascriptPath)""#)
+            )
+            #expect(WebAssets.cssPath == "/static/app-\(sha256Hex(Data(WebAssets.css.utf8)).prefix(12)).css")
+            let css = try await browser.get(WebAssets.cssPath)
+            #expect(css.status == 200 && css.body == WebAssets.css)
+            #expect(css.cacheControl == "public, max-age=31536000, immutable")
+            #expect(try await browser.get(WebAssets.javascriptPath).body == WebAssets.javascript)
+            #expect(try await browser.get("/static/app.css").status == 404)
         }
     }
 

@@ -46,6 +46,29 @@ struct ClozeStoreTests {
         #expect(try store.clozeSiblings(of: after[2].id).map(\.back) == ["newer", "newer", "newer"])
     }
 
+    @Test("an edit that leaves the text as it was writes no sibling, and brings back no deleted card")
+    func unchangedText() throws {
+        let (store, deck) = try store()
+        let cards = try store.addClozeCards(to: deck.id, text: text, extra: "x")
+        try store.deleteCard(cards[1].id)
+        let before = try store.card(cards[0].id)
+        _ = try store.editCard(cards[0].id, CardChanges(front: text, back: "x", notes: "just a note"))
+        #expect(try store.cards(in: deck.id).map(\.clozeNumber) == [1])
+        #expect(try store.card(cards[0].id).notes == "just a note" && before.front == text)
+        // A text that adds a deletion brings a card for it, not for the deleted one.
+        _ = try store.editCard(cards[0].id, CardChanges(front: text + " {{c3::bien}}"))
+        #expect(try store.cards(in: deck.id).map(\.clozeNumber) == [1, 3])
+    }
+
+    @Test("a card typed 'cloze' before cloze cards existed can still be edited")
+    func legacyType() throws {
+        let (store, deck) = try store()
+        let card = try store.addCard(to: deck.id, CardDraft(front: "hola", back: "hello"))
+        try store.write { tx in try tx.update(.card, id: card.id.storage, [("cardType", "cloze")]) }
+        let edited = try store.editCard(card.id, CardChanges(cardType: "cloze", notes: "kept"))
+        #expect(edited.notes == "kept" && edited.cardType == "cloze" && !edited.isCloze)
+    }
+
     @Test("a text that drops a deletion a card studies, or a type change in or out of cloze, changes nothing")
     func refusals() throws {
         let (store, deck) = try store()
@@ -102,7 +125,8 @@ struct ClozeStoreTests {
         var row = try #require(changes.rows.first { $0.entity == .card })
         row.fields["clozeNumber"] = nil
         let old = try RowChange(recordJSON: row.recordJSON, field: "a row")
-        #expect(old.fields["clozeNumber"]?.value == .null && old.fields["clozeNumber"]?.clock == old.created)
+        #expect(old.fields["clozeNumber"]?.value == .null)
+        #expect(old.fields["clozeNumber"]?.clock == WriteClock(.zero, old.created.replicaId))
         try ChangeSet.validate(old, path: "row")
     }
 }

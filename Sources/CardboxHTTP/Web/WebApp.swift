@@ -29,8 +29,12 @@ struct WebApp: Sendable {
     let fitting = OneAtATime()
 
     func addRoutes(to router: Router<CardboxRequestContext>) {
-        router.get("static/app.css") { _, _ in Self.asset(WebAssets.css, type: "text/css; charset=utf-8") }
-        router.get("static/app.js") { _, _ in Self.asset(WebAssets.javascript, type: "text/javascript; charset=utf-8") }
+        router.get(RouterPath(String(WebAssets.cssPath.dropFirst()))) { _, _ in
+            Self.asset(WebAssets.css, type: "text/css; charset=utf-8")
+        }
+        router.get(RouterPath(String(WebAssets.javascriptPath.dropFirst()))) { _, _ in
+            Self.asset(WebAssets.javascript, type: "text/javascript; charset=utf-8")
+        }
         let pages = router.group().add(middleware: WebSession(accounts: accounts))
         pages.get("/") { _, context in try await home(context) }
         pages.get("setup") { request, context in try await setupPage(request, context) }
@@ -140,9 +144,10 @@ struct WebApp: Sendable {
         pages.post("account/devices/:device/revoke") { request, context in try await revoke(request, context) }
     }
 
+    /// An asset at its versioned address: it never changes there, so a browser keeps it a year.
     private static func asset(_ text: String, type: String) -> Response {
         Response(
-            status: .ok, headers: [.contentType: type, .cacheControl: "public, max-age=3600"],
+            status: .ok, headers: [.contentType: type, .cacheControl: "public, max-age=31536000, immutable"],
             body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 

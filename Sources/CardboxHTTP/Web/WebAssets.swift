@@ -1,6 +1,16 @@
+import CardboxSync
+import Foundation
+
 /// The web app's style sheet and script, served from the binary: no build step, nothing loaded from
 /// another origin.
 enum WebAssets {
+    /// Where pages load them from: each address carries a hash of the content, so a browser keeps
+    /// it for a year and a new version of Cardbox is a new address.
+    static let cssPath = "/static/app-\(version(of: css)).css"
+    static let javascriptPath = "/static/app-\(version(of: javascript)).js"
+
+    static func version(of text: String) -> String { String(sha256Hex(Data(text.utf8)).prefix(12)) }
+
     static let css = """
         :root { --tint: #2f6fde; --muted: #5b6470; --line: #d7dce2; --bad: #b3261e; --ok: #1e7b34;
           --text: #1b1f24; --bg: #f6f7f9; --surface: #fff; --tag: #eef2f8; --bad-bg: #fdecea; --ok-bg: #e7f4ea;

@@ -49,6 +49,7 @@ enum WebPage {
         if let live { all["live"] = String(live) }
         all["signedIn"] = context.caller != nil
         all["csrf"] = context.csrf
+        all["assets"] = ["css": WebAssets.cssPath, "javascript": WebAssets.javascriptPath]
         if let error { all["error"] = error }
         return Rendered(body: ByteBuffer(string: WebTemplates.render(template, all)), status: status)
     }
