@@ -36,6 +36,23 @@ struct WebApp: Sendable {
             Self.asset(WebAssets.javascript, type: "text/javascript; charset=utf-8")
         }
         let pages = router.group().add(middleware: WebSession(accounts: accounts))
+        addSessionRoutes(to: pages)
+        addDeckRoutes(to: pages)
+        addDeckSettingsRoutes(to: pages)
+        pages.get("images/:sha256") { _, context in
+            try await Self.image(actions, context, caller: try context.pageCaller(), thumbnail: false)
+        }
+        pages.get("images/:sha256/thumbnail") { _, context in
+            try await Self.image(actions, context, caller: try context.pageCaller(), thumbnail: true)
+        }
+        addListRoutes(to: pages)
+        addBoardRoutes(to: pages)
+        addExchangeRoutes(to: pages)
+        addAccountRoutes(to: pages)
+    }
+
+    /// First run, sign-up, sign in and out.
+    private func addSessionRoutes(to pages: RouterGroup<CardboxRequestContext>) {
         pages.get("/") { _, context in try await home(context) }
         pages.get("setup") { request, context in try await setupPage(request, context) }
         pages.post("setup") { request, context in try await setup(request, context) }
@@ -49,6 +66,10 @@ struct WebApp: Sendable {
         pages.post("signup") { request, context in try await signUp(request, context) }
         pages.post("signin") { request, context in try await signIn(request, context) }
         pages.post("signout") { request, context in try await signOut(request, context) }
+    }
+
+    /// Decks, their cards, study and suggestions.
+    private func addDeckRoutes(to pages: RouterGroup<CardboxRequestContext>) {
         pages.get("decks") { _, context in try await decksPage(context) }
         pages.post("decks") { request, context in try await createDeck(request, context) }
         pages.get("decks/:deck") { request, context in
@@ -84,6 +105,10 @@ struct WebApp: Sendable {
                 return form["tab"] ?? ""
             }
         }
+    }
+
+    /// A deck's settings, its fitted FSRS parameters, and what acts on the whole deck.
+    private func addDeckSettingsRoutes(to pages: RouterGroup<CardboxRequestContext>) {
         pages.post("decks/:deck/settings") { request, context in
             do {
                 return try await change(request, context, then: { _ in "/decks/\(try Self.deckId(context))" }) {
@@ -124,15 +149,10 @@ struct WebApp: Sendable {
                 return form["tab"] ?? ""
             }
         }
-        pages.get("images/:sha256") { _, context in
-            try await Self.image(actions, context, caller: try context.pageCaller(), thumbnail: false)
-        }
-        pages.get("images/:sha256/thumbnail") { _, context in
-            try await Self.image(actions, context, caller: try context.pageCaller(), thumbnail: true)
-        }
-        addListRoutes(to: pages)
-        addBoardRoutes(to: pages)
-        addExchangeRoutes(to: pages)
+    }
+
+    /// The account page, its devices, and the live news pages follow.
+    private func addAccountRoutes(to pages: RouterGroup<CardboxRequestContext>) {
         pages.get("account") { _, context in try await accountPage(context) }
         pages.get("events") { request, context in
             let caller = try context.pageCaller()
