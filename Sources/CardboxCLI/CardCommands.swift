@@ -88,19 +88,20 @@ struct CardCommand: ParsableCommand {
         func run(store: CardboxStore) throws {
             let deckId: DeckID = try store.resolve(deck)
             let image = try Console.image(image)
-            if let text = cloze ?? front.flatMap({ Cloze.numbers(in: $0).isEmpty ? nil : $0 }) {
-                let cards = try store.addClozeCards(
-                    to: deckId, text: text, extra: cloze == nil ? back ?? "" : extra, notes: notes, tags: tags,
-                    image: image)
-                return try Console.emit(cards, json: output.json) { cards in
-                    cards.map { "added \(CardCommand.describe($0))" }.joined(separator: "\n")
-                }
-            }
             let draft = CardDraft(
                 front: front ?? "", back: back ?? "", cardType: cardType, notes: notes, tags: tags,
                 imagePrompt: imagePrompt, jsonContent: jsonContent, isIncomplete: incomplete)
-            let card = try store.addCard(to: deckId, draft, image: image)
-            try Console.emit(card, json: output.json) { "added \(CardCommand.describe($0))" }
+            let cards =
+                try cloze.map {
+                    try store.addClozeCards(to: deckId, text: $0, extra: extra, notes: notes, tags: tags, image: image)
+                } ?? store.addWrittenCards(to: deckId, draft, image: image)
+            // Cloze cards print as a list (one per deletion); any other card as itself.
+            guard cards.first?.isCloze == true else {
+                return try Console.emit(cards[0], json: output.json) { "added \(CardCommand.describe($0))" }
+            }
+            try Console.emit(cards, json: output.json) { cards in
+                cards.map { "added \(CardCommand.describe($0))" }.joined(separator: "\n")
+            }
         }
     }
 

@@ -46,7 +46,7 @@ public struct ImportOptions: Sendable {
     /// How to give the front language of a deck the import would create, where the import was asked.
     public var missingLanguage = "give the front language for new decks"
     /// How to name the format of a file whose format cannot be told, where the import was asked.
-    public var unknownFormat = "give its format (\(ImportFileFormat.names))"
+    public var unknownFormat = ImportFileFormat.askForFormat
 
     public init(
         format: ImportFileFormat? = nil, onDuplicate: DuplicatePolicy = .skip, deck: String? = nil,

@@ -11,7 +11,7 @@ public enum ImportFileFormat: String, CaseIterable, Sendable {
     /// `howToChoose` ends the refusal of a file whose format cannot be told: how to name one where the
     /// import was asked (a flag, a menu).
     public static func detect(
-        _ data: Data, file: String, howToChoose: String = "give its format (\(names))"
+        _ data: Data, file: String, howToChoose: String = askForFormat
     ) throws -> ImportFileFormat {
         if AnkiPackageFormat.matches(data) { return .apkg }
         if InputGuard.looksLikeJSON(data) {
@@ -33,4 +33,7 @@ public enum ImportFileFormat: String, CaseIterable, Sendable {
 
     /// The formats by name, as a flag takes them: "listall, backup, csv, tsv, trello, apkg".
     public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
+
+    /// How a refusal asks for the format where nothing says how to give one.
+    public static let askForFormat = "give its format (\(names))"
 }

@@ -3,6 +3,16 @@ import Foundation
 import GRDB
 
 extension CardboxStore {
+    /// Adds what a person wrote as a front and back: a front with cloze deletions makes its cloze
+    /// cards (the back their extra, with the draft's notes and tags), any other front one card.
+    public func addWrittenCards(to deckReference: DeckID, _ draft: CardDraft, image: Data? = nil) throws -> [Card] {
+        guard !Cloze.numbers(in: draft.front).isEmpty else {
+            return [try addCard(to: deckReference, draft, image: image)]
+        }
+        return try addClozeCards(
+            to: deckReference, text: draft.front, extra: draft.back, notes: draft.notes, tags: draft.tags, image: image)
+    }
+
     /// Adds the cards a cloze text makes, one per deletion number (`CardDraft.cloze`): all of them, or
     /// none when they would pass the plan's card limit.
     public func addClozeCards(

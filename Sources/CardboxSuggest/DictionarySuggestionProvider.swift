@@ -35,7 +35,8 @@ public struct DictionarySuggestionProvider: SuggestionProvider {
         let sides = try DeckSides(request: request, dictionaryFolder: dictionaryFolder)
         // Each card gives its share of a category, so the queue draws on many cards, not the newest alone.
         let limit = request.limitPerCategory
-        let share = (limit + max(1, min(request.cards.count, limit)) - 1) / max(1, min(request.cards.count, limit))
+        let seeds = max(1, min(request.cards.count, limit))
+        let share = (limit + seeds - 1) / seeds
         var builder = CandidateBuilder(
             wordNet: wordNet, sides: sides, limit: limit, perSeed: share, excluded: request.excludedFronts)
         for card in request.cards {

@@ -54,13 +54,13 @@ struct AccountActions: Sendable {
         try await write(caller) { store in try store.createDeck(preset: preset) }
     }
 
-    /// A deck's study figures over the last `days` study days: reviews, retention, forecast.
-    /// The deck's statistics, with the time zone its study days are counted in (the account's).
     /// The account's time zone: its study days', and the one its pages show times in.
     func timeZone(_ caller: Caller) async throws -> TimeZone {
         try await read(caller) { store in try store.studyTimeZone() }
     }
 
+    /// A deck's study figures over the last `days` study days: reviews, retention, forecast.
+    /// The deck's statistics, with the time zone its study days are counted in (the account's).
     func stats(_ caller: Caller, _ deck: DeckID, days: Int) async throws
         -> (deck: Deck, stats: StudyStats, timeZone: TimeZone)
     {
@@ -303,13 +303,7 @@ struct AccountActions: Sendable {
 
     /// Adds what a person wrote: one card, or the cloze cards of a front with deletions.
     func addCards(_ caller: Caller, to deck: DeckID, _ draft: CardDraft) async throws -> [Card] {
-        try await write(caller) { store in
-            guard draft.cardType == Cloze.cardType || !Cloze.numbers(in: draft.front).isEmpty else {
-                return [try store.addCard(to: deck, draft)]
-            }
-            return try store.addClozeCards(
-                to: deck, text: draft.front, extra: draft.back, notes: draft.notes, tags: draft.tags)
-        }
+        try await write(caller) { store in try store.addWrittenCards(to: deck, draft) }
     }
 
     /// The deck and its next card to study (nil when nothing is left today).

@@ -251,14 +251,15 @@ struct WebAPIAuthentication: RouterMiddleware {
     }
 }
 
-/// An `Encodable` value as a JSON answer, with the command line's `--json` conventions: the data
-/// model's field names, sorted keys, ISO 8601 times.
 /// What adding a card answers: the card, and every card it made (a cloze text makes one per
 /// deletion number; `card` is the first).
 struct AddedCards: Encodable {
     var card: Card
     var cards: [Card]
 }
+
+/// An `Encodable` value as a JSON answer, with the command line's `--json` conventions: the data
+/// model's field names, sorted keys, ISO 8601 times.
 
 struct EncodedJSON<Value: Encodable>: ResponseGenerator {
     var value: Value

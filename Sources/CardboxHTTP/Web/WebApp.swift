@@ -122,7 +122,7 @@ struct WebApp: Sendable {
                 }
             } catch let error as CardboxError {
                 if case .notFound = error { throw error }
-                return try await deckPage(request, context, error: WebPage.message(error)).response
+                return try await deckPage(request, context, refusal: error).response
             }
         }
         pages.post("decks/:deck/optimize") { request, context in try await optimize(request, context) }
@@ -134,7 +134,7 @@ struct WebApp: Sendable {
                 }
             } catch let error as CardboxError {
                 if case .notFound = error { throw error }
-                return try await deckPage(request, context, error: WebPage.message(error)).response
+                return try await deckPage(request, context, refusal: error).response
             }
         }
         pages.post("decks/:deck/delete") { request, context in
@@ -375,9 +375,6 @@ struct WebApp: Sendable {
         return try await pageCache.page(key, make: make).response
     }
 
-    /// A deck's page: its counts, its five lists as tabs, the add-card form and the current tab's
-    /// records; cards a page at a time (`?page=N`) through seed 001's filters (`tag`, `favorites`,
-    /// `language`, `q` to search).
     /// A deck's page: `tab` (else the query's) chooses its list; a refusal shows as `error` (with the
     /// way to lift the card limit when it is that limit's).
     private func deckPage(
@@ -391,6 +388,10 @@ struct WebApp: Sendable {
             tab: chosenTab, recommendation: recommendation, fit: fit)
     }
 
+    /// A deck's page: its counts, its five lists as tabs, the add-card form and the current tab's
+    /// records; cards a page at a time (`?page=N`) through seed 001's filters (`tag`, `favorites`,
+    /// `language`, `q` to search).
+    /// `error` is shown above it; `limitReached` adds the way to lift the card limit.
     private func deckPage(
         _ request: Request, _ context: CardboxRequestContext, draft: [String: String] = [:], error: String?,
         limitReached: Bool = false, tab chosenTab: DeckTab? = nil, recommendation: Double? = nil,
@@ -751,7 +752,7 @@ struct WebApp: Sendable {
             return try await deckPage(request, context, fit: fit).response
         } catch let error as SchedulingError {
             let refusal = CardboxError.invalid(field: "reviews", reason: error.localizedDescription)
-            return try await deckPage(request, context, error: WebPage.message(refusal)).response
+            return try await deckPage(request, context, refusal: refusal).response
         }
     }
 
