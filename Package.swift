@@ -225,7 +225,7 @@ let package = Package(
         .testTarget(
             name: "CardboxSuggestTests",
             dependencies: [
-                "CardboxSuggest", "CardboxStore", "CardboxCore", "CardboxImaging",
+                "CardboxSuggest", "CardboxStore", "CardboxCore", "CardboxImaging", "CardboxTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .testTarget(name: "CardboxConvergenceTests", dependencies: ["CardboxConvergence"]),
@@ -233,7 +233,12 @@ let package = Package(
             name: "CardboxCLITests",
             dependencies: ["CardboxCLI", "CardboxStore", "CardboxTestSupport", "CardboxImaging"]),
         // What several test targets share: a real PostgreSQL started for the test run.
-        .target(name: "CardboxTestSupport", path: "Tests/CardboxTestSupport"),
+        .target(
+            name: "CardboxTestSupport",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ], path: "Tests/CardboxTestSupport"),
         .testTarget(
             name: "CardboxServerTests",
             dependencies: [
@@ -243,6 +248,7 @@ let package = Package(
                 "CardboxHTTP", "CardboxSyncClient", "CardboxConvergence",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

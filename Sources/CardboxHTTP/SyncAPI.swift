@@ -16,6 +16,8 @@ public struct CardboxRequestContext: RequestContext {
     var callerCheck: CallerCheck?
     /// The web app's session token (its cookie), once checked.
     public var sessionToken: String?
+    /// A page's posted form, read and checked by `PageForms` before its handler runs.
+    var formFields: [String: String] = [:]
     /// The socket's peer: the client, or the reverse proxy in front of the server
     /// (`clientAddress(_:trusting:)` reads past a trusted one).
     public let remoteAddress: SocketAddress?

@@ -249,6 +249,11 @@ def deck_and_cards(browser: Browser) -> str:
     browser.at_width(320)
     header = browser.rect(browser.find("header"))
     check(header["height"] < 90, f"on a 320 px phone the top bar takes two lines at most ({header['height']} px)")
+    check(browser.rect(browser.find("#cards"))["top"] < browser.rect(browser.find("#add-card"))["top"],
+          "on a phone the deck's cards come before the form that adds one")
+    browser.full_size()
+    check(browser.rect(browser.find("#cards"))["top"] > browser.rect(browser.find("#add-card"))["top"],
+          "on a desktop the form that adds a card comes first")
     browser.full_size()
     deck_settings(browser)
     cards = browser.find("#cards").text

@@ -4,6 +4,7 @@ import CardboxServer
 import CardboxStore
 import CardboxSync
 import CardboxSyncClient
+import CardboxTestSupport
 import Foundation
 import Hummingbird
 import Logging
@@ -78,7 +79,7 @@ struct HTTPConvergenceTests {
 final class HTTPExchange: Exchange {
     let account: UUID
     private let url: String
-    private let server: Task<Void, any Error>
+    private let server: LoopbackServer
     private let user: String
     private let password = "converge password"
     private var tokens: [String] = []
@@ -87,7 +88,7 @@ final class HTTPExchange: Exchange {
 
     private let cache: URL
 
-    private init(account: UUID, url: String, server: Task<Void, any Error>, user: String, cache: URL) {
+    private init(account: UUID, url: String, server: LoopbackServer, user: String, cache: URL) {
         self.cache = cache
         self.account = account
         self.url = url
@@ -108,20 +109,15 @@ final class HTTPExchange: Exchange {
         // The name only has to be unique on the database, which may be shared with earlier runs.
         let user = "converge-\(UUID().uuidString.prefix(13).lowercased())"
         let account = try await accounts.addAccount(name: user, password: "converge password", plan: .premium)
-        let (ports, port) = AsyncStream.makeStream(of: Int.self)
-        var logger = Logger(label: "cardbox.converge-server")
-        logger.logLevel = .critical
-        let app = try CardboxApplication.make(
-            database: database, accounts: accounts, options: options, host: "127.0.0.1", port: 0, logger: logger,
-            onRunning: { port.yield($0) })
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        var iterator = ports.makeAsyncIterator()
-        guard let bound = await iterator.next() else {
-            server.cancel()
-            throw CardboxError.storage("the history's server did not start")
+        let server = try await LoopbackServer.start(logLevel: .critical) { onRunning in
+            var logger = Logger(label: "cardbox.converge-server")
+            logger.logLevel = .critical
+            return try CardboxApplication.make(
+                database: database, accounts: accounts, options: options, host: "127.0.0.1", port: 0,
+                logger: logger, onRunning: onRunning)
         }
         return HTTPExchange(
-            account: account.id, url: "http://127.0.0.1:\(bound)", server: server, user: user, cache: cache)
+            account: account.id, url: "http://127.0.0.1:\(server.port)", server: server, user: user, cache: cache)
     }
 
     func join(_ replicas: [Replica]) async throws {
@@ -208,8 +204,7 @@ final class HTTPExchange: Exchange {
 
     func close() async {
         for (_, task) in running { task.cancel() }
-        server.cancel()
-        _ = await server.result
+        await server.stop()
         try? FileManager.default.removeItem(at: cache)
     }
 }

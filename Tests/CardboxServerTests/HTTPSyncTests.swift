@@ -4,6 +4,7 @@ import CardboxServer
 import CardboxStore
 import CardboxSync
 import CardboxSyncClient
+import CardboxTestSupport
 import Foundation
 import Hummingbird
 import Logging
@@ -23,25 +24,16 @@ func withServer(
 ) async throws {
     try await SyncStates.with(implementation) { database in
         let accounts = AccountService(store: database, hasher: PasswordHasher(cost: 4), throttle: throttle)
-        let (ports, port) = AsyncStream.makeStream(of: Int.self)
-        var logger = Logger(label: "cardbox.test-server")
-        logger.logLevel = .warning
-        let app = try CardboxApplication.make(
-            database: database, accounts: accounts, options: options, host: "127.0.0.1", port: 0, tls: tls,
-            logger: logger, onRunning: { port.yield($0) })
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
-        let server = Task { try await group.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let bound = await iterator.next() else { throw CardboxError.storage("the test server did not start") }
-        do {
-            try await body("\(tls == nil ? "http" : "https")://127.0.0.1:\(bound)", database, accounts)
-        } catch {
-            server.cancel()
-            _ = await server.result
-            throw error
+        let server = try await LoopbackServer.start { onRunning in
+            var logger = Logger(label: "cardbox.test-server")
+            logger.logLevel = .warning
+            return try CardboxApplication.make(
+                database: database, accounts: accounts, options: options, host: "127.0.0.1", port: 0, tls: tls,
+                logger: logger, onRunning: onRunning)
         }
-        if gracefully { await group.triggerGracefulShutdown() } else { server.cancel() }
-        _ = await server.result
+        try await server.serving(stopGracefully: gracefully) { port in
+            try await body("\(tls == nil ? "http" : "https")://127.0.0.1:\(port)", database, accounts)
+        }
     }
 }
 
@@ -236,27 +228,21 @@ struct HTTPSyncTests {
                 ],
                 body: .init(byteBuffer: ByteBuffer(string: "SQLite format 3\0 and then some damage")))
         }
-        let (ports, port) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { port.yield($0.localAddress?.port ?? 0) })
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let bound = try #require(await iterator.next())
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-\(UUID()).sqlite").path
-        await #expect(
-            throws: CardboxError.invalid(
-                field: "snapshot", reason: "arrived damaged: its SHA-256 is not the one the server sent")
-        ) {
-            _ = try await ServerConnection(server: "http://127.0.0.1:\(bound)", token: "t").snapshot(to: path)
+        try await LoopbackServer.start(router).serving { bound in
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-\(UUID()).sqlite").path
+            await #expect(
+                throws: CardboxError.invalid(
+                    field: "snapshot", reason: "arrived damaged: its SHA-256 is not the one the server sent")
+            ) {
+                _ = try await ServerConnection(server: "http://127.0.0.1:\(bound)", token: "t").snapshot(to: path)
+            }
+            let store = try CardboxStore.inMemory()
+            try store.saveSyncLink(SyncLink(server: "http://127.0.0.1:\(bound)", user: "u", token: "t"))
+            // The sync goes on record by record (this server has nothing more to say, so it fails there).
+            await #expect(throws: SyncClientError.self) { try await DeviceSync(store: store).sync() }
+            #expect(try store.holdsNothingOfItsOwn())
+            #expect(try store.syncLink()?.received == 0)
         }
-        let store = try CardboxStore.inMemory()
-        try store.saveSyncLink(SyncLink(server: "http://127.0.0.1:\(bound)", user: "u", token: "t"))
-        // The sync goes on record by record (this server has nothing more to say, so it fails there).
-        await #expect(throws: SyncClientError.self) { try await DeviceSync(store: store).sync() }
-        #expect(try store.holdsNothingOfItsOwn())
-        #expect(try store.syncLink()?.received == 0)
     }
 
     @Test(

@@ -1,6 +1,7 @@
 import CardboxCore
 import CardboxImaging
 import CardboxStore
+import CardboxTestSupport
 import Foundation
 import Hummingbird
 import NIOCore
@@ -44,15 +45,8 @@ final class FakeOpenAI: @unchecked Sendable {
         let router = Router()
         router.post("v1/chat/completions") { request, _ in try await self.answer("chat", request) }
         router.post("v1/images/generations") { request, _ in try await self.answer("images", request) }
-        let (ports, port) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { port.yield($0.localAddress?.port ?? 0) })
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let bound = try #require(await iterator.next())
-        try await body("http://127.0.0.1:\(bound)/v1")
+        let server = try await LoopbackServer.start(router)
+        try await server.serving { port in try await body("http://127.0.0.1:\(port)/v1") }
     }
 
     /// A chat completion whose message is `content`.

@@ -21,6 +21,17 @@ struct WebAPI: Sendable {
     func addRoutes(to router: Router<CardboxRequestContext>) {
         let api = router.group("api/v1").add(middleware: WebAPIAuthentication(accounts: accounts))
             .add(middleware: AccountRateLimit(limiter: limiter))
+        addDeckRoutes(to: api)
+        addCardRoutes(to: api)
+        addStudyRoutes(to: api)
+        addSuggestionRoutes(to: api)
+        addListRoutes(to: api)
+        addBoardRoutes(to: api)
+        addAccountRoutes(to: api)
+    }
+
+    /// Decks: listed, made (also from a preset), imported into and exported; their stats.
+    private func addDeckRoutes(to api: RouterGroup<CardboxRequestContext>) {
         api.get("decks") { _, context in
             let (decks, allowance) = try await actions.decks(try context.requireCaller())
             return EncodedJSON(DecksAnswer(decks: decks, allowance: allowance))
@@ -46,9 +57,6 @@ struct WebAPI: Sendable {
         api.get("export/:format") { request, context in
             try await WebApp.download(actions, request, context, caller: try context.requireCaller())
         }
-        addListRoutes(to: api)
-        addBoardRoutes(to: api)
-        addAccountRoutes(to: api)
         api.get("presets") { _, _ in
             EncodedJSON(["presets": PresetDeck.catalog.map(PresetAnswer.init)])
         }
@@ -65,6 +73,10 @@ struct WebAPI: Sendable {
         api.get("decks/:deck") { _, context in
             EncodedJSON(try await actions.deck(try context.requireCaller(), try WebApp.deckId(context)))
         }
+    }
+
+    /// A deck's cards: added, read, changed, given a picture, listed through filters, moved.
+    private func addCardRoutes(to api: RouterGroup<CardboxRequestContext>) {
         api.post("decks/:deck/cards") { request, context in
             // A card's texts may be long (seed limits: front 10,000, back and notes 50,000 characters).
             let body = try await JSONBody(request, context, limit: 1 << 20)
@@ -93,24 +105,6 @@ struct WebAPI: Sendable {
             let card = try await actions.editCard(
                 try context.requireCaller(), try WebApp.id(context, "card"), in: try WebApp.deckId(context),
                 CardChanges(image: Data(buffer: data)))
-            return EncodedJSON(["card": card])
-        }
-        api.get("decks/:deck/study") { _, context in
-            let (_, next) = try await actions.nextCard(try context.requireCaller(), in: try WebApp.deckId(context))
-            return EncodedJSON(NextAnswer(next: next))
-        }
-        api.post("decks/:deck/study") { request, context in
-            let body = try await JSONBody(request, context)
-            guard let card = CardID(try body.string("card")) else {
-                throw CardboxError.invalid(field: "card", reason: "must be a card's id")
-            }
-            let answer = try await actions.answer(
-                try context.requireCaller(), in: try WebApp.deckId(context), card: card,
-                rating: try body.integer("rating"))
-            return EncodedJSON(answer)
-        }
-        api.post("decks/:deck/study/undo") { _, context in
-            let card = try await actions.undo(try context.requireCaller(), in: try WebApp.deckId(context))
             return EncodedJSON(["card": card])
         }
         api.get("decks/:deck/cards") { request, context in
@@ -143,6 +137,32 @@ struct WebAPI: Sendable {
             try await actions.move(caller, try WebApp.id(context, "card"), in: deck, move)
             return EncodedJSON(["counts": try await actions.deck(caller, deck, limit: 0).counts])
         }
+    }
+
+    /// Study: the next card, an answer, undo.
+    private func addStudyRoutes(to api: RouterGroup<CardboxRequestContext>) {
+        api.get("decks/:deck/study") { _, context in
+            let (_, next) = try await actions.nextCard(try context.requireCaller(), in: try WebApp.deckId(context))
+            return EncodedJSON(NextAnswer(next: next))
+        }
+        api.post("decks/:deck/study") { request, context in
+            let body = try await JSONBody(request, context)
+            guard let card = CardID(try body.string("card")) else {
+                throw CardboxError.invalid(field: "card", reason: "must be a card's id")
+            }
+            let answer = try await actions.answer(
+                try context.requireCaller(), in: try WebApp.deckId(context), card: card,
+                rating: try body.integer("rating"))
+            return EncodedJSON(answer)
+        }
+        api.post("decks/:deck/study/undo") { _, context in
+            let card = try await actions.undo(try context.requireCaller(), in: try WebApp.deckId(context))
+            return EncodedJSON(["card": card])
+        }
+    }
+
+    /// A deck's flows and suggestions, and the account's images.
+    private func addSuggestionRoutes(to api: RouterGroup<CardboxRequestContext>) {
         api.post("decks/:deck/flows/:flow") { _, context in
             let flow: AccountActions.DeckFlow = try WebApp.choice(context, "flow")
             let caller = try context.requireCaller()

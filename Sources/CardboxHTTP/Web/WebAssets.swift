@@ -59,6 +59,7 @@ enum WebAssets {
           margin-bottom: -1px; font-weight: 600; }
         .actions { margin-left: auto; display: flex; gap: .6rem; }
         form.filters { flex-wrap: wrap; gap: .5rem; margin: 1.2rem 0 .6rem; }
+        @media (max-width: 640px) { .deck-body { display: flex; flex-direction: column; } .deck-add { order: 1; } }
         ul.images { list-style: none; display: flex; flex-wrap: wrap; gap: .6rem; padding: 0; }
         ul.images li { display: flex; flex-direction: column; align-items: center; }
         svg.chart { width: 100%; height: auto; background: var(--surface); border: 1px solid var(--line); border-radius: .5rem; }

@@ -16,15 +16,15 @@ enum WebPage {
         init(to location: String) { self.location = location }
     }
 
-    /// A page rendered from `template` with `values`, inside the layout (which takes the session's
-    /// state from `context`).
+    /// A page rendered from `template` with `page` (its view model: what the template reads),
+    /// inside the layout (which takes the session's state from `context`).
     /// With `live` (the account's cursor the page was made at), the page follows the account's
     /// news and loads itself again when the account moves on (see `WebAssets.javascript`).
-    static func html(
-        _ template: Template, title: String, _ values: [String: Any] = [:], context: CardboxRequestContext,
+    static func html<Page: Encodable>(
+        _ template: Template, title: String, _ page: Page = NoValues(), context: CardboxRequestContext,
         error: String? = nil, status: HTTPResponse.Status = .ok, live: Int64? = nil
     ) -> Response {
-        rendered(template, title: title, values, context: context, error: error, status: status, live: live).response
+        rendered(template, title: title, page, context: context, error: error, status: status, live: live).response
     }
 
     /// A page made, before it is sent (see `PageCache`).
@@ -40,18 +40,40 @@ enum WebPage {
     }
 
     /// The page `html` sends.
-    static func rendered(
-        _ template: Template, title: String, _ values: [String: Any] = [:], context: CardboxRequestContext,
+    static func rendered<Page: Encodable>(
+        _ template: Template, title: String, _ page: Page = NoValues(), context: CardboxRequestContext,
         error: String? = nil, status: HTTPResponse.Status = .ok, live: Int64? = nil
     ) -> Rendered {
-        var all = values
-        all["title"] = title
-        if let live { all["live"] = String(live) }
-        all["signedIn"] = context.caller != nil
-        all["csrf"] = context.csrf
-        all["assets"] = ["css": WebAssets.cssPath, "javascript": WebAssets.javascriptPath]
-        if let error { all["error"] = error }
-        return Rendered(body: ByteBuffer(string: WebTemplates.render(template, all)), status: status)
+        let frame = Frame(
+            title: title, live: live.map(String.init), signedIn: context.caller != nil, csrf: context.csrf,
+            assets: Frame.Assets(css: WebAssets.cssPath, javascript: WebAssets.javascriptPath), error: error,
+            page: page)
+        return Rendered(body: ByteBuffer(string: WebTemplates.render(template, frame)), status: status)
+    }
+
+    /// What the layout reads around every page; its `page` section holds the page's own template,
+    /// so a page's names are found first in its view model, then here (`csrf`, `title`).
+    struct Frame<Page: Encodable>: Encodable {
+        struct Assets: Encodable {
+            let css: String
+            let javascript: String
+        }
+
+        let title: String
+        let live: String?
+        let signedIn: Bool
+        let csrf: String
+        let assets: Assets
+        let error: String?
+        let page: Page
+    }
+
+    /// The view model of a page that shows nothing of its own.
+    struct NoValues: Encodable {}
+
+    /// The message page's: a sentence saying what went wrong.
+    struct Message: Encodable {
+        let message: String
     }
 
     /// What a refusal says, as the JSON API would say it.
@@ -72,7 +94,7 @@ enum WebPage {
             context.logger.error("page failed", metadata: ["error": "\(String(reflecting: error))"])
         }
         let message = answer.status.code >= 500 ? "Something went wrong on the server; try again." : answer.message
-        return html(.message, title: "Cardbox", ["message": message], context: context, status: answer.status)
+        return html(.message, title: "Cardbox", Message(message: message), context: context, status: answer.status)
     }
 
     /// A posted form's fields (`application/x-www-form-urlencoded`), by Hummingbird's decoder. At
@@ -123,9 +145,8 @@ enum MultipartForm {
     }
 }
 
-/// An image form's body: its CSRF token and file.
+/// An image form's body: its file (its CSRF token is in the form's address: see `PageForms`).
 struct ImageUpload: Decodable {
-    var csrf: String
     var image: Data
 
     static func read(_ request: Request) async throws -> ImageUpload {
@@ -136,7 +157,6 @@ struct ImageUpload: Decodable {
 
 /// The import form: the file, and how to place what it holds.
 struct ImportForm: Decodable {
-    var csrf: String
     var file: Data
     var deck: String?
     var front: String?
@@ -172,7 +192,6 @@ struct ImportForm: Decodable {
 /// The card editor's form: every field of a card, and an image to add or replace the card's (a
 /// file input left empty sends an empty part).
 struct CardForm: Decodable {
-    var csrf: String
     var front: String?
     var back: String?
     var frontLanguage: String?

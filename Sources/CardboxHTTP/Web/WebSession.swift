@@ -27,7 +27,6 @@ struct WebSession: RouterMiddleware {
             context.sessionToken = token
         }
         do {
-            try Self.admitBody(request, context)
             var response = try await next(request, context)
             response.headers.append(contentsOf: Self.securityHeaders)
             return response
@@ -71,23 +70,6 @@ struct WebSession: RouterMiddleware {
         else { throw refusal }
     }
 
-    /// The forms posted before there is a session: the rest need one.
-    static let formsBeforeSession: Set<String> = ["/setup", "/signin", "/signup"]
-
-    /// Decides on a request's body before a byte of it is read: a form posted without a session
-    /// goes to sign-in unread (a stranger's upload costs nothing), and a form with a file carries
-    /// its CSRF token in its address (`?csrf=`), checked here, so a file reaches the server only
-    /// from this server's own page. A form without a file (at most `WebPage.formLimit`) carries the
-    /// token in its fields, checked by its handler.
-    static func admitBody(_ request: Request, _ context: CardboxRequestContext) throws {
-        guard ![.get, .head].contains(request.method), !formsBeforeSession.contains(request.uri.path) else { return }
-        guard let sessionToken = context.sessionToken else { throw WebPage.Redirect(to: "/signin") }
-        let posted = request.uri.queryParameters["csrf"].map(String.init)
-        let isMultipart = request.headers[.contentType]?.lowercased().hasPrefix("multipart/") ?? false
-        guard posted != nil || !isMultipart else { throw Self.expiredForm }
-        if let posted, !constantTimeEqual(posted, csrfToken(sessionToken)) { throw Self.expiredForm }
-    }
-
     static let expiredForm = APIError(
         .forbidden, "this form has expired or came from another site: reload the page and try again")
 
@@ -107,13 +89,54 @@ extension CardboxRequestContext {
         return caller
     }
 
+    var csrf: String { sessionToken.map(WebSession.csrfToken) ?? "" }
+}
+
+/// What a group of pages needs before a handler runs, checked before a byte of a posted body is
+/// read: a session (else the browser goes to sign-in, a stranger's upload unread), or for the forms
+/// that come before one (first run, sign-up, sign-in) a post from this server's own page.
+///
+/// A form posted with a session then carries the session's CSRF token, which another site cannot
+/// read: a form with a file (`multipart/form-data`, up to 64 MB) in its address (`?csrf=`), checked
+/// here before the file is read, and read by its handler; any other form in its fields (at most
+/// `WebPage.formLimit`), read and checked here, its fields handed to the handler as
+/// `context.formFields`. So no handler sees a form whose checks it could have forgotten.
+struct PageForms: RouterMiddleware {
+    typealias Context = CardboxRequestContext
+
+    enum Need {
+        case sameOrigin, session
+    }
+
+    let needs: Need
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        var context = context
+        if needs == .session { _ = try context.pageCaller() }
+        guard ![.get, .head].contains(request.method) else { return try await next(request, context) }
+        let isMultipart = request.headers[.contentType]?.lowercased().hasPrefix("multipart/") ?? false
+        switch needs {
+        case .sameOrigin:
+            try WebSession.requireSameOrigin(request)
+            if !isMultipart { context.formFields = try await WebPage.form(request) }
+        case .session where isMultipart:
+            try context.checkCSRF(request.uri.queryParameters["csrf"].map(String.init))
+        case .session:
+            context.formFields = try await WebPage.form(request)
+            try context.checkCSRF(context.formFields["csrf"])
+        }
+        return try await next(request, context)
+    }
+}
+
+extension CardboxRequestContext {
     /// Checks a posted form's CSRF token against the session's; a form without a session signs in.
-    func checkCSRF(_ posted: String?) throws {
+    fileprivate func checkCSRF(_ posted: String?) throws {
         guard let sessionToken else { throw WebPage.Redirect(to: "/signin") }
         guard let posted, constantTimeEqual(posted, WebSession.csrfToken(sessionToken)) else {
             throw WebSession.expiredForm
         }
     }
-
-    var csrf: String { sessionToken.map(WebSession.csrfToken) ?? "" }
 }

@@ -58,8 +58,9 @@ enum WebTemplates {
         func escapeText(_ text: String) -> String { HTMLText.escape(text) }
     }
 
-    static func render(_ template: Template, _ values: [String: Any]) -> String {
+    /// `template` filled from `values`: a view model whose fields are the names the template reads.
+    static func render(_ template: Template, _ values: some Encodable) -> String {
         // Every case names a registered template: nil here is a template that did not parse.
-        library.render(values, withTemplate: template.rawValue) ?? ""
+        library.render(TemplateValues.of(values), withTemplate: template.rawValue) ?? ""
     }
 }

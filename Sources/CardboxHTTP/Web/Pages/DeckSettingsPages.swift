@@ -1,0 +1,180 @@
+import CardboxCore
+import CardboxScheduling
+import CardboxServer
+import CardboxStore
+import Foundation
+import Hummingbird
+
+/// The deck page's settings form: name, suggestions kept queued, FSRS, and the fit of FSRS to
+/// the deck's reviews.
+struct DeckSettingsForm: Encodable {
+    /// What the form shows beyond the deck's settings: a recommended retention (filled in, so Save
+    /// keeps it) or a fit waiting to be kept. Either opens the form.
+    struct Shown {
+        var recommendation: Double?
+        var fit: FitResult?
+    }
+
+    struct Study: Encodable {
+        let desiredRetention: String
+        let newCardsPerDay: Int
+        let reviewsPerDay: Int
+        let learningSteps: String
+        let relearningSteps: String
+        let maximumInterval: Int
+        let enableFuzz: Bool
+    }
+
+    struct Fit: Encodable {
+        let reviews: Int
+        let improves: Bool
+        let logLossBefore: String
+        let logLossAfter: String
+        let rmseBefore: String
+        let rmseAfter: String
+        /// The fitted parameters, as the Keep button posts them.
+        let parameters: String
+
+        init(_ fit: FitResult) {
+            reviews = fit.after.reviews
+            improves = fit.improves
+            let figure = { (value: Double) in String(format: "%.4f", value) }
+            (logLossBefore, logLossAfter) = (figure(fit.before.logLoss), figure(fit.after.logLoss))
+            (rmseBefore, rmseAfter) = (figure(fit.before.rmseBins), figure(fit.after.rmseBins))
+            parameters = fit.parameters.map { String($0) }.joined(separator: ",")
+        }
+    }
+
+    let queuedSuggestions: Int
+    let study: Study
+    let recommendation: String?
+    let fit: Fit?
+    let open: Bool
+
+    init(_ deck: Deck, _ shown: Shown) {
+        let settings = deck.study
+        let recommendation = shown.recommendation.map { String(format: "%.2f", $0) }
+        queuedSuggestions = deck.queuedSuggestions
+        study = Study(
+            desiredRetention: recommendation ?? String(describing: settings.desiredRetention),
+            newCardsPerDay: settings.newCardsPerDay, reviewsPerDay: settings.reviewsPerDay,
+            learningSteps: settings.learningSteps, relearningSteps: settings.relearningSteps,
+            maximumInterval: settings.maximumInterval, enableFuzz: settings.enableFuzz)
+        self.recommendation = recommendation
+        fit = shown.fit.map(Fit.init)
+        open = shown.recommendation != nil || shown.fit != nil
+    }
+}
+
+/// A deck's settings, its fitted FSRS parameters, and what acts on the whole deck.
+extension WebApp {
+    func addDeckSettingsRoutes(to pages: RouterGroup<CardboxRequestContext>) {
+        pages.post("decks/:deck/settings") { request, context in
+            try await changeSettings(request, context) { caller, deck, form in
+                guard let queued = Int(form["queuedSuggestions"] ?? "") else {
+                    throw CardboxError.invalid(field: "queued suggestions", reason: "must be a whole number")
+                }
+                try await actions.configureDeck(
+                    caller, deck, name: form["name"] ?? "", queuedSuggestions: queued,
+                    study: try Self.studySettings(form))
+            }
+        }
+        pages.get("decks/:deck/recommended-retention") { request, context in
+            try await recommendedRetention(request, context)
+        }
+        pages.post("decks/:deck/optimize") { request, context in try await optimize(request, context) }
+        pages.post("decks/:deck/parameters") { request, context in
+            try await changeSettings(request, context) { caller, deck, form in
+                try await actions.keepParameters(caller, deck, form["parameters"] ?? "")
+            }
+        }
+        pages.post("decks/:deck/delete") { _, context in
+            try await change(context, then: { _ in "/decks" }) { caller, _ in
+                try await actions.deleteDeck(caller, try Self.deckId(context))
+            }
+        }
+        pages.post("decks/:deck/flows/:flow") { _, context in
+            try await change(context, then: { tab in try Self.tabPath(context, tab) }) { caller, form in
+                let flow: AccountActions.DeckFlow = try Self.choice(context, "flow")
+                _ = try await actions.run(caller, flow, in: try Self.deckId(context))
+                return form["tab"] ?? ""
+            }
+        }
+    }
+
+    /// A change of the deck's settings: back to the deck, or its page with the refusal.
+    private func changeSettings(
+        _ request: Request, _ context: CardboxRequestContext,
+        _ body: (Caller, DeckID, [String: String]) async throws -> Void
+    ) async throws -> Response {
+        let deck = try Self.deckId(context)
+        do {
+            return try await change(context, then: { _ in "/decks/\(deck)" }) { caller, form in
+                try await body(caller, deck, form)
+            }
+        } catch let error as CardboxError {
+            if case .notFound = error { throw error }
+            return try await deckPage(request, context, DeckPageExtras(refusal: error)).response
+        }
+    }
+
+    /// A deck's study settings from its settings form (nil when the form has none of them).
+    static func studySettings(_ form: [String: String]) throws -> StudySettings? {
+        guard form["desiredRetention"] != nil else { return nil }
+        func number<T: LosslessStringConvertible>(_ name: String, _ label: String) throws -> T {
+            guard let value = form[name].flatMap({ T($0.trimmingCharacters(in: .whitespaces)) }) else {
+                throw CardboxError.invalid(field: label, reason: "must be a number")
+            }
+            return value
+        }
+        var study = StudySettings()
+        study.desiredRetention = try number("desiredRetention", "desired retention")
+        study.newCardsPerDay = try number("newCardsPerDay", "new cards a day")
+        study.reviewsPerDay = try number("reviewsPerDay", "reviews a day")
+        study.learningSteps = form["learningSteps"] ?? ""
+        study.relearningSteps = form["relearningSteps"] ?? ""
+        study.maximumInterval = try number("maximumInterval", "longest interval")
+        study.enableFuzz = form["enableFuzz"] == "true"
+        return study
+    }
+
+    /// The deck page with the recommended desired retention filled into its settings (a year of
+    /// study simulated: see `WorkloadSimulator.optimalRetention`). One at a time on a server: each
+    /// is a few seconds of every core.
+    private func recommendedRetention(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
+        let (_, simulation) = try await actions.simulation(
+            try context.pageCaller(), try Self.deckId(context), days: 365)
+        guard recommending.take() else {
+            return try await busy(request, context, "Another recommended retention is being worked out")
+        }
+        defer { recommending.release() }
+        var extras = DeckPageExtras()
+        extras.settings.recommendation = try await Self.offThePool {
+            try simulation.simulator.optimalRetention(existing: simulation.existing)
+        }
+        return try await deckPage(request, context, extras).response
+    }
+
+    /// Fits FSRS to the deck's reviews and shows the old and new fit, with a button to keep the new
+    /// parameters (nothing is kept before). One fit at a time on a server.
+    private func optimize(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
+        let (histories, start) = try await actions.fitInputs(try context.pageCaller(), try Self.deckId(context))
+        guard fitting.take() else { return try await busy(request, context, "Another fit is being worked out") }
+        defer { fitting.release() }
+        do {
+            var extras = DeckPageExtras()
+            extras.settings.fit = try await Self.offThePool { try FSRSOptimizer().fit(histories, from: start) }
+            return try await deckPage(request, context, extras).response
+        } catch let error as SchedulingError {
+            let refusal = CardboxError.invalid(field: "reviews", reason: error.localizedDescription)
+            return try await deckPage(request, context, DeckPageExtras(refusal: refusal)).response
+        }
+    }
+
+    /// The deck page saying that work done one at a time on a server is under way for someone else.
+    private func busy(_ request: Request, _ context: CardboxRequestContext, _ what: String) async throws -> Response {
+        var extras = DeckPageExtras()
+        extras.error = "\(what) on this server: try again in a moment."
+        return try await deckPage(request, context, extras).response
+    }
+}

@@ -1,0 +1,143 @@
+import CardboxCore
+import CardboxServer
+import Foundation
+import Hummingbird
+
+/// The first account's page, sign-up's and sign-in's form.
+struct NewAccountPage: Encodable {
+    var user = ""
+    /// Whether the setup page was opened from the setup link (sign-up's form always shows).
+    var hasToken = true
+}
+
+struct SignInPage: Encodable {
+    var user = ""
+    let canSignUp: Bool
+}
+
+/// First run, sign-up, sign in and out.
+extension WebApp {
+    func addSessionRoutes(to pages: RouterGroup<CardboxRequestContext>) {
+        pages.get("/") { _, context in try await home(context) }
+        pages.get("setup") { request, context in try await setupPage(request, context) }
+        pages.post("setup") { request, context in try await setup(request, context) }
+        pages.get("signin") { _, context in
+            WebPage.html(.signin, title: "Sign in", SignInPage(canSignUp: options.openSignup), context: context)
+        }
+        pages.get("signup") { _, context in
+            try requireOpenSignup()
+            return WebPage.html(.signup, title: "Create an account", NewAccountPage(), context: context)
+        }
+        pages.post("signup") { request, context in
+            try requireOpenSignup()
+            return try await createAccount(request, context, page: .signup, title: "Create an account")
+        }
+        pages.post("signin") { request, context in try await signIn(request, context) }
+    }
+
+    func addSignOutRoute(to pages: RouterGroup<CardboxRequestContext>) {
+        pages.post("signout") { _, context in
+            let caller = try context.pageCaller()
+            _ = try await database.revokeDevice(caller.device.id, account: caller.account.id, now: options.now())
+            await news.signedOut(caller.account.id)
+            return WebPage.redirect("/signin", cookie: WebSession.cookie(nil, secure: secure))
+        }
+    }
+
+    private func home(_ context: CardboxRequestContext) async throws -> Response {
+        if context.caller != nil { return WebPage.redirect("/decks") }
+        return WebPage.redirect(try await offersSetup() ? "/setup" : "/signin")
+    }
+
+    /// The first account is made from the browser only while the server has none, and only with
+    /// the one-time setup link `cardbox serve` printed (`ServerOptions.setupToken`): whoever reached
+    /// the server first would own it otherwise, and behind a reverse proxy every request seems to
+    /// come from this machine.
+    private func offersSetup() async throws -> Bool {
+        guard options.setupToken != nil else { return false }
+        return try await database.accounts().isEmpty
+    }
+
+    /// Whether the request carries the setup link's token.
+    private func hasSetupToken(_ request: Request) -> Bool {
+        guard let expected = options.setupToken, let given = request.uri.queryParameters["token"] else {
+            return false
+        }
+        return constantTimeEqual(String(given), expected)
+    }
+
+    private func setupPage(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
+        guard try await offersSetup() else { return WebPage.redirect("/signin") }
+        return WebPage.html(
+            .setup, title: "Welcome", NewAccountPage(hasToken: hasSetupToken(request)), context: context)
+    }
+
+    private func setup(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
+        guard try await offersSetup() else { throw SetupClosed() }
+        guard hasSetupToken(request) else {
+            throw APIError(
+                .forbidden, "the first account is made from the setup link 'cardbox serve' printed when it started")
+        }
+        return try await createAccount(request, context, page: .setup, title: "Welcome", first: true)
+    }
+
+    /// A new account from the form of `page` (a name not taken, a password of 8 or more
+    /// characters), signed in at once; a refusal shows on the page with the name kept.
+    private func createAccount(
+        _ request: Request, _ context: CardboxRequestContext, page: Template, title: String, first: Bool = false
+    ) async throws -> Response {
+        let form = context.formFields
+        let (user, password) = (form["user"] ?? "", form["password"] ?? "")
+        do {
+            if first {
+                _ = try await accounts.addFirstAccount(name: user, password: password)
+            } else {
+                _ = try await accounts.addAccount(name: user, password: password)
+            }
+        } catch let error as CardboxError {
+            return WebPage.html(
+                page, title: title, NewAccountPage(user: user), context: context, error: WebPage.message(error),
+                status: .badRequest)
+        }
+        return try await startSession(user: user, password: password, timeZone: form["timeZone"], request, context)
+    }
+
+    /// Anyone may make an account only on a server started with `--open-signup`.
+    private func requireOpenSignup() throws {
+        guard options.openSignup else {
+            throw APIError(.forbidden, "sign-up is closed on this server; ask its administrator for an account")
+        }
+    }
+
+    private func signIn(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
+        let form = context.formFields
+        let (user, password) = (form["user"] ?? "", form["password"] ?? "")
+        do {
+            return try await startSession(
+                user: user, password: password, timeZone: form["timeZone"], request, context)
+        } catch let error as CardboxError {
+            let message =
+                error == AccountService.wrongCredentials ? "Wrong account name or password." : WebPage.message(error)
+            return WebPage.html(
+                .signin, title: "Sign in", SignInPage(user: user, canSignUp: options.openSignup), context: context,
+                error: message, status: .unauthorized)
+        }
+    }
+
+    /// Signs the browser in as a device of the account named, and sends it to its decks.
+    /// `timeZone`, the browser's (its script fills the form's hidden field), becomes the account's
+    /// where it is a zone: study days on this server's copy then begin and end in it.
+    private func startSession(
+        user: String, password: String, timeZone: String?, _ request: Request, _ context: CardboxRequestContext
+    ) async throws -> Response {
+        let signIn = try await accounts.signIn(
+            name: user, password: password, deviceName: BrowserName.describe(userAgent: request.headers[.userAgent]),
+            client: context.clientAddress(request, trusting: options.trustedProxies))
+        if let timeZone, TimeZone(identifier: timeZone) != nil,
+            let caller = try await accounts.caller(token: signIn.token)
+        {
+            _ = try? await actions.setSettings(caller, showCrossedOut: nil, timeZone: timeZone)
+        }
+        return WebPage.redirect("/decks", cookie: WebSession.cookie(signIn.token, secure: secure))
+    }
+}

@@ -1,0 +1,57 @@
+import Testing
+
+@testable import CardboxHTTP
+
+@Suite("View models as the templates read them")
+struct TemplateValuesTests {
+    struct Row: Encodable {
+        let name: String
+        let count: Int
+        let selected: Bool
+    }
+
+    struct Page: Encodable {
+        let title: String
+        let share: Double
+        let rows: [Row]
+        let tags: [String]
+        let missing: String?
+        let present: String?
+        let nested: Row?
+    }
+
+    @Test("a view model becomes dictionaries, arrays and plain values; a nil field is left out")
+    func encoding() throws {
+        let page = Page(
+            title: "Decks", share: 0.5, rows: [Row(name: "a", count: 1, selected: true)], tags: ["x", "y"],
+            missing: nil, present: "here", nested: Row(name: "b", count: 2, selected: false))
+        let values = try #require(TemplateValues.of(page) as? [String: Any])
+        #expect(Set(values.keys) == ["title", "share", "rows", "tags", "present", "nested"])
+        #expect(values["title"] as? String == "Decks" && values["share"] as? Double == 0.5)
+        let rows = try #require(values["rows"] as? [Any])
+        let row = try #require(rows.first as? [String: Any])
+        #expect(row["name"] as? String == "a" && row["count"] as? Int == 1 && row["selected"] as? Bool == true)
+        #expect((values["tags"] as? [Any])?.compactMap { $0 as? String } == ["x", "y"])
+        #expect((values["nested"] as? [String: Any])?["count"] as? Int == 2)
+    }
+
+    @Test("a template reads them as it read hand-made dictionaries: sections, loops, names further up")
+    func rendering() throws {
+        let page = ListsPage(
+            lists: [
+                .init(id: "l1", name: "Groceries <b>", count: 3, order: 0, arrows: Arrows(0, of: [0, 1])),
+                .init(id: "l2", name: "Books", count: 0, order: 1, arrows: Arrows(1, of: [0, 1])),
+            ], hasLists: true)
+        let frame = WebPage.Frame(
+            title: "Lists", live: nil, signedIn: true, csrf: "token", assets: .init(css: "/a.css", javascript: "/a.js"),
+            error: nil, page: page)
+        let html = WebTemplates.render(.lists, frame)
+        #expect(html.contains("Groceries &lt;b&gt;"))
+        #expect(html.contains(#"<a href="/lists/l2"><strong>Books</strong></a>"#))
+        // The first list moves down only, the last up only; every form carries the frame's token.
+        #expect(html.contains(#"value="1" class="link" aria-label="Move Groceries &lt;b&gt; down""#))
+        #expect(!html.contains("Move Groceries &lt;b&gt; up") && !html.contains("Move Books down"))
+        #expect(html.components(separatedBy: #"name="csrf" value="token""#).count == 5)
+        #expect(!html.contains("No lists yet"))
+    }
+}
