@@ -38,9 +38,12 @@ let package = Package(
     ],
     targets: [
         // Domain values and rules. Pure: no I/O.
-        .target(name: "CardboxCore"),
+        .target(name: "CardboxCore", dependencies: ["CardboxFSRS"]),
         // FSRS-6 scheduling: memory states, next intervals, retrievability, replay. Pure.
-        .target(name: "CardboxScheduling", dependencies: ["CardboxCore"]),
+        .target(name: "CardboxScheduling", dependencies: ["CardboxCore", "CardboxFSRS"]),
+        // The FSRS-6 step in Swift that imports nothing: the same code natively and, compiled to
+        // WebAssembly (Wasm/), in the browser.
+        .target(name: "CardboxFSRS"),
         // Hybrid logical clock, position keys, change records.
         .target(
             name: "CardboxSync",
@@ -109,9 +112,13 @@ let package = Package(
             ],
             // The pages' templates and the API's description, embedded in the binary.
             resources: [
-                .embedInCode("Resources/openapi.yaml")
-            ] + webTemplates.map { .embedInCode("Web/Templates/\($0).mustache") }
+                .embedInCode("Resources/openapi.yaml"), .embedInCode("Web/Scripts/scheduler.js"),
+            ] + webTemplates.map { .embedInCode("Web/Templates/\($0).mustache") },
+            // The browser's FSRS step, compiled to WebAssembly from CardboxFSRS.
+            plugins: ["WasmScheduler"]
         ),
+        .plugin(name: "WasmScheduler", capability: .buildTool(), dependencies: ["cardbox-wasm-build"]),
+        .executableTarget(name: "cardbox-wasm-build"),
         // A device's side of sync: the API's client and the push-then-pull loop over a store.
         .target(
             name: "CardboxSyncClient",
@@ -218,7 +225,7 @@ let package = Package(
         .testTarget(name: "CardboxFuzzTests", dependencies: ["CardboxFuzzTargets"]),
         .testTarget(name: "CardboxSyncTests", dependencies: ["CardboxSync"]),
         .testTarget(
-            name: "CardboxSchedulingTests", dependencies: ["CardboxScheduling"], exclude: ["Fixtures"]
+            name: "CardboxSchedulingTests", dependencies: ["CardboxScheduling", "CardboxFSRS"], exclude: ["Fixtures"]
         ),
         .testTarget(name: "CardboxStoreTests", dependencies: ["CardboxStore", "CardboxImaging", "CardboxSync"]),
         .testTarget(name: "CardboxImagingTests", dependencies: ["CardboxImaging", "CardboxCore"]),
@@ -243,6 +250,7 @@ let package = Package(
             name: "CardboxServerTests",
             dependencies: [
                 "CardboxTestSupport", "CardboxServer", "CardboxServerSQLite", "CardboxAccountCopies",
+                "CardboxScheduling",
                 "CardboxServerPostgres", "CardboxStore", "CardboxSync",
                 "CardboxImaging", "CardboxExchange",
                 "CardboxHTTP", "CardboxSyncClient", "CardboxConvergence",

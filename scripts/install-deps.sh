@@ -3,13 +3,15 @@
 # headers (GRDB links the system SQLite), zlib's (for Anki packages and dictzip dictionaries),
 # libvips (images), WordNet and FreeDict dictionaries (offline suggestions), the sqlite3 shell
 # (the benchmark's reference), and PostgreSQL's server (the tests start a throwaway one; `cardbox
-# serve --database postgres://…` uses any). With --browser, also what the web app's browser test
-# drives: Chromium, its driver, and selenium.
+# serve --database postgres://…` uses any). With --browser, also what the tests drive beyond Swift:
+# Chromium, its driver and selenium (the web app's browser test), and Node (which runs the
+# browser's WebAssembly scheduler against the native one).
 set -euo pipefail
 missing=()
 if [ "${1:-}" = "--browser" ]; then
     command -v chromium >/dev/null 2>&1 || missing+=(chromium)
     command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+    command -v node >/dev/null 2>&1 || missing+=(nodejs)
 fi
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || missing+=(libsqlite3-dev)
 dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)

@@ -1,3 +1,4 @@
+import CardboxFSRS
 import Foundation
 
 /// One answer to a card, kept with the state it changed: the review history FSRS learns from and
@@ -79,22 +80,17 @@ public struct StudyDay: Sendable, Equatable {
 public enum IntervalFuzz {
     /// A picker for the scheduler's fuzz band (`Scheduler.review(_:rating:at:fuzz:)`).
     public static func picker(cardId: CardID, reps: Int) -> (ClosedRange<Int>) -> Int {
-        // FNV-1a over the id's bytes and the review count: stable across runs and platforms.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        let bytes =
-            withUnsafeBytes(of: cardId.uuid.uuid) { Array($0) }
-            + withUnsafeBytes(of: Int64(reps).littleEndian) {
-                Array($0)
-            }
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
-        let seed = hash
-        return { range in
-            var random = SeededRandom(seed: seed)
-            return Int.random(in: range, using: &random)
-        }
+        let draw = FuzzPick(cardId: cardId, reps: reps)
+        return { range in draw.pick(range.lowerBound, range.upperBound) }
+    }
+}
+
+extension FuzzPick {
+    /// The draw for a card's next answer: from its id and how many reviews it has had.
+    public init(cardId: CardID, reps: Int) {
+        let bytes = withUnsafeBytes(of: cardId.uuid.uuid) { Array($0) }
+        let word = { (eight: ArraySlice<UInt8>) in eight.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        self.init(idHigh: word(bytes[..<8]), idLow: word(bytes[8...]), reps: Int64(reps))
     }
 }
 

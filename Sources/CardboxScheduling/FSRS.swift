@@ -1,3 +1,4 @@
+import CardboxFSRS
 import Foundation
 
 /// How a person rated a review (FSRS's four buttons).
@@ -50,7 +51,7 @@ public struct FSRSParameters: Sendable, Equatable, Codable {
         0.2629, 1.6483, 0.6014, 1.8729, 0.5425, 0.0912, 0.0658, 0.1542,
     ]
 
-    static let stabilityMinimum = 0.001
+    static let stabilityMinimum = FSRSStep.stabilityMinimum
     static let lowerBounds: [Double] = [
         0.001, 0.001, 0.001, 0.001, 1.0, 0.001, 0.001, 0.001, 0.0, 0.0, 0.001, 0.001, 0.001, 0.001, 0.0, 0.0, 1.0,
         0.0, 0.0, 0.0, 0.1,
@@ -102,15 +103,15 @@ public enum SchedulingError: Error, Equatable, Sendable, LocalizedError {
 
 /// The FSRS-6 scheduler, a port of py-fsrs 6 rule for rule (so the two agree number for number):
 /// memory stability and difficulty after each rating, learning and relearning steps, day-scale
-/// intervals for the desired retention, optional interval fuzz.
+/// intervals for the desired retention, optional interval fuzz. The rules themselves are
+/// `CardboxFSRS.FSRSStep`, the code the browser runs too; this gives them dates and checked settings.
 public struct Scheduler: Sendable, Equatable {
     public let parameters: FSRSParameters
     public let desiredRetention: Double
     public let learningSteps: [TimeInterval]
     public let relearningSteps: [TimeInterval]
     public let maximumInterval: Int
-    private let decay: Double
-    private let factor: Double
+    private let step: FSRSStep
 
     public init(
         parameters: FSRSParameters = .defaults, desiredRetention: Double = 0.9,
@@ -131,179 +132,101 @@ public struct Scheduler: Sendable, Equatable {
         self.learningSteps = learningSteps
         self.relearningSteps = relearningSteps
         self.maximumInterval = maximumInterval
-        decay = -parameters[20]
-        factor = pow(0.9, 1 / decay) - 1
+        step = FSRSStep(
+            weights: InlineArray { parameters[$0] }, desiredRetention: desiredRetention,
+            maximumInterval: maximumInterval)
+    }
+
+    public static func == (left: Scheduler, right: Scheduler) -> Bool {
+        (left.parameters, left.desiredRetention, left.maximumInterval) == (
+            right.parameters, right.desiredRetention, right.maximumInterval
+        ) && left.learningSteps == right.learningSteps && left.relearningSteps == right.relearningSteps
     }
 
     /// The probability of recalling the card at `date`: 0 for a card never reviewed. Elapsed time is
     /// counted in whole days since the last review, as py-fsrs counts it.
     public func retrievability(of card: MemoryState, at date: Date) -> Double {
-        guard let lastReview = card.lastReview, let stability = card.stability else { return 0 }
-        let elapsedDays = max(0, Self.wholeDays(from: lastReview, to: date))
-        return pow(1 + factor * Double(elapsedDays) / stability, decay)
+        step.retrievability(of: FSRSStep.Card(card), at: date.timeIntervalSince1970)
     }
 
     /// The probability of recall `days` (any fraction) after a review that left `stability`.
-    func retrievability(days: Double, _ stability: Double) -> Double {
-        pow(1 + factor * days / stability, decay)
-    }
+    func retrievability(days: Double, _ stability: Double) -> Double { step.retrievability(days: days, stability) }
 
     /// The card after a review with `rating` at `date`. `fuzz`, when given, spreads day intervals
     /// (±15/10/5 % bands) so cards learned together do not stay due together.
     public func review(
         _ card: MemoryState, rating: Rating, at date: Date, fuzz: ((ClosedRange<Int>) -> Int)? = nil
     ) -> MemoryState {
-        var next = card
-        let daysSinceLastReview = card.lastReview.map { Self.wholeDays(from: $0, to: date) }
-        let sameDay = daysSinceLastReview.map { $0 < 1 } ?? false
-        var interval: Interval
-
-        switch card.phase {
-        case .learning, .relearning:
-            let steps = card.phase == .learning ? learningSteps : relearningSteps
-            if let stability = card.stability, let difficulty = card.difficulty {
-                next.stability =
-                    sameDay
-                    ? shortTermStability(stability, rating)
-                    : nextStability(difficulty, stability, retrievability(of: card, at: date), rating)
-                next.difficulty = nextDifficulty(difficulty, rating)
-            } else {
-                next.stability = initialStability(rating)
-                next.difficulty = clampDifficulty(initialDifficulty(rating))
-            }
-            let step = card.step ?? 0
-            if steps.isEmpty || (step >= steps.count && rating != .again) {
-                interval = .days(nextInterval(next.stability!))
-            } else {
-                switch rating {
-                case .again:
-                    next.step = 0
-                    interval = .seconds(steps[0])
-                case .hard:
-                    if step == 0 && steps.count == 1 {
-                        interval = .seconds(steps[0] * 1.5)
-                    } else if step == 0 {
-                        interval = .seconds((steps[0] + steps[1]) / 2)
-                    } else {
-                        interval = .seconds(steps[step])
-                    }
-                case .good:
-                    if step + 1 == steps.count {
-                        interval = .days(nextInterval(next.stability!))
-                    } else {
-                        next.step = step + 1
-                        interval = .seconds(steps[step + 1])
-                    }
-                case .easy:
-                    interval = .days(nextInterval(next.stability!))
-                }
-            }
-        case .review:
-            let stability = card.stability ?? initialStability(rating)
-            let difficulty = card.difficulty ?? clampDifficulty(initialDifficulty(rating))
-            next.stability =
-                sameDay
-                ? shortTermStability(stability, rating)
-                : nextStability(difficulty, stability, retrievability(of: card, at: date), rating)
-            next.difficulty = nextDifficulty(difficulty, rating)
-            if rating == .again && !relearningSteps.isEmpty {
-                next.phase = .relearning
-                next.step = 0
-                interval = .seconds(relearningSteps[0])
-            } else {
-                interval = .days(nextInterval(next.stability!))
+        let next = learningSteps.withUnsafeBufferPointer { learning in
+            relearningSteps.withUnsafeBufferPointer { relearning in
+                step.review(
+                    FSRSStep.Card(card), rating: rating.rawValue, at: date.timeIntervalSince1970,
+                    learningSteps: learning, relearningSteps: relearning, fuzz: fuzz != nil
+                ) { lower, upper in fuzz?(lower...upper) ?? lower }
             }
         }
-
-        if case .days(let days) = interval {
-            // A day-scale interval means the card has left its steps.
-            next.phase = .review
-            next.step = nil
-            interval = .days(fuzz.map { fuzzed(days, using: $0) } ?? days)
-        }
-        next.due = date.addingTimeInterval(interval.seconds)
-        next.lastReview = date
-        return next
+        return MemoryState(next)
     }
 
-    private enum Interval {
-        case seconds(TimeInterval)
-        case days(Int)
+    // MARK: The FSRS-6 formulas, for the simulator
 
-        var seconds: TimeInterval {
-            switch self {
-            case .seconds(let seconds): seconds
-            case .days(let days): Double(days) * 86_400
-            }
-        }
-    }
+    func initialStability(_ rating: Rating) -> Double { step.initialStability(rating.rawValue) }
 
-    // MARK: The FSRS-6 formulas
+    func initialDifficulty(_ rating: Rating) -> Double { step.initialDifficulty(rating.rawValue) }
 
-    private func clampDifficulty(_ difficulty: Double) -> Double { min(max(difficulty, 1), 10) }
-
-    private func clampStability(_ stability: Double) -> Double { max(stability, FSRSParameters.stabilityMinimum) }
-
-    func initialStability(_ rating: Rating) -> Double { clampStability(parameters[rating.rawValue - 1]) }
-
-    func initialDifficulty(_ rating: Rating) -> Double {
-        parameters[4] - pow(M_E, parameters[5] * Double(rating.rawValue - 1)) + 1
-    }
-
-    /// The interval in whole days for the desired retention (Python's `round`: half to even).
-    func nextInterval(_ stability: Double) -> Int {
-        let days = (stability / factor) * (pow(desiredRetention, 1 / decay) - 1)
-        return min(max(Int(days.rounded(.toNearestOrEven)), 1), maximumInterval)
-    }
+    func nextInterval(_ stability: Double) -> Int { step.nextInterval(stability) }
 
     func shortTermStability(_ stability: Double, _ rating: Rating) -> Double {
-        var increase =
-            pow(M_E, parameters[17] * (Double(rating.rawValue) - 3 + parameters[18])) * pow(stability, -parameters[19])
-        if rating != .again { increase = max(increase, 1) }
-        return clampStability(stability * increase)
+        step.shortTermStability(stability, rating.rawValue)
     }
 
     func nextDifficulty(_ difficulty: Double, _ rating: Rating) -> Double {
-        let easyDifficulty = initialDifficulty(.easy)
-        let delta = -(parameters[6] * (Double(rating.rawValue) - 3))
-        let damped = difficulty + (10 - difficulty) * delta / 9
-        return clampDifficulty(parameters[7] * easyDifficulty + (1 - parameters[7]) * damped)
+        step.nextDifficulty(difficulty, rating.rawValue)
     }
 
     func nextStability(_ difficulty: Double, _ stability: Double, _ retrievability: Double, _ rating: Rating)
         -> Double
     {
-        if rating == .again {
-            let longTerm =
-                parameters[11] * pow(difficulty, -parameters[12]) * (pow(stability + 1, parameters[13]) - 1)
-                * pow(M_E, (1 - retrievability) * parameters[14])
-            let shortTerm = stability / pow(M_E, parameters[17] * parameters[18])
-            return clampStability(min(longTerm, shortTerm))
-        }
-        let hardPenalty = rating == .hard ? parameters[15] : 1
-        let easyBonus = rating == .easy ? parameters[16] : 1
-        return clampStability(
-            stability
-                * (1 + pow(M_E, parameters[8]) * (11 - difficulty) * pow(stability, -parameters[9])
-                    * (pow(M_E, (1 - retrievability) * parameters[10]) - 1) * hardPenalty * easyBonus))
-    }
-
-    /// py-fsrs's fuzz: intervals of 2.5 days or more move within a band that widens by 15 % of the
-    /// days between 2.5 and 7, 10 % between 7 and 20, and 5 % beyond.
-    private func fuzzed(_ days: Int, using pick: (ClosedRange<Int>) -> Int) -> Int {
-        guard Double(days) >= 2.5 else { return days }
-        var delta = 1.0
-        for (start, end, share) in [(2.5, 7.0, 0.15), (7.0, 20.0, 0.1), (20.0, Double.infinity, 0.05)] {
-            delta += share * max(min(Double(days), end) - start, 0)
-        }
-        let upper = min(Int((Double(days) + delta).rounded(.toNearestOrEven)), maximumInterval)
-        let lower = min(max(2, Int((Double(days) - delta).rounded(.toNearestOrEven))), upper)
-        return min(pick(lower...upper), maximumInterval)
+        step.nextStability(difficulty, stability, retrievability, rating.rawValue)
     }
 
     /// Whole 24-hour periods from `start` to `end` (negative when `end` is earlier), like Python's
     /// `timedelta.days`.
     public static func wholeDays(from start: Date, to end: Date) -> Int {
-        Int((end.timeIntervalSince(start) / 86_400).rounded(.down))
+        FSRSStep.wholeDays(from: start.timeIntervalSince1970, to: end.timeIntervalSince1970)
+    }
+}
+
+extension FSRSStep.Card {
+    init(_ state: MemoryState) {
+        self.init(
+            phase: FSRSStep.Phase(state.phase), step: state.step, stability: state.stability,
+            difficulty: state.difficulty, due: state.due.timeIntervalSince1970,
+            lastReview: state.lastReview?.timeIntervalSince1970)
+    }
+}
+
+extension FSRSStep.Phase {
+    init(_ phase: SchedulingPhase) {
+        switch phase {
+        case .learning: self = .learning
+        case .review: self = .review
+        case .relearning: self = .relearning
+        }
+    }
+}
+
+extension MemoryState {
+    init(_ card: FSRSStep.Card) {
+        let phase: SchedulingPhase =
+            switch card.phase {
+            case .learning: .learning
+            case .review: .review
+            case .relearning: .relearning
+            }
+        self.init(
+            phase: phase, step: card.step, stability: card.stability,
+            difficulty: card.difficulty, due: Date(timeIntervalSince1970: card.due),
+            lastReview: card.lastReview.map { Date(timeIntervalSince1970: $0) })
     }
 }

@@ -40,6 +40,12 @@ struct WebApp: Sendable {
         router.get(RouterPath(String(WebAssets.javascriptPath.dropFirst()))) { _, _ in
             Self.asset(WebAssets.javascript, type: "text/javascript; charset=utf-8")
         }
+        router.get(RouterPath(String(WebAssets.schedulerScriptPath.dropFirst()))) { _, _ in
+            Self.asset(WebAssets.schedulerScript, type: "text/javascript; charset=utf-8")
+        }
+        router.get(RouterPath(String(WebAssets.schedulerModulePath.dropFirst()))) { _, _ in
+            Self.asset(ByteBuffer(bytes: WebAssets.schedulerModule), type: "application/wasm")
+        }
         let pages = router.group().add(middleware: WebSession(accounts: accounts))
         addSessionRoutes(to: pages.group().add(middleware: PageForms(needs: .sameOrigin)))
         let signedIn = pages.group().add(middleware: PageForms(needs: .session))
@@ -57,9 +63,13 @@ struct WebApp: Sendable {
 
     /// An asset at its versioned address: it never changes there, so a browser keeps it a year.
     private static func asset(_ text: String, type: String) -> Response {
+        asset(ByteBuffer(string: text), type: type)
+    }
+
+    private static func asset(_ bytes: ByteBuffer, type: String) -> Response {
         Response(
             status: .ok, headers: [.contentType: type, .cacheControl: "public, max-age=31536000, immutable"],
-            body: .init(byteBuffer: ByteBuffer(string: text)))
+            body: .init(byteBuffer: bytes))
     }
 
     /// The page `make` makes, or the same page made a moment ago for this session from the same
