@@ -4,7 +4,7 @@ import PackageDescription
 /// The web app's page templates (`Sources/CardboxHTTP/Web/Templates`), one per `Template` case.
 let webTemplates = [
     "account", "board", "boards", "card", "cardlist", "deck", "decks", "exchange", "layout", "list", "lists", "message",
-    "newaccount", "setup", "signin", "signup", "stats", "study",
+    "newaccount", "offline", "setup", "signin", "signup", "stats", "study",
 ]
 
 let package = Package(
@@ -113,6 +113,7 @@ let package = Package(
             // The pages' templates and the API's description, embedded in the binary.
             resources: [
                 .embedInCode("Resources/openapi.yaml"), .embedInCode("Web/Scripts/scheduler.js"),
+                .embedInCode("Web/Scripts/offline.js"), .embedInCode("Web/Scripts/service-worker.js"),
             ] + webTemplates.map { .embedInCode("Web/Templates/\($0).mustache") },
             // The browser's FSRS step, compiled to WebAssembly from CardboxFSRS.
             plugins: ["WasmScheduler"]

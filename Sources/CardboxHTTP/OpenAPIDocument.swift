@@ -26,6 +26,8 @@ enum OpenAPIDocument {
         ("/api/v1/decks/{deck}/cards", ["GET", "POST"]),
         ("/api/v1/decks/{deck}/study", ["GET", "POST"]),
         ("/api/v1/decks/{deck}/study/undo", ["POST"]),
+        ("/api/v1/decks/{deck}/offline", ["GET"]),
+        ("/api/v1/decks/{deck}/answers", ["POST"]),
         ("/api/v1/import", ["POST"]),
         ("/api/v1/export/{format}", ["GET"]),
         ("/api/v1/lists", ["GET", "POST"]),

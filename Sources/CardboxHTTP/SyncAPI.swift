@@ -408,6 +408,9 @@ func bodyText(_ request: Request, _ context: CardboxRequestContext) async throws
 struct JSONBody {
     let members: [String: JSONValue]
 
+    /// A JSON object's members, as a body's (an object inside one).
+    init(members: [String: JSONValue]) { self.members = members }
+
     init(_ request: Request, _ context: CardboxRequestContext, limit: Int = 16_384) async throws {
         let buffer = try await request.collectBody(upTo: limit)
         let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) ?? ""

@@ -86,7 +86,7 @@ extension CardboxStore {
     }
 
     /// The rating as the scheduler takes it, once it and the duration are checked.
-    private static func checkedRating(_ value: Int, durationMs: Int?) throws -> Rating {
+    static func checkedRating(_ value: Int, durationMs: Int?) throws -> Rating {
         guard let rating = Rating(rawValue: value) else {
             throw CardboxError.invalid(
                 field: "rating", reason: "must be 1 (again), 2 (hard), 3 (good) or 4 (easy), got \(value)")
@@ -176,28 +176,44 @@ enum SchedulingColumns {
 }
 
 extension WriteContext {
-    func answer(_ card: Card, rating: Rating, durationMs: Int?) throws -> StudyAnswer {
+    /// Answers `card` now, or (an answer given offline) at `time`, as review `id`.
+    func answer(_ card: Card, rating: Rating, durationMs: Int?, at time: Date? = nil, id: ReviewID? = nil) throws
+        -> StudyAnswer
+    {
         guard !card.isArchived else {
             throw CardboxError.invalid(field: "card", reason: "archived cards are not studied; restore it first")
         }
         let deck = try context.deck(card.deckId.storage)
-        let answer = card.answered(rating, at: now, by: try Scheduler(deck.study), fuzz: deck.study.enableFuzz)
+        let time = time ?? now
+        let answer = card.answered(rating, at: time, by: try Scheduler(deck.study), fuzz: deck.study.enableFuzz)
         try saveSchedule(answer.after, stamped: true)
-        let log = ReviewLogEntry(
-            id: ReviewID(newUUID()), cardId: card.id, deckId: card.deckId, rating: rating.rawValue,
-            reviewedAt: Date(storageMillis: nowMillis), stateBefore: card.state, stateAfter: answer.after.state,
+        let log = try logReview(
+            id ?? ReviewID(newUUID()), of: card, rating: rating, at: time, after: answer.after,
             elapsedDays: answer.elapsedDays, durationMs: durationMs)
+        var answered = answer.after
+        answered.modifiedAt = Date(storageMillis: nowMillis)
+        return StudyAnswer(card: answered, log: log)
+    }
+
+    /// Adds review `id` of `card` to the review log: the card's schedule before it (what undo
+    /// restores) and its state after.
+    @discardableResult
+    func logReview(
+        _ id: ReviewID, of card: Card, rating: Rating, at time: Date, after: Card, elapsedDays: Int, durationMs: Int?
+    ) throws -> ReviewLogEntry {
+        let log = ReviewLogEntry(
+            id: id, cardId: card.id, deckId: card.deckId, rating: rating.rawValue,
+            reviewedAt: Date(storageMillis: time.storageMillis),
+            stateBefore: card.state, stateAfter: after.state, elapsedDays: elapsedDays, durationMs: durationMs)
         try insert(
             .reviewLog, id: log.id.storage,
             [
                 ("cardId", card.id.storage), ("deckId", card.deckId.storage), ("rating", rating.rawValue),
-                ("reviewedAt", nowMillis), ("stateBefore", card.state.rawValue),
-                ("stateAfter", answer.after.state.rawValue), ("elapsedDays", answer.elapsedDays),
-                ("durationMs", durationMs), ("previous", Self.schedulingSnapshot(card).jsonText),
+                ("reviewedAt", time.storageMillis), ("stateBefore", card.state.rawValue),
+                ("stateAfter", after.state.rawValue), ("elapsedDays", elapsedDays), ("durationMs", durationMs),
+                ("previous", Self.schedulingSnapshot(card).jsonText),
             ])
-        var answered = answer.after
-        answered.modifiedAt = Date(storageMillis: nowMillis)
-        return StudyAnswer(card: answered, log: log)
+        return log
     }
 
     /// Writes a deck's study settings (already checked).

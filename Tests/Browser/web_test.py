@@ -9,6 +9,7 @@ checks each page, and saves screenshots of every page at a phone's size, a deskt
 desktop's at 200 % zoom (default folder: .build/web-screenshots), checking at each size that the
 page reflows (no scrolling sideways) and that every control has a name a screen reader can say. Exits non-zero on the first failed check.
 """
+import json
 import os
 import re
 import shutil
@@ -18,6 +19,8 @@ import tempfile
 import struct
 import time
 import zlib
+from datetime import datetime
+from urllib.parse import urlparse
 
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
@@ -58,6 +61,20 @@ class Server:
             time.sleep(0.1)
         self.output.seek(0)
         raise SystemExit("cardbox serve did not start:\n" + self.output.read())
+
+    def restart(self) -> None:
+        """Starts it again after `stop`, on the same port and database."""
+        port = self.url.rsplit(":", 1)[1]
+        self.output = open(self.output.name + ".again", "w+")
+        self.process = subprocess.Popen(
+            [self.cardbox, "serve", "--port", port, "--database", self.database],
+            stdout=self.output, stderr=subprocess.STDOUT)
+        for _ in range(300):
+            self.output.seek(0)
+            if "listening on" in self.output.read():
+                return
+            time.sleep(0.1)
+        raise SystemExit("cardbox serve did not start again")
 
     def admin(self, *arguments: str) -> None:
         subprocess.run([self.cardbox, "admin", "--database", self.database, *arguments], check=True,
@@ -254,7 +271,6 @@ def deck_and_cards(browser: Browser) -> str:
     browser.full_size()
     check(browser.rect(browser.find("#cards"))["top"] > browser.rect(browser.find("#add-card"))["top"],
           "on a desktop the form that adds a card comes first")
-    browser.full_size()
     deck_settings(browser)
     cards = browser.find("#cards").text
     check("hola" in cards and "hello" in cards and "greeting" in cards, "an added card shows with its tag")
@@ -661,6 +677,107 @@ def suggestions(browser: Browser, server: Server, work: str, deck: str) -> None:
     browser.shoot("deck-rejected")
 
 
+KEPT_CARDS = """
+var done = arguments[arguments.length - 1];
+var open = indexedDB.open("cardbox", 1);
+open.onsuccess = function () {
+  var get = open.result.transaction(["days"], "readonly").objectStore("days").get(arguments_deck);
+  get.onsuccess = function () { done(get.result ? get.result.cards : null); };
+};
+"""
+
+
+def offline_study(browser: Browser, server: Server, work: str) -> None:
+    """The study page keeps the day ahead; with the network cut (DevTools' offline mode) a reload
+    comes from the service worker, and the day is studied with the WebAssembly scheduler: each
+    button's interval, a card answered Again coming back after its step, undo, the answers counted
+    as they wait. Once the network is back they reach the server at the times they were given, with
+    the schedules the page computed, and a laptop that syncs has the same."""
+    browser.open("/decks")
+    browser.fill({"name": "Offline"})
+    browser.choose({"front": "es", "back": "en"})
+    browser.submit()
+    deck = urlparse(browser.driver.current_url).path
+    for front in ("sol", "luna", "mar"):
+        browser.fill({"front": front, "back": "x"})
+        browser.submit()
+    browser.driver.find_element(By.LINK_TEXT, "sol").click()
+    path = os.path.join(work, "sol.png")
+    with open(path, "wb") as file:
+        file.write(png(120, 80))
+    browser.find("#image").send_keys(path)
+    browser.submit("#card-editor button[type=submit]")
+    browser.open(deck + "/study")
+    # The offline page draws itself again after each answer: a node found a moment ago may be gone.
+    wait = WebDriverWait(browser.driver, 30, ignored_exceptions=(StaleElementReferenceException,))
+    wait.until(lambda d: d.execute_script("return document.body.dataset.offlineReady") in ("true", "failed"))
+    check(browser.driver.execute_script("return document.body.dataset.offlineReady") == "true",
+          "the study page keeps the deck's day for offline study")
+    browser.open(deck + "/study")
+    wait.until(lambda d: d.execute_script("return !!(navigator.serviceWorker && navigator.serviceWorker.controller)"))
+    # No network: the page's requests fail (DevTools' offline mode), and so do the service worker's
+    # own, which that mode does not reach in headless Chromium: the server is stopped meanwhile.
+    browser.driver.execute_cdp_cmd("Network.enable", {})
+    conditions = {"latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+    browser.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, **conditions})
+    server.stop()
+    browser.driver.refresh()
+    check("Studying offline" in browser.find("#offline-note").text, "with no network the study page still opens")
+    fronts = []
+    def answer(rating: str, waiting: int) -> None:
+        fronts.append(browser.find("#front").text)
+        browser.keys(" ")
+        wait.until(lambda d: d.find_element(By.ID, "back").is_displayed())
+        labels = [b.text for b in browser.driver.find_elements(By.CSS_SELECTOR, ".ratings button")]
+        check(len(labels) == 4 and all(re.search(r"\d+(s|m|h|d|mo|y)$", label) for label in labels),
+              f"offline, each button shows its next interval ({labels})")
+        browser.keys(rating)
+        expected = "1 answer waits" if waiting == 1 else f"{waiting} answers wait"
+        wait.until(lambda d: expected in d.find_element(By.ID, "outbox").text)
+    picture = browser.find("#picture")
+    wait.until(lambda _: picture.get_attribute("naturalWidth") == "120")
+    check(browser.find("#front").text == "sol", "offline, a card's picture shows from the thumbnail kept")
+    answer("1", 1)
+    answer("3", 2)
+    answer("3", 3)
+    browser.keys("u")
+    wait.until(lambda d: "2 answers wait" in d.find_element(By.ID, "outbox").text)
+    check(browser.find("#front").text == fronts.pop(), "u takes back the last answer offline")
+    answer("3", 3)
+    answer("3", 4)
+    check(fronts[3] == fronts[0], f"the card answered Again comes back after its step ({fronts})")
+    check("4 answers wait for the network" in browser.find("#outbox").text, "the page says how many answers wait")
+    browser.shoot("study-offline")
+    kept = browser.driver.execute_async_script(KEPT_CARDS.replace("arguments_deck", repr(deck.split("/")[2])))
+    server.restart()
+    browser.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, **conditions})
+    browser.open(deck + "/study")
+    wait.until(lambda d: d.execute_script("return document.body.dataset.offlineReady") == "true")
+    on_server = browser.driver.execute_async_script(
+        "var done = arguments[0]; fetch('/api/v1/decks/" + deck.split("/")[2] + "/cards?limit=50', "
+        "{credentials: 'same-origin'}).then(r => r.json()).then(j => done(j.cards));")
+    by_id = {card["id"].lower(): card for card in on_server}
+    for card in kept:
+        server_card = by_id[card["id"]]
+        due = datetime.fromisoformat(server_card["dueAt"].replace("Z", "+00:00")).timestamp()
+        reviewed = datetime.fromisoformat(server_card["lastReviewAt"].replace("Z", "+00:00")).timestamp()
+        check(server_card["reps"] == card["reps"] and abs(due - card["due"]) < 1
+              and abs(reviewed - card["lastReview"]) < 1,
+              f"{server_card['front']}: reviewed at its offline time, scheduled as the page did")
+    check(sum(card["reps"] for card in on_server) == 4, "the four answers reached the server, once each")
+    store = ["--store", os.path.join(work, "offline-laptop.sqlite")]
+    def laptop(*arguments: str, stdin: str = "") -> str:
+        return subprocess.run([server.cardbox, *store, *arguments], input=stdin, text=True, check=True,
+                              capture_output=True).stdout
+    laptop("login", server.url, "--user", "admin", "--password-stdin", stdin="correct horse\n")
+    laptop("sync")
+    def seconds(text: str) -> float:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    synced = {card["id"].lower(): card for card in json.loads(laptop("card", "list", "Offline", "--json"))}
+    check(all(abs(seconds(synced[card["id"]]["dueAt"]) - card["due"]) < 1 for card in kept),
+          "a laptop that syncs has the same schedules")
+
+
 def account_and_sign_out(browser: Browser) -> None:
     browser.open("/account")
     check("Premium plan" in browser.text() and "this browser" in browser.text(),
@@ -707,6 +824,7 @@ def main() -> None:
         card_limit(browser, server, deck)
         cloze(browser)
         suggestions(browser, server, work, deck)
+        offline_study(browser, server, work)
         account_and_sign_out(browser)
         print(f"web app: every check passed; screenshots in {screenshots}")
     finally:

@@ -317,6 +317,18 @@ struct AccountActions: Sendable {
         try await write(caller) { store in try store.answer(card, inDeck: deck, rating: rating) }
     }
 
+    /// What a page keeps to study `deck` with no network (see `CardboxStore.offlineStudy`).
+    func offlineStudy(_ caller: Caller, _ deck: DeckID) async throws -> OfflineStudy {
+        try await read(caller) { store in try store.offlineStudy(in: deck) }
+    }
+
+    /// The answers a page gave with no network, applied in one write (and so one push).
+    func applyGivenAnswers(_ caller: Caller, in deck: DeckID, _ answers: [GivenAnswer]) async throws
+        -> [GivenAnswer.Outcome]
+    {
+        try await write(caller) { store in try store.applyGivenAnswers(answers, inDeck: deck) }
+    }
+
     func undo(_ caller: Caller, in deck: DeckID) async throws -> Card {
         try await write(caller) { store in try store.undoLastAnswer(in: deck) }
     }

@@ -24,6 +24,7 @@ struct WebAPI: Sendable {
         addDeckRoutes(to: api)
         addCardRoutes(to: api)
         addStudyRoutes(to: api)
+        addOfflineRoutes(to: api)
         addSuggestionRoutes(to: api)
         addListRoutes(to: api)
         addBoardRoutes(to: api)

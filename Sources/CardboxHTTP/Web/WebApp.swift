@@ -46,6 +46,10 @@ struct WebApp: Sendable {
         router.get(RouterPath(String(WebAssets.schedulerModulePath.dropFirst()))) { _, _ in
             Self.asset(ByteBuffer(bytes: WebAssets.schedulerModule), type: "application/wasm")
         }
+        router.get(RouterPath(String(WebAssets.offlineScriptPath.dropFirst()))) { _, _ in
+            Self.asset(WebAssets.offlineScript, type: "text/javascript; charset=utf-8")
+        }
+        addAppShellRoutes(to: router)
         let pages = router.group().add(middleware: WebSession(accounts: accounts))
         addSessionRoutes(to: pages.group().add(middleware: PageForms(needs: .sameOrigin)))
         let signedIn = pages.group().add(middleware: PageForms(needs: .session))

@@ -9,6 +9,7 @@ enum WebAssets {
     static let cssPath = "/static/app-\(version(of: css)).css"
     static let javascriptPath = "/static/app-\(version(of: javascript)).js"
     static let schedulerScriptPath = "/static/scheduler-\(version(of: schedulerScript)).js"
+    static let offlineScriptPath = "/static/offline-\(version(of: offlineScript)).js"
     static let schedulerModulePath = "/static/fsrs-\(String(sha256Hex(schedulerModule).prefix(12))).wasm"
 
     static func version(of text: String) -> String { String(sha256Hex(Data(text.utf8)).prefix(12)) }
@@ -17,6 +18,8 @@ enum WebAssets {
     /// `Sources/CardboxFSRS` (`Plugins/WasmScheduler`), and the script that drives it.
     static let schedulerModule = Data(base64Encoded: FSRSWasm.base64) ?? Data()
     static let schedulerScript = String(decoding: PackageResources.scheduler_js, as: UTF8.self)
+    /// Offline study: keeps a deck's day, sends the answers given offline, studies with no network.
+    static let offlineScript = String(decoding: PackageResources.offline_js, as: UTF8.self)
 
     static let css = """
         :root { --tint: #2f6fde; --muted: #5b6470; --line: #d7dce2; --bad: #b3261e; --ok: #1e7b34;

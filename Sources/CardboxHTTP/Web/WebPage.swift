@@ -46,7 +46,7 @@ enum WebPage {
     ) -> Rendered {
         let frame = Frame(
             title: title, live: live.map(String.init), signedIn: context.caller != nil, csrf: context.csrf,
-            assets: Frame.Assets(css: WebAssets.cssPath, javascript: WebAssets.javascriptPath), error: error,
+            assets: Frame.Assets(), error: error,
             page: page)
         return Rendered(body: ByteBuffer(string: WebTemplates.render(template, frame)), status: status)
     }
@@ -54,9 +54,14 @@ enum WebPage {
     /// What the layout reads around every page; its `page` section holds the page's own template,
     /// so a page's names are found first in its view model, then here (`csrf`, `title`).
     struct Frame<Page: Encodable>: Encodable {
+        /// The versioned addresses of what pages load.
         struct Assets: Encodable {
-            let css: String
-            let javascript: String
+            var css = WebAssets.cssPath
+            var javascript = WebAssets.javascriptPath
+            var offline = WebAssets.offlineScriptPath
+            var scheduler = WebAssets.schedulerScriptPath
+            var module = WebAssets.schedulerModulePath
+            var icon = AppShell.iconPath
         }
 
         let title: String

@@ -36,9 +36,12 @@ struct WebSession: RouterMiddleware {
     }
 
     /// Pages come from this origin only, and no other site may frame them. Images may also be
-    /// `blob:` URLs: the editor's preview of a picture chosen but not yet sent.
+    /// `blob:` URLs: the editor's preview of a picture chosen but not yet sent. Scripts may compile
+    /// WebAssembly (the FSRS step, for offline study), and nothing else at run time.
     static let securityHeaders: HTTPFields = [
-        .contentSecurityPolicy: "default-src 'self'; img-src 'self' blob:; frame-ancestors 'none'; form-action 'self'",
+        .contentSecurityPolicy:
+            "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; img-src 'self' blob:; frame-ancestors 'none'; "
+            + "form-action 'self'",
         HTTPField.Name("X-Content-Type-Options")!: "nosniff", HTTPField.Name("Referrer-Policy")!: "same-origin",
     ]
 

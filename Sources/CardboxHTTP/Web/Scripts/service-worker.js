@@ -1,0 +1,39 @@
+// Cardbox's service worker: it keeps the app's shell (style, scripts, the FSRS module, the offline
+// page), answers pictures' thumbnails kept for offline study (`offline.js` keeps them in the
+// "cardbox-pictures" cache), and, when a deck's study page cannot be reached, answers with the offline page, which
+// studies from what the page kept (offline.js). Everything else goes to the network as if it were
+// not there. `self.cardboxShell` (the versioned addresses, and a version naming them all) is set
+// by the server in front of this script.
+"use strict";
+var shell = self.cardboxShell;
+var cacheName = "cardbox-" + shell.version;
+
+self.addEventListener("install", function (event) {
+  event.waitUntil(caches.open(cacheName).then(function (cache) {
+    return cache.addAll(shell.paths);
+  }).then(function () { return self.skipWaiting(); }));
+});
+
+self.addEventListener("activate", function (event) {
+  event.waitUntil(caches.keys().then(function (names) {
+    return Promise.all(names.filter(function (name) {
+      return name.indexOf("cardbox-") === 0 && name !== cacheName && name !== "cardbox-pictures";
+    }).map(function (name) { return caches.delete(name); }));
+  }).then(function () { return self.clients.claim(); }));
+});
+
+self.addEventListener("fetch", function (event) {
+  var request = event.request;
+  if (request.method !== "GET") return;
+  var url = new URL(request.url);
+  if (url.origin !== self.location.origin) return;
+  if (request.mode === "navigate" && /^\/decks\/[0-9a-f-]{36}\/study$/.test(url.pathname)) {
+    event.respondWith(fetch(request).catch(function () { return caches.match(shell.offlinePage); }));
+  } else if (shell.paths.indexOf(url.pathname) >= 0) {
+    event.respondWith(caches.match(url.pathname).then(function (kept) { return kept || fetch(request); }));
+  } else if (/^\/images\/[0-9a-f]{64}\/thumbnail$/.test(url.pathname)) {
+    // A picture's thumbnail never changes (its address is its hash): the one kept for offline
+    // study, or the network's.
+    event.respondWith(caches.match(url.pathname).then(function (kept) { return kept || fetch(request); }));
+  }
+});
