@@ -81,8 +81,8 @@ extension CardboxStore {
 extension WriteContext {
     func apply(_ answer: GivenAnswer, rating: Rating, deck: DeckID) throws -> GivenAnswer.Outcome {
         let known = try Bool.fetchOne(
-            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM reviewLog WHERE id = ?)"),
-            arguments: [answer.id.storage])
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM reviewLog WHERE id = ? AND accountId = ?)"),
+            arguments: [answer.id.storage, account])
         if known == true { return .alreadyApplied }
         let card: Card
         do {
@@ -91,12 +91,12 @@ extension WriteContext {
             return .cardGone
         }
         guard card.deckId == deck, !card.isArchived else { return .cardGone }
-        // The time as stored (whole milliseconds), so the schedule is the page's and a replay's.
-        let time = Date(storageMillis: answer.answeredAt.storageMillis)
+        // The time to the nearest millisecond, as the page took it and the review log keeps it.
+        let time = Date(storageMillis: WriteContext.millis(answer.answeredAt))
         if let last = card.lastReviewAt, last > time {
             try logReview(
                 answer.id, of: card, rating: rating, at: time, after: card, elapsedDays: 0,
-                durationMs: answer.durationMs)
+                durationMs: answer.durationMs, historyOnly: true)
             return .historyOnly
         }
         _ = try self.answer(card, rating: rating, durationMs: answer.durationMs, at: time, id: answer.id)

@@ -110,6 +110,10 @@ extension CardboxStore {
             guard case .object(let previous) = try JSONValue.parse(row["previous"], field: "reviewLog.previous") else {
                 throw CardboxError.storage("review log \(row["id"] as String) has no previous state")
             }
+            if previous[WriteContext.historyOnlyMark] == .bool(true) {
+                try tx.delete(.reviewLog, id: row["id"])
+                return try tx.context.card(cardId)
+            }
             let fields: WriteContext.Fields = SchedulingColumns.all.map { column in
                 (column, previous[column].map(Self.databaseValue))
             }
@@ -196,25 +200,36 @@ extension WriteContext {
     }
 
     /// Adds review `id` of `card` to the review log: the card's schedule before it (what undo
-    /// restores) and its state after.
+    /// restores) and its state after. A review kept for its `historyOnly` (given offline before the
+    /// card's latest review) changed no schedule: undoing it only takes it out of the history.
     @discardableResult
     func logReview(
-        _ id: ReviewID, of card: Card, rating: Rating, at time: Date, after: Card, elapsedDays: Int, durationMs: Int?
+        _ id: ReviewID, of card: Card, rating: Rating, at time: Date, after: Card, elapsedDays: Int, durationMs: Int?,
+        historyOnly: Bool = false
     ) throws -> ReviewLogEntry {
+        let reviewedAt = Self.millis(time)
+        let previous =
+            historyOnly ? JSONValue.object([Self.historyOnlyMark: .bool(true)]) : Self.schedulingSnapshot(card)
         let log = ReviewLogEntry(
             id: id, cardId: card.id, deckId: card.deckId, rating: rating.rawValue,
-            reviewedAt: Date(storageMillis: time.storageMillis),
-            stateBefore: card.state, stateAfter: after.state, elapsedDays: elapsedDays, durationMs: durationMs)
+            reviewedAt: Date(storageMillis: reviewedAt), stateBefore: card.state, stateAfter: after.state,
+            elapsedDays: elapsedDays, durationMs: durationMs)
         try insert(
             .reviewLog, id: log.id.storage,
             [
                 ("cardId", card.id.storage), ("deckId", card.deckId.storage), ("rating", rating.rawValue),
-                ("reviewedAt", time.storageMillis), ("stateBefore", card.state.rawValue),
+                ("reviewedAt", reviewedAt), ("stateBefore", card.state.rawValue),
                 ("stateAfter", after.state.rawValue), ("elapsedDays", elapsedDays), ("durationMs", durationMs),
-                ("previous", Self.schedulingSnapshot(card).jsonText),
+                ("previous", previous.jsonText),
             ])
         return log
     }
+
+    /// The key of a review log entry's `previous` that marks a history-only review.
+    static let historyOnlyMark = "historyOnly"
+
+    /// A moment to the nearest millisecond, as the review log keeps it.
+    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
     /// Writes a deck's study settings (already checked).
     func saveStudySettings(_ settings: StudySettings, deck id: String) throws {

@@ -715,6 +715,8 @@ def offline_study(browser: Browser, server: Server, work: str) -> None:
           "the study page keeps the deck's day for offline study")
     browser.open(deck + "/study")
     wait.until(lambda d: d.execute_script("return !!(navigator.serviceWorker && navigator.serviceWorker.controller)"))
+    errors = browser.driver.execute_cdp_cmd("Page.getInstallabilityErrors", {}).get("installabilityErrors", [])
+    check(errors == [], f"Chromium finds the app installable (manifest, icon, service worker): {errors}")
     # No network: the page's requests fail (DevTools' offline mode), and so do the service worker's
     # own, which that mode does not reach in headless Chromium: the server is stopped meanwhile.
     browser.driver.execute_cdp_cmd("Network.enable", {})

@@ -35,6 +35,29 @@ struct TemplateValuesTests {
         #expect((values["nested"] as? [String: Any])?["count"] as? Int == 2)
     }
 
+    /// Encodes its optional through `encode(_:forKey:)`, nil included, as some Codable types do.
+    struct Explicit: Encodable {
+        let count: Int64
+        let ratio: Float
+        let missing: String?
+
+        enum CodingKeys: String, CodingKey { case count, ratio, missing }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(count, forKey: .count)
+            try container.encode(ratio, forKey: .ratio)
+            try container.encode(missing, forKey: .missing)
+        }
+    }
+
+    @Test("other number types stay numbers; a nil encoded explicitly is left out too")
+    func explicitEncoding() throws {
+        let values = try #require(TemplateValues.of(Explicit(count: 3, ratio: 0.5, missing: nil)) as? [String: Any])
+        #expect(Set(values.keys) == ["count", "ratio"])
+        #expect(values["count"] as? Int64 == 3 && values["ratio"] as? Float == 0.5)
+    }
+
     @Test("a template reads them as it read hand-made dictionaries: sections, loops, names further up")
     func rendering() throws {
         let page = ListsPage(

@@ -95,6 +95,13 @@ struct OfflineStudyTests {
         let stored = try store.card(card.id)
         #expect(stored.dueAt == reviewed.dueAt && stored.state == reviewed.state && stored.reps == reviewed.reps)
         #expect(try store.reviewLog(in: deck).map(\.rating) == [1, 4])
+        // Undo takes back the later review (the card is new again), then the offline answer: it
+        // changed no schedule, so taking it back only takes it out of the history.
+        _ = try store.undoLastAnswer(in: deck)
+        #expect(try store.card(card.id).state == .new)
+        _ = try store.undoLastAnswer(in: deck)
+        #expect(try store.card(card.id).state == .new)
+        #expect(try store.reviewLog(in: deck).isEmpty)
     }
 
     @Test("an answer to a card deleted meanwhile is card-gone; the others of the request are applied")

@@ -21,6 +21,7 @@ enum TemplateValues {
 private final class Node {
     enum Content {
         case empty
+        case null
         case value(Any)
         case dictionary([String: Node])
         case array([Node])
@@ -28,13 +29,19 @@ private final class Node {
 
     var content = Content.empty
 
+    /// What the template reads; a member that is nil is left out of its dictionary or array.
     var value: Any {
         switch content {
-        case .empty: [String: Any]()
+        case .empty, .null: [String: Any]()
         case .value(let value): value
-        case .dictionary(let members): members.mapValues(\.value)
-        case .array(let members): members.map(\.value)
+        case .dictionary(let members): members.filter { !$0.value.isNull }.mapValues(\.value)
+        case .array(let members): members.filter { !$0.isNull }.map(\.value)
         }
+    }
+
+    var isNull: Bool {
+        if case .null = content { return true }
+        return false
     }
 
     func set(_ key: String, _ member: Node) {
@@ -65,11 +72,12 @@ private final class Node {
     /// `value` as it is when it is a plain one (no need to encode it), else encoded.
     static func of<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws -> Node {
         let node = Node()
+        // Plain values are kept as they are (their own `encode(to:)` would come back here).
         switch value {
         case let text as String: node.content = .value(text)
         case let flag as Bool: node.content = .value(flag)
-        case let number as Int: node.content = .value(number)
-        case let number as Double: node.content = .value(number)
+        case let number as any BinaryInteger: node.content = .value(number)
+        case let number as any BinaryFloatingPoint: node.content = .value(number)
         default:
             let encoder = ValuesEncoder(codingPath: codingPath, node: node)
             try value.encode(to: encoder)
@@ -139,7 +147,11 @@ private struct ValuesEncoder: Encoder {
         let codingPath: [any CodingKey]
         var count: Int { node.count }
 
-        mutating func encodeNil() throws { node.append(Node()) }
+        mutating func encodeNil() throws {
+            let member = Node()
+            member.content = .null
+            node.append(member)
+        }
 
         mutating func encode<T: Encodable>(_ value: T) throws {
             node.append(try Node.of(value, codingPath: codingPath))
@@ -170,7 +182,7 @@ private struct ValuesEncoder: Encoder {
         let node: Node
         let codingPath: [any CodingKey]
 
-        mutating func encodeNil() throws { node.content = .empty }
+        mutating func encodeNil() throws { node.content = .null }
 
         mutating func encode<T: Encodable>(_ value: T) throws {
             node.content = try Node.of(value, codingPath: codingPath).content

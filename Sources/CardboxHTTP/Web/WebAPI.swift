@@ -258,7 +258,7 @@ struct WebAPIAuthentication: RouterMiddleware {
             let caller = try await accounts.caller(token: token)
         {
             if ![.get, .head].contains(request.method) {
-                guard request.headers[Self.csrfHeader] == WebSession.csrfToken(token) else {
+                guard constantTimeEqual(request.headers[Self.csrfHeader] ?? "", WebSession.csrfToken(token)) else {
                     throw APIError(.forbidden, "a request made with the session cookie needs the page's X-CSRF-Token")
                 }
             }

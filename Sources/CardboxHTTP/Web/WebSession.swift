@@ -77,6 +77,7 @@ struct WebSession: RouterMiddleware {
         .forbidden, "this form has expired or came from another site: reload the page and try again")
 
     static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
+    static let clearSiteData = HTTPField.Name("Clear-Site-Data")!
     static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
 
     /// The CSRF token of a session: a hash of its secret, so it is known only to pages this server sent.

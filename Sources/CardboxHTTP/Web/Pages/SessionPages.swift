@@ -40,7 +40,10 @@ extension WebApp {
             let caller = try context.pageCaller()
             _ = try await database.revokeDevice(caller.device.id, account: caller.account.id, now: options.now())
             await news.signedOut(caller.account.id)
-            return WebPage.redirect("/signin", cookie: WebSession.cookie(nil, secure: secure))
+            // What offline study kept in this browser (cards, answers already sent, pictures) goes too.
+            var response = WebPage.redirect("/signin", cookie: WebSession.cookie(nil, secure: secure))
+            response.headers[WebSession.clearSiteData] = #""cache", "storage""#
+            return response
         }
     }
 

@@ -11,16 +11,23 @@
   // The offline page (`/offline`, what the service worker shows for a study page with no network).
   var shell = document.getElementById("offline-shell");
 
+  var opened = null;
+  // One connection for the page, let go when another tab opens a newer version of the database.
   function database() {
-    return new Promise(function (resolve, reject) {
+    if (opened) return opened;
+    opened = new Promise(function (resolve, reject) {
       var request = indexedDB.open("cardbox", 1);
       request.onupgradeneeded = function () {
         request.result.createObjectStore("days");
         request.result.createObjectStore("outbox", { autoIncrement: true });
       };
-      request.onsuccess = function () { resolve(request.result); };
-      request.onerror = function () { reject(request.error); };
+      request.onsuccess = function () {
+        request.result.onversionchange = function () { request.result.close(); opened = null; };
+        resolve(request.result);
+      };
+      request.onerror = function () { opened = null; reject(request.error); };
     });
+    return opened;
   }
 
   // Runs `work` over the object stores `names` in one transaction; resolves once it is committed.
@@ -54,49 +61,79 @@
     });
   }
 
-  // Sends the outbox, a deck at a time; an answer leaves it once the server has it.
+  var perRequest = 1000;
+
+  // Sends the outbox, a deck and at most `perRequest` answers at a time; an answer leaves it once
+  // the server has it. An answer the server refuses by name (its request is refused whole, saying
+  // `answers[N]`) leaves it too, so one bad answer cannot hold back the others forever.
   function send(csrf) {
     return waiting().then(function (entries) {
-      var decks = {};
-      entries.forEach(function (entry) { (decks[entry.answer.deck] = decks[entry.answer.deck] || []).push(entry); });
-      return Object.keys(decks).reduce(function (previous, deck) {
-        return previous.then(function () {
-          var answers = decks[deck].map(function (entry) {
-            var a = entry.answer;
-            return { id: a.id, card: a.card, rating: a.rating, answeredAt: a.answeredAt, durationMs: a.durationMs };
-          });
-          return fetch("/api/v1/decks/" + deck + "/answers", {
-            method: "POST", credentials: "same-origin",
-            headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-            body: JSON.stringify({ answers: answers }),
-          }).then(function (response) {
-            // Refused whole (a 400 names why): kept, so nothing given is lost; not found: the deck is gone.
-            if (!response.ok && response.status !== 404) return;
-            return transact(["outbox"], "readwrite", function (outbox) {
-              decks[deck].forEach(function (entry) { outbox.delete(entry.key); });
-            });
-          });
-        });
+      var batches = [];
+      var byDeck = {};
+      entries.forEach(function (entry) {
+        var batch = byDeck[entry.answer.deck];
+        if (!batch || batch.length === perRequest) {
+          batch = byDeck[entry.answer.deck] = [];
+          batches.push(batch);
+        }
+        batch.push(entry);
+      });
+      return batches.reduce(function (previous, batch) {
+        return previous.then(function () { return sendBatch(batch, csrf); });
       }, Promise.resolve());
     });
   }
 
-  // Online, on a deck's study page: send what waits, then keep the day ahead.
-  function keepDay(deck, csrf) {
-    return send(csrf).then(function () {
-      return fetch("/api/v1/decks/" + deck + "/offline", { credentials: "same-origin" });
+  function sendBatch(batch, csrf) {
+    var answers = batch.map(function (entry) {
+      var a = entry.answer;
+      return { id: a.id, card: a.card, rating: a.rating, answeredAt: a.answeredAt, durationMs: a.durationMs };
+    });
+    return fetch("/api/v1/decks/" + batch[0].answer.deck + "/answers", {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+      body: JSON.stringify({ answers: answers }),
     }).then(function (response) {
-      if (!response.ok) throw new Error("the day could not be kept: " + response.status);
-      return response.json();
-    }).then(function (day) {
-      day.keptAt = Date.now();
-      return keepPictures(day).then(function () {
-        return transact(["days"], "readwrite", function (days) { days.put(day, deck); });
+      // Applied, or the deck is gone (nothing there to answer): they leave the outbox.
+      if (response.ok || response.status === 404) return forget(batch);
+      if (response.status !== 400) return;
+      return response.text().then(function (text) {
+        var named = /answers\[(\d+)\]/.exec(text);
+        if (named && batch[Number(named[1])]) return forget([batch[Number(named[1])]]);
       });
     });
   }
 
-  // The thumbnails of the day's pictures, in the cache the service worker answers them from.
+  function forget(entries) {
+    return transact(["outbox"], "readwrite", function (outbox) {
+      entries.forEach(function (entry) { outbox.delete(entry.key); });
+    });
+  }
+
+  // How long a day kept stays fresh on a study page answered online: it is fetched again after
+  // that, so a card answered online is not offered again offline (at most this long after).
+  var freshFor = 60 * 1000;
+
+  // Online, on a deck's study page: send what waits, then keep the day ahead.
+  function keepDay(deck, csrf) {
+    return send(csrf).then(function () {
+      return transact(["days"], "readonly", function (days) { return requestValue(days.get(deck)); });
+    }).then(function (kept) {
+      if (kept && Date.now() - kept.keptAt < freshFor && Date.now() / 1000 < kept.dayEnds) return;
+      return fetch("/api/v1/decks/" + deck + "/offline", { credentials: "same-origin" }).then(function (response) {
+        if (!response.ok) throw new Error("the day could not be kept: " + response.status);
+        return response.json();
+      }).then(function (day) {
+        day.keptAt = Date.now();
+        return transact(["days"], "readwrite", function (days) { days.put(day, deck); }).then(function () {
+          return keepPictures(day);
+        });
+      });
+    });
+  }
+
+  // The thumbnails of the day's pictures, in the cache the service worker answers them from; a
+  // picture that cannot be fetched is left out, the rest kept.
   function keepPictures(day) {
     if (!window.caches) return Promise.resolve();
     var addresses = day.cards.filter(function (card) { return card.image; }).map(function (card) {
@@ -104,7 +141,8 @@
     });
     return caches.open("cardbox-pictures").then(function (cache) {
       return Promise.all(addresses.map(function (address) {
-        return cache.match(address).then(function (kept) { return kept || cache.add(address); });
+        return cache.match(address).then(function (kept) { return kept || cache.add(address); })
+          .catch(function () {});
       }));
     });
   }
@@ -115,6 +153,19 @@
       return navigator.serviceWorker.ready;
     });
   }
+
+  // Signing out clears what this site keeps in the browser (the server says so): what waits is
+  // sent first.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (form.getAttribute("action") !== "/signout" || form.dataset.sent) return;
+    event.preventDefault();
+    var csrf = form.querySelector("input[name=csrf]").value;
+    send(csrf).catch(function () {}).then(function () {
+      form.dataset.sent = "true";
+      form.submit();
+    });
+  });
 
   var studyPath = /^\/decks\/([0-9a-f-]{36})\/study$/;
   var match = window.location.pathname.match(studyPath);
@@ -133,11 +184,16 @@
     var show = function (html) { main.innerHTML = html; };
     Promise.all([
       transact(["days"], "readonly", function (days) { return requestValue(days.get(deck)); }),
-      fetch(shell.dataset.module).then(function (response) { return response.arrayBuffer(); }).then(CardboxScheduler.load),
+      fetch(shell.dataset.module).then(function (response) {
+        if (!response.ok) throw new Error("no scheduler");
+        return response.arrayBuffer();
+      }).then(CardboxScheduler.load),
     ]).then(function (loaded) {
       run(deck, loaded[0], loaded[1]);
-    }).catch(function () {
-      show("<h1>No network</h1><p>This deck was not kept for studying offline: open its study page once online.</p>");
+    }).catch(function (error) {
+      var why = error && /steps/.test(error.message) ? "its learning steps are more than offline study follows" :
+        "it was not kept for studying offline: open its study page once online";
+      show("<h1>No network</h1><p>This deck cannot be studied now: " + why + ".</p>");
     });
 
     function run(deck, day, scheduler) {
@@ -161,7 +217,8 @@
         var reviews = day.cards.filter(function (c) { return c.state === "review" && c.due < day.dayEnds; })
           .sort(function (a, b) { return a.due - b.due; });
         if (reviews.length) return reviews[0];
-        var fresh = day.cards.filter(function (c) { return c.state === "new"; });
+        // New cards belong to the day they were kept for.
+        var fresh = now < day.dayEnds ? day.cards.filter(function (c) { return c.state === "new"; }) : [];
         if (fresh.length) return fresh[0];
         return learning[0] || null;
       }
@@ -184,7 +241,9 @@
           var count = entries.length;
           var note = '<p class="notice" id="outbox" role="status">' + (count === 1 ? "1 answer waits" : count + " answers wait") +
             " for the network.</p>";
-          var head = "<h1>" + escape(day.deck.name) + '</h1><p class="muted" id="offline-note">Studying offline.</p>' + note;
+          var ended = now >= day.dayEnds ? " The day kept has ended: new cards wait for the network." : "";
+          var head = "<h1>" + escape(day.deck.name) + '</h1><p class="muted" id="offline-note">Studying offline.' + ended +
+            "</p>" + note;
           if (!current) {
             show(head + '<p id="done">Nothing left to study in this deck today.</p>' + undoButton());
             return;
@@ -208,8 +267,11 @@
       function undoButton() {
         return undo.length ? '<p><button type="button" class="link" data-undo>Undo the last answer <kbd>u</kbd></button></p>' : "";
       }
+      // One answer (or undo) at a time: a double tap or a held key does not answer a card twice.
+      var busy = false;
       function answer(rating) {
-        if (!current) return;
+        if (busy || !current) return;
+        busy = true;
         var nowMs = Date.now();
         var now = nowMs / 1000;
         var card = current;
@@ -229,16 +291,18 @@
           return requestValue(outbox.add(given));
         }).then(function (key) {
           undo.push({ key: key, card: before });
-        }).then(render);
+        }).then(render).then(function () { busy = false; });
       }
       function takeBack() {
+        if (busy) return;
         var last = undo.pop();
         if (!last) return;
+        busy = true;
         day.cards = day.cards.map(function (card) { return card.id === last.card.id ? last.card : card; });
         transact(["days", "outbox"], "readwrite", function (days, outbox) {
           days.put(day, deck);
           outbox.delete(last.key);
-        }).then(render);
+        }).then(render).then(function () { busy = false; });
       }
       main.addEventListener("click", function (event) {
         var button = event.target.closest("button");
@@ -247,6 +311,7 @@
         if (button.hasAttribute("data-undo")) takeBack();
       });
       document.addEventListener("keydown", function (event) {
+        if (event.repeat || event.ctrlKey || event.metaKey || event.altKey) return;
         var details = document.getElementById("answer");
         if (event.key === " " && details && !details.open) { event.preventDefault(); details.open = true; return; }
         if (/^[1-4]$/.test(event.key) && details && details.open) answer(Number(event.key));

@@ -22,7 +22,8 @@
     var wasm = this.wasm;
     if (settings.weights.length !== 21) throw new Error("FSRS-6 takes 21 weights");
     settings.weights.forEach(function (value, index) { wasm.setWeight(index, value); });
-    wasm.setRetention(settings.desiredRetention, settings.maximumInterval);
+    // The module counts days in 32 bits: a longer interval than that (5.8 million years) is that.
+    wasm.setRetention(settings.desiredRetention, Math.min(settings.maximumInterval, 2147483647));
     [settings.learningSteps, settings.relearningSteps].forEach(function (steps, kind) {
       if (steps.length > wasm.maximumSteps()) throw new Error("too many steps for offline study");
       steps.forEach(function (seconds, index) { wasm.setStep(kind, index, seconds); });

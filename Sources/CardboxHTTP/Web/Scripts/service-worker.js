@@ -22,12 +22,19 @@ self.addEventListener("activate", function (event) {
   }).then(function () { return self.clients.claim(); }));
 });
 
+var studyPage = /^\/decks\/[0-9a-f-]{36}\/study$/;
+
 self.addEventListener("fetch", function (event) {
   var request = event.request;
-  if (request.method !== "GET") return;
   var url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
-  if (request.mode === "navigate" && /^\/decks\/[0-9a-f-]{36}\/study$/.test(url.pathname)) {
+  if (request.method === "POST" && request.mode === "navigate" && studyPage.test(url.pathname)) {
+    // An answer posted as the network went: back to the study page, which opens offline.
+    event.respondWith(fetch(request).catch(function () { return Response.redirect(url.origin + url.pathname, 303); }));
+    return;
+  }
+  if (request.method !== "GET") return;
+  if (request.mode === "navigate" && studyPage.test(url.pathname)) {
     event.respondWith(fetch(request).catch(function () { return caches.match(shell.offlinePage); }));
   } else if (shell.paths.indexOf(url.pathname) >= 0) {
     event.respondWith(caches.match(url.pathname).then(function (kept) { return kept || fetch(request); }));
