@@ -356,7 +356,8 @@ extension SyncAPI {
         let hash = try CheckedImage.checkHash(context.parameters.get("sha256") ?? "")
         let buffer = try await request.collectBody(
             upTo: Limits.imageBytes, tooLarge: "image: images may be at most 5 MB (\(Limits.imageBytes) bytes)")
-        let image = try CheckedImage(Data(buffer.readableBytesView), sha256: hash)
+        let bytes = Data(buffer.readableBytesView)
+        let image = try await WebApp.offThePool { try CheckedImage(bytes, sha256: hash) }
         try await database.putImage(image, account: caller.account.id)
         return JSONResponse(
             [

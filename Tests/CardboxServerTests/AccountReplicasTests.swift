@@ -4,6 +4,7 @@ import CardboxImaging
 import CardboxServer
 import CardboxStore
 import CardboxSync
+import CardboxTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -138,12 +139,7 @@ struct AccountReplicasTests {
                     return try store.createList(name: "Slow").name
                 }
             }
-            await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    started.wait()
-                    continuation.resume()
-                }
-            }
+            await started.waitOffThePool()
             // Other accounts' pages push this one out while its write waits.
             for _ in 0..<AccountReplicas.openStoresKept {
                 _ = try await replicas.read(UUID()) { try $0.lists().count }
@@ -341,7 +337,7 @@ struct AccountReplicasTests {
                     return card
                 }
             }
-            await Task.detached { committed.wait() }.value
+            await committed.waitOffThePool()
             let snapshot = Task { try await replicas.snapshot(account, atLeast: seen) }
             try await Task.sleep(for: .milliseconds(200))
             release.signal()

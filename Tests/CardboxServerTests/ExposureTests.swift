@@ -3,6 +3,7 @@ import CardboxCore
 import CardboxServer
 import CardboxStore
 import CardboxSyncClient
+import CardboxTestSupport
 import Foundation
 import Hummingbird
 import NIOCore
@@ -168,7 +169,7 @@ struct ExposureTests {
         }
         let first = Task { try await work.run(blocking) }
         let second = Task { try await work.run(blocking) }
-        for _ in 0..<2 { started.wait() }
+        await started.waitOffThePool(count: 2)
         // Both workers are held: the cooperative pool is not (a task still runs), and one more
         // check waits in the queue.
         #expect(await Task { 41 + 1 }.value == 42)
