@@ -4,6 +4,7 @@ import CardboxHTTP
 import CardboxServer
 import CardboxServerPostgres
 import CardboxSuggest
+import CardboxSuggestServices
 import Foundation
 import Logging
 
@@ -138,7 +139,7 @@ struct ServeCommand: AsyncParsableCommand {
         try await database.with { database in
             let accounts = AccountService(store: database, hasher: PasswordHasher(cost: UInt8(passwordCost)))
             var options = ServerOptions(openSignup: openSignup)
-            options.requestsPerSecond = rateLimit
+            options.requestsPerSecond = Double(rateLimit)
             options.replicaFolder = replicaFolder()
             options.publicURL = publicURL.flatMap { URL(string: $0) }
             options.trustedProxies = Set(trustedProxy)

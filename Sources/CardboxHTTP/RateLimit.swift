@@ -9,9 +9,9 @@ actor RateLimiter {
     private let burst: Double
     private var buckets: [UUID: (tokens: Double, at: ContinuousClock.Instant)] = [:]
 
-    init(perSecond: Int) {
-        self.perSecond = Double(perSecond)
-        burst = Double(perSecond) * 20
+    init(perSecond: Double) {
+        self.perSecond = perSecond
+        burst = max(1, perSecond * 20)
     }
 
     /// Takes one request's token; nil when allowed, else the seconds to wait.

@@ -38,7 +38,7 @@ public struct ServerOptions: Sendable {
     /// The most records one pull returns.
     public var maximumPageSize = 5_000
     /// Requests each account may make per second on average; bursts may reach 20 times that.
-    public var requestsPerSecond = 50
+    public var requestsPerSecond: Double = 50
     /// The server's clock, against which a pushed clock too far ahead is refused. Tests whose
     /// devices live in a simulated time give the server the same time.
     public var now: @Sendable () -> Date = { Date() }
