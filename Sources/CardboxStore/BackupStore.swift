@@ -60,7 +60,11 @@ extension CardboxStore {
                 field: "backup",
                 reason: "was made by a newer Cardbox (schema '\(snapshot.schema)'); update to restore it")
         }
-        return try write { tx in
+        let images = (snapshot.tables["image"] ?? []).compactMap { row -> (Data, String)? in
+            guard case .blob(let data) = Self.databaseValue(row["data"] ?? .null).storage else { return nil }
+            return (data, "image \(row["sha256"]?.text ?? "")")
+        }
+        return try write(decodingImages: images, keepBytes: true) { tx in
             for table in ["deck", "card", "itemList", "board"]
             where try tx.context.count("SELECT COUNT(*) FROM \(table) WHERE accountId = ?", [tx.account]) > 0 {
                 throw CardboxError.invalid(
@@ -120,7 +124,7 @@ extension CardboxStore {
     private static func checkRestoredImage(_ row: [String: JSONValue], tx: WriteContext) throws {
         guard let sha256 = row["sha256"]?.text, case .blob(let data) = databaseValue(row["data"] ?? .null).storage
         else { return }  // the row's own check names what is missing
-        let image = try ImageIngest.ingest(data, field: "image \(sha256)", keepBytes: true)
+        let image = try tx.decodedImage(data)
         guard sha256Hex(data) == sha256 else {
             throw CardboxError.invalid(field: "image \(sha256)", reason: "its bytes' SHA-256 is \(sha256Hex(data))")
         }

@@ -61,7 +61,8 @@ extension CardboxStore {
                 try Language.validate($0.back, field: "back language")
             )
         }
-        return try write { [cards] tx in
+        let images = cards.compactMap { card in card.image.map { ($0, "\(card.source): image") } }
+        return try write(decodingImages: images) { [cards] tx in
             var report = ImportReport()
             var decks: [String: Deck] = [:]
             var keys: [String: [String: String]] = [:]  // deck id → "frontKey\ttype" → card id ("" if new)

@@ -82,7 +82,7 @@ extension CardboxStore {
     /// Languages come from the deck; tags are found or created by name.
     public func addCard(to deckReference: DeckID, _ draft: CardDraft, image: Data? = nil) throws -> Card {
         let draft = try draft.validated()
-        return try write { tx in
+        return try write(decodingImages: Self.decoding(image)) { tx in
             try tx.allowance().checkCanAdd()
             let deck = try tx.context.deck(tx.context.existing(deckReference, .deck))
             let card = try tx.insertCards([(draft, image)], into: deck)[0]
@@ -212,7 +212,7 @@ extension CardboxStore {
         }
         if let incomplete = changes.isIncomplete { fields.append(("isIncomplete", incomplete.storage)) }
         let tags = try changes.tags.map(TagName.validateList)
-        return try write { tx in
+        return try write(decodingImages: Self.decoding(changes.image)) { tx in
             let id = try tx.context.existing(reference, .card)
             let old = try tx.context.card(id)
             // Checked only when the type changes: a card typed "cloze" before cloze cards existed keeps it.

@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxImaging
 import CardboxSync
 import Foundation
 import GRDB
@@ -11,6 +12,11 @@ public struct StoreEnvironment: Sendable {
     public var makeRandom: @Sendable () -> any RandomNumberGenerator
     /// Where study days start and end (local time).
     public var timeZone: TimeZone
+    /// Decodes and checks image bytes (`ImageIngest.ingest`: an image worker process). Always called
+    /// before a write takes the store's writer, never inside one.
+    public var decodeImage: @Sendable (_ data: Data, _ field: String, _ keepBytes: Bool) throws -> IngestedImage = {
+        try ImageIngest.ingest($0, field: $1, keepBytes: $2)
+    }
     /// Whether the account's `timeZone` setting, where it has one, wins over `timeZone`: a copy of
     /// the account kept on a server, whose own zone is not the person's.
     public var followsAccountTimeZone: Bool
@@ -99,7 +105,8 @@ public final class CardboxStore: Sendable {
             // A store holds a person's data (and, signed in, the device's token): readable by its
             // owner only. SQLite gives its log files the store file's permissions.
             if !FileManager.default.fileExists(atPath: path) {
-                FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+                _ = FileManager.default.createFile(
+                    atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
             }
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
@@ -221,6 +228,28 @@ public final class CardboxStore: Sendable {
 
     /// Runs `body` in one write transaction stamped with one HLC timestamp. Any error rolls back
     /// everything `body` did.
+    /// Runs `body` in a write transaction, with `images` (bytes, and the field that names them in an
+    /// error) decoded first: decoding takes an image worker up to seconds, which must not hold the
+    /// writer. Inside, `WriteContext.storeImage` finds each by its bytes.
+    func write<T>(
+        decodingImages images: [(data: Data, field: String)], keepBytes: Bool = false,
+        _ body: (WriteContext) throws -> T
+    ) throws -> T {
+        var decoded: [Data: IngestedImage] = [:]
+        for (data, field) in images where decoded[data] == nil {
+            decoded[data] = try environment.decodeImage(data, field, keepBytes)
+        }
+        return try write { tx in
+            tx.decodedImages = decoded
+            return try body(tx)
+        }
+    }
+
+    /// The optional image of a write, as `write(decodingImages:)` takes it.
+    static func decoding(_ image: Data?, field: String = "image") -> [(data: Data, field: String)] {
+        image.map { [($0, field)] } ?? []
+    }
+
     func write<T>(_ body: (WriteContext) throws -> T) throws -> T {
         try translatingErrors {
             try writer.write { db in

@@ -20,7 +20,7 @@ extension CardboxStore {
         image: Data? = nil
     ) throws -> [Card] {
         let drafts = try CardDraft.cloze(text: text, extra: extra, notes: notes, tags: tags).map { try $0.validated() }
-        return try write { tx in
+        return try write(decodingImages: Self.decoding(image)) { tx in
             try tx.allowance().checkCanAdd(batchOf: drafts.count)
             let deck = try tx.context.deck(tx.context.existing(deckReference, .deck))
             let cards = try tx.insertCards(drafts.map { ($0, image) }, into: deck)

@@ -55,7 +55,7 @@ extension CardboxStore {
         guard hash == sha256 else {
             throw CardboxError.invalid(field: "image \(sha256)", reason: "the bytes' SHA-256 is \(hash)")
         }
-        let image = try ImageIngest.ingest(data, field: "image \(sha256)", keepBytes: true)
+        let image = try environment.decodeImage(data, "image \(sha256)", true)
         try translatingErrors {
             try writer.write { db in
                 try StoredImages.save(

@@ -86,7 +86,8 @@ extension CardboxStore {
     public func importLists(_ lists: [ListImport], settings: UserSettings?, onDuplicate policy: DuplicatePolicy)
         throws -> ImportReport
     {
-        try write { tx in
+        let images = lists.flatMap { list in list.items.flatMap { item in item.images.map { ($0.data, "image") } } }
+        return try write(decodingImages: images) { tx in
             var report = ImportReport()
             for list in lists {
                 try tx.importList(list, policy: policy, report: &report)

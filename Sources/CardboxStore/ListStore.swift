@@ -244,7 +244,7 @@ extension CardboxStore {
 
     /// Adds an image to an item: JPEG, PNG or HEIC by content, at most 5 MB, at most 10 per item (seed 002).
     public func addItemImage(to itemReference: ItemID, data: Data) throws -> ItemImage {
-        try write { tx in
+        try write(decodingImages: Self.decoding(data)) { tx in
             let itemId = try tx.context.existing(itemReference, .item)
             let count = try tx.context.count(
                 "SELECT COUNT(*) FROM itemImage WHERE accountId = ? AND itemId = ?", [tx.account, itemId])

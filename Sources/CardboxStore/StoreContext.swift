@@ -134,6 +134,8 @@ final class WriteContext {
     var heldRowsExist: Bool?
     /// Name-derived rows this transaction made again, whose held children it places at the end.
     var madeAgain: [RecordKey] = []
+    /// Images decoded before the transaction began (`CardboxStore.write(decodingImages:)`), by their bytes.
+    var decodedImages: [Data: IngestedImage] = [:]
 
     init(
         db: Database, accountId: UUID, replicaId: String, replicaKey: Int64, now: Date, timestamp: HLCTimestamp,
@@ -217,14 +219,22 @@ final class WriteContext {
 
     // MARK: Images
 
-    /// Decodes and checks image bytes (seed 002's rules, and libvips: a damaged, truncated or
-    /// oversized image is refused), shrinks one larger than `ImagePolicy.maximumSide`, and stores
-    /// it once per content (SHA-256) with its thumbnail.
-    func storeImage(_ data: Data, field: String = "image") throws -> (hash: String, format: ImageFormat) {
-        let image = try ImageIngest.ingest(data, field: field)
+    /// Stores image bytes, as decoded and checked before the transaction (seed 002's rules, and the
+    /// decoder's: a damaged, truncated or oversized image was refused there; one larger than
+    /// `ImagePolicy.maximumSide` shrunk), once per content (SHA-256) with its thumbnail.
+    func storeImage(_ data: Data) throws -> (hash: String, format: ImageFormat) {
+        let image = try decodedImage(data)
         let hash = sha256Hex(image.data)
         try StoredImages.save(image, sha256: hash, account: account, now: nowMillis, db)
         return (hash, image.format)
+    }
+
+    /// Bytes decoded before the transaction began.
+    func decodedImage(_ data: Data) throws -> IngestedImage {
+        guard let image = decodedImages[data] else {
+            throw CardboxError.storage("an image reached a write without being decoded first")
+        }
+        return image
     }
 
     /// Deletes stored images that no card, suggestion or item image refers to any more.

@@ -43,7 +43,7 @@ extension CardboxStore {
     public func imageThumbnail(sha256: String) throws -> ImageThumbnail {
         if let stored = try read({ context in try Self.thumbnail(sha256, context) }) { return stored }
         let image = try imageData(sha256: sha256)
-        let ingested = try ImageIngest.ingest(image.data, field: "image \(sha256)", keepBytes: true)
+        let ingested = try environment.decodeImage(image.data, "image \(sha256)", true)
         try translatingErrors {
             try writer.write { db in
                 try StoredImages.saveThumbnail(ingested, sha256: sha256, account: accountId.storage, db)

@@ -10,7 +10,7 @@ extension CardboxStore {
         -> Suggestion
     {
         let draft = try draft.validated()
-        return try write { tx in
+        return try write(decodingImages: Self.decoding(image)) { tx in
             let deckId = try tx.context.existing(deckReference, .deck)
             // Seed 000: rejected suggestions are cleaned up periodically; adding is when the queue is kept.
             _ = try tx.deleteRejectedSuggestions(
@@ -56,7 +56,7 @@ extension CardboxStore {
     /// Seed 000's image pipeline step: the image is made and attached, so the suggestion becomes
     /// visible (a replaced image is let go).
     public func markSuggestionReady(_ reference: SuggestionID, image: Data) throws -> Suggestion {
-        try write { tx in
+        try write(decodingImages: Self.decoding(image)) { tx in
             let id = try tx.context.existing(reference, .suggestion)
             let old = try tx.context.suggestion(id).imageHash
             try tx.update(.suggestion, id: id, [("isVisible", 1), ("imageHash", try tx.storeImage(image).hash)])

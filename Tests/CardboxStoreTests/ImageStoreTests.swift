@@ -93,3 +93,71 @@ struct StoredImageTests {
         #expect(try broken.rowCount("item") == 0)
     }
 }
+
+/// Reads a store from another thread while an image decodes, and notes whether the read got
+/// through: it cannot while the decoding holds the store's writer (then the read waits for the
+/// decoding, which waits for the read, until the probe gives up after 30 s: time enough for a read
+/// on the busiest machine).
+final class WriterProbe: @unchecked Sendable {
+    private let lock = NSLock()
+    private var store: CardboxStore?
+    private var outcomes: [Bool] = []
+
+    func watch(_ store: CardboxStore) { lock.withLock { self.store = store } }
+
+    var readsThatGotThrough: [Bool] { lock.withLock { outcomes } }
+
+    func probe() {
+        guard let store = lock.withLock({ self.store }) else { return }
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = try? store.lists()
+            done.signal()
+        }
+        let gotThrough = done.wait(timeout: .now() + 30) == .success
+        lock.withLock { outcomes.append(gotThrough) }
+    }
+}
+
+@Suite("Images are decoded before a write takes the store's writer")
+struct ImagesDecodedBeforeWritingTests {
+    @Test("every way an image enters the store decodes it first: the store stays open to others meanwhile")
+    func decodedOutsideTheWrite() throws {
+        let probe = WriterProbe()
+        var environment = TestStore.environment(TestClock())
+        environment.decodeImage = { data, field, keepBytes in
+            probe.probe()
+            return try ImageIngest.ingest(data, field: field, keepBytes: keepBytes)
+        }
+        let store = try CardboxStore.inMemory(environment: environment)
+        probe.watch(store)
+        _ = try store.setPlan(.premium)
+        let deck = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
+        let card = try store.addCard(to: deck.id, CardDraft(front: "gato", back: "cat"), image: TestStore.png(1))
+        _ = try store.editCard(card.id, CardChanges(image: TestStore.png(2)))
+        _ = try store.addWrittenCards(
+            to: deck.id, CardDraft(front: "{{c1::perro}} ladra", back: ""), image: TestStore.png(3))
+        let suggestion = try store.addSuggestion(to: deck.id, SuggestionDraft(front: "pez", back: "fish"))
+        _ = try store.markSuggestionReady(suggestion.id, image: TestStore.png(4))
+        _ = try store.addSuggestion(to: deck.id, SuggestionDraft(front: "ave", back: "bird"), image: TestStore.png(5))
+        let list = try store.createList(name: "L")
+        _ = try store.addItemImage(to: try store.addItem(to: list.id, title: "receipt").id, data: TestStore.png(6))
+        var imported = CardImport(deck: "D", draft: CardDraft(front: "oso", back: "bear"), source: "line 1")
+        imported.image = TestStore.png(7)
+        _ = try store.importCards([imported], newDeckLanguages: nil, onDuplicate: .skip)
+        let item = ItemImport(
+            id: UUID(), title: "photo", description: "", quantity: nil, isCrossedOut: false, createdAt: Date(),
+            modifiedAt: Date(), images: [(nil, TestStore.png(8))])
+        _ = try store.importLists(
+            [ListImport(id: UUID(), name: "Imported", createdAt: Date(), modifiedAt: Date(), items: [item])],
+            settings: nil, onDuplicate: .skip)
+        #expect(probe.readsThatGotThrough.count == 8)
+        let restored = try CardboxStore.inMemory(environment: environment)
+        probe.watch(restored)
+        _ = try restored.restore(try store.snapshot())
+        let reads = probe.readsThatGotThrough
+        // Eight images added, one of them replaced since; then each image the restore brings.
+        #expect(try store.rowCount("image") == 7 && reads.count == 8 + 7)
+        #expect(reads.allSatisfy { $0 }, "reads held up by a decoding: \(reads)")
+    }
+}

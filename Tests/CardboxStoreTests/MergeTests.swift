@@ -469,8 +469,9 @@ struct CrossRowMergeTests {
         try replicas.exchange()
         // Image bytes travel separately (content-addressed); here each store is given the other's.
         for index in 0..<6 {
-            _ = try replicas.a.write { tx in try tx.storeImage(TestStore.png(100 + index)) }
-            _ = try replicas.b.write { tx in try tx.storeImage(TestStore.png(index)) }
+            let (forA, forB) = (TestStore.png(100 + index), TestStore.png(index))
+            _ = try replicas.a.write(decodingImages: [(forA, "image")]) { tx in try tx.storeImage(forA) }
+            _ = try replicas.b.write(decodingImages: [(forB, "image")]) { tx in try tx.storeImage(forB) }
         }
         let shown = try replicas.stores.map { try $0.itemImages(of: item.id) }
         #expect(shown[0].count == 10 && shown[0] == shown[1])
