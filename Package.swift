@@ -151,8 +151,15 @@ let package = Package(
         // maintenance step that keeps a deck's queue filled.
         .target(
             name: "CardboxSuggest",
+            dependencies: ["CardboxCore", "CardboxStore", "CardboxImaging", "CSystemZlib"]
+        ),
+        // Suggestions and images from OpenAI-compatible services over HTTP, and the choice of providers
+        // by name. Apart from CardboxSuggest, so what reads dictionaries (and the fuzz build) needs no
+        // HTTP client.
+        .target(
+            name: "CardboxSuggestServices",
             dependencies: [
-                "CardboxCore", "CardboxStore", "CardboxImaging", "CSystemZlib",
+                "CardboxCore", "CardboxSuggest",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -172,7 +179,8 @@ let package = Package(
             dependencies: [
                 "CardboxCore", "CardboxSync", "CardboxStore", "CardboxScheduling", "CardboxExchange",
                 "CardboxServer", "CardboxServerSQLite", "CardboxServerPostgres", "CardboxHTTP", "CardboxSyncClient",
-                "CardboxSuggest", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CardboxSuggest", "CardboxSuggestServices",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "cardbox", dependencies: ["CardboxCLI"]),
@@ -233,8 +241,9 @@ let package = Package(
         .testTarget(
             name: "CardboxSuggestTests",
             dependencies: [
-                "CardboxSuggest", "CardboxStore", "CardboxCore", "CardboxImaging", "CardboxTestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                "CardboxSuggest", "CardboxSuggestServices", "CardboxStore", "CardboxCore", "CardboxImaging",
+                "CardboxTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .testTarget(name: "CardboxConvergenceTests", dependencies: ["CardboxConvergence"]),
         .testTarget(

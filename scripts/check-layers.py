@@ -6,6 +6,9 @@ which libraries, however indirectly. Exits 1 naming each path that breaks a rule
   image work to `cardbox-image-worker` (docs/store.md, "The image workers").
 - The server's seam (`CardboxServer`) and its PostgreSQL implementation link neither GRDB nor
   libvips: a server on PostgreSQL carries no SQLite layer of its own but the account copies'.
+- What the fuzz build reaches (`CardboxFuzzTargets`) needs no HTTP client: the chat and image services
+  (`CardboxSuggestServices`) stay apart from the dictionaries, so the fuzzers' sanitized build skips
+  AsyncHTTPClient and SwiftNIO.
 - The FSRS step (`CardboxFSRS`) depends on nothing: the browser runs it as WebAssembly, built with
   Embedded Swift, where no other module exists.
 """
@@ -22,6 +25,7 @@ RULES = [
     ("CardboxServer", "CVipsShim", "the sync-state seam leaves images to cardbox-image-worker"),
     ("CardboxServerPostgres", "GRDB", "the PostgreSQL implementation needs no SQLite"),
     ("CardboxServerPostgres", "CVipsShim", "the PostgreSQL implementation leaves images to the worker"),
+    ("CardboxFuzzTargets", "AsyncHTTPClient", "the fuzz build needs no HTTP client"),
 ]
 
 # Targets that depend on no other target or product.

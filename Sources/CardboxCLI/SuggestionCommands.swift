@@ -2,6 +2,7 @@ import ArgumentParser
 import CardboxCore
 import CardboxStore
 import CardboxSuggest
+import CardboxSuggestServices
 import Foundation
 
 struct SuggestionCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CardboxCore
+import CardboxSuggest
 import Foundation
 import NIOCore
 import NIOHTTP1

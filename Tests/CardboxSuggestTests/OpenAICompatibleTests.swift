@@ -8,6 +8,7 @@ import NIOCore
 import Testing
 
 @testable import CardboxSuggest
+@testable import CardboxSuggestServices
 
 /// A local server speaking OpenAI's chat-completions and image-generation protocol: it checks the
 /// key and answers each request with what the test put in `replies` (by path), remembering what

@@ -317,9 +317,10 @@ extension WebApp {
                 q: filter.search ?? "", favorites: filter.favoritesOnly,
                 isFiltered: filter != CardFilter(archived: filter.archived),
                 tags: found.tags.map { CardList.Filter.Tag(name: $0, selected: $0 == filter.tag) },
-                languages: [deck.frontLanguage, deck.backLanguage].uniqued().map {
-                    LanguageChoice(code: $0, name: Language.name(of: $0), selected: $0 == filter.language)
-                }),
+                languages: ([deck.frontLanguage] + (deck.backLanguage == deck.frontLanguage ? [] : [deck.backLanguage]))
+                    .map {
+                        LanguageChoice(code: $0, name: Language.name(of: $0), selected: $0 == filter.language)
+                    }),
             paging: paging)
     }
 
