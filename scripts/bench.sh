@@ -5,7 +5,9 @@
 # - studying: FSRS-6 next-state throughput, answering 1,000 cards, building the due queue (beside Anki);
 # - the FSRS optimizer beside fsrs-rs on the same simulated reviews, and its workload simulator and
 #   recommended retention beside fsrs-rs's;
-# - imports: a 100,000-card CSV and a 10,000-note .apkg, beside Anki, with peak memory.
+# - imports: a 100,000-card CSV and a 10,000-note .apkg, beside Anki, with peak memory;
+# - whole processes: `cardbox --version` and `plan show` beside a Foundation hello-world (the sync
+#   rows are scripts/sync_bench.sh's).
 # Extra arguments go to cardbox-bench (e.g. --runs 9).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,3 +28,5 @@ python3 scripts/fsrs_simulator_bench.py .build/release/cardbox
 echo
 echo "Imports (wall time and peak memory of cardbox import, beside Anki):"
 python3 scripts/import_bench.py .build/release/cardbox
+echo
+bash scripts/process_bench.sh

@@ -3,7 +3,8 @@
 # - the first sync of a collection to an empty device (Anki: a full download): right after the
 #   upload, beside Anki's first download after its upload (both cold in their processes) and
 #   beside Anki's median, and the median of five later devices (Anki: the median of five);
-# - the incremental sync of one changed card, sent and received (Anki: a normal sync).
+# - the incremental sync of one changed card, sent and received (Anki: a normal sync);
+# - whole `cardbox sync` processes (scripts/process_bench.sh): one changed card, and a new device's first.
 # Both servers run as their own processes on loopback; the clients run in process, so no
 # process start-up is counted. Cardbox's server runs on SQLite, or on PostgreSQL with --postgres.
 # Cardbox's bytes on the wire come from the server's /metrics; peak memory from the kernel.
@@ -41,6 +42,7 @@ start_server "$work" "$database"
 cardbox=$(.build/release/cardbox-sync-bench first --server "$url" --user bench --password-file "$work/password" \
     --cards "$cards" --runs "$runs" --work "$work")
 server_peak=$(server_peak_mb)
+processes=$(bash scripts/process_bench.sh --runs "$runs" --server "$url" --password-file "$work/password")
 stop_server
 anki=$(python3 scripts/anki_sync_bench.py "$cards" "$runs")
 python3 - "$cardbox" "$anki" "$server_peak" "$database" <<'PY'
@@ -72,3 +74,5 @@ print(f"peak memory: Cardbox server {server_peak:.0f} MB; the client process (ev
       f"({c['uploadStartMB']:.0f} MB at its start), during the first sync {c['downloadPeakMB']:.0f} MB "
       f"({c['downloadStartMB']:.0f} MB at its start)")
 PY
+echo
+echo "$processes"

@@ -4,7 +4,8 @@
 # study answer endpoint and a board card move, beside the server's simplest route (/health,
 # Hummingbird answering a constant: the hello-world of this server) in the same run. Reports
 # requests per second, p50 and p99 latency, and each route's throughput as a share of
-# hello-world's. Goal (issue 9): p99 <= 20 ms, throughput >= 30 % of hello-world.
+# hello-world's, and the server's CPU time (user + system, from /proc) per request. Goals: p99 <= 20 ms,
+# throughput >= 30 % of hello-world (issue 9); <= 400 us of server CPU per study answer (issue 32).
 # The per-account request limit is raised for the run (requests without a pause go far beyond what
 # a person does; the limit has tests of its own).
 #
@@ -41,19 +42,25 @@ done
 start_server "$work" "$work/server.sqlite" --rate-limit 1000000000
 python3 scripts/web_load_setup.py "$url" "$work" "$users"
 
+# The server's CPU time so far (user + system), in clock ticks.
+server_ticks() { awk '{print $14 + $15}' "/proc/$server_pid/stat"; }
+
 run() {
     local name=$1 path=$2 script=${3:-}
     echo "wrk: $name ($connections connections, ${seconds}s)" >&2
+    local before
+    before=$(server_ticks)
     wrk -t2 -c"$connections" -d"${seconds}s" --latency ${script:+-s "$work/$script"} "$url$path" >"$work/$name.wrk"
+    echo $(($(server_ticks) - before)) >"$work/$name.ticks"
 }
 run hello /health
 run deck-page / page.lua
 run answer / answer.lua
 run board-move / move.lua
 server_peak=$(server_peak_mb)
-python3 - "$work" "$connections" "$users" "$server_peak" <<'PY'
+python3 - "$work" "$connections" "$users" "$server_peak" "$(getconf CLK_TCK)" <<'PY'
 import re, sys
-work, connections, users, peak = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+work, connections, users, peak, ticks = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5])
 def parse(name):
     text = open(f"{work}/{name}.wrk").read()
     def ms(label):
@@ -61,16 +68,19 @@ def parse(name):
         return float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
     socket = re.search(r"Socket errors: (.*)", text)
+    requests = int(re.search(r"^\s*(\d+) requests in", text, re.M).group(1))
+    cpu = int(open(f"{work}/{name}.ticks").read()) / ticks / max(requests, 1) * 1e6
     return {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1)), "p50": ms(50), "p99": ms(99),
-            "errors": int(errors.group(1)) if errors else 0, "socket": socket.group(1) if socket else ""}
+            "errors": int(errors.group(1)) if errors else 0, "socket": socket.group(1) if socket else "", "cpu": cpu}
 hello = parse("hello")
 print(f"web app under load: {users} users, {connections} connections, SQLite, loopback")
-print(f"{'':34} {'req/s':>9} {'p50':>9} {'p99':>9} {'of hello':>9} {'errors':>7}")
+print(f"{'':34} {'req/s':>9} {'p50':>9} {'p99':>9} {'of hello':>9} {'CPU/req':>9} {'errors':>7}")
 for name, label in (("hello", "hello-world (/health)"), ("deck-page", "deck page (GET, 50 of 100 cards)"),
                     ("answer", "study answer (POST /api/v1)"), ("board-move", "board card move (POST form)")):
     r = parse(name)
     share = r["rps"] / hello["rps"] * 100
-    print(f"{label:34} {r['rps']:>9.0f} {r['p50']:>7.2f}ms {r['p99']:>7.2f}ms {share:>8.0f}% {r['errors']:>7}"
+    print(f"{label:34} {r['rps']:>9.0f} {r['p50']:>7.2f}ms {r['p99']:>7.2f}ms {share:>8.0f}% {r['cpu']:>7.0f}us"
+          f" {r['errors']:>7}"
           + (f"  socket errors: {r['socket']}" if r["socket"] else ""))
 print(f"server peak memory: {peak:.0f} MB")
 PY
