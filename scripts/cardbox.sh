@@ -3,7 +3,7 @@
 # newer than the binary, then passes every argument on. Example: bash scripts/cardbox.sh deck list
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh --run
 binary=.build/release/cardbox
 if [ ! -x "$binary" ] || [ ! -x .build/release/cardbox-image-worker ] || [ -n "$(find Sources Package.swift -newer "$binary" -print -quit)" ]; then
     echo "building cardbox (release)…" >&2

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what building and running Cardbox needs beyond the Swift toolchain: SQLite's library and
 # headers (GRDB links the system SQLite), zlib's (for Anki packages and dictzip dictionaries),
-# libvips (images), WordNet and FreeDict dictionaries (offline suggestions), the sqlite3 shell
-# (the benchmark's reference), and PostgreSQL's server (the tests start a throwaway one; `cardbox
-# serve --database postgres://…` uses any). With --browser, also what the tests drive beyond Swift:
-# Chromium, its driver and selenium (the web app's browser test), and Node (which runs the
-# browser's WebAssembly scheduler against the native one).
+# libvips (images), and WordNet and FreeDict dictionaries (offline suggestions). With --run, only
+# that (what `scripts/cardbox.sh` needs). Otherwise also the sqlite3 shell (the benchmark's
+# reference) and PostgreSQL's server (the tests start a throwaway one; `cardbox serve --database
+# postgres://…` uses any). With --browser, also what the tests drive beyond Swift: Chromium, its
+# driver and selenium (the web app's browser test), and Node (which runs the browser's WebAssembly
+# scheduler against the native one).
 set -euo pipefail
 missing=()
 if [ "${1:-}" = "--browser" ]; then
@@ -21,8 +22,10 @@ dpkg -s libvips-dev >/dev/null 2>&1 || missing+=(libvips-dev)
 dpkg -s wordnet-base >/dev/null 2>&1 || missing+=(wordnet-base)
 dpkg -s dict-freedict-spa-eng >/dev/null 2>&1 || missing+=(dict-freedict-spa-eng)
 dpkg -s dict-freedict-eng-spa >/dev/null 2>&1 || missing+=(dict-freedict-eng-spa)
-command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
-ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
+if [ "${1:-}" != "--run" ]; then
+    command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
+    ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
+fi
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
