@@ -47,10 +47,10 @@ store="$work/store.sqlite"
 for index in $(seq 100); do printf 'palabra %d\tword %d\n' "$index" "$index"; done >"$work/cards.tsv"
 "$cardbox" --store "$store" import "$work/cards.tsv" --deck Spanish --front es >/dev/null
 
-time_command() {  # NAME COMMAND [hyperfine options…]: appends "NAME mean stddev" (ms) to rows
-    local name=$1 command=$2
-    shift 2
-    hyperfine --style none --warmup 3 --runs "$runs" --export-json "$work/run.json" "$@" "$command" >/dev/null
+time_command() {  # NAME RUNS COMMAND [hyperfine options…]: appends "NAME mean stddev" (ms) to rows
+    local name=$1 count=$2 command=$3
+    shift 3
+    hyperfine --style none --warmup 3 --runs "$count" --export-json "$work/run.json" "$@" "$command" >/dev/null
     python3 - "$name" "$work/run.json" >>"$work/rows" <<'PY'
 import json, sys
 result = json.load(open(sys.argv[2]))["results"][0]
@@ -61,10 +61,10 @@ PY
 : >"$work/rows"
 echo "timing whole processes ($runs runs each)…" >&2
 # -N: no shell between hyperfine and a command that needs none (its start-up would blur a 2 ms process).
-time_command "Foundation hello-world, static (peer)" "$work/hello" -N
-time_command "Foundation hello-world, dynamic (peer)" "$work/hello-dynamic" -N
-time_command "cardbox --version" "$cardbox --version" -N
-time_command "cardbox plan show" "$cardbox --store $store plan show" -N
+time_command "Foundation hello-world, static (peer)" "$runs" "$work/hello" -N
+time_command "Foundation hello-world, dynamic (peer)" "$runs" "$work/hello-dynamic" -N
+time_command "cardbox --version" "$runs" "$cardbox --version" -N
+time_command "cardbox plan show" "$runs" "$cardbox --store $store plan show" -N
 if [ -n "$server" ]; then
     device="$work/device.sqlite"
     "$cardbox" --store "$device" login "$server" --user bench --password-stdin --device bench-process \
@@ -72,11 +72,11 @@ if [ -n "$server" ]; then
     "$cardbox" --store "$device" sync >/dev/null
     card=$("$cardbox" --store "$device" card list --json --limit 1 |
         python3 -c "import json, sys; print(json.load(sys.stdin)[0]['id'])")
-    time_command "cardbox sync, one changed card" "$cardbox --store $device sync" \
+    time_command "cardbox sync, one changed card" "$runs" "$cardbox --store $device sync" \
         --prepare "$cardbox --store $device card edit $card --back \"changed \$RANDOM\""
     fresh="$work/fresh.sqlite"
-    time_command "cardbox sync, a new device's first" "$cardbox --store $fresh sync" \
-        --runs "$(((runs + 5) / 6))" \
+    # A few runs: each is a whole download.
+    time_command "cardbox sync, a new device's first" "$(((runs + 5) / 6))" "$cardbox --store $fresh sync" \
         --prepare "rm -f $fresh $fresh-wal $fresh-shm; $cardbox --store $fresh login $server --user bench --password-stdin --device fresh <$password_file"
 fi
 python3 - "$work/rows" <<'PY'
