@@ -226,8 +226,6 @@ public final class CardboxStore: Sendable {
         return value
     }
 
-    /// Runs `body` in one write transaction stamped with one HLC timestamp. Any error rolls back
-    /// everything `body` did.
     /// Runs `body` in a write transaction, with `images` (bytes, and the field that names them in an
     /// error) decoded first: decoding takes an image worker up to seconds, which must not hold the
     /// writer. Inside, `WriteContext.storeImage` finds each by its bytes.
@@ -246,10 +244,12 @@ public final class CardboxStore: Sendable {
     }
 
     /// The optional image of a write, as `write(decodingImages:)` takes it.
-    static func decoding(_ image: Data?, field: String = "image") -> [(data: Data, field: String)] {
-        image.map { [($0, field)] } ?? []
+    static func decoding(_ image: Data?) -> [(data: Data, field: String)] {
+        image.map { [($0, "image")] } ?? []
     }
 
+    /// Runs `body` in one write transaction stamped with one HLC timestamp. Any error rolls back
+    /// everything `body` did.
     func write<T>(_ body: (WriteContext) throws -> T) throws -> T {
         try translatingErrors {
             try writer.write { db in
