@@ -236,7 +236,9 @@ let package = Package(
         .testTarget(
             name: "CardboxSchedulingTests", dependencies: ["CardboxScheduling", "CardboxFSRS"], exclude: ["Fixtures"]
         ),
-        .testTarget(name: "CardboxStoreTests", dependencies: ["CardboxStore", "CardboxImaging", "CardboxSync"]),
+        .testTarget(
+            name: "CardboxStoreTests", dependencies: ["CardboxStore", "CardboxImaging", "CardboxSync"],
+            exclude: ["Fixtures"]),
         .testTarget(name: "CardboxImagingTests", dependencies: ["CardboxImaging", "CardboxCore"]),
         .testTarget(
             name: "CardboxSuggestTests",

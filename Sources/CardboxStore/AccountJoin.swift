@@ -23,8 +23,7 @@ extension CardboxStore {
                     StoreContext(db: db, accountId: accountId, environment: environment), replicaId: replicaId)
                 let moved = AccountMove(from: accountId, to: account).moved(everything)
                 try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
-                try AccountMove.removeSyncedRows(db, of: accountId)
-                try AccountMove.moveLocalRows(db, from: accountId, to: account)
+                try AccountMove.removeSyncedRows(db)
                 try db.execute(
                     sql: "UPDATE storeInfo SET value = ? WHERE key = 'accountId'", arguments: [account.storage])
                 let tx = WriteContext(
@@ -33,7 +32,7 @@ extension CardboxStore {
                 var applier = try ChangeApplier(tx, for: moved)
                 tx.batch.origin = "local"
                 try applier.apply(moved)
-                try AccountMove.markAllAsLocalWrites(db, of: account, at: timestamp)
+                try AccountMove.markAllAsLocalWrites(db, at: timestamp)
                 try tx.finish()
             }
         }
@@ -53,8 +52,7 @@ struct AccountMove {
         var changes = ChangeSet(accountId: context.accountId, replicaId: replicaId)
         for entity in SyncedEntity.allCases { changes.rows += try reader.rows(entity, where: "1", []) }
         for text in try String.fetchAll(
-            context.db, sql: "SELECT row FROM heldRow WHERE accountId = ? ORDER BY entity, rowId",
-            arguments: [context.account])
+            context.db, sql: "SELECT row FROM heldRow ORDER BY entity, rowId")
         {
             changes.rows.append(try HeldRow.decode(text))
         }
@@ -62,8 +60,8 @@ struct AccountMove {
             context.db,
             sql: """
                 SELECT t.entity, t.rowId, t.hlc, r.id AS replicaId FROM tombstone t JOIN replica r ON r.key = t.replica
-                WHERE t.accountId = ? ORDER BY t.entity, t.rowId
-                """, arguments: [context.account]
+                ORDER BY t.entity, t.rowId
+                """
         ).compactMap { row in
             SyncedEntity(rawValue: row["entity"]).map {
                 Tombstone(
@@ -104,44 +102,21 @@ struct AccountMove {
         return moved
     }
 
-    /// Deletes the old account's synced rows and their sync records; they come back renamed.
-    static func removeSyncedRows(_ db: Database, of account: UUID) throws {
-        for table in ["fieldClock", "tombstone", "heldRow"] {
-            try db.execute(sql: "DELETE FROM \(table) WHERE accountId = ?", arguments: [account.storage])
-        }
-        for entity in SyncedEntity.allCases.reversed() {
-            try db.execute(
-                sql: "DELETE FROM \(entity.table) WHERE \(entity.accountCondition)", arguments: [account.storage])
-        }
+    /// Deletes the old account's synced rows and their sync records; they come back renamed. What
+    /// is not synced (image bytes, history, usage events) stays as it is: the file is the account.
+    static func removeSyncedRows(_ db: Database) throws {
+        for table in ["fieldClock", "tombstone", "heldRow"] { try db.execute(sql: "DELETE FROM \(table)") }
+        for entity in SyncedEntity.allCases.reversed() { try db.execute(sql: "DELETE FROM \(entity.table)") }
     }
 
-    /// Moves what is not synced (image bytes, history, usage events) to the new account as it is.
-    static func moveLocalRows(_ db: Database, from: UUID, to: UUID) throws {
-        let synced = Set(SyncedEntity.allCases.map(\.table) + ["fieldClock", "tombstone", "heldRow"])
-        let tables = try String.fetchAll(
-            db,
-            sql: """
-                SELECT m.name FROM sqlite_master m JOIN pragma_table_info(m.name) c
-                WHERE m.type = 'table' AND c.name = 'accountId' ORDER BY m.name
-                """)
-        for table in tables where !synced.contains(table) {
-            try db.execute(
-                sql: "UPDATE \(table) SET accountId = ? WHERE accountId = ?", arguments: [to.storage, from.storage])
-        }
-    }
-
-    /// Every row, tombstone and held row of the account becomes a local write at `timestamp`: the
-    /// account has never seen them, so the next sync sends them all.
-    static func markAllAsLocalWrites(_ db: Database, of account: UUID, at timestamp: HLCTimestamp) throws {
-        for entity in SyncedEntity.allCases {
-            try db.execute(
-                sql: "UPDATE \(entity.table) SET \(SyncColumns.version) = ? WHERE \(entity.accountCondition)",
-                arguments: [timestamp.storageValue, account.storage])
+    /// Every row, tombstone and held row becomes a local write at `timestamp`: the account has never
+    /// seen them, so the next sync sends them all.
+    static func markAllAsLocalWrites(_ db: Database, at timestamp: HLCTimestamp) throws {
+        for table in SyncedEntity.allCases.map(\.table) {
+            try db.execute(sql: "UPDATE \(table) SET \(SyncColumns.version) = ?", arguments: [timestamp.storageValue])
         }
         for table in ["tombstone", "heldRow"] {
-            try db.execute(
-                sql: "UPDATE \(table) SET version = ? WHERE accountId = ?",
-                arguments: [timestamp.storageValue, account.storage])
+            try db.execute(sql: "UPDATE \(table) SET version = ?", arguments: [timestamp.storageValue])
         }
     }
 }

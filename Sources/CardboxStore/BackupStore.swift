@@ -6,7 +6,7 @@ import GRDB
 
 /// Everything an account holds, table by table: what a backup file carries.
 public struct StoreSnapshot: Sendable, Equatable {
-    /// Rows per table, each row its columns (but `accountId`) and values; ids and times are kept as stored.
+    /// Rows per table, each row its columns and values; ids and times are kept as stored.
     public var tables: [String: [[String: JSONValue]]]
     /// The plan and the free card limit.
     public var account: [String: JSONValue]
@@ -38,8 +38,7 @@ extension CardboxStore {
                 defer { progress?(index + 1, Self.backupTables.count) }
                 let order = table == "usageEvent" ? "id" : (table == "image" ? "sha256" : Self.orderColumn(table))
                 tables[table] = try Row.fetchAll(
-                    context.db, sql: "SELECT * FROM \(table) WHERE accountId = ? ORDER BY \(order)",
-                    arguments: [context.account]
+                    context.db, sql: "SELECT * FROM \(table) ORDER BY \(order)"
                 ).map { row in
                     var values = Self.values(row)
                     if table == "usageEvent" { values["id"] = nil }  // a local counter, renumbered on restore
@@ -66,12 +65,12 @@ extension CardboxStore {
         }
         return try write(decodingImages: images, keepBytes: true) { tx in
             for table in ["deck", "card", "itemList", "board"]
-            where try tx.context.count("SELECT COUNT(*) FROM \(table) WHERE accountId = ?", [tx.account]) > 0 {
+            where try tx.context.count("SELECT COUNT(*) FROM \(table)", []) > 0 {
                 throw CardboxError.invalid(
                     field: "restore", reason: "this store already holds data; restore into a new store (--store PATH)")
             }
             for key in try String.fetchAll(
-                tx.db, sql: "SELECT key FROM setting WHERE accountId = ?", arguments: [tx.account])
+                tx.db, sql: "SELECT key FROM setting")
             {
                 try tx.delete(.setting, id: key)
             }
@@ -112,12 +111,11 @@ extension CardboxStore {
             return try tx.insert(entity, id: rowId, fields)
         }
         if table == "image" { try checkRestoredImage(row, tx: tx) }
-        var columns = row.keys.sorted().filter { $0 != "accountId" && !(table == "usageEvent" && $0 == "id") }
+        let columns = row.keys.sorted().filter { $0 != "accountId" && !(table == "usageEvent" && $0 == "id") }
         let values = columns.map { databaseValue(row[$0]!) }
-        columns.insert("accountId", at: 0)
         let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         try tx.db.cachedStatement(sql: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(marks))")
-            .execute(arguments: StatementArguments([tx.account] + values))
+            .execute(arguments: StatementArguments(values))
     }
 
     /// A backup's image is decoded like any image entering the store, and must be what its row says.
@@ -128,7 +126,7 @@ extension CardboxStore {
         guard sha256Hex(data) == sha256 else {
             throw CardboxError.invalid(field: "image \(sha256)", reason: "its bytes' SHA-256 is \(sha256Hex(data))")
         }
-        try StoredImages.saveThumbnail(image, sha256: sha256, account: tx.account, tx.db)
+        try StoredImages.saveThumbnail(image, sha256: sha256, tx.db)
     }
 
     /// What the migrations after `schema` did to existing rows, applied to a backup's rows written

@@ -22,8 +22,8 @@ extension CardboxStore {
     public func boards() throws -> [Board] {
         try read { context in
             try Row.fetchAll(
-                context.db.cachedStatement(sql: "SELECT * FROM board WHERE accountId = ? ORDER BY createdAt, id"),
-                arguments: [context.account]
+                context.db.cachedStatement(sql: "SELECT * FROM board ORDER BY createdAt, id"),
+                arguments: []
             ).map(Board.init(row:))
         }
     }
@@ -39,9 +39,9 @@ extension CardboxStore {
                 context.db.cachedStatement(
                     sql: """
                         SELECT boardCard.* FROM boardCard JOIN boardColumn ON boardColumn.id = boardCard.columnId
-                        WHERE boardCard.accountId = ? AND boardColumn.boardId = ?
+                        WHERE boardColumn.boardId = ?
                         ORDER BY boardCard.columnId, boardCard.position, boardCard.id
-                        """), arguments: [context.account, id])
+                        """), arguments: [id])
             for row in cardRows {
                 let columnId: String = row["columnId"]
                 let card = try BoardCard(row: row, orderNumber: cardsByColumn[columnId]?.count ?? 0)
@@ -52,8 +52,8 @@ extension CardboxStore {
             }
             board.columns = try Row.fetchAll(
                 context.db.cachedStatement(
-                    sql: "SELECT * FROM boardColumn WHERE accountId = ? AND boardId = ? ORDER BY position, id"),
-                arguments: [context.account, id]
+                    sql: "SELECT * FROM boardColumn WHERE boardId = ? ORDER BY position, id"),
+                arguments: [id]
             ).enumerated().map { index, row in
                 try BoardColumn(row: row, orderNumber: index, cards: cardsByColumn[row["id"]] ?? [])
             }
@@ -200,7 +200,7 @@ extension StoreContext {
     func board(_ id: String) throws -> Board {
         guard
             let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM board WHERE accountId = ? AND id = ?"), arguments: [account, id])
+                db.cachedStatement(sql: "SELECT * FROM board WHERE id = ?"), arguments: [id])
         else { throw CardboxError.notFound(kind: "board", reference: id) }
         return try Board(row: row)
     }
@@ -208,8 +208,8 @@ extension StoreContext {
     func boardColumn(_ id: String) throws -> BoardColumn {
         guard
             let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM boardColumn WHERE accountId = ? AND id = ?"),
-                arguments: [account, id])
+                db.cachedStatement(sql: "SELECT * FROM boardColumn WHERE id = ?"),
+                arguments: [id])
         else { throw CardboxError.notFound(kind: "column", reference: id) }
         let orderNumber = try orderNumber(.boardColumn, parentId: row["boardId"], position: row["position"], id: id)
         return try BoardColumn(row: row, orderNumber: orderNumber, cards: nil)
@@ -218,8 +218,8 @@ extension StoreContext {
     func boardCard(_ id: String) throws -> BoardCard {
         guard
             let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM boardCard WHERE accountId = ? AND id = ?"),
-                arguments: [account, id])
+                db.cachedStatement(sql: "SELECT * FROM boardCard WHERE id = ?"),
+                arguments: [id])
         else { throw CardboxError.notFound(kind: "board card", reference: id) }
         return try BoardCard(
             row: row,

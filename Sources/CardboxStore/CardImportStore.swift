@@ -170,8 +170,8 @@ extension WriteContext {
         var keys: [String: String] = [:]
         for row in try Row.fetchAll(
             db.cachedStatement(
-                sql: "SELECT id, frontKey, cardType, clozeNumber FROM card WHERE accountId = ? AND deckId = ?"),
-            arguments: [account, deckId])
+                sql: "SELECT id, frontKey, cardType, clozeNumber FROM card WHERE deckId = ?"),
+            arguments: [deckId])
         {
             keys[
                 CardboxStore.duplicateKey(

@@ -154,7 +154,7 @@ extension CardboxStore {
         if let tag = filter.tag {
             sql += """
                  AND EXISTS (SELECT 1 FROM cardTag JOIN tag ON tag.id = cardTag.tagId
-                 WHERE cardTag.cardId = card.id AND tag.accountId = card.accountId AND tag.nameKey = ?)
+                 WHERE cardTag.cardId = card.id AND tag.nameKey = ?)
                 """
             arguments += [TagName.normalize(tag)]
         }
@@ -178,8 +178,8 @@ extension CardboxStore {
             guard
                 let row = try Row.fetchOne(
                     context.db.cachedStatement(
-                        sql: "SELECT data, mimeType FROM image WHERE accountId = ? AND sha256 = ?"),
-                    arguments: [context.account, sha256])
+                        sql: "SELECT data, mimeType FROM image WHERE sha256 = ?"),
+                    arguments: [sha256])
             else { throw CardboxError.notFound(kind: "image", reference: sha256) }
             return (row["data"], row["mimeType"])
         }
@@ -297,7 +297,7 @@ extension CardboxStore {
 
 /// The card table's columns, in the order `Card.init(row:tags:)` reads them.
 enum CardColumns {
-    /// The columns a new card row is inserted with, after `id` and `accountId`.
+    /// The columns a new card row is inserted with, after `id`.
     static let insert = [
         "deckId", "front", "frontKey", "back", "cardType", "notes", "frontLanguage", "backLanguage", "isFavorite",
         "imageHash", "imagePrompt", "jsonContent", "isArchived", "archivedAt", "isIncomplete", "dueAt", "createdAt",
@@ -384,19 +384,19 @@ extension StoreContext {
                 db.cachedStatement(sql: "SELECT plan, freeCardLimit FROM account WHERE id = ?"), arguments: [account])
         else { throw CardboxError.storage("the store has no account \(account)") }
         let plan = Plan(rawValue: row["plan"]) ?? .free
-        let count = try self.count("SELECT COUNT(*) FROM card WHERE accountId = ?", [account])
+        let count = try self.count("SELECT COUNT(*) FROM card", [])
         return CardAllowance(plan: plan, cardCount: count, freeCardLimit: row["freeCardLimit"])
     }
 
     func card(_ id: String) throws -> Card {
         let rows = try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT \(CardColumns.select) FROM card WHERE accountId = ? AND id = ?"),
-            arguments: [account, id])
+            db.cachedStatement(sql: "SELECT \(CardColumns.select) FROM card WHERE id = ?"),
+            arguments: [id])
         guard let card = try cards(rows).first else { throw CardboxError.notFound(kind: "card", reference: id) }
         return card
     }
 
-    /// The cards with these ids, in this order (ids not in the account are left out).
+    /// The cards with these ids, in this order (ids of no card are left out).
     func cards(ids: [String]) throws -> [Card] {
         var rows: [String: Row] = [:]
         for start in stride(from: 0, to: ids.count, by: 512) {
@@ -405,12 +405,10 @@ extension StoreContext {
             let size = chunk.count <= 1 ? 1 : 1 << (Int.bitWidth - (chunk.count - 1).leadingZeroBitCount)
             chunk += Array(repeating: "", count: size - chunk.count)
             let marks = Array(repeating: "?", count: size).joined(separator: ",")
-            // `+accountId`: the account is checked on each row found by id, never used to pick an
-            // index (an index that starts with it would walk every card of the account).
             for row in try Row.fetchAll(
                 db.cachedStatement(
-                    sql: "SELECT \(CardColumns.select) FROM card WHERE +accountId = ? AND id IN (\(marks))"),
-                arguments: StatementArguments([account] + chunk))
+                    sql: "SELECT \(CardColumns.select) FROM card WHERE id IN (\(marks))"),
+                arguments: StatementArguments(chunk))
             {
                 rows[row[CardColumn.id]] = row
             }
@@ -432,8 +430,8 @@ extension StoreContext {
                 db.cachedStatement(
                     sql: """
                         SELECT cardTag.cardId, tag.name FROM cardTag JOIN tag ON tag.id = cardTag.tagId
-                        WHERE cardTag.accountId = ? AND cardTag.cardId IN (\(marks)) ORDER BY tag.nameKey
-                        """), arguments: StatementArguments([account] + chunk))
+                        WHERE cardTag.cardId IN (\(marks)) ORDER BY tag.nameKey
+                        """), arguments: StatementArguments(chunk))
             for row in tagRows { tagsByCard[row["cardId"], default: []].append(row["name"]) }
         }
         return try rows.map { try Card(row: $0, tags: tagsByCard[$0["id"]] ?? []) }

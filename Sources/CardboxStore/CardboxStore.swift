@@ -44,8 +44,8 @@ public struct StoreEnvironment: Sendable {
 /// The Cardbox store: one account's decks, lists and boards in SQLite (WAL), every mutation one
 /// transaction that also records what sync needs: clocks per row and field, and tombstones.
 ///
-/// A store file may hold several accounts (a server's does); a `CardboxStore` value sees exactly one,
-/// because every query goes through `StoreContext`, which filters on its account.
+/// A store file holds one account (named in `storeInfo`; a server keeps a file per account): opening
+/// it for another is refused.
 public final class CardboxStore: Sendable {
     let file: StoreFile
     var writer: any DatabaseWriter { file.writer }
@@ -59,7 +59,9 @@ public final class CardboxStore: Sendable {
         self.file = file
         self.environment = environment
         let writer = file.writer
+        let rebuilds = try file.path != nil && writer.read(Schema.rebuildsExistingTables)
         try Schema.migrator.migrate(writer)
+        if rebuilds { try writer.vacuum() }
         if let known = try writer.read({ db in try Self.identity(db, account: account) }) {
             // The common case, a store opened before: read only, so a read-only command writes nothing.
             (accountId, replicaId, replicaKey) = known
@@ -68,9 +70,9 @@ public final class CardboxStore: Sendable {
         (accountId, replicaId, replicaKey) = try writer.write { db in
             let replica = try Self.storeInfo(
                 db, key: "replicaId", orInsert: environment.newID().uuidString.lowercased())
-            let defaultAccount = try Self.storeInfo(
+            let stored = try Self.storeInfo(
                 db, key: "accountId", orInsert: (account ?? environment.newID()).uuidString.lowercased())
-            let accountId = account ?? UUID(uuidString: defaultAccount)!
+            let accountId = try Self.fileAccount(stored, opening: account)
             try db.execute(
                 sql: "INSERT INTO account (id, createdAt) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
                 arguments: [accountId.storage, environment.now().storageMillis])
@@ -208,12 +210,24 @@ public final class CardboxStore: Sendable {
             uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM storeInfo").map {
                 ($0["key"] as String, $0["value"] as String)
             })
-        guard let replica = info["replicaId"], let stored = info["accountId"],
-            let accountId = account ?? UUID(uuidString: stored),
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM account WHERE id = ?", arguments: [accountId.storage]) != nil,
+        guard let replica = info["replicaId"], let stored = info["accountId"] else { return nil }
+        let accountId = try fileAccount(stored, opening: account)
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM account WHERE id = ?", arguments: [accountId.storage]) != nil,
             let key = try Int64.fetchOne(db, sql: "SELECT key FROM replica WHERE id = ?", arguments: [replica])
         else { return nil }
         return (accountId, replica, key)
+    }
+
+    /// The file's account, which must be the one asked for, when one is.
+    private static func fileAccount(_ stored: String, opening account: UUID?) throws -> UUID {
+        guard let fileAccount = UUID(uuidString: stored) else {
+            throw CardboxError.storage("the store names its account '\(stored)', which is not an id")
+        }
+        if let account, account != fileAccount {
+            throw CardboxError.invalid(
+                field: "account", reason: "this store holds account \(fileAccount.storage), not \(account.storage)")
+        }
+        return fileAccount
     }
 
     private static func storeInfo(_ db: Database, key: String, orInsert value: String) throws -> String {

@@ -35,7 +35,7 @@ struct ChangeApplier {
 
     init(_ tx: WriteContext, for changes: ChangeSet) throws {
         self.tx = tx
-        known = try KnownRecords(changes, tx.db, account: tx.account)
+        known = try KnownRecords(changes, tx.db)
         mayHoldRows = try tx.mayHoldRows()
     }
 
@@ -50,7 +50,6 @@ struct ChangeApplier {
     }
 
     private var db: Database { tx.db }
-    private var account: String { tx.account }
 
     /// Runs `body`, naming the record in any error the database raises.
     private static func describing(_ entity: SyncedEntity, _ id: String, _ body: () throws -> Void) throws {
@@ -124,7 +123,7 @@ struct ChangeApplier {
                     "UPDATE \(entity.table) SET \(assignments.map { "\($0.0) = ?" }.joined(separator: ", ")) WHERE \(entity.rowCondition)"
             ).execute(
                 arguments: StatementArguments(
-                    assignments.map(\.1) + entity.rowArguments(account: account, id: merged.id)))
+                    assignments.map(\.1) + entity.rowArguments(id: merged.id)))
         }
         let clocksToWrite = merged.created != local.created ? entity.fields : changed
         try writeFieldClocks(merged, fields: clocksToWrite)
@@ -190,12 +189,9 @@ struct ChangeApplier {
         let names =
             (entity.identity == .uuid ? ["id"] : []) + columns.map(\.0)
             + [SyncColumns.timestamp, SyncColumns.replica, SyncColumns.version]
-        let leading = entity == .account ? [] : [("accountId", account.databaseValue)]
-        let allNames = leading.map(\.0) + names
+        let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
         let statement = try FastStatement(
-            db,
-            "INSERT INTO \(entity.table) (\(allNames.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: allNames.count).joined(separator: ", ")))",
-            leading: leading.map(\.1))
+            db, "INSERT INTO \(entity.table) (\(names.joined(separator: ", "))) VALUES (\(marks))", leading: [])
         inserts[shape] = statement
         return statement
     }
@@ -204,8 +200,8 @@ struct ChangeApplier {
     mutating func attachChildren(of entity: SyncedEntity, _ id: String) throws {
         guard mayHoldRows else { return }
         let waiting = try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT row, version FROM heldRow WHERE accountId = ? AND waitingFor = ?"),
-            arguments: [account, HeldRow.waitKey(entity, id)])
+            db.cachedStatement(sql: "SELECT row, version FROM heldRow WHERE waitingFor = ?"),
+            arguments: [HeldRow.waitKey(entity, id)])
         for held in waiting {
             try place(try HeldRow.decode(held["row"]), version: held["version"], wasHeld: true)
         }
@@ -217,8 +213,8 @@ struct ChangeApplier {
             let clock = row.fields[field.name]!.clock
             if clock == row.created {
                 try db.cachedStatement(
-                    sql: "DELETE FROM fieldClock WHERE accountId = ? AND entity = ? AND rowId = ? AND field = ?"
-                ).execute(arguments: [account, row.entity.rawValue, row.id, field.name])
+                    sql: "DELETE FROM fieldClock WHERE entity = ? AND rowId = ? AND field = ?"
+                ).execute(arguments: [row.entity.rawValue, row.id, field.name])
             } else {
                 try tx.setFieldClock(
                     row.entity, id: row.id, field: field.name, clock, replicaKey: try replicaKey(clock.replicaId))
@@ -297,9 +293,9 @@ struct ChangeApplier {
     private mutating func deleteStored(_ row: RowChange) throws {
         live = []
         try db.cachedStatement(sql: "DELETE FROM \(row.entity.table) WHERE \(row.entity.rowCondition)").execute(
-            arguments: StatementArguments(row.entity.rowArguments(account: account, id: row.id)))
-        try db.cachedStatement(sql: "DELETE FROM fieldClock WHERE accountId = ? AND entity = ? AND rowId = ?").execute(
-            arguments: [account, row.entity.rawValue, row.id])
+            arguments: StatementArguments(row.entity.rowArguments(id: row.id)))
+        try db.cachedStatement(sql: "DELETE FROM fieldClock WHERE entity = ? AND rowId = ?").execute(
+            arguments: [row.entity.rawValue, row.id])
     }
 
     /// Writes a tombstone: one that arrived (the server has it) is not sent back; one `derived` here
@@ -314,12 +310,12 @@ struct ChangeApplier {
         known.insert(entity, id)
         try db.cachedStatement(
             sql: """
-                INSERT INTO tombstone (accountId, entity, rowId, hlc, replica, version) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (accountId, entity, rowId) DO UPDATE
+                INSERT INTO tombstone (entity, rowId, hlc, replica, version) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (entity, rowId) DO UPDATE
                 SET hlc = excluded.hlc, replica = excluded.replica, version = MIN(version, excluded.version)
                 """
         ).execute(arguments: [
-            account, entity.rawValue, id, clock.timestamp.storageValue, try replicaKey(clock.replicaId),
+            entity.rawValue, id, clock.timestamp.storageValue, try replicaKey(clock.replicaId),
             derived ? tx.timestamp.storageValue : 0,
         ])
     }
@@ -327,8 +323,8 @@ struct ChangeApplier {
     /// Leaves a tombstone out of the next push: the server holds it.
     private func markSent(_ entity: SyncedEntity, _ id: String) throws {
         try db.cachedStatement(
-            sql: "UPDATE tombstone SET version = 0 WHERE accountId = ? AND entity = ? AND rowId = ? AND version <> 0"
-        ).execute(arguments: [account, entity.rawValue, id])
+            sql: "UPDATE tombstone SET version = 0 WHERE entity = ? AND rowId = ? AND version <> 0"
+        ).execute(arguments: [entity.rawValue, id])
     }
 
     // MARK: Reading the local state
@@ -338,8 +334,8 @@ struct ChangeApplier {
             db.cachedStatement(
                 sql: """
                     SELECT t.hlc, r.id FROM tombstone t JOIN replica r ON r.key = t.replica
-                    WHERE t.accountId = ? AND t.entity = ? AND t.rowId = ?
-                    """), arguments: [account, entity.rawValue, id])
+                    WHERE t.entity = ? AND t.rowId = ?
+                    """), arguments: [entity.rawValue, id])
         return row.map { WriteClock(HLCTimestamp(rawValue: UInt64(bitPattern: $0[0])), $0[1]) }
     }
 
@@ -355,7 +351,7 @@ struct ChangeApplier {
         let found =
             try tx.context.count(
                 "SELECT COUNT(*) FROM \(entity.table) WHERE \(entity.rowCondition)",
-                StatementArguments(entity.rowArguments(account: account, id: id))) > 0
+                StatementArguments(entity.rowArguments(id: id))) > 0
         if found { live.insert(key) }
         return found
     }
@@ -363,22 +359,22 @@ struct ChangeApplier {
     private func storedVersion(_ entity: SyncedEntity, _ id: String) throws -> Int64 {
         try Int64.fetchOne(
             db.cachedStatement(sql: "SELECT \(SyncColumns.version) FROM \(entity.table) WHERE \(entity.rowCondition)"),
-            arguments: StatementArguments(entity.rowArguments(account: account, id: id))) ?? 0
+            arguments: StatementArguments(entity.rowArguments(id: id))) ?? 0
     }
 
     private func liveChildren(_ child: SyncedEntity, _ reference: ParentReference, of id: String) throws -> [String] {
         try String.fetchAll(
             db.cachedStatement(
-                sql: "SELECT \(child.idExpression) FROM \(child.table) WHERE accountId = ? AND \(reference.column) = ?"),
-            arguments: [account, id])
+                sql: "SELECT \(child.idExpression) FROM \(child.table) WHERE \(reference.column) = ?"),
+            arguments: [id])
     }
 
     private func heldRow(_ entity: SyncedEntity, _ id: String) throws -> (row: RowChange, version: Int64)? {
         guard
             let row = try Row.fetchOne(
                 db.cachedStatement(
-                    sql: "SELECT row, version FROM heldRow WHERE accountId = ? AND entity = ? AND rowId = ?"),
-                arguments: [account, entity.rawValue, id])
+                    sql: "SELECT row, version FROM heldRow WHERE entity = ? AND rowId = ?"),
+                arguments: [entity.rawValue, id])
         else { return nil }
         return (try HeldRow.decode(row["row"]), row["version"])
     }
@@ -389,16 +385,16 @@ struct ChangeApplier {
         tx.heldRowsExist = true
         try db.cachedStatement(
             sql: """
-                INSERT INTO heldRow (accountId, entity, rowId, waitingFor, version, row) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (accountId, entity, rowId) DO UPDATE
+                INSERT INTO heldRow (entity, rowId, waitingFor, version, row) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (entity, rowId) DO UPDATE
                 SET waitingFor = excluded.waitingFor, version = excluded.version, row = excluded.row
                 """
-        ).execute(arguments: [account, row.entity.rawValue, row.id, parentKey, version, HeldRow.encode(row)])
+        ).execute(arguments: [row.entity.rawValue, row.id, parentKey, version, HeldRow.encode(row)])
     }
 
     private func dropHeld(_ entity: SyncedEntity, _ id: String) throws {
-        try db.cachedStatement(sql: "DELETE FROM heldRow WHERE accountId = ? AND entity = ? AND rowId = ?").execute(
-            arguments: [account, entity.rawValue, id])
+        try db.cachedStatement(sql: "DELETE FROM heldRow WHERE entity = ? AND rowId = ?").execute(
+            arguments: [entity.rawValue, id])
     }
 
     // MARK: Values

@@ -39,7 +39,7 @@ extension WriteContext {
         )
         .execute(
             arguments: StatementArguments(
-                fields.map { $0.1?.databaseValue ?? .null } + entity.rowArguments(account: account, id: id)
+                fields.map { $0.1?.databaseValue ?? .null } + entity.rowArguments(id: id)
                     + [timestamp.storageValue.databaseValue]))
         guard db.changesCount == 1 else {
             throw CardboxError.storage("\(entity.table) \(id) was not inserted by this transaction")
@@ -51,7 +51,7 @@ extension WriteContext {
         let assignments = (fields.map(\.0) + [SyncColumns.version]).map { "\($0) = ?" }.joined(separator: ", ")
         let values = fields.map { $0.1?.databaseValue ?? .null } + [timestamp.storageValue.databaseValue]
         try db.cachedStatement(sql: "UPDATE \(entity.table) SET \(assignments) WHERE \(entity.rowCondition)")
-            .execute(arguments: StatementArguments(values + entity.rowArguments(account: account, id: id)))
+            .execute(arguments: StatementArguments(values + entity.rowArguments(id: id)))
         guard db.changesCount > 0 else { return }
         var written: [String] = []
         for (column, _) in fields {
@@ -70,10 +70,10 @@ extension WriteContext {
     func setFieldClock(_ entity: Entity, id: String, field: String, _ clock: WriteClock, replicaKey: Int64) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO fieldClock (accountId, entity, rowId, field, hlc, replica) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (accountId, entity, rowId, field) DO UPDATE SET hlc = excluded.hlc, replica = excluded.replica
+                INSERT INTO fieldClock (entity, rowId, field, hlc, replica) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (entity, rowId, field) DO UPDATE SET hlc = excluded.hlc, replica = excluded.replica
                 """
-        ).execute(arguments: [account, entity.rawValue, id, field, clock.timestamp.storageValue, replicaKey])
+        ).execute(arguments: [entity.rawValue, id, field, clock.timestamp.storageValue, replicaKey])
     }
 
     /// Deletes a row and everything its cascade removes, writing a tombstone for each, so other
@@ -82,12 +82,12 @@ extension WriteContext {
     func delete(_ entity: Entity, id: String) throws {
         let selection = RowSelection(
             entity: entity, from: "\(entity.table) WHERE \(entity.rowCondition)",
-            arguments: entity.rowArguments(account: account, id: id))
+            arguments: entity.rowArguments(id: id))
         guard try context.count("SELECT COUNT(*) FROM (\(selection.sql))", StatementArguments(selection.arguments)) > 0
         else { return }
         try tombstone(selection, clock: WriteClock(timestamp, replicaId), replicaKey: replicaKey, version: timestamp)
         try db.cachedStatement(sql: "DELETE FROM \(entity.table) WHERE \(entity.rowCondition)")
-            .execute(arguments: StatementArguments(entity.rowArguments(account: account, id: id)))
+            .execute(arguments: StatementArguments(entity.rowArguments(id: id)))
         batch.note(entity, id: id, .delete, fields: [])
     }
 
@@ -97,28 +97,28 @@ extension WriteContext {
     func tombstone(_ selection: RowSelection, clock: WriteClock, replicaKey: Int64, version: HLCTimestamp) throws {
         for (child, reference) in selection.entity.children {
             let childSelection = RowSelection(
-                entity: child, from: "\(child.table) WHERE accountId = ? AND \(reference.column) IN (\(selection.sql))",
-                arguments: [account.databaseValue] + selection.arguments)
+                entity: child, from: "\(child.table) WHERE \(reference.column) IN (\(selection.sql))",
+                arguments: selection.arguments)
             try tombstone(childSelection, clock: clock, replicaKey: replicaKey, version: version)
         }
         let entity = selection.entity
         try db.cachedStatement(
             sql: """
-                INSERT INTO tombstone (accountId, entity, rowId, hlc, replica, version)
-                SELECT ?, ?, \(entity.idExpression), ?, ?, ? FROM \(selection.from)
-                ON CONFLICT (accountId, entity, rowId) DO UPDATE
+                INSERT INTO tombstone (entity, rowId, hlc, replica, version)
+                SELECT ?, \(entity.idExpression), ?, ?, ? FROM \(selection.from)
+                ON CONFLICT (entity, rowId) DO UPDATE
                 SET hlc = excluded.hlc, replica = excluded.replica, version = excluded.version
                 """
         ).execute(
             arguments: StatementArguments(
                 [
-                    account.databaseValue, entity.rawValue.databaseValue, clock.timestamp.storageValue.databaseValue,
+                    entity.rawValue.databaseValue, clock.timestamp.storageValue.databaseValue,
                     replicaKey.databaseValue, version.storageValue.databaseValue,
                 ] + selection.arguments))
         try db.cachedStatement(
-            sql: "DELETE FROM fieldClock WHERE accountId = ? AND entity = ? AND rowId IN (\(selection.sql))"
+            sql: "DELETE FROM fieldClock WHERE entity = ? AND rowId IN (\(selection.sql))"
         ).execute(
-            arguments: StatementArguments([account.databaseValue, entity.rawValue.databaseValue] + selection.arguments))
+            arguments: StatementArguments([entity.rawValue.databaseValue] + selection.arguments))
         entitiesWithoutTombstones.remove(entity)
     }
 
@@ -127,14 +127,14 @@ extension WriteContext {
     func clearTombstone(_ entity: Entity, id: String) throws {
         guard entity.deletion == .lastWriterWins, !entitiesWithoutTombstones.contains(entity) else { return }
         let any = try context.count(
-            "SELECT COUNT(*) FROM (SELECT 1 FROM tombstone WHERE accountId = ? AND entity = ? LIMIT 1)",
-            [account, entity.rawValue])
+            "SELECT COUNT(*) FROM (SELECT 1 FROM tombstone WHERE entity = ? LIMIT 1)",
+            [entity.rawValue])
         guard any > 0 else {
             entitiesWithoutTombstones.insert(entity)
             return
         }
-        try db.cachedStatement(sql: "DELETE FROM tombstone WHERE accountId = ? AND entity = ? AND rowId = ?")
-            .execute(arguments: [account, entity.rawValue, id])
+        try db.cachedStatement(sql: "DELETE FROM tombstone WHERE entity = ? AND rowId = ?")
+            .execute(arguments: [entity.rawValue, id])
     }
 
     /// A row made here again under a name-derived id (a tag deleted on another device, say) replaces
@@ -143,16 +143,15 @@ extension WriteContext {
     /// are placed when the transaction finishes, as its arrival places them on every other device.
     func supersedeHeld(_ entity: Entity, id: String) throws {
         guard entity.deletion == .lastWriterWins, try mayHoldRows() else { return }
-        try db.cachedStatement(sql: "DELETE FROM heldRow WHERE accountId = ? AND entity = ? AND rowId = ?")
-            .execute(arguments: [account, entity.rawValue, id])
+        try db.cachedStatement(sql: "DELETE FROM heldRow WHERE entity = ? AND rowId = ?")
+            .execute(arguments: [entity.rawValue, id])
         if !entity.children.isEmpty { madeAgain.append(RecordKey(entity, id)) }
     }
 
-    /// Whether any row of the account is held aside; asked once per transaction (usually none are).
+    /// Whether any row is held aside; asked once per transaction (usually none are).
     func mayHoldRows() throws -> Bool {
         if let known = heldRowsExist { return known }
-        let exists =
-            try context.count("SELECT EXISTS (SELECT 1 FROM heldRow WHERE accountId = ?)", [account]) > 0
+        let exists = try context.count("SELECT EXISTS (SELECT 1 FROM heldRow)", []) > 0
         heldRowsExist = exists
         return exists
     }
@@ -167,9 +166,9 @@ extension WriteContext {
         }
         guard let summary = batch.json else { return }
         try db.cachedStatement(
-            sql: "INSERT INTO changeBatch (accountId, hlc, replica, origin, summary) VALUES (?, ?, ?, ?, ?)"
+            sql: "INSERT INTO changeBatch (hlc, replica, origin, summary) VALUES (?, ?, ?, ?)"
         ).execute(arguments: [
-            account, (batch.timestamp ?? timestamp).storageValue, batch.replicaKey ?? replicaKey, batch.origin, summary,
+            (batch.timestamp ?? timestamp).storageValue, batch.replicaKey ?? replicaKey, batch.origin, summary,
         ])
     }
 }
@@ -177,7 +176,7 @@ extension WriteContext {
 /// Rows of one entity (`FROM` clause and arguments): how a cascade is walked.
 struct RowSelection {
     let entity: Entity
-    /// `table WHERE …`, scoped to the account.
+    /// `table WHERE …`.
     let from: String
     let arguments: [DatabaseValue]
 
@@ -201,12 +200,12 @@ struct RowInserter {
         self.entity = entity
         let identity = entity.identity == .uuid ? ["id"] : []
         let sync = [SyncColumns.timestamp, SyncColumns.replica, SyncColumns.version]
-        let names = ["accountId"] + sync + identity + columns
+        let names = sync + identity + columns
         let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
         let stamp = context.timestamp.storageValue.databaseValue
         statement = try FastStatement(
             context.db, "INSERT INTO \(entity.table) (\(names.joined(separator: ", "))) VALUES (\(marks))",
-            leading: [context.account.databaseValue, stamp, context.replicaKey.databaseValue, stamp])
+            leading: [stamp, context.replicaKey.databaseValue, stamp])
     }
 
     func insert(id: String, _ values: [DatabaseValue]) throws {

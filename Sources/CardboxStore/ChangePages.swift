@@ -141,11 +141,11 @@ private struct PageReader {
             context.db.cachedStatement(
                 sql: """
                     SELECT t.entity, t.rowId, t.hlc, r.id AS replicaId FROM tombstone t JOIN replica r ON r.key = t.replica
-                    WHERE t.accountId = ? AND t.version > ? AND t.version <= ? AND (t.entity, t.rowId) > (?, ?)
+                    WHERE t.version > ? AND t.version <= ? AND (t.entity, t.rowId) > (?, ?)
                     ORDER BY t.entity, t.rowId LIMIT ?
                     """),
             arguments: StatementArguments(
-                [context.account.databaseValue] + versions + key.map(\.databaseValue) + [limit.databaseValue])
+                versions + key.map(\.databaseValue) + [limit.databaseValue])
         ).map(Tombstone.init(storedRow:))
     }
 
@@ -154,11 +154,11 @@ private struct PageReader {
             context.db.cachedStatement(
                 sql: """
                     SELECT entity, rowId, row FROM heldRow
-                    WHERE accountId = ? AND version > ? AND version <= ? AND (entity, rowId) > (?, ?)
+                    WHERE version > ? AND version <= ? AND (entity, rowId) > (?, ?)
                     ORDER BY entity, rowId LIMIT ?
                     """),
             arguments: StatementArguments(
-                [context.account.databaseValue] + versions + key.map(\.databaseValue) + [limit.databaseValue])
+                versions + key.map(\.databaseValue) + [limit.databaseValue])
         ).map { ($0["entity"], $0["rowId"], try HeldRow.decode($0["row"])) }
     }
 }

@@ -52,11 +52,8 @@ extension CardboxStore {
                 sql: """
                     SELECT id, clozeNumber FROM card
                     WHERE deckId = ? AND frontKey = ? AND cardType = ? AND front = ? AND clozeNumber IS NOT NULL
-                      AND +accountId = ?
                     """),
-            arguments: [
-                card.deckId.storage, SuggestionMatch.frontKey(card.front), Cloze.cardType, card.front, context.account,
-            ]
+            arguments: [card.deckId.storage, SuggestionMatch.frontKey(card.front), Cloze.cardType, card.front]
         ).map { ($0["id"], $0["clozeNumber"]) }
     }
 }

@@ -32,8 +32,8 @@ extension CardboxStore {
     public func decks() throws -> [Deck] {
         try read { context in
             try Row.fetchAll(
-                context.db.cachedStatement(sql: "SELECT * FROM deck WHERE accountId = ? ORDER BY nameKey, id"),
-                arguments: [context.account]
+                context.db.cachedStatement(sql: "SELECT * FROM deck ORDER BY nameKey, id"),
+                arguments: []
             ).map(Deck.init(row:))
         }
     }
@@ -47,11 +47,11 @@ extension CardboxStore {
         try read { context in
             let id = try context.existing(reference, .deck)
             let now = environment.now().storageMillis
-            let args: StatementArguments = [context.account, id]
-            let scope = "accountId = ? AND deckId = ?"
+            let args: StatementArguments = [id]
+            let scope = "deckId = ?"
             let hidden = """
-                EXISTS (SELECT 1 FROM rejectedSuggestion r WHERE r.accountId = suggestion.accountId
-                  AND r.deckId = suggestion.deckId AND r.frontKey = suggestion.frontKey AND r.cardType = suggestion.cardType)
+                EXISTS (SELECT 1 FROM rejectedSuggestion r WHERE
+                  r.deckId = suggestion.deckId AND r.frontKey = suggestion.frontKey AND r.cardType = suggestion.cardType)
                 """
             return DeckCounts(
                 currentCards: try context.count("SELECT COUNT(*) FROM card WHERE \(scope) AND isArchived = 0", args),
@@ -104,12 +104,12 @@ extension CardboxStore {
     public func deleteDeck(_ reference: DeckID) throws {
         try write { tx in
             let id = try tx.context.existing(reference, .deck)
-            let deckScope: StatementArguments = [tx.account, id]
+            let deckScope: StatementArguments = [id]
             let images = try String.fetchAll(
                 tx.db.cachedStatement(
                     sql: """
-                        SELECT imageHash FROM card WHERE accountId = ? AND deckId = ? AND imageHash IS NOT NULL
-                        UNION SELECT imageHash FROM suggestion WHERE accountId = ? AND deckId = ? AND imageHash IS NOT NULL
+                        SELECT imageHash FROM card WHERE deckId = ? AND imageHash IS NOT NULL
+                        UNION SELECT imageHash FROM suggestion WHERE deckId = ? AND imageHash IS NOT NULL
                         """), arguments: deckScope + deckScope)
             try tx.delete(.deck, id: id)
             try tx.collectImages(images)
@@ -123,8 +123,8 @@ extension CardboxStore {
             let id = try tx.context.existing(reference, .deck)
             let due = try String.fetchAll(
                 tx.db.cachedStatement(
-                    sql: "SELECT id FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0 AND dueAt <= ?"),
-                arguments: [tx.account, id, tx.nowMillis])
+                    sql: "SELECT id FROM card WHERE deckId = ? AND isArchived = 0 AND dueAt <= ?"),
+                arguments: [id, tx.nowMillis])
             for cardId in due {
                 try tx.update(
                     .card, id: cardId, [("isArchived", 1), ("archivedAt", tx.nowMillis), ("modifiedAt", tx.nowMillis)])
@@ -139,8 +139,8 @@ extension CardboxStore {
         try write { tx in
             let id = try tx.context.existing(reference, .deck)
             let rows = try Row.fetchAll(
-                tx.db.cachedStatement(sql: "SELECT id, imageHash FROM suggestion WHERE accountId = ? AND deckId = ?"),
-                arguments: [tx.account, id])
+                tx.db.cachedStatement(sql: "SELECT id, imageHash FROM suggestion WHERE deckId = ?"),
+                arguments: [id])
             for row in rows { try tx.delete(.suggestion, id: row["id"]) }
             try tx.collectImages(rows.compactMap { $0["imageHash"] as String? })
             return rows.count
@@ -175,14 +175,14 @@ extension WriteContext {
 
     func checkDeckNameFree(_ name: String, except id: String?) throws {
         let taken = try String.fetchOne(
-            db.cachedStatement(sql: "SELECT id FROM deck WHERE accountId = ? AND nameKey = ?"),
-            arguments: [account, StoreContext.nameKey(name)])
+            db.cachedStatement(sql: "SELECT id FROM deck WHERE nameKey = ?"),
+            arguments: [StoreContext.nameKey(name)])
         if let taken, taken != id { throw CardboxError.alreadyExists(kind: "deck", name: name) }
     }
 
     func deleteRejectedSuggestions(deckId: String, olderThanDays: Int?) throws -> Int {
-        var sql = "SELECT id FROM rejectedSuggestion WHERE accountId = ? AND deckId = ?"
-        var arguments: StatementArguments = [account, deckId]
+        var sql = "SELECT id FROM rejectedSuggestion WHERE deckId = ?"
+        var arguments: StatementArguments = [deckId]
         if let olderThanDays {
             sql += " AND deletedAt < ?"
             arguments += [nowMillis - Int64(olderThanDays) * 86_400_000]
@@ -197,7 +197,7 @@ extension StoreContext {
     func deck(_ id: String) throws -> Deck {
         guard
             let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM deck WHERE accountId = ? AND id = ?"), arguments: [account, id])
+                db.cachedStatement(sql: "SELECT * FROM deck WHERE id = ?"), arguments: [id])
         else { throw CardboxError.notFound(kind: "deck", reference: id) }
         return try Deck(row: row)
     }

@@ -35,8 +35,8 @@ extension CardboxStore {
                 context.db.cachedStatement(
                     sql: """
                         SELECT b.hlc, b.origin, b.summary, r.id AS replicaId FROM changeBatch b
-                        JOIN replica r ON r.key = b.replica WHERE b.accountId = ? ORDER BY b.id DESC LIMIT ?
-                        """), arguments: [context.account, limit]
+                        JOIN replica r ON r.key = b.replica ORDER BY b.id DESC LIMIT ?
+                        """), arguments: [limit]
             ).map { row in
                 let timestamp = HLCTimestamp(rawValue: UInt64(bitPattern: row["hlc"]))
                 guard case .object(let summary) = try JSONValue.parse(row["summary"], field: "changeBatch.summary"),

@@ -41,11 +41,11 @@ extension CardboxStore {
                 context.db,
                 sql: """
                     SELECT s.id, j.failures, j.lastError FROM suggestion s
-                    LEFT JOIN imageJob j ON j.accountId = s.accountId AND j.suggestionId = s.id
-                    WHERE s.accountId = ?1 AND s.isVisible = 0 AND s.imageHash IS NULL
-                      AND (j.nextAttemptAt IS NULL OR j.nextAttemptAt <= ?2)
-                    ORDER BY s.createdAt, s.id LIMIT ?3
-                    """, arguments: [context.account, now, limit])
+                    LEFT JOIN imageJob j ON j.suggestionId = s.id
+                    WHERE s.isVisible = 0 AND s.imageHash IS NULL
+                      AND (j.nextAttemptAt IS NULL OR j.nextAttemptAt <= ?)
+                    ORDER BY s.createdAt, s.id LIMIT ?
+                    """, arguments: [now, limit])
             return try rows.compactMap { row in
                 let suggestion = try context.suggestion(row["id"])
                 guard !suggestion.isHidden else { return nil }
@@ -61,8 +61,8 @@ extension CardboxStore {
         let ready = try markSuggestionReady(reference, image: image)
         try write { tx in
             try tx.db.execute(
-                sql: "DELETE FROM imageJob WHERE accountId = ? AND suggestionId = ?",
-                arguments: [tx.account, reference.storage])
+                sql: "DELETE FROM imageJob WHERE suggestionId = ?",
+                arguments: [reference.storage])
         }
         return ready
     }
@@ -73,29 +73,24 @@ extension CardboxStore {
         try write { tx in
             let id = try tx.context.existing(reference, .suggestion)
             // Attempts of suggestions reviewed or cleared since are forgotten here.
-            try tx.db.execute(
-                sql: """
-                    DELETE FROM imageJob WHERE accountId = ?1
-                      AND suggestionId NOT IN (SELECT id FROM suggestion WHERE accountId = ?1)
-                    """, arguments: [tx.account])
+            try tx.db.execute(sql: "DELETE FROM imageJob WHERE suggestionId NOT IN (SELECT id FROM suggestion)")
             let failures =
                 (try Int.fetchOne(
-                    tx.db, sql: "SELECT failures FROM imageJob WHERE accountId = ? AND suggestionId = ?",
-                    arguments: [tx.account, id]) ?? 0) + 1
+                    tx.db, sql: "SELECT failures FROM imageJob WHERE suggestionId = ?",
+                    arguments: [id]) ?? 0) + 1
             if failures >= ImageRetry.maximumFailures {
                 try tx.db.execute(
-                    sql: "DELETE FROM imageJob WHERE accountId = ? AND suggestionId = ?", arguments: [tx.account, id])
+                    sql: "DELETE FROM imageJob WHERE suggestionId = ?", arguments: [id])
                 try tx.delete(.suggestion, id: id)
                 return .removed
             }
             let next = tx.now.addingTimeInterval(ImageRetry.delay(afterFailures: failures))
             try tx.db.execute(
                 sql: """
-                    INSERT INTO imageJob (accountId, suggestionId, failures, nextAttemptAt, lastError)
-                    VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (accountId, suggestionId) DO UPDATE SET
+                    INSERT INTO imageJob (suggestionId, failures, nextAttemptAt, lastError) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (suggestionId) DO UPDATE SET
                       failures = excluded.failures, nextAttemptAt = excluded.nextAttemptAt, lastError = excluded.lastError
-                    """, arguments: [tx.account, id, failures, next.storageMillis, String(reason.prefix(500))])
+                    """, arguments: [id, failures, next.storageMillis, String(reason.prefix(500))])
             return .retry(at: next, failures: failures)
         }
     }

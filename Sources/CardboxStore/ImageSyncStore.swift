@@ -15,15 +15,15 @@ extension CardboxStore {
 
     static func imageHashes(_ context: StoreContext) throws -> [String] {
         try String.fetchAll(
-            context.db.cachedStatement(sql: "SELECT sha256 FROM image WHERE accountId = ? ORDER BY sha256"),
-            arguments: [context.account])
+            context.db.cachedStatement(sql: "SELECT sha256 FROM image ORDER BY sha256"),
+            arguments: [])
     }
 
     /// Whether this store holds the bytes of image `sha256`.
     public func holdsImage(_ sha256: String) throws -> Bool {
         try read { context in
             try context.count(
-                "SELECT COUNT(*) FROM image WHERE accountId = ? AND sha256 = ?", [context.account, sha256])
+                "SELECT COUNT(*) FROM image WHERE sha256 = ?", [sha256])
                 > 0
         }
     }
@@ -40,12 +40,12 @@ extension CardboxStore {
             context.db.cachedStatement(
                 sql: """
                     SELECT DISTINCT imageHash FROM (
-                        SELECT imageHash FROM card WHERE accountId = ?1 AND imageHash IS NOT NULL
-                        UNION SELECT imageHash FROM suggestion WHERE accountId = ?1 AND imageHash IS NOT NULL
-                        UNION SELECT imageHash FROM itemImage WHERE accountId = ?1)
-                    WHERE imageHash NOT IN (SELECT sha256 FROM image WHERE accountId = ?1)
+                        SELECT imageHash FROM card WHERE imageHash IS NOT NULL
+                        UNION SELECT imageHash FROM suggestion WHERE imageHash IS NOT NULL
+                        UNION SELECT imageHash FROM itemImage)
+                    WHERE imageHash NOT IN (SELECT sha256 FROM image)
                     ORDER BY imageHash
-                    """), arguments: [context.account])
+                    """))
     }
 
     /// Keeps image bytes fetched from the server: checked by seed 002's rules, decoded, and checked
@@ -59,7 +59,7 @@ extension CardboxStore {
         try translatingErrors {
             try writer.write { db in
                 try StoredImages.save(
-                    image, sha256: hash, account: accountId.storage, now: environment.now().storageMillis, db)
+                    image, sha256: hash, now: environment.now().storageMillis, db)
             }
         }
     }

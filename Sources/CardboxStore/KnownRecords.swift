@@ -10,13 +10,13 @@ import GRDB
 struct KnownRecords {
     private var keys: Set<RecordKey> = []
 
-    init(_ changes: ChangeSet, _ db: Database, account: String) throws {
+    init(_ changes: ChangeSet, _ db: Database) throws {
         var ids: [SyncedEntity: Set<String>] = [:]
         for row in changes.rows { ids[row.entity, default: []].insert(row.id) }
         for tombstone in changes.tombstones { ids[tombstone.entity, default: []].insert(tombstone.id) }
         for (entity, entityIds) in ids {
-            try readLive(entity, entityIds, db, account)
-            try readAside(entity, entityIds, db, account)
+            try readLive(entity, entityIds, db)
+            try readAside(entity, entityIds, db)
         }
     }
 
@@ -26,9 +26,7 @@ struct KnownRecords {
     mutating func insert(_ entity: SyncedEntity, _ id: String) { keys.insert(RecordKey(entity, id)) }
 
     /// Live rows, found by the first column of their identity (a card–tag link by its card).
-    private mutating func readLive(_ entity: SyncedEntity, _ ids: Set<String>, _ db: Database, _ account: String)
-        throws
-    {
+    private mutating func readLive(_ entity: SyncedEntity, _ ids: Set<String>, _ db: Database) throws {
         var leading: Set<String> = []
         for id in ids {
             guard let first = RecordID.parts(id, of: entity)?.first else {
@@ -37,30 +35,23 @@ struct KnownRecords {
             }
             leading.insert(first)
         }
-        // A record with an id of its own is found by its primary key; the account is checked on the
-        // row (`+` keeps SQLite from reading the account's index instead: every card of the store,
-        // 10 ms per sync at 100,000 cards, for a sync that brings one).
-        let accountCondition =
-            entity.identity == .uuid && entity != .account ? "+accountId = ?" : entity.accountCondition
         let found = try String.fetchAll(
             db.cachedStatement(
                 sql: """
                     SELECT \(entity.idExpression) FROM \(entity.table)
-                    WHERE \(accountCondition) AND \(entity.identityColumns[0]) IN (SELECT value FROM json_each(?))
-                    """), arguments: [account, Self.jsonArray(leading)])
+                    WHERE \(entity.identityColumns[0]) IN (SELECT value FROM json_each(?))
+                    """), arguments: [Self.jsonArray(leading)])
         for id in found where ids.contains(id) { insert(entity, id) }
     }
 
-    private mutating func readAside(_ entity: SyncedEntity, _ ids: Set<String>, _ db: Database, _ account: String)
-        throws
-    {
+    private mutating func readAside(_ entity: SyncedEntity, _ ids: Set<String>, _ db: Database) throws {
         for table in ["tombstone", "heldRow"] {
             let found = try String.fetchAll(
                 db.cachedStatement(
                     sql: """
                         SELECT rowId FROM \(table)
-                        WHERE accountId = ? AND entity = ? AND rowId IN (SELECT value FROM json_each(?))
-                        """), arguments: [account, entity.rawValue, Self.jsonArray(ids)])
+                        WHERE entity = ? AND rowId IN (SELECT value FROM json_each(?))
+                        """), arguments: [entity.rawValue, Self.jsonArray(ids)])
             for id in found { insert(entity, id) }
         }
     }

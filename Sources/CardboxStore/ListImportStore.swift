@@ -121,7 +121,7 @@ extension CardboxStore {
 
 extension WriteContext {
     fileprivate func exists(_ entity: Entity, _ id: String) throws -> Bool {
-        try context.count("SELECT COUNT(*) FROM \(entity.rawValue) WHERE accountId = ? AND id = ?", [account, id]) > 0
+        try context.count("SELECT COUNT(*) FROM \(entity.rawValue) WHERE id = ?", [id]) > 0
     }
 
     fileprivate func importList(_ list: ListImport, policy: DuplicatePolicy, report: inout ImportReport) throws {
@@ -136,8 +136,8 @@ extension WriteContext {
             case .replace:
                 replacedItems = Set(
                     try String.fetchAll(
-                        db.cachedStatement(sql: "SELECT id FROM item WHERE accountId = ? AND listId = ?"),
-                        arguments: [account, id]))
+                        db.cachedStatement(sql: "SELECT id FROM item WHERE listId = ?"),
+                        arguments: [id]))
                 try deleteListRows(id)
                 report.count("list", \.replaced)
             case .copy:
@@ -202,8 +202,8 @@ extension WriteContext {
             db.cachedStatement(
                 sql: """
                     SELECT itemImage.imageHash FROM itemImage JOIN item ON item.id = itemImage.itemId
-                    WHERE item.accountId = ? AND item.listId = ?
-                    """), arguments: [account, id])
+                    WHERE item.listId = ?
+                    """), arguments: [id])
         try delete(.itemList, id: id)
         try collectImages(hashes)
     }
@@ -211,8 +211,8 @@ extension WriteContext {
     /// Deletes an item with its images, then the image bytes nothing uses any more.
     func deleteItemRows(_ id: String) throws {
         let hashes = try String.fetchAll(
-            db.cachedStatement(sql: "SELECT imageHash FROM itemImage WHERE accountId = ? AND itemId = ?"),
-            arguments: [account, id])
+            db.cachedStatement(sql: "SELECT imageHash FROM itemImage WHERE itemId = ?"),
+            arguments: [id])
         try delete(.item, id: id)
         try collectImages(hashes)
     }

@@ -39,8 +39,8 @@ extension CardboxStore {
     public func lists() throws -> [ItemList] {
         try read { context in
             try Row.fetchAll(
-                context.db.cachedStatement(sql: "SELECT * FROM itemList WHERE accountId = ? ORDER BY position, id"),
-                arguments: [context.account]
+                context.db.cachedStatement(sql: "SELECT * FROM itemList ORDER BY position, id"),
+                arguments: []
             ).enumerated().map { try ItemList(row: $1, orderNumber: $0) }
         }
     }
@@ -55,8 +55,8 @@ extension CardboxStore {
             let imagesByItem = try context.itemImages(listId: id)
             list.items = try Row.fetchAll(
                 context.db.cachedStatement(
-                    sql: "SELECT * FROM item WHERE accountId = ? AND listId = ? ORDER BY position, id"),
-                arguments: [context.account, id]
+                    sql: "SELECT * FROM item WHERE listId = ? ORDER BY position, id"),
+                arguments: [id]
             ).enumerated().map { index, row in
                 var item = try Item(row: row, orderNumber: index)
                 item.images = imagesByItem[item.id.storage] ?? []
@@ -189,8 +189,8 @@ extension CardboxStore {
             let id = try tx.context.existing(reference, .item)
             guard
                 let fromList = try String.fetchOne(
-                    tx.db.cachedStatement(sql: "SELECT listId FROM item WHERE accountId = ? AND id = ?"),
-                    arguments: [tx.account, id])
+                    tx.db.cachedStatement(sql: "SELECT listId FROM item WHERE id = ?"),
+                    arguments: [id])
             else { throw CardboxError.notFound(kind: "item", reference: reference.description) }
             let listId = try listReference.map { try tx.context.existing($0, .itemList) } ?? fromList
             let key = try tx.position(.item, parentId: listId, at: position, excluding: id)
@@ -218,8 +218,8 @@ extension CardboxStore {
             let listId = try tx.context.existing(listReference, .itemList)
             let ids = try String.fetchAll(
                 tx.db.cachedStatement(
-                    sql: "SELECT id FROM item WHERE accountId = ? AND listId = ? AND isCrossedOut = 1 ORDER BY id"),
-                arguments: [tx.account, listId])
+                    sql: "SELECT id FROM item WHERE listId = ? AND isCrossedOut = 1 ORDER BY id"),
+                arguments: [listId])
             for id in ids { try tx.deleteItemRows(id) }
             if !ids.isEmpty { try tx.touchList(listId) }
             return ids.count
@@ -233,8 +233,8 @@ extension CardboxStore {
         let image = try read { context in
             let id = try context.existing(reference, .itemImage)
             let itemId = try String.fetchOne(
-                context.db.cachedStatement(sql: "SELECT itemId FROM itemImage WHERE accountId = ? AND id = ?"),
-                arguments: [context.account, id])
+                context.db.cachedStatement(sql: "SELECT itemId FROM itemImage WHERE id = ?"),
+                arguments: [id])
             guard let itemId, let image = try context.itemImages(itemId: itemId).first(where: { $0.id.storage == id })
             else { throw CardboxError.notFound(kind: "image", reference: reference.description) }
             return image
@@ -247,7 +247,7 @@ extension CardboxStore {
         try write(decodingImages: Self.decoding(data)) { tx in
             let itemId = try tx.context.existing(itemReference, .item)
             let count = try tx.context.count(
-                "SELECT COUNT(*) FROM itemImage WHERE accountId = ? AND itemId = ?", [tx.account, itemId])
+                "SELECT COUNT(*) FROM itemImage WHERE itemId = ?", [itemId])
             guard count < Limits.imagesPerItem else {
                 throw CardboxError.invalid(
                     field: "images", reason: "an item holds at most \(Limits.imagesPerItem) images; it has \(count)")
@@ -276,8 +276,8 @@ extension CardboxStore {
             guard
                 let row = try Row.fetchOne(
                     tx.db.cachedStatement(
-                        sql: "SELECT itemId, imageHash FROM itemImage WHERE accountId = ? AND id = ?"),
-                    arguments: [tx.account, id])
+                        sql: "SELECT itemId, imageHash FROM itemImage WHERE id = ?"),
+                    arguments: [id])
             else { throw CardboxError.notFound(kind: "image", reference: reference.description) }
             try tx.delete(.itemImage, id: id)
             try tx.update(.item, id: row["itemId"], [("modifiedAt", tx.nowMillis)])
@@ -297,8 +297,8 @@ extension StoreContext {
     func itemList(_ id: String) throws -> ItemList {
         guard
             let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM itemList WHERE accountId = ? AND id = ?"),
-                arguments: [account, id])
+                db.cachedStatement(sql: "SELECT * FROM itemList WHERE id = ?"),
+                arguments: [id])
         else { throw CardboxError.notFound(kind: "list", reference: id) }
         return try ItemList(
             row: row, orderNumber: try orderNumber(.itemList, parentId: nil, position: row["position"], id: id))
@@ -309,7 +309,7 @@ extension StoreContext {
     func item(_ id: String, orderNumber known: Int? = nil) throws -> Item {
         guard
             let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM item WHERE accountId = ? AND id = ?"), arguments: [account, id])
+                db.cachedStatement(sql: "SELECT * FROM item WHERE id = ?"), arguments: [id])
         else { throw CardboxError.notFound(kind: "item", reference: id) }
         let orderNumber = try known ?? orderNumber(.item, parentId: row["listId"], position: row["position"], id: id)
         return try Item(row: row, orderNumber: orderNumber)
@@ -321,7 +321,7 @@ extension StoreContext {
 
     func itemImages(listId: String) throws -> [String: [ItemImage]] {
         try itemImages(
-            where: "itemImage.itemId IN (SELECT id FROM item WHERE accountId = ? AND listId = ?)", account, listId)
+            where: "itemImage.itemId IN (SELECT id FROM item WHERE listId = ?)", listId)
     }
 
     private func itemImages(where condition: String, _ values: String...) throws -> [String: [ItemImage]] {
@@ -330,9 +330,9 @@ extension StoreContext {
                 sql: """
                     SELECT itemImage.id, itemImage.itemId, itemImage.imageHash, itemImage.createdAt, image.mimeType,
                            image.byteCount
-                    FROM itemImage JOIN image ON image.accountId = itemImage.accountId AND image.sha256 = itemImage.imageHash
-                    WHERE itemImage.accountId = ? AND \(condition) ORDER BY itemImage.itemId, itemImage.position, itemImage.id
-                    """), arguments: StatementArguments([account] + values))
+                    FROM itemImage JOIN image ON image.sha256 = itemImage.imageHash
+                    WHERE \(condition) ORDER BY itemImage.itemId, itemImage.position, itemImage.id
+                    """), arguments: StatementArguments(values))
         var result: [String: [ItemImage]] = [:]
         for row in rows {
             let itemId: String = row["itemId"]

@@ -81,8 +81,8 @@ extension CardboxStore {
 extension WriteContext {
     func apply(_ answer: GivenAnswer, rating: Rating, deck: DeckID) throws -> GivenAnswer.Outcome {
         let known = try Bool.fetchOne(
-            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM reviewLog WHERE id = ? AND accountId = ?)"),
-            arguments: [answer.id.storage, account])
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM reviewLog WHERE id = ?)"),
+            arguments: [answer.id.storage])
         if known == true { return .alreadyApplied }
         let card: Card
         do {

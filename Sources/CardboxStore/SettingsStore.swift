@@ -30,8 +30,8 @@ extension CardboxStore {
                 context.db.cachedStatement(
                     sql: """
                         SELECT name, COUNT(*) AS count, MAX(occurredAt) AS lastOccurredAt FROM usageEvent
-                        WHERE accountId = ? GROUP BY name ORDER BY name
-                        """), arguments: [context.account]
+                        GROUP BY name ORDER BY name
+                        """), arguments: []
             ).compactMap { row in
                 guard let name = UsageEventName(rawValue: row["name"]) else { return nil }
                 return UsageEventCount(
@@ -47,8 +47,8 @@ extension CardboxStore {
                 context.db.cachedStatement(
                     sql: """
                         SELECT name, occurredAt, cardLanguage, hasTags, tagCount FROM usageEvent
-                        WHERE accountId = ? ORDER BY id DESC LIMIT ?
-                        """), arguments: [context.account, limit]
+                        ORDER BY id DESC LIMIT ?
+                        """), arguments: [limit]
             ).compactMap { row in
                 guard let name = UsageEventName(rawValue: row["name"]) else { return nil }
                 return UsageEvent(
@@ -74,7 +74,7 @@ extension WriteContext {
     /// Stores one setting's JSON text; a row that holds it already is left as it is (nothing to sync).
     func writeSetting(_ key: String, _ value: String) throws {
         let existing = try String.fetchOne(
-            context.db, sql: "SELECT value FROM setting WHERE accountId = ? AND key = ?", arguments: [account, key])
+            context.db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key])
         if let existing {
             guard existing != value else { return }
             try update(.setting, id: key, [("value", value)])
@@ -88,7 +88,7 @@ extension StoreContext {
     func settings() throws -> UserSettings {
         var settings = UserSettings()
         let rows = try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT key, value FROM setting WHERE accountId = ?"), arguments: [account])
+            db.cachedStatement(sql: "SELECT key, value FROM setting"), arguments: [])
         for row in rows {
             let key: String = row["key"]
             let value = try JSONValue.parse(row["value"], field: "setting \(key)")

@@ -30,13 +30,12 @@ extension CardboxStore {
 
     static func holdsNothingOfItsOwn(_ context: StoreContext) throws -> Bool {
         // One statement (asked three times in a first sync, once on a connection of its own).
-        try context.count(
-            holdsAnythingSQL, StatementArguments(Array(repeating: context.account, count: ownedTables.count))) == 0
+        try context.count(holdsAnythingSQL, []) == 0
     }
 
     private static let ownedTables = Schema.syncedTables + ["tombstone", "heldRow", "image"]
     private static let holdsAnythingSQL =
-        "SELECT " + ownedTables.map { "EXISTS (SELECT 1 FROM \($0) WHERE accountId = ?)" }.joined(separator: " OR ")
+        "SELECT " + ownedTables.map { "EXISTS (SELECT 1 FROM \($0))" }.joined(separator: " OR ")
 
     /// Replaces this store's content with the snapshot at `path` (a file `writeSnapshot` made on a
     /// store of the same account), keeping this store's identity: its replica id and the key it
@@ -162,9 +161,7 @@ extension CardboxStore {
             try db.execute(sql: "UPDATE \(table) SET syncVersion = 0 WHERE syncVersion > 0")
         }
         for table in ["heldRow", "tombstone"] {
-            try db.execute(
-                sql: "UPDATE \(table) SET version = 0 WHERE accountId = ? AND version > 0",
-                arguments: [accountId.storage])
+            try db.execute(sql: "UPDATE \(table) SET version = 0 WHERE version > 0")
         }
         let clock = max(try Self.clock(db).last, ownClock)
         try db.execute(sql: "DELETE FROM storeInfo WHERE key NOT IN ('accountId')")

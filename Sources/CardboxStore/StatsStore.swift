@@ -69,12 +69,7 @@ extension CardboxStore {
         let now = environment.now()
         return try read { context in
             let timeZone = context.studyTimeZone(try context.settings())
-            var scope = "accountId = ?"
-            var arguments: StatementArguments = [context.account]
-            if let deckReference {
-                scope += " AND deckId = ?"
-                arguments += [try context.existing(deckReference, .deck)]
-            }
+            let (scope, arguments) = try context.deckScope(deckReference)
             let today = try context.studyDay(now: now)
             let starts = (0...days).map { today.start(offsetBy: $0 - days + 1, timeZone: timeZone) }
             let future = (0...days).map { today.start(offsetBy: $0, timeZone: timeZone) }

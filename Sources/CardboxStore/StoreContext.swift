@@ -5,7 +5,7 @@ import Crypto
 import Foundation
 import GRDB
 
-/// A view of the database scoped to one account: every query here filters on `accountId`.
+/// A read of the store: its database and its account (the file's: one account per store file).
 struct StoreContext {
     let db: Database
     let accountId: UUID
@@ -39,20 +39,20 @@ struct StoreContext {
         }
         let table = entity.rawValue
         if let id = try String.fetchOne(
-            db.cachedStatement(sql: "SELECT id FROM \(table) WHERE accountId = ? AND id = ?"),
-            arguments: [account, trimmed.lowercased()])
+            db.cachedStatement(sql: "SELECT id FROM \(table) WHERE id = ?"),
+            arguments: [trimmed.lowercased()])
         {
             return id
         }
         if let nameColumn = entity.nameColumn {
             var ids = try String.fetchAll(
                 db.cachedStatement(
-                    sql: "SELECT id FROM \(table) WHERE accountId = ? AND \(nameColumn) = ? ORDER BY id LIMIT 6"),
-                arguments: [account, trimmed])
+                    sql: "SELECT id FROM \(table) WHERE \(nameColumn) = ? ORDER BY id LIMIT 6"),
+                arguments: [trimmed])
             if ids.isEmpty && entity == .deck {
                 ids = try String.fetchAll(
-                    db.cachedStatement(sql: "SELECT id FROM deck WHERE accountId = ? AND nameKey = ? LIMIT 6"),
-                    arguments: [account, Self.nameKey(trimmed)])
+                    db.cachedStatement(sql: "SELECT id FROM deck WHERE nameKey = ? LIMIT 6"),
+                    arguments: [Self.nameKey(trimmed)])
             }
             if ids.count == 1 { return ids[0] }
             if ids.count > 1 {
@@ -66,8 +66,8 @@ struct StoreContext {
             for pattern in [fragment + "%", "%" + fragment] {
                 let ids = try String.fetchAll(
                     db.cachedStatement(
-                        sql: "SELECT id FROM \(table) WHERE accountId = ? AND id LIKE ? ORDER BY id LIMIT 6"),
-                    arguments: [account, pattern])
+                        sql: "SELECT id FROM \(table) WHERE id LIKE ? ORDER BY id LIMIT 6"),
+                    arguments: [pattern])
                 if ids.count == 1 { return ids[0] }
                 if ids.count > 1 {
                     throw CardboxError.ambiguous(kind: entity.kind, reference: trimmed, candidates: ids)
@@ -78,13 +78,13 @@ struct StoreContext {
     }
 
     /// The stored id of a record the caller names by its typed id, once it is known to exist in this
-    /// account (a record of another account is as absent as one that never existed).
+    /// store.
     func existing<Record>(_ id: TypedID<Record>, _ entity: Entity) throws -> String {
         let stored = id.storage
         guard
             try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM \(entity.rawValue) WHERE accountId = ? AND id = ?"),
-                arguments: [account, stored]) != nil
+                db.cachedStatement(sql: "SELECT 1 FROM \(entity.rawValue) WHERE id = ?"),
+                arguments: [stored]) != nil
         else { throw CardboxError.notFound(kind: entity.kind, reference: stored) }
         return stored
     }
@@ -104,9 +104,9 @@ struct StoreContext {
 
     func siblingScope(_ entity: Entity, parentId: String?) -> (String, StatementArguments) {
         if let parentColumn = entity.ordering?.parentColumn {
-            return ("accountId = ? AND \(parentColumn) = ?", [account, parentId])
+            return ("\(parentColumn) = ?", [parentId])
         }
-        return ("accountId = ?", [account])
+        return ("1", [])
     }
 
     static func nameKey(_ name: String) -> String { TagName.normalize(name) }
@@ -225,7 +225,7 @@ final class WriteContext {
     func storeImage(_ data: Data) throws -> (hash: String, format: ImageFormat) {
         let image = try decodedImage(data)
         let hash = sha256Hex(image.data)
-        try StoredImages.save(image, sha256: hash, account: account, now: nowMillis, db)
+        try StoredImages.save(image, sha256: hash, now: nowMillis, db)
         return (hash, image.format)
     }
 
@@ -242,16 +242,16 @@ final class WriteContext {
         for hash in Set(hashes) {
             try db.execute(
                 sql: """
-                    DELETE FROM image WHERE accountId = ? AND sha256 = ?
-                      AND NOT EXISTS (SELECT 1 FROM card WHERE accountId = ? AND imageHash = ?)
-                      AND NOT EXISTS (SELECT 1 FROM suggestion WHERE accountId = ? AND imageHash = ?)
-                      AND NOT EXISTS (SELECT 1 FROM itemImage WHERE accountId = ? AND imageHash = ?)
-                    """, arguments: [account, hash, account, hash, account, hash, account, hash])
+                    DELETE FROM image WHERE sha256 = ?1
+                      AND NOT EXISTS (SELECT 1 FROM card WHERE imageHash = ?1)
+                      AND NOT EXISTS (SELECT 1 FROM suggestion WHERE imageHash = ?1)
+                      AND NOT EXISTS (SELECT 1 FROM itemImage WHERE imageHash = ?1)
+                    """, arguments: [hash])
             try db.execute(
                 sql: """
-                    DELETE FROM imageThumbnail WHERE accountId = ?1 AND sha256 = ?2
-                      AND NOT EXISTS (SELECT 1 FROM image WHERE accountId = ?1 AND sha256 = ?2)
-                    """, arguments: [account, hash])
+                    DELETE FROM imageThumbnail WHERE sha256 = ?1
+                      AND NOT EXISTS (SELECT 1 FROM image WHERE sha256 = ?1)
+                    """, arguments: [hash])
         }
     }
 
@@ -261,10 +261,9 @@ final class WriteContext {
     func logEvent(_ name: UsageEventName, cardLanguage: String? = nil, tagCount: Int? = nil) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO usageEvent (accountId, name, occurredAt, cardLanguage, hasTags, tagCount)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO usageEvent (name, occurredAt, cardLanguage, hasTags, tagCount) VALUES (?, ?, ?, ?, ?)
                 """
-        ).execute(arguments: [account, name.rawValue, nowMillis, cardLanguage, tagCount.map { $0 > 0 }, tagCount])
+        ).execute(arguments: [name.rawValue, nowMillis, cardLanguage, tagCount.map { $0 > 0 }, tagCount])
     }
 }
 
@@ -275,11 +274,11 @@ struct AnyRandomNumberGenerator: RandomNumberGenerator {
 }
 
 extension StoreContext {
-    /// The SQL condition choosing the account's rows, of one deck (`deckId`) when given, with its
+    /// The SQL condition choosing rows of one deck (`deckId`) when given, else every row, with its
     /// arguments: the deck must exist.
     func deckScope(_ deckReference: DeckID?) throws -> (sql: String, arguments: StatementArguments) {
-        var sql = "accountId = ?"
-        var arguments: StatementArguments = [account]
+        var sql = "1"
+        var arguments: StatementArguments = []
         if let deckReference {
             sql += " AND deckId = ?"
             arguments += [try existing(deckReference, .deck)]

@@ -6,25 +6,25 @@ import GRDB
 /// Stored images' thumbnails and dimensions (the `imageThumbnail` table).
 enum StoredImages {
     /// Keeps an ingested image's bytes once per content, with its thumbnail.
-    static func save(_ image: IngestedImage, sha256: String, account: String, now: Int64, _ db: Database) throws {
+    static func save(_ image: IngestedImage, sha256: String, now: Int64, _ db: Database) throws {
         try db.execute(
             sql: """
-                INSERT INTO image (accountId, sha256, mimeType, byteCount, data, createdAt) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (accountId, sha256) DO NOTHING
-                """, arguments: [account, sha256, image.format.mimeType, image.data.count, image.data, now])
-        try saveThumbnail(image, sha256: sha256, account: account, db)
+                INSERT INTO image (sha256, mimeType, byteCount, data, createdAt) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (sha256) DO NOTHING
+                """, arguments: [sha256, image.format.mimeType, image.data.count, image.data, now])
+        try saveThumbnail(image, sha256: sha256, db)
     }
 
-    static func saveThumbnail(_ image: IngestedImage, sha256: String, account: String, _ db: Database) throws {
+    static func saveThumbnail(_ image: IngestedImage, sha256: String, _ db: Database) throws {
         try db.execute(
             sql: """
                 INSERT INTO imageThumbnail
-                  (accountId, sha256, width, height, mimeType, thumbnailWidth, thumbnailHeight, data)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (accountId, sha256) DO NOTHING
+                  (sha256, width, height, mimeType, thumbnailWidth, thumbnailHeight, data)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (sha256) DO NOTHING
                 """,
             arguments: [
-                account, sha256, image.width, image.height, image.thumbnail.mimeType, image.thumbnail.width,
+                sha256, image.width, image.height, image.thumbnail.mimeType, image.thumbnail.width,
                 image.thumbnail.height, image.thumbnail.data,
             ])
     }
@@ -46,7 +46,7 @@ extension CardboxStore {
         let ingested = try environment.decodeImage(image.data, "image \(sha256)", true)
         try translatingErrors {
             try writer.write { db in
-                try StoredImages.saveThumbnail(ingested, sha256: sha256, account: accountId.storage, db)
+                try StoredImages.saveThumbnail(ingested, sha256: sha256, db)
             }
         }
         return ImageThumbnail(
@@ -58,8 +58,8 @@ extension CardboxStore {
             context.db,
             sql: """
                 SELECT width, height, mimeType, thumbnailWidth, thumbnailHeight, data FROM imageThumbnail
-                WHERE accountId = ? AND sha256 = ?
-                """, arguments: [context.account, sha256]
+                WHERE sha256 = ?
+                """, arguments: [sha256]
         ).map { row in
             ImageThumbnail(
                 sha256: sha256, width: row["width"], height: row["height"],

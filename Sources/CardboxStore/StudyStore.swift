@@ -126,12 +126,8 @@ extension CardboxStore {
     /// A deck's review history, oldest first.
     public func reviewLog(in deckReference: DeckID?) throws -> [ReviewLogEntry] {
         try read { context in
-            var sql = "SELECT * FROM reviewLog WHERE accountId = ?"
-            var arguments: StatementArguments = [context.account]
-            if let deckReference {
-                sql += " AND deckId = ?"
-                arguments += [try context.existing(deckReference, .deck)]
-            }
+            let (scope, arguments) = try context.deckScope(deckReference)
+            let sql = "SELECT * FROM reviewLog WHERE " + scope
             return try Row.fetchAll(
                 context.db.cachedStatement(sql: sql + " ORDER BY reviewedAt, id"), arguments: arguments
             )
@@ -163,8 +159,8 @@ extension CardboxStore {
             let ids =
                 try decks.map { try $0.map { try tx.context.existing($0, .deck) } }
                 ?? String.fetchAll(
-                    tx.db.cachedStatement(sql: "SELECT id FROM deck WHERE accountId = ? ORDER BY id"),
-                    arguments: [tx.account])
+                    tx.db.cachedStatement(sql: "SELECT id FROM deck ORDER BY id"),
+                    arguments: [])
             for id in ids {
                 guard let settings = fit.adopted(by: try tx.context.deck(id).study) else { return false }
                 try tx.saveStudySettings(settings, deck: id)
@@ -313,7 +309,7 @@ extension StoreContext {
     private func studyDecks(_ deckReference: DeckID?) throws -> [Deck] {
         if let deckReference { return [try deck(existing(deckReference, .deck))] }
         return try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT * FROM deck WHERE accountId = ? ORDER BY nameKey"), arguments: [account]
+            db.cachedStatement(sql: "SELECT * FROM deck ORDER BY nameKey"), arguments: []
         )
         .map(Deck.init(row:))
     }
@@ -412,12 +408,8 @@ extension CardboxStore {
     /// Each card's answers in a deck (or every deck), in order, for fitting FSRS parameters.
     public func reviewHistories(in deckReference: DeckID?) throws -> [ReviewHistory] {
         try read { context in
-            var sql = "SELECT cardId, rating, elapsedDays FROM reviewLog WHERE accountId = ?"
-            var arguments: StatementArguments = [context.account]
-            if let deckReference {
-                sql += " AND deckId = ?"
-                arguments += [try context.existing(deckReference, .deck)]
-            }
+            let (scope, arguments) = try context.deckScope(deckReference)
+            let sql = "SELECT cardId, rating, elapsedDays FROM reviewLog WHERE " + scope
             var histories: [ReviewHistory] = []
             var current: String?
             for row in try Row.fetchAll(

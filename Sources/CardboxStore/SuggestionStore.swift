@@ -28,7 +28,7 @@ extension CardboxStore {
     public func suggestions(in deckReference: DeckID, includeAll: Bool = false) throws -> [Suggestion] {
         try read { context in
             let deckId = try context.existing(deckReference, .deck)
-            let all = try context.suggestions("s.accountId = ? AND s.deckId = ?", [context.account, deckId])
+            let all = try context.suggestions("s.deckId = ?", [deckId])
             return includeAll ? all : all.filter { $0.isVisible && !$0.isHidden }
         }
     }
@@ -43,8 +43,8 @@ extension CardboxStore {
                 context.db.cachedStatement(
                     sql: """
                         SELECT id, deckId, front, cardType, deletedAt FROM rejectedSuggestion
-                        WHERE accountId = ? AND deckId = ? ORDER BY deletedAt DESC, id
-                        """), arguments: [context.account, try context.existing(deckReference, .deck)]
+                        WHERE deckId = ? ORDER BY deletedAt DESC, id
+                        """), arguments: [try context.existing(deckReference, .deck)]
             ).map {
                 RejectedSuggestion(
                     id: try .init(stored: $0["id"]), deckId: try .init(stored: $0["deckId"]), front: $0["front"],
@@ -129,8 +129,8 @@ extension WriteContext {
     }
 
     func checkNotDuplicate(_ draft: SuggestionDraft, deckId: String) throws {
-        let arguments: StatementArguments = [account, deckId, SuggestionMatch.frontKey(draft.front), draft.cardType]
-        let scope = "accountId = ? AND deckId = ? AND frontKey = ? AND cardType = ?"
+        let arguments: StatementArguments = [deckId, SuggestionMatch.frontKey(draft.front), draft.cardType]
+        let scope = "deckId = ? AND frontKey = ? AND cardType = ?"
         if try context.count("SELECT COUNT(*) FROM rejectedSuggestion WHERE \(scope)", arguments) > 0 {
             throw CardboxError.duplicateSuggestion(
                 front: draft.front, cardType: draft.cardType, reason: .rejectedBefore)
@@ -172,7 +172,7 @@ extension WriteContext {
 
 extension StoreContext {
     func suggestion(_ id: String) throws -> Suggestion {
-        guard let suggestion = try suggestions("s.accountId = ? AND s.id = ?", [account, id]).first else {
+        guard let suggestion = try suggestions("s.id = ?", [id]).first else {
             throw CardboxError.notFound(kind: "suggestion", reference: id)
         }
         return suggestion
@@ -183,8 +183,8 @@ extension StoreContext {
         try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT s.*, EXISTS (SELECT 1 FROM rejectedSuggestion r WHERE r.accountId = s.accountId
-                      AND r.deckId = s.deckId AND r.frontKey = s.frontKey AND r.cardType = s.cardType) AS isHidden
+                    SELECT s.*, EXISTS (SELECT 1 FROM rejectedSuggestion r WHERE
+                      r.deckId = s.deckId AND r.frontKey = s.frontKey AND r.cardType = s.cardType) AS isHidden
                     FROM suggestion s WHERE \(condition) ORDER BY s.createdAt, s.id
                     """), arguments: arguments
         ).map { row in
@@ -218,11 +218,11 @@ extension CardboxStore {
         try read { context in
             let deckId = try context.existing(deckReference, .deck)
             let deck = try context.deck(deckId)
-            let arguments: StatementArguments = [context.account, deckId]
+            let arguments: StatementArguments = [deckId]
             let cards = try Row.fetchAll(
                 context.db,
                 sql: """
-                    SELECT front, back FROM card WHERE accountId = ? AND deckId = ? AND isArchived = 0
+                    SELECT front, back FROM card WHERE deckId = ? AND isArchived = 0
                     ORDER BY createdAt DESC, id DESC
                     """, arguments: arguments
             ).map { (front: $0["front"] as String, back: $0["back"] as String) }
@@ -230,7 +230,7 @@ extension CardboxStore {
             for row in try Row.fetchAll(
                 context.db,
                 sql:
-                    "SELECT category, COUNT(*) AS n FROM suggestion WHERE accountId = ? AND deckId = ? GROUP BY category",
+                    "SELECT category, COUNT(*) AS n FROM suggestion WHERE deckId = ? GROUP BY category",
                 arguments: arguments)
             {
                 if let category = SuggestionCategory(rawValue: row["category"]) { queued[category] = row["n"] }
@@ -238,9 +238,9 @@ extension CardboxStore {
             let taken = try String.fetchAll(
                 context.db,
                 sql: """
-                    SELECT frontKey FROM card WHERE accountId = ?1 AND deckId = ?2
-                    UNION SELECT frontKey FROM suggestion WHERE accountId = ?1 AND deckId = ?2
-                    UNION SELECT frontKey FROM rejectedSuggestion WHERE accountId = ?1 AND deckId = ?2
+                    SELECT frontKey FROM card WHERE deckId = ?1
+                    UNION SELECT frontKey FROM suggestion WHERE deckId = ?1
+                    UNION SELECT frontKey FROM rejectedSuggestion WHERE deckId = ?1
                     """, arguments: arguments)
             return SuggestionQueueState(deck: deck, cards: cards, queued: queued, takenFronts: Set(taken))
         }

@@ -116,9 +116,8 @@ extension CardboxStore {
 }
 
 extension SyncedEntity {
-    /// The index of the entity's rows by the time of their last local write. Without being named,
-    /// SQLite reads `accountId = ? AND syncVersion > ?` by an index on the account (every card of
-    /// the store, for a sync that sends one: 50 ms a sync at 100,000 cards).
+    /// The index of the entity's rows by the time of their last local write, named so that a sync
+    /// that sends one card reads one index entry, whatever else a query's planner might weigh.
     var versionIndex: String? { Schema.syncedTables.contains(table) ? "\(table)BySyncVersion" : nil }
 }
 
@@ -148,23 +147,23 @@ struct PendingCounts {
     init(_ context: StoreContext, since cursor: HLCTimestamp) throws {
         guard
             let counts = try Row.fetchOne(
-                context.db.cachedStatement(sql: Self.sql), arguments: [context.account, cursor.storageValue])
+                context.db.cachedStatement(sql: Self.sql), arguments: [cursor.storageValue])
         else { return }
         for (offset, entity) in SyncedEntity.allCases.enumerated() { rows[entity] = counts[offset] }
         heldRows = counts[SyncedEntity.allCases.count]
         tombstones = counts[SyncedEntity.allCases.count + 1]
     }
 
-    /// One column per place, in the order `init` reads them; ?1 is the account, ?2 the cursor.
+    /// One column per place, in the order `init` reads them; ?1 is the cursor.
     private static let sql: String = {
         let tables = SyncedEntity.allCases.map { entity in
             """
             (SELECT COUNT(*) FROM \(entity.table)\(entity.versionIndex.map { " INDEXED BY \($0)" } ?? "") \
-            WHERE \(entity.accountColumn) = ?1 AND \(SyncColumns.version) > ?2)
+            WHERE \(SyncColumns.version) > ?1)
             """
         }
         let others = ["heldRow", "tombstone"].map {
-            "(SELECT COUNT(*) FROM \($0) WHERE accountId = ?1 AND version > ?2)"
+            "(SELECT COUNT(*) FROM \($0) WHERE version > ?1)"
         }
         return "SELECT " + (tables + others).joined(separator: ", ")
     }()
@@ -207,8 +206,8 @@ struct RowReader {
                 sql: """
                     SELECT \(selected) FROM \(entity.table) t\(hint)
                     JOIN replica r ON r.key = t.\(SyncColumns.replica)
-                    WHERE t.\(entity.accountCondition) AND \(condition)
-                    """), arguments: StatementArguments([context.account.databaseValue] + arguments))
+                    WHERE \(condition)
+                    """), arguments: StatementArguments(arguments))
         guard !rows.isEmpty else { return [] }
         let overrides = try fieldClocks(entity, ids: rows.map { $0[0] })
         // By position, as selected: a lookup by name folds its case on every call, and a first
@@ -235,9 +234,9 @@ struct RowReader {
             context.db.cachedStatement(
                 sql: """
                     SELECT f.rowId, f.field, f.hlc, r.id AS replicaId FROM fieldClock f JOIN replica r ON r.key = f.replica
-                    WHERE f.accountId = ? AND f.entity = ? AND f.rowId IN (SELECT value FROM json_each(?))
+                    WHERE f.entity = ? AND f.rowId IN (SELECT value FROM json_each(?))
                     """),
-            arguments: [context.account, entity.rawValue, JSONValue.array(ids.map(JSONValue.string)).jsonText])
+            arguments: [entity.rawValue, JSONValue.array(ids.map(JSONValue.string)).jsonText])
         for row in rows {
             clocks[row["rowId"], default: [:]][row["field"]] = WriteClock(
                 HLCTimestamp(rawValue: UInt64(bitPattern: row["hlc"])), row["replicaId"])

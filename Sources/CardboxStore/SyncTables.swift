@@ -52,20 +52,12 @@ extension SyncedEntity {
 
     /// The WHERE clause finding one row by its wire id (arguments: `rowArguments`).
     var rowCondition: String {
-        let identity = identityColumns.map { "\($0) = ?" }.joined(separator: " AND ")
-        return self == .account ? identity : "accountId = ? AND \(identity)"
+        identityColumns.map { "\($0) = ?" }.joined(separator: " AND ")
     }
 
-    func rowArguments(account: String, id: String) -> [DatabaseValue] {
-        let parts = RecordID.parts(id, of: self) ?? [id]
-        return (self == .account ? [] : [account.databaseValue]) + parts.map(\.databaseValue)
+    func rowArguments(id: String) -> [DatabaseValue] {
+        (RecordID.parts(id, of: self) ?? [id]).map(\.databaseValue)
     }
-
-    /// The WHERE clause scoping a query to the account's rows (argument: the account id).
-    var accountCondition: String { "\(accountColumn) = ?" }
-
-    /// The column naming the account a row belongs to.
-    var accountColumn: String { self == .account ? "id" : "accountId" }
 
     /// Lookup columns computed from a field's column, kept in step on every write and apply.
     var derivedColumns: [(column: String, source: String, derive: @Sendable (String) -> String)] {

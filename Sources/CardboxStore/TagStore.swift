@@ -17,9 +17,9 @@ extension CardboxStore {
                 context.db.cachedStatement(
                     sql: """
                         SELECT tag.id, tag.name, COUNT(cardTag.cardId) AS cardCount FROM tag
-                        LEFT JOIN cardTag ON cardTag.accountId = tag.accountId AND cardTag.tagId = tag.id
-                        WHERE tag.accountId = ? GROUP BY tag.id, tag.name, tag.nameKey ORDER BY tag.nameKey
-                        """), arguments: [context.account]
+                        LEFT JOIN cardTag ON cardTag.tagId = tag.id
+                        GROUP BY tag.id, tag.name, tag.nameKey ORDER BY tag.nameKey
+                        """), arguments: []
             ).map { TagSummary(id: try UUID(stored: $0["id"]), name: $0["name"], cardCount: $0["cardCount"]) }
         }
     }
@@ -41,8 +41,8 @@ extension CardboxStore {
             var cache: [String: String] = [:]
             let targetId = try tx.findOrCreateTag(named: newName, cache: &cache)
             let cardIds = try String.fetchAll(
-                tx.db.cachedStatement(sql: "SELECT cardId FROM cardTag WHERE accountId = ? AND tagId = ?"),
-                arguments: [tx.account, oldId])
+                tx.db.cachedStatement(sql: "SELECT cardId FROM cardTag WHERE tagId = ?"),
+                arguments: [oldId])
             for cardId in cardIds {
                 try tx.unlinkTag(cardId: cardId, tagId: oldId)
                 try tx.linkTag(cardId: cardId, tagId: targetId)
@@ -71,7 +71,7 @@ extension WriteContext {
         if let id = cache[key] { return id }
         let id = DeterministicID.tagID(accountId: context.accountId, normalizedName: key).storage
         let exists = try String.fetchOne(
-            db.cachedStatement(sql: "SELECT id FROM tag WHERE accountId = ? AND id = ?"), arguments: [account, id])
+            db.cachedStatement(sql: "SELECT id FROM tag WHERE id = ?"), arguments: [id])
         if exists == nil {
             try insert(.tag, id: id, [("name", name), ("nameKey", key), ("createdAt", nowMillis)])
         }
@@ -82,8 +82,8 @@ extension WriteContext {
     func tagID(named name: String) throws -> String {
         guard
             let id = try String.fetchOne(
-                db.cachedStatement(sql: "SELECT id FROM tag WHERE accountId = ? AND nameKey = ?"),
-                arguments: [account, TagName.normalize(name)])
+                db.cachedStatement(sql: "SELECT id FROM tag WHERE nameKey = ?"),
+                arguments: [TagName.normalize(name)])
         else { throw CardboxError.notFound(kind: "tag", reference: name) }
         return id
     }
@@ -91,8 +91,8 @@ extension WriteContext {
     func linkTag(cardId: String, tagId: String, isNewCard: Bool = false) throws {
         if !isNewCard {
             let linked = try context.count(
-                "SELECT COUNT(*) FROM cardTag WHERE accountId = ? AND cardId = ? AND tagId = ?",
-                [account, cardId, tagId])
+                "SELECT COUNT(*) FROM cardTag WHERE cardId = ? AND tagId = ?",
+                [cardId, tagId])
             guard linked == 0 else { return }
         }
         try insert(.cardTag, id: RecordID.make([cardId, tagId]), [("cardId", cardId), ("tagId", tagId)])
@@ -108,8 +108,8 @@ extension WriteContext {
         let wanted = try Set(names.map { try findOrCreateTag(named: $0, cache: &cache) })
         let current = Set(
             try String.fetchAll(
-                db.cachedStatement(sql: "SELECT tagId FROM cardTag WHERE accountId = ? AND cardId = ?"),
-                arguments: [account, cardId]))
+                db.cachedStatement(sql: "SELECT tagId FROM cardTag WHERE cardId = ?"),
+                arguments: [cardId]))
         for tagId in current.subtracting(wanted).sorted() { try unlinkTag(cardId: cardId, tagId: tagId) }
         for tagId in wanted.subtracting(current).sorted() { try linkTag(cardId: cardId, tagId: tagId) }
     }

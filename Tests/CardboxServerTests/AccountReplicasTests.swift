@@ -399,6 +399,7 @@ struct AccountReplicasTests {
 
     /// The account's copy in `folder`, opened beside the one `AccountReplicas` keeps open.
     private static func copy(of account: UUID, in folder: URL) throws -> CardboxStore {
-        try CardboxStore.open(path: folder.appendingPathComponent("\(account.uuidString.lowercased()).sqlite").path)
+        try CardboxStore.open(
+            path: folder.appendingPathComponent("\(account.uuidString.lowercased()).sqlite").path, account: account)
     }
 }

@@ -135,8 +135,7 @@ struct HistoryAndPersistenceTests {
         #expect(throws: CardboxError.self) {
             try store.write { tx in
                 try tx.db.execute(
-                    sql: "UPDATE item SET quantity = 3000000000 WHERE accountId = ? AND id = ?",
-                    arguments: [tx.account, item.id.storage])
+                    sql: "UPDATE item SET quantity = 3000000000 WHERE id = ?", arguments: [item.id.storage])
                 #expect(tx.db.changesCount == 1, "the update must reach the row for the CHECK to be tested")
             }
         }
@@ -227,26 +226,41 @@ struct HistoryAndPersistenceTests {
         #expect(stamps.count == 4 && stamps == stamps.sorted() && Set(stamps).count == stamps.count)
     }
 
-    @Test("a store file holding two accounts shows each only its own rows")
-    func accountScoping() throws {
+    @Test("a store file is one account's: opening it for another account is refused, and changes nothing")
+    func oneAccountPerFile() throws {
         let path = TestStore.temporaryPath()
         defer {
             try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path)
         }
-        let alice = try CardboxStore.open(path: path, account: UUID())
-        let bob = try CardboxStore.open(path: path, account: UUID())
-        let deck = try alice.createDeck(name: "Private", frontLanguage: "es", backLanguage: "en")
-        let card = try alice.addCard(
-            to: try alice.resolve("Private"), CardDraft(front: "secreto", back: "secret", tags: ["mine"]))
-        _ = try alice.createList(name: "Groceries")
-        #expect(try bob.decks().isEmpty && bob.lists().isEmpty && bob.tags().isEmpty)
-        #expect(try bob.cards(in: nil).isEmpty)
-        #expect(throws: CardboxError.self) { try bob.card(card.id) }
-        #expect(throws: CardboxError.self) { try bob.deleteDeck(deck.id) }
-        #expect(try bob.changes().changes.isEmpty)
-        // Bob may use the same deck name: uniqueness is per account.
-        _ = try bob.createDeck(name: "Private", frontLanguage: "fr", backLanguage: "en")
-        #expect(try alice.deck(try alice.resolve("Private")).frontLanguage == "es")
+        let (alice, bob) = (UUID(), UUID())
+        let store = try CardboxStore.open(path: path, account: alice)
+        _ = try store.createDeck(name: "Private", frontLanguage: "es", backLanguage: "en")
+        #expect(
+            throws: CardboxError.invalid(
+                field: "account", reason: "this store holds account \(alice.storage), not \(bob.storage)")
+        ) {
+            _ = try CardboxStore.open(path: path, account: bob)
+        }
+        let reopened = try CardboxStore.open(path: path)
+        #expect(reopened.accountId == alice)
+        #expect(try reopened.decks().map(\.name) == ["Private"])
+        #expect(try reopened.read { try Int.fetchOne($0.db, sql: "SELECT COUNT(*) FROM account") } == 1)
+    }
+
+    @Test("signing in (joining an account) keeps the store's images, their thumbnails and its usage events")
+    func joiningKeepsLocalRows() throws {
+        let store = try TestStore.make()
+        let deck = try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+        let card = try store.addCard(to: deck.id, CardDraft(front: "gato", back: "cat"), image: TestStore.png)
+        let events = try store.rowCount("usageEvent")
+        #expect(try store.rowCount("image") == 1 && store.rowCount("imageThumbnail") == 1 && events > 0)
+
+        let joined = try store.joinAccount(UUID())
+        #expect(try joined.rowCount("image") == 1 && joined.rowCount("imageThumbnail") == 1)
+        #expect(try joined.rowCount("usageEvent") == events)
+        let moved = try #require(try joined.cards(in: nil).first)
+        #expect(moved.id == card.id && moved.imageHash == card.imageHash)
+        #expect(try joined.imageData(sha256: try #require(moved.imageHash)).data == TestStore.png)
     }
 
     @Test("plan changes are recorded like any other change")

@@ -1,0 +1,140 @@
+import CardboxCore
+import Foundation
+import GRDB
+import Testing
+
+@testable import CardboxStore
+
+/// The hot operations reach their rows through indexes: every statement an operation runs is asked
+/// for its plan (`EXPLAIN QUERY PLAN`), and none may read a whole large table. A change of schema
+/// or of a query that loses an index fails here, at any store size.
+@Suite("Index use")
+struct IndexUseTests {
+    /// Tables that grow with a person's collection (cards, their tags and reviews, items, board cards).
+    static let largeTables = ["card", "cardTag", "reviewLog", "suggestion", "item", "itemImage", "boardCard"]
+
+    /// A store with two decks of cards (tagged, some answered), a list and a board.
+    static func sampleStore() throws -> (CardboxStore, DeckID, ListID) {
+        let clock = TestClock()
+        let store = try TestStore.make(clock: clock)
+        _ = try store.setPlan(.premium)
+        for name in ["Spanish", "German"] {
+            let deck = try store.createDeck(name: name, frontLanguage: "es", backLanguage: "en")
+            _ = try store.addCards(
+                to: deck.id, (0..<40).map { CardDraft(front: "\(name) \($0)", back: "b", tags: ["t\($0 % 3)"]) })
+        }
+        let spanish: DeckID = try store.resolve("Spanish")
+        for _ in 0..<5 {
+            let card = try #require(try store.nextStudyCard(in: spanish))
+            _ = try store.answer(card.card.id, rating: 3)
+            clock.advance(seconds: 60)
+        }
+        let list = try store.createList(name: "Groceries")
+        for index in 0..<30 { _ = try store.addItem(to: list.id, title: "item \(index)") }
+        return (store, spanish, list.id)
+    }
+
+    /// The plans of every statement `operation` runs, as "statement → plan line" pairs.
+    static func plans(_ store: CardboxStore, of operation: () throws -> Void) throws -> [(String, String)] {
+        let statements = StatementLog()
+        try store.writer.writeWithoutTransaction { db in
+            db.trace(options: .statement) { event in statements.append(event.expandedDescription) }
+        }
+        defer { try? store.writer.writeWithoutTransaction { db in db.trace(options: [], nil) } }
+        try operation()
+        try store.writer.writeWithoutTransaction { db in db.trace(options: [], nil) }
+        return try store.writer.read { db in
+            try statements.all.filter(Self.isQuery).flatMap { sql in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { (sql, $0["detail"] as String) }
+            }
+        }
+    }
+
+    static func isQuery(_ sql: String) -> Bool {
+        let head = sql.trimmingCharacters(in: .whitespacesAndNewlines).prefix(7).uppercased()
+        return ["SELECT ", "UPDATE ", "DELETE ", "INSERT ", "WITH "].contains { head.hasPrefix($0) }
+    }
+
+    /// Whether some statement's plan reads through `index`.
+    static func uses(_ index: String, _ plans: [(String, String)]) -> Bool {
+        plans.contains { $0.1.contains("INDEX \(index) ") || $0.1.hasSuffix("INDEX \(index)") }
+    }
+
+    /// Plan lines that read a whole large table (`SCAN card`, also through an index: a walk of every
+    /// entry), each with its statement.
+    static func fullScans(_ plans: [(String, String)]) -> [String] {
+        plans.compactMap { sql, line in
+            let words = line.split(separator: " ")
+            guard let at = words.firstIndex(of: "SCAN"), at + 1 < words.count,
+                largeTables.contains(String(words[at + 1]))
+            else { return nil }
+            return "\(line)  ←  \(sql)"
+        }
+    }
+
+    @Test("studying a deck (queue, counts, an answer, undo) reads no large table whole")
+    func study() throws {
+        let (store, deck, _) = try Self.sampleStore()
+        let plans = try Self.plans(store) {
+            _ = try store.studyCounts(in: deck)
+            let next = try #require(try store.nextStudyCard(in: deck))
+            _ = try store.answer(next.card.id, inDeck: deck, rating: 3)
+            _ = try store.undoLastAnswer(in: deck)
+            _ = try store.dueQueue(in: deck, limit: 20)
+        }
+        #expect(Self.fullScans(plans) == [])
+        for index in ["cardQueue", "cardNew", "reviewLogAnswersByDeck", "reviewLogByDeck"] {
+            #expect(Self.uses(index, plans), "no statement reads \(index)")
+        }
+    }
+
+    @Test("a deck's card list, its counts and its statistics read no large table whole")
+    func deckViews() throws {
+        let (store, deck, _) = try Self.sampleStore()
+        let plans = try Self.plans(store) {
+            _ = try store.cards(in: deck, limit: 20)
+            _ = try store.deckCounts(deck)
+            _ = try store.stats(in: deck, days: 30)
+        }
+        #expect(Self.fullScans(plans) == [])
+        for index in ["cardByDeck", "reviewLogByDeck"] {
+            #expect(Self.uses(index, plans), "no statement reads \(index)")
+        }
+    }
+
+    @Test("moving an item among its siblings reads no large table whole")
+    func move() throws {
+        let (store, _, list) = try Self.sampleStore()
+        let items = try #require(try store.list(list).items)
+        let plans = try Self.plans(store) {
+            _ = try store.moveItem(items[25].id, to: 3)
+            _ = try store.moveItem(items[2].id, to: nil)
+        }
+        #expect(Self.fullScans(plans) == [])
+        #expect(Self.uses("itemByPosition", plans))
+        #expect(!plans.contains { $0.1.contains("TEMP B-TREE") }, "a move sorts siblings instead of walking the index")
+    }
+
+    @Test("a sync that sends one changed card reads no large table whole")
+    func syncPage() throws {
+        let (store, deck, _) = try Self.sampleStore()
+        let cursor = try store.changes().cursor
+        let card = try #require(try store.cards(in: deck, limit: 1).first)
+        _ = try store.editCard(card.id, CardChanges(back: "changed"))
+        let plans = try Self.plans(store) {
+            let pending = try store.changes(since: cursor).changes
+            #expect(pending.rows.map(\.id) == [card.id.storage])
+        }
+        #expect(Self.fullScans(plans) == [])
+        #expect(Self.uses("cardBySyncVersion", plans))
+    }
+}
+
+/// Statements seen by a connection's trace, which may run on any thread.
+private final class StatementLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var statements: [String] = []
+
+    func append(_ sql: String) { lock.withLock { statements.append(sql) } }
+    var all: [String] { lock.withLock { statements } }
+}

@@ -1,0 +1,139 @@
+import CardboxCore
+import CardboxSync
+import Foundation
+import GRDB
+import Testing
+
+@testable import CardboxStore
+
+/// A store made by an earlier release (`Fixtures/store-v10.sqlite`, made by `make-store-v10.sh`)
+/// opens with today's code: migrated, every row and sync record kept, still syncing.
+@Suite("Store migration")
+struct StoreMigrationTests {
+    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/store-v10.sqlite").path
+
+    /// A copy of the fixture in a folder of its own, removed by `cleanUp`.
+    static func copyOfFixture() throws -> String {
+        let path = TestStore.temporaryPath()
+        try FileManager.default.createDirectory(
+            atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixture, toPath: path)
+        return path
+    }
+
+    static func cleanUp(_ path: String) {
+        try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+    }
+
+    /// Every row of every table but `storeInfo`, as sorted text lines per table, without `accountId`
+    /// (the column v11 drops): read straight from the file, whatever its schema.
+    static func rowsByTable(_ path: String) throws -> [String: [String]] {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            let tables = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+                      AND name NOT IN ('storeInfo', 'grdb_migrations')
+                    """)
+            var result: [String: [String]] = [:]
+            for table in tables {
+                result[table] = try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map { row in
+                    row.columnNames.filter { $0 != "accountId" }.sorted()
+                        .map { "\($0)=\(row[$0] as DatabaseValue)" }.joined(separator: " ")
+                }.sorted()
+            }
+            return result
+        }
+    }
+
+    static func storeInfo(_ path: String) throws -> [String: String] {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            try Dictionary(
+                uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT key, value FROM storeInfo").map {
+                    ($0["key"] as String, $0["value"] as String)
+                })
+        }
+    }
+
+    /// What a sync would send: rows and sync records written after the `sync.sent` mark, counted
+    /// straight from the file.
+    static func pendingCount(_ path: String, since sent: String) throws -> Int {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            let tables = Schema.syncedTables + ["account"]
+            let counts =
+                tables.map { "(SELECT COUNT(*) FROM \($0) WHERE syncVersion > ?1)" }
+                + [
+                    "(SELECT COUNT(*) FROM tombstone WHERE version > ?1)",
+                    "(SELECT COUNT(*) FROM heldRow WHERE version > ?1)",
+                ]
+            return try Int.fetchOne(db, sql: "SELECT " + counts.joined(separator: " + "), arguments: [sent]) ?? 0
+        }
+    }
+
+    @Test("a store of the v10 release migrates with every row, clock, tombstone and image kept")
+    func keepsEveryRow() throws {
+        let path = try Self.copyOfFixture()
+        defer { Self.cleanUp(path) }
+        let before = try Self.rowsByTable(path)
+        let infoBefore = try Self.storeInfo(path)
+        #expect(before["card"]?.count == 7 && before["image"]?.count == 2 && before["tombstone"]?.count == 2)
+
+        let store = try CardboxStore.open(path: path)
+        #expect(store.accountId.storage == infoBefore["accountId"])
+        #expect(store.close())
+
+        #expect(try Self.rowsByTable(path) == before)
+        #expect(try Self.storeInfo(path) == infoBefore)
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        try queue.read { db in
+            let withAccount = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT m.name FROM sqlite_master m JOIN pragma_table_info(m.name) c
+                    WHERE m.type = 'table' AND c.name = 'accountId'
+                    """)
+            #expect(withAccount.isEmpty, "tables still naming the account: \(withAccount)")
+            #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
+            #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
+        }
+    }
+
+    @Test("a migrated store reads, writes and syncs: what it sends makes the same store elsewhere")
+    func migratedStoreSyncs() throws {
+        let path = try Self.copyOfFixture()
+        defer { Self.cleanUp(path) }
+        let info = try Self.storeInfo(path)
+        let sent = try #require(info["sync.sent"])
+        let pendingBefore = try Self.pendingCount(path, since: sent)
+
+        let store = try CardboxStore.open(path: path)
+        let link = try #require(try store.syncLink())
+        #expect(link.user == "ann" && link.sent.storageValue == Int64(sent))
+        #expect(try store.changeCount(since: link.sent) == pendingBefore && pendingBefore > 0)
+        let spanish: DeckID = try store.resolve("Spanish")
+        let dog = try #require(try store.cards(in: spanish).first { $0.front == "el perro" })
+        #expect(dog.tags == ["animal", "noun"] && dog.isFavorite)
+        let thumbnail = try store.imageThumbnail(sha256: try #require(try store.imageHashes().first))
+        #expect(thumbnail.width > 0)
+
+        // Written after the migration: a card with an existing tag.
+        #expect(try store.tags().first { $0.name == "noun" }?.cardCount == 4)  // dog, cat, house, Hund
+        let added = try store.addCard(to: spanish, CardDraft(front: "la luna", back: "moon", tags: ["noun"]))
+        #expect(try store.tags().first { $0.name == "noun" }?.cardCount == 5)
+        #expect(try store.changeCount(since: link.sent) > pendingBefore)
+
+        let elsewhere = try CardboxStore.inMemory(account: store.accountId)
+        _ = try elsewhere.apply(try store.changes().changes)
+        #expect(try elsewhere.canonicalDump() == store.canonicalDump())
+        #expect(try elsewhere.card(added.id).tags == ["noun"])
+        #expect(try store.integrityProblems().isEmpty)
+    }
+}
