@@ -6,15 +6,16 @@ import Testing
 
 @testable import CardboxStore
 
-/// A store made by an earlier release (`Fixtures/store-v10.sqlite`, made by `make-store-v10.sh`)
+/// A store made by each earlier release (`Fixtures/store-v*.sqlite`, made by `make-store-fixture.sh`)
 /// opens with today's code: migrated, every row and sync record kept, still syncing.
 @Suite("Store migration")
 struct StoreMigrationTests {
-    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/store-v10.sqlite").path
+    static let fixtures = ["store-v10.sqlite", "store-v11.sqlite"]
 
     /// A copy of the fixture in a folder of its own, removed by `cleanUp`.
-    static func copyOfFixture() throws -> String {
+    static func copyOfFixture(_ name: String) throws -> String {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/\(name)").path
         let path = TestStore.temporaryPath()
         try FileManager.default.createDirectory(
             atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
@@ -77,9 +78,9 @@ struct StoreMigrationTests {
         }
     }
 
-    @Test("a store of the v10 release migrates with every row, clock, tombstone and image kept")
-    func keepsEveryRow() throws {
-        let path = try Self.copyOfFixture()
+    @Test("a store of an earlier release migrates with every row, clock, tombstone and image kept", arguments: fixtures)
+    func keepsEveryRow(fixture: String) throws {
+        let path = try Self.copyOfFixture(fixture)
         defer { Self.cleanUp(path) }
         let before = try Self.rowsByTable(path)
         let infoBefore = try Self.storeInfo(path)
@@ -106,9 +107,9 @@ struct StoreMigrationTests {
         }
     }
 
-    @Test("a migrated store reads, writes and syncs: what it sends makes the same store elsewhere")
-    func migratedStoreSyncs() throws {
-        let path = try Self.copyOfFixture()
+    @Test("a migrated store reads, writes and syncs: what it sends makes the same store elsewhere", arguments: fixtures)
+    func migratedStoreSyncs(fixture: String) throws {
+        let path = try Self.copyOfFixture(fixture)
         defer { Self.cleanUp(path) }
         let info = try Self.storeInfo(path)
         let sent = try #require(info["sync.sent"])

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# How store-v10.sqlite was made: by the cardbox command line of the last release with schema v10
-# (commit 870b7cb), one command at a time, so the fixture holds what a user's store of that release
-# holds: decks with study settings, cards with tags (a cloze card, a favourite, an archived, an edited
-# and a deleted one), answers, suggestions with an image and a rejected one, lists with items and an
-# item image, a board with columns and an archived card. The migration test opens it with today's
-# code and compares its rows with store-v10.dump. Kept as a record; today's cardbox makes newer stores.
-#   usage: make-store-v10.sh CARDBOX-BINARY OUTPUT.sqlite
+# How the store fixtures were made: by the cardbox command line of a release, one command at a time,
+# so a fixture holds what a user's store of that release holds: decks with study settings, cards
+# with tags (a cloze card, a favourite, an archived, an edited and a deleted one), answers, a
+# setting, suggestions with an image and a rejected one, lists with items and an item image, a board
+# with columns and an archived card, signed in to a server and synced, then changes not sent yet.
+#   store-v10.sqlite: schema v10, commit 870b7cb;  store-v11.sqlite: schema v11, commit a42f8d2
+# StoreMigrationTests opens each with today's code. When a migration is added, make a fixture with
+# the release before it (its binary, before the code changes), then VACUUM it in DELETE journal mode.
+#   usage: make-store-fixture.sh CARDBOX-BINARY OUTPUT.sqlite
 set -euo pipefail
 bin=$1 out=$2
 repo="$(cd "$(dirname "$0")/../../.." && pwd)"
@@ -56,7 +58,7 @@ until grep -qo 'http://127.0.0.1:[0-9]*' "$data/serve.log"; do sleep 0.2; done
 address=$(grep -o 'http://127.0.0.1:[0-9]*' "$data/serve.log" | head -1)
 printf 'fixture-password\n' | cb login "$address" --user ann --password-stdin --device fixture >/dev/null
 cb sync >/dev/null
-# Made after the sync, not sent yet (and images: that release's sign-in dropped the store's images).
+# Made after the sync, not sent yet (and images: v10's sign-in dropped the store's images).
 cb card add German "die Katze" cat >/dev/null
 cb suggestion add Spanish gato "cat" --image "$repo/Fuzz/corpus/image/small.png" >/dev/null
 rejected=$(id suggestion add Spanish "el pájaro" bird --image "$repo/Fuzz/corpus/image/small.jpg")
