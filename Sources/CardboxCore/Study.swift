@@ -100,7 +100,9 @@ public enum StudyInterval {
     public static let buttons = ["Again", "Hard", "Good", "Easy"]
 
     public static func label(from start: Date, to end: Date) -> String {
-        let seconds = max(0, end.timeIntervalSince(start))
+        // To the millisecond: a due time one step after `start` can come out a hair short of it in
+        // floating point (59.9999999 s), which would read "60s" for a minute and "5m" for 5.5 minutes.
+        let seconds = max(0, (end.timeIntervalSince(start) * 1000).rounded() / 1000)
         switch seconds {
         case ..<60: return "\(Int(seconds.rounded()))s"
         case ..<3_600: return "\(Int((seconds / 60).rounded()))m"

@@ -38,6 +38,16 @@ struct StudyQueueTests {
             ])
     }
 
+    @Test("an interval's label is measured to the millisecond: a hair short of a step reads as the step")
+    func intervalLabels() {
+        let start = Date(timeIntervalSince1970: 1_795_000_000.123_456)
+        #expect(StudyInterval.label(from: start, to: start.addingTimeInterval(60 - 1e-7)) == "1m")
+        #expect(StudyInterval.label(from: start, to: start.addingTimeInterval(330 - 1e-7)) == "6m")
+        #expect(StudyInterval.label(from: start, to: start.addingTimeInterval(45)) == "45s")
+        #expect(StudyInterval.label(from: start, to: start.addingTimeInterval(8 * 86_400)) == "8d")
+        #expect(StudyInterval.label(from: start, to: start.addingTimeInterval(-5)) == "0s")
+    }
+
     @Test("a part is asked for only while the parts before it leave room, and only for what fits")
     func lazy() {
         var asked: [String] = []
