@@ -98,13 +98,22 @@ public enum Validate {
 
 extension String {
     /// Whether it holds a control character (NUL, a line break…): not in a name or a key.
+    /// Read from the UTF-8 bytes: the general category Cc is a fixed set (U+0000–U+001F,
+    /// U+007F–U+009F, stable by Unicode's policy), and looking each scalar's category up in the
+    /// Unicode tables was most of validating a change set's replica ids.
     public var containsControlCharacters: Bool {
-        unicodeScalars.contains { $0.properties.generalCategory == .control }
+        var afterC2 = false
+        for byte in utf8 {
+            if byte < 0x20 || byte == 0x7F || (afterC2 && byte <= 0x9F) { return true }
+            afterC2 = byte == 0xC2
+        }
+        return false
     }
 
     /// The string with its control characters left out.
     public var withoutControlCharacters: String {
-        String(String.UnicodeScalarView(unicodeScalars.filter { $0.properties.generalCategory != .control }))
+        guard containsControlCharacters else { return self }
+        return String(String.UnicodeScalarView(unicodeScalars.filter { !$0.isControlCharacter }))
     }
 
     /// The string without leading and trailing white space and newlines. Pure Swift: Foundation's
@@ -117,4 +126,9 @@ extension String {
         let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
         return String(scalars[start...end])
     }
+}
+
+extension Unicode.Scalar {
+    /// Whether its general category is Cc (control): U+0000–U+001F and U+007F–U+009F.
+    public var isControlCharacter: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
 }

@@ -354,7 +354,10 @@ extension ChangeSet {
     /// 1 to 64 characters, bounded in bytes too (a character may hold many scalars), none of them
     /// control characters: replica ids are keys in the server's tables, where PostgreSQL refuses NUL.
     private static func isReplica(_ replica: String) -> Bool {
-        !replica.isEmpty && replica.count <= 64 && replica.utf8.count <= 256 && !replica.containsControlCharacters
+        // A character takes one byte or more: 64 bytes or fewer are 64 characters or fewer, without
+        // counting graphemes (the common case, a UUID).
+        let bytes = replica.utf8.count
+        return bytes > 0 && bytes <= 256 && (bytes <= 64 || replica.count <= 64) && !replica.containsControlCharacters
     }
 
     private static func checkReplica(_ replica: String, path: String) throws {

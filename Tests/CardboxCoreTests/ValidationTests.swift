@@ -162,4 +162,19 @@ struct FastPathTests {
             #expect(sample.trimmedWhitespace == sample.trimmingCharacters(in: .whitespacesAndNewlines))
         }
     }
+
+    @Test("control characters are exactly the Unicode general category Cc")
+    func controlCharacters() {
+        var mismatches: [String] = []
+        for scalar in UInt32(0)...0x10FFFF {
+            guard let value = Unicode.Scalar(scalar) else { continue }
+            let control = value.properties.generalCategory == .control
+            if value.isControlCharacter != control || "a\(Character(value))b".containsControlCharacters != control {
+                mismatches.append("U+" + String(scalar, radix: 16))
+            }
+        }
+        #expect(mismatches == [])
+        #expect("tab\there, bell\u{7}, next line\u{85}".withoutControlCharacters == "tabhere, bell, next line")
+        #expect("Ç and ÿ and \u{A0}".containsControlCharacters == false)
+    }
 }

@@ -133,3 +133,28 @@ struct DeterministicIDTests {
         #expect(DeterministicID.tagID(accountId: UUID(), normalizedName: "verbs") != a)
     }
 }
+
+@Suite("Change set replica ids")
+struct ReplicaIdTests {
+    @Test("a replica id holds 1 to 64 characters, counted as a person counts, and no control character")
+    func replicaIds() throws {
+        let accepted = [
+            "a", String(repeating: "x", count: 64), String(repeating: "é", count: 64),
+            String(repeating: "🇪🇸", count: 32),
+        ]
+        for replica in accepted {
+            #expect(throws: Never.self) { try ChangeSet(accountId: UUID(), replicaId: replica).validate() }
+        }
+        let refused = [
+            "", String(repeating: "x", count: 65), String(repeating: "é", count: 65), "a\u{0}b", "line\nbreak",
+            "c1\u{85}", String(repeating: "🇪🇸", count: 33) + String(repeating: "x", count: 200),
+        ]
+        for replica in refused {
+            #expect(
+                throws: CardboxError.invalid(
+                    field: "changes.replicaId",
+                    reason: "names a replica of 1 to 64 characters, none of them control characters")
+            ) { try ChangeSet(accountId: UUID(), replicaId: replica).validate() }
+        }
+    }
+}
