@@ -7,6 +7,13 @@ let webTemplates = [
     "newaccount", "offline", "setup", "signin", "signup", "stats", "study",
 ]
 
+/// Executables built with `--static-swift-stdlib` get `-export-dynamic` from the toolchain's link
+/// arguments: every symbol of Cardbox and its packages (57,000) went into the dynamic symbol table,
+/// which the loader and `dladdr` walk at each start. Nothing looks Cardbox's symbols up by name
+/// (crash backtraces read the symbol table itself), so they stay out: about 3 ms of every command's
+/// start (docs/performance.md).
+let ownSymbolsHidden: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
+
 let package = Package(
     name: "Cardbox",
     platforms: [.macOS(.v15)],
@@ -144,7 +151,8 @@ let package = Package(
         .target(name: "CSpawn"),
         // The work itself, with libvips: what the worker runs.
         .target(name: "CardboxImageDecoding", dependencies: ["CardboxCore", "CardboxImaging", "CVipsShim"]),
-        .executableTarget(name: "cardbox-image-worker", dependencies: ["CardboxImageDecoding"]),
+        .executableTarget(
+            name: "cardbox-image-worker", dependencies: ["CardboxImageDecoding"], linkerSettings: ownSymbolsHidden),
         // The system's zlib, for dictzip dictionaries (raw deflate read by chunk).
         .systemLibrary(name: "CSystemZlib", providers: [.apt(["zlib1g-dev"])]),
         // Suggested cards: the providers (offline dictionaries, chat completions) and seed 000's
@@ -183,7 +191,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "cardbox", dependencies: ["CardboxCLI"]),
+        .executableTarget(name: "cardbox", dependencies: ["CardboxCLI"], linkerSettings: ownSymbolsHidden),
         // Randomized convergence: replicas exchanging change sets in any order end in the same state.
         .target(
             name: "CardboxConvergence",

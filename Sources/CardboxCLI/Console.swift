@@ -170,16 +170,25 @@ struct RatingArgument: ExpressibleByArgument {
 /// Help text written in the source as wrapped paragraphs, for the parser to wrap once, at the width of
 /// the terminal: lines of a paragraph are joined; blank lines and indented lines (examples) stay.
 enum Help {
+    /// Read as UTF-8 bytes: every command's help is made when the parser builds the command tree,
+    /// at each start of the process, and splitting into `Character`s took a millisecond of it.
     static func paragraphs(_ text: String) -> String {
-        var lines: [String] = []
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            let joinable = !line.isEmpty && !line.hasPrefix(" ")
-            if joinable, let last = lines.last, !last.isEmpty, !last.hasPrefix(" "), !last.hasSuffix(":") {
-                lines[lines.count - 1] = last + " " + line
+        let space = UInt8(ascii: " ")
+        var result: [UInt8] = []
+        result.reserveCapacity(text.utf8.count)
+        var lastLineStart: Int?
+        for line in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            let joinable = !line.isEmpty && line.first != space
+            if joinable, let start = lastLineStart, start < result.count, result[start] != space,
+                result.last != UInt8(ascii: ":")
+            {
+                result.append(space)
             } else {
-                lines.append(line)
+                if lastLineStart != nil { result.append(UInt8(ascii: "\n")) }
+                lastLineStart = result.count
             }
+            result.append(contentsOf: line)
         }
-        return lines.joined(separator: "\n")
+        return String(decoding: result, as: UTF8.self)
     }
 }
