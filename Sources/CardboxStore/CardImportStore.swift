@@ -99,7 +99,7 @@ extension CardboxStore {
             }
             keys = [:]
             let total = additions.values.map(\.count).reduce(0, +)
-            try tx.allowance().checkCanAdd(batchOf: total)
+            try tx.checkCanAdd(batchOf: total)
             var done = 0
             progress?(0, total)
             for deckId in order {

@@ -83,7 +83,7 @@ extension CardboxStore {
     public func addCard(to deckReference: DeckID, _ draft: CardDraft, image: Data? = nil) throws -> Card {
         let draft = try draft.validated()
         return try write(decodingImages: Self.decoding(image)) { tx in
-            try tx.allowance().checkCanAdd()
+            try tx.checkCanAdd()
             let deck = try tx.context.deck(tx.context.existing(deckReference, .deck))
             let card = try tx.insertCards([(draft, image)], into: deck)[0]
             try tx.logEvent(.cardAdded, cardLanguage: card.frontLanguage, tagCount: card.tags.count)
@@ -104,7 +104,7 @@ extension CardboxStore {
             }
         }
         return try write { tx in
-            try tx.allowance().checkCanAdd(batchOf: valid.count)
+            try tx.checkCanAdd(batchOf: valid.count)
             let deck = try tx.context.deck(tx.context.existing(deckReference, .deck))
             return try tx.insertCards(valid.map { ($0, nil) }, into: deck)
         }
@@ -324,6 +324,7 @@ extension Row {
 
 extension WriteContext {
     func allowance() throws -> CardAllowance { try context.allowance() }
+    func checkCanAdd(batchOf count: Int = 1) throws { try context.checkCanAdd(batchOf: count) }
 
     /// Inserts validated drafts into a deck, finding or creating their tags; returns the cards. The
     /// caller has checked the plan's limit for the whole batch.
@@ -379,14 +380,28 @@ extension WriteContext {
 
 extension StoreContext {
     func allowance() throws -> CardAllowance {
+        let (plan, freeCardLimit) = try planAndFreeCardLimit()
+        return CardAllowance(plan: plan, cardCount: try cardCount(), freeCardLimit: freeCardLimit)
+    }
+
+    /// Seed 001's check before adding cards. The cards are counted only when the plan has a limit:
+    /// on premium, adding a card walks no index of every card.
+    func checkCanAdd(batchOf count: Int = 1) throws {
+        let (plan, freeCardLimit) = try planAndFreeCardLimit()
+        guard !CardAllowance(plan: plan, cardCount: 0, freeCardLimit: freeCardLimit).hasUnlimitedCards else { return }
+        try CardAllowance(plan: plan, cardCount: try cardCount(), freeCardLimit: freeCardLimit)
+            .checkCanAdd(batchOf: count)
+    }
+
+    private func planAndFreeCardLimit() throws -> (Plan, Int) {
         guard
             let row = try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT plan, freeCardLimit FROM account WHERE id = ?"), arguments: [account])
         else { throw CardboxError.storage("the store has no account \(account)") }
-        let plan = Plan(rawValue: row["plan"]) ?? .free
-        let count = try self.count("SELECT COUNT(*) FROM card", [])
-        return CardAllowance(plan: plan, cardCount: count, freeCardLimit: row["freeCardLimit"])
+        return (Plan(rawValue: row["plan"]) ?? .free, row["freeCardLimit"])
     }
+
+    private func cardCount() throws -> Int { try count("SELECT COUNT(*) FROM card", []) }
 
     func card(_ id: String) throws -> Card {
         let rows = try Row.fetchAll(

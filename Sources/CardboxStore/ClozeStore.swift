@@ -21,7 +21,7 @@ extension CardboxStore {
     ) throws -> [Card] {
         let drafts = try CardDraft.cloze(text: text, extra: extra, notes: notes, tags: tags).map { try $0.validated() }
         return try write(decodingImages: Self.decoding(image)) { tx in
-            try tx.allowance().checkCanAdd(batchOf: drafts.count)
+            try tx.checkCanAdd(batchOf: drafts.count)
             let deck = try tx.context.deck(tx.context.existing(deckReference, .deck))
             let cards = try tx.insertCards(drafts.map { ($0, image) }, into: deck)
             for card in cards {
@@ -89,7 +89,7 @@ extension WriteContext {
         // Only a deletion the new text brings gets a card: one whose card was deleted stays so.
         let added = numbers.subtracting(Cloze.numbers(in: card.front)).subtracting(siblings.map(\.number)).sorted()
         guard !added.isEmpty else { return }
-        try allowance().checkCanAdd(batchOf: added.count)
+        try checkCanAdd(batchOf: added.count)
         let deck = try context.deck(card.deckId.storage)
         let drafts = added.map { number in
             CardDraft(

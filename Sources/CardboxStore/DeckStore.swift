@@ -20,7 +20,7 @@ extension CardboxStore {
         let name = try Deck.validateName(name ?? preset.name)
         let drafts = try preset.cards.map { try $0.draft.validated() }
         return try write { tx in
-            try tx.allowance().checkCanAdd(batchOf: drafts.count)
+            try tx.checkCanAdd(batchOf: drafts.count)
             let deck = try tx.insertDeck(
                 name: name, frontLanguage: preset.frontLanguage, backLanguage: preset.backLanguage, queued: 0)
             let cards = try tx.insertCards(drafts.map { ($0, nil) }, into: deck)

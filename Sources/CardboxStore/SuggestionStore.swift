@@ -70,7 +70,7 @@ extension CardboxStore {
     public func acceptSuggestion(_ reference: SuggestionID) throws -> Card {
         try write { tx in
             let suggestion = try tx.reviewableSuggestion(reference)
-            try tx.allowance().checkCanAdd()
+            try tx.checkCanAdd()
             let deck = try tx.context.deck(suggestion.deckId.storage)
             let draft = CardDraft(
                 front: suggestion.front, back: suggestion.back, cardType: suggestion.cardType,

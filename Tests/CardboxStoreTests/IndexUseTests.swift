@@ -115,6 +115,16 @@ struct IndexUseTests {
         #expect(!plans.contains { $0.1.contains("TEMP B-TREE") }, "a move sorts siblings instead of walking the index")
     }
 
+    @Test("adding a card on the premium plan reads no large table whole (the cards are not counted)")
+    func addOnPremium() throws {
+        let (store, deck, _) = try Self.sampleStore()
+        let plans = try Self.plans(store) {
+            _ = try store.addCard(to: deck, CardDraft(front: "nuevo", back: "new", tags: ["t1"]))
+            _ = try store.addCards(to: deck, [CardDraft(front: "otro", back: "other")])
+        }
+        #expect(Self.fullScans(plans) == [])
+    }
+
     @Test("a sync that sends one changed card reads no large table whole")
     func syncPage() throws {
         let (store, deck, _) = try Self.sampleStore()
