@@ -307,12 +307,30 @@ public struct CardFilter: Sendable, Equatable {
 public enum TagName {
     /// The key two names share when they name the same tag: trimmed, inner white space folded, lowercased.
     public static func normalize(_ name: String) -> String {
-        name.split(whereSeparator: \.isWhitespace).joined(separator: " ").lowercased()
+        folded(name).lowercased()
     }
 
     public static func validate(_ name: String) throws -> String {
-        let folded = name.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        return try Validate.text(folded, field: "tag", length: Limits.tagName)
+        try Validate.text(folded(name), field: "tag", length: Limits.tagName)
+    }
+
+    /// Trimmed, each run of white space inside made one space.
+    static func folded(_ name: String) -> String {
+        isFolded(name) ? name : name.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// Whether `name` is ASCII words between single spaces, as most tags are (`verbs`, `group 3`):
+    /// then folding leaves it as it is, told from its bytes without splitting it into `Character`s
+    /// (an import of 100,000 cards validates 200,000 tags).
+    static func isFolded(_ name: String) -> Bool {
+        var afterSpace = true
+        for byte in name.utf8 {
+            if byte >= 0x80 || (0x09...0x0D).contains(byte) { return false }
+            let space = byte == UInt8(ascii: " ")
+            if space && afterSpace { return false }
+            afterSpace = space
+        }
+        return !afterSpace || name.isEmpty
     }
 
     /// Validates a card's tags, keeping the first spelling of each distinct tag.

@@ -120,15 +120,21 @@ extension String {
     /// `trimmingCharacters` bridges to NSString on Linux, which showed in batch-insert profiles.
     public var trimmedWhitespace: String {
         guard let first = unicodeScalars.first, let last = unicodeScalars.last else { return self }
-        if !first.properties.isWhitespace && !last.properties.isWhitespace { return self }
+        if !first.isWhiteSpace && !last.isWhiteSpace { return self }
         let scalars = unicodeScalars
-        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        guard let start = scalars.firstIndex(where: { !$0.isWhiteSpace }) else { return "" }
+        let end = scalars.lastIndex(where: { !$0.isWhiteSpace })!
         return String(scalars[start...end])
     }
 }
 
 extension Unicode.Scalar {
+    /// Unicode's White_Space property, answered without the property tables for ASCII (where it
+    /// holds U+0009–U+000D and the space): every trimmed field of an import asks it twice.
+    public var isWhiteSpace: Bool {
+        isASCII ? value == 0x20 || (0x09...0x0D).contains(value) : properties.isWhitespace
+    }
+
     /// Whether its general category is Cc (control): U+0000–U+001F and U+007F–U+009F.
     public var isControlCharacter: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
 }

@@ -177,4 +177,25 @@ struct FastPathTests {
         #expect("tab\there, bell\u{7}, next line\u{85}".withoutControlCharacters == "tabhere, bell, next line")
         #expect("Ç and ÿ and \u{A0}".containsControlCharacters == false)
     }
+
+    @Test("white space read from bytes is Unicode's White_Space, and tags fold as splitting on it does")
+    func whiteSpace() throws {
+        var mismatches: [String] = []
+        for scalar in UInt32(0)...0x10FFFF {
+            guard let value = Unicode.Scalar(scalar), value.isWhiteSpace != value.properties.isWhitespace else {
+                continue
+            }
+            mismatches.append("U+" + String(scalar, radix: 16))
+        }
+        #expect(mismatches == [])
+        // Every string of up to four of these pieces, folded the fast way or the slow one.
+        let pieces = ["a", "B", " ", "  ", "\t", "\r\n", "\u{A0}", "é", "\u{3000}", "-"]
+        var names = [""]
+        for _ in 0..<4 { names += names.flatMap { name in pieces.map { name + $0 } } }
+        for name in Set(names) {
+            let slow = name.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(TagName.normalize(name) == slow.lowercased(), "\(name.debugDescription)")
+            #expect(name.trimmedWhitespace == name.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+    }
 }
