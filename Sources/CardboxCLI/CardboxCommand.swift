@@ -170,7 +170,22 @@ public struct GlobalOptions: ParsableArguments {
 
     /// One command, one connection: it opens faster than a pool, and a command never reads while it writes.
     func openStore() throws -> CardboxStore {
-        try CardboxStore.open(path: storePath(), concurrentReads: false)
+        let path = storePath()
+        var environment = StoreEnvironment.live
+        let terminal = Terminal.current
+        environment.upgrading = { moment in terminal.writeError(Data(Self.describe(moment, path: path).utf8)) }
+        return try CardboxStore.open(path: path, environment: environment, concurrentReads: false)
+    }
+
+    /// The lines a command prints on stderr while a store made by an earlier version is upgraded.
+    static func describe(_ moment: StoreUpgrade, path: String) -> String {
+        switch moment {
+        case .started:
+            return "upgrading the store at \(path) to this version's layout (once; a large store takes seconds)…\n"
+        case .finished(let duration):
+            let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            return "upgraded the store in \(String(format: "%.1f", seconds)) s\n"
+        }
     }
 
     /// The store, for a command that has nothing to do on a store that does not exist (sync, its

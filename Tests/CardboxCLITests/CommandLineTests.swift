@@ -859,4 +859,25 @@ struct StoreFileTests {
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: cli.storePath)) == before)
     }
+
+    @Test("a store made by an earlier version says it is being upgraded, once, and keeps its data")
+    func upgradeSaid() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../CardboxStoreTests/Fixtures/store-v10.sqlite")
+        try FileManager.default.copyItem(at: fixture, to: URL(fileURLWithPath: cli.storePath))
+        let first = try cli.run(["deck", "list"])
+        #expect(first.status == 0)
+        let lines = first.stderr.split(separator: "\n")
+        #expect(lines.count == 2, "\(first.stderr)")
+        #expect(
+            lines.first
+                == "upgrading the store at \(cli.storePath) to this version's layout (once; a large store takes seconds)…"
+        )
+        #expect(lines.last?.hasPrefix("upgraded the store in ") == true && lines.last?.hasSuffix(" s") == true)
+        #expect(!first.stdout.isEmpty)
+        let second = try cli.run(["deck", "list"])
+        #expect(second.stderr == "" && second.stdout == first.stdout)
+    }
 }
