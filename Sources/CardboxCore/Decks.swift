@@ -325,8 +325,8 @@ public enum TagName {
     static func isFolded(_ name: String) -> Bool {
         var afterSpace = true
         for byte in name.utf8 {
-            if byte >= 0x80 || (0x09...0x0D).contains(byte) { return false }
             let space = byte == UInt8(ascii: " ")
+            if byte >= 0x80 || (!space && Unicode.Scalar(byte).isWhiteSpace) { return false }
             if space && afterSpace { return false }
             afterSpace = space
         }

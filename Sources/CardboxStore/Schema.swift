@@ -38,11 +38,13 @@ enum Schema {
         static let none = Upgrade(isPending: false, rebuildsTables: false)
     }
 
+    /// Read from `grdb_migrations` once: this runs at every open of a store, every command's start.
     static func upgrade(_ db: Database) throws -> Upgrade {
+        let migrator = self.migrator
         let applied = try migrator.appliedIdentifiers(db)
         guard !applied.isEmpty else { return .none }
         return Upgrade(
-            isPending: try !migrator.hasCompletedMigrations(db),
+            isPending: !Set(migrator.migrations).isSubset(of: applied),
             rebuildsTables: !applied.contains(accountColumnsDropped))
     }
 
