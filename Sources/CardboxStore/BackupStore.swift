@@ -37,10 +37,12 @@ extension CardboxStore {
             for (index, table) in Self.backupTables.enumerated() {
                 defer { progress?(index + 1, Self.backupTables.count) }
                 let order = table == "usageEvent" ? "id" : (table == "image" ? "sha256" : Self.orderColumn(table))
+                let storedOnly = Entity(rawValue: table).map(Self.storedOnlyColumns) ?? []
                 tables[table] = try Row.fetchAll(
-                    context.db, sql: "SELECT * FROM \(table) ORDER BY \(order)"
+                    context.db, sql: "SELECT \(Self.backupColumns(table)) FROM \(table) t ORDER BY \(order)"
                 ).map { row in
                     var values = Self.values(row)
+                    for column in storedOnly { values[column] = nil }
                     if table == "usageEvent" { values["id"] = nil }  // a local counter, renumbered on restore
                     return values
                 }
@@ -155,6 +157,21 @@ extension CardboxStore {
         case "usageEvent": "usage event"
         default: Entity(rawValue: table)?.kind ?? table
         }
+    }
+
+    /// A backup holds ids, as the wire does: a key reference is read as its parent's id.
+    private static func backupColumns(_ table: String) -> String {
+        guard let entity = Entity(rawValue: table) else { return "t.*" }
+        return
+            (["t.*"]
+            + entity.keyReferences.keys.sorted().map { "\(entity.selectExpression($0, table: "t")) AS \($0)" })
+            .joined(separator: ", ")
+    }
+
+    /// Columns of the table that are this store's own numbering, not data: its integer key and the
+    /// keys its key references hold.
+    static func storedOnlyColumns(_ entity: Entity) -> [String] {
+        (entity.hasIntegerKey ? ["key"] : []) + entity.keyReferences.keys.map(entity.storedColumn)
     }
 
     private static func orderColumn(_ table: String) -> String {

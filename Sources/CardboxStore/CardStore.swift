@@ -153,8 +153,8 @@ extension CardboxStore {
         }
         if let tag = filter.tag {
             sql += """
-                 AND EXISTS (SELECT 1 FROM cardTag JOIN tag ON tag.id = cardTag.tagId
-                 WHERE cardTag.cardId = card.id AND tag.nameKey = ?)
+                 AND EXISTS (SELECT 1 FROM cardTag JOIN tag ON tag.key = cardTag.tagKey
+                 WHERE cardTag.cardKey = card.key AND tag.nameKey = ?)
                 """
             arguments += [TagName.normalize(tag)]
         }
@@ -444,8 +444,9 @@ extension StoreContext {
             let tagRows = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
-                        SELECT cardTag.cardId, tag.name FROM cardTag JOIN tag ON tag.id = cardTag.tagId
-                        WHERE cardTag.cardId IN (\(marks)) ORDER BY tag.nameKey
+                        SELECT card.id AS cardId, tag.name FROM card
+                        JOIN cardTag ON cardTag.cardKey = card.key JOIN tag ON tag.key = cardTag.tagKey
+                        WHERE card.id IN (\(marks)) ORDER BY tag.nameKey
                         """), arguments: StatementArguments(chunk))
             for row in tagRows { tagsByCard[row["cardId"], default: []].append(row["name"]) }
         }

@@ -120,7 +120,7 @@ struct ChangeApplier {
             // Cached by the columns it sets: a device's pulls update the same few fields again and again.
             try db.cachedStatement(
                 sql:
-                    "UPDATE \(entity.table) SET \(assignments.map { "\($0.0) = ?" }.joined(separator: ", ")) WHERE \(entity.rowCondition)"
+                    "UPDATE \(entity.table) SET \(assignments.map { entity.binding($0.0) }.joined(separator: ", ")) WHERE \(entity.rowCondition)"
             ).execute(
                 arguments: StatementArguments(
                     assignments.map(\.1) + entity.rowArguments(id: merged.id)))
@@ -187,9 +187,11 @@ struct ChangeApplier {
         let shape = InsertShape(entity: entity, columnCount: columns.count)
         if let statement = inserts[shape] { return statement }
         let names =
-            (entity.identity == .uuid ? ["id"] : []) + columns.map(\.0)
+            (entity.identity == .uuid ? ["id"] : []) + columns.map { entity.storedColumn($0.0) }
             + [SyncColumns.timestamp, SyncColumns.replica, SyncColumns.version]
-        let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
+        let marks =
+            ((entity.identity == .uuid ? ["?"] : []) + columns.map { entity.valueExpression($0.0) } + ["?", "?", "?"])
+            .joined(separator: ", ")
         let statement = try FastStatement(
             db, "INSERT INTO \(entity.table) (\(names.joined(separator: ", "))) VALUES (\(marks))", leading: [])
         inserts[shape] = statement
@@ -340,7 +342,7 @@ struct ChangeApplier {
     }
 
     private func liveRow(_ entity: SyncedEntity, _ id: String) throws -> RowChange? {
-        let condition = entity.identityColumns.map { "t.\($0) = ?" }.joined(separator: " AND ")
+        let condition = entity.rowCondition(table: "t")
         let parts = RecordID.parts(id, of: entity) ?? [id]
         return try RowReader(context: tx.context).rows(entity, where: condition, parts.map(\.databaseValue)).first
     }
@@ -365,7 +367,7 @@ struct ChangeApplier {
     private func liveChildren(_ child: SyncedEntity, _ reference: ParentReference, of id: String) throws -> [String] {
         try String.fetchAll(
             db.cachedStatement(
-                sql: "SELECT \(child.idExpression) FROM \(child.table) WHERE \(reference.column) = ?"),
+                sql: "SELECT \(child.idExpression) FROM \(child.table) WHERE \(child.binding(reference.column))"),
             arguments: [id])
     }
 

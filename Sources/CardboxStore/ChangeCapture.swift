@@ -32,7 +32,7 @@ extension WriteContext {
     /// transaction's, so its fields need no clocks of their own and the history has its insert.
     func updateInserted(_ entity: Entity, id: String, _ fields: Fields) throws {
         guard !fields.isEmpty else { return }
-        let assignments = fields.map { "\($0.0) = ?" }.joined(separator: ", ")
+        let assignments = fields.map { entity.binding($0.0) }.joined(separator: ", ")
         try db.cachedStatement(
             sql:
                 "UPDATE \(entity.table) SET \(assignments) WHERE \(entity.rowCondition) AND \(SyncColumns.timestamp) = ?"
@@ -48,7 +48,7 @@ extension WriteContext {
 
     func update(_ entity: Entity, id: String, _ fields: Fields) throws {
         guard !fields.isEmpty else { return }
-        let assignments = (fields.map(\.0) + [SyncColumns.version]).map { "\($0) = ?" }.joined(separator: ", ")
+        let assignments = (fields.map { entity.binding($0.0) } + ["\(SyncColumns.version) = ?"]).joined(separator: ", ")
         let values = fields.map { $0.1?.databaseValue ?? .null } + [timestamp.storageValue.databaseValue]
         try db.cachedStatement(sql: "UPDATE \(entity.table) SET \(assignments) WHERE \(entity.rowCondition)")
             .execute(arguments: StatementArguments(values + entity.rowArguments(id: id)))
@@ -97,7 +97,7 @@ extension WriteContext {
     func tombstone(_ selection: RowSelection, clock: WriteClock, replicaKey: Int64, version: HLCTimestamp) throws {
         for (child, reference) in selection.entity.children {
             let childSelection = RowSelection(
-                entity: child, from: "\(child.table) WHERE \(reference.column) IN (\(selection.sql))",
+                entity: child, from: "\(child.table) WHERE \(child.membership(reference.column, in: selection.sql))",
                 arguments: selection.arguments)
             try tombstone(childSelection, clock: clock, replicaKey: replicaKey, version: version)
         }
@@ -200,8 +200,9 @@ struct RowInserter {
         self.entity = entity
         let identity = entity.identity == .uuid ? ["id"] : []
         let sync = [SyncColumns.timestamp, SyncColumns.replica, SyncColumns.version]
-        let names = sync + identity + columns
-        let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
+        let names = sync + identity + columns.map(entity.storedColumn)
+        let marks = (Array(repeating: "?", count: sync.count + identity.count) + columns.map(entity.valueExpression))
+            .joined(separator: ", ")
         let stamp = context.timestamp.storageValue.databaseValue
         statement = try FastStatement(
             context.db, "INSERT INTO \(entity.table) (\(names.joined(separator: ", "))) VALUES (\(marks))",

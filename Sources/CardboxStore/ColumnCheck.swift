@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxSync
 import Foundation
 import GRDB
 
@@ -15,9 +16,16 @@ enum ColumnCheck {
         let isIdentifier: Bool
     }
 
+    /// The columns a backup's rows of `table` carry: the table's, with key references as the ids
+    /// they name (as `snapshot` writes them) and without the table's own key.
     static func columns(of table: String, in db: Database) throws -> [String: Column] {
         var columns: [String: Column] = [:]
-        for info in try db.columns(in: table) {
+        let entity = Entity(rawValue: table)
+        let storedOnly = entity.map(CardboxStore.storedOnlyColumns) ?? []
+        for column in entity?.columns ?? [] where entity?.keyReferences[column.name] != nil {
+            columns[column.name] = Column(kind: .text, isNotNull: !column.isOptional, isIdentifier: true)
+        }
+        for info in try db.columns(in: table) where !storedOnly.contains(info.name) {
             let declared = info.type.uppercased()
             let kind: Column.Kind =
                 declared.contains("INT")

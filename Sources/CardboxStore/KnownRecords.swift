@@ -39,7 +39,7 @@ struct KnownRecords {
             db.cachedStatement(
                 sql: """
                     SELECT \(entity.idExpression) FROM \(entity.table)
-                    WHERE \(entity.identityColumns[0]) IN (SELECT value FROM json_each(?))
+                    WHERE \(entity.membership(entity.identityColumns[0], in: "SELECT value FROM json_each(?)"))
                     """), arguments: [Self.jsonArray(leading)])
         for id in found where ids.contains(id) { insert(entity, id) }
     }

@@ -200,7 +200,7 @@ struct RowReader {
             ([
                 "\(entity.idExpression(table: "t")) AS wireId", "t.\(SyncColumns.timestamp)", "r.id AS createdBy",
                 "t.rowid",
-            ] + columns.map { "t.\($0)" }).joined(separator: ", ")
+            ] + columns.map { entity.selectExpression($0, table: "t") }).joined(separator: ", ")
         let rows = try Row.fetchAll(
             context.db.cachedStatement(
                 sql: """

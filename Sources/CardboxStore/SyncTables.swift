@@ -47,12 +47,65 @@ extension SyncedEntity {
     var idExpression: String { idExpression(table: nil) }
 
     func idExpression(table alias: String?) -> String {
-        identityColumns.map { column in alias.map { "\($0).\(column)" } ?? column }.joined(separator: " || '/' || ")
+        identityColumns.map { selectExpression($0, table: alias) }.joined(separator: " || '/' || ")
     }
 
     /// The WHERE clause finding one row by its wire id (arguments: `rowArguments`).
-    var rowCondition: String {
-        identityColumns.map { "\($0) = ?" }.joined(separator: " AND ")
+    var rowCondition: String { rowCondition(table: nil) }
+
+    func rowCondition(table alias: String?) -> String {
+        identityColumns.map { binding($0, table: alias) }.joined(separator: " AND ")
+    }
+
+    // MARK: Columns kept as keys
+
+    /// Wire columns naming a parent that the table keeps as the parent's integer `key` (in the
+    /// column `storedColumn` names): the wire carries ids, which are 36 characters; a key takes one
+    /// to four bytes in the row and in every index that holds it.
+    var keyReferences: [String: SyncedEntity] {
+        switch self {
+        case .cardTag: ["cardId": .card, "tagId": .tag]
+        default: [:]
+        }
+    }
+
+    /// Whether rows of other tables name this table's rows by an integer `key` column.
+    var hasIntegerKey: Bool { Self.keyedEntities.contains(self) }
+
+    private static let keyedEntities = Set(allCases.flatMap { $0.keyReferences.values })
+
+    /// The table's column holding a wire column: its own name, or for a key reference its parent's
+    /// key (`cardId` → `cardKey`).
+    func storedColumn(_ wire: String) -> String {
+        guard keyReferences[wire] != nil, wire.hasSuffix("Id") else { return wire }
+        return String(wire.dropLast(2)) + "Key"
+    }
+
+    /// SQL reading a wire column's value from the table (aliased `alias`; a key reference names
+    /// the table itself when there is no alias, as its parent's subquery would hide the column).
+    func selectExpression(_ wire: String, table alias: String?) -> String {
+        guard let parent = keyReferences[wire] else { return alias.map { "\($0).\(wire)" } ?? wire }
+        return
+            "(SELECT parent.id FROM \(parent.table) parent WHERE parent.key = \(alias ?? table).\(storedColumn(wire)))"
+    }
+
+    /// SQL giving the stored value of a wire column from one argument, its wire value.
+    func valueExpression(_ wire: String) -> String {
+        guard let parent = keyReferences[wire] else { return "?" }
+        return "(SELECT key FROM \(parent.table) WHERE id = ?)"
+    }
+
+    /// `column = value` for a wire column and one argument, its wire value: as a condition or an
+    /// assignment.
+    func binding(_ wire: String, table alias: String? = nil) -> String {
+        let column = alias.map { "\($0).\(storedColumn(wire))" } ?? storedColumn(wire)
+        return "\(column) = \(valueExpression(wire))"
+    }
+
+    /// A condition on a wire column: its value is among the wire values `subquery` selects.
+    func membership(_ wire: String, in subquery: String) -> String {
+        guard let parent = keyReferences[wire] else { return "\(wire) IN (\(subquery))" }
+        return "\(storedColumn(wire)) IN (SELECT key FROM \(parent.table) WHERE id IN (\(subquery)))"
     }
 
     func rowArguments(id: String) -> [DatabaseValue] {

@@ -16,9 +16,9 @@ extension CardboxStore {
             try Row.fetchAll(
                 context.db.cachedStatement(
                     sql: """
-                        SELECT tag.id, tag.name, COUNT(cardTag.cardId) AS cardCount FROM tag
-                        LEFT JOIN cardTag ON cardTag.tagId = tag.id
-                        GROUP BY tag.id, tag.name, tag.nameKey ORDER BY tag.nameKey
+                        SELECT tag.id, tag.name, COUNT(cardTag.tagKey) AS cardCount FROM tag
+                        LEFT JOIN cardTag ON cardTag.tagKey = tag.key
+                        GROUP BY tag.key ORDER BY tag.nameKey
                         """), arguments: []
             ).map { TagSummary(id: try UUID(stored: $0["id"]), name: $0["name"], cardCount: $0["cardCount"]) }
         }
@@ -41,7 +41,11 @@ extension CardboxStore {
             var cache: [String: String] = [:]
             let targetId = try tx.findOrCreateTag(named: newName, cache: &cache)
             let cardIds = try String.fetchAll(
-                tx.db.cachedStatement(sql: "SELECT cardId FROM cardTag WHERE tagId = ?"),
+                tx.db.cachedStatement(
+                    sql: """
+                        SELECT card.id FROM cardTag JOIN card ON card.key = cardTag.cardKey
+                        WHERE cardTag.tagKey = (SELECT key FROM tag WHERE id = ?)
+                        """),
                 arguments: [oldId])
             for cardId in cardIds {
                 try tx.unlinkTag(cardId: cardId, tagId: oldId)
@@ -91,8 +95,7 @@ extension WriteContext {
     func linkTag(cardId: String, tagId: String, isNewCard: Bool = false) throws {
         if !isNewCard {
             let linked = try context.count(
-                "SELECT COUNT(*) FROM cardTag WHERE cardId = ? AND tagId = ?",
-                [cardId, tagId])
+                "SELECT COUNT(*) FROM cardTag WHERE \(Entity.cardTag.rowCondition)", [cardId, tagId])
             guard linked == 0 else { return }
         }
         try insert(.cardTag, id: RecordID.make([cardId, tagId]), [("cardId", cardId), ("tagId", tagId)])
@@ -108,7 +111,11 @@ extension WriteContext {
         let wanted = try Set(names.map { try findOrCreateTag(named: $0, cache: &cache) })
         let current = Set(
             try String.fetchAll(
-                db.cachedStatement(sql: "SELECT tagId FROM cardTag WHERE cardId = ?"),
+                db.cachedStatement(
+                    sql: """
+                        SELECT tag.id FROM cardTag JOIN tag ON tag.key = cardTag.tagKey
+                        WHERE cardTag.cardKey = (SELECT key FROM card WHERE id = ?)
+                        """),
                 arguments: [cardId]))
         for tagId in current.subtracting(wanted).sorted() { try unlinkTag(cardId: cardId, tagId: tagId) }
         for tagId in wanted.subtracting(current).sorted() { try linkTag(cardId: cardId, tagId: tagId) }

@@ -44,6 +44,11 @@ struct BackupFormatTests {
         #expect(steps == Array(1...CardboxStore.backupTables.count))
         #expect(snapshot.tables["reviewLog"]?.count == 1 && snapshot.tables["image"]?.count == 2)
         #expect(snapshot.tables["rejectedSuggestion"]?.count == 1 && snapshot.tables["usageEvent"]?.isEmpty == false)
+        // The store's own integer keys stay out: a tag link names its card and tag by id, as the wire does.
+        #expect(snapshot.tables["cardTag"]?.map { Set($0.keys) } == [["cardId", "tagId"]])
+        let hola = try #require(try original.cards(in: try original.resolve("Spanish")).first { $0.front == "hola" })
+        #expect(snapshot.tables["cardTag"]?.first?["cardId"] == .string(hola.id.description))
+        #expect(snapshot.tables["card"]?.contains { $0["key"] != nil } == false)
         let data = try BackupFormat.write(snapshot, createdAt: Date())
         #expect(BackupFormat.matches(data) && !ListAllFormat.matches(data))
         let restored = try CardboxStore.inMemory()

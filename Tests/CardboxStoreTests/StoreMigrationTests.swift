@@ -28,7 +28,8 @@ struct StoreMigrationTests {
     }
 
     /// Every row of every table but `storeInfo`, as sorted text lines per table, without `accountId`
-    /// (the column v11 drops): read straight from the file, whatever its schema.
+    /// (the column v11 drops), and with ids where v12 keeps keys: read straight from the file,
+    /// whatever its schema.
     static func rowsByTable(_ path: String) throws -> [String: [String]] {
         let queue = try DatabaseQueue(path: path)
         defer { try? queue.close() }
@@ -41,12 +42,30 @@ struct StoreMigrationTests {
                     """)
             var result: [String: [String]] = [:]
             for table in tables {
-                result[table] = try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map { row in
-                    row.columnNames.filter { $0 != "accountId" }.sorted()
+                let entity = SyncedEntity(rawValue: table)
+                let keyed = try db.columns(in: table).contains { $0.name == "key" || $0.name.hasSuffix("Key") }
+                let hidden = keyed ? entity.map(CardboxStore.storedOnlyColumns) ?? [] : []
+                let ids =
+                    keyed
+                    ? entity?.keyReferences.keys.map { ", \(entity!.selectExpression($0, table: "t")) AS \($0)" } ?? []
+                    : []
+                result[table] = try Row.fetchAll(db, sql: "SELECT t.*\(ids.joined()) FROM \(table) t").map { row in
+                    row.columnNames.filter { $0 != "accountId" && !hidden.contains($0) }.sorted()
                         .map { "\($0)=\(row[$0] as DatabaseValue)" }.joined(separator: " ")
                 }.sorted()
             }
             return result
+        }
+    }
+
+    /// Each card's and tag's rowid (or `key`), by id, and the tag links' rowids in order.
+    static func rowids(_ path: String, keyColumn: String) throws -> [String] {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            try ["card", "tag"].flatMap { table in
+                try String.fetchAll(db, sql: "SELECT \(keyColumn) || ' ' || id FROM \(table) ORDER BY id")
+            } + String.fetchAll(db, sql: "SELECT rowid FROM cardTag ORDER BY rowid")
         }
     }
 
@@ -84,6 +103,7 @@ struct StoreMigrationTests {
         defer { Self.cleanUp(path) }
         let before = try Self.rowsByTable(path)
         let infoBefore = try Self.storeInfo(path)
+        let rowidsBefore = try Self.rowids(path, keyColumn: "rowid")
         #expect(before["card"]?.count == 7 && before["image"]?.count == 2 && before["tombstone"]?.count == 2)
 
         let store = try CardboxStore.open(path: path)
@@ -92,6 +112,8 @@ struct StoreMigrationTests {
 
         #expect(try Self.rowsByTable(path) == before)
         #expect(try Self.storeInfo(path) == infoBefore)
+        // Change pages walk each table in rowid order: the keys v12 gives are the rowids they had.
+        #expect(try Self.rowids(path, keyColumn: "key") == rowidsBefore)
         let queue = try DatabaseQueue(path: path)
         defer { try? queue.close() }
         try queue.read { db in
@@ -102,6 +124,8 @@ struct StoreMigrationTests {
                     WHERE m.type = 'table' AND c.name = 'accountId'
                     """)
             #expect(withAccount.isEmpty, "tables still naming the account: \(withAccount)")
+            let linkColumns = try db.columns(in: "cardTag").map { "\($0.name) \($0.type)" }
+            #expect(linkColumns.prefix(2) == ["cardKey INTEGER", "tagKey INTEGER"] && linkColumns.count == 5)
             #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
             #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
         }
