@@ -170,7 +170,7 @@ extension WriteContext {
         var keys: [String: String] = [:]
         for row in try Row.fetchAll(
             db.cachedStatement(
-                sql: "SELECT id, frontKey, cardType, clozeNumber FROM card WHERE deckId = ?"),
+                sql: "SELECT id, frontKey, cardType, clozeNumber FROM card WHERE \(Entity.card.binding("deckId"))"),
             arguments: [deckId])
         {
             keys[

@@ -143,7 +143,7 @@ extension CardboxStore {
     private static func condition(
         _ deckReference: DeckID?, _ filter: CardFilter, _ context: StoreContext
     ) throws -> (String, StatementArguments) {
-        var (sql, arguments) = try context.deckScope(deckReference)
+        var (sql, arguments) = try context.deckScope(deckReference, of: .card)
         sql += " AND isArchived = ?"
         arguments += [filter.archived.storage]
         if let language = filter.language {
@@ -276,7 +276,7 @@ extension CardboxStore {
     @discardableResult
     public func deleteAllCards(in deckReference: DeckID? = nil) throws -> Int {
         try write { tx in
-            let (scope, arguments) = try tx.context.deckScope(deckReference)
+            let (scope, arguments) = try tx.context.deckScope(deckReference, of: .card)
             let cards = try Row.fetchAll(
                 tx.db, sql: "SELECT \(CardColumns.select) FROM card WHERE \(scope)", arguments: arguments
             ).map { try Card(row: $0, tags: []) }
@@ -305,7 +305,10 @@ enum CardColumns {
     ]
 
     /// The columns a card is read from, in the order `Card(row:)` reads them.
-    static let select = CardColumn.allCases.map { "\($0)" }.joined(separator: ", ")
+    /// The deck is read as its id from the card's deck key: the columns are read `FROM card`.
+    static let select = CardColumn.allCases.map { column in
+        column == .deckId ? "\(Entity.card.selectExpression("deckId", table: "card")) AS deckId" : "\(column)"
+    }.joined(separator: ", ")
 }
 
 /// A column of `CardColumns.select`: reading a card by these is as fast as reading by position, and

@@ -51,7 +51,8 @@ extension CardboxStore {
             context.db.cachedStatement(
                 sql: """
                     SELECT id, clozeNumber FROM card
-                    WHERE deckId = ? AND frontKey = ? AND cardType = ? AND front = ? AND clozeNumber IS NOT NULL
+                    WHERE \(Entity.card.binding("deckId")) AND frontKey = ? AND cardType = ? AND front = ?
+                      AND clozeNumber IS NOT NULL
                     """),
             arguments: [card.deckId.storage, SuggestionMatch.frontKey(card.front), Cloze.cardType, card.front]
         ).map { ($0["id"], $0["clozeNumber"]) }

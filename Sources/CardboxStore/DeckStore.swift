@@ -49,15 +49,18 @@ extension CardboxStore {
             let now = environment.now().storageMillis
             let args: StatementArguments = [id]
             let scope = "deckId = ?"
+            let cardScope = Entity.card.binding("deckId")
             let hidden = """
                 EXISTS (SELECT 1 FROM rejectedSuggestion r WHERE
                   r.deckId = suggestion.deckId AND r.frontKey = suggestion.frontKey AND r.cardType = suggestion.cardType)
                 """
             return DeckCounts(
-                currentCards: try context.count("SELECT COUNT(*) FROM card WHERE \(scope) AND isArchived = 0", args),
-                archivedCards: try context.count("SELECT COUNT(*) FROM card WHERE \(scope) AND isArchived = 1", args),
+                currentCards: try context.count(
+                    "SELECT COUNT(*) FROM card WHERE \(cardScope) AND isArchived = 0", args),
+                archivedCards: try context.count(
+                    "SELECT COUNT(*) FROM card WHERE \(cardScope) AND isArchived = 1", args),
                 dueCards: try context.count(
-                    "SELECT COUNT(*) FROM card WHERE \(scope) AND isArchived = 0 AND dueAt <= ?", args + [now]),
+                    "SELECT COUNT(*) FROM card WHERE \(cardScope) AND isArchived = 0 AND dueAt <= ?", args + [now]),
                 visibleSuggestions: try context.count(
                     "SELECT COUNT(*) FROM suggestion WHERE \(scope) AND isVisible = 1 AND NOT \(hidden)", args),
                 invisibleSuggestions: try context.count(
@@ -108,7 +111,7 @@ extension CardboxStore {
             let images = try String.fetchAll(
                 tx.db.cachedStatement(
                     sql: """
-                        SELECT imageHash FROM card WHERE deckId = ? AND imageHash IS NOT NULL
+                        SELECT imageHash FROM card WHERE \(Entity.card.binding("deckId")) AND imageHash IS NOT NULL
                         UNION SELECT imageHash FROM suggestion WHERE deckId = ? AND imageHash IS NOT NULL
                         """), arguments: deckScope + deckScope)
             try tx.delete(.deck, id: id)
@@ -123,7 +126,7 @@ extension CardboxStore {
             let id = try tx.context.existing(reference, .deck)
             let due = try String.fetchAll(
                 tx.db.cachedStatement(
-                    sql: "SELECT id FROM card WHERE deckId = ? AND isArchived = 0 AND dueAt <= ?"),
+                    sql: "SELECT id FROM card WHERE \(Entity.card.binding("deckId")) AND isArchived = 0 AND dueAt <= ?"),
                 arguments: [id, tx.nowMillis])
             for cardId in due {
                 try tx.update(

@@ -22,16 +22,16 @@ enum Schema {
         migrator.registerMigration("v9: image generation attempts of suggestions", migrate: addImageJobs)
         migrator.registerMigration("v10: cloze cards", migrate: addClozeNumbers)
         migrator.registerMigration(accountColumnsDropped, migrate: dropAccountColumns)
-        migrator.registerMigration(tagLinksByKey, migrate: linkTagsByKey)
+        migrator.registerMigration(integerKeys, migrate: addIntegerKeys)
         return migrator
     }
 
     static let studyMigration = "v2: spaced repetition (FSRS state, study settings, review log)"
     static let accountColumnsDropped = "v11: the file is the account"
-    static let tagLinksByKey = "v12: tag links name their card and tag by integer key"
+    static let integerKeys = "v12: cards, tags and decks named by integer key"
 
     /// Migrations that make tables again, leaving the old tables' pages free in the file.
-    static let rebuildingMigrations = [accountColumnsDropped, tagLinksByKey]
+    static let rebuildingMigrations = [accountColumnsDropped, integerKeys]
 
     /// What migrating an existing store does: whether it has migrations to run, and whether they make
     /// tables again (v11, v12), which leaves the old tables' pages free in the file: worth a VACUUM
@@ -518,19 +518,32 @@ enum Schema {
         try db.execute(sql: version11Indexes)
     }
 
-    /// A card's tag links (two per card is usual: 200,000 rows for 100,000 cards) named each card and
-    /// tag by its 36-character id, in the row and again in both indexes: 51 MB of a 117 MB store.
-    /// Cards and tags get an integer key (their rowid until now, so change pages keep their order)
-    /// and the links name those; the wire still carries the ids (`SyncedEntity.keyReferences`).
-    static func linkTagsByKey(_ db: Database) throws {
-        for (table, definition) in [("card", version11Card), ("tag", version11Tag)] {
-            let keyed = definition.replacingOccurrences(
-                of: "id TEXT PRIMARY KEY NOT NULL,", with: "key INTEGER PRIMARY KEY,\nid TEXT NOT NULL UNIQUE,")
-            try db.execute(sql: "CREATE TABLE \(table)_v12 (\(keyed))")
+    /// Cards, tags and decks get an integer key (their rowid until now, so change pages keep their
+    /// order) beside their id, and the rows that name them in bulk name that key: a card its deck, a
+    /// tag link its card and tag. Each such reference was a 36-character id in the row and again in
+    /// every index that holds it (100,000 cards with two tags: the links alone were 51 MB of a
+    /// 117 MB store; a card's four deck-led indexes each repeated the deck's id). The wire still
+    /// carries ids (`SyncedEntity.keyReferences`).
+    static func addIntegerKeys(_ db: Database) throws {
+        for (table, definition) in [("deck", version11Deck), ("tag", version11Tag)] {
+            try db.execute(sql: "CREATE TABLE \(table)_v12 (\(keyed(definition)))")
             let columns = try db.columns(in: table).map { "\"\($0.name)\"" }.joined(separator: ", ")
             try db.execute(
                 sql: "INSERT INTO \(table)_v12 (key, \(columns)) SELECT rowid, \(columns) FROM \(table) ORDER BY rowid")
         }
+        let deckReference = "deckId TEXT NOT NULL REFERENCES deck(id) ON DELETE CASCADE,"
+        precondition(version11Card.contains(deckReference))
+        let card = keyed(version11Card).replacingOccurrences(
+            of: deckReference, with: "deckKey INTEGER NOT NULL REFERENCES deck(key) ON DELETE CASCADE,")
+        try db.execute(sql: "CREATE TABLE card_v12 (\(card))")
+        let columns = try db.columns(in: "card_v12").map(\.name).filter { $0 != "key" && $0 != "deckKey" }
+            .map { "\"\($0)\"" }
+        try db.execute(
+            sql: """
+                INSERT INTO card_v12 (key, deckKey, \(columns.joined(separator: ", ")))
+                SELECT card.rowid, deck.key, \(columns.map { "card.\($0)" }.joined(separator: ", "))
+                FROM card JOIN deck_v12 deck ON deck.id = card.deckId ORDER BY card.rowid
+                """)
         try db.execute(
             sql: """
                 CREATE TABLE cardTag_v12 (
@@ -546,20 +559,30 @@ enum Schema {
                 DROP TABLE cardTag;
                 DROP TABLE card;
                 DROP TABLE tag;
+                DROP TABLE deck;
+                ALTER TABLE deck_v12 RENAME TO deck;
                 ALTER TABLE card_v12 RENAME TO card;
                 ALTER TABLE tag_v12 RENAME TO tag;
                 ALTER TABLE cardTag_v12 RENAME TO cardTag;
-                CREATE INDEX cardByDeck ON card(deckId, isArchived, createdAt, id);
-                CREATE INDEX cardByFront ON card(deckId, frontKey, cardType);
-                CREATE INDEX cardQueue ON card(deckId, isArchived, state, dueAt, id);
-                CREATE INDEX cardNew ON card(deckId, isArchived, state, createdAt, id);
+                CREATE INDEX deckName ON deck(nameKey);
+                CREATE INDEX cardByDeck ON card(deckKey, isArchived, createdAt, id);
+                CREATE INDEX cardByFront ON card(deckKey, frontKey, cardType);
+                CREATE INDEX cardQueue ON card(deckKey, isArchived, state, dueAt, id);
+                CREATE INDEX cardNew ON card(deckKey, isArchived, state, createdAt, id);
                 CREATE INDEX cardByImage ON card(imageHash) WHERE imageHash IS NOT NULL;
                 CREATE UNIQUE INDEX tagName ON tag(nameKey);
                 CREATE INDEX cardTagByTag ON cardTag(tagKey, cardKey);
                 """)
-        for table in ["card", "tag", "cardTag"] {
+        for table in ["deck", "card", "tag", "cardTag"] {
             try db.execute(sql: "CREATE INDEX \(table)BySyncVersion ON \(table)(syncVersion)")
         }
+    }
+
+    /// A v11 table definition with an integer key before its id.
+    private static func keyed(_ definition: String) -> String {
+        let id = "id TEXT PRIMARY KEY NOT NULL,"
+        precondition(definition.hasPrefix(id))
+        return "key INTEGER PRIMARY KEY,\nid TEXT NOT NULL UNIQUE," + definition.dropFirst(id.count)
     }
 
     private static func withoutRowID(_ table: String) -> String {
@@ -570,6 +593,26 @@ enum Schema {
         syncHlc INTEGER NOT NULL DEFAULT 0,
         syncReplica INTEGER NOT NULL DEFAULT 0,
         syncVersion INTEGER NOT NULL DEFAULT 0
+        """
+
+    private static let version11Deck = """
+        id TEXT PRIMARY KEY NOT NULL,
+        name TEXT NOT NULL CHECK (name <> ''),
+        nameKey TEXT NOT NULL,
+        frontLanguage TEXT NOT NULL CHECK (length(frontLanguage) = 2),
+        backLanguage TEXT NOT NULL CHECK (length(backLanguage) = 2),
+        queuedSuggestions INTEGER NOT NULL DEFAULT 0 CHECK (queuedSuggestions >= 0),
+        desiredRetention REAL NOT NULL DEFAULT 0.9 CHECK (desiredRetention > 0 AND desiredRetention < 1),
+        learningSteps TEXT NOT NULL DEFAULT '1m,10m',
+        relearningSteps TEXT NOT NULL DEFAULT '10m',
+        maximumInterval INTEGER NOT NULL DEFAULT 36500 CHECK (maximumInterval >= 1),
+        newCardsPerDay INTEGER NOT NULL DEFAULT 20 CHECK (newCardsPerDay >= 0),
+        reviewsPerDay INTEGER NOT NULL DEFAULT 200 CHECK (reviewsPerDay >= 0),
+        fsrsParameters TEXT,
+        enableFuzz INTEGER NOT NULL DEFAULT 1 CHECK (enableFuzz IN (0, 1)),
+        createdAt INTEGER NOT NULL,
+        modifiedAt INTEGER NOT NULL,
+        \(syncColumns)
         """
 
     private static let version11Card = """
@@ -614,25 +657,7 @@ enum Schema {
 
     /// Parents before children, so each table's references name a table made already.
     private static let version11Tables: KeyValuePairs<String, String> = [
-        "deck": """
-        id TEXT PRIMARY KEY NOT NULL,
-        name TEXT NOT NULL CHECK (name <> ''),
-        nameKey TEXT NOT NULL,
-        frontLanguage TEXT NOT NULL CHECK (length(frontLanguage) = 2),
-        backLanguage TEXT NOT NULL CHECK (length(backLanguage) = 2),
-        queuedSuggestions INTEGER NOT NULL DEFAULT 0 CHECK (queuedSuggestions >= 0),
-        desiredRetention REAL NOT NULL DEFAULT 0.9 CHECK (desiredRetention > 0 AND desiredRetention < 1),
-        learningSteps TEXT NOT NULL DEFAULT '1m,10m',
-        relearningSteps TEXT NOT NULL DEFAULT '10m',
-        maximumInterval INTEGER NOT NULL DEFAULT 36500 CHECK (maximumInterval >= 1),
-        newCardsPerDay INTEGER NOT NULL DEFAULT 20 CHECK (newCardsPerDay >= 0),
-        reviewsPerDay INTEGER NOT NULL DEFAULT 200 CHECK (reviewsPerDay >= 0),
-        fsrsParameters TEXT,
-        enableFuzz INTEGER NOT NULL DEFAULT 1 CHECK (enableFuzz IN (0, 1)),
-        createdAt INTEGER NOT NULL,
-        modifiedAt INTEGER NOT NULL,
-        \(syncColumns)
-        """,
+        "deck": version11Deck,
         "card": version11Card,
         "tag": version11Tag,
         "cardTag": """

@@ -69,7 +69,8 @@ extension CardboxStore {
         let now = environment.now()
         return try read { context in
             let timeZone = context.studyTimeZone(try context.settings())
-            let (scope, arguments) = try context.deckScope(deckReference)
+            let (scope, arguments) = try context.deckScope(deckReference, of: .reviewLog)
+            let cardScope = try context.deckScope(deckReference, of: .card).sql
             let today = try context.studyDay(now: now)
             let starts = (0...days).map { today.start(offsetBy: $0 - days + 1, timeZone: timeZone) }
             let future = (0...days).map { today.start(offsetBy: $0, timeZone: timeZone) }
@@ -89,20 +90,22 @@ extension CardboxStore {
             let dueTimes = try Int64.fetchAll(
                 context.db.cachedStatement(
                     sql: """
-                        SELECT dueAt FROM card WHERE \(scope) AND isArchived = 0 AND state <> 'new' AND dueAt < ?
+                        SELECT dueAt FROM card WHERE \(cardScope) AND isArchived = 0 AND state <> 'new' AND dueAt < ?
                         """), arguments: arguments + [future[days].storageMillis]
             ).map(Date.init(storageMillis:))
 
             var cardCounts = Dictionary(uniqueKeysWithValues: CardState.allCases.map { ($0.rawValue, 0) })
             for row in try Row.fetchAll(
                 context.db.cachedStatement(
-                    sql: "SELECT state, COUNT(*) AS count FROM card WHERE \(scope) AND isArchived = 0 GROUP BY state"),
+                    sql:
+                        "SELECT state, COUNT(*) AS count FROM card WHERE \(cardScope) AND isArchived = 0 GROUP BY state"
+                ),
                 arguments: arguments)
             {
                 cardCounts[row["state"]] = row["count"]
             }
             cardCounts["archived"] = try context.count(
-                "SELECT COUNT(*) FROM card WHERE \(scope) AND isArchived = 1", arguments)
+                "SELECT COUNT(*) FROM card WHERE \(cardScope) AND isArchived = 1", arguments)
 
             return StudyStats(
                 days: days, reviewsPerDay: Self.bucket(reviewTimes, into: starts),

@@ -274,13 +274,13 @@ struct AnyRandomNumberGenerator: RandomNumberGenerator {
 }
 
 extension StoreContext {
-    /// The SQL condition choosing rows of one deck (`deckId`) when given, else every row, with its
-    /// arguments: the deck must exist.
-    func deckScope(_ deckReference: DeckID?) throws -> (sql: String, arguments: StatementArguments) {
+    /// The SQL condition choosing rows of `entity` in one deck (`deckId`) when given, else every
+    /// row, with its arguments: the deck must exist.
+    func deckScope(_ deckReference: DeckID?, of entity: Entity) throws -> (sql: String, arguments: StatementArguments) {
         var sql = "1"
         var arguments: StatementArguments = []
         if let deckReference {
-            sql += " AND deckId = ?"
+            sql += " AND \(entity.binding("deckId"))"
             arguments += [try existing(deckReference, .deck)]
         }
         return (sql, arguments)

@@ -99,7 +99,7 @@ extension CardboxStore {
     /// before, and the answer leaves the review log.
     public func undoLastAnswer(in deckReference: DeckID? = nil) throws -> Card {
         try write { tx in
-            let (scope, arguments) = try tx.context.deckScope(deckReference)
+            let (scope, arguments) = try tx.context.deckScope(deckReference, of: .reviewLog)
             let sql = "SELECT id, cardId, previous FROM reviewLog WHERE \(scope)"
             guard
                 let row = try Row.fetchOne(
@@ -126,7 +126,7 @@ extension CardboxStore {
     /// A deck's review history, oldest first.
     public func reviewLog(in deckReference: DeckID?) throws -> [ReviewLogEntry] {
         try read { context in
-            let (scope, arguments) = try context.deckScope(deckReference)
+            let (scope, arguments) = try context.deckScope(deckReference, of: .reviewLog)
             let sql = "SELECT * FROM reviewLog WHERE " + scope
             return try Row.fetchAll(
                 context.db.cachedStatement(sql: sql + " ORDER BY reviewedAt, id"), arguments: arguments
@@ -344,7 +344,8 @@ extension StoreContext {
                     db.cachedStatement(
                         sql: """
                             SELECT id, \(order == "dueAt" ? "dueAt" : "NULL") AS due FROM card
-                            WHERE deckId = ? AND isArchived = 0 AND \(condition) ORDER BY \(order), id LIMIT ?
+                            WHERE \(Entity.card.binding("deckId")) AND isArchived = 0 AND \(condition)
+                            ORDER BY \(order), id LIMIT ?
                             """), arguments: [deck.id.storage] + values + [limit(left)]
                 ).map { ($0["id"], ($0["due"] as Int64?).map(Date.init(storageMillis:))) }
             }
@@ -376,7 +377,7 @@ extension StoreContext {
             let left = try allowance(deck, day: day)
             // Counted off the indexes alone: the deck was read from this account.
             let scope: StatementArguments = [deck.id.storage]
-            let base = "SELECT COUNT(*) FROM card WHERE deckId = ? AND isArchived = 0"
+            let base = "SELECT COUNT(*) FROM card WHERE \(Entity.card.binding("deckId")) AND isArchived = 0"
             counts.learning += try count(
                 base + " AND state IN ('learning', 'relearning') AND dueAt <= ?",
                 scope + [StudyQueuePolicy.learningHorizon(now: now).storageMillis])
@@ -408,7 +409,7 @@ extension CardboxStore {
     /// Each card's answers in a deck (or every deck), in order, for fitting FSRS parameters.
     public func reviewHistories(in deckReference: DeckID?) throws -> [ReviewHistory] {
         try read { context in
-            let (scope, arguments) = try context.deckScope(deckReference)
+            let (scope, arguments) = try context.deckScope(deckReference, of: .reviewLog)
             let sql = "SELECT cardId, rating, elapsedDays FROM reviewLog WHERE " + scope
             var histories: [ReviewHistory] = []
             var current: String?

@@ -135,7 +135,8 @@ extension WriteContext {
             throw CardboxError.duplicateSuggestion(
                 front: draft.front, cardType: draft.cardType, reason: .rejectedBefore)
         }
-        if try context.count("SELECT COUNT(*) FROM card WHERE \(scope)", arguments) > 0 {
+        let cardScope = "\(Entity.card.binding("deckId")) AND frontKey = ? AND cardType = ?"
+        if try context.count("SELECT COUNT(*) FROM card WHERE \(cardScope)", arguments) > 0 {
             throw CardboxError.duplicateSuggestion(front: draft.front, cardType: draft.cardType, reason: .existingCard)
         }
         if try context.count("SELECT COUNT(*) FROM suggestion WHERE \(scope)", arguments) > 0 {
@@ -222,7 +223,7 @@ extension CardboxStore {
             let cards = try Row.fetchAll(
                 context.db,
                 sql: """
-                    SELECT front, back FROM card WHERE deckId = ? AND isArchived = 0
+                    SELECT front, back FROM card WHERE \(Entity.card.binding("deckId")) AND isArchived = 0
                     ORDER BY createdAt DESC, id DESC
                     """, arguments: arguments
             ).map { (front: $0["front"] as String, back: $0["back"] as String) }
@@ -238,7 +239,7 @@ extension CardboxStore {
             let taken = try String.fetchAll(
                 context.db,
                 sql: """
-                    SELECT frontKey FROM card WHERE deckId = ?1
+                    SELECT frontKey FROM card WHERE deckKey = (SELECT key FROM deck WHERE id = ?1)
                     UNION SELECT frontKey FROM suggestion WHERE deckId = ?1
                     UNION SELECT frontKey FROM rejectedSuggestion WHERE deckId = ?1
                     """, arguments: arguments)

@@ -64,6 +64,7 @@ extension SyncedEntity {
     /// to four bytes in the row and in every index that holds it.
     var keyReferences: [String: SyncedEntity] {
         switch self {
+        case .card: ["deckId": .deck]
         case .cardTag: ["cardId": .card, "tagId": .tag]
         default: [:]
         }

@@ -43,12 +43,11 @@ struct StoreMigrationTests {
             var result: [String: [String]] = [:]
             for table in tables {
                 let entity = SyncedEntity(rawValue: table)
-                let keyed = try db.columns(in: table).contains { $0.name == "key" || $0.name.hasSuffix("Key") }
-                let hidden = keyed ? entity.map(CardboxStore.storedOnlyColumns) ?? [] : []
-                let ids =
-                    keyed
-                    ? entity?.keyReferences.keys.map { ", \(entity!.selectExpression($0, table: "t")) AS \($0)" } ?? []
-                    : []
+                let stored = Set(try db.columns(in: table).map(\.name))
+                let hidden = (entity.map(CardboxStore.storedOnlyColumns) ?? []).filter(stored.contains)
+                let ids = (entity.map { Array($0.keyReferences.keys) } ?? [])
+                    .filter { stored.contains(entity!.storedColumn($0)) }
+                    .map { ", \(entity!.selectExpression($0, table: "t")) AS \($0)" }
                 result[table] = try Row.fetchAll(db, sql: "SELECT t.*\(ids.joined()) FROM \(table) t").map { row in
                     row.columnNames.filter { $0 != "accountId" && !hidden.contains($0) }.sorted()
                         .map { "\($0)=\(row[$0] as DatabaseValue)" }.joined(separator: " ")
@@ -58,12 +57,12 @@ struct StoreMigrationTests {
         }
     }
 
-    /// Each card's and tag's rowid (or `key`), by id, and the tag links' rowids in order.
+    /// Each deck's, card's and tag's rowid (or `key`), by id, and the tag links' rowids in order.
     static func rowids(_ path: String, keyColumn: String) throws -> [String] {
         let queue = try DatabaseQueue(path: path)
         defer { try? queue.close() }
         return try queue.read { db in
-            try ["card", "tag"].flatMap { table in
+            try ["deck", "card", "tag"].flatMap { table in
                 try String.fetchAll(db, sql: "SELECT \(keyColumn) || ' ' || id FROM \(table) ORDER BY id")
             } + String.fetchAll(db, sql: "SELECT rowid FROM cardTag ORDER BY rowid")
         }
