@@ -161,11 +161,7 @@ extension CardboxStore {
 
     /// A backup holds ids, as the wire does: a key reference is read as its parent's id.
     private static func backupColumns(_ table: String) -> String {
-        guard let entity = Entity(rawValue: table) else { return "t.*" }
-        return
-            (["t.*"]
-            + entity.keyReferences.keys.sorted().map { "\(entity.selectExpression($0, table: "t")) AS \($0)" })
-            .joined(separator: ", ")
+        Entity(rawValue: table)?.allColumns(table: "t") ?? "t.*"
     }
 
     /// Columns of the table that are this store's own numbering, not data: its integer key and the

@@ -48,19 +48,19 @@ extension CardboxStore {
             let id = try context.existing(reference, .deck)
             let now = environment.now().storageMillis
             let args: StatementArguments = [id]
-            let scope = "deckId = ?"
-            let cardScope = Entity.card.binding("deckId")
+            // Cards, suggestions and rejected suggestions all name their deck by its key.
+            let scope = "deckKey = (SELECT key FROM deck WHERE id = ?)"
             let hidden = """
                 EXISTS (SELECT 1 FROM rejectedSuggestion r WHERE
-                  r.deckId = suggestion.deckId AND r.frontKey = suggestion.frontKey AND r.cardType = suggestion.cardType)
+                  r.deckKey = suggestion.deckKey AND r.frontKey = suggestion.frontKey AND r.cardType = suggestion.cardType)
                 """
             return DeckCounts(
                 currentCards: try context.count(
-                    "SELECT COUNT(*) FROM card WHERE \(cardScope) AND isArchived = 0", args),
+                    "SELECT COUNT(*) FROM card WHERE \(scope) AND isArchived = 0", args),
                 archivedCards: try context.count(
-                    "SELECT COUNT(*) FROM card WHERE \(cardScope) AND isArchived = 1", args),
+                    "SELECT COUNT(*) FROM card WHERE \(scope) AND isArchived = 1", args),
                 dueCards: try context.count(
-                    "SELECT COUNT(*) FROM card WHERE \(cardScope) AND isArchived = 0 AND dueAt <= ?", args + [now]),
+                    "SELECT COUNT(*) FROM card WHERE \(scope) AND isArchived = 0 AND dueAt <= ?", args + [now]),
                 visibleSuggestions: try context.count(
                     "SELECT COUNT(*) FROM suggestion WHERE \(scope) AND isVisible = 1 AND NOT \(hidden)", args),
                 invisibleSuggestions: try context.count(
@@ -112,7 +112,8 @@ extension CardboxStore {
                 tx.db.cachedStatement(
                     sql: """
                         SELECT imageHash FROM card WHERE \(Entity.card.binding("deckId")) AND imageHash IS NOT NULL
-                        UNION SELECT imageHash FROM suggestion WHERE deckId = ? AND imageHash IS NOT NULL
+                        UNION SELECT imageHash FROM suggestion WHERE \(Entity.suggestion.binding("deckId"))
+                          AND imageHash IS NOT NULL
                         """), arguments: deckScope + deckScope)
             try tx.delete(.deck, id: id)
             try tx.collectImages(images)
@@ -142,7 +143,8 @@ extension CardboxStore {
         try write { tx in
             let id = try tx.context.existing(reference, .deck)
             let rows = try Row.fetchAll(
-                tx.db.cachedStatement(sql: "SELECT id, imageHash FROM suggestion WHERE deckId = ?"),
+                tx.db.cachedStatement(
+                    sql: "SELECT id, imageHash FROM suggestion WHERE \(Entity.suggestion.binding("deckId"))"),
                 arguments: [id])
             for row in rows { try tx.delete(.suggestion, id: row["id"]) }
             try tx.collectImages(rows.compactMap { $0["imageHash"] as String? })
@@ -184,7 +186,7 @@ extension WriteContext {
     }
 
     func deleteRejectedSuggestions(deckId: String, olderThanDays: Int?) throws -> Int {
-        var sql = "SELECT id FROM rejectedSuggestion WHERE deckId = ?"
+        var sql = "SELECT id FROM rejectedSuggestion WHERE \(Entity.rejectedSuggestion.binding("deckId"))"
         var arguments: StatementArguments = [deckId]
         if let olderThanDays {
             sql += " AND deletedAt < ?"

@@ -28,7 +28,7 @@ enum Schema {
 
     static let studyMigration = "v2: spaced repetition (FSRS state, study settings, review log)"
     static let accountColumnsDropped = "v11: the file is the account"
-    static let integerKeys = "v12: cards, tags and decks named by integer key"
+    static let integerKeys = "v12: decks, cards and tags named by integer key"
 
     /// Migrations that make tables again, leaving the old tables' pages free in the file.
     static let rebuildingMigrations = [accountColumnsDropped, integerKeys]
@@ -518,32 +518,37 @@ enum Schema {
         try db.execute(sql: version11Indexes)
     }
 
-    /// Cards, tags and decks get an integer key (their rowid until now, so change pages keep their
-    /// order) beside their id, and the rows that name them in bulk name that key: a card its deck, a
-    /// tag link its card and tag. Each such reference was a 36-character id in the row and again in
-    /// every index that holds it (100,000 cards with two tags: the links alone were 51 MB of a
-    /// 117 MB store; a card's four deck-led indexes each repeated the deck's id). The wire still
+    /// A table v12 makes again: whether it gets an integer key of its own (others name its rows by
+    /// it), and which of its id columns become its parent's key (`deckId` → `deckKey`).
+    private struct KeyedTable {
+        let table: String
+        let ownKey: Bool
+        let references: [(column: String, parent: String)]
+
+        var storedReferences: [String] { references.map { String($0.column.dropLast(2)) + "Key" } }
+    }
+
+    /// Parents before children.
+    private static let version12Tables = [
+        KeyedTable(table: "deck", ownKey: true, references: []),
+        KeyedTable(table: "tag", ownKey: true, references: []),
+        KeyedTable(table: "card", ownKey: true, references: [("deckId", "deck")]),
+        KeyedTable(table: "suggestion", ownKey: false, references: [("deckId", "deck")]),
+        KeyedTable(table: "rejectedSuggestion", ownKey: false, references: [("deckId", "deck")]),
+        KeyedTable(table: "reviewLog", ownKey: false, references: [("cardId", "card"), ("deckId", "deck")]),
+    ]
+
+    /// Decks, cards and tags get an integer key (their rowid until now) beside their id, and the
+    /// rows that name them in bulk name that key: a card, suggestion or rejected suggestion its
+    /// deck, a review its card and deck, a tag link its card and tag. Each such reference was a
+    /// 36-character id in the row and again in every index holding it (100,000 cards with two tags:
+    /// the links alone were 51 MB of a 117 MB store; a card's four deck-led indexes each repeated
+    /// the deck's id). Every row keeps its rowid, so change pages keep their order. The wire still
     /// carries ids (`SyncedEntity.keyReferences`).
     static func addIntegerKeys(_ db: Database) throws {
-        for (table, definition) in [("deck", version11Deck), ("tag", version11Tag)] {
-            try db.execute(sql: "CREATE TABLE \(table)_v12 (\(keyed(definition)))")
-            let columns = try db.columns(in: table).map { "\"\($0.name)\"" }.joined(separator: ", ")
-            try db.execute(
-                sql: "INSERT INTO \(table)_v12 (key, \(columns)) SELECT rowid, \(columns) FROM \(table) ORDER BY rowid")
+        for keyed in version12Tables {
+            try makeKeyedTable(keyed, db)
         }
-        let deckReference = "deckId TEXT NOT NULL REFERENCES deck(id) ON DELETE CASCADE,"
-        precondition(version11Card.contains(deckReference))
-        let card = keyed(version11Card).replacingOccurrences(
-            of: deckReference, with: "deckKey INTEGER NOT NULL REFERENCES deck(key) ON DELETE CASCADE,")
-        try db.execute(sql: "CREATE TABLE card_v12 (\(card))")
-        let columns = try db.columns(in: "card_v12").map(\.name).filter { $0 != "key" && $0 != "deckKey" }
-            .map { "\"\($0)\"" }
-        try db.execute(
-            sql: """
-                INSERT INTO card_v12 (key, deckKey, \(columns.joined(separator: ", ")))
-                SELECT card.rowid, deck.key, \(columns.map { "card.\($0)" }.joined(separator: ", "))
-                FROM card JOIN deck_v12 deck ON deck.id = card.deckId ORDER BY card.rowid
-                """)
         try db.execute(
             sql: """
                 CREATE TABLE cardTag_v12 (
@@ -557,13 +562,16 @@ enum Schema {
                 FROM cardTag link JOIN card_v12 card ON card.id = link.cardId JOIN tag_v12 tag ON tag.id = link.tagId
                 ORDER BY link.rowid;
                 DROP TABLE cardTag;
-                DROP TABLE card;
-                DROP TABLE tag;
-                DROP TABLE deck;
-                ALTER TABLE deck_v12 RENAME TO deck;
-                ALTER TABLE card_v12 RENAME TO card;
-                ALTER TABLE tag_v12 RENAME TO tag;
-                ALTER TABLE cardTag_v12 RENAME TO cardTag;
+                """)
+        for keyed in version12Tables.reversed() {
+            try db.execute(sql: "DROP TABLE \(keyed.table)")
+        }
+        for table in version12Tables.map(\.table) + ["cardTag"] {
+            try db.execute(sql: "ALTER TABLE \(table)_v12 RENAME TO \(table)")
+            try db.execute(sql: "CREATE INDEX \(table)BySyncVersion ON \(table)(syncVersion)")
+        }
+        try db.execute(
+            sql: """
                 CREATE INDEX deckName ON deck(nameKey);
                 CREATE INDEX cardByDeck ON card(deckKey, isArchived, createdAt, id);
                 CREATE INDEX cardByFront ON card(deckKey, frontKey, cardType);
@@ -572,17 +580,49 @@ enum Schema {
                 CREATE INDEX cardByImage ON card(imageHash) WHERE imageHash IS NOT NULL;
                 CREATE UNIQUE INDEX tagName ON tag(nameKey);
                 CREATE INDEX cardTagByTag ON cardTag(tagKey, cardKey);
+                CREATE INDEX suggestionByDeck ON suggestion(deckKey, frontKey, cardType);
+                CREATE INDEX suggestionByImage ON suggestion(imageHash) WHERE imageHash IS NOT NULL;
+                CREATE INDEX rejectedByFront ON rejectedSuggestion(deckKey, frontKey, cardType);
+                CREATE INDEX rejectedByDate ON rejectedSuggestion(deckKey, deletedAt);
+                CREATE INDEX reviewLogByCard ON reviewLog(cardKey, reviewedAt);
+                CREATE INDEX reviewLogByDeck ON reviewLog(deckKey, reviewedAt);
+                CREATE INDEX reviewLogByTime ON reviewLog(reviewedAt);
+                CREATE INDEX reviewLogAnswersByDeck ON reviewLog(deckKey, stateBefore, reviewedAt);
                 """)
-        for table in ["deck", "card", "tag", "cardTag"] {
-            try db.execute(sql: "CREATE INDEX \(table)BySyncVersion ON \(table)(syncVersion)")
-        }
     }
 
-    /// A v11 table definition with an integer key before its id.
-    private static func keyed(_ definition: String) -> String {
-        let id = "id TEXT PRIMARY KEY NOT NULL,"
-        precondition(definition.hasPrefix(id))
-        return "key INTEGER PRIMARY KEY,\nid TEXT NOT NULL UNIQUE," + definition.dropFirst(id.count)
+    /// Makes `table_v12` from the v11 definition and copies the rows in, each keeping its rowid.
+    private static func makeKeyedTable(_ keyed: KeyedTable, _ db: Database) throws {
+        guard var definition = version11Tables.first(where: { $0.key == keyed.table })?.value else {
+            preconditionFailure("v11 has no table \(keyed.table)")
+        }
+        if keyed.ownKey {
+            let id = "id TEXT PRIMARY KEY NOT NULL,"
+            precondition(definition.hasPrefix(id))
+            definition = "key INTEGER PRIMARY KEY,\nid TEXT NOT NULL UNIQUE," + definition.dropFirst(id.count)
+        }
+        for ((column, parent), stored) in zip(keyed.references, keyed.storedReferences) {
+            let reference = "\(column) TEXT NOT NULL REFERENCES \(parent)(id) ON DELETE CASCADE,"
+            precondition(definition.contains(reference))
+            definition = definition.replacingOccurrences(
+                of: reference, with: "\(stored) INTEGER NOT NULL REFERENCES \(parent)(key) ON DELETE CASCADE,")
+        }
+        let table = keyed.table
+        try db.execute(sql: "CREATE TABLE \(table)_v12 (\(definition))")
+        let copied = try db.columns(in: "\(table)_v12").map(\.name)
+            .filter { $0 != "key" && !keyed.storedReferences.contains($0) }
+        let parents = keyed.references.enumerated().map { index, reference in
+            (alias: "p\(index)", reference.column, reference.parent)
+        }
+        let joins = parents.map { "JOIN \($0.2)_v12 \($0.alias) ON \($0.alias).id = old.\($0.1)" }
+        let into = (keyed.ownKey ? ["key"] : ["rowid"]) + keyed.storedReferences + copied.map { "\"\($0)\"" }
+        let values = ["old.rowid"] + parents.map { "\($0.alias).key" } + copied.map { "old.\"\($0)\"" }
+        try db.execute(
+            sql: """
+                INSERT INTO \(table)_v12 (\(into.joined(separator: ", ")))
+                SELECT \(values.joined(separator: ", ")) FROM \(table) old \(joins.joined(separator: " "))
+                ORDER BY old.rowid
+                """)
     }
 
     private static func withoutRowID(_ table: String) -> String {
@@ -595,7 +635,9 @@ enum Schema {
         syncVersion INTEGER NOT NULL DEFAULT 0
         """
 
-    private static let version11Deck = """
+    /// Parents before children, so each table's references name a table made already.
+    private static let version11Tables: KeyValuePairs<String, String> = [
+        "deck": """
         id TEXT PRIMARY KEY NOT NULL,
         name TEXT NOT NULL CHECK (name <> ''),
         nameKey TEXT NOT NULL,
@@ -613,9 +655,8 @@ enum Schema {
         createdAt INTEGER NOT NULL,
         modifiedAt INTEGER NOT NULL,
         \(syncColumns)
-        """
-
-    private static let version11Card = """
+        """,
+        "card": """
         id TEXT PRIMARY KEY NOT NULL,
         deckId TEXT NOT NULL REFERENCES deck(id) ON DELETE CASCADE,
         front TEXT NOT NULL CHECK (front <> ''),
@@ -645,21 +686,14 @@ enum Schema {
         modifiedAt INTEGER NOT NULL,
         \(syncColumns),
         CHECK ((isArchived = 1) = (archivedAt IS NOT NULL))
-        """
-
-    private static let version11Tag = """
+        """,
+        "tag": """
         id TEXT PRIMARY KEY NOT NULL,
         name TEXT NOT NULL CHECK (name <> ''),
         nameKey TEXT NOT NULL,
         createdAt INTEGER NOT NULL,
         \(syncColumns)
-        """
-
-    /// Parents before children, so each table's references name a table made already.
-    private static let version11Tables: KeyValuePairs<String, String> = [
-        "deck": version11Deck,
-        "card": version11Card,
-        "tag": version11Tag,
+        """,
         "cardTag": """
         cardId TEXT NOT NULL REFERENCES card(id) ON DELETE CASCADE,
         tagId TEXT NOT NULL REFERENCES tag(id) ON DELETE CASCADE,

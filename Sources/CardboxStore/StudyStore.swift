@@ -100,7 +100,8 @@ extension CardboxStore {
     public func undoLastAnswer(in deckReference: DeckID? = nil) throws -> Card {
         try write { tx in
             let (scope, arguments) = try tx.context.deckScope(deckReference, of: .reviewLog)
-            let sql = "SELECT id, cardId, previous FROM reviewLog WHERE \(scope)"
+            let card = Entity.reviewLog.selectExpression("cardId", table: "reviewLog")
+            let sql = "SELECT id, \(card) AS cardId, previous FROM reviewLog WHERE \(scope)"
             guard
                 let row = try Row.fetchOne(
                     tx.db.cachedStatement(sql: sql + " ORDER BY reviewedAt DESC, id DESC LIMIT 1"), arguments: arguments
@@ -127,7 +128,7 @@ extension CardboxStore {
     public func reviewLog(in deckReference: DeckID?) throws -> [ReviewLogEntry] {
         try read { context in
             let (scope, arguments) = try context.deckScope(deckReference, of: .reviewLog)
-            let sql = "SELECT * FROM reviewLog WHERE " + scope
+            let sql = "SELECT \(Entity.reviewLog.allColumns(table: "reviewLog")) FROM reviewLog WHERE " + scope
             return try Row.fetchAll(
                 context.db.cachedStatement(sql: sql + " ORDER BY reviewedAt, id"), arguments: arguments
             )
@@ -322,7 +323,7 @@ extension StoreContext {
             try count(
                 """
                 SELECT COUNT(*) FROM reviewLog INDEXED BY reviewLogAnswersByDeck
-                WHERE deckId = ? AND stateBefore = ? AND reviewedAt >= ? AND reviewedAt < ?
+                WHERE \(Entity.reviewLog.binding("deckId")) AND stateBefore = ? AND reviewedAt >= ? AND reviewedAt < ?
                 """, [deck.id.storage, state.rawValue, day.start.storageMillis, day.end.storageMillis])
         }
         return StudyQueuePolicy.allowance(deck.study, answeredToday: (try answered(.new), try answered(.review)))
@@ -410,7 +411,8 @@ extension CardboxStore {
     public func reviewHistories(in deckReference: DeckID?) throws -> [ReviewHistory] {
         try read { context in
             let (scope, arguments) = try context.deckScope(deckReference, of: .reviewLog)
-            let sql = "SELECT cardId, rating, elapsedDays FROM reviewLog WHERE " + scope
+            let cardId = Entity.reviewLog.selectExpression("cardId", table: "reviewLog")
+            let sql = "SELECT \(cardId) AS cardId, rating, elapsedDays FROM reviewLog WHERE " + scope
             var histories: [ReviewHistory] = []
             var current: String?
             for row in try Row.fetchAll(

@@ -28,7 +28,7 @@ extension CardboxStore {
     public func suggestions(in deckReference: DeckID, includeAll: Bool = false) throws -> [Suggestion] {
         try read { context in
             let deckId = try context.existing(deckReference, .deck)
-            let all = try context.suggestions("s.deckId = ?", [deckId])
+            let all = try context.suggestions(Entity.suggestion.binding("deckId", table: "s"), [deckId])
             return includeAll ? all : all.filter { $0.isVisible && !$0.isHidden }
         }
     }
@@ -42,8 +42,10 @@ extension CardboxStore {
             try Row.fetchAll(
                 context.db.cachedStatement(
                     sql: """
-                        SELECT id, deckId, front, cardType, deletedAt FROM rejectedSuggestion
-                        WHERE deckId = ? ORDER BY deletedAt DESC, id
+                        SELECT id, \(Entity.rejectedSuggestion.selectExpression("deckId", table: "rejectedSuggestion"))
+                          AS deckId, front, cardType, deletedAt
+                        FROM rejectedSuggestion WHERE \(Entity.rejectedSuggestion.binding("deckId"))
+                        ORDER BY deletedAt DESC, id
                         """), arguments: [try context.existing(deckReference, .deck)]
             ).map {
                 RejectedSuggestion(
@@ -130,13 +132,13 @@ extension WriteContext {
 
     func checkNotDuplicate(_ draft: SuggestionDraft, deckId: String) throws {
         let arguments: StatementArguments = [deckId, SuggestionMatch.frontKey(draft.front), draft.cardType]
-        let scope = "deckId = ? AND frontKey = ? AND cardType = ?"
+        // Cards, suggestions and rejected suggestions all name their deck by its key.
+        let scope = "deckKey = (SELECT key FROM deck WHERE id = ?) AND frontKey = ? AND cardType = ?"
         if try context.count("SELECT COUNT(*) FROM rejectedSuggestion WHERE \(scope)", arguments) > 0 {
             throw CardboxError.duplicateSuggestion(
                 front: draft.front, cardType: draft.cardType, reason: .rejectedBefore)
         }
-        let cardScope = "\(Entity.card.binding("deckId")) AND frontKey = ? AND cardType = ?"
-        if try context.count("SELECT COUNT(*) FROM card WHERE \(cardScope)", arguments) > 0 {
+        if try context.count("SELECT COUNT(*) FROM card WHERE \(scope)", arguments) > 0 {
             throw CardboxError.duplicateSuggestion(front: draft.front, cardType: draft.cardType, reason: .existingCard)
         }
         if try context.count("SELECT COUNT(*) FROM suggestion WHERE \(scope)", arguments) > 0 {
@@ -184,8 +186,8 @@ extension StoreContext {
         try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT s.*, EXISTS (SELECT 1 FROM rejectedSuggestion r WHERE
-                      r.deckId = s.deckId AND r.frontKey = s.frontKey AND r.cardType = s.cardType) AS isHidden
+                    SELECT \(Entity.suggestion.allColumns(table: "s")), EXISTS (SELECT 1 FROM rejectedSuggestion r WHERE
+                      r.deckKey = s.deckKey AND r.frontKey = s.frontKey AND r.cardType = s.cardType) AS isHidden
                     FROM suggestion s WHERE \(condition) ORDER BY s.createdAt, s.id
                     """), arguments: arguments
         ).map { row in
@@ -230,8 +232,10 @@ extension CardboxStore {
             var queued: [SuggestionCategory: Int] = [:]
             for row in try Row.fetchAll(
                 context.db,
-                sql:
-                    "SELECT category, COUNT(*) AS n FROM suggestion WHERE deckId = ? GROUP BY category",
+                sql: """
+                    SELECT category, COUNT(*) AS n FROM suggestion WHERE \(Entity.suggestion.binding("deckId"))
+                    GROUP BY category
+                    """,
                 arguments: arguments)
             {
                 if let category = SuggestionCategory(rawValue: row["category"]) { queued[category] = row["n"] }
@@ -240,8 +244,8 @@ extension CardboxStore {
                 context.db,
                 sql: """
                     SELECT frontKey FROM card WHERE deckKey = (SELECT key FROM deck WHERE id = ?1)
-                    UNION SELECT frontKey FROM suggestion WHERE deckId = ?1
-                    UNION SELECT frontKey FROM rejectedSuggestion WHERE deckId = ?1
+                    UNION SELECT frontKey FROM suggestion WHERE deckKey = (SELECT key FROM deck WHERE id = ?1)
+                    UNION SELECT frontKey FROM rejectedSuggestion WHERE deckKey = (SELECT key FROM deck WHERE id = ?1)
                     """, arguments: arguments)
             return SuggestionQueueState(deck: deck, cards: cards, queued: queued, takenFronts: Set(taken))
         }

@@ -64,7 +64,8 @@ extension SyncedEntity {
     /// to four bytes in the row and in every index that holds it.
     var keyReferences: [String: SyncedEntity] {
         switch self {
-        case .card: ["deckId": .deck]
+        case .card, .suggestion, .rejectedSuggestion: ["deckId": .deck]
+        case .reviewLog: ["cardId": .card, "deckId": .deck]
         case .cardTag: ["cardId": .card, "tagId": .tag]
         default: [:]
         }
@@ -94,6 +95,13 @@ extension SyncedEntity {
     func valueExpression(_ wire: String) -> String {
         guard let parent = keyReferences[wire] else { return "?" }
         return "(SELECT key FROM \(parent.table) WHERE id = ?)"
+    }
+
+    /// Every column of the table (aliased `alias`), and each key reference again as the id it names:
+    /// a row read by wire names.
+    func allColumns(table alias: String) -> String {
+        (["\(alias).*"] + keyReferences.keys.sorted().map { "\(selectExpression($0, table: alias)) AS \($0)" })
+            .joined(separator: ", ")
     }
 
     /// `column = value` for a wire column and one argument, its wire value: as a condition or an

@@ -57,14 +57,18 @@ struct StoreMigrationTests {
         }
     }
 
-    /// Each deck's, card's and tag's rowid (or `key`), by id, and the tag links' rowids in order.
+    /// Each deck's, card's and tag's rowid (or `key`), by id, and the rowids of tag links, reviews and
+    /// suggestions in order.
     static func rowids(_ path: String, keyColumn: String) throws -> [String] {
         let queue = try DatabaseQueue(path: path)
         defer { try? queue.close() }
         return try queue.read { db in
             try ["deck", "card", "tag"].flatMap { table in
                 try String.fetchAll(db, sql: "SELECT \(keyColumn) || ' ' || id FROM \(table) ORDER BY id")
-            } + String.fetchAll(db, sql: "SELECT rowid FROM cardTag ORDER BY rowid")
+            }
+                + ["cardTag", "reviewLog", "suggestion"].flatMap { table in
+                    try String.fetchAll(db, sql: "SELECT '\(table) ' || rowid FROM \(table) ORDER BY rowid")
+                }
         }
     }
 
