@@ -346,7 +346,7 @@ extension StoreContext {
                         sql: """
                             SELECT id, \(order == "dueAt" ? "dueAt" : "NULL") AS due FROM card
                             WHERE \(Entity.card.binding("deckId")) AND isArchived = 0 AND \(condition)
-                            ORDER BY \(order), id LIMIT ?
+                            ORDER BY \(order), key LIMIT ?
                             """), arguments: [deck.id.storage] + values + [limit(left)]
                 ).map { ($0["id"], ($0["due"] as Int64?).map(Date.init(storageMillis:))) }
             }
