@@ -15,8 +15,9 @@ public struct ChangePages: Sendable {
     enum Place: Sendable, Equatable {
         /// Tombstones after this key (entity, row id), in key order.
         case tombstones(after: [String])
-        /// Rows of `SyncedEntity.allCases[entity]` after this rowid, in rowid order.
-        case rows(entity: Int, afterRowid: Int64)
+        /// Rows of `SyncedEntity.allCases[entity]` after this place in its storage order (its
+        /// `storageOrder` columns; none at the start).
+        case rows(entity: Int, after: [Int64])
         /// Held rows after this key (entity, row id), in key order.
         case heldRows(after: [String])
         case done
@@ -103,28 +104,31 @@ private struct PageReader {
         let room = limit - page.rows.count - page.tombstones.count
         switch place {
         case .tombstones(let after):
-            guard pages.pending.tombstones > 0 else { return .rows(entity: 0, afterRowid: 0) }
+            guard pages.pending.tombstones > 0 else { return .rows(entity: 0, after: []) }
             let found = try tombstones(after: after, limit: room)
             page.tombstones += found
-            guard found.count == room, let last = found.last else { return .rows(entity: 0, afterRowid: 0) }
+            guard found.count == room, let last = found.last else { return .rows(entity: 0, after: []) }
             return .tombstones(after: [last.entity.rawValue, last.id])
-        case .rows(let index, let afterRowid):
+        case .rows(let index, let after):
             guard index < SyncedEntity.allCases.count else { return .heldRows(after: ["", ""]) }
             let entity = SyncedEntity.allCases[index]
-            guard pages.pending.rows[entity, default: 0] > 0 else { return .rows(entity: index + 1, afterRowid: 0) }
+            guard pages.pending.rows[entity, default: 0] > 0 else { return .rows(entity: index + 1, after: []) }
             let reader = RowReader(context: context)
             let written = "t.\(SyncColumns.version) > ? AND t.\(SyncColumns.version) <= ?"
             // All of them fit (the usual sync of a few changes): found by the version index, not by
             // a walk through the whole table. Rows written since the count only have later versions.
-            if afterRowid == 0, pages.pending.rows[entity, default: 0] <= room {
+            if after.isEmpty, pages.pending.rows[entity, default: 0] <= room {
                 page.rows += try reader.rows(entity, where: written, versions, index: entity.versionIndex)
-                return .rows(entity: index + 1, afterRowid: 0)
+                return .rows(entity: index + 1, after: [])
             }
+            let order = entity.storageOrder.map { "t.\($0)" }.joined(separator: ", ")
+            let afterPlace =
+                after.isEmpty ? "" : " AND (\(order)) > (\(after.map { _ in "?" }.joined(separator: ", ")))"
             let found = try reader.rows(
-                entity, where: written + " AND t.rowid > ?", versions + [afterRowid.databaseValue], inRowidOrder: room)
+                entity, where: written + afterPlace, versions + after.map(\.databaseValue), inStorageOrder: room)
             page.rows += found.map(\.row)
-            guard found.count == room, let last = found.last else { return .rows(entity: index + 1, afterRowid: 0) }
-            return .rows(entity: index, afterRowid: last.rowid)
+            guard found.count == room, let last = found.last else { return .rows(entity: index + 1, after: []) }
+            return .rows(entity: index, after: last.place)
         case .heldRows(let after):
             guard pages.pending.heldRows > 0 else { return .done }
             let found = try heldRows(after: after, limit: room)

@@ -543,8 +543,10 @@ enum Schema {
     /// deck, a review its card and deck, a tag link its card and tag. Each such reference was a
     /// 36-character id in the row and again in every index holding it (100,000 cards with two tags:
     /// the links alone were 51 MB of a 117 MB store; a card's four deck-led indexes each repeated
-    /// the deck's id). Every row keeps its rowid, so change pages keep their order. The wire still
-    /// carries ids (`SyncedEntity.keyReferences`).
+    /// the deck's id). Every row keeps its rowid, so change pages keep their order. A tag link is
+    /// its two keys and its clock: a table without rowid, ordered by (card, tag), which change pages
+    /// walk (`SyncedEntity.storageOrder`); a rowid would cost a third key and an index beside it. The
+    /// wire still carries ids (`SyncedEntity.keyReferences`).
     ///
     /// A card list and the study queue order cards made at one moment (an import: 100,000 cards of
     /// one `createdAt`) by their key, which every index ends with, instead of by id, which took 36
@@ -561,11 +563,11 @@ enum Schema {
                     tagKey INTEGER NOT NULL REFERENCES tag(key) ON DELETE CASCADE,
                     \(syncColumns),
                     PRIMARY KEY (cardKey, tagKey)
-                );
-                INSERT INTO cardTag_v12 (rowid, cardKey, tagKey, syncHlc, syncReplica, syncVersion)
-                SELECT link.rowid, card.key, tag.key, link.syncHlc, link.syncReplica, link.syncVersion
+                ) WITHOUT ROWID;
+                INSERT INTO cardTag_v12 (cardKey, tagKey, syncHlc, syncReplica, syncVersion)
+                SELECT card.key, tag.key, link.syncHlc, link.syncReplica, link.syncVersion
                 FROM cardTag link JOIN card_v12 card ON card.id = link.cardId JOIN tag_v12 tag ON tag.id = link.tagId
-                ORDER BY link.rowid;
+                ORDER BY card.key, tag.key;
                 DROP TABLE cardTag;
                 """)
         for keyed in version12Tables.reversed() {

@@ -180,27 +180,29 @@ struct RowReader {
         try rows(entity, where: condition, arguments, from: index.map { " INDEXED BY \($0)" } ?? "").map(\.row)
     }
 
-    /// The first `limit` rows of `entity` meeting `condition` in the order of their rowids, each with
-    /// its rowid: one page of a walk through the table (`ChangePages`).
-    func rows(_ entity: SyncedEntity, where condition: String, _ arguments: [DatabaseValue], inRowidOrder limit: Int)
-        throws -> [(rowid: Int64, row: RowChange)]
+    /// The first `limit` rows of `entity` meeting `condition` in the table's storage order, each with
+    /// its place in that order: one page of a walk through the table (`ChangePages`).
+    func rows(_ entity: SyncedEntity, where condition: String, _ arguments: [DatabaseValue], inStorageOrder limit: Int)
+        throws -> [(place: [Int64], row: RowChange)]
     {
-        // The table itself, in rowid order: by the version index, every page would sort all the
+        // The table itself, in its own order: by the version index, every page would sort all the
         // rows after it again.
-        try rows(
-            entity, where: condition + " ORDER BY t.rowid LIMIT ?", arguments + [limit.databaseValue],
+        let order = entity.storageOrder.map { "t.\($0)" }.joined(separator: ", ")
+        return try rows(
+            entity, where: condition + " ORDER BY \(order) LIMIT ?", arguments + [limit.databaseValue],
             from: " NOT INDEXED")
     }
 
     private func rows(_ entity: SyncedEntity, where condition: String, _ arguments: [DatabaseValue], from hint: String)
-        throws -> [(rowid: Int64, row: RowChange)]
+        throws -> [(place: [Int64], row: RowChange)]
     {
         let columns = entity.columns.map(\.name)
+        let order = entity.storageOrder
         let selected =
             ([
                 "\(entity.idExpression(table: "t")) AS wireId", "t.\(SyncColumns.timestamp)", "r.id AS createdBy",
-                "t.rowid",
-            ] + columns.map { entity.selectExpression($0, table: "t") }).joined(separator: ", ")
+            ] + order.map { "t.\($0)" } + columns.map { entity.selectExpression($0, table: "t") })
+            .joined(separator: ", ")
         let rows = try Row.fetchAll(
             context.db.cachedStatement(
                 sql: """
@@ -216,13 +218,14 @@ struct RowReader {
             let id: String = row[0]
             let created = WriteClock(HLCTimestamp(rawValue: UInt64(bitPattern: row[1])), row[2])
             var stored: [String: DatabaseValue] = [:]
-            for (offset, column) in columns.enumerated() { stored[column] = row[4 + offset] }
+            for (offset, column) in columns.enumerated() { stored[column] = row[3 + order.count + offset] }
             var fields: [String: FieldChange] = [:]
             for field in entity.fields {
                 fields[field.name] = FieldChange(
                     value: WireValue.field(field, stored), clock: overrides[id]?[field.name] ?? created)
             }
-            return (row[3], RowChange(entity: entity, id: id, created: created, fields: fields))
+            let place = (0..<order.count).map { row[3 + $0] as Int64 }
+            return (place, RowChange(entity: entity, id: id, created: created, fields: fields))
         }
     }
 

@@ -71,6 +71,10 @@ extension SyncedEntity {
         }
     }
 
+    /// The columns the table's b-tree is ordered by, which a walk through it pages by: the rowid, or
+    /// for a table without one (tag links: two small keys, no third) its primary key.
+    var storageOrder: [String] { self == .cardTag ? ["cardKey", "tagKey"] : ["rowid"] }
+
     /// Whether rows of other tables name this table's rows by an integer `key` column.
     var hasIntegerKey: Bool { Self.keyedEntities.contains(self) }
 

@@ -57,7 +57,7 @@ struct StoreMigrationTests {
         }
     }
 
-    /// Each deck's, card's and tag's rowid (or `key`), by id, and the rowids of tag links, reviews and
+    /// Each deck's, card's and tag's rowid (or `key`), by id, and the rowids of reviews and
     /// suggestions in order.
     static func rowids(_ path: String, keyColumn: String) throws -> [String] {
         let queue = try DatabaseQueue(path: path)
@@ -66,7 +66,7 @@ struct StoreMigrationTests {
             try ["deck", "card", "tag"].flatMap { table in
                 try String.fetchAll(db, sql: "SELECT \(keyColumn) || ' ' || id FROM \(table) ORDER BY id")
             }
-                + ["cardTag", "reviewLog", "suggestion"].flatMap { table in
+                + ["reviewLog", "suggestion"].flatMap { table in
                     try String.fetchAll(db, sql: "SELECT '\(table) ' || rowid FROM \(table) ORDER BY rowid")
                 }
         }
@@ -129,6 +129,11 @@ struct StoreMigrationTests {
             #expect(withAccount.isEmpty, "tables still naming the account: \(withAccount)")
             let linkColumns = try db.columns(in: "cardTag").map { "\($0.name) \($0.type)" }
             #expect(linkColumns.prefix(2) == ["cardKey INTEGER", "tagKey INTEGER"] && linkColumns.count == 5)
+            // A tag link is its two keys: no rowid, so no index of them beside the table.
+            let linkIndexes = try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'cardTag' ORDER BY name")
+            #expect(linkIndexes == ["cardTagBySyncVersion", "cardTagByTag"])
+            #expect(throws: DatabaseError.self) { try db.execute(sql: "SELECT rowid FROM cardTag") }
             #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
             #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
         }
