@@ -1,102 +1,105 @@
 #!/usr/bin/env python3
-"""What a store's cards and tag links would take with other key encodings: the floor of the store-size
-goal of issue 7, measured on the same rows.
+"""What the next encodings of the card table would take, measured on a store's own rows.
 
 Usage: python3 scripts/store_size_floor.py STORE.sqlite
 
-Copies the `card` and `cardTag` rows of STORE into three fresh SQLite files with the same columns and
-the same indexes, differing only in how ids are kept: as today (36-character text, every row and index
-carrying the account id), as 16-byte blobs, and as integers (the account id dropped: a device store
-holds one account). Prints each file's size beside the store's own.
+Copies STORE (any size; VACUUM INTO a scratch folder) and, in each copy, rebuilds the card table with
+one more change of encoding than the copy before, keeping its rows, keys and indexes:
+  1. as the store has it (the copy vacuumed);
+  2. the card table rebuilt as it is, its indexes made after its rows (packed full: the baseline the
+     steps after are measured against, as each rebuilds the table the same way);
+  3. the card's id as a 16-byte blob instead of 36 characters of text (the row and its unique index);
+  4. also the card's state and type as small integers instead of words (the row and the queue, new and
+     front indexes);
+  5. also one queue index instead of two: new cards ordered by `dueAt, createdAt` in `cardQueue`, with
+     `cardNew` dropped (holds only if new cards never have a due time).
+Prints each file's size and what the card table and its indexes take in it (dbstat). Nothing in STORE
+changes; the copies are measurements, not stores Cardbox opens.
 """
 import os
+import re
 import sqlite3
 import sys
 import tempfile
 import uuid
 
-CARD_COLUMNS = (
-    "front TEXT NOT NULL, frontKey TEXT NOT NULL, back TEXT NOT NULL, cardType TEXT NOT NULL, notes TEXT NOT NULL,"
-    " frontLanguage TEXT NOT NULL, backLanguage TEXT NOT NULL, isFavorite INTEGER NOT NULL, imageHash TEXT,"
-    " imagePrompt TEXT, jsonContent TEXT, isArchived INTEGER NOT NULL, archivedAt INTEGER,"
-    " isIncomplete INTEGER NOT NULL, dueAt INTEGER, createdAt INTEGER NOT NULL, modifiedAt INTEGER NOT NULL,"
-    " state TEXT NOT NULL, step INTEGER, stability REAL, difficulty REAL, lastReviewAt INTEGER,"
-    " reps INTEGER NOT NULL, lapses INTEGER NOT NULL, syncHlc INTEGER NOT NULL, syncReplica INTEGER NOT NULL,"
-    " syncVersion INTEGER NOT NULL"
-)
-CARD_FIELDS = [part.split()[0] for part in CARD_COLUMNS.split(",")]
+STATES = {"new": 0, "learning": 1, "review": 2, "relearning": 3}
 
 
-def schema(key: str, account: bool, sync_id: bool = False) -> str:
-    """The card and cardTag tables and indexes with ids of type `key` (with `sync_id`, cards also keep
-    their UUID as a 16-byte blob with a unique index, for sync to name them by)."""
-    account_column = "accountId TEXT NOT NULL," if account else ""
-    uuid_column = "uuid BLOB NOT NULL UNIQUE," if sync_id else ""
-    lead = "accountId, " if account else ""
-    primary = "INTEGER PRIMARY KEY" if key == "INTEGER" else f"{key} PRIMARY KEY NOT NULL"
-    return f"""
-    CREATE TABLE card (id {primary}, {uuid_column} {account_column} deckId {key} NOT NULL, {CARD_COLUMNS});
-    CREATE INDEX cardByDeck ON card({lead}deckId, isArchived, createdAt, id);
-    CREATE INDEX cardByFront ON card(deckId, frontKey, cardType);
-    CREATE INDEX cardQueue ON card(deckId, isArchived, state, dueAt, id);
-    CREATE INDEX cardNew ON card(deckId, isArchived, state, createdAt, id);
-    CREATE INDEX cardBySyncVersion ON card({lead}syncVersion);
-    CREATE TABLE cardTag ({account_column} cardId {key} NOT NULL, tagId {key} NOT NULL,
-        syncHlc INTEGER NOT NULL, syncReplica INTEGER NOT NULL, syncVersion INTEGER NOT NULL,
-        PRIMARY KEY (cardId, tagId)) {"WITHOUT ROWID" if key != "TEXT" else ""};
-    CREATE INDEX cardTagByTag ON cardTag(tagId);
-    CREATE INDEX cardTagBySyncVersion ON cardTag({lead}syncVersion);
-    """
+def uuid_blob(text: str) -> bytes:
+    return uuid.UUID(text).bytes
 
 
-def copy(source: sqlite3.Connection, path: str, key: str, account: bool, sync_id: bool = False) -> int:
-    numbers: dict[str, int] = {}
+def rewrite(definition: str, pattern: str, replacement: str) -> str:
+    """`definition` with the one column definition `pattern` matches replaced; fails loudly when the
+    store's layout no longer has it (the script measures the layout it was written for)."""
+    changed, count = re.subn(pattern, replacement, definition)
+    if count != 1:
+        raise SystemExit(f"the card table has no column matching {pattern!r}: update this script")
+    return changed
 
-    def encode(text: str):
-        if key == "TEXT":
-            return text
-        if key == "BLOB":
-            return uuid.UUID(text).bytes
-        return numbers.setdefault(text, len(numbers) + 1)
 
-    target = sqlite3.connect(path)
-    target.executescript(schema(key, account, sync_id))
-    names = ", ".join(CARD_FIELDS)
-    marks = ", ".join("?" * (len(CARD_FIELDS) + (3 if account else 2) + (1 if sync_id else 0)))
-    target.execute("BEGIN")
-    for row in source.execute(f"SELECT id, accountId, deckId, {names} FROM card ORDER BY id"):
-        values = (
-            [encode(row[0])] + ([uuid.UUID(row[0]).bytes] if sync_id else []) + ([row[1]] if account else [])
-            + [encode(row[2])] + list(row[3:]))
-        target.execute(f"INSERT INTO card VALUES ({marks})", values)
-    link_marks = ", ".join("?" * (6 if account else 5))
-    for row in source.execute("SELECT accountId, cardId, tagId, syncHlc, syncReplica, syncVersion FROM cardTag"):
-        values = ([row[0]] if account else []) + [encode(row[1]), encode(row[2])] + list(row[3:])
-        target.execute(f"INSERT INTO cardTag VALUES ({link_marks})", values)
-    target.commit()
-    target.execute("VACUUM")
-    target.close()
-    return os.path.getsize(path)
+def rebuild_card(db: sqlite3.Connection, step: int) -> None:
+    """Rebuilds `card` with the encodings of steps 3..`step`, its indexes made again after."""
+    definition = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'card'").fetchone()[0]
+    indexes = [row[0] for row in db.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'card' AND sql IS NOT NULL")]
+    columns = [row[1] for row in db.execute("PRAGMA table_info(card)")]
+    values = {column: column for column in columns}
+    if step >= 3:
+        definition = rewrite(definition, r"id TEXT NOT NULL UNIQUE", "id BLOB NOT NULL UNIQUE")
+        values["id"] = "uuid_blob(id)"
+    if step >= 4:
+        definition = rewrite(definition, r"cardType TEXT NOT NULL CHECK \(cardType <> ''\)", "cardType INTEGER NOT NULL")
+        definition = rewrite(definition, r"state TEXT NOT NULL DEFAULT 'new' CHECK \(state IN \([^)]*\)\)", "state INTEGER NOT NULL")
+        types = [row[0] for row in db.execute("SELECT DISTINCT cardType FROM card ORDER BY cardType")]
+        values["cardType"] = "CASE cardType " + " ".join(f"WHEN '{name}' THEN {code}" for code, name in enumerate(types)) + " END"
+        values["state"] = "CASE state " + " ".join(f"WHEN '{name}' THEN {code}" for name, code in STATES.items()) + " END"
+    if step >= 5:
+        indexes = [sql for sql in indexes if not sql.startswith("CREATE INDEX cardNew ")]
+        indexes = [re.sub(r"(CREATE INDEX cardQueue ON card\(.*dueAt)\)", r"\1, createdAt)", sql) for sql in indexes]
+    db.execute("PRAGMA foreign_keys = OFF")
+    db.execute("BEGIN")
+    db.execute(definition.replace('CREATE TABLE "card"', "CREATE TABLE card_next", 1)
+               .replace("CREATE TABLE card ", "CREATE TABLE card_next ", 1))
+    db.execute(f"INSERT INTO card_next ({', '.join(columns)}) SELECT {', '.join(values[c] for c in columns)} FROM card")
+    db.execute("DROP TABLE card")
+    db.execute("ALTER TABLE card_next RENAME TO card")
+    for sql in indexes:
+        db.execute(sql)
+    db.commit()
+    db.execute("VACUUM")
+
+
+def card_bytes(db: sqlite3.Connection) -> int:
+    return db.execute(
+        "SELECT SUM(pgsize) FROM dbstat WHERE name IN"
+        " (SELECT name FROM sqlite_master WHERE tbl_name = 'card')").fetchone()[0]
 
 
 def main() -> None:
+    if len(sys.argv) != 2:
+        raise SystemExit(__doc__)
     store = sys.argv[1]
-    source = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
-    tables = source.execute(
-        "SELECT SUM(pgsize) FROM dbstat WHERE name IN ('card', 'cardTag') OR name IN"
-        " (SELECT name FROM sqlite_master WHERE tbl_name IN ('card', 'cardTag'))").fetchone()[0]
-    print(f"{'encoding':<58}{'cards + tag links':>18}")
-    print(f"{'the store itself (dbstat)':<58}{tables / 1e6:>15.1f} MB")
+    labels = [
+        "the store (vacuumed copy)",
+        "card rebuilt, indexes made after its rows",
+        "+ card ids as 16-byte blobs",
+        "+ state and card type as integers",
+        "+ new cards in the queue index (cardNew dropped)",
+    ]
+    print(f"{'encoding':<50}{'file':>10}{'card + indexes':>17}")
     with tempfile.TemporaryDirectory() as folder:
-        for label, key, account, sync in [
-            ("36-character text ids, account id in rows and indexes", "TEXT", True, False),
-            ("16-byte blob ids, account id in rows and indexes", "BLOB", True, False),
-            ("16-byte blob ids, no account id", "BLOB", False, False),
-            ("integer ids, no account id", "INTEGER", False, False),
-            ("integer ids, no account id, cards keep a 16-byte UUID for sync", "INTEGER", False, True),
-        ]:
-            size = copy(source, os.path.join(folder, f"{label}.sqlite"), key, account, sync)
-            print(f"{label:<58}{size / 1e6:>15.1f} MB")
+        for step, label in enumerate(labels, start=1):
+            print(f"making copy {step}/{len(labels)}…", file=sys.stderr)
+            path = os.path.join(folder, f"step{step}.sqlite")
+            sqlite3.connect(f"file:{store}?mode=ro", uri=True).execute(f"VACUUM INTO '{path}'")
+            db = sqlite3.connect(path, isolation_level=None)
+            db.create_function("uuid_blob", 1, uuid_blob, deterministic=True)
+            if step > 1:
+                rebuild_card(db, step)
+            print(f"{label:<50}{os.path.getsize(path) / 1e6:>7.1f} MB{card_bytes(db) / 1e6:>14.1f} MB")
+            db.close()
 
 
 if __name__ == "__main__":

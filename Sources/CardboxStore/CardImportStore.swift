@@ -102,26 +102,28 @@ extension CardboxStore {
             try tx.checkCanAdd(batchOf: total)
             var done = 0
             progress?(0, total)
-            for deckId in order {
-                guard let indices = additions[deckId], !indices.isEmpty else { continue }
-                let deck = decks.values.first { $0.id.storage == deckId }!
-                let scheduler = try Scheduler(deck.study)
-                var position = 0
-                try tx.insertCards(indices.map { (cards[$0].draft, cards[$0].image) }, into: deck) { build in
-                    let imported = cards[indices[position]]
-                    position += 1
-                    done += 1
-                    if done % 1_000 == 0 || done == total { progress?(done, total) }
-                    report.count("card", \.created)
-                    guard !imported.reviews.isEmpty || imported.isArchived else { return }
-                    let card = build()
-                    if !imported.reviews.isEmpty {
-                        try tx.replay(imported.reviews, onImported: card, scheduler: scheduler)
-                        for _ in imported.reviews { report.count("review", \.created) }
-                    }
-                    if imported.isArchived {
-                        try tx.updateInserted(
-                            .card, id: card.id.storage, [("isArchived", 1), ("archivedAt", tx.nowMillis)])
+            try tx.withIndexesMadeAfter(["card", "cardTag", "reviewLog"], inserting: total) {
+                for deckId in order {
+                    guard let indices = additions[deckId], !indices.isEmpty else { continue }
+                    let deck = decks.values.first { $0.id.storage == deckId }!
+                    let scheduler = try Scheduler(deck.study)
+                    var position = 0
+                    try tx.insertCards(indices.map { (cards[$0].draft, cards[$0].image) }, into: deck) { build in
+                        let imported = cards[indices[position]]
+                        position += 1
+                        done += 1
+                        if done % 1_000 == 0 || done == total { progress?(done, total) }
+                        report.count("card", \.created)
+                        guard !imported.reviews.isEmpty || imported.isArchived else { return }
+                        let card = build()
+                        if !imported.reviews.isEmpty {
+                            try tx.replay(imported.reviews, onImported: card, scheduler: scheduler)
+                            for _ in imported.reviews { report.count("review", \.created) }
+                        }
+                        if imported.isArchived {
+                            try tx.updateInserted(
+                                .card, id: card.id.storage, [("isArchived", 1), ("archivedAt", tx.nowMillis)])
+                        }
                     }
                 }
             }

@@ -106,7 +106,9 @@ extension CardboxStore {
         return try write { tx in
             try tx.checkCanAdd(batchOf: valid.count)
             let deck = try tx.context.deck(tx.context.existing(deckReference, .deck))
-            return try tx.insertCards(valid.map { ($0, nil) }, into: deck)
+            return try tx.withIndexesMadeAfter(["card", "cardTag"], inserting: valid.count) {
+                try tx.insertCards(valid.map { ($0, nil) }, into: deck)
+            }
         }
     }
 

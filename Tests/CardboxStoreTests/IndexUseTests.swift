@@ -36,6 +36,16 @@ struct IndexUseTests {
 
     /// The plans of every statement `operation` runs, as "statement → plan line" pairs.
     static func plans(_ store: CardboxStore, of operation: () throws -> Void) throws -> [(String, String)] {
+        let statements = try self.statements(store, of: operation)
+        return try store.writer.read { db in
+            try statements.filter(Self.isQuery).flatMap { sql in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { (sql, $0["detail"] as String) }
+            }
+        }
+    }
+
+    /// Every statement `operation` runs, in order.
+    static func statements(_ store: CardboxStore, of operation: () throws -> Void) throws -> [String] {
         let statements = StatementLog()
         try store.writer.writeWithoutTransaction { db in
             db.trace(options: .statement) { event in statements.append(event.expandedDescription) }
@@ -43,11 +53,7 @@ struct IndexUseTests {
         defer { try? store.writer.writeWithoutTransaction { db in db.trace(options: [], nil) } }
         try operation()
         try store.writer.writeWithoutTransaction { db in db.trace(options: [], nil) }
-        return try store.writer.read { db in
-            try statements.all.filter(Self.isQuery).flatMap { sql in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { (sql, $0["detail"] as String) }
-            }
-        }
+        return statements.all
     }
 
     static func isQuery(_ sql: String) -> Bool {
@@ -152,6 +158,78 @@ struct IndexUseTests {
 }
 
 /// Statements seen by a connection's trace, which may run on any thread.
+/// A large import makes the indexes of cards, tag links and reviews after its rows (sorted once,
+/// pages written full) and leaves them as they were: the same names and definitions, consistent
+/// with the rows; a small one keeps them in place.
+@Suite("Indexes made after a bulk insert")
+struct BulkIndexTests {
+    static func indexes(_ store: CardboxStore) throws -> [String] {
+        try store.writer.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT name || ': ' || sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
+                    AND tbl_name IN ('card', 'cardTag', 'reviewLog') ORDER BY name
+                    """)
+        }
+    }
+
+    static func imports(_ count: Int) -> [CardImport] {
+        (0..<count).map { index in
+            var card = CardImport(
+                deck: "Bulk", draft: CardDraft(front: "word \(index)", back: "b", tags: ["t\(index % 7)", "all"]),
+                source: "line \(index + 1)")
+            if index % 100 == 0 {
+                card.reviews = [ReviewImport(rating: 3, at: Date(timeIntervalSince1970: 1e9), durationMs: nil)]
+            }
+            return card
+        }
+    }
+
+    @Test("a 10,000-card import drops and makes again every secondary index; 9,999 cards keep them")
+    func largeImportRebuildsIndexes() throws {
+        for (count, rebuilds) in [
+            (WriteContext.bulkInsertThreshold, true), (WriteContext.bulkInsertThreshold - 1, false),
+        ] {
+            let store = try TestStore.make()
+            _ = try store.setPlan(.premium)
+            let before = try Self.indexes(store)
+            #expect(before.count >= 10)
+            let statements = try IndexUseTests.statements(store) {
+                _ = try store.importCards(Self.imports(count), newDeckLanguages: ("es", "en"), onDuplicate: .skip)
+            }
+            let dropped = statements.filter { $0.hasPrefix("DROP INDEX") }.count
+            #expect(dropped == (rebuilds ? before.count : 0), "\(count) cards")
+            #expect(try Self.indexes(store) == before)
+            let (integrity, fronts, links, reviews) = try store.writer.read { db in
+                (
+                    try String.fetchOne(db, sql: "PRAGMA integrity_check"),
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM card INDEXED BY cardByFront"),
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cardTag INDEXED BY cardTagByTag"),
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM reviewLog INDEXED BY reviewLogByCard")
+                )
+            }
+            #expect(integrity == "ok")
+            #expect(fronts == count && links == 2 * count && reviews == (count + 99) / 100)
+            let queue = try store.dueQueue(in: nil, limit: 5)
+            #expect(queue.count == 5)
+        }
+    }
+
+    @Test("a store larger than the import keeps its indexes in place")
+    func smallImportIntoLargeStoreKeepsIndexes() throws {
+        let store = try TestStore.make()
+        _ = try store.setPlan(.premium)
+        _ = try store.importCards(
+            Self.imports(WriteContext.bulkInsertThreshold + 1), newDeckLanguages: ("es", "en"), onDuplicate: .copy)
+        let statements = try IndexUseTests.statements(store) {
+            _ = try store.importCards(
+                Self.imports(WriteContext.bulkInsertThreshold), newDeckLanguages: ("es", "en"), onDuplicate: .copy)
+        }
+        #expect(!statements.contains { $0.hasPrefix("DROP INDEX") })
+    }
+}
+
 private final class StatementLog: @unchecked Sendable {
     private let lock = NSLock()
     private var statements: [String] = []
