@@ -105,25 +105,12 @@ extension CardboxStore {
             try tx.withIndexesMadeAfter(["card", "cardTag", "reviewLog"], inserting: total) {
                 for deckId in order {
                     guard let indices = additions[deckId], !indices.isEmpty else { continue }
-                    let deck = decks.values.first { $0.id.storage == deckId }!
-                    let scheduler = try Scheduler(deck.study)
-                    var position = 0
-                    try tx.insertCards(indices.map { (cards[$0].draft, cards[$0].image) }, into: deck) { build in
-                        let imported = cards[indices[position]]
-                        position += 1
+                    try tx.insertImported(
+                        indices.map { cards[$0] }, into: decks.values.first { $0.id.storage == deckId }!,
+                        report: &report
+                    ) {
                         done += 1
                         if done % 1_000 == 0 || done == total { progress?(done, total) }
-                        report.count("card", \.created)
-                        guard !imported.reviews.isEmpty || imported.isArchived else { return }
-                        let card = build()
-                        if !imported.reviews.isEmpty {
-                            try tx.replay(imported.reviews, onImported: card, scheduler: scheduler)
-                            for _ in imported.reviews { report.count("review", \.created) }
-                        }
-                        if imported.isArchived {
-                            try tx.updateInserted(
-                                .card, id: card.id.storage, [("isArchived", 1), ("archivedAt", tx.nowMillis)])
-                        }
                     }
                 }
             }
@@ -144,6 +131,30 @@ extension CardboxStore {
 }
 
 extension WriteContext {
+    /// Inserts one deck's new imported cards, replaying each card's past reviews and archiving it
+    /// when the source had it archived; `inserted` runs after each card.
+    fileprivate func insertImported(
+        _ imports: [CardImport], into deck: Deck, report: inout ImportReport, inserted: () -> Void
+    ) throws {
+        let scheduler = try Scheduler(deck.study)
+        var position = 0
+        try insertCards(imports.map { ($0.draft, $0.image) }, into: deck) { build in
+            let imported = imports[position]
+            position += 1
+            inserted()
+            report.count("card", \.created)
+            guard !imported.reviews.isEmpty || imported.isArchived else { return }
+            let card = build()
+            if !imported.reviews.isEmpty {
+                try replay(imported.reviews, onImported: card, scheduler: scheduler)
+                for _ in imported.reviews { report.count("review", \.created) }
+            }
+            if imported.isArchived {
+                try updateInserted(.card, id: card.id.storage, [("isArchived", 1), ("archivedAt", nowMillis)])
+            }
+        }
+    }
+
     /// The deck an imported card goes to: found by id or name, or created when languages are given.
     fileprivate func importDeck(
         _ card: CardImport, languages: (String, String)?, missingLanguage: String, decks: inout [String: Deck],

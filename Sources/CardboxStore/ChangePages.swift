@@ -121,9 +121,9 @@ private struct PageReader {
                 page.rows += try reader.rows(entity, where: written, versions, index: entity.versionIndex)
                 return .rows(entity: index + 1, after: [])
             }
-            let order = entity.storageOrder.map { "t.\($0)" }.joined(separator: ", ")
             let afterPlace =
-                after.isEmpty ? "" : " AND (\(order)) > (\(after.map { _ in "?" }.joined(separator: ", ")))"
+                after.isEmpty
+                ? "" : " AND (\(entity.storageOrder(table: "t"))) > (\(after.map { _ in "?" }.joined(separator: ", ")))"
             let found = try reader.rows(
                 entity, where: written + afterPlace, versions + after.map(\.databaseValue), inStorageOrder: room)
             page.rows += found.map(\.row)

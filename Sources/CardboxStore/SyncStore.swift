@@ -187,9 +187,9 @@ struct RowReader {
     {
         // The table itself, in its own order: by the version index, every page would sort all the
         // rows after it again.
-        let order = entity.storageOrder.map { "t.\($0)" }.joined(separator: ", ")
         return try rows(
-            entity, where: condition + " ORDER BY \(order) LIMIT ?", arguments + [limit.databaseValue],
+            entity, where: condition + " ORDER BY \(entity.storageOrder(table: "t")) LIMIT ?",
+            arguments + [limit.databaseValue],
             from: " NOT INDEXED")
     }
 

@@ -75,6 +75,11 @@ extension SyncedEntity {
     /// for a table without one (tag links: two small keys, no third) its primary key.
     var storageOrder: [String] { self == .cardTag ? ["cardKey", "tagKey"] : ["rowid"] }
 
+    /// `storageOrder` as SQL on the table named `alias`, for an `ORDER BY` or a row value.
+    func storageOrder(table alias: String) -> String {
+        storageOrder.map { "\(alias).\($0)" }.joined(separator: ", ")
+    }
+
     /// Whether rows of other tables name this table's rows by an integer `key` column.
     var hasIntegerKey: Bool { Self.keyedEntities.contains(self) }
 
