@@ -9,10 +9,8 @@ one more change of encoding than the copy before, keeping its rows, keys and ind
   2. the card table rebuilt as it is, its indexes made after its rows (packed full: the baseline the
      steps after are measured against, as each rebuilds the table the same way);
   3. the card's id as a 16-byte blob instead of 36 characters of text (the row and its unique index);
-  4. also the card's state and type as small integers instead of words (the row and the queue, new and
-     front indexes);
-  5. also one queue index instead of two: new cards ordered by `dueAt, createdAt` in `cardQueue`, with
-     `cardNew` dropped (holds only if new cards never have a due time).
+  4. also the card's state and type as small integers instead of words (the row and the queue and
+     front indexes).
 Prints each file's size and what the card table and its indexes take in it (dbstat). Nothing in STORE
 changes; the copies are measurements, not stores Cardbox opens.
 """
@@ -55,9 +53,7 @@ def rebuild_card(db: sqlite3.Connection, step: int) -> None:
         types = [row[0] for row in db.execute("SELECT DISTINCT cardType FROM card ORDER BY cardType")]
         values["cardType"] = "CASE cardType " + " ".join(f"WHEN '{name}' THEN {code}" for code, name in enumerate(types)) + " END"
         values["state"] = "CASE state " + " ".join(f"WHEN '{name}' THEN {code}" for name, code in STATES.items()) + " END"
-    if step >= 5:
-        indexes = [sql for sql in indexes if not sql.startswith("CREATE INDEX cardNew ")]
-        indexes = [re.sub(r"(CREATE INDEX cardQueue ON card\(.*dueAt)\)", r"\1, createdAt)", sql) for sql in indexes]
+        indexes = [sql.replace("state = 'new'", f"state = {STATES['new']}") for sql in indexes]
     db.execute("PRAGMA foreign_keys = OFF")
     db.execute("BEGIN")
     db.execute(definition.replace('CREATE TABLE "card"', "CREATE TABLE card_next", 1)
@@ -86,7 +82,6 @@ def main() -> None:
         "card rebuilt, indexes made after its rows",
         "+ card ids as 16-byte blobs",
         "+ state and card type as integers",
-        "+ new cards in the queue index (cardNew dropped)",
     ]
     print(f"{'encoding':<50}{'file':>10}{'card + indexes':>17}")
     with tempfile.TemporaryDirectory() as folder:

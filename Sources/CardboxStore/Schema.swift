@@ -23,6 +23,8 @@ enum Schema {
         migrator.registerMigration("v10: cloze cards", migrate: addClozeNumbers)
         migrator.registerMigration(accountColumnsDropped, migrate: dropAccountColumns)
         migrator.registerMigration(integerKeys, migrate: addIntegerKeys)
+        migrator.registerMigration(
+            "v13: study indexes hold only the cards they are read for", migrate: narrowStudyIndexes)
         return migrator
     }
 
@@ -595,6 +597,23 @@ enum Schema {
                 CREATE INDEX reviewLogByDeck ON reviewLog(deckKey, reviewedAt);
                 CREATE INDEX reviewLogByTime ON reviewLog(reviewedAt);
                 CREATE INDEX reviewLogAnswersByDeck ON reviewLog(deckKey, stateBefore, reviewedAt);
+                """)
+    }
+
+    /// The study queue reads new cards by creation (`state = 'new'`) and the others by due time
+    /// (`dueAt <= ?`), each through its own index, which held every card: a new card has no due
+    /// time, so `cardQueue`'s entry for it served no read, and `cardNew` repeated the state of cards
+    /// it only holds when new. Partial indexes keep each card in the one index that finds it, and a
+    /// new card's insert writes one index fewer. A read must name its index's condition for SQLite
+    /// to use it: `state = 'new'` as written, or any comparison of `dueAt`, which implies it is not
+    /// null.
+    static func narrowStudyIndexes(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                DROP INDEX cardQueue;
+                DROP INDEX cardNew;
+                CREATE INDEX cardQueue ON card(deckKey, isArchived, state, dueAt) WHERE dueAt IS NOT NULL;
+                CREATE INDEX cardNew ON card(deckKey, isArchived, createdAt) WHERE state = 'new';
                 """)
     }
 

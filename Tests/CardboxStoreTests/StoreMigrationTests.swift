@@ -10,7 +10,7 @@ import Testing
 /// opens with today's code: migrated, every row and sync record kept, still syncing.
 @Suite("Store migration")
 struct StoreMigrationTests {
-    static let fixtures = ["store-v10.sqlite", "store-v11.sqlite"]
+    static let fixtures = ["store-v10.sqlite", "store-v11.sqlite", "store-v12.sqlite"]
 
     /// A copy of the fixture in a folder of its own, removed by `cleanUp`.
     static func copyOfFixture(_ name: String) throws -> String {
@@ -134,6 +134,16 @@ struct StoreMigrationTests {
                 db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'cardTag' ORDER BY name")
             #expect(linkIndexes == ["cardTagBySyncVersion", "cardTagByTag"])
             #expect(throws: DatabaseError.self) { try db.execute(sql: "SELECT rowid FROM cardTag") }
+            // The study queue's two card indexes hold only the cards each is read for (v13): new cards
+            // by creation, cards with a due time by it.
+            let studyIndexes = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT name, partial FROM pragma_index_list('card')
+                    WHERE name IN ('cardQueue', 'cardNew') ORDER BY name
+                    """
+            ).map { "\($0["name"] as String) \($0["partial"] as Int)" }
+            #expect(studyIndexes == ["cardNew 1", "cardQueue 1"])
             #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
             #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
         }
