@@ -112,6 +112,10 @@ struct SchedulerRuleTests {
         #expect(try StepList.parse("1h, 30s,2d", field: "x") == [3_600, 30, 172_800])
         #expect(try StepList.parse("", field: "x").isEmpty)
         #expect(throws: SchedulingError.self) { try StepList.parse("10x", field: "learning steps") }
+        // Spaces and tabs around a step are allowed, a no-break space too; a line break is not.
+        #expect(try StepList.parse(" 1m\t,\u{00A0}10m\u{3000}", field: "x") == [60, 600])
+        #expect(throws: SchedulingError.self) { try StepList.parse("1m\n", field: "x") }
+        #expect(throws: SchedulingError.self) { try StepList.parse("0m", field: "x") }
     }
 
     @Test("a new card's retrievability is 0; it falls with whole elapsed days")
