@@ -229,7 +229,7 @@ public enum AnkiPackageFormat {
             for row in try Row.fetchAll(db, sql: "SELECT id, mid, tags, flds FROM notes") {
                 guard let id = row["id"] as Int64?, let mid = row["mid"] as Int64? else { continue }
                 notes[id] = (
-                    noteTypes[String(mid)], ((row["flds"] as String?) ?? "").components(separatedBy: "\u{1F}"),
+                    noteTypes[String(mid)], Self.fields(of: (row["flds"] as String?) ?? ""),
                     ((row["tags"] as String?) ?? "").split(separator: " ").map(String.init)
                 )
             }
@@ -305,6 +305,14 @@ public enum AnkiPackageFormat {
             return Package(cards: cards, notImported: notImported, fieldMapping: fieldMapping)
         }
 
+        /// A note's fields, which Anki keeps in one text separated by U+001F. Split as bytes: Foundation's
+        /// `components(separatedBy:)` took a few percent of a 10,000-note import.
+        static func fields(of text: String) -> [String] {
+            text.utf8.split(separator: 0x1F, omittingEmptySubsequences: false).map {
+                String(decoding: $0, as: UTF8.self)
+            }
+        }
+
         /// A JSON column of `col`, or an empty value when it is missing or damaged.
         static func decode<T: Decodable & ExpressibleByDictionaryLiteral>(_ type: T.Type, _ text: String?) -> T {
             guard let text, let value = try? JSONDecoder().decode(type, from: Data(text.utf8)) else { return [:] }
@@ -322,6 +330,7 @@ public enum AnkiPackageFormat {
 
         /// The file name in the first `<img src="…">` of a field.
         static func firstImage(in html: String) -> String? {
+            guard html.utf8.contains(UInt8(ascii: "<")) else { return nil }  // text without markup: most fields
             guard let tag = html.range(of: "<img", options: .caseInsensitive),
                 let source = html.range(of: "src=", options: .caseInsensitive, range: tag.upperBound..<html.endIndex)
             else { return nil }

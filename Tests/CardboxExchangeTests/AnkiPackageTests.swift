@@ -1,11 +1,12 @@
 import CardboxCore
-import CardboxExchange
 import CardboxScheduling
 import CardboxStore
 import Foundation
 import GRDB
 import Testing
 import ZIPFoundation
+
+@testable import CardboxExchange
 
 @Suite("Anki packages (.apkg made by the real Anki: scripts/anki_package.py)")
 struct AnkiPackageTests {
@@ -57,6 +58,13 @@ struct AnkiPackageTests {
             #expect(card.stability == expected.stability && card.difficulty == expected.difficulty)
             #expect(card.dueAt == expected.due && card.state.rawValue == expected.phase.rawValue)
         }
+    }
+
+    @Test("a note's fields split at U+001F, empty ones kept, text beyond ASCII whole")
+    func noteFields() {
+        #expect(AnkiPackageFormat.Reader.fields(of: "") == [""])
+        #expect(AnkiPackageFormat.Reader.fields(of: "el niño\u{1F}\u{1F}the boy 👦") == ["el niño", "", "the boy 👦"])
+        #expect(AnkiPackageFormat.Reader.fields(of: "a\u{1F}") == ["a", ""])
     }
 
     @Test("a damaged deflate stream that never ends is refused, not read for ever (found by fuzzing)")
