@@ -602,18 +602,20 @@ enum Schema {
 
     /// The study queue reads new cards by creation (`state = 'new'`) and the others by due time
     /// (`dueAt <= ?`), each through its own index, which held every card: a new card has no due
-    /// time, so `cardQueue`'s entry for it served no read, and `cardNew` repeated the state of cards
-    /// it only holds when new. Partial indexes keep each card in the one index that finds it, and a
-    /// new card's insert writes one index fewer. A read must name its index's condition for SQLite
-    /// to use it: `state = 'new'` as written, or any comparison of `dueAt`, which implies it is not
-    /// null.
+    /// time, so `cardQueue`'s entry for it served no read, and `cardNew` held cards that were no
+    /// longer new. Partial indexes keep each card in the one index that finds it, and a new card's
+    /// insert writes one index fewer. A read must name its index's condition for SQLite to use it:
+    /// `state = 'new'` as written, or any comparison of `dueAt`, which implies it is not null.
+    /// `cardNew` keeps the state among its columns although every entry's is 'new': this SQLite
+    /// (3.40) reads the row to check the term otherwise, and counting a deck's new cards at every
+    /// study step would read every new card's row instead of the index alone.
     static func narrowStudyIndexes(_ db: Database) throws {
         try db.execute(
             sql: """
                 DROP INDEX cardQueue;
                 DROP INDEX cardNew;
                 CREATE INDEX cardQueue ON card(deckKey, isArchived, state, dueAt) WHERE dueAt IS NOT NULL;
-                CREATE INDEX cardNew ON card(deckKey, isArchived, createdAt) WHERE state = 'new';
+                CREATE INDEX cardNew ON card(deckKey, isArchived, state, createdAt) WHERE state = 'new';
                 """)
     }
 
