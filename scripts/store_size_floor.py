@@ -8,9 +8,9 @@ one more change of encoding than the copy before, keeping its rows, keys and ind
   1. as the store has it (the copy vacuumed);
   2. the card table rebuilt as it is, its indexes made after its rows (packed full: the baseline the
      steps after are measured against, as each rebuilds the table the same way);
-  3. the card's id as a 16-byte blob instead of 36 characters of text (the row and its unique index);
-  4. also the card's state and type as small integers instead of words (the row and the queue and
-     front indexes).
+  3. the card's state and type as small integers instead of words (the row and the queue and front
+     indexes).
+(The card's id as 16 bytes, which this script measured before, is the store's own encoding since v14.)
 Prints each file's size and what the card table and its indexes take in it (dbstat). Nothing in STORE
 changes; the copies are measurements, not stores Cardbox opens.
 """
@@ -19,13 +19,8 @@ import re
 import sqlite3
 import sys
 import tempfile
-import uuid
 
 STATES = {"new": 0, "learning": 1, "review": 2, "relearning": 3}
-
-
-def uuid_blob(text: str) -> bytes:
-    return uuid.UUID(text).bytes
 
 
 def rewrite(definition: str, pattern: str, replacement: str) -> str:
@@ -42,12 +37,10 @@ def rebuild_card(db: sqlite3.Connection, step: int) -> None:
     definition = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'card'").fetchone()[0]
     indexes = [row[0] for row in db.execute(
         "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'card' AND sql IS NOT NULL")]
+    # The stored columns: table_info leaves out the generated `id`, which the copy computes itself.
     columns = [row[1] for row in db.execute("PRAGMA table_info(card)")]
     values = {column: column for column in columns}
     if step >= 3:
-        definition = rewrite(definition, r"id TEXT NOT NULL UNIQUE", "id BLOB NOT NULL UNIQUE")
-        values["id"] = "uuid_blob(id)"
-    if step >= 4:
         definition = rewrite(definition, r"cardType TEXT NOT NULL CHECK \(cardType <> ''\)", "cardType INTEGER NOT NULL")
         definition = rewrite(definition, r"state TEXT NOT NULL DEFAULT 'new' CHECK \(state IN \([^)]*\)\)", "state INTEGER NOT NULL")
         types = [row[0] for row in db.execute("SELECT DISTINCT cardType FROM card ORDER BY cardType")]
@@ -80,7 +73,6 @@ def main() -> None:
     labels = [
         "the store (vacuumed copy)",
         "card rebuilt, indexes made after its rows",
-        "+ card ids as 16-byte blobs",
         "+ state and card type as integers",
     ]
     print(f"{'encoding':<50}{'file':>10}{'card + indexes':>17}")
@@ -90,7 +82,6 @@ def main() -> None:
             path = os.path.join(folder, f"step{step}.sqlite")
             sqlite3.connect(f"file:{store}?mode=ro", uri=True).execute(f"VACUUM INTO '{path}'")
             db = sqlite3.connect(path, isolation_level=None)
-            db.create_function("uuid_blob", 1, uuid_blob, deterministic=True)
             if step > 1:
                 rebuild_card(db, step)
             print(f"{label:<50}{os.path.getsize(path) / 1e6:>7.1f} MB{card_bytes(db) / 1e6:>14.1f} MB")

@@ -164,17 +164,18 @@ extension CardboxStore {
         Entity(rawValue: table)?.allColumns(table: "t") ?? "t.*"
     }
 
-    /// Columns of the table that are this store's own numbering, not data: its integer key and the
-    /// keys its key references hold.
+    /// Columns of the table that are this store's own numbering or encoding, not data: its integer
+    /// key, the keys its key references hold, and the bytes of an id kept as bytes (`id` has it).
     static func storedOnlyColumns(_ entity: Entity) -> [String] {
-        (entity.hasIntegerKey ? ["key"] : []) + entity.keyReferences.keys.map(entity.storedColumn)
+        (entity.hasIntegerKey ? ["key"] : []) + (entity.keepsIdAsBytes ? ["uid"] : [])
+            + entity.keyReferences.keys.map(entity.storedColumn)
     }
 
     private static func orderColumn(_ table: String) -> String {
         switch table {
         case "setting": "key"
         case "cardTag": "cardId, tagId"
-        default: "id"
+        default: Entity(rawValue: table)?.storedColumn("id") ?? "id"  // bytes sort as their text
         }
     }
 

@@ -411,7 +411,7 @@ extension StoreContext {
 
     func card(_ id: String) throws -> Card {
         let rows = try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT \(CardColumns.select) FROM card WHERE id = ?"),
+            db.cachedStatement(sql: "SELECT \(CardColumns.select) FROM card WHERE \(Entity.card.binding("id"))"),
             arguments: [id])
         guard let card = try cards(rows).first else { throw CardboxError.notFound(kind: "card", reference: id) }
         return card
@@ -425,10 +425,9 @@ extension StoreContext {
             // Padded to a power of two, so a handful of prepared statements serve every size.
             let size = chunk.count <= 1 ? 1 : 1 << (Int.bitWidth - (chunk.count - 1).leadingZeroBitCount)
             chunk += Array(repeating: "", count: size - chunk.count)
-            let marks = Array(repeating: "?", count: size).joined(separator: ",")
             for row in try Row.fetchAll(
                 db.cachedStatement(
-                    sql: "SELECT \(CardColumns.select) FROM card WHERE id IN (\(marks))"),
+                    sql: "SELECT \(CardColumns.select) FROM card WHERE \(Entity.card.idAmong(size))"),
                 arguments: StatementArguments(chunk))
             {
                 rows[row[CardColumn.id]] = row
@@ -446,13 +445,12 @@ extension StoreContext {
             // Pad the list to a power of two so a handful of prepared statements serve every size.
             let size = chunk.count <= 1 ? 1 : 1 << (Int.bitWidth - (chunk.count - 1).leadingZeroBitCount)
             chunk += Array(repeating: "", count: size - chunk.count)
-            let marks = Array(repeating: "?", count: size).joined(separator: ",")
             let tagRows = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
                         SELECT card.id AS cardId, tag.name FROM card
                         JOIN cardTag ON cardTag.cardKey = card.key JOIN tag ON tag.key = cardTag.tagKey
-                        WHERE card.id IN (\(marks)) ORDER BY tag.nameKey
+                        WHERE \(Entity.card.idAmong(size, table: "card")) ORDER BY tag.nameKey
                         """), arguments: StatementArguments(chunk))
             for row in tagRows { tagsByCard[row["cardId"], default: []].append(row["name"]) }
         }

@@ -188,11 +188,19 @@ public final class CardboxStore: Sendable {
     }
 
     /// SQL functions the store's queries use: `cardbox_folded(text)`, the text case-folded as Swift
-    /// folds it (SQLite's own lower() and LIKE fold ASCII letters only), for searching cards.
+    /// folds it (SQLite's own lower() and LIKE fold ASCII letters only), for searching cards; and
+    /// `cardbox_uuid_bytes(text)`, the 16 bytes of an id in its stored form (NULL for other text), for
+    /// the tables that keep ids as bytes (`SyncedEntity.keepsIdAsBytes`). This SQLite (3.40) has no
+    /// `unhex`; the other way, bytes to text, is plain SQL (`Schema.idText`).
     static func addFunctions(to db: Database) {
         db.add(
             function: DatabaseFunction("cardbox_folded", argumentCount: 1, pure: true) { values in
                 String.fromDatabaseValue(values[0])?.folding(options: [.caseInsensitive], locale: nil)
+            })
+        db.add(
+            function: DatabaseFunction("cardbox_uuid_bytes", argumentCount: 1, pure: true) { values in
+                guard case .string(let text) = values[0].storage else { return nil }
+                return StoredID.bytes(text)
             })
     }
 
@@ -200,7 +208,9 @@ public final class CardboxStore: Sendable {
     /// migrations takes about 50 ms (SQLite parses the whole schema again after each ALTER TABLE);
     /// copying their result takes well under 1 ms. Built once per process; never written to.
     private static let migratedTemplate = Result {
-        let queue = try DatabaseQueue()
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in CardboxStore.addFunctions(to: db) }
+        let queue = try DatabaseQueue(configuration: configuration)
         try Schema.migrator.migrate(queue)
         return queue
     }

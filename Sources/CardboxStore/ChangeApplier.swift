@@ -186,12 +186,10 @@ struct ChangeApplier {
     {
         let shape = InsertShape(entity: entity, columnCount: columns.count)
         if let statement = inserts[shape] { return statement }
+        let wireColumns = (entity.identity == .uuid ? ["id"] : []) + columns.map(\.0)
         let names =
-            (entity.identity == .uuid ? ["id"] : []) + columns.map { entity.storedColumn($0.0) }
-            + [SyncColumns.timestamp, SyncColumns.replica, SyncColumns.version]
-        let marks =
-            ((entity.identity == .uuid ? ["?"] : []) + columns.map { entity.valueExpression($0.0) } + ["?", "?", "?"])
-            .joined(separator: ", ")
+            wireColumns.map(entity.storedColumn) + [SyncColumns.timestamp, SyncColumns.replica, SyncColumns.version]
+        let marks = (wireColumns.map(entity.valueExpression) + ["?", "?", "?"]).joined(separator: ", ")
         let statement = try FastStatement(
             db, "INSERT INTO \(entity.table) (\(names.joined(separator: ", "))) VALUES (\(marks))", leading: [])
         inserts[shape] = statement

@@ -200,8 +200,8 @@ struct RowInserter {
         self.entity = entity
         let identity = entity.identity == .uuid ? ["id"] : []
         let sync = [SyncColumns.timestamp, SyncColumns.replica, SyncColumns.version]
-        let names = sync + identity + columns.map(entity.storedColumn)
-        let marks = (Array(repeating: "?", count: sync.count + identity.count) + columns.map(entity.valueExpression))
+        let names = sync + (identity + columns).map(entity.storedColumn)
+        let marks = (Array(repeating: "?", count: sync.count) + (identity + columns).map(entity.valueExpression))
             .joined(separator: ", ")
         let stamp = context.timestamp.storageValue.databaseValue
         statement = try FastStatement(

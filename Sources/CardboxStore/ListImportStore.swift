@@ -121,7 +121,7 @@ extension CardboxStore {
 
 extension WriteContext {
     fileprivate func exists(_ entity: Entity, _ id: String) throws -> Bool {
-        try context.count("SELECT COUNT(*) FROM \(entity.rawValue) WHERE id = ?", [id]) > 0
+        try context.count("SELECT COUNT(*) FROM \(entity.rawValue) WHERE \(entity.binding("id"))", [id]) > 0
     }
 
     fileprivate func importList(_ list: ListImport, policy: DuplicatePolicy, report: inout ImportReport) throws {

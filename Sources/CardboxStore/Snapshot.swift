@@ -119,6 +119,7 @@ extension CardboxStore {
             var configuration = Configuration()
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+                CardboxStore.addFunctions(to: db)
             }
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             // A store has tables and indexes only: a trigger or view in the file would come along.

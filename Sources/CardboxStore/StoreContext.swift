@@ -39,7 +39,7 @@ struct StoreContext {
         }
         let table = entity.rawValue
         if let id = try String.fetchOne(
-            db.cachedStatement(sql: "SELECT id FROM \(table) WHERE id = ?"),
+            db.cachedStatement(sql: "SELECT id FROM \(table) WHERE \(entity.binding("id"))"),
             arguments: [trimmed.lowercased()])
         {
             return id
@@ -63,11 +63,15 @@ struct StoreContext {
         // are shown the random last digits. Either end of an id names it, when only one id has it.
         let fragment = trimmed.lowercased()
         if fragment.count >= 4, fragment.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+            // Ids kept as bytes are matched on their hex digits first, which reads the id index
+            // alone; only the rows that match have their text made.
+            let condition = entity.keepsIdAsBytes ? "hex(uid) LIKE ?2 AND id LIKE ?1" : "id LIKE ?1"
             for pattern in [fragment + "%", "%" + fragment] {
                 let ids = try String.fetchAll(
                     db.cachedStatement(
-                        sql: "SELECT id FROM \(table) WHERE id LIKE ? ORDER BY id LIMIT 6"),
-                    arguments: [pattern])
+                        sql: "SELECT id FROM \(table) WHERE \(condition) ORDER BY id LIMIT 6"),
+                    arguments: entity.keepsIdAsBytes
+                        ? [pattern, pattern.replacingOccurrences(of: "-", with: "")] : [pattern])
                 if ids.count == 1 { return ids[0] }
                 if ids.count > 1 {
                     throw CardboxError.ambiguous(kind: entity.kind, reference: trimmed, candidates: ids)
@@ -83,7 +87,7 @@ struct StoreContext {
         let stored = id.storage
         guard
             try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM \(entity.rawValue) WHERE id = ?"),
+                db.cachedStatement(sql: "SELECT 1 FROM \(entity.rawValue) WHERE \(entity.binding("id"))"),
                 arguments: [stored]) != nil
         else { throw CardboxError.notFound(kind: entity.kind, reference: stored) }
         return stored

@@ -114,7 +114,7 @@ extension WriteContext {
                 db.cachedStatement(
                     sql: """
                         SELECT tag.id FROM cardTag JOIN tag ON tag.key = cardTag.tagKey
-                        WHERE cardTag.cardKey = (SELECT key FROM card WHERE id = ?)
+                        WHERE \(Entity.cardTag.binding("cardId", table: "cardTag"))
                         """),
                 arguments: [cardId]))
         for tagId in current.subtracting(wanted).sorted() { try unlinkTag(cardId: cardId, tagId: tagId) }

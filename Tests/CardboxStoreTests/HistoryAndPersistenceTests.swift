@@ -296,6 +296,25 @@ struct StoredFormTests {
         }
     }
 
+    @Test("a card id's 16 bytes read back through the store's SQL as the same text; other text has none")
+    func idBytes() throws {
+        let queue = try DatabaseQueue()
+        for _ in 0..<200 {
+            let text = UUID().uuidString.lowercased()
+            let bytes = try #require(StoredID.bytes(text))
+            #expect(bytes.count == 16)
+            let back = try queue.read {
+                try String.fetchOne(
+                    $0, sql: "WITH v(uid) AS (SELECT ?) SELECT \(Schema.idText("uid")) FROM v", arguments: [bytes])
+            }
+            #expect(back == text)
+            #expect(StoredID.bytes(text.uppercased()) == nil)
+        }
+        for text in ["", "not-an-id", "0195f6a2-7c1e-7b3a-9e4f-1a2b3c4d5e6", "0195f6a27c1e7b3a9e4f1a2b3c4d5e6f0000"] {
+            #expect(StoredID.bytes(text) == nil, "\(text)")
+        }
+    }
+
     @Test("a malformed stored id is an error, never a crash")
     func malformedIds() {
         for text in [

@@ -144,6 +144,23 @@ struct IndexUseTests {
         #expect(Self.fullScans(plans) == [])
     }
 
+    @Test("a card named by its id is found through the index of its id's bytes: read, edit, tag, delete")
+    func cardById() throws {
+        let (store, deck, _) = try Self.sampleStore()
+        let card = try #require(try store.cards(in: deck, limit: 1).first)
+        let plans = try Self.plans(store) {
+            _ = try store.card(card.id)
+            _ = try store.editCard(card.id, CardChanges(back: "changed", tags: ["t2", "new"]))
+            _ = try store.setFavorite(card.id, true)
+            _ = try store.setArchived(card.id, true)
+            try store.deleteCard(card.id)
+        }
+        #expect(Self.fullScans(plans) == [])
+        #expect(Self.uses("sqlite_autoindex_card_1", plans), "no statement finds the card by its id")
+        // Never by the virtual `id` column: without an index of its own, that computes every row's id.
+        #expect(!plans.contains { $0.0.contains("card WHERE id =") })
+    }
+
     @Test("a sync that sends one changed card reads no large table whole")
     func syncPage() throws {
         let (store, deck, _) = try Self.sampleStore()

@@ -10,7 +10,7 @@ import Testing
 /// opens with today's code: migrated, every row and sync record kept, still syncing.
 @Suite("Store migration")
 struct StoreMigrationTests {
-    static let fixtures = ["store-v10.sqlite", "store-v11.sqlite", "store-v12.sqlite"]
+    static let fixtures = ["store-v10.sqlite", "store-v11.sqlite", "store-v12.sqlite", "store-v13.sqlite"]
 
     /// A copy of the fixture in a folder of its own, removed by `cleanUp`.
     static func copyOfFixture(_ name: String) throws -> String {
@@ -144,6 +144,14 @@ struct StoreMigrationTests {
                     """
             ).map { "\($0["name"] as String) \($0["partial"] as Int)" }
             #expect(studyIndexes == ["cardNew 1", "cardQueue 1"])
+            // A card's id is kept as its 16 bytes (v14); `id` is a virtual column reading them as the
+            // text it was (the rows compared above).
+            let cards = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM card")
+            let cardsWithBytes = try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM card WHERE typeof(uid) = 'blob' AND length(uid) = 16")
+            #expect(cards == 7 && cardsWithBytes == cards)
+            let idColumn = try Int.fetchOne(db, sql: "SELECT hidden FROM pragma_table_xinfo('card') WHERE name = 'id'")
+            #expect(idColumn == 2, "the card's id is a virtual generated column")
             #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
             #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
         }

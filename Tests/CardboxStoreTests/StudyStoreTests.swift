@@ -197,7 +197,9 @@ struct StudyStoreTests {
 
     @Test("version 1 stores gain the study columns; cards that had a due time become review cards")
     func migration() throws {
-        let queue = try DatabaseQueue()
+        var configuration = Configuration()
+        configuration.prepareDatabase { CardboxStore.addFunctions(to: $0) }
+        let queue = try DatabaseQueue(configuration: configuration)
         try Schema.migrator.migrate(queue, upTo: "v1: accounts, decks, cards, lists, boards, history")
         try queue.write { db in
             try db.execute(
@@ -206,9 +208,9 @@ struct StudyStoreTests {
                     INSERT INTO deck (id, accountId, name, nameKey, frontLanguage, backLanguage, createdAt, modifiedAt)
                       VALUES ('d', 'a', 'D', 'd', 'es', 'en', 0, 0);
                     INSERT INTO card (id, accountId, deckId, front, frontKey, back, cardType, frontLanguage, backLanguage,
-                      dueAt, createdAt, modifiedAt) VALUES ('c1', 'a', 'd', 'x', 'x', 'y', 'basic', 'es', 'en', 5, 0, 0);
+                      dueAt, createdAt, modifiedAt) VALUES ('00000000-0000-4000-8000-000000000001', 'a', 'd', 'x', 'x', 'y', 'basic', 'es', 'en', 5, 0, 0);
                     INSERT INTO card (id, accountId, deckId, front, frontKey, back, cardType, frontLanguage, backLanguage,
-                      createdAt, modifiedAt) VALUES ('c2', 'a', 'd', 'z', 'z', 'y', 'basic', 'es', 'en', 0, 0);
+                      createdAt, modifiedAt) VALUES ('00000000-0000-4000-8000-000000000002', 'a', 'd', 'z', 'z', 'y', 'basic', 'es', 'en', 0, 0);
                     """)
         }
         try Schema.migrator.migrate(queue)
