@@ -33,7 +33,19 @@ public enum FuzzTargets {
         "image": { data in _ = try? VipsImages.ingest(data) },
         "html": { data in FuzzTargets.html(data) },
         "workermessage": { data in FuzzTargets.workerMessage(data) },
+        "storedid": { data in FuzzTargets.storedID(data) },
     ]
+
+    /// A card id's bytes (`cardbox_uuid_bytes`): text has bytes exactly when it is an id in its
+    /// stored form, and they read back as that text; 16 bytes read as an id whose bytes they are.
+    static func storedID(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        let bytes = StoredID.bytes(text)
+        precondition(
+            (bytes != nil) == UUID.isStoredForm(text), "\(text.debugDescription): bytes disagree with the form")
+        if let bytes { precondition(StoredID.text(bytes) == text, "\(text) does not read back from its bytes") }
+        if let id = StoredID.text(data) { precondition(StoredID.bytes(id) == data, "16 bytes do not read back") }
+    }
 
     /// The image worker's framing: a message that decodes encodes back to the same bytes.
     static func workerMessage(_ data: Data) {

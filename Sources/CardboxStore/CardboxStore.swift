@@ -197,11 +197,7 @@ public final class CardboxStore: Sendable {
             function: DatabaseFunction("cardbox_folded", argumentCount: 1, pure: true) { values in
                 String.fromDatabaseValue(values[0])?.folding(options: [.caseInsensitive], locale: nil)
             })
-        db.add(
-            function: DatabaseFunction("cardbox_uuid_bytes", argumentCount: 1, pure: true) { values in
-                guard case .string(let text) = values[0].storage else { return nil }
-                return StoredID.bytes(text)
-            })
+        StoredID.addFunction(to: db)
     }
 
     /// An empty database with every migration run, copied into each new in-memory store. Running the
