@@ -100,6 +100,25 @@ struct StoreMigrationTests {
         }
     }
 
+    @Test("a store whose card has a malformed id is refused, naming the id, and left as it was")
+    func malformedCardId() throws {
+        let path = try Self.copyOfFixture("store-v13.sqlite")
+        defer { Self.cleanUp(path) }
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(sql: "UPDATE card SET id = 'not-an-id' WHERE key = (SELECT MIN(key) FROM card)")
+        }
+        try queue.close()
+        let before = try Self.rowsByTable(path)
+        do {
+            _ = try CardboxStore.open(path: path)
+            Issue.record("a card id that is not an id migrated")
+        } catch let error as CardboxError {
+            #expect(error.localizedDescription.contains("card id 'not-an-id' is not an id"), "\(error)")
+        }
+        #expect(try Self.rowsByTable(path) == before)
+    }
+
     @Test("a store of an earlier release migrates with every row, clock, tombstone and image kept", arguments: fixtures)
     func keepsEveryRow(fixture: String) throws {
         let path = try Self.copyOfFixture(fixture)
