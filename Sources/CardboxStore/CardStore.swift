@@ -419,21 +419,35 @@ extension StoreContext {
 
     /// The cards with these ids, in this order (ids of no card are left out).
     func cards(ids: [String]) throws -> [Card] {
-        var rows: [String: Row] = [:]
-        for start in stride(from: 0, to: ids.count, by: 512) {
-            var chunk = Array(ids[start..<min(start + 512, ids.count)])
+        try cards(ids, padding: "", column: "id") { Entity.card.idAmong($0) }
+    }
+
+    /// The cards with these keys, in this order: the study queue picks its cards off the indexes,
+    /// which hold the key (reading the id would make each candidate's text from its bytes).
+    func cards(keys: [Int64]) throws -> [Card] {
+        try cards(keys, padding: 0, column: "key") { "key IN (\(databaseQuestionMarks(count: $0)))" }
+    }
+
+    /// The cards whose `column` holds these values, in this order, read 512 at a time by `condition`
+    /// (given the number of arguments).
+    private func cards<Value: Hashable & DatabaseValueConvertible>(
+        _ values: [Value], padding: Value, column: String, condition: (Int) -> String
+    ) throws -> [Card] {
+        var rows: [Value: Row] = [:]
+        for start in stride(from: 0, to: values.count, by: 512) {
+            var chunk = Array(values[start..<min(start + 512, values.count)])
             // Padded to a power of two, so a handful of prepared statements serve every size.
             let size = chunk.count <= 1 ? 1 : 1 << (Int.bitWidth - (chunk.count - 1).leadingZeroBitCount)
-            chunk += Array(repeating: "", count: size - chunk.count)
+            chunk += Array(repeating: padding, count: size - chunk.count)
             for row in try Row.fetchAll(
                 db.cachedStatement(
-                    sql: "SELECT \(CardColumns.select) FROM card WHERE \(Entity.card.idAmong(size))"),
+                    sql: "SELECT \(CardColumns.select), \(column) AS lookup FROM card WHERE \(condition(size))"),
                 arguments: StatementArguments(chunk))
             {
-                rows[row[CardColumn.id]] = row
+                rows[row["lookup"]] = row
             }
         }
-        return try cards(ids.compactMap { rows[$0] })
+        return try cards(values.compactMap { rows[$0] })
     }
 
     /// Builds cards from rows, fetching their tags in batches.

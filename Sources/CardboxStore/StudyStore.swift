@@ -330,7 +330,7 @@ extension StoreContext {
     }
 
     /// The queue `StudyQueuePolicy` decides, fetching each deck's candidates only as it asks. A
-    /// candidate is its id and due time, read off the `cardQueue`/`cardNew` indexes alone (the decks
+    /// candidate is its key and due time, read off the `cardQueue`/`cardNew` indexes alone (the decks
     /// were read from this account, so their ids scope the search); only the cards chosen are read
     /// whole.
     func studyQueue(_ deckReference: DeckID?, now: Date, limit: Int) throws -> [(card: Card, queue: String)] {
@@ -338,17 +338,17 @@ extension StoreContext {
         let decks = try studyDecks(deckReference).map { (deck: $0, left: try allowance($0, day: day)) }
         func candidates(
             _ condition: String, order: String, _ values: StatementArguments, limit: (DailyAllowance) -> Int
-        ) throws -> [(id: String, due: Date?)] {
-            var found: [(id: String, due: Date?)] = []
+        ) throws -> [(key: Int64, due: Date?)] {
+            var found: [(key: Int64, due: Date?)] = []
             for (deck, left) in decks where limit(left) > 0 {
                 found += try Row.fetchAll(
                     db.cachedStatement(
                         sql: """
-                            SELECT id, \(order == "dueAt" ? "dueAt" : "NULL") AS due FROM card
+                            SELECT key, \(order == "dueAt" ? "dueAt" : "NULL") AS due FROM card
                             WHERE \(Entity.card.binding("deckId")) AND isArchived = 0 AND \(condition)
                             ORDER BY \(order), key LIMIT ?
                             """), arguments: [deck.id.storage] + values + [limit(left)]
-                ).map { ($0["id"], ($0["due"] as Int64?).map(Date.init(storageMillis:))) }
+                ).map { ($0["key"], ($0["due"] as Int64?).map(Date.init(storageMillis:))) }
             }
             return found
         }
@@ -367,7 +367,7 @@ extension StoreContext {
                 ) { min(room, $0.review) }
             },
             new: { room in try candidates("state = 'new'", order: "createdAt", []) { min(room, $0.new) } })
-        let cards = try self.cards(ids: chosen.map(\.card.id))
+        let cards = try self.cards(keys: chosen.map(\.card.key))
         return zip(cards, chosen).map { ($0, $1.part.rawValue) }
     }
 
