@@ -27,12 +27,15 @@ public enum StoredID {
         return UUID(uuid: bytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }).uuidString.lowercased()
     }
 
+    /// The SQL function's name, as queries built from the registry call it (migrations spell it out).
+    static let functionName = "cardbox_uuid_bytes"
+
     /// Registers `cardbox_uuid_bytes(text)` on a connection: the bytes of a stored id, NULL for
     /// anything else.
     static func addFunction(to db: Database) {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         sqlite3_create_function_v2(
-            db.sqliteConnection, "cardbox_uuid_bytes", 1, flags, nil,
+            db.sqliteConnection, functionName, 1, flags, nil,
             { context, _, arguments in
                 guard let argument = arguments?[0], sqlite3_value_type(argument) == SQLITE_TEXT,
                     let text = sqlite3_value_text(argument)

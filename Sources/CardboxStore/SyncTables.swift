@@ -94,7 +94,7 @@ extension SyncedEntity {
     var keepsIdAsBytes: Bool { self == .card }
 
     /// SQL for the bytes of the id given as one argument, its text (NULL when it is not a stored id).
-    static let idBytesOfArgument = "cardbox_uuid_bytes(?)"
+    static let idBytesOfArgument = "\(StoredID.functionName)(?)"
 
     /// The table's column holding a wire column: its own name, for a key reference its parent's key
     /// (`cardId` → `cardKey`), and for an id kept as bytes `uid`.
@@ -146,7 +146,7 @@ extension SyncedEntity {
                 "\(storedColumn(wire)) IN (SELECT key FROM \(parent.table) WHERE \(parent.membership("id", in: subquery)))"
         }
         guard wire == "id", keepsIdAsBytes else { return "\(wire) IN (\(subquery))" }
-        return "uid IN (WITH wire(id) AS (\(subquery)) SELECT cardbox_uuid_bytes(id) FROM wire)"
+        return "\(storedColumn("id")) IN (WITH wire(id) AS (\(subquery)) SELECT \(StoredID.functionName)(id) FROM wire)"
     }
 
     func rowArguments(id: String) -> [DatabaseValue] {
