@@ -131,27 +131,30 @@ extension CardboxStore {
 }
 
 extension WriteContext {
-    /// Inserts one deck's new imported cards, replaying each card's past reviews and archiving it
-    /// when the source had it archived; `inserted` runs after each card.
+    /// Inserts one deck's new imported cards, each in the state its past reviews (replayed) and its
+    /// archiving in the source leave it, then logs those reviews; `inserted` runs after each card.
     fileprivate func insertImported(
         _ imports: [CardImport], into deck: Deck, report: inout ImportReport, inserted: () -> Void
     ) throws {
         let scheduler = try Scheduler(deck.study)
-        var position = 0
-        try insertCards(imports.map { ($0.draft, $0.image) }, into: deck) { build in
-            let imported = imports[position]
-            position += 1
+        let archivedAt = Date(storageMillis: nowMillis)
+        var replayed: [ReplayedAnswer] = []
+        try insertCards(imports.map { ($0.draft, $0.image) }, into: deck) { index, build in
+            let imported = imports[index]
+            guard !imported.reviews.isEmpty || imported.isArchived else { return nil }
+            var card: Card
+            (card, replayed) = ReplayedAnswer.replay(imported.reviews, on: build(), scheduler: scheduler)
+            if imported.isArchived {
+                card.isArchived = true
+                card.archivedAt = archivedAt
+            }
+            return card
+        } inserted: { _ in
             inserted()
             report.count("card", \.created)
-            guard !imported.reviews.isEmpty || imported.isArchived else { return }
-            let card = build()
-            if !imported.reviews.isEmpty {
-                try replay(imported.reviews, onImported: card, scheduler: scheduler)
-                for _ in imported.reviews { report.count("review", \.created) }
-            }
-            if imported.isArchived {
-                try updateInserted(.card, id: card.id.storage, [("isArchived", 1), ("archivedAt", nowMillis)])
-            }
+            try logReplayed(replayed)
+            for _ in replayed { report.count("review", \.created) }
+            replayed = []
         }
     }
 

@@ -303,7 +303,7 @@ enum CardColumns {
     /// The columns a new card row is inserted with, after `id`.
     static let insert = [
         "deckId", "front", "frontKey", "back", "cardType", "notes", "frontLanguage", "backLanguage", "isFavorite",
-        "imageHash", "imagePrompt", "jsonContent", "isArchived", "archivedAt", "isIncomplete", "dueAt", "createdAt",
+        "imageHash", "imagePrompt", "jsonContent", "isArchived", "archivedAt", "isIncomplete", "createdAt",
         "modifiedAt", "clozeNumber",
     ]
 
@@ -342,32 +342,24 @@ extension WriteContext {
     }
 
     /// The same, calling `inserted` once per card with a way to build its value (large imports
-    /// need only the ids and skip building 100,000 values).
-    func insertCards(_ drafts: [(CardDraft, Data?)], into deck: Deck, inserted: (() -> Card) throws -> Void) throws {
+    /// need only the ids and skip building 100,000 values). `start` may give a card the state it
+    /// starts in (an imported card's replayed answers, its archiving): it gets the card's index and a
+    /// way to build the new card, and returns the card as it is to be inserted, or nil to insert it new.
+    func insertCards(
+        _ drafts: [(CardDraft, Data?)], into deck: Deck, start: (Int, () -> Card) throws -> Card? = { _, _ in nil },
+        inserted: (() -> Card) throws -> Void
+    ) throws {
         var tagIDs: [String: String] = [:]
         let deckId = deck.id.storage.databaseValue
         let (frontLanguage, backLanguage) = (deck.frontLanguage.databaseValue, deck.backLanguage.databaseValue)
         let (zero, created) = (Int64(0).databaseValue, nowMillis.databaseValue)
-        let inserter = try RowInserter(self, .card, columns: CardColumns.insert)
+        let newCards = try inserter(.card, columns: CardColumns.insert)
         let now = Date(storageMillis: nowMillis)
-        for (draft, image) in drafts {
+        for (index, (draft, image)) in drafts.enumerated() {
             let uuid = newUUID()
             let id = uuid.storage
             let imageHash = try image.map { try storeImage($0).hash }
-            try inserter.insert(
-                id: id,
-                [
-                    deckId, draft.front.databaseValue, SuggestionMatch.frontKey(draft.front).databaseValue,
-                    draft.back.databaseValue, draft.cardType.databaseValue, draft.notes.databaseValue, frontLanguage,
-                    backLanguage, zero, imageHash.databaseValue, draft.imagePrompt.databaseValue,
-                    draft.jsonContent.databaseValue, zero, .null, draft.isIncomplete.storage.databaseValue, .null,
-                    created, created, draft.clozeNumber.databaseValue,
-                ])
-            for tag in draft.tags {
-                // A card inserted a moment ago has no links yet: no need to look for one first.
-                try linkTag(cardId: id, tagId: findOrCreateTag(named: tag, cache: &tagIDs), isNewCard: true)
-            }
-            try inserted {
+            let build = {
                 Card(
                     id: CardID(uuid), deckId: deck.id, front: draft.front, back: draft.back,
                     cardType: draft.cardType, notes: draft.notes, frontLanguage: deck.frontLanguage,
@@ -375,6 +367,27 @@ extension WriteContext {
                     imagePrompt: draft.imagePrompt, jsonContent: draft.jsonContent, isIncomplete: draft.isIncomplete,
                     createdAt: now, modifiedAt: now, clozeNumber: draft.clozeNumber)
             }
+            let started = try start(index, build)
+            let values: [DatabaseValue] = [
+                deckId, draft.front.databaseValue, SuggestionMatch.frontKey(draft.front).databaseValue,
+                draft.back.databaseValue, draft.cardType.databaseValue, draft.notes.databaseValue, frontLanguage,
+                backLanguage, zero, imageHash.databaseValue, draft.imagePrompt.databaseValue,
+                draft.jsonContent.databaseValue, (started?.isArchived ?? false).storage.databaseValue,
+                started?.archivedAt?.storageMillis.databaseValue ?? .null, draft.isIncomplete.storage.databaseValue,
+                created, created, draft.clozeNumber.databaseValue,
+            ]
+            if let started {
+                let schedule = Self.scheduleFields(started)
+                try inserter(.card, columns: CardColumns.insert + schedule.map(\.0))
+                    .insert(id: id, values + schedule.map { $0.1?.databaseValue ?? .null })
+            } else {
+                try newCards.insert(id: id, values)
+            }
+            for tag in draft.tags {
+                // A card inserted a moment ago has no links yet: no need to look for one first.
+                try linkTag(cardId: id, tagId: findOrCreateTag(named: tag, cache: &tagIDs), isNewCard: true)
+            }
+            try inserted { started ?? build() }
         }
     }
 

@@ -270,32 +270,54 @@ extension WriteContext {
         ])
     }
 
-    /// Replays the past answers of a card this transaction imported through its deck's scheduler (no
-    /// fuzz): each becomes a review-log entry, and the card ends in the state they lead to.
-    func replay(_ reviews: [ReviewImport], onImported card: Card, scheduler: Scheduler) throws {
-        var current = card
+    /// Logs the replayed past answers of a card this transaction imported (no fuzz), each as a
+    /// review-log entry; the card was inserted in the state they lead to.
+    func logReplayed(_ answers: [ReplayedAnswer]) throws {
+        guard !answers.isEmpty else { return }
         let inserter = try inserter(
             .reviewLog,
             columns: [
                 "cardId", "deckId", "rating", "reviewedAt", "stateBefore", "stateAfter", "elapsedDays", "durationMs",
                 "previous",
             ])
-        for review in reviews.sorted(by: { $0.at < $1.at }) {
-            guard let rating = Rating(rawValue: review.rating) else { continue }
-            let answer = current.answered(rating, at: review.at, by: scheduler, fuzz: false)
+        for answer in answers {
+            let before = answer.before
             try inserter.insert(
                 id: newID(),
                 [
-                    current.id.storage.databaseValue, current.deckId.storage.databaseValue,
-                    rating.rawValue.databaseValue, review.at.storageMillis.databaseValue,
-                    current.state.rawValue.databaseValue, answer.after.state.rawValue.databaseValue,
-                    answer.elapsedDays.databaseValue, review.durationMs.databaseValue,
-                    Self.schedulingSnapshot(current).jsonText.databaseValue,
+                    before.id.storage.databaseValue, before.deckId.storage.databaseValue,
+                    answer.rating.rawValue.databaseValue, answer.review.at.storageMillis.databaseValue,
+                    before.state.rawValue.databaseValue, answer.stateAfter.rawValue.databaseValue,
+                    answer.elapsedDays.databaseValue, answer.review.durationMs.databaseValue,
+                    Self.schedulingSnapshot(before).jsonText.databaseValue,
                 ])
+        }
+    }
+}
+
+/// One past answer of an imported card, replayed through its deck's scheduler.
+struct ReplayedAnswer {
+    var before: Card
+    var rating: Rating
+    var review: ReviewImport
+    var stateAfter: CardState
+    var elapsedDays: Int
+
+    /// Replays a new card's past answers in the order given, oldest first (no fuzz): the card as they
+    /// leave it, and each answer to log. An answer whose rating is not one of the four is left out.
+    static func replay(_ reviews: [ReviewImport], on card: Card, scheduler: Scheduler) -> (Card, [ReplayedAnswer]) {
+        var current = card
+        var answers: [ReplayedAnswer] = []
+        for review in reviews.sorted(by: { $0.at < $1.at }) {
+            guard let rating = Rating(rawValue: review.rating) else { continue }
+            let answer = current.answered(rating, at: review.at, by: scheduler, fuzz: false)
+            answers.append(
+                ReplayedAnswer(
+                    before: current, rating: rating, review: review, stateAfter: answer.after.state,
+                    elapsedDays: answer.elapsedDays))
             current = answer.after
         }
-        guard current.reps != card.reps else { return }
-        try updateInserted(.card, id: card.id.storage, Self.scheduleFields(current))
+        return (current, answers)
     }
 }
 

@@ -9,7 +9,18 @@ import ZIPFoundation
 @testable import CardboxExchange
 
 @Suite("Anki packages (.apkg made by the real Anki: scripts/anki_package.py)")
-struct AnkiPackageTests {
+final class AnkiPackageTests {
+    /// Packages a test writes by hand, removed with the test.
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("apkg-tests-\(UUID().uuidString)")
+
+    init() throws {
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/spanish.apkg").path
 
@@ -87,7 +98,7 @@ struct AnkiPackageTests {
     }
 
     func zip(_ entries: [String: Data]) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("t-\(UUID().uuidString).apkg").path
+        let path = scratch.appendingPathComponent("t-\(UUID().uuidString).apkg").path
         let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .create)
         for (name, data) in entries {
             try archive.addEntry(
@@ -101,7 +112,7 @@ struct AnkiPackageTests {
 
     @Test("damaged, foreign and hostile packages are refused by name")
     func refused() throws {
-        let notZip = FileManager.default.temporaryDirectory.appendingPathComponent("n-\(UUID().uuidString).apkg")
+        let notZip = scratch.appendingPathComponent("not-a-zip.apkg")
         try Data("hello".utf8).write(to: notZip)
         let cases: [(String, String, UInt64)] = [
             (notZip.path, "is not a readable zip archive", AnkiPackageFormat.maximumCollectionBytes),

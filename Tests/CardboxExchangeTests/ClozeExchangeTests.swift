@@ -7,6 +7,11 @@ import Testing
 
 @Suite("Cloze cards in imports and exports")
 struct ClozeExchangeTests {
+    /// Writes packages by hand into a folder that goes with the test.
+    let packages: AnkiPackageTests
+
+    init() throws { packages = try AnkiPackageTests() }
+
     func premiumStore() throws -> CardboxStore {
         let store = try CardboxStore.inMemory()
         _ = try store.setPlan(.premium)
@@ -96,7 +101,7 @@ struct ClozeExchangeTests {
             {"1": {"name": "Cloze", "type": 1, "flds": [{"name": "Text"}, {"name": "Back Extra"}],
               "tmpls": [{"qfmt": "{{cloze:Text}}"}]}}
             """#
-        return try AnkiPackageTests().legacyPackage(models: models, decks: #"{"1": {"name": "Frases"}}"#) { db in
+        return try packages.legacyPackage(models: models, decks: #"{"1": {"name": "Frases"}}"#) { db in
             try db.execute(
                 sql: "INSERT INTO notes VALUES (1, 1, ' frase ', ?)",
                 arguments: ["El <b>{{c1::gato}}</b> {{c2::duerme::verb}}\u{1F}The cat sleeps"])
