@@ -21,7 +21,7 @@ extension WriteContext {
     /// One prepared insert per table and column list for the whole transaction: an import links
     /// thousands of tags and replays thousands of reviews one call at a time.
     func inserter(_ entity: Entity, columns: [String]) throws -> RowInserter {
-        let key = ([entity.rawValue] + columns).joined(separator: ",")
+        let key = InserterKey(entity: entity, columns: columns)
         if let inserter = inserters[key] { return inserter }
         let inserter = try RowInserter(self, entity, columns: columns)
         inserters[key] = inserter
@@ -187,6 +187,13 @@ struct RowSelection {
 /// Inserts rows of one table with one prepared statement, stamping each with the transaction's
 /// clock: the batch path. Values are bound straight to SQLite, which halves the cost per row of
 /// GRDB's general-purpose argument binding.
+/// What one prepared insert is for: a table and its column list (hashed as they are, without
+/// joining them into a string at every row).
+struct InserterKey: Hashable {
+    var entity: Entity
+    var columns: [String]
+}
+
 struct RowInserter {
     /// Unowned: the transaction's context keeps the inserters it made (`WriteContext.inserter`), and
     /// a strong reference back would keep both, and the prepared statement, past the transaction
