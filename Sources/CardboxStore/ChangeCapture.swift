@@ -2,6 +2,7 @@ import CardboxCore
 import CardboxSync
 import Foundation
 import GRDB
+import Synchronization
 
 /// Change capture: how a local write records what sync needs, at little cost.
 ///
@@ -21,7 +22,7 @@ extension WriteContext {
     /// One prepared insert per table and column list for the whole transaction: an import links
     /// thousands of tags and replays thousands of reviews one call at a time.
     func inserter(_ entity: Entity, columns: [String]) throws -> RowInserter {
-        let key = InserterKey(entity: entity, columns: columns)
+        let key = StatementKey(entity: entity, columns: columns)
         if let inserter = inserters[key] { return inserter }
         let inserter = try RowInserter(self, entity, columns: columns)
         inserters[key] = inserter
@@ -48,10 +49,13 @@ extension WriteContext {
 
     func update(_ entity: Entity, id: String, _ fields: Fields) throws {
         guard !fields.isEmpty else { return }
-        let assignments = (fields.map { entity.binding($0.0) } + ["\(SyncColumns.version) = ?"]).joined(separator: ", ")
+        let sql = StatementTexts.text(for: StatementKey(entity: entity, columns: fields.map(\.0)), .update) {
+            let assignments = ($0.columns.map { entity.binding($0) } + ["\(SyncColumns.version) = ?"])
+                .joined(separator: ", ")
+            return "UPDATE \(entity.table) SET \(assignments) WHERE \(entity.rowCondition)"
+        }
         let values = fields.map { $0.1?.databaseValue ?? .null } + [timestamp.storageValue.databaseValue]
-        try db.cachedStatement(sql: "UPDATE \(entity.table) SET \(assignments) WHERE \(entity.rowCondition)")
-            .execute(arguments: StatementArguments(values + entity.rowArguments(id: id)))
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values + entity.rowArguments(id: id)))
         guard db.changesCount > 0 else { return }
         var written: [String] = []
         for (column, _) in fields {
@@ -187,11 +191,27 @@ struct RowSelection {
 /// Inserts rows of one table with one prepared statement, stamping each with the transaction's
 /// clock: the batch path. Values are bound straight to SQLite, which halves the cost per row of
 /// GRDB's general-purpose argument binding.
-/// What one prepared insert is for: a table and its column list (hashed as they are, without
-/// joining them into a string at every row).
-struct InserterKey: Hashable {
+/// What one prepared insert or update is for: a table and its column list (hashed as they are,
+/// without joining them into a string at every row).
+struct StatementKey: Hashable {
     var entity: Entity
     var columns: [String]
+}
+
+/// The SQL of the inserts and updates change capture runs, made once per process for each table
+/// and column list: an answer is a transaction of one insert and one update, and building their text
+/// from the registry was a third of logging the review.
+enum StatementTexts {
+    enum Kind: Hashable { case insert, update }
+
+    private static let texts = Mutex<[Kind: [StatementKey: String]]>([:])
+
+    static func text(for key: StatementKey, _ kind: Kind, make: (StatementKey) -> String) -> String {
+        if let text = texts.withLock({ $0[kind]?[key] }) { return text }
+        let text = make(key)
+        texts.withLock { $0[kind, default: [:]][key] = text }
+        return text
+    }
 }
 
 struct RowInserter {
@@ -205,15 +225,17 @@ struct RowInserter {
     init(_ context: WriteContext, _ entity: Entity, columns: [String]) throws {
         self.context = context
         self.entity = entity
-        let identity = entity.identity == .uuid ? ["id"] : []
-        let sync = [SyncColumns.timestamp, SyncColumns.replica, SyncColumns.version]
-        let names = sync + (identity + columns).map(entity.storedColumn)
-        let marks = (Array(repeating: "?", count: sync.count) + (identity + columns).map(entity.valueExpression))
-            .joined(separator: ", ")
+        let sql = StatementTexts.text(for: StatementKey(entity: entity, columns: columns), .insert) { key in
+            let identity = entity.identity == .uuid ? ["id"] : []
+            let sync = [SyncColumns.timestamp, SyncColumns.replica, SyncColumns.version]
+            let names = sync + (identity + key.columns).map(entity.storedColumn)
+            let marks =
+                (Array(repeating: "?", count: sync.count) + (identity + key.columns).map(entity.valueExpression))
+                .joined(separator: ", ")
+            return "INSERT INTO \(entity.table) (\(names.joined(separator: ", "))) VALUES (\(marks))"
+        }
         let stamp = context.timestamp.storageValue.databaseValue
-        statement = try FastStatement(
-            context.db, "INSERT INTO \(entity.table) (\(names.joined(separator: ", "))) VALUES (\(marks))",
-            leading: [stamp, context.replicaKey.databaseValue, stamp])
+        statement = try FastStatement(context.db, sql, leading: [stamp, context.replicaKey.databaseValue, stamp])
     }
 
     func insert(id: String, _ values: [DatabaseValue]) throws {

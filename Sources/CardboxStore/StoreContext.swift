@@ -130,7 +130,7 @@ final class WriteContext {
     /// What the transaction wrote, for the history shown to people: one `changeBatch` row at commit.
     var batch = BatchSummary()
     /// Prepared inserts of this transaction, by table and column list.
-    var inserters: [InserterKey: RowInserter] = [:]
+    var inserters: [StatementKey: RowInserter] = [:]
     /// Entities known to have no tombstones in this account, so re-creating a named row (a tag, a
     /// tag link) need not look for one to clear.
     var entitiesWithoutTombstones: Set<Entity> = []
