@@ -320,6 +320,8 @@ enum CardColumn: Int, CaseIterable {
     case id, deckId, front, back, cardType, notes, frontLanguage, backLanguage, isFavorite, imageHash, imagePrompt
     case jsonContent, isArchived, archivedAt, isIncomplete, dueAt, createdAt, modifiedAt, state, step, stability
     case difficulty, lastReviewAt, reps, lapses, clozeNumber
+    /// The row's local key, not part of the card: what its tag links are found by.
+    case key
 }
 
 extension Row {
@@ -465,23 +467,24 @@ extension StoreContext {
 
     /// Builds cards from rows, fetching their tags in batches.
     func cards(_ rows: [Row]) throws -> [Card] {
-        var tagsByCard: [String: [String]] = [:]
-        let ids: [String] = rows.map { $0["id"] }
-        for start in stride(from: 0, to: ids.count, by: 512) {
-            var chunk = Array(ids[start..<min(start + 512, ids.count)])
+        // Tags are found by the cards' keys, read with the rows: the links are keyed by them.
+        var tagsByCard: [Int64: [String]] = [:]
+        let keys: [Int64] = rows.map { $0[CardColumn.key] }
+        for start in stride(from: 0, to: keys.count, by: 512) {
+            var chunk = Array(keys[start..<min(start + 512, keys.count)])
             // Pad the list to a power of two so a handful of prepared statements serve every size.
             let size = chunk.count <= 1 ? 1 : 1 << (Int.bitWidth - (chunk.count - 1).leadingZeroBitCount)
-            chunk += Array(repeating: "", count: size - chunk.count)
+            chunk += Array(repeating: 0, count: size - chunk.count)
             let tagRows = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
-                        SELECT card.id AS cardId, tag.name FROM card
-                        JOIN cardTag ON cardTag.cardKey = card.key JOIN tag ON tag.key = cardTag.tagKey
-                        WHERE \(Entity.card.idAmong(size, table: "card")) ORDER BY tag.nameKey
+                        SELECT cardTag.cardKey, tag.name FROM cardTag JOIN tag ON tag.key = cardTag.tagKey
+                        WHERE cardTag.cardKey IN (\(Array(repeating: "?", count: size).joined(separator: ", ")))
+                        ORDER BY tag.nameKey
                         """), arguments: StatementArguments(chunk))
-            for row in tagRows { tagsByCard[row["cardId"], default: []].append(row["name"]) }
+            for row in tagRows { tagsByCard[row[0], default: []].append(row[1]) }
         }
-        return try rows.map { try Card(row: $0, tags: tagsByCard[$0["id"]] ?? []) }
+        return try rows.map { try Card(row: $0, tags: tagsByCard[$0[CardColumn.key]] ?? []) }
     }
 }
 
