@@ -29,24 +29,6 @@ extension WriteContext {
         return inserter
     }
 
-    /// Writes fields of a row this transaction inserted: the row's clock is already the
-    /// transaction's, so its fields need no clocks of their own and the history has its insert.
-    func updateInserted(_ entity: Entity, id: String, _ fields: Fields) throws {
-        guard !fields.isEmpty else { return }
-        let assignments = fields.map { entity.binding($0.0) }.joined(separator: ", ")
-        try db.cachedStatement(
-            sql:
-                "UPDATE \(entity.table) SET \(assignments) WHERE \(entity.rowCondition) AND \(SyncColumns.timestamp) = ?"
-        )
-        .execute(
-            arguments: StatementArguments(
-                fields.map { $0.1?.databaseValue ?? .null } + entity.rowArguments(id: id)
-                    + [timestamp.storageValue.databaseValue]))
-        guard db.changesCount == 1 else {
-            throw CardboxError.storage("\(entity.table) \(id) was not inserted by this transaction")
-        }
-    }
-
     func update(_ entity: Entity, id: String, _ fields: Fields) throws {
         guard !fields.isEmpty else { return }
         let sql = StatementTexts.text(for: StatementKey(entity: entity, columns: fields.map(\.0)), .update) {
