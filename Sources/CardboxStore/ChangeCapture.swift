@@ -170,9 +170,6 @@ struct RowSelection {
     var sql: String { "SELECT \(entity.idExpression) FROM \(from)" }
 }
 
-/// Inserts rows of one table with one prepared statement, stamping each with the transaction's
-/// clock: the batch path. Values are bound straight to SQLite, which halves the cost per row of
-/// GRDB's general-purpose argument binding.
 /// What one prepared insert or update is for: a table and its column list (hashed as they are,
 /// without joining them into a string at every row).
 struct StatementKey: Hashable {
@@ -196,6 +193,9 @@ enum StatementTexts {
     }
 }
 
+/// Inserts rows of one table with one prepared statement, stamping each with the transaction's
+/// clock: the batch path. Values are bound straight to SQLite, which halves the cost per row of
+/// GRDB's general-purpose argument binding.
 struct RowInserter {
     /// Unowned: the transaction's context keeps the inserters it made (`WriteContext.inserter`), and
     /// a strong reference back would keep both, and the prepared statement, past the transaction
