@@ -70,8 +70,9 @@ struct ImportCommand: StoreCommand {
             Trello: a board export becomes a new board; archived lists are left out (and said).
             Backup: restores everything, exactly, into a store that holds no data yet.
             Anki packages (.apkg exported with "Support older Anki versions"): Basic, reversed and cloze
-            cards with tags, images and review history (replayed into FSRS state); suspended cards come
-            in archived; what cannot come over (custom templates) is listed in the report.
+            cards with tags, images and review history (replayed into FSRS state); a front that is only
+            an image is named by the image's file; suspended cards come in archived; what cannot come
+            over (custom templates, cards with an empty front) is listed in the report.
 
             Examples:
               cardbox import lists.json
