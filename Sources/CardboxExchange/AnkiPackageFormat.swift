@@ -292,7 +292,9 @@ public enum AnkiPackageFormat {
                 if draft.front.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
                     // A front that is only an image is named by the image's file, as Anki's browser
                     // shows it; a front with nothing at all has nothing to study.
-                    guard let name = Self.firstImage(in: question) else {
+                    guard let name = Self.firstImage(in: question)?.trimmingCharacters(in: .whitespaces),
+                        !name.isEmpty
+                    else {
                         skipped["with an empty front", default: 0] += 1
                         continue
                     }

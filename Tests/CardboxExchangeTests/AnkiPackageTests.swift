@@ -221,14 +221,19 @@ final class AnkiPackageTests {
 }
 
 extension AnkiPackageTests {
-    @Test("a front that is only an image is named by its file; a card with an empty front is left out and said")
+    @Test(
+        "a front that is only an image is named by its file; a card with an empty front (or a blank image name) is left out and said"
+    )
     func emptyFronts() throws {
         let models = #"""
             {"1": {"name": "Basic", "type": 0, "flds": [{"name": "Front"}, {"name": "Back"}],
               "tmpls": [{"qfmt": "{{Front}}"}]}}
             """#
         let path = try legacyPackage(models: models, decks: #"{"1": {"name": "Animales"}}"#) { db in
-            for (index, flds) in ["<img src=\"gato.jpg\">\u{1F}cat", " <br>\u{1F}dog", "hola\u{1F}hello"].enumerated() {
+            let fields = [
+                "<img src=\"gato.jpg\">\u{1F}cat", " <br>\u{1F}dog", "<img src=\" \">\u{1F}blank", "hola\u{1F}hello",
+            ]
+            for (index, flds) in fields.enumerated() {
                 try db.execute(sql: "INSERT INTO notes VALUES (?, 1, '', ?)", arguments: [index + 1, flds])
                 try db.execute(sql: "INSERT INTO cards VALUES (?, ?, 1, 0, 0)", arguments: [index + 10, index + 1])
             }
@@ -237,7 +242,7 @@ extension AnkiPackageTests {
         #expect(package.cards.map(\.draft.front) == ["gato.jpg", "hola"])
         #expect(
             package.notImported == [
-                "1 card with an empty front", "1 image (missing, over 5 MB, or not JPEG/PNG/HEIC)",
+                "2 cards with an empty front", "1 image (missing, over 5 MB, or not JPEG/PNG/HEIC)",
             ])
         let store = try CardboxStore.inMemory()
         _ = try store.setPlan(.premium)
