@@ -449,14 +449,10 @@ extension StoreContext {
         _ values: [Value], padding: Value, column: String, condition: (Int) -> String
     ) throws -> [Card] {
         var rows: [Value: Row] = [:]
-        for start in stride(from: 0, to: values.count, by: 512) {
-            var chunk = Array(values[start..<min(start + 512, values.count)])
-            // Padded to a power of two, so a handful of prepared statements serve every size.
-            let size = chunk.count <= 1 ? 1 : 1 << (Int.bitWidth - (chunk.count - 1).leadingZeroBitCount)
-            chunk += Array(repeating: padding, count: size - chunk.count)
+        for chunk in paddedChunks(values, padding: padding) {
             for row in try Row.fetchAll(
                 db.cachedStatement(
-                    sql: "SELECT \(CardColumns.select), \(column) AS lookup FROM card WHERE \(condition(size))"),
+                    sql: "SELECT \(CardColumns.select), \(column) AS lookup FROM card WHERE \(condition(chunk.count))"),
                 arguments: StatementArguments(chunk))
             {
                 rows[row["lookup"]] = row
@@ -470,21 +466,27 @@ extension StoreContext {
         // Tags are found by the cards' keys, read with the rows: the links are keyed by them.
         var tagsByCard: [Int64: [String]] = [:]
         let keys: [Int64] = rows.map { $0[CardColumn.key] }
-        for start in stride(from: 0, to: keys.count, by: 512) {
-            var chunk = Array(keys[start..<min(start + 512, keys.count)])
-            // Pad the list to a power of two so a handful of prepared statements serve every size.
-            let size = chunk.count <= 1 ? 1 : 1 << (Int.bitWidth - (chunk.count - 1).leadingZeroBitCount)
-            chunk += Array(repeating: 0, count: size - chunk.count)
+        for chunk in paddedChunks(keys, padding: 0) {
             let tagRows = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
                         SELECT cardTag.cardKey, tag.name FROM cardTag JOIN tag ON tag.key = cardTag.tagKey
-                        WHERE cardTag.cardKey IN (\(Array(repeating: "?", count: size).joined(separator: ", ")))
+                        WHERE cardTag.cardKey IN (\(databaseQuestionMarks(count: chunk.count)))
                         ORDER BY tag.nameKey
                         """), arguments: StatementArguments(chunk))
             for row in tagRows { tagsByCard[row[0], default: []].append(row[1]) }
         }
         return try rows.map { try Card(row: $0, tags: tagsByCard[$0[CardColumn.key]] ?? []) }
+    }
+}
+
+/// `values` 512 at a time, each chunk padded with `padding` (a value no row has) to a power of two,
+/// so a handful of prepared statements serve every size.
+private func paddedChunks<Value>(_ values: [Value], padding: Value) -> [[Value]] {
+    stride(from: 0, to: values.count, by: 512).map { start in
+        let chunk = Array(values[start..<min(start + 512, values.count)])
+        let size = chunk.count <= 1 ? 1 : 1 << (Int.bitWidth - (chunk.count - 1).leadingZeroBitCount)
+        return chunk + Array(repeating: padding, count: size - chunk.count)
     }
 }
 
