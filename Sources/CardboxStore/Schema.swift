@@ -27,6 +27,8 @@ enum Schema {
         migrator.registerMigration(
             "v13: study indexes hold only the cards they are read for", migrate: narrowStudyIndexes)
         migrator.registerMigration(cardIdsAsBytes, migrate: keepCardIdsAsBytes)
+        migrator.registerMigration(
+            "v15: each deck's answers of the day, counted as they are logged", migrate: countDayAnswers)
         return migrator
     }
 
@@ -661,6 +663,62 @@ enum Schema {
                 CREATE INDEX cardQueue ON card(deckKey, isArchived, state, dueAt) WHERE dueAt IS NOT NULL;
                 CREATE INDEX cardNew ON card(deckKey, isArchived, state, createdAt) WHERE state = 'new';
                 """)
+    }
+
+    /// The study queue's daily limits need how many new cards and reviews a deck has been answered
+    /// today; counting them from the review log at every queue grew with every answer of the day
+    /// (15 % of a study session's instructions at 1,000 answers). `deckDayAnswers` keeps, per deck,
+    /// the counts for one day's window, and triggers on the review log keep them right whoever
+    /// writes it (an answer, an import's history, a sync, an undo): an answer adds to its deck's
+    /// counts when it falls in the window, a removal takes away, and a change of a logged answer's
+    /// deck, state or time drops the deck's counts, read again from the log when next needed. A
+    /// local cache, never synced: a row is written by the answer that needs a new day's window, and
+    /// a reader whose day is not the row's counts from the log as before.
+    static let dayAnswerTriggers: [(name: String, sql: String)] = [
+        (
+            "deckDayAnswersOnInsert",
+            """
+            CREATE TRIGGER deckDayAnswersOnInsert AFTER INSERT ON reviewLog BEGIN
+                UPDATE deckDayAnswers
+                SET newAnswered = newAnswered + (NEW.stateBefore = 'new'),
+                    reviewsAnswered = reviewsAnswered + (NEW.stateBefore = 'review')
+                WHERE deckKey = NEW.deckKey AND NEW.reviewedAt >= dayStart AND NEW.reviewedAt < dayEnd;
+            END
+            """
+        ),
+        (
+            "deckDayAnswersOnDelete",
+            """
+            CREATE TRIGGER deckDayAnswersOnDelete AFTER DELETE ON reviewLog BEGIN
+                UPDATE deckDayAnswers
+                SET newAnswered = newAnswered - (OLD.stateBefore = 'new'),
+                    reviewsAnswered = reviewsAnswered - (OLD.stateBefore = 'review')
+                WHERE deckKey = OLD.deckKey AND OLD.reviewedAt >= dayStart AND OLD.reviewedAt < dayEnd;
+            END
+            """
+        ),
+        (
+            "deckDayAnswersOnUpdate",
+            """
+            CREATE TRIGGER deckDayAnswersOnUpdate AFTER UPDATE OF deckKey, stateBefore, reviewedAt ON reviewLog BEGIN
+                DELETE FROM deckDayAnswers WHERE deckKey IN (OLD.deckKey, NEW.deckKey);
+            END
+            """
+        ),
+    ]
+
+    static func countDayAnswers(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE deckDayAnswers (
+                    deckKey INTEGER PRIMARY KEY REFERENCES deck(key) ON DELETE CASCADE,
+                    dayStart INTEGER NOT NULL,
+                    dayEnd INTEGER NOT NULL,
+                    newAnswered INTEGER NOT NULL,
+                    reviewsAnswered INTEGER NOT NULL
+                )
+                """)
+        for trigger in dayAnswerTriggers { try db.execute(sql: trigger.sql) }
     }
 
     /// SQL giving the stored text form of the 16-byte id in `column`: lowercase 8-4-4-4-12 hex digits.

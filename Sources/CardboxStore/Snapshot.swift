@@ -122,10 +122,13 @@ extension CardboxStore {
                 CardboxStore.addFunctions(to: db)
             }
             let queue = try DatabaseQueue(path: path, configuration: configuration)
-            // A store has tables and indexes only: a trigger or view in the file would come along.
+            // A store has tables, indexes and the triggers its schema makes, word for word: any other
+            // trigger or view in the file would come along and run in this store.
+            let own = Schema.dayAnswerTriggers.map(\.sql)
             let foreign = try queue.read { db in
-                try String.fetchAll(
-                    db, sql: "SELECT type || ' ' || name FROM sqlite_master WHERE type IN ('trigger', 'view')")
+                try Row.fetchAll(db, sql: "SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'view')")
+                    .filter { $0["type"] != "trigger" || !own.contains($0["sql"] ?? "") }
+                    .map { "\($0["type"] as String) \($0["name"] as String)" }
             }
             guard foreign.isEmpty else {
                 throw CardboxError.invalid(
@@ -164,6 +167,8 @@ extension CardboxStore {
         for table in ["heldRow", "tombstone"] {
             try db.execute(sql: "UPDATE \(table) SET version = 0 WHERE version > 0")
         }
+        // The copy's counts of the day's answers were kept for its own day's window.
+        try db.execute(sql: "DELETE FROM deckDayAnswers")
         let clock = max(try Self.clock(db).last, ownClock)
         try db.execute(sql: "DELETE FROM storeInfo WHERE key NOT IN ('accountId')")
         try db.execute(

@@ -187,6 +187,7 @@ extension WriteContext {
         let deck = try context.deck(card.deckId.storage)
         let time = time ?? now
         let answer = card.answered(rating, at: time, by: try Scheduler(deck.study), fuzz: deck.study.enableFuzz)
+        try keepDayAnswerCounts(deck: card.deckId.storage, day: try context.studyDay(now: now))
         try saveSchedule(answer.after, stamped: true)
         let log = try logReview(
             id ?? ReviewID(newUUID()), of: card, rating: rating, at: time, after: answer.after,
@@ -194,6 +195,21 @@ extension WriteContext {
         var answered = answer.after
         answered.modifiedAt = Date(storageMillis: nowMillis)
         return StudyAnswer(card: answered, log: log)
+    }
+
+    /// Gives `deckDayAnswers` the deck's counts for `day` when it holds another window (or none),
+    /// counted from the log, so the triggers keep them from the answer about to be logged on. One
+    /// statement, which writes nothing when the window is already today's.
+    func keepDayAnswerCounts(deck deckId: String, day: StudyDay) throws {
+        let window = StoreContext.window(day)
+        try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO deckDayAnswers (deckKey, dayStart, dayEnd, newAnswered, reviewsAnswered)
+                SELECT deck.key, ?, ?, (\(StoreContext.answersOfDay("new"))), (\(StoreContext.answersOfDay("review")))
+                FROM deck WHERE deck.id = ? AND NOT EXISTS (
+                    SELECT 1 FROM deckDayAnswers WHERE deckKey = deck.key AND dayStart = ? AND dayEnd = ?)
+                """
+        ).execute(arguments: window + [deckId] + window + [deckId] + window + [deckId] + window)
     }
 
     /// Adds review `id` of `card` to the review log: the card's schedule before it (what undo
@@ -338,18 +354,39 @@ extension StoreContext {
     }
 
     /// What a deck has left under its daily limits today, from the answers logged since the day began.
-    /// The deck was read from this account, so its id alone scopes the counts, each a range of the
-    /// `(deckId, stateBefore, reviewedAt)` index: every study step makes them.
     private func allowance(_ deck: Deck, day: StudyDay) throws -> DailyAllowance {
-        func answered(_ state: CardState) throws -> Int {
-            try count(
-                """
-                SELECT COUNT(*) FROM reviewLog INDEXED BY reviewLogAnswersByDeck
-                WHERE \(Entity.reviewLog.binding("deckId")) AND stateBefore = ? AND reviewedAt >= ? AND reviewedAt < ?
-                """, [deck.id.storage, state.rawValue, day.start.storageMillis, day.end.storageMillis])
-        }
-        return StudyQueuePolicy.allowance(deck.study, answeredToday: (try answered(.new), try answered(.review)))
+        StudyQueuePolicy.allowance(deck.study, answeredToday: try answered(deck.id.storage, on: day))
     }
+
+    /// A deck's new cards and reviews answered on `day`: as `deckDayAnswers` keeps them when it holds
+    /// this day's window (every study step reads them), else counted from the log.
+    func answered(_ deckId: String, on day: StudyDay) throws -> (new: Int, review: Int) {
+        let kept = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT newAnswered, reviewsAnswered FROM deckDayAnswers
+                    WHERE deckKey = (SELECT key FROM deck WHERE id = ?) AND dayStart = ? AND dayEnd = ?
+                    """),
+            arguments: [deckId, day.start.storageMillis, day.end.storageMillis])
+        if let kept { return (kept[0], kept[1]) }
+        return (
+            try count(Self.answersOfDay("new"), [deckId] + Self.window(day)),
+            try count(Self.answersOfDay("review"), [deckId] + Self.window(day))
+        )
+    }
+
+    /// Counts a deck's answers of one state before them in a day's window (arguments: the deck's
+    /// id, then `window`): a range of the `(deckKey, stateBefore, reviewedAt)` index. The deck was
+    /// read from this account, so its id alone scopes the count.
+    static func answersOfDay(_ stateBefore: String) -> String {
+        """
+        SELECT COUNT(*) FROM reviewLog INDEXED BY reviewLogAnswersByDeck
+        WHERE deckKey = (SELECT key FROM deck WHERE id = ?) AND stateBefore = '\(stateBefore)'
+          AND reviewedAt >= ? AND reviewedAt < ?
+        """
+    }
+
+    static func window(_ day: StudyDay) -> StatementArguments { [day.start.storageMillis, day.end.storageMillis] }
 
     /// The queue `StudyQueuePolicy` decides, fetching each deck's candidates only as it asks. A
     /// candidate is its key and due time, read off the `cardQueue`/`cardNew` indexes alone (the decks

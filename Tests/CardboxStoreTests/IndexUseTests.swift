@@ -101,6 +101,11 @@ struct IndexUseTests {
         for index in ["cardQueue", "cardNew", "reviewLogAnswersByDeck", "reviewLogByDeck"] {
             #expect(Self.uses(index, plans), "no statement reads \(index)")
         }
+        // The day's answers are read from the deck's kept counts, by its key.
+        #expect(
+            plans.contains {
+                $0.0.contains("FROM deckDayAnswers") && $0.1.contains("deckDayAnswers USING INTEGER PRIMARY KEY")
+            }, "the day's answers not read by the deck's key")
         // The new cards are counted at every step off the index alone, not a row per card.
         #expect(plans.contains { $0.1.contains("COVERING INDEX cardNew") }, "new cards counted by their rows")
         #expect(Self.sortedCardReads(plans) == [])

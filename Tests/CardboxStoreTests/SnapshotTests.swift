@@ -159,6 +159,35 @@ struct SnapshotTests {
         #expect(try setup.device.holdsNothingOfItsOwn())
     }
 
+    @Test("a snapshot with a trigger the schema does not make, or one of its triggers altered, is refused")
+    func refuseForeignTriggers() throws {
+        let setup = try Setup()
+        _ = try setup.phone.createList(name: "Groceries")
+        try setup.copy.applyPulled(try setup.phone.changes().changes, cursor: 1)
+        for plant in [
+            "CREATE TRIGGER planted AFTER INSERT ON item BEGIN DELETE FROM itemList; END",
+            """
+            DROP TRIGGER deckDayAnswersOnInsert;
+            CREATE TRIGGER deckDayAnswersOnInsert AFTER INSERT ON reviewLog BEGIN DELETE FROM card; END
+            """,
+        ] {
+            let path = try setup.snapshot()
+            let queue = try DatabaseQueue(path: path)
+            try queue.write { try $0.execute(sql: plant) }
+            try queue.close()
+            #expect {
+                try setup.device.adoptSnapshot(at: path, link: Setup.link)
+            } throws: { error in
+                guard case CardboxError.invalid(field: "snapshot", let reason) = error else { return false }
+                return reason.hasPrefix("holds what a store never does: trigger ")
+            }
+        }
+        #expect(try setup.device.lists().isEmpty && setup.device.holdsNothingOfItsOwn())
+        // The schema's own triggers come along and are taken.
+        try setup.device.adoptSnapshot(at: try setup.snapshot(), link: Setup.link)
+        #expect(try setup.device.lists().map(\.name) == ["Groceries"])
+    }
+
     @Test("a snapshot beside the store takes the store file's place; one elsewhere is copied in; both are adopted")
     func renameOrCopy() throws {
         for elsewhere in [false, true] {

@@ -119,6 +119,80 @@ struct StudyStoreTests {
         #expect(try store.studyCounts(in: try store.resolve("D")).new == 2)
     }
 
+    /// The day's answers of deck "D" as `deckDayAnswers` keeps them (nil: not for today's window),
+    /// and as counted from the review log.
+    static func dayAnswers(_ store: CardboxStore, now: Date) throws -> (kept: [Int]?, counted: [Int]) {
+        let deck: DeckID = try store.resolve("D")
+        return try store.read { context in
+            let id = deck.storage
+            let day = try context.studyDay(now: now)
+            let kept = try Row.fetchOne(
+                context.db,
+                sql: """
+                    SELECT newAnswered, reviewsAnswered FROM deckDayAnswers
+                    WHERE deckKey = (SELECT key FROM deck WHERE id = ?) AND dayStart = ? AND dayEnd = ?
+                    """, arguments: [id] + StoreContext.window(day)
+            ).map { [$0[0] as Int, $0[1] as Int] }
+            let counted = try ["new", "review"].map {
+                try context.count(StoreContext.answersOfDay($0), [id] + StoreContext.window(day))
+            }
+            return (kept, counted)
+        }
+    }
+
+    @Test("the day's answers the limits count are kept as logged: by answers, a sync, an undo, an edit, a new day")
+    func dayAnswersKept() throws {
+        var replicas = try Replicas()
+        let (a, b) = (replicas.a, replicas.b)
+        _ = try a.setPlan(.premium)
+        var settings = try a.createDeck(name: "D", frontLanguage: "es", backLanguage: "en").study
+        settings.newCardsPerDay = 3
+        settings.learningSteps = ""
+        _ = try a.setStudySettings(try a.resolve("D"), settings)
+        for index in 0..<8 { _ = try a.addCard(to: try a.resolve("D"), CardDraft(front: "w\(index)", back: "-")) }
+        try replicas.exchange()
+        func answerNext(_ store: CardboxStore) throws {
+            let next = try #require(try store.nextStudyCard(in: try store.resolve("D")))
+            _ = try store.answer(next.card.id, rating: 3)
+        }
+
+        try answerNext(a)
+        #expect(
+            try Self.dayAnswers(a, now: replicas.clock.now).kept == [1, 0]
+                && Self.dayAnswers(a, now: replicas.clock.now).counted == [1, 0])
+        // Two answers arriving by sync count as the device's own: the day's limit of 3 is reached.
+        try answerNext(b)
+        try answerNext(b)
+        try replicas.exchange()
+        #expect(
+            try Self.dayAnswers(a, now: replicas.clock.now).kept == [3, 0]
+                && Self.dayAnswers(a, now: replicas.clock.now).counted == [3, 0])
+        #expect(try a.studyCounts(in: try a.resolve("D")).new == 0)
+        _ = try a.undoLastAnswer()
+        #expect(
+            try Self.dayAnswers(a, now: replicas.clock.now).kept == [2, 0]
+                && Self.dayAnswers(a, now: replicas.clock.now).counted == [2, 0])
+        #expect(try a.studyCounts(in: try a.resolve("D")).new == 1)
+        // A logged answer moved out of the day drops the kept counts; the log is counted instead.
+        try a.write { tx in
+            try tx.db.execute(
+                sql:
+                    "UPDATE reviewLog SET reviewedAt = reviewedAt - 86400000 WHERE rowid = (SELECT MIN(rowid) FROM reviewLog)"
+            )
+        }
+        #expect(
+            try Self.dayAnswers(a, now: replicas.clock.now).kept == nil
+                && Self.dayAnswers(a, now: replicas.clock.now).counted == [1, 0])
+        #expect(try a.studyCounts(in: try a.resolve("D")).new == 2)
+        // A new day: counted from its own window, and kept again from its first answer.
+        replicas.clock.advance(days: 1)
+        #expect(try a.studyCounts(in: try a.resolve("D")).new == 3)
+        try answerNext(a)
+        #expect(
+            try Self.dayAnswers(a, now: replicas.clock.now).kept == [1, 0]
+                && Self.dayAnswers(a, now: replicas.clock.now).counted == [1, 0])
+    }
+
     @Test("undo restores the card exactly and removes the answer")
     func undo() throws {
         let clock = TestClock()
