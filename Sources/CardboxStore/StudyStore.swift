@@ -187,7 +187,7 @@ extension WriteContext {
         let deck = try context.deck(card.deckId.storage)
         let time = time ?? now
         let answer = card.answered(rating, at: time, by: try Scheduler(deck.study), fuzz: deck.study.enableFuzz)
-        try keepDayAnswerCounts(deck: card.deckId.storage, day: try context.studyDay(now: now))
+        try keepDayAnswerCounts(deck: card.deckId.storage)
         try saveSchedule(answer.after, stamped: true)
         let log = try logReview(
             id ?? ReviewID(newUUID()), of: card, rating: rating, at: time, after: answer.after,
@@ -197,19 +197,28 @@ extension WriteContext {
         return StudyAnswer(card: answered, log: log)
     }
 
-    /// Gives `deckDayAnswers` the deck's counts for `day` when it holds another window (or none),
-    /// counted from the log, so the triggers keep them from the answer about to be logged on. One
-    /// statement, which writes nothing when the window is already today's.
-    func keepDayAnswerCounts(deck deckId: String, day: StudyDay) throws {
-        let window = StoreContext.window(day)
+    /// Gives `deckDayAnswers` the deck's counts for today, counted from the log, when its row's window
+    /// (if any) does not hold this moment, so the triggers keep them from the answer about to be
+    /// logged on. Most answers find the row and do nothing more: working out the study day (a
+    /// calendar's arithmetic) only comes with the day's first answer. (A row whose window holds this
+    /// moment but is not today's, after the day's start hour or time zone changed, is not renewed
+    /// until its window ends; until then readers count from the log.)
+    func keepDayAnswerCounts(deck deckId: String) throws {
+        let kept = try Bool.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT 1 FROM deckDayAnswers
+                    WHERE deckKey = (SELECT key FROM deck WHERE id = ?) AND dayStart <= ? AND ? < dayEnd
+                    """), arguments: [deckId, nowMillis, nowMillis])
+        guard kept == nil else { return }
+        let day = try context.studyDay(now: now)
+        let counts = try context.countAnswers(deckId, on: day)
         try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO deckDayAnswers (deckKey, dayStart, dayEnd, newAnswered, reviewsAnswered)
-                SELECT deck.key, ?, ?, (\(StoreContext.answersOfDay("new"))), (\(StoreContext.answersOfDay("review")))
-                FROM deck WHERE deck.id = ? AND NOT EXISTS (
-                    SELECT 1 FROM deckDayAnswers WHERE deckKey = deck.key AND dayStart = ? AND dayEnd = ?)
+                SELECT key, ?, ?, ?, ? FROM deck WHERE id = ?
                 """
-        ).execute(arguments: window + [deckId] + window + [deckId] + window + [deckId] + window)
+        ).execute(arguments: [day.start.storageMillis, day.end.storageMillis, counts.new, counts.review, deckId])
     }
 
     /// Adds review `id` of `card` to the review log: the card's schedule before it (what undo
@@ -369,24 +378,23 @@ extension StoreContext {
                     """),
             arguments: [deckId, day.start.storageMillis, day.end.storageMillis])
         if let kept { return (kept[0], kept[1]) }
-        return (
-            try count(Self.answersOfDay("new"), [deckId] + Self.window(day)),
-            try count(Self.answersOfDay("review"), [deckId] + Self.window(day))
-        )
+        return try countAnswers(deckId, on: day)
     }
 
-    /// Counts a deck's answers of one state before them in a day's window (arguments: the deck's
-    /// id, then `window`): a range of the `(deckKey, stateBefore, reviewedAt)` index. The deck was
-    /// read from this account, so its id alone scopes the count.
-    static func answersOfDay(_ stateBefore: String) -> String {
-        """
-        SELECT COUNT(*) FROM reviewLog INDEXED BY reviewLogAnswersByDeck
-        WHERE deckKey = (SELECT key FROM deck WHERE id = ?) AND stateBefore = '\(stateBefore)'
-          AND reviewedAt >= ? AND reviewedAt < ?
-        """
+    /// A deck's new cards and reviews answered on `day`, counted from the log: two ranges of the
+    /// `(deckKey, stateBefore, reviewedAt)` index. The deck was read from this account, so its id
+    /// alone scopes the count.
+    func countAnswers(_ deckId: String, on day: StudyDay) throws -> (new: Int, review: Int) {
+        let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT COALESCE(SUM(stateBefore = 'new'), 0), COALESCE(SUM(stateBefore = 'review'), 0)
+                    FROM reviewLog INDEXED BY reviewLogAnswersByDeck
+                    WHERE deckKey = (SELECT key FROM deck WHERE id = ?) AND stateBefore IN ('new', 'review')
+                      AND reviewedAt >= ? AND reviewedAt < ?
+                    """), arguments: [deckId, day.start.storageMillis, day.end.storageMillis])
+        return (row?[0] ?? 0, row?[1] ?? 0)
     }
-
-    static func window(_ day: StudyDay) -> StatementArguments { [day.start.storageMillis, day.end.storageMillis] }
 
     /// The queue `StudyQueuePolicy` decides, fetching each deck's candidates only as it asks. A
     /// candidate is its key and due time, read off the `cardQueue`/`cardNew` indexes alone (the decks

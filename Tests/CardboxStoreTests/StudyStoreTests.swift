@@ -131,12 +131,10 @@ struct StudyStoreTests {
                 sql: """
                     SELECT newAnswered, reviewsAnswered FROM deckDayAnswers
                     WHERE deckKey = (SELECT key FROM deck WHERE id = ?) AND dayStart = ? AND dayEnd = ?
-                    """, arguments: [id] + StoreContext.window(day)
+                    """, arguments: [id, day.start.storageMillis, day.end.storageMillis]
             ).map { [$0[0] as Int, $0[1] as Int] }
-            let counted = try ["new", "review"].map {
-                try context.count(StoreContext.answersOfDay($0), [id] + StoreContext.window(day))
-            }
-            return (kept, counted)
+            let counted = try context.countAnswers(id, on: day)
+            return (kept, [counted.new, counted.review])
         }
     }
 
