@@ -357,7 +357,7 @@ extension StoreContext {
     private func studyDecks(_ deckReference: DeckID?) throws -> [Deck] {
         if let deckReference { return [try deck(existing(deckReference, .deck))] }
         return try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT * FROM deck ORDER BY nameKey"), arguments: []
+            db.cachedStatement(sql: "SELECT \(DeckColumn.select) FROM deck ORDER BY nameKey"), arguments: []
         )
         .map(Deck.init(row:))
     }
@@ -415,7 +415,7 @@ extension StoreContext {
                             WHERE \(Entity.card.binding("deckId")) AND isArchived = 0 AND \(condition)
                             ORDER BY \(order), key LIMIT ?
                             """), arguments: [deck.id.storage] + values + [limit(left)]
-                ).map { ($0["key"], ($0["due"] as Int64?).map(Date.init(storageMillis:))) }
+                ).map { ($0[0], ($0[1] as Int64?).map(Date.init(storageMillis:))) }
             }
             return found
         }
