@@ -125,12 +125,9 @@ extension CardboxStore {
             let order = filter.archived ? "archivedAt DESC, key" : "createdAt, key"
             arguments += [limit ?? Int(Int64.max), offset]
             return try context.cards(
-                Row.fetchAll(
-                    context.db.cachedStatement(
-                        sql:
-                            "SELECT \(CardColumns.select) FROM card WHERE \(condition) ORDER BY \(order) LIMIT ? OFFSET ?"
-                    ),
-                    arguments: arguments))
+                context.db.cachedStatement(
+                    sql: "SELECT \(CardColumns.select) FROM card WHERE \(condition) ORDER BY \(order) LIMIT ? OFFSET ?"),
+                arguments)
         }
     }
 
@@ -324,7 +321,7 @@ enum CardColumn: Int, CaseIterable {
     case key
 }
 
-extension Row {
+extension PositionalRow {
     subscript<Value: DatabaseValueConvertible>(_ column: CardColumn) -> Value { self[column.rawValue] }
 
     func millis(_ column: CardColumn) -> Date? { (self[column] as Int64?).map(Date.init(storageMillis:)) }
@@ -425,10 +422,11 @@ extension StoreContext {
     private func cardCount() throws -> Int { try count("SELECT COUNT(*) FROM card", []) }
 
     func card(_ id: String) throws -> Card {
-        let rows = try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT \(CardColumns.select) FROM card WHERE \(Entity.card.binding("id"))"),
-            arguments: [id])
-        guard let card = try cards(rows).first else { throw CardboxError.notFound(kind: "card", reference: id) }
+        let statement = try db.cachedStatement(
+            sql: "SELECT \(CardColumns.select) FROM card WHERE \(Entity.card.binding("id"))")
+        guard let card = try cards(statement, [id]).first else {
+            throw CardboxError.notFound(kind: "card", reference: id)
+        }
         return card
     }
 
@@ -448,35 +446,43 @@ extension StoreContext {
     private func cards<Value: Hashable & DatabaseValueConvertible>(
         _ values: [Value], padding: Value, column: String, condition: (Int) -> String
     ) throws -> [Card] {
-        var rows: [Value: Row] = [:]
+        var found: [Value: (card: Card, key: Int64)] = [:]
+        let lookup = CardColumn.allCases.count
         for chunk in paddedChunks(values, padding: padding) {
-            for row in try Row.fetchAll(
-                db.cachedStatement(
-                    sql: "SELECT \(CardColumns.select), \(column) AS lookup FROM card WHERE \(condition(chunk.count))"),
-                arguments: StatementArguments(chunk))
-            {
-                rows[row["lookup"]] = row
+            let statement = try db.cachedStatement(
+                sql: "SELECT \(CardColumns.select), \(column) AS lookup FROM card WHERE \(condition(chunk.count))")
+            try statement.forEachRow(StatementArguments(chunk)) { row in
+                found[row[lookup]] = (try Card(row: row, tags: []), row[CardColumn.key])
             }
         }
-        return try cards(values.compactMap { rows[$0] })
+        return try withTags(values.compactMap { found[$0] })
     }
 
-    /// Builds cards from rows, fetching their tags in batches.
-    func cards(_ rows: [Row]) throws -> [Card] {
-        // Tags are found by the cards' keys, read with the rows: the links are keyed by them.
+    /// The cards `statement` reads (its columns `CardColumns.select`), with their tags.
+    func cards(_ statement: Statement, _ arguments: StatementArguments) throws -> [Card] {
+        try withTags(
+            statement.records(arguments) { row -> (card: Card, key: Int64) in
+                (try Card(row: row, tags: []), row[CardColumn.key])
+            })
+    }
+
+    /// The cards with their tags, fetched in batches by the cards' keys (the links are keyed by them).
+    private func withTags(_ cards: [(card: Card, key: Int64)]) throws -> [Card] {
         var tagsByCard: [Int64: [String]] = [:]
-        let keys: [Int64] = rows.map { $0[CardColumn.key] }
-        for chunk in paddedChunks(keys, padding: 0) {
-            let tagRows = try Row.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT cardTag.cardKey, tag.name FROM cardTag JOIN tag ON tag.key = cardTag.tagKey
-                        WHERE cardTag.cardKey IN (\(databaseQuestionMarks(count: chunk.count)))
-                        ORDER BY tag.nameKey
-                        """), arguments: StatementArguments(chunk))
-            for row in tagRows { tagsByCard[row[0], default: []].append(row[1]) }
+        for chunk in paddedChunks(cards.map(\.key), padding: 0) {
+            try db.cachedStatement(
+                sql: """
+                    SELECT cardTag.cardKey, tag.name FROM cardTag JOIN tag ON tag.key = cardTag.tagKey
+                    WHERE cardTag.cardKey IN (\(databaseQuestionMarks(count: chunk.count)))
+                    ORDER BY tag.nameKey
+                    """
+            ).forEachRow(StatementArguments(chunk)) { row in tagsByCard[row[0], default: []].append(row[1]) }
         }
-        return try rows.map { try Card(row: $0, tags: tagsByCard[$0[CardColumn.key]] ?? []) }
+        return cards.map { found in
+            var card = found.card
+            card.tags = tagsByCard[found.key] ?? []
+            return card
+        }
     }
 }
 
@@ -492,7 +498,7 @@ private func paddedChunks<Value>(_ values: [Value], padding: Value) -> [[Value]]
 
 extension Card {
     /// A card from a row of `CardColumns.select`.
-    init(row: Row, tags: [String]) throws {
+    init(row: some PositionalRow, tags: [String]) throws {
         self.init(
             id: try .init(stored: row[CardColumn.id]), deckId: try .init(stored: row[CardColumn.deckId]),
             front: row[CardColumn.front], back: row[CardColumn.back], cardType: row[CardColumn.cardType],

@@ -31,10 +31,8 @@ extension CardboxStore {
 
     public func decks() throws -> [Deck] {
         try read { context in
-            try Row.fetchAll(
-                context.db.cachedStatement(sql: "SELECT \(DeckColumn.select) FROM deck ORDER BY nameKey, id"),
-                arguments: []
-            ).map(Deck.init(row:))
+            try context.db.cachedStatement(sql: "SELECT \(DeckColumn.select) FROM deck ORDER BY nameKey, id")
+                .records([], Deck.init(row:))
         }
     }
 
@@ -200,11 +198,11 @@ extension WriteContext {
 
 extension StoreContext {
     func deck(_ id: String) throws -> Deck {
-        guard
-            let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT \(DeckColumn.select) FROM deck WHERE id = ?"), arguments: [id])
-        else { throw CardboxError.notFound(kind: "deck", reference: id) }
-        return try Deck(row: row)
+        let statement = try db.cachedStatement(sql: "SELECT \(DeckColumn.select) FROM deck WHERE id = ?")
+        guard let deck = try statement.records([id], Deck.init(row:)).first else {
+            throw CardboxError.notFound(kind: "deck", reference: id)
+        }
+        return deck
     }
 }
 
@@ -217,13 +215,13 @@ enum DeckColumn: Int, CaseIterable {
     static let select = allCases.map { "\($0)" }.joined(separator: ", ")
 }
 
-extension Row {
+extension PositionalRow {
     subscript<Value: DatabaseValueConvertible>(_ column: DeckColumn) -> Value { self[column.rawValue] }
 }
 
 extension Deck {
     /// A deck from a row of `DeckColumn.select`.
-    init(row: Row) throws {
+    init(row: some PositionalRow) throws {
         self.init(
             id: try .init(stored: row[DeckColumn.id]), name: row[DeckColumn.name],
             frontLanguage: row[DeckColumn.frontLanguage], backLanguage: row[DeckColumn.backLanguage],

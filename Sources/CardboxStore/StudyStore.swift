@@ -356,10 +356,8 @@ extension StoreContext {
 
     private func studyDecks(_ deckReference: DeckID?) throws -> [Deck] {
         if let deckReference { return [try deck(existing(deckReference, .deck))] }
-        return try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT \(DeckColumn.select) FROM deck ORDER BY nameKey"), arguments: []
-        )
-        .map(Deck.init(row:))
+        return try db.cachedStatement(sql: "SELECT \(DeckColumn.select) FROM deck ORDER BY nameKey")
+            .records([], Deck.init(row:))
     }
 
     /// What a deck has left under its daily limits today, from the answers logged since the day began.
@@ -370,14 +368,15 @@ extension StoreContext {
     /// A deck's new cards and reviews answered on `day`: as `deckDayAnswers` keeps them when it holds
     /// this day's window (every study step reads them), else counted from the log.
     func answered(_ deckId: String, on day: StudyDay) throws -> (new: Int, review: Int) {
-        let kept = try Row.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    SELECT newAnswered, reviewsAnswered FROM deckDayAnswers
-                    WHERE deckKey = (SELECT key FROM deck WHERE id = ?) AND dayStart = ? AND dayEnd = ?
-                    """),
-            arguments: [deckId, day.start.storageMillis, day.end.storageMillis])
-        if let kept { return (kept[0], kept[1]) }
+        let kept = try db.cachedStatement(
+            sql: """
+                SELECT newAnswered, reviewsAnswered FROM deckDayAnswers
+                WHERE deckKey = (SELECT key FROM deck WHERE id = ?) AND dayStart = ? AND dayEnd = ?
+                """
+        ).records([deckId, day.start.storageMillis, day.end.storageMillis]) {
+            (new: $0[0] as Int, review: $0[1] as Int)
+        }
+        if let kept = kept.first { return kept }
         return try countAnswers(deckId, on: day)
     }
 
@@ -385,15 +384,17 @@ extension StoreContext {
     /// `(deckKey, stateBefore, reviewedAt)` index. The deck was read from this account, so its id
     /// alone scopes the count.
     func countAnswers(_ deckId: String, on day: StudyDay) throws -> (new: Int, review: Int) {
-        let row = try Row.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    SELECT COALESCE(SUM(stateBefore = 'new'), 0), COALESCE(SUM(stateBefore = 'review'), 0)
-                    FROM reviewLog INDEXED BY reviewLogAnswersByDeck
-                    WHERE deckKey = (SELECT key FROM deck WHERE id = ?) AND stateBefore IN ('new', 'review')
-                      AND reviewedAt >= ? AND reviewedAt < ?
-                    """), arguments: [deckId, day.start.storageMillis, day.end.storageMillis])
-        return (row?[0] ?? 0, row?[1] ?? 0)
+        let counts = try db.cachedStatement(
+            sql: """
+                SELECT COALESCE(SUM(stateBefore = 'new'), 0), COALESCE(SUM(stateBefore = 'review'), 0)
+                FROM reviewLog INDEXED BY reviewLogAnswersByDeck
+                WHERE deckKey = (SELECT key FROM deck WHERE id = ?) AND stateBefore IN ('new', 'review')
+                  AND reviewedAt >= ? AND reviewedAt < ?
+                """
+        ).records([deckId, day.start.storageMillis, day.end.storageMillis]) {
+            (new: $0[0] as Int, review: $0[1] as Int)
+        }
+        return counts.first ?? (0, 0)
     }
 
     /// The queue `StudyQueuePolicy` decides, fetching each deck's candidates only as it asks. A
@@ -408,14 +409,15 @@ extension StoreContext {
         ) throws -> [(key: Int64, due: Date?)] {
             var found: [(key: Int64, due: Date?)] = []
             for (deck, left) in decks where limit(left) > 0 {
-                found += try Row.fetchAll(
-                    db.cachedStatement(
-                        sql: """
-                            SELECT key, \(order == "dueAt" ? "dueAt" : "NULL") AS due FROM card
-                            WHERE \(Entity.card.binding("deckId")) AND isArchived = 0 AND \(condition)
-                            ORDER BY \(order), key LIMIT ?
-                            """), arguments: [deck.id.storage] + values + [limit(left)]
-                ).map { ($0[0], ($0[1] as Int64?).map(Date.init(storageMillis:))) }
+                found += try db.cachedStatement(
+                    sql: """
+                        SELECT key, \(order == "dueAt" ? "dueAt" : "NULL") AS due FROM card
+                        WHERE \(Entity.card.binding("deckId")) AND isArchived = 0 AND \(condition)
+                        ORDER BY \(order), key LIMIT ?
+                        """
+                ).records([deck.id.storage] + values + [limit(left)]) {
+                    ($0[0], ($0[1] as Int64?).map(Date.init(storageMillis:)))
+                }
             }
             return found
         }
