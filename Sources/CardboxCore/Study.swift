@@ -55,13 +55,22 @@ public struct StudyDay: Sendable, Equatable {
     public var start: Date
     public var end: Date
 
+    /// Every day starts at the hour on its own calendar date and ends where the next one starts, so
+    /// the days meet end to end across a daylight-saving change (counting the hours from midnight
+    /// would start the day after a 2 a.m. change at 5 a.m. while the day before ended at 4). An hour
+    /// the change skips starts the day at the next hour there is.
     public init(containing date: Date, startHour: Int, timeZone: TimeZone) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        let shifted = date.addingTimeInterval(-Double(startHour) * 3_600)
-        let midnight = calendar.startOfDay(for: shifted)
-        start = calendar.date(byAdding: .hour, value: startHour, to: midnight)!
-        end = calendar.date(byAdding: .day, value: 1, to: start)!
+        let onItsDate = Self.hour(startHour, on: date, calendar)
+        start =
+            onItsDate <= date
+            ? onItsDate : Self.hour(startHour, on: calendar.date(byAdding: .day, value: -1, to: date)!, calendar)
+        end = Self.hour(startHour, on: calendar.date(byAdding: .day, value: 1, to: start)!, calendar)
+    }
+
+    private static func hour(_ hour: Int, on day: Date, _ calendar: Calendar) -> Date {
+        calendar.date(bySettingHour: hour, minute: 0, second: 0, of: day)!
     }
 
     /// The start of the study day `days` days from this one (negative: earlier), by the calendar: a

@@ -674,6 +674,11 @@ enum Schema {
     /// deck, state or time drops the deck's counts, read again from the log when next needed. A
     /// local cache, never synced: a row is written by the answer that needs a new day's window, and
     /// a reader whose day is not the row's counts from the log as before.
+    ///
+    /// A snapshot may hold these and no other triggers (`openSnapshot` compares their SQL word for
+    /// word, before migrating): a later migration that changes one keeps the text it replaces in
+    /// this list, so snapshots of the release before still open. A migration that makes `reviewLog`
+    /// again must make these triggers again.
     static let dayAnswerTriggers: [(name: String, sql: String)] = [
         (
             "deckDayAnswersOnInsert",

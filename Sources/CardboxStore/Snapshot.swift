@@ -113,6 +113,10 @@ extension CardboxStore {
     /// build, or a file that is not a store, is refused with what is wrong. (That the bytes are the
     /// ones the server made is checked as they arrive, by their SHA-256: a full integrity check here
     /// read every page again and cost a fifth of a first sync.)
+    /// How the SQL of a store's tables and indexes begins (SQLite keeps the first keywords upper
+    /// case, single spaced).
+    private static let storeObjectPrefixes = ["CREATE TABLE ", "CREATE INDEX ", "CREATE UNIQUE INDEX "]
+
     private static func openSnapshot(_ path: String) throws -> DatabaseQueue {
         do {
             // The caller's throwaway copy: changing it needs no journal and no waiting for the disk.
@@ -123,12 +127,22 @@ extension CardboxStore {
             }
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             // A store has tables, indexes and the triggers its schema makes, word for word: any other
-            // trigger or view in the file would come along and run in this store.
+            // object in the file would come along and run in this store. Each object is made from
+            // its SQL, so the SQL is what is checked, whatever the row's `type` says.
             let own = Schema.dayAnswerTriggers.map(\.sql)
             let foreign = try queue.read { db in
-                try Row.fetchAll(db, sql: "SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'view')")
-                    .filter { $0["type"] != "trigger" || !own.contains($0["sql"] ?? "") }
-                    .map { "\($0["type"] as String) \($0["name"] as String)" }
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT ifnull(type, '') AS type, ifnull(name, '') AS name, sql FROM sqlite_master
+                        WHERE sql IS NOT NULL
+                        """
+                )
+                .filter { row in
+                    let sql: String = row["sql"]
+                    return !own.contains(sql) && !Self.storeObjectPrefixes.contains { sql.hasPrefix($0) }
+                }
+                .map { "\($0["type"] as String) \($0["name"] as String)" }
             }
             guard foreign.isEmpty else {
                 throw CardboxError.invalid(

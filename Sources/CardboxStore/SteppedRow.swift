@@ -29,7 +29,10 @@ struct SteppedRow: PositionalRow {
 }
 
 extension Statement {
-    /// Runs the statement with `arguments`, calling `body` with each row it gives, in order.
+    /// Runs the statement with `arguments`, calling `body` with each row it gives, in order. For
+    /// reads inside the store's transactions only: it steps SQLite itself, so GRDB's bookkeeping
+    /// around a statement is skipped (the read is not seen by database observation, and an error
+    /// names the SQL but not its arguments).
     func forEachRow(_ arguments: StatementArguments, _ body: (SteppedRow) throws -> Void) throws {
         try setArguments(arguments)
         let handle = sqliteStatement

@@ -163,12 +163,20 @@ struct SnapshotTests {
     func refuseForeignTriggers() throws {
         let setup = try Setup()
         _ = try setup.phone.createList(name: "Groceries")
+        _ = try setup.phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
         try setup.copy.applyPulled(try setup.phone.changes().changes, cursor: 1)
         for plant in [
             "CREATE TRIGGER planted AFTER INSERT ON item BEGIN DELETE FROM itemList; END",
             """
             DROP TRIGGER deckDayAnswersOnInsert;
             CREATE TRIGGER deckDayAnswersOnInsert AFTER INSERT ON reviewLog BEGIN DELETE FROM card; END
+            """,
+            // A trigger's SQL in a row that calls itself a table (this SQLite finds the schema
+            // malformed; the check refuses it whatever the row's type says).
+            """
+            PRAGMA writable_schema = ON;
+            INSERT INTO sqlite_master (type, name, tbl_name, rootpage, sql) VALUES ('table', 'sneaky', 'item', 0,
+              'CREATE TRIGGER sneaky AFTER INSERT ON item BEGIN DELETE FROM itemList; END');
             """,
         ] {
             let path = try setup.snapshot()
@@ -179,13 +187,25 @@ struct SnapshotTests {
                 try setup.device.adoptSnapshot(at: path, link: Setup.link)
             } throws: { error in
                 guard case CardboxError.invalid(field: "snapshot", let reason) = error else { return false }
-                return reason.hasPrefix("holds what a store never does: trigger ")
+                return reason.hasPrefix("holds what a store never does: ")
+                    || reason.hasPrefix("is not a Cardbox store: malformed database schema")
             }
         }
         #expect(try setup.device.lists().isEmpty && setup.device.holdsNothingOfItsOwn())
-        // The schema's own triggers come along and are taken.
+        // The schema's own triggers come along and are taken; the copy's kept day counts are not.
+        try setup.copy.write { tx in
+            try tx.db.execute(sql: "INSERT INTO deckDayAnswers SELECT key, 0, 1, 5, 5 FROM deck")
+        }
         try setup.device.adoptSnapshot(at: try setup.snapshot(), link: Setup.link)
         #expect(try setup.device.lists().map(\.name) == ["Groceries"])
+        let (triggers, kept) = try setup.device.read { context in
+            (
+                try String.fetchAll(
+                    context.db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name"),
+                try Int.fetchOne(context.db, sql: "SELECT COUNT(*) FROM deckDayAnswers")
+            )
+        }
+        #expect(triggers == Schema.dayAnswerTriggers.map(\.sql).sorted() && kept == 0)
     }
 
     @Test("a snapshot beside the store takes the store file's place; one elsewhere is copied in; both are adopted")

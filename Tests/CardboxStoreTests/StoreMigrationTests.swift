@@ -173,6 +173,10 @@ struct StoreMigrationTests {
             #expect(cards == 7 && cardsWithBytes == cards)
             let idColumn = try Int.fetchOne(db, sql: "SELECT hidden FROM pragma_table_xinfo('card') WHERE name = 'id'")
             #expect(idColumn == 2, "the card's id is a virtual generated column")
+            // The day's answers are kept by the review log's triggers (v15), exactly these.
+            let triggers = try String.fetchAll(
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+            #expect(triggers == Schema.dayAnswerTriggers.map(\.sql).sorted())
             #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
             #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
         }

@@ -453,6 +453,43 @@ struct StatsTests {
     }
 }
 
+@Suite("Study days across daylight-saving changes")
+struct StudyDayTests {
+    /// Every moment of `hours` hours from `from` lies in the study day made for it, and each day
+    /// starts where the one before ended, at the start hour of local time.
+    static func checkDays(from: Date, hours: Int, startHour: Int, zone: TimeZone) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        var previous: StudyDay?
+        for minutes in stride(from: 0, to: hours * 60, by: 10) {
+            let moment = from.addingTimeInterval(Double(minutes) * 60)
+            let day = StudyDay(containing: moment, startHour: startHour, timeZone: zone)
+            #expect(day.start <= moment && moment < day.end, "\(moment) outside \(day)")
+            if let previous, previous != day { #expect(previous.end == day.start, "\(previous) then \(day)") }
+            previous = day
+        }
+    }
+
+    @Test("the days meet end to end and hold every moment, across a 2 a.m. change forward and back")
+    func endToEnd() throws {
+        let newYork = try #require(TimeZone(identifier: "America/New_York"))
+        // 2025-03-08 12:00 EST to 03-11: clocks went forward at 2 a.m. on 9 March; start hours 4 and 2.
+        for startHour in [4, 2, 0] {
+            Self.checkDays(
+                from: Date(timeIntervalSince1970: 1_741_453_200), hours: 72, startHour: startHour, zone: newYork)
+            // 2025-11-01 12:00 EDT to 11-04: clocks went back at 2 a.m. on 2 November.
+            Self.checkDays(
+                from: Date(timeIntervalSince1970: 1_762_012_800), hours: 72, startHour: startHour, zone: newYork)
+        }
+        // The day after the change forward starts at 4 a.m. local time, 23 hours after the one before.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = newYork
+        let day = StudyDay(containing: Date(timeIntervalSince1970: 1_741_510_800), startHour: 4, timeZone: newYork)
+        #expect(calendar.component(.hour, from: day.start) == 4 && calendar.component(.day, from: day.start) == 9)
+        #expect(day.start.timeIntervalSince(day.start(offsetBy: -1, timeZone: newYork)) == 23 * 3_600)
+    }
+}
+
 @Suite("Storing fitted FSRS parameters")
 struct FittedParameterTests {
     func fit(improving: Bool) -> FitResult {
