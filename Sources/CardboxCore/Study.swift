@@ -1,5 +1,6 @@
 import CardboxFSRS
 import Foundation
+import Synchronization
 
 /// One answer to a card, kept with the state it changed: the review history FSRS learns from and
 /// that undo rolls back.
@@ -60,6 +61,22 @@ public struct StudyDay: Sendable, Equatable {
     /// would start the day after a 2 a.m. change at 5 a.m. while the day before ended at 4). An hour
     /// the change skips starts the day at the next hour there is.
     public init(containing date: Date, startHour: Int, timeZone: TimeZone) {
+        // Days meet end to end, so the day last made holds every later moment it covers: every study
+        // step asks, and the calendar's arithmetic costs more than the rest of a queue's reads.
+        if let last = Self.lastMade.withLock({ $0 }), last.startHour == startHour, last.timeZone == timeZone,
+            last.day.start <= date, date < last.day.end
+        {
+            self = last.day
+            return
+        }
+        self.init(computing: date, startHour: startHour, timeZone: timeZone)
+        let day = self
+        Self.lastMade.withLock { $0 = (startHour, timeZone, day) }
+    }
+
+    private static let lastMade = Mutex<(startHour: Int, timeZone: TimeZone, day: StudyDay)?>(nil)
+
+    private init(computing date: Date, startHour: Int, timeZone: TimeZone) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let onItsDate = Self.hour(startHour, on: date, calendar)
