@@ -679,37 +679,28 @@ enum Schema {
     /// word, before migrating): a later migration that changes one keeps the text it replaces in
     /// this list, so snapshots of the release before still open. A migration that makes `reviewLog`
     /// again must make these triggers again.
-    static let dayAnswerTriggers: [(name: String, sql: String)] = [
-        (
-            "deckDayAnswersOnInsert",
-            """
-            CREATE TRIGGER deckDayAnswersOnInsert AFTER INSERT ON reviewLog BEGIN
-                UPDATE deckDayAnswers
-                SET newAnswered = newAnswered + (NEW.stateBefore = 'new'),
-                    reviewsAnswered = reviewsAnswered + (NEW.stateBefore = 'review')
-                WHERE deckKey = NEW.deckKey AND NEW.reviewedAt >= dayStart AND NEW.reviewedAt < dayEnd;
-            END
-            """
-        ),
-        (
-            "deckDayAnswersOnDelete",
-            """
-            CREATE TRIGGER deckDayAnswersOnDelete AFTER DELETE ON reviewLog BEGIN
-                UPDATE deckDayAnswers
-                SET newAnswered = newAnswered - (OLD.stateBefore = 'new'),
-                    reviewsAnswered = reviewsAnswered - (OLD.stateBefore = 'review')
-                WHERE deckKey = OLD.deckKey AND OLD.reviewedAt >= dayStart AND OLD.reviewedAt < dayEnd;
-            END
-            """
-        ),
-        (
-            "deckDayAnswersOnUpdate",
-            """
-            CREATE TRIGGER deckDayAnswersOnUpdate AFTER UPDATE OF deckKey, stateBefore, reviewedAt ON reviewLog BEGIN
-                DELETE FROM deckDayAnswers WHERE deckKey IN (OLD.deckKey, NEW.deckKey);
-            END
-            """
-        ),
+    static let dayAnswerTriggers = [
+        """
+        CREATE TRIGGER deckDayAnswersOnInsert AFTER INSERT ON reviewLog BEGIN
+            UPDATE deckDayAnswers
+            SET newAnswered = newAnswered + (NEW.stateBefore = 'new'),
+                reviewsAnswered = reviewsAnswered + (NEW.stateBefore = 'review')
+            WHERE deckKey = NEW.deckKey AND NEW.reviewedAt >= dayStart AND NEW.reviewedAt < dayEnd;
+        END
+        """,
+        """
+        CREATE TRIGGER deckDayAnswersOnDelete AFTER DELETE ON reviewLog BEGIN
+            UPDATE deckDayAnswers
+            SET newAnswered = newAnswered - (OLD.stateBefore = 'new'),
+                reviewsAnswered = reviewsAnswered - (OLD.stateBefore = 'review')
+            WHERE deckKey = OLD.deckKey AND OLD.reviewedAt >= dayStart AND OLD.reviewedAt < dayEnd;
+        END
+        """,
+        """
+        CREATE TRIGGER deckDayAnswersOnUpdate AFTER UPDATE OF deckKey, stateBefore, reviewedAt ON reviewLog BEGIN
+            DELETE FROM deckDayAnswers WHERE deckKey IN (OLD.deckKey, NEW.deckKey);
+        END
+        """,
     ]
 
     static func countDayAnswers(_ db: Database) throws {
@@ -723,7 +714,7 @@ enum Schema {
                     reviewsAnswered INTEGER NOT NULL
                 )
                 """)
-        for trigger in dayAnswerTriggers { try db.execute(sql: trigger.sql) }
+        for trigger in dayAnswerTriggers { try db.execute(sql: trigger) }
     }
 
     /// SQL giving the stored text form of the 16-byte id in `column`: lowercase 8-4-4-4-12 hex digits.

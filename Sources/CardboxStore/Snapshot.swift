@@ -109,14 +109,14 @@ extension CardboxStore {
         try handle.synchronize()
     }
 
-    /// Opens a downloaded snapshot and brings its schema to this build's; a snapshot from a newer
-    /// build, or a file that is not a store, is refused with what is wrong. (That the bytes are the
-    /// ones the server made is checked as they arrive, by their SHA-256: a full integrity check here
-    /// read every page again and cost a fifth of a first sync.)
     /// How the SQL of a store's tables and indexes begins (SQLite keeps the first keywords upper
     /// case, single spaced).
     private static let storeObjectPrefixes = ["CREATE TABLE ", "CREATE INDEX ", "CREATE UNIQUE INDEX "]
 
+    /// Opens a downloaded snapshot and brings its schema to this build's; a snapshot from a newer
+    /// build, or a file that is not a store, is refused with what is wrong. (That the bytes are the
+    /// ones the server made is checked as they arrive, by their SHA-256: a full integrity check here
+    /// read every page again and cost a fifth of a first sync.)
     private static func openSnapshot(_ path: String) throws -> DatabaseQueue {
         do {
             // The caller's throwaway copy: changing it needs no journal and no waiting for the disk.
@@ -129,7 +129,7 @@ extension CardboxStore {
             // A store has tables, indexes and the triggers its schema makes, word for word: any other
             // object in the file would come along and run in this store. Each object is made from
             // its SQL, so the SQL is what is checked, whatever the row's `type` says.
-            let own = Schema.dayAnswerTriggers.map(\.sql)
+            let own = Schema.dayAnswerTriggers
             let foreign = try queue.read { db in
                 try Row.fetchAll(
                     db,

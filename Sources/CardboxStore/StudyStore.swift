@@ -373,12 +373,13 @@ extension StoreContext {
                 SELECT newAnswered, reviewsAnswered FROM deckDayAnswers
                 WHERE deckKey = (SELECT key FROM deck WHERE id = ?) AND dayStart = ? AND dayEnd = ?
                 """
-        ).records([deckId, day.start.storageMillis, day.end.storageMillis]) {
-            (new: $0[0] as Int, review: $0[1] as Int)
-        }
+        ).records([deckId, day.start.storageMillis, day.end.storageMillis], Self.newAndReviews)
         if let kept = kept.first { return kept }
         return try countAnswers(deckId, on: day)
     }
+
+    /// A row of two counts: new cards, then reviews.
+    private static func newAndReviews(_ row: SteppedRow) -> (new: Int, review: Int) { (row[0], row[1]) }
 
     /// A deck's new cards and reviews answered on `day`, counted from the log: two ranges of the
     /// `(deckKey, stateBefore, reviewedAt)` index. The deck was read from this account, so its id
@@ -391,9 +392,7 @@ extension StoreContext {
                 WHERE deckKey = (SELECT key FROM deck WHERE id = ?) AND stateBefore IN ('new', 'review')
                   AND reviewedAt >= ? AND reviewedAt < ?
                 """
-        ).records([deckId, day.start.storageMillis, day.end.storageMillis]) {
-            (new: $0[0] as Int, review: $0[1] as Int)
-        }
+        ).records([deckId, day.start.storageMillis, day.end.storageMillis], Self.newAndReviews)
         return counts.first ?? (0, 0)
     }
 

@@ -176,7 +176,7 @@ struct StoreMigrationTests {
             // The day's answers are kept by the review log's triggers (v15), exactly these.
             let triggers = try String.fetchAll(
                 db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
-            #expect(triggers == Schema.dayAnswerTriggers.map(\.sql).sorted())
+            #expect(triggers == Schema.dayAnswerTriggers.sorted())
             #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
             #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
         }
