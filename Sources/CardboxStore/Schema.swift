@@ -29,6 +29,8 @@ enum Schema {
         migrator.registerMigration(cardIdsAsBytes, migrate: keepCardIdsAsBytes)
         migrator.registerMigration(
             "v15: each deck's answers of the day, counted as they are logged", migrate: countDayAnswers)
+        migrator.registerMigration(
+            "v16: checks of a few named values written as comparisons", migrate: compareNamedValues)
         return migrator
     }
 
@@ -715,6 +717,41 @@ enum Schema {
                 )
                 """)
         for trigger in dayAnswerTriggers { try db.execute(sql: trigger) }
+    }
+
+    /// SQLite checks `column IN (three or more values)` by building a temporary b-tree of the values
+    /// at every row it writes: a card's `state` check was a sixth of a 100,000-card import, and a
+    /// review log row has two. Each such check becomes the same condition as comparisons joined by
+    /// OR (an IN list of two is already compared so). Only the constraint's text changes, for the
+    /// same condition on the same rows, so the definitions are rewritten in place, as SQLite's
+    /// documentation allows for changing CHECK constraints (ALTER TABLE, "other kinds of table
+    /// schema changes"), instead of copying every row into a new table.
+    static func compareNamedValues(_ db: Database) throws {
+        let states = ["new", "learning", "review", "relearning"]
+        let rewrites: [(table: String, column: String, values: [String])] = [
+            ("card", "state", states),
+            ("reviewLog", "stateBefore", states),
+            ("reviewLog", "stateAfter", Array(states.dropFirst())),
+            ("image", "mimeType", ["image/jpeg", "image/png", "image/heic"]),
+        ]
+        let version = try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
+        try db.execute(sql: "PRAGMA writable_schema = ON")
+        for (table, column, values) in rewrites {
+            guard
+                let definition = try String.fetchOne(
+                    db, sql: "SELECT sql FROM sqlite_master WHERE name = ?", arguments: [table])
+            else {
+                preconditionFailure("v15 has no table \(table)")
+            }
+            let list = "\(column) IN (\(values.map { "'\($0)'" }.joined(separator: ", ")))"
+            let comparisons = "(\(values.map { "\(column) = '\($0)'" }.joined(separator: " OR ")))"
+            precondition(definition.contains(list), "v15's \(table) has no check \(list)")
+            try db.execute(
+                sql: "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = ?",
+                arguments: [definition.replacingOccurrences(of: list, with: comparisons), table])
+        }
+        try db.execute(sql: "PRAGMA schema_version = \(version + 1)")
+        try db.execute(sql: "PRAGMA writable_schema = OFF")
     }
 
     /// SQL giving the stored text form of the 16-byte id in `column`: lowercase 8-4-4-4-12 hex digits.

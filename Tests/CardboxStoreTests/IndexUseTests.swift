@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxImaging
 import Foundation
 import GRDB
 import Testing
@@ -166,6 +167,27 @@ struct IndexUseTests {
         #expect(Self.uses("sqlite_autoindex_card_1", plans), "no statement finds the card by its id")
         // Never by the virtual `id` column: without an index of its own, that computes every row's id.
         #expect(!plans.contains { $0.0.contains("card WHERE id =") })
+    }
+
+    @Test("writing cards, answers and images builds no temporary b-tree per row (no CHECK on an IN list)")
+    func writesBuildNoTemporaryTable() throws {
+        let (store, deck, _) = try Self.sampleStore()
+        let photo = try ImageIngest.sample(width: 40, height: 30, format: .png)
+        let statements = try Self.statements(store) {
+            let card = try store.addCard(to: deck, CardDraft(front: "nuevo", back: "new", tags: ["t1"]), image: photo)
+            _ = try store.answer(card.id, inDeck: deck, rating: 3)
+            _ = try store.editCard(card.id, CardChanges(back: "changed"))
+        }
+        let writes = statements.filter {
+            ["INSERT", "UPDATE"].contains($0.trimmingCharacters(in: .whitespacesAndNewlines).prefix(6).uppercased())
+        }
+        #expect(writes.contains { $0.contains("INTO reviewLog") } && writes.contains { $0.contains("INTO image") })
+        let building = try store.writer.read { db in
+            try writes.filter { sql in
+                try Row.fetchAll(db, sql: "EXPLAIN " + sql).contains { $0["opcode"] == "OpenEphemeral" }
+            }
+        }
+        #expect(building == [], "statements building a temporary b-tree at each run")
     }
 
     @Test("a sync that sends one changed card reads no large table whole")

@@ -12,6 +12,7 @@ import Testing
 struct StoreMigrationTests {
     static let fixtures = [
         "store-v10.sqlite", "store-v11.sqlite", "store-v12.sqlite", "store-v13.sqlite", "store-v14.sqlite",
+        "store-v15.sqlite",
     ]
 
     /// A copy of the fixture in a folder of its own, removed by `cleanUp`.
@@ -179,6 +180,19 @@ struct StoreMigrationTests {
             #expect(triggers == Schema.dayAnswerTriggers.sorted())
             #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
             #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
+            // No check is an IN list of three or more values (v16), which SQLite makes a b-tree of
+            // at every row written; the comparisons that replace them still refuse other values.
+            let definitions = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table'")
+            #expect(!definitions.contains { $0.contains(/IN \('[^')]*'(, '[^')]*'){2,}\)/) })
+        }
+        try queue.inTransaction { db in
+            for refused in [
+                "UPDATE card SET state = 'due'", "UPDATE reviewLog SET stateBefore = 'due'",
+                "UPDATE reviewLog SET stateAfter = 'new'", "UPDATE image SET mimeType = 'image/gif'",
+            ] {
+                #expect(throws: DatabaseError.self, "\(refused)") { try db.execute(sql: refused) }
+            }
+            return .rollback
         }
     }
 
