@@ -178,7 +178,7 @@ public enum DelimitedFormat {
             var noteType: String?
             for (column, field) in fields.enumerated() {
                 if column + 1 == tagsColumn {
-                    tags = field.split(whereSeparator: \.isWhitespace).map(String.init)
+                    tags = tagList(field)
                 } else if column + 1 == deckColumn {
                     deck = field
                 } else if column + 1 == noteTypeColumn {
@@ -197,6 +197,17 @@ public enum DelimitedFormat {
                     noteType: noteType))
         }
         return Document(rows: rows, ignored: ignored, columnNames: columnNames)
+    }
+
+    /// A tags column's tags: separated by white space. An ASCII field is split as bytes (its white
+    /// space is tab, line feed, vertical tab, form feed, carriage return and space): judging every
+    /// character's white-space property was two fifths of reading a large file.
+    static func tagList(_ field: String) -> [String] {
+        guard field.utf8.allSatisfy({ $0 < 0x80 }) else {
+            return field.split(whereSeparator: \.isWhitespace).map(String.init)
+        }
+        return field.utf8.split(whereSeparator: { $0 == 0x20 || (0x09...0x0D).contains($0) })
+            .map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// One record (RFC 4180: quoted fields may hold separators, quotes as "", and line breaks).
@@ -224,6 +235,16 @@ public enum DelimitedFormat {
                     field.append(byte)
                 }
                 index += 1
+                continue
+            }
+            if field.isEmpty && byte != UInt8(ascii: "\"") && byte != separator && byte != UInt8(ascii: "\n") {
+                // An unquoted field runs to the next separator or line break, quotes in it kept:
+                // taken whole instead of byte by byte.
+                var end = index + 1
+                while end < bytes.count && bytes[end] != separator && bytes[end] != UInt8(ascii: "\n") { end += 1 }
+                if min(end, bytes.count - 1) - start > maximumLineBytes { throw tooLong(file, startLine) }
+                field.append(contentsOf: bytes[index..<end])
+                index = end
                 continue
             }
             switch byte {

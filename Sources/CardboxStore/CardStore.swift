@@ -349,6 +349,7 @@ extension WriteContext {
         inserted: (() -> Card) throws -> Void
     ) throws {
         var tagIDs: [String: String] = [:]
+        var tagKeys: [String: Int64] = [:]
         let deckId = deck.id.storage.databaseValue
         let (frontLanguage, backLanguage) = (deck.frontLanguage.databaseValue, deck.backLanguage.databaseValue)
         let (zero, created) = (Int64(0).databaseValue, nowMillis.databaseValue)
@@ -382,9 +383,10 @@ extension WriteContext {
             } else {
                 try newCards.insert(id: id, values)
             }
+            let cardKey = db.lastInsertedRowID
             for tag in draft.tags {
-                // A card inserted a moment ago has no links yet: no need to look for one first.
-                try linkTag(cardId: id, tagId: findOrCreateTag(named: tag, cache: &tagIDs), isNewCard: true)
+                let tagId = try findOrCreateTag(named: tag, cache: &tagIDs)
+                try linkNewCard(key: cardKey, id: id, toTag: tagId, key: tagKey(id: tagId, cache: &tagKeys))
             }
             try inserted { started ?? build() }
         }

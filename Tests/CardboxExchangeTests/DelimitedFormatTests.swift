@@ -250,3 +250,76 @@ struct PlainTextTests {
         }
     }
 }
+
+@Suite("Records and tags read as runs of bytes")
+struct DelimitedRecordTests {
+    /// One record read byte by byte, as RFC 4180 says (the rules `parseRecord` keeps while taking an
+    /// unquoted field whole): a quote opens a quoted field only at its start, `""` in it is a quote.
+    static func reference(_ text: String, separator: UInt8) -> (fields: [String], rest: Int) {
+        let bytes = Array(text.utf8)
+        var (fields, field, quoted, index) = ([String](), [UInt8](), false, 0)
+        while index < bytes.count {
+            let byte = bytes[index]
+            if quoted {
+                if byte == UInt8(ascii: "\"") {
+                    if index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "\"") {
+                        field.append(byte)
+                        index += 2
+                        continue
+                    }
+                    quoted = false
+                } else {
+                    field.append(byte)
+                }
+            } else if byte == UInt8(ascii: "\"") && field.isEmpty {
+                quoted = true
+            } else if byte == separator {
+                fields.append(String(decoding: field, as: UTF8.self))
+                field = []
+            } else if byte == UInt8(ascii: "\n") {
+                fields.append(String(decoding: field.last == 13 ? field.dropLast() : field[...], as: UTF8.self))
+                return (fields, index + 1)
+            } else {
+                field.append(byte)
+            }
+            index += 1
+        }
+        fields.append(String(decoding: field.last == 13 ? field.dropLast() : field[...], as: UTF8.self))
+        return (fields, index)
+    }
+
+    @Test("a record is what reading it byte by byte gives, on 20,000 random lines of quotes and separators")
+    func matchesReference() throws {
+        let pieces = ["\"", "\"\"", ",", "\t", "\n", "\r\n", "a", "bc", " ", "é", "日本", "x\"y"]
+        var random = SeededRandom(seed: 11)
+        for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 0...10, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+                .joined()
+            let separator = Bool.random(using: &random) ? UInt8(ascii: ",") : 9
+            let expected = Self.reference(text, separator: separator)
+            let bytes = Array(text.utf8)
+            var (index, line) = (0, 1)
+            do {
+                let fields = try DelimitedFormat.parseRecord(
+                    bytes, at: &index, line: &line, separator: separator, file: "f")
+                #expect(fields == expected.fields && index == expected.rest, "\(text.debugDescription)")
+            } catch {
+                // Only a quoted field left open is refused.
+                #expect(error.localizedDescription.contains("never closed"), "\(text.debugDescription): \(error)")
+            }
+        }
+    }
+
+    @Test("tags split as bytes are the tags split at white space characters, ASCII or not")
+    func tags() {
+        let pieces = ["a", "tag", " ", "\t", "\r", "\u{0B}", "\u{0C}", "\u{00A0}", "\u{3000}", "\u{2003}", "é", "::"]
+        var random = SeededRandom(seed: 5)
+        for _ in 0..<20_000 {
+            let field = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+                .joined()
+            #expect(
+                DelimitedFormat.tagList(field) == field.split(whereSeparator: \.isWhitespace).map(String.init),
+                "\(field.debugDescription)")
+        }
+    }
+}
