@@ -60,12 +60,14 @@ let package = Package(
         .target(
             name: "CardboxStore",
             dependencies: [
-                "CardboxCore", "CardboxSync", "CardboxScheduling", "CardboxImaging",
+                "CardboxCore", "CardboxSync", "CardboxScheduling", "CardboxImaging", "CSQLiteSettings",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // SQLite's process-wide settings (`sqlite3_config` is variadic, out of Swift's reach).
+        .target(name: "CSQLiteSettings", dependencies: [.product(name: "GRDBSQLite", package: "GRDB.swift")]),
         // The server's side of sync, behind one seam (push, pull, accounts, devices, images): the
         // rules, and the types every implementation shares. No database library.
         .target(

@@ -40,6 +40,7 @@ public struct CardboxCommand: AsyncParsableCommand {
 
     /// Runs the command line as the `cardbox` process and exits with the command's status.
     public static func runProcess(_ arguments: [String]? = nil) async -> Never {
+        CardboxStore.prepareSQLite()
         Foundation.exit(await runAsync(arguments ?? Array(CommandLine.arguments.dropFirst())))
     }
 

@@ -1,3 +1,4 @@
+import CSQLiteSettings
 import CardboxCore
 import CardboxImaging
 import CardboxSync
@@ -104,6 +105,15 @@ public final class CardboxStore: Sendable {
         public static let serverCopy = Connections(readers: 2, cacheKiB: 2_048)
     }
 
+    /// SQLite's process-wide settings, taken once, before the process's first connection (after it,
+    /// SQLite refuses them and keeps its defaults): no memory statistics, which Cardbox never reads
+    /// and SQLite otherwise keeps under a process-wide mutex at every allocation. Opening a store
+    /// calls it; a process that opens other SQLite databases first (a server's sync state) calls it
+    /// at its start.
+    public static func prepareSQLite() { _ = sqliteSettings }
+
+    private static let sqliteSettings: Int32 = cbx_sqlite_skip_memory_statistics()
+
     /// Opens (creating if needed) the store file at `path`, for `account` or the file's own account.
     /// With `concurrentReads` (a server, a long-running sync) reads run beside writes on their own
     /// connections (`connections.readers` at most); without, one connection serves everything,
@@ -112,6 +122,7 @@ public final class CardboxStore: Sendable {
         path: String, account: UUID? = nil, environment: StoreEnvironment = .live, concurrentReads: Bool = true,
         connections: Connections = .device
     ) throws -> CardboxStore {
+        prepareSQLite()
         let url = URL(fileURLWithPath: path)
         do {
             try FileManager.default.createDirectory(
@@ -179,6 +190,7 @@ public final class CardboxStore: Sendable {
 
     /// A store that lives in memory only, for tests and simulations.
     public static func inMemory(account: UUID? = nil, environment: StoreEnvironment = .live) throws -> CardboxStore {
+        prepareSQLite()
         var configuration = Configuration()
         configuration.prepareDatabase { db in CardboxStore.addFunctions(to: db) }
         let queue = try DatabaseQueue(configuration: configuration)
