@@ -105,11 +105,11 @@ public final class CardboxStore: Sendable {
         public static let serverCopy = Connections(readers: 2, cacheKiB: 2_048)
     }
 
-    /// SQLite's process-wide settings, taken once, before the process's first connection (after it,
-    /// SQLite refuses them and keeps its defaults): no memory statistics, which Cardbox never reads
-    /// and SQLite otherwise keeps under a process-wide mutex at every allocation. Opening a store
-    /// calls it; a process that opens other SQLite databases first (a server's sync state) calls it
-    /// at its start.
+    /// SQLite's process-wide settings: no memory statistics, which Cardbox never reads and SQLite
+    /// otherwise keeps under a process-wide mutex at every allocation. Best effort: SQLite takes
+    /// them only before the process's first connection (after it, it refuses them and keeps its
+    /// defaults, which work the same, only slower), and only while no other thread is in SQLite.
+    /// `cardbox` calls it first thing; opening a store calls it too, for other programs.
     public static func prepareSQLite() { _ = sqliteSettings }
 
     private static let sqliteSettings: Int32 = cbx_sqlite_skip_memory_statistics()

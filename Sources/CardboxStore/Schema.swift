@@ -720,12 +720,13 @@ enum Schema {
     }
 
     /// SQLite checks `column IN (three or more values)` by building a temporary b-tree of the values
-    /// at every row it writes: a card's `state` check was a sixth of a 100,000-card import, and a
-    /// review log row has two. Each such check becomes the same condition as comparisons joined by
-    /// OR (an IN list of two is already compared so). Only the constraint's text changes, for the
-    /// same condition on the same rows, so the definitions are rewritten in place, as SQLite's
+    /// at every row it writes (a card's state, twice for a logged answer): a large part of a bulk
+    /// import's inserts. Each such check becomes the same condition as comparisons joined by OR (an
+    /// IN list of two is already compared so). Only the constraint's text changes, for the same
+    /// condition on the same rows, so the definitions are rewritten in place, as SQLite's
     /// documentation allows for changing CHECK constraints (ALTER TABLE, "other kinds of table
-    /// schema changes"), instead of copying every row into a new table.
+    /// schema changes"), instead of copying every row into a new table. A definition without the
+    /// check as v15 writes it is refused, changing nothing.
     static func compareNamedValues(_ db: Database) throws {
         let states = ["new", "learning", "review", "relearning"]
         let rewrites: [(table: String, column: String, values: [String])] = [
@@ -733,25 +734,42 @@ enum Schema {
             ("reviewLog", "stateBefore", states),
             ("reviewLog", "stateAfter", Array(states.dropFirst())),
             ("image", "mimeType", ["image/jpeg", "image/png", "image/heic"]),
+            (
+                "suggestion", "category",
+                ["related_vocabulary", "usage_examples", "opposites", "progressive_complexity"]
+            ),
         ]
         let version = try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
         try db.execute(sql: "PRAGMA writable_schema = ON")
+        defer { try? db.execute(sql: "PRAGMA writable_schema = OFF") }
         for (table, column, values) in rewrites {
-            guard
-                let definition = try String.fetchOne(
-                    db, sql: "SELECT sql FROM sqlite_master WHERE name = ?", arguments: [table])
-            else {
-                preconditionFailure("v15 has no table \(table)")
+            let definition =
+                try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = ?", arguments: [table]) ?? ""
+            let list = "(\(values.map { "'\($0)'" }.joined(separator: ", ")))"
+            guard let check = inList(column, list, in: definition) else {
+                throw DatabaseError(
+                    resultCode: .SQLITE_CORRUPT, message: "table \(table) has no check \(column) IN \(list)")
             }
-            let list = "\(column) IN (\(values.map { "'\($0)'" }.joined(separator: ", ")))"
-            let comparisons = "(\(values.map { "\(column) = '\($0)'" }.joined(separator: " OR ")))"
-            precondition(definition.contains(list), "v15's \(table) has no check \(list)")
+            var rewritten = definition
+            rewritten.replaceSubrange(
+                check, with: "(\(values.map { "\(column) = '\($0)'" }.joined(separator: " OR ")))")
             try db.execute(
                 sql: "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = ?",
-                arguments: [definition.replacingOccurrences(of: list, with: comparisons), table])
+                arguments: [rewritten, table])
         }
         try db.execute(sql: "PRAGMA schema_version = \(version + 1)")
-        try db.execute(sql: "PRAGMA writable_schema = OFF")
+    }
+
+    /// Where `column IN list` is in a table's SQL, whatever white space comes before the list (a
+    /// suggestion's category check breaks the line there).
+    private static func inList(_ column: String, _ list: String, in definition: String) -> Range<String.Index>? {
+        var from = definition.startIndex
+        while let found = definition.range(of: "\(column) IN", range: from..<definition.endIndex) {
+            let rest = definition[found.upperBound...].drop(while: \.isWhitespace)
+            if rest.hasPrefix(list) { return found.lowerBound..<rest.index(rest.startIndex, offsetBy: list.count) }
+            from = found.upperBound
+        }
+        return nil
     }
 
     /// SQL giving the stored text form of the 16-byte id in `column`: lowercase 8-4-4-4-12 hex digits.

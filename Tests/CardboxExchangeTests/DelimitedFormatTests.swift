@@ -312,7 +312,10 @@ struct DelimitedRecordTests {
 
     @Test("tags split as bytes are the tags split at white space characters, ASCII or not")
     func tags() {
-        let pieces = ["a", "tag", " ", "\t", "\r", "\u{0B}", "\u{0C}", "\u{00A0}", "\u{3000}", "\u{2003}", "é", "::"]
+        let pieces = [
+            "a", "tag", " ", "\t", "\n", "\r", "\r\n", "\u{0B}", "\u{0C}", "\u{1C}", "\u{85}", "\u{00A0}", "\u{3000}",
+            "\u{2003}", "é", "::",
+        ]
         var random = SeededRandom(seed: 5)
         for _ in 0..<20_000 {
             let field = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }

@@ -169,7 +169,7 @@ struct IndexUseTests {
         #expect(!plans.contains { $0.0.contains("card WHERE id =") })
     }
 
-    @Test("writing cards, answers and images builds no temporary b-tree per row (no CHECK on an IN list)")
+    @Test("writing cards, answers, images and suggestions builds no temporary b-tree per row (no CHECK on an IN list)")
     func writesBuildNoTemporaryTable() throws {
         let (store, deck, _) = try Self.sampleStore()
         let photo = try ImageIngest.sample(width: 40, height: 30, format: .png)
@@ -177,12 +177,17 @@ struct IndexUseTests {
             let card = try store.addCard(to: deck, CardDraft(front: "nuevo", back: "new", tags: ["t1"]), image: photo)
             _ = try store.answer(card.id, inDeck: deck, rating: 3)
             _ = try store.editCard(card.id, CardChanges(back: "changed"))
+            _ = try store.addSuggestion(to: deck, SuggestionDraft(front: "gato", back: "cat", category: .opposites))
         }
         let writes = statements.filter {
             ["INSERT", "UPDATE"].contains($0.trimmingCharacters(in: .whitespacesAndNewlines).prefix(6).uppercased())
         }
-        #expect(writes.contains { $0.contains("INTO reviewLog") } && writes.contains { $0.contains("INTO image") })
-        let building = try store.writer.read { db in
+        #expect(
+            ["INTO reviewLog", "INTO image", "INTO suggestion"].allSatisfy { table in
+                writes.contains { $0.contains(table) }
+            })
+        // On a writing connection: a read-only one compiles no CHECK at all.
+        let building = try store.writer.writeWithoutTransaction { db in
             try writes.filter { sql in
                 try Row.fetchAll(db, sql: "EXPLAIN " + sql).contains { $0["opcode"] == "OpenEphemeral" }
             }

@@ -122,6 +122,37 @@ struct StoreMigrationTests {
         #expect(try Self.rowsByTable(path) == before)
     }
 
+    @Test("a store whose check v16 rewrites is not as v15 wrote it is refused, naming the check, and left as it was")
+    func unexpectedCheck() throws {
+        let path = try Self.copyOfFixture("store-v15.sqlite")
+        defer { Self.cleanUp(path) }
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            let version = try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
+            try db.execute(
+                sql: """
+                    PRAGMA writable_schema = ON;
+                    UPDATE sqlite_master SET sql = replace(sql, 'image/heic', 'image/webp') WHERE name = 'image';
+                    PRAGMA schema_version = \(version + 1);
+                    PRAGMA writable_schema = OFF;
+                    """)
+        }
+        try queue.close()
+        let before = try Self.rowsByTable(path)
+        #expect {
+            _ = try CardboxStore.open(path: path)
+        } throws: { error in
+            error.localizedDescription.contains(
+                "table image has no check mimeType IN ('image/jpeg', 'image/png', 'image/heic')")
+        }
+        #expect(try Self.rowsByTable(path) == before)
+        let schema = try DatabaseQueue(path: path)
+        defer { try? schema.close() }
+        #expect(
+            try schema.read { try String.fetchOne($0, sql: "SELECT sql FROM sqlite_master WHERE name = 'card'") }?
+                .contains("state IN ('new', 'learning', 'review', 'relearning')") == true)
+    }
+
     @Test("a store of an earlier release migrates with every row, clock, tombstone and image kept", arguments: fixtures)
     func keepsEveryRow(fixture: String) throws {
         let path = try Self.copyOfFixture(fixture)
@@ -183,12 +214,13 @@ struct StoreMigrationTests {
             // No check is an IN list of three or more values (v16), which SQLite makes a b-tree of
             // at every row written; the comparisons that replace them still refuse other values.
             let definitions = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table'")
-            #expect(!definitions.contains { $0.contains(/IN \('[^')]*'(, '[^')]*'){2,}\)/) })
+            #expect(!definitions.contains { $0.contains(/IN\s*\('[^')]*'(, '[^')]*'){2,}\)/) })
         }
         try queue.inTransaction { db in
             for refused in [
                 "UPDATE card SET state = 'due'", "UPDATE reviewLog SET stateBefore = 'due'",
                 "UPDATE reviewLog SET stateAfter = 'new'", "UPDATE image SET mimeType = 'image/gif'",
+                "UPDATE suggestion SET category = 'jokes'",
             ] {
                 #expect(throws: DatabaseError.self, "\(refused)") { try db.execute(sql: refused) }
             }

@@ -6,7 +6,7 @@
  * opened), when the setting can no longer change. */
 
 /* No memory statistics: SQLite otherwise takes a process-wide mutex and counts at every allocation
- * (about 6 % of a large import's instructions). Cardbox never reads them. */
+ * it makes. Cardbox never reads them. */
 int cbx_sqlite_skip_memory_statistics(void);
 
 #endif
