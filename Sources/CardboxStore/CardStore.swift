@@ -297,9 +297,10 @@ extension CardboxStore {
 
 /// The card table's columns, in the order `Card.init(row:tags:)` reads them.
 enum CardColumns {
-    /// The columns a new card row is inserted with, after `id`.
+    /// The columns a new card row is inserted with, after `id`: the deck by its key, read once for a
+    /// batch instead of found by its id at every row.
     static let insert = [
-        "deckId", "front", "frontKey", "back", "cardType", "notes", "frontLanguage", "backLanguage", "isFavorite",
+        "deckKey", "front", "frontKey", "back", "cardType", "notes", "frontLanguage", "backLanguage", "isFavorite",
         "imageHash", "imagePrompt", "jsonContent", "isArchived", "archivedAt", "isIncomplete", "createdAt",
         "modifiedAt", "clozeNumber",
     ]
@@ -350,10 +351,14 @@ extension WriteContext {
     ) throws {
         var tagIDs: [String: String] = [:]
         var tagKeys: [String: Int64] = [:]
-        let deckId = deck.id.storage.databaseValue
+        guard
+            let deckKey = try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT key FROM deck WHERE id = ?"), arguments: [deck.id.storage])
+        else { throw CardboxError.notFound(kind: "deck", reference: deck.id.storage) }
         let (frontLanguage, backLanguage) = (deck.frontLanguage.databaseValue, deck.backLanguage.databaseValue)
         let (zero, created) = (Int64(0).databaseValue, nowMillis.databaseValue)
         let newCards = try inserter(.card, columns: CardColumns.insert)
+        let links = try tagLinksByKey()
         let now = Date(storageMillis: nowMillis)
         for (index, (draft, image)) in drafts.enumerated() {
             let uuid = newUUID()
@@ -369,7 +374,7 @@ extension WriteContext {
             }
             let started = try start(index, build)
             let values: [DatabaseValue] = [
-                deckId, draft.front.databaseValue, SuggestionMatch.frontKey(draft.front).databaseValue,
+                deckKey.databaseValue, draft.front.databaseValue, SuggestionMatch.frontKey(draft.front).databaseValue,
                 draft.back.databaseValue, draft.cardType.databaseValue, draft.notes.databaseValue, frontLanguage,
                 backLanguage, zero, imageHash.databaseValue, draft.imagePrompt.databaseValue,
                 draft.jsonContent.databaseValue, (started?.isArchived ?? false).storage.databaseValue,
@@ -383,10 +388,14 @@ extension WriteContext {
             } else {
                 try newCards.insert(id: id, values)
             }
+            // The card was the last row inserted (no trigger on `card` writes another); a new card
+            // has no links yet, so none is looked for first.
             let cardKey = db.lastInsertedRowID
             for tag in draft.tags {
                 let tagId = try findOrCreateTag(named: tag, cache: &tagIDs)
-                try linkNewCard(key: cardKey, id: id, toTag: tagId, key: tagKey(id: tagId, cache: &tagKeys))
+                try links.insert(
+                    id: RecordID.make([id, tagId]),
+                    [cardKey.databaseValue, try tagKey(id: tagId, cache: &tagKeys).databaseValue])
             }
             try inserted { started ?? build() }
         }

@@ -102,12 +102,11 @@ extension WriteContext {
         return key
     }
 
-    /// Links a card inserted in this transaction to a tag, both named by their keys: an import links
-    /// hundreds of thousands, and finding the card again by its id's bytes and the tag by its id
-    /// cost as much as the link itself. A new card has no links yet: none is looked for first.
-    func linkNewCard(key cardKey: Int64, id cardId: String, toTag tagId: String, key tagKey: Int64) throws {
+    /// Inserts tag links of cards inserted in this transaction, named by the keys just written:
+    /// an import links hundreds of thousands, and finding the card again by its id's bytes and the
+    /// tag by its id cost as much as the link itself.
+    func tagLinksByKey() throws -> RowInserter {
         try inserter(.cardTag, columns: ["cardKey", "tagKey"])
-            .insert(id: RecordID.make([cardId, tagId]), [cardKey.databaseValue, tagKey.databaseValue])
     }
 
     func linkTag(cardId: String, tagId: String) throws {
