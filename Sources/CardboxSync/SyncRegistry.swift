@@ -173,6 +173,15 @@ public enum SyncedEntity: String, CaseIterable, Sendable, Codable {
     case itemList, item, itemImage
     case board, boardColumn, boardCard
 
+    /// The case's place in declaration order (`allCases`' order): a case without a payload is
+    /// represented by it.
+    public var ordinal: Int { Int(withUnsafeBytes(of: self) { $0[0] }) }
+
+    /// Hashed by its place, not by its name (the default for a type with a raw value): sets and
+    /// dictionaries of entities are asked at every row a store writes. Equal entities have equal
+    /// places, so this agrees with `==`.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ordinal) }
+
     public var identity: RecordIdentity { SyncRegistry.descriptor(self).identity }
     public var deletion: DeletionRule { SyncRegistry.descriptor(self).deletion }
     public var fields: [SyncedField] { SyncRegistry.descriptor(self).fields }
@@ -233,7 +242,11 @@ public enum SyncRegistry {
     /// Columns a store derives from fields (lookup keys): never sent, recomputed on apply.
     public static let derivedColumns: Set<String> = ["nameKey", "frontKey"]
 
-    public static func descriptor(_ entity: SyncedEntity) -> EntityDescriptor { descriptors[entity]! }
+    public static func descriptor(_ entity: SyncedEntity) -> EntityDescriptor { descriptorsByCase[entity.ordinal] }
+
+    /// The descriptors in the order of `SyncedEntity.allCases`: read at every row a store writes,
+    /// by the case's place instead of through a dictionary that hashed its name.
+    private static let descriptorsByCase = SyncedEntity.allCases.map { descriptors[$0]! }
 
     /// Optional fields added after the registry's version was first shipped. A row written before
     /// one came (kept by a server, sent by an older device) reads it as null, at the earliest clock;

@@ -158,3 +158,17 @@ struct ReplicaIdTests {
         }
     }
 }
+
+@Suite("Synced entities")
+struct SyncedEntityTests {
+    @Test("each entity's place is its place among all cases, and its descriptor is its own")
+    func ordinals() {
+        for (offset, entity) in SyncedEntity.allCases.enumerated() {
+            #expect(entity.ordinal == offset, "\(entity)")
+        }
+        #expect(Set(SyncedEntity.allCases).count == SyncedEntity.allCases.count)
+        #expect(SyncedEntity.card.identity == .uuid && SyncedEntity.card.field(named: "front") != nil)
+        #expect(SyncedEntity.cardTag.identity != .uuid && SyncedEntity.cardTag.field(named: "front") == nil)
+        #expect(SyncedEntity.boardCard.parents.map(\.parent) == [.boardColumn])
+    }
+}
