@@ -349,8 +349,7 @@ extension WriteContext {
         _ drafts: [(CardDraft, Data?)], into deck: Deck, start: (Int, () -> Card) throws -> Card? = { _, _ in nil },
         inserted: (() -> Card) throws -> Void
     ) throws {
-        var tagIDs: [String: String] = [:]
-        var tagKeys: [String: Int64] = [:]
+        var tags: [String: FoundTag] = [:]
         guard
             let deckKey = try Int64.fetchOne(
                 db.cachedStatement(sql: "SELECT key FROM deck WHERE id = ?"), arguments: [deck.id.storage])
@@ -391,11 +390,9 @@ extension WriteContext {
             // The card was the last row inserted (no trigger on `card` writes another); a new card
             // has no links yet, so none is looked for first.
             let cardKey = db.lastInsertedRowID
-            for tag in draft.tags {
-                let tagId = try findOrCreateTag(named: tag, cache: &tagIDs)
-                try links.insert(
-                    id: RecordID.make([id, tagId]),
-                    [cardKey.databaseValue, try tagKey(id: tagId, cache: &tagKeys).databaseValue])
+            for name in draft.tags {
+                let tag = try findOrCreateTag(named: name, cache: &tags)
+                try links.insert(id: RecordID.make([id, tag.id]), [cardKey.databaseValue, tag.key.databaseValue])
             }
             try inserted { started ?? build() }
         }

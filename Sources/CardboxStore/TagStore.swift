@@ -38,8 +38,8 @@ extension CardboxStore {
                 try tx.update(.tag, id: oldId, [("name", newName)])
                 return
             }
-            var cache: [String: String] = [:]
-            let targetId = try tx.findOrCreateTag(named: newName, cache: &cache)
+            var cache: [String: WriteContext.FoundTag] = [:]
+            let targetId = try tx.findOrCreateTag(named: newName, cache: &cache).id
             let cardIds = try String.fetchAll(
                 tx.db.cachedStatement(
                     sql: """
@@ -68,19 +68,30 @@ extension CardboxStore {
 }
 
 extension WriteContext {
+    /// A tag found or made in a transaction: its id, and its row's key (what links are written by).
+    struct FoundTag {
+        let id: String
+        let key: Int64
+    }
+
     /// Seed 001's `findOrCreateTag`: the tag whose normalized name matches, else a new one whose id is
     /// derived from that name (so every device of the account mints the same id).
-    func findOrCreateTag(named name: String, cache: inout [String: String]) throws -> String {
-        let key = TagName.normalize(name)
-        if let id = cache[key] { return id }
-        let id = DeterministicID.tagID(accountId: context.accountId, normalizedName: key).storage
-        let exists = try String.fetchOne(
-            db.cachedStatement(sql: "SELECT id FROM tag WHERE id = ?"), arguments: [id])
-        if exists == nil {
-            try insert(.tag, id: id, [("name", name), ("nameKey", key), ("createdAt", nowMillis)])
+    func findOrCreateTag(named name: String, cache: inout [String: FoundTag]) throws -> FoundTag {
+        let normalized = TagName.normalize(name)
+        if let tag = cache[normalized] { return tag }
+        let id = DeterministicID.tagID(accountId: context.accountId, normalizedName: normalized).storage
+        let key: Int64
+        if let existing = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT key FROM tag WHERE id = ?"), arguments: [id])
+        {
+            key = existing
+        } else {
+            try insert(.tag, id: id, [("name", name), ("nameKey", normalized), ("createdAt", nowMillis)])
+            key = db.lastInsertedRowID  // the tag's row: nothing else is written after it
         }
-        cache[key] = id
-        return id
+        let tag = FoundTag(id: id, key: key)
+        cache[normalized] = tag
+        return tag
     }
 
     func tagID(named name: String) throws -> String {
@@ -90,16 +101,6 @@ extension WriteContext {
                 arguments: [TagName.normalize(name)])
         else { throw CardboxError.notFound(kind: "tag", reference: name) }
         return id
-    }
-
-    /// The key of a tag `findOrCreateTag` gave, read once per tag of a transaction.
-    func tagKey(id: String, cache: inout [String: Int64]) throws -> Int64 {
-        if let key = cache[id] { return key }
-        guard
-            let key = try Int64.fetchOne(db.cachedStatement(sql: "SELECT key FROM tag WHERE id = ?"), arguments: [id])
-        else { preconditionFailure("tag \(id) was found or made in this transaction") }
-        cache[id] = key
-        return key
     }
 
     /// Inserts tag links of cards inserted in this transaction, named by the keys just written:
@@ -122,8 +123,8 @@ extension WriteContext {
 
     /// Gives a card exactly these tags, touching only the links that change.
     func replaceTags(of cardId: String, with names: [String]) throws {
-        var cache: [String: String] = [:]
-        let wanted = try Set(names.map { try findOrCreateTag(named: $0, cache: &cache) })
+        var cache: [String: FoundTag] = [:]
+        let wanted = try Set(names.map { try findOrCreateTag(named: $0, cache: &cache).id })
         let current = Set(
             try String.fetchAll(
                 db.cachedStatement(
