@@ -19,6 +19,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "cardbox", targets: ["cardbox"]),
+        .executable(name: "cardbox-server", targets: ["cardbox-server"]),
         .executable(name: "cardbox-image-worker", targets: ["cardbox-image-worker"]),
         .executable(name: "cardbox-bench", targets: ["cardbox-bench"]),
         .library(name: "CardboxCore", targets: ["CardboxCore"]),
@@ -183,17 +184,30 @@ let package = Package(
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
-        // The command line's commands, as a library so tests can drive them in-process too.
+        // The command line's commands, as a library so tests can drive them in-process too. Not the
+        // server's: `cardbox serve` and `cardbox admin` hand the process to `cardbox-server`.
         .target(
             name: "CardboxCLI",
             dependencies: [
                 "CardboxCore", "CardboxSync", "CardboxStore", "CardboxScheduling", "CardboxExchange",
-                "CardboxServer", "CardboxServerSQLite", "CardboxServerPostgres", "CardboxHTTP", "CardboxSyncClient",
-                "CardboxSuggest", "CardboxSuggestServices",
+                "CardboxSyncClient", "CardboxSuggest", "CardboxSuggestServices", "CardboxImaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "cardbox", dependencies: ["CardboxCLI"], linkerSettings: ownSymbolsHidden),
+        // The server's commands (`serve`, `admin`): the one program that links the HTTP stack and the
+        // server databases, so that every other command starts without them.
+        .target(
+            name: "CardboxServerCLI",
+            dependencies: [
+                "CardboxCLI", "CardboxCore", "CardboxStore", "CardboxServer", "CardboxServerSQLite",
+                "CardboxServerPostgres", "CardboxHTTP", "CardboxSuggest", "CardboxSuggestServices",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "cardbox-server", dependencies: ["CardboxServerCLI"], linkerSettings: ownSymbolsHidden),
         // Randomized convergence: replicas exchanging change sets in any order end in the same state.
         .target(
             name: "CardboxConvergence",
@@ -260,7 +274,7 @@ let package = Package(
         .testTarget(name: "CardboxConvergenceTests", dependencies: ["CardboxConvergence"]),
         .testTarget(
             name: "CardboxCLITests",
-            dependencies: ["CardboxCLI", "CardboxStore", "CardboxTestSupport", "CardboxImaging"]),
+            dependencies: ["CardboxCLI", "CardboxServerCLI", "CardboxStore", "CardboxTestSupport", "CardboxImaging"]),
         // What several test targets share: a real PostgreSQL started for the test run.
         .target(
             name: "CardboxTestSupport",

@@ -13,6 +13,7 @@ examples=100
 command -v schemathesis >/dev/null 2>&1 || pip install --quiet schemathesis
 swift build --product cardbox >/dev/null
 swift build --product cardbox-image-worker >/dev/null
+swift build --product cardbox-server >/dev/null
 bin=$(swift build --show-bin-path)/cardbox
 work=$(mktemp -d /tmp/cardbox-api-check.XXXXXX)
 server_pid=""

@@ -3,7 +3,7 @@
 
 # Builds the products named, in release mode, as the benchmarks run them.
 build_release() {
-    for product in "$@" cardbox-image-worker; do
+    for product in "$@" cardbox-image-worker cardbox-server; do
         swift build -c release --static-swift-stdlib --product "$product" >&2
     done
 }

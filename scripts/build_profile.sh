@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Where a cold start of the README's run command (`bash scripts/cardbox.sh`) spends its time: in a
 # fresh clone of this repository (a scratch folder, removed after), the dependency install, package
-# resolution, then the release builds of cardbox and cardbox-image-worker, each compiler job timed.
+# resolution, then the release builds of cardbox, cardbox-image-worker and cardbox-server, each
+# compiler job timed.
 # A wrapper around swiftc and clang (SwiftPM takes them from SWIFT_EXEC and CC) logs each job's
 # module, start and end. Prints the phases, then the modules that took the longest.
 #
@@ -56,6 +57,7 @@ phase resolve swift package resolve
 export SWIFT_EXEC="$work/bin/swiftc" CC="$work/bin/clang"
 phase build-cardbox swift build -c release --static-swift-stdlib --product cardbox
 phase build-image-worker swift build -c release --static-swift-stdlib --product cardbox-image-worker
+phase build-server swift build -c release --static-swift-stdlib --product cardbox-server
 python3 - "$work/phases" "$log" "$top" <<'PY'
 import collections, sys
 phases = [line.split() for line in open(sys.argv[1])]

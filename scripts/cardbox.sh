@@ -5,12 +5,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh --run
 binary=.build/release/cardbox
-if [ ! -x "$binary" ] || [ ! -x .build/release/cardbox-image-worker ] || [ -n "$(find Sources Package.swift -newer "$binary" -print -quit)" ]; then
+if [ ! -x "$binary" ] || [ ! -x .build/release/cardbox-image-worker ] || [ ! -x .build/release/cardbox-server ] \
+    || [ -n "$(find Sources Package.swift -newer "$binary" -print -quit)" ]; then
     echo "building cardbox (release)…" >&2
     # The Swift runtime and Foundation linked in: the dynamic loader's relocations were a third of
     # a simple command's 22 ms (16 ms static).
     swift build -c release --static-swift-stdlib --product cardbox >&2
     # Images are decoded in a worker process of their own, the one program that links libvips.
     swift build -c release --static-swift-stdlib --product cardbox-image-worker >&2
+    # `cardbox serve` and `cardbox admin` hand the process to the server's program.
+    swift build -c release --static-swift-stdlib --product cardbox-server >&2
 fi
 exec "$binary" "$@"

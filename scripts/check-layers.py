@@ -4,6 +4,9 @@ which libraries, however indirectly. Exits 1 naming each path that breaks a rule
 
 - Only the image worker's side links libvips (`CVipsShim`): the command line and the server send
   image work to `cardbox-image-worker` (docs/store.md, "The image workers").
+- The command line (`cardbox`) links no server: `cardbox serve` and `cardbox admin` hand the process
+  to `cardbox-server`, so that every other command starts without the HTTP stack's and the server
+  databases' protocol conformances, which the runtime walks at each lookup.
 - The server's seam (`CardboxServer`) and its PostgreSQL implementation link neither GRDB nor
   libvips: a server on PostgreSQL carries no SQLite layer of its own but the account copies'.
 - What the fuzz build reaches (`CardboxFuzzTargets`) needs no HTTP client: the chat and image services
@@ -19,6 +22,10 @@ import sys
 RULES = [
     # (target, library it must not reach, why)
     ("cardbox", "CVipsShim", "the command line leaves images to cardbox-image-worker"),
+    ("cardbox", "CardboxHTTP", "the command line hands serve and admin to cardbox-server"),
+    ("cardbox", "CardboxServerPostgres", "the command line hands serve and admin to cardbox-server"),
+    ("cardbox", "Hummingbird", "the command line hands serve and admin to cardbox-server"),
+    ("cardbox-server", "CVipsShim", "the server leaves images to cardbox-image-worker"),
     ("CardboxStore", "CVipsShim", "the store leaves images to cardbox-image-worker"),
     ("CardboxHTTP", "CVipsShim", "the server leaves images to cardbox-image-worker"),
     ("CardboxServer", "GRDB", "the sync-state seam names no database library"),

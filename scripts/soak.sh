@@ -25,9 +25,11 @@ bash scripts/install-deps.sh
 if [ "$build" = release ]; then
     swift build -c release --product cardbox >&2
     swift build -c release --product cardbox-image-worker >&2
+    swift build -c release --product cardbox-server >&2
 else
     swift build --product cardbox >&2
     swift build --product cardbox-image-worker >&2
+    swift build --product cardbox-server >&2
 fi
 bin=".build/$build/cardbox"
 work=$(mktemp -d /tmp/cardbox-soak.XXXXXX)

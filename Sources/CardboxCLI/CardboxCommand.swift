@@ -38,12 +38,34 @@ public struct CardboxCommand: AsyncParsableCommand {
 
     public init() {}
 
-    /// Runs the command line as the `cardbox` process and exits with the command's status.
+    /// Runs the command line as the `cardbox` process and exits with the command's status. The
+    /// server's commands run in `cardbox-server`, which replaces this process (same pid, so signals
+    /// reach the server): `cardbox` itself does not link the server, and starts faster for it.
     public static func runProcess(_ arguments: [String]? = nil) async -> Never {
+        let arguments = arguments ?? Array(CommandLine.arguments.dropFirst())
+        if ServerProgram.runs(arguments) { ServerProgram.replaceProcess(arguments) }
         CardboxStore.prepareSQLite()
-        Foundation.exit(await runAsync(arguments ?? Array(CommandLine.arguments.dropFirst())))
+        Foundation.exit(await runAsync(arguments))
     }
 
+    /// Runs one command line and returns its exit status (`CommandRunner.run`).
+    public static func run(_ arguments: [String], terminal: Terminal = Terminal()) -> Int32 {
+        CommandRunner<Self>.run(arguments, terminal: terminal)
+    }
+
+    /// `run`, for every command, the async ones (login, sync) included.
+    public static func runAsync(_ arguments: [String], terminal: Terminal = Terminal()) async -> Int32 {
+        await CommandRunner<Self>.runAsync(arguments, terminal: terminal)
+    }
+
+    /// The subcommand names at the start of `arguments` (global options skipped).
+    static func commandPath(in arguments: [String]) -> [String] {
+        CommandRunner<Self>.commandPath(in: arguments)
+    }
+}
+
+/// Runs command lines whose root command is `Root`: `cardbox`'s, and `cardbox-server`'s.
+public enum CommandRunner<Root: ParsableCommand> {
     /// Runs one command line and returns its exit status, writing to `terminal` (the process's
     /// streams, or buffers when a test runs it in process). Errors of Cardbox itself print as one line
     /// `error: …` on stderr and give 1; argument errors give 64 with the parser's message and a pointer
@@ -51,9 +73,9 @@ public struct CardboxCommand: AsyncParsableCommand {
     public static func run(_ arguments: [String], terminal: Terminal = Terminal()) -> Int32 {
         Terminal.$current.withValue(terminal) {
             status(arguments) {
-                var command = try parseAsRoot(arguments)
+                var command = try Root.parseAsRoot(arguments)
                 // The root itself only shows help.
-                if command is CardboxCommand { throw CleanExit.helpRequest(CardboxCommand.self) }
+                if command is Root { throw CleanExit.helpRequest(Root.self) }
                 guard !(command is AsyncParsableCommand) else {
                     throw CardboxError.invalid(field: "command", reason: "runs only from cardbox's async entry point")
                 }
@@ -62,12 +84,12 @@ public struct CardboxCommand: AsyncParsableCommand {
         }
     }
 
-    /// `run`, for every command, the async ones (login, sync, serve, admin) included.
+    /// `run`, for every command, the async ones included.
     public static func runAsync(_ arguments: [String], terminal: Terminal = Terminal()) async -> Int32 {
         await Terminal.$current.withValue(terminal) {
             var command: ParsableCommand
             do {
-                command = try parseAsRoot(arguments)
+                command = try Root.parseAsRoot(arguments)
             } catch {
                 return status(arguments) { throw error }
             }
@@ -103,25 +125,23 @@ public struct CardboxCommand: AsyncParsableCommand {
             Console.error(error.localizedDescription)
             return 1
         } catch {
-            let code = exitCode(for: error)
+            let code = Root.exitCode(for: error)
             if code == .success {
-                Terminal.current.print(fullMessage(for: error))
+                Terminal.current.print(Root.fullMessage(for: error))
                 return 0
             }
             let path = (["cardbox"] + commandPath(in: arguments)).joined(separator: " ")
             let hint = " (see '\(path) --help')"
-            Console.error(message(for: error).replacingOccurrences(of: "\n", with: "; ") + hint)
+            Console.error(Root.message(for: error).replacingOccurrences(of: "\n", with: "; ") + hint)
             return code.rawValue
         }
     }
-}
 
-extension CardboxCommand {
     /// The subcommand names at the start of `arguments` (global options skipped), for pointing at the
     /// right `--help` after an argument error.
     static func commandPath(in arguments: [String]) -> [String] {
         var path: [String] = []
-        var command: any ParsableCommand.Type = CardboxCommand.self
+        var command: any ParsableCommand.Type = Root.self
         var words = arguments[...]
         while let word = words.popFirst() {
             if word == "--store" {
@@ -160,7 +180,7 @@ public struct GlobalOptions: ParsableArguments {
     }
 
     /// Cardbox's data folder: $XDG_DATA_HOME/cardbox, else ~/.local/share/cardbox.
-    static func dataFolder(environment: [String: String]) -> URL {
+    public static func dataFolder(environment: [String: String]) -> URL {
         let dataHome =
             environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? URL(fileURLWithPath: environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path)
@@ -248,9 +268,11 @@ struct NewStoreFiles {
 }
 
 /// `--json` for commands that print records.
-struct OutputOptions: ParsableArguments {
+public struct OutputOptions: ParsableArguments {
     @Flag(name: .long, help: "Print JSON (field names as in the data model) instead of text.")
-    var json = false
+    public var json = false
+
+    public init() {}
 }
 
 /// A command that works on the store: parses, opens the store, runs, prints.

@@ -2,9 +2,9 @@ import ArgumentParser
 import CardboxCore
 import Foundation
 
-/// Printing for people and for scripts.
-enum Console {
-    static func error(_ message: String) {
+/// Printing for people and for scripts (public for the server's commands, in `cardbox-server`).
+public enum Console {
+    public static func error(_ message: String) {
         Terminal.current.writeError(Data("error: \(message)\n".utf8))
     }
 
@@ -53,8 +53,26 @@ enum Console {
         return true
     }
 
+    /// Reads a password: one line of standard input with --password-stdin, else asked for on the
+    /// terminal without echo.
+    public static func readPassword(fromStdin: Bool, prompt: String = "password: ") throws -> String {
+        let line: String?
+        if fromStdin {
+            line = Terminal.current.readLine()
+        } else {
+            guard Terminal.current.inputIsTerminal, let typed = getpass(prompt) else {
+                throw CardboxError.invalid(field: "password", reason: "give it on standard input with --password-stdin")
+            }
+            line = String(cString: typed)
+        }
+        guard let password = line, !password.isEmpty else {
+            throw CardboxError.invalid(field: "password", reason: "is empty")
+        }
+        return password
+    }
+
     /// Prints `value` as JSON with --json, else the text `describe` makes of it.
-    static func emit<T: Encodable>(_ value: T, json: Bool, _ describe: (T) -> String) throws {
+    public static func emit<T: Encodable>(_ value: T, json: Bool, _ describe: (T) -> String) throws {
         if json { try printJSON(value) } else { Terminal.current.print(describe(value)) }
     }
 
@@ -63,7 +81,7 @@ enum Console {
     static func short<Record>(_ id: TypedID<Record>) -> String { String(id.description.suffix(8)) }
 
     /// Left-aligned columns, two spaces apart.
-    static func table(_ rows: [[String]], header: [String]) -> String {
+    public static func table(_ rows: [[String]], header: [String]) -> String {
         let all = [header] + rows
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         return all.map { row in

@@ -21,7 +21,7 @@ struct LoginCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Create the account first (servers started with --open-signup).") var signUp = false
 
     func run() async throws {
-        let password = try AdminCommand.readPassword(fromStdin: passwordStdin)
+        let password = try Console.readPassword(fromStdin: passwordStdin)
         // A login that fails (a wrong password, a server that does not answer) leaves no new store.
         let signedIn = try await global.withStore { store in
             if let link = try store.syncLink() {

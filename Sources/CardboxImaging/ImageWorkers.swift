@@ -175,16 +175,7 @@ public final class ImageWorkers: @unchecked Sendable {
     /// The worker program: `CARDBOX_IMAGE_WORKER`, or `cardbox-image-worker` beside the running program
     /// (built with it: `swift build --product cardbox-image-worker`).
     static func program() throws -> String {
-        if let named = ProcessInfo.processInfo.environment[programVariable], !named.isEmpty { return named }
-        let running =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let beside = URL(fileURLWithPath: running).deletingLastPathComponent().appendingPathComponent(programName).path
-        guard FileManager.default.isExecutableFile(atPath: beside) else {
-            throw CardboxError.storage(
-                "images need \(programName) beside \(running) (build it with `swift build --product \(programName)`), "
-                    + "or its path in \(programVariable)")
-        }
-        return beside
+        try CompanionProgram(name: programName, variable: programVariable, neededFor: "images").path()
     }
 }
 

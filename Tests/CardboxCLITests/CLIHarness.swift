@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardboxCLI
+import CardboxServerCLI
 import Foundation
 import Testing
 
@@ -64,6 +65,14 @@ struct CLI {
         for (key, value) in environment { env[key] = value }
         let terminal = Terminal(input: input ?? "", environment: env)
         let status = CardboxCommand.run((store ? ["--store", storePath] : []) + arguments, terminal: terminal)
+        return Result(status: status, stdout: terminal.output, stderr: terminal.errorOutput)
+    }
+
+    /// Runs the server's command line (`cardbox-server`: serve, admin) in this process, for what
+    /// needs no waiting (help, argument errors).
+    func runServer(_ arguments: [String]) throws -> Result {
+        let terminal = Terminal(environment: ["HOME": folder.path])
+        let status = CardboxServerCommand.run(arguments, terminal: terminal)
         return Result(status: status, stdout: terminal.output, stderr: terminal.errorOutput)
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CardboxCore
 import CardboxImaging
+import CardboxServerCLI
 import CardboxStore
 import Foundation
 import Testing
@@ -28,6 +29,55 @@ struct ExecutableTests {
         #expect(replay.status == 0 && replay.stdout.hasPrefix(#"{"card":"c","state":"learning""#))
         // The in-process run gives the same output as the process.
         #expect(try cli.run(["card", "list", "Spanish", "--json"]).stdout == listed.stdout)
+    }
+
+    @Test("serve and admin run in cardbox-server, which cardbox does not link; without it, an error names it")
+    func serverProgram() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let database = cli.folder.appendingPathComponent("server.sqlite").path
+        let added = try cli.runProcess(
+            ["admin", "--database", database, "user", "add", "ana", "--password-stdin"], store: false,
+            input: "correct horse\n")
+        #expect(added.status == 0 && added.stdout.hasPrefix("added account ana (free) "), "\(added.stderr)")
+        let listed = try cli.runProcess(["--store", cli.storePath, "admin", "--database", database, "user", "list"])
+        #expect(listed.status == 0 && listed.stdout.hasPrefix("USER"), "\(listed.stderr)")
+        let help = try cli.runProcess(["serve", "--help"], store: false)
+        #expect(help.status == 0 && help.stdout.contains("--open-signup"))
+        #expect(try cli.runProcess(["help", "serve"], store: false).stdout.contains("--open-signup"))
+        let misused = try cli.runProcess(["admin", "user", "bogus"], store: false)
+        #expect(misused.status == 64 && misused.stderr.contains("(see 'cardbox admin user --help')"))
+
+        // The command line's own binary holds none of the server's modules.
+        let binary = try CLI.builtBinary()
+        let server = binary.deletingLastPathComponent().appendingPathComponent("cardbox-server")
+        let serverOnly = ["CardboxHTTP", "PostgresNIO", "Hummingbird"].map { Data($0.utf8) }
+        let cardbox = try Data(contentsOf: binary, options: .alwaysMapped)
+        #expect(serverOnly.allSatisfy { cardbox.range(of: $0) == nil })
+        let serverBinary = try Data(contentsOf: server, options: .alwaysMapped)
+        #expect(serverOnly.allSatisfy { serverBinary.range(of: $0) != nil })
+
+        // Alone, cardbox names what it misses and changes nothing.
+        let alone = cli.folder.appendingPathComponent("alone")
+        try FileManager.default.createDirectory(at: alone, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: binary, to: alone.appendingPathComponent("cardbox"))
+        let lonely = Process()
+        lonely.executableURL = alone.appendingPathComponent("cardbox")
+        lonely.arguments = ["admin", "--database", database, "user", "remove", "ana"]
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: ServerProgram.program.variable)
+        lonely.environment = environment
+        let errors = Pipe()
+        lonely.standardError = errors
+        lonely.standardOutput = FileHandle.nullDevice
+        try lonely.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        lonely.waitUntilExit()
+        #expect(lonely.terminationStatus == 1)
+        #expect(message.hasPrefix("error: cardbox serve and cardbox admin need cardbox-server beside "))
+        #expect(message.contains("CARDBOX_SERVER"))
+        let still = try cli.runProcess(["admin", "--database", database, "user", "list"], store: false)
+        #expect(still.stdout.contains("ana"))
     }
 
     @Test(
@@ -80,6 +130,15 @@ struct CommandLineTests {
             #expect(result.stdout.contains("USAGE"), "\(path) --help has no usage")
             #expect(result.stdout.contains("Example"), "\(path) --help has no example")
         }
+        // The server's commands, as cardbox-server shows them.
+        let serverPaths = CLI.commandPaths(CardboxServerCommand.self)
+        #expect(serverPaths.count >= 10)
+        for path in serverPaths {
+            let result = try cli.runServer(path + ["--help"])
+            #expect(result.status == 0, "\(path) --help failed")
+            #expect(result.stdout.contains("USAGE: cardbox"), "\(path) --help has no usage")
+            #expect(result.stdout.contains("Example"), "\(path) --help has no example")
+        }
     }
 
     @Test("help paragraphs are left for the parser to wrap once; every argument and option says what it is")
@@ -87,7 +146,7 @@ struct CommandLineTests {
         func commands(_ command: any ParsableCommand.Type) -> [any ParsableCommand.Type] {
             [command] + command.configuration.subcommands.flatMap(commands)
         }
-        for command in commands(CardboxCommand.self) {
+        for command in commands(CardboxCommand.self) + commands(CardboxServerCommand.self) {
             let lines = command.configuration.discussion.split(separator: "\n", omittingEmptySubsequences: false)
             for (line, next) in zip(lines, lines.dropFirst())
             where !line.isEmpty && !line.hasPrefix(" ") && !line.hasSuffix(":") && !next.isEmpty
@@ -109,9 +168,12 @@ struct CommandLineTests {
                     missing($0, path: path + " " + (($0["commandName"] as? String) ?? "?"))
                 }
         }
-        let root = try #require((try dump.json() as? [String: Any])?["command"] as? [String: Any])
-        // The parser's own `help` command documents itself elsewhere.
-        #expect(missing(root, path: "cardbox").filter { !$0.hasPrefix("cardbox help ") } == [])
+        let serverDump = try cli.runServer(["--experimental-dump-help"])
+        for dumped in [dump, serverDump] {
+            let root = try #require((try dumped.json() as? [String: Any])?["command"] as? [String: Any])
+            // The parser's own `help` command documents itself elsewhere.
+            #expect(missing(root, path: "cardbox").filter { !$0.hasPrefix("cardbox help ") } == [])
+        }
     }
 
     @Test("a deck's life: create, add, filter, favorite, archive, restore, delete")

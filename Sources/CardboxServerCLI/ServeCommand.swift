@@ -1,4 +1,5 @@
 import ArgumentParser
+import CardboxCLI
 import CardboxCore
 import CardboxHTTP
 import CardboxServer

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CardboxCLI
 import CardboxCore
 import CardboxServer
 import Foundation
@@ -18,24 +19,6 @@ struct AdminCommand: ParsableCommand {
 
     // Accepted before the subcommand too (`cardbox admin --database … user list`); each subcommand reads it.
     @OptionGroup var database: ServerDatabaseOptions
-
-    /// Reads a password: one line of standard input with --password-stdin, else asked for on the
-    /// terminal without echo.
-    static func readPassword(fromStdin: Bool, prompt: String = "password: ") throws -> String {
-        let line: String?
-        if fromStdin {
-            line = Terminal.current.readLine()
-        } else {
-            guard Terminal.current.inputIsTerminal, let typed = getpass(prompt) else {
-                throw CardboxError.invalid(field: "password", reason: "give it on standard input with --password-stdin")
-            }
-            line = String(cString: typed)
-        }
-        guard let password = line, !password.isEmpty else {
-            throw CardboxError.invalid(field: "password", reason: "is empty")
-        }
-        return password
-    }
 
     static func account(named name: String, in database: any ServerDatabase) async throws -> ServerAccount {
         guard let found = try await database.account(named: name) else {
@@ -63,7 +46,7 @@ struct AdminCommand: ParsableCommand {
 
             func run() async throws {
                 let plan = try Plan.validate(self.plan)
-                let password = try AdminCommand.readPassword(fromStdin: passwordStdin)
+                let password = try Console.readPassword(fromStdin: passwordStdin)
                 let account = try await database.with { database in
                     try await AccountService(store: database).addAccount(name: name, password: password, plan: plan)
                 }
@@ -115,7 +98,7 @@ struct AdminCommand: ParsableCommand {
             @Flag(name: .long, help: "Read the password from standard input.") var passwordStdin = false
 
             func run() async throws {
-                let password = try AdminCommand.readPassword(fromStdin: passwordStdin)
+                let password = try Console.readPassword(fromStdin: passwordStdin)
                 try await database.with { database in
                     let account = try await AdminCommand.account(named: name, in: database)
                     try await AccountService(store: database).setPassword(password, account: account.id)
