@@ -138,6 +138,8 @@ extension WriteContext {
     ) throws {
         let scheduler = try Scheduler(deck.study)
         let archivedAt = Date(storageMillis: nowMillis)
+        let deckKey = try key(of: deck)
+        let reviews = try reviewsByKey()
         var replayed: [ReplayedAnswer] = []
         try insertCards(imports.map { ($0.draft, $0.image) }, into: deck) { index, build in
             let imported = imports[index]
@@ -149,10 +151,10 @@ extension WriteContext {
                 card.archivedAt = archivedAt
             }
             return card
-        } inserted: { _ in
+        } inserted: { cardKey, _ in
             inserted()
             report.count("card", \.created)
-            try logReplayed(replayed)
+            try logReplayed(replayed, cardKey: cardKey, deckKey: deckKey, into: reviews)
             for _ in replayed { report.count("review", \.created) }
             replayed = []
         }

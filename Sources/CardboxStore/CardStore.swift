@@ -337,26 +337,26 @@ extension WriteContext {
     func insertCards(_ drafts: [(CardDraft, Data?)], into deck: Deck) throws -> [Card] {
         var cards: [Card] = []
         cards.reserveCapacity(drafts.count)
-        try insertCards(drafts, into: deck) { cards.append($0()) }
+        try insertCards(drafts, into: deck) { _, build in cards.append(build()) }
         return cards
     }
 
-    /// The same, calling `inserted` once per card with a way to build its value (large imports
-    /// need only the ids and skip building 100,000 values). `start` may give a card the state it
-    /// starts in (an imported card's replayed answers, its archiving): it gets the card's index and a
-    /// way to build the new card, and returns the card as it is to be inserted, or nil to insert it new.
+    /// The same, calling `inserted` once per card with its row's key and a way to build its value
+    /// (large imports need only the ids and skip building 100,000 values). `start` may give a card
+    /// the state it starts in (an imported card's replayed answers, its archiving): it gets the
+    /// card's index and a way to build the new card, and returns the card as it is to be inserted,
+    /// or nil to insert it new.
     func insertCards(
         _ drafts: [(CardDraft, Data?)], into deck: Deck, start: (Int, () -> Card) throws -> Card? = { _, _ in nil },
-        inserted: (() -> Card) throws -> Void
+        inserted: (_ cardKey: Int64, _ build: () -> Card) throws -> Void
     ) throws {
         var tags: [String: FoundTag] = [:]
-        guard
-            let deckKey = try Int64.fetchOne(
-                db.cachedStatement(sql: "SELECT key FROM deck WHERE id = ?"), arguments: [deck.id.storage])
-        else { throw CardboxError.notFound(kind: "deck", reference: deck.id.storage) }
+        let deckKey = try key(of: deck)
         let (frontLanguage, backLanguage) = (deck.frontLanguage.databaseValue, deck.backLanguage.databaseValue)
         let (zero, created) = (Int64(0).databaseValue, nowMillis.databaseValue)
         let newCards = try inserter(.card, columns: CardColumns.insert)
+        // Cards inserted with a state of their own (imported with their reviews): made at the first.
+        var startedCards: RowInserter?
         let links = try tagLinksByKey()
         let now = Date(storageMillis: nowMillis)
         for (index, (draft, image)) in drafts.enumerated() {
@@ -382,8 +382,9 @@ extension WriteContext {
             ]
             if let started {
                 let schedule = Self.scheduleFields(started)
-                try inserter(.card, columns: CardColumns.insert + schedule.map(\.0))
-                    .insert(id: id, values + schedule.map { $0.1?.databaseValue ?? .null })
+                let inserter = try startedCards ?? inserter(.card, columns: CardColumns.insert + schedule.map(\.0))
+                startedCards = inserter
+                try inserter.insert(id: id, values + schedule.map { $0.1?.databaseValue ?? .null })
             } else {
                 try newCards.insert(id: id, values)
             }
@@ -394,8 +395,17 @@ extension WriteContext {
                 let tag = try findOrCreateTag(named: name, cache: &tags)
                 try links.insert(id: RecordID.make([id, tag.id]), [cardKey.databaseValue, tag.key.databaseValue])
             }
-            try inserted { started ?? build() }
+            try inserted(cardKey) { started ?? build() }
         }
+    }
+
+    /// A deck's row key, for rows written by key in a batch.
+    func key(of deck: Deck) throws -> Int64 {
+        guard
+            let key = try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT key FROM deck WHERE id = ?"), arguments: [deck.id.storage])
+        else { throw CardboxError.notFound(kind: "deck", reference: deck.id.storage) }
+        return key
     }
 
     func deleteCardRow(_ card: Card) throws {

@@ -295,22 +295,28 @@ extension WriteContext {
         ])
     }
 
-    /// Logs the replayed past answers of a card this transaction imported (no fuzz), each as a
-    /// review-log entry; the card was inserted in the state they lead to.
-    func logReplayed(_ answers: [ReplayedAnswer]) throws {
-        guard !answers.isEmpty else { return }
-        let inserter = try inserter(
+    /// Inserts review-log entries of cards inserted in this transaction, naming the card and its
+    /// deck by the keys the import holds (`logReplayed`): finding them again by their ids was a
+    /// fifth of logging an imported review.
+    func reviewsByKey() throws -> RowInserter {
+        try inserter(
             .reviewLog,
             columns: [
-                "cardId", "deckId", "rating", "reviewedAt", "stateBefore", "stateAfter", "elapsedDays", "durationMs",
+                "cardKey", "deckKey", "rating", "reviewedAt", "stateBefore", "stateAfter", "elapsedDays", "durationMs",
                 "previous",
             ])
+    }
+
+    /// Logs the replayed past answers of a card this transaction imported (no fuzz), each as a
+    /// review-log entry, through `reviewsByKey`; the card was inserted, under `cardKey`, in the state
+    /// they lead to.
+    func logReplayed(_ answers: [ReplayedAnswer], cardKey: Int64, deckKey: Int64, into reviews: RowInserter) throws {
         for answer in answers {
             let before = answer.before
-            try inserter.insert(
+            try reviews.insert(
                 id: newID(),
                 [
-                    before.id.storage.databaseValue, before.deckId.storage.databaseValue,
+                    cardKey.databaseValue, deckKey.databaseValue,
                     answer.rating.rawValue.databaseValue, answer.review.at.storageMillis.databaseValue,
                     before.state.rawValue.databaseValue, answer.stateAfter.rawValue.databaseValue,
                     answer.elapsedDays.databaseValue, answer.review.durationMs.databaseValue,
