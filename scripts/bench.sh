@@ -17,7 +17,6 @@ python3 -c "import anki, fsrs, fsrs_rs_python" 2>/dev/null || pip install --quie
 swift build -c release --static-swift-stdlib --product cardbox-bench >&2
 swift build -c release --static-swift-stdlib --product cardbox >&2
 swift build -c release --static-swift-stdlib --product cardbox-image-worker >&2
-swift build -c release --static-swift-stdlib --product cardbox-server >&2
 .build/release/cardbox-bench --anki-script scripts/anki_bench.py \
     --anki-study-script scripts/anki_study_bench.py "$@"
 echo

@@ -5,8 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh --run
 binary=.build/release/cardbox
-if [ ! -x "$binary" ] || [ ! -x .build/release/cardbox-image-worker ] || [ ! -x .build/release/cardbox-server ] \
-    || [ -n "$(find Sources Package.swift -newer "$binary" -print -quit)" ]; then
+stale=false
+for program in cardbox cardbox-image-worker cardbox-server; do
+    if [ ! -x ".build/release/$program" ] || [ -n "$(find Sources Package.swift -newer ".build/release/$program" -print -quit)" ]; then
+        stale=true
+    fi
+done
+if $stale; then
     echo "building cardbox (release)…" >&2
     # The Swift runtime and Foundation linked in: the dynamic loader's relocations were a third of
     # a simple command's 22 ms (16 ms static).
@@ -15,5 +20,7 @@ if [ ! -x "$binary" ] || [ ! -x .build/release/cardbox-image-worker ] || [ ! -x 
     swift build -c release --static-swift-stdlib --product cardbox-image-worker >&2
     # `cardbox serve` and `cardbox admin` hand the process to the server's program.
     swift build -c release --static-swift-stdlib --product cardbox-server >&2
+    # A program whose objects did not change is not linked again: mark all three as built now.
+    touch .build/release/cardbox .build/release/cardbox-image-worker .build/release/cardbox-server
 fi
 exec "$binary" "$@"

@@ -22,8 +22,7 @@ import sys
 RULES = [
     # (target, library it must not reach, why)
     ("cardbox", "CVipsShim", "the command line leaves images to cardbox-image-worker"),
-    ("cardbox", "CardboxHTTP", "the command line hands serve and admin to cardbox-server"),
-    ("cardbox", "CardboxServerPostgres", "the command line hands serve and admin to cardbox-server"),
+    ("cardbox", "CardboxServer", "the command line hands serve and admin to cardbox-server"),
     ("cardbox", "Hummingbird", "the command line hands serve and admin to cardbox-server"),
     ("cardbox-server", "CVipsShim", "the server leaves images to cardbox-image-worker"),
     ("CardboxStore", "CVipsShim", "the store leaves images to cardbox-image-worker"),

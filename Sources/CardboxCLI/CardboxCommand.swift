@@ -48,21 +48,28 @@ public struct CardboxCommand: AsyncParsableCommand {
         Foundation.exit(await runAsync(arguments))
     }
 
-    /// Runs one command line and returns its exit status (`CommandRunner.run`).
-    public static func run(_ arguments: [String], terminal: Terminal = Terminal()) -> Int32 {
-        CommandRunner<Self>.run(arguments, terminal: terminal)
-    }
-
-    /// `run`, for every command, the async ones (login, sync) included.
-    public static func runAsync(_ arguments: [String], terminal: Terminal = Terminal()) async -> Int32 {
-        await CommandRunner<Self>.runAsync(arguments, terminal: terminal)
-    }
-
     /// The subcommand names at the start of `arguments` (global options skipped).
     static func commandPath(in arguments: [String]) -> [String] {
         CommandRunner<Self>.commandPath(in: arguments)
     }
 }
+
+/// A command line's root: `cardbox`'s, and `cardbox-server`'s.
+public protocol CommandLineRoot: ParsableCommand {}
+
+extension CommandLineRoot {
+    /// Runs one command line in this process and returns its exit status (`CommandRunner.run`).
+    public static func run(_ arguments: [String], terminal: Terminal = Terminal()) -> Int32 {
+        CommandRunner<Self>.run(arguments, terminal: terminal)
+    }
+
+    /// `run`, for every command, the async ones (login, sync, serve) included.
+    public static func runAsync(_ arguments: [String], terminal: Terminal = Terminal()) async -> Int32 {
+        await CommandRunner<Self>.runAsync(arguments, terminal: terminal)
+    }
+}
+
+extension CardboxCommand: CommandLineRoot {}
 
 /// Runs command lines whose root command is `Root`: `cardbox`'s, and `cardbox-server`'s.
 public enum CommandRunner<Root: ParsableCommand> {
@@ -142,10 +149,10 @@ public enum CommandRunner<Root: ParsableCommand> {
     static func commandPath(in arguments: [String]) -> [String] {
         var path: [String] = []
         var command: any ParsableCommand.Type = Root.self
-        var words = arguments[...]
+        var words = GlobalOptions.skipped(in: arguments)
         while let word = words.popFirst() {
-            if word == "--store" {
-                _ = words.popFirst()
+            if word == "--store" || word.hasPrefix("--store=") {
+                if word == "--store" { _ = words.popFirst() }
                 continue
             }
             guard
@@ -166,6 +173,15 @@ public struct GlobalOptions: ParsableArguments {
     var store: String?
 
     public init() {}
+
+    /// `arguments` after the global options given before the command (`--store X`, `--store=X`).
+    static func skipped(in arguments: [String]) -> ArraySlice<String> {
+        var words = arguments[...]
+        while let first = words.first, first == "--store" || first.hasPrefix("--store=") {
+            words = words.dropFirst(first == "--store" ? 2 : 1)
+        }
+        return words
+    }
 
     /// The store file's path: --store, $CARDBOX_STORE, $XDG_DATA_HOME/cardbox, ~/.local/share/cardbox.
     func storePath(environment: [String: String] = Terminal.current.environment) -> String {

@@ -18,10 +18,12 @@ enum ServerProgram {
     /// The server's commands, as named on `cardbox`'s command line.
     static let commands: Set<String> = [ServeCommand._commandName, AdminCommand._commandName]
 
-    /// Whether `arguments` name one of the server's commands (or ask `help` about one).
+    /// Whether `arguments` name one of the server's commands, after the global options (or ask
+    /// `help` about one).
     static func runs(_ arguments: [String]) -> Bool {
-        let words = arguments.first == "help" ? Array(arguments.dropFirst()) : arguments
-        return CardboxCommand.commandPath(in: words).first.map(commands.contains) ?? false
+        var words = GlobalOptions.skipped(in: arguments)
+        if words.first == "help" { words = words.dropFirst() }
+        return words.first.map(commands.contains) ?? false
     }
 
     /// Replaces this process with the server's program, given the same arguments; prints why and
@@ -38,15 +40,13 @@ enum ServerProgram {
         }
     }
 
-    /// Runs the server's program as a child with `arguments` and this process's streams, and returns
-    /// its exit status: the server's commands run this way when the command line runs in process.
-    static func runChild(_ arguments: [String]) throws {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: try program.path())
-        child.arguments = arguments
-        try child.run()
-        child.waitUntilExit()
-        guard child.terminationStatus == 0 else { throw ExitCode(child.terminationStatus) }
+    /// What a server's command says when the command line runs in a process that is not `cardbox`
+    /// (a test, a program using CardboxCLI): only `cardbox` hands its process over.
+    static func notHere(_ command: String) -> CardboxError {
+        .invalid(
+            field: "command",
+            reason:
+                "cardbox \(command) runs in cardbox-server: run it with the cardbox program, or cardbox-server itself")
     }
 }
 
@@ -56,17 +56,17 @@ struct ServeCommand: ParsableCommand {
         commandName: "serve",
         abstract: "Run the sync server: accounts, devices and their changes, over HTTP.",
         discussion: """
-            Runs in cardbox-server, installed beside cardbox: 'cardbox serve --help' lists the server's \
-            options.
+            Runs in cardbox-server, installed beside cardbox, which lists the server's options with \
+            'cardbox serve --help'.
 
             Example:
               cardbox serve --port 8080
             """)
 
-    @Argument(parsing: .allUnrecognized, help: "The server's options (see 'cardbox serve --help').")
+    @Argument(parsing: .allUnrecognized, help: "The server's options.")
     var options: [String] = []
 
-    func run() throws { try ServerProgram.runChild([Self._commandName] + options) }
+    func run() throws { throw ServerProgram.notHere(Self._commandName) }
 }
 
 /// `cardbox admin`, as `cardbox --help` lists it; `cardbox-server` runs it.
@@ -75,14 +75,15 @@ struct AdminCommand: ParsableCommand {
         commandName: "admin",
         abstract: "Manage the sync server's accounts and devices.",
         discussion: """
-            Runs in cardbox-server, installed beside cardbox: 'cardbox admin --help' lists its commands.
+            Runs in cardbox-server, installed beside cardbox, which lists its commands with \
+            'cardbox admin --help'.
 
             Example:
               cardbox admin user list
             """)
 
-    @Argument(parsing: .allUnrecognized, help: "The command and its options (see 'cardbox admin --help').")
+    @Argument(parsing: .allUnrecognized, help: "The command and its options.")
     var arguments: [String] = []
 
-    func run() throws { try ServerProgram.runChild([Self._commandName] + arguments) }
+    func run() throws { throw ServerProgram.notHere(Self._commandName) }
 }

@@ -3,7 +3,8 @@ import Foundation
 
 /// A program built and installed beside `cardbox` that does one kind of work in a process of its
 /// own: the image worker (the one program that links libvips) and the server (the one that links
-/// the HTTP stack and the server databases).
+/// the HTTP stack and the server databases). It lives here, with the image workers, because this
+/// is the module that starts processes (`CSpawn`); the command line finds the server with it too.
 public struct CompanionProgram: Sendable {
     /// The program's file name, looked for beside the running program.
     public let name: String
@@ -22,12 +23,13 @@ public struct CompanionProgram: Sendable {
     public func path(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
         if let named = environment[variable], !named.isEmpty { return named }
         let running =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? Bundle.main.executablePath ?? CommandLine.arguments[0]
         let beside = URL(fileURLWithPath: running).deletingLastPathComponent().appendingPathComponent(name).path
         guard FileManager.default.isExecutableFile(atPath: beside) else {
             throw CardboxError.storage(
-                "\(neededFor) need \(name) beside \(running) (build it with `swift build --product \(name)`), "
-                    + "or its path in \(variable)")
+                "\(neededFor) need \(name) beside \(running) (build it as that program was built, e.g. "
+                    + "`swift build -c release --product \(name)`), or its path in \(variable)")
         }
         return beside
     }

@@ -6,7 +6,7 @@ import Foundation
 /// `cardbox-server`: the server's commands, `serve` and `admin`. People run them as `cardbox serve`
 /// and `cardbox admin`, which hand the process over to this program; so it is named `cardbox` in
 /// its help, and takes `cardbox`'s global options.
-public struct CardboxServerCommand: AsyncParsableCommand {
+public struct CardboxServerCommand: AsyncParsableCommand, CommandLineRoot {
     public static let configuration = CommandConfiguration(
         commandName: "cardbox",
         abstract: "The sync server's commands (run as 'cardbox serve' and 'cardbox admin').",
@@ -25,15 +25,5 @@ public struct CardboxServerCommand: AsyncParsableCommand {
     public static func runProcess() async -> Never {
         CardboxStore.prepareSQLite()
         Foundation.exit(await runAsync(Array(CommandLine.arguments.dropFirst())))
-    }
-
-    /// Runs one command line in this process and returns its exit status (`CommandRunner.runAsync`).
-    public static func runAsync(_ arguments: [String], terminal: Terminal = Terminal()) async -> Int32 {
-        await CommandRunner<Self>.runAsync(arguments, terminal: terminal)
-    }
-
-    /// `runAsync` for what needs no waiting (`--help`, argument errors), as tests run it.
-    public static func run(_ arguments: [String], terminal: Terminal = Terminal()) -> Int32 {
-        CommandRunner<Self>.run(arguments, terminal: terminal)
     }
 }

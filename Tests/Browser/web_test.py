@@ -2,6 +2,7 @@
 """The web app in a real browser: Debian's Chromium, driven by selenium through chromedriver.
 
 Usage: python3 Tests/Browser/web_test.py PATH/TO/cardbox [SCREENSHOT_FOLDER]
+(with cardbox-server and cardbox-image-worker beside it, as the build puts them)
 
 Starts `cardbox serve` on a free loopback port over a new SQLite database, walks through what a new
 user does (first-run setup, a deck, cards, study, the card limit and the upgrade, signing out),

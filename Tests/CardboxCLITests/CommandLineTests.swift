@@ -47,10 +47,16 @@ struct ExecutableTests {
         #expect(try cli.runProcess(["help", "serve"], store: false).stdout.contains("--open-signup"))
         let misused = try cli.runProcess(["admin", "user", "bogus"], store: false)
         #expect(misused.status == 64 && misused.stderr.contains("(see 'cardbox admin user --help')"))
+        let bare = try cli.runProcess(["--store=\(cli.storePath)", "admin"], store: false)
+        #expect(bare.status == 0 && bare.stdout.contains("USAGE: cardbox admin") && bare.stdout.contains("set-plan"))
 
         // The command line's own binary holds none of the server's modules.
         let binary = try CLI.builtBinary()
         let server = binary.deletingLastPathComponent().appendingPathComponent("cardbox-server")
+        let built = { (url: URL) in
+            try url.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate
+        }
+        #expect(try built(server)! > built(binary)!.addingTimeInterval(-600), "cardbox-server is older than cardbox")
         let serverOnly = ["CardboxHTTP", "PostgresNIO", "Hummingbird"].map { Data($0.utf8) }
         let cardbox = try Data(contentsOf: binary, options: .alwaysMapped)
         #expect(serverOnly.allSatisfy { cardbox.range(of: $0) == nil })
@@ -139,6 +145,28 @@ struct CommandLineTests {
             #expect(result.stdout.contains("USAGE: cardbox"), "\(path) --help has no usage")
             #expect(result.stdout.contains("Example"), "\(path) --help has no example")
         }
+    }
+
+    @Test("serve and admin are handed to cardbox-server after the global options; in process they say where they run")
+    func serverCommandsRouted() throws {
+        for arguments in [
+            ["serve"], ["serve", "--help"], ["--store", "s.sqlite", "serve", "--port", "0"],
+            ["--store=s.sqlite", "admin"],
+            ["help", "serve"], ["--store", "s.sqlite", "help", "admin", "user"], ["admin", "user", "list"],
+        ] {
+            #expect(ServerProgram.runs(arguments), "\(arguments)")
+        }
+        for arguments in [
+            ["deck", "show", "serve"], ["--store", "serve", "deck", "list"], ["help"], [], ["--help"], ["sync"],
+            ["card", "add", "admin", "x"],
+        ] {
+            #expect(!ServerProgram.runs(arguments), "\(arguments)")
+        }
+        let cli = try CLI()
+        defer { cli.remove() }
+        let inProcess = try cli.run(["serve", "--port", "0"])
+        #expect(inProcess.status == 1)
+        #expect(inProcess.stderr.contains("cardbox serve runs in cardbox-server"))
     }
 
     @Test("help paragraphs are left for the parser to wrap once; every argument and option says what it is")
