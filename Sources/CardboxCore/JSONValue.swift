@@ -74,11 +74,13 @@ public enum JSONValue: Sendable, Equatable, Hashable, Codable {
             writer.byte(UInt8(ascii: "]"))
         case .object(let members):
             writer.byte(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted().enumerated() {
+            // Members sorted with their values: sorting the keys and looking each up again hashed
+            // every key a second time.
+            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { writer.byte(UInt8(ascii: ",")) }
-                writer.string(key)
+                writer.string(member.key)
                 writer.byte(UInt8(ascii: ":"))
-                members[key]!.write(to: &writer)
+                member.value.write(to: &writer)
             }
             writer.byte(UInt8(ascii: "}"))
         }
