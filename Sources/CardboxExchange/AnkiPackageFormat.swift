@@ -327,8 +327,11 @@ public enum AnkiPackageFormat {
         /// A note's fields, which Anki keeps in one text separated by U+001F. Split as bytes: Foundation's
         /// `components(separatedBy:)` took a few percent of a 10,000-note import.
         static func fields(of text: String) -> [String] {
-            text.utf8.split(separator: 0x1F, omittingEmptySubsequences: false).map {
-                String(decoding: $0, as: UTF8.self)
+            var text = text
+            return text.withUTF8 { bytes in
+                bytes.split(separator: 0x1F, omittingEmptySubsequences: false).map {
+                    String(decoding: UnsafeBufferPointer(rebasing: $0), as: UTF8.self)
+                }
             }
         }
 

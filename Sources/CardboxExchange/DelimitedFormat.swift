@@ -274,6 +274,11 @@ public enum DelimitedFormat {
     /// ends. One pass over the bytes: the Foundation search-and-replace it replaces took a fifth of a
     /// 10,000-note `.apkg` import (perf), and removing tags one by one was quadratic.
     static func plainText(_ html: String) -> String {
+        // Most fields are text without markup or entities: trimmed, and not copied at all when
+        // they start and end with a visible character.
+        guard html.utf8.contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") }) else {
+            return trimmed(html)
+        }
         var html = html
         return html.withUTF8(plainText(bytes:))
     }
@@ -317,6 +322,10 @@ public enum DelimitedFormat {
 
     /// `text` without white space (Unicode's, as `CharacterSet.whitespacesAndNewlines`) at either end.
     private static func trimmed(_ text: String) -> String {
+        let visible = UInt8(ascii: "!")...UInt8(ascii: "~")
+        if let first = text.utf8.first, let last = text.utf8.last, visible.contains(first), visible.contains(last) {
+            return text
+        }
         let scalars = text.unicodeScalars
         let isSpace = { (scalar: Unicode.Scalar) in CharacterSet.whitespacesAndNewlines.contains(scalar) }
         guard let first = scalars.firstIndex(where: { !isSpace($0) }) else { return "" }

@@ -240,7 +240,7 @@ struct PlainTextTests {
     func matchesReference() {
         let pieces = [
             "<", ">", "br", "BR", "/", " ", "&", "amp;", "lt;", "gt;", "nbsp;", "#39;", "quot;", "x", "é", "\n",
-            "<br>", "<b>", "&amp;", "\u{00A0}", "日本", "\t",
+            "<br>", "<b>", "&amp;", "\u{00A0}", "日本", "\t", "\u{01}", "\u{3000}", "\r\n", "~", "!", "\u{85}",
         ]
         var random = SeededRandom(seed: 7)
         for _ in 0..<20_000 {
