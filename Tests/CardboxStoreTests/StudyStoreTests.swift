@@ -23,6 +23,32 @@ struct StudyStoreTests {
         return store
     }
 
+    @Test("a review's schedule snapshot is the JSON object of the card's scheduling fields, keys sorted")
+    func scheduleSnapshot() throws {
+        let clock = TestClock()
+        let store = try deck(clock, cards: 4)
+        var cards = try store.cards(in: try store.resolve("D"))
+        for (index, card) in cards.enumerated() {
+            for rating in [1, 3, 4, 2].prefix(index) {
+                _ = try store.answer(card.id, rating: rating)
+                clock.advance(seconds: 90_000)
+            }
+        }
+        cards = try store.cards(in: try store.resolve("D"))
+        #expect(Set(cards.map(\.state)).count >= 2)
+        for card in cards {
+            let reference = JSONValue.object([
+                "state": .string(card.state.rawValue), "step": card.step.map { .int(Int64($0)) } ?? .null,
+                "stability": card.stability.map(JSONValue.double) ?? .null,
+                "difficulty": card.difficulty.map(JSONValue.double) ?? .null,
+                "dueAt": card.dueAt.map { .int($0.storageMillis) } ?? .null,
+                "lastReviewAt": card.lastReviewAt.map { .int($0.storageMillis) } ?? .null,
+                "reps": .int(Int64(card.reps)), "lapses": .int(Int64(card.lapses)),
+            ])
+            #expect(WriteContext.schedulingSnapshot(card) == reference.jsonText)
+        }
+    }
+
     @Test("a deck's workload run counts study days: before the day's start hour, today is yesterday's study day")
     func simulationStudyDays() throws {
         let clock = TestClock(Date(timeIntervalSince1970: 1_750_039_200))  // 2025-06-16 02:00 UTC
