@@ -151,8 +151,8 @@ public enum CommandRunner<Root: ParsableCommand> {
         var command: any ParsableCommand.Type = Root.self
         var words = GlobalOptions.skipped(in: arguments)
         while let word = words.popFirst() {
-            if word == "--store" || word.hasPrefix("--store=") {
-                if word == "--store" { _ = words.popFirst() }
+            if let width = GlobalOptions.width(of: word) {
+                words = words.dropFirst(width - 1)
                 continue
             }
             guard
@@ -174,12 +174,17 @@ public struct GlobalOptions: ParsableArguments {
 
     public init() {}
 
-    /// `arguments` after the global options given before the command (`--store X`, `--store=X`).
+    /// How many words a global option starting at `word` takes (`--store X`: 2, `--store=X`: 1), or
+    /// nil when `word` is none.
+    static func width(of word: String) -> Int? {
+        if word == "--store" { return 2 }
+        return word.hasPrefix("--store=") ? 1 : nil
+    }
+
+    /// `arguments` after the global options given before the command.
     static func skipped(in arguments: [String]) -> ArraySlice<String> {
         var words = arguments[...]
-        while let first = words.first, first == "--store" || first.hasPrefix("--store=") {
-            words = words.dropFirst(first == "--store" ? 2 : 1)
-        }
+        while let first = words.first, let width = width(of: first) { words = words.dropFirst(width) }
         return words
     }
 
