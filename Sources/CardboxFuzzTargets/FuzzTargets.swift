@@ -36,15 +36,20 @@ public enum FuzzTargets {
         "storedid": { data in FuzzTargets.storedID(data) },
     ]
 
-    /// A card id's bytes (`cardbox_uuid_bytes`): text has bytes exactly when it is an id in its
-    /// stored form, and they read back as that text; 16 bytes read as an id whose bytes they are.
+    /// A card id's bytes (`cardbox_uuid_bytes`) and text (`cardbox_uuid_text`): text has bytes
+    /// exactly when it is an id in its stored form, and they read back as that text; 16 bytes read as
+    /// the id Foundation writes for them, whose bytes they are.
     static func storedID(_ data: Data) {
         let text = String(decoding: data, as: UTF8.self)
         let bytes = StoredID.bytes(text)
         precondition(
             (bytes != nil) == UUID.isStoredForm(text), "\(text.debugDescription): bytes disagree with the form")
         if let bytes { precondition(StoredID.text(bytes) == text, "\(text) does not read back from its bytes") }
-        if let id = StoredID.text(data) { precondition(StoredID.bytes(id) == data, "16 bytes do not read back") }
+        if let id = StoredID.text(data) {
+            precondition(StoredID.bytes(id) == data, "16 bytes do not read back")
+            let foundation = UUID(uuid: data.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) })
+            precondition(id == foundation.uuidString.lowercased(), "\(id) is not Foundation's text of its bytes")
+        }
     }
 
     /// The image worker's framing: a message that decodes encodes back to the same bytes.

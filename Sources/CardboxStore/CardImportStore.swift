@@ -188,7 +188,10 @@ extension WriteContext {
         var keys: [String: String] = [:]
         for row in try Row.fetchAll(
             db.cachedStatement(
-                sql: "SELECT id, frontKey, cardType, clozeNumber FROM card WHERE \(Entity.card.binding("deckId"))"),
+                sql: """
+                    SELECT \(Entity.card.selectExpression("id", table: nil)) AS id, frontKey, cardType, clozeNumber
+                    FROM card WHERE \(Entity.card.binding("deckId"))
+                    """),
             arguments: [deckId])
         {
             keys[

@@ -308,7 +308,10 @@ enum CardColumns {
     /// The columns a card is read from, in the order `Card(row:)` reads them.
     /// The deck is read as its id from the card's deck key: the columns are read `FROM card`.
     static let select = CardColumn.allCases.map { column in
-        column == .deckId ? "\(Entity.card.selectExpression("deckId", table: "card")) AS deckId" : "\(column)"
+        switch column {
+        case .id, .deckId: "\(Entity.card.selectExpression("\(column)", table: "card")) AS \(column)"
+        default: "\(column)"
+        }
     }.joined(separator: ", ")
 }
 
@@ -450,7 +453,7 @@ extension StoreContext {
 
     /// The cards with these ids, in this order (ids of no card are left out).
     func cards(ids: [String]) throws -> [Card] {
-        try cards(ids, padding: "", column: "id") { Entity.card.idAmong($0) }
+        try cards(ids, padding: "", column: Entity.card.selectExpression("id", table: nil)) { Entity.card.idAmong($0) }
     }
 
     /// The cards with these keys, in this order: the study queue picks its cards off the indexes,

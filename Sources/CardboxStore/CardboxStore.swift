@@ -201,15 +201,15 @@ public final class CardboxStore: Sendable {
 
     /// SQL functions the store's queries use: `cardbox_folded(text)`, the text case-folded as Swift
     /// folds it (SQLite's own lower() and LIKE fold ASCII letters only), for searching cards; and
-    /// `cardbox_uuid_bytes(text)`, the 16 bytes of an id in its stored form (NULL for other text), for
-    /// the tables that keep ids as bytes (`SyncedEntity.keepsIdAsBytes`). This SQLite (3.40) has no
-    /// `unhex`; the other way, bytes to text, is plain SQL (`Schema.idText`).
+    /// `cardbox_uuid_bytes(text)` and `cardbox_uuid_text(bytes)`, an id's two stored forms, for the
+    /// tables that keep ids as bytes (`SyncedEntity.keepsIdAsBytes`). This SQLite (3.40) has no
+    /// `unhex`.
     static func addFunctions(to db: Database) {
         db.add(
             function: DatabaseFunction("cardbox_folded", argumentCount: 1, pure: true) { values in
                 String.fromDatabaseValue(values[0])?.folding(options: [.caseInsensitive], locale: nil)
             })
-        StoredID.addFunction(to: db)
+        StoredID.addFunctions(to: db)
     }
 
     /// An empty database with every migration run, copied into each new in-memory store. Running the

@@ -17,11 +17,13 @@ enum ColumnCheck {
     }
 
     /// The columns a backup's rows of `table` carry: the table's, with key references as the ids
-    /// they name (as `snapshot` writes them) and without the table's own key.
+    /// they name (as `snapshot` writes them), an id kept as bytes as its text, and without the
+    /// table's own key.
     static func columns(of table: String, in db: Database) throws -> [String: Column] {
         var columns: [String: Column] = [:]
         let entity = Entity(rawValue: table)
         let storedOnly = entity.map(CardboxStore.storedOnlyColumns) ?? []
+        if entity?.keepsIdAsBytes == true { columns["id"] = Column(kind: .text, isNotNull: true, isIdentifier: true) }
         for column in entity?.columns ?? [] where entity?.keyReferences[column.name] != nil {
             columns[column.name] = Column(kind: .text, isNotNull: !column.isOptional, isIdentifier: true)
         }

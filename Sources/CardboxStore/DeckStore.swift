@@ -125,7 +125,10 @@ extension CardboxStore {
             let id = try tx.context.existing(reference, .deck)
             let due = try String.fetchAll(
                 tx.db.cachedStatement(
-                    sql: "SELECT id FROM card WHERE \(Entity.card.binding("deckId")) AND isArchived = 0 AND dueAt <= ?"),
+                    sql: """
+                        SELECT \(Entity.card.selectExpression("id", table: nil)) FROM card
+                        WHERE \(Entity.card.binding("deckId")) AND isArchived = 0 AND dueAt <= ?
+                        """),
                 arguments: [id, tx.nowMillis])
             for cardId in due {
                 try tx.update(

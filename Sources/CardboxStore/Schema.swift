@@ -4,7 +4,7 @@ import GRDB
 /// of schema is a new migration. Migrations hold SQL only, never app types, so old ones keep working.
 ///
 /// Conventions that keep the SQL portable to PostgreSQL: ids read as lowercase UUID text (a card's
-/// is kept as 16 bytes and read through a virtual column, as PostgreSQL's `uuid` would), times are
+/// is kept as 16 bytes, `uid`, and read as text through `cardbox_uuid_text(uid)`), times are
 /// integer milliseconds since 1970 (UTC), booleans are 0/1 integers with CHECKs, order is a position
 /// key compared as bytes (PostgreSQL needs `COLLATE "C"` on those columns). A store file holds one
 /// account, named in `storeInfo` (until v11, every table carried `accountId`).
@@ -31,6 +31,8 @@ enum Schema {
             "v15: each deck's answers of the day, counted as they are logged", migrate: countDayAnswers)
         migrator.registerMigration(
             "v16: checks of a few named values written as comparisons", migrate: compareNamedValues)
+        migrator.registerMigration(
+            "v17: a card's id read from its bytes, not computed at every write", migrate: dropCardIdText)
         return migrator
     }
 
@@ -760,6 +762,16 @@ enum Schema {
         try db.execute(sql: "PRAGMA schema_version = \(version + 1)")
     }
 
+    /// Until v17 a card's id text was a virtual column (`idText`), so that any reader of the file
+    /// read `id` as before. SQLite computes a table's generated columns at every insert and update
+    /// of a row, virtual ones too, and this one took eleven SQL function calls: 8 % of a CSV
+    /// import's instructions. The store reads the text through `cardbox_uuid_text(uid)` instead
+    /// (`Entity.selectExpression`); another reader of the file writes `lower(hex(uid))`. Dropping
+    /// a virtual column rewrites no row.
+    static func dropCardIdText(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE card DROP COLUMN id")
+    }
+
     /// Where `column IN list` is in a table's SQL, whatever white space comes before the list (a
     /// suggestion's category check breaks the line there).
     private static func inList(_ column: String, _ list: String, in definition: String) -> Range<String.Index>? {
@@ -772,7 +784,8 @@ enum Schema {
         return nil
     }
 
-    /// SQL giving the stored text form of the 16-byte id in `column`: lowercase 8-4-4-4-12 hex digits.
+    /// SQL giving the stored text form of the 16-byte id in `column`: lowercase 8-4-4-4-12 hex digits
+    /// (v14's virtual column; the store now reads ids with `cardbox_uuid_text`, which gives the same).
     static func idText(_ column: String) -> String {
         let groups = [(1, 4), (5, 2), (7, 2), (9, 2), (11, 6)].map { "hex(substr(\(column), \($0.0), \($0.1)))" }
         return "lower(\(groups.joined(separator: " || '-' || ")))"

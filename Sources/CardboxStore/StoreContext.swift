@@ -38,8 +38,9 @@ struct StoreContext {
             throw CardboxError.invalid(field: entity.kind, reason: "needs an id or a name")
         }
         let table = entity.rawValue
+        let id = entity.selectExpression("id", table: nil)
         if let id = try String.fetchOne(
-            db.cachedStatement(sql: "SELECT id FROM \(table) WHERE \(entity.binding("id"))"),
+            db.cachedStatement(sql: "SELECT \(id) FROM \(table) WHERE \(entity.binding("id"))"),
             arguments: [trimmed.lowercased()])
         {
             return id
@@ -65,11 +66,12 @@ struct StoreContext {
         if fragment.count >= 4, fragment.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
             // Ids kept as bytes are matched on their hex digits first, which reads the id index
             // alone; only the rows that match have their text made.
-            let condition = entity.keepsIdAsBytes ? "hex(uid) LIKE ?2 AND id LIKE ?1" : "id LIKE ?1"
+            let condition = entity.keepsIdAsBytes ? "hex(uid) LIKE ?2 AND \(id) LIKE ?1" : "id LIKE ?1"
+            let order = entity.storedColumn("id")  // bytes sort as their text
             for pattern in [fragment + "%", "%" + fragment] {
                 let ids = try String.fetchAll(
                     db.cachedStatement(
-                        sql: "SELECT id FROM \(table) WHERE \(condition) ORDER BY id LIMIT 6"),
+                        sql: "SELECT \(id) FROM \(table) WHERE \(condition) ORDER BY \(order) LIMIT 6"),
                     arguments: entity.keepsIdAsBytes
                         ? [pattern, pattern.replacingOccurrences(of: "-", with: "")] : [pattern])
                 if ids.count == 1 { return ids[0] }

@@ -226,7 +226,7 @@ extension CardboxStore {
                 context.db,
                 sql: """
                     SELECT front, back FROM card WHERE \(Entity.card.binding("deckId")) AND isArchived = 0
-                    ORDER BY createdAt DESC, id DESC
+                    ORDER BY createdAt DESC, uid DESC
                     """, arguments: arguments
             ).map { (front: $0["front"] as String, back: $0["back"] as String) }
             var queued: [SuggestionCategory: Int] = [:]

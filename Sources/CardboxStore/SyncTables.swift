@@ -87,10 +87,12 @@ extension SyncedEntity {
 
     // MARK: Ids kept as bytes
 
-    /// Whether the table keeps its rows' ids as their 16 bytes, in `uid`, with `id` a virtual column
-    /// reading them as text: a card's id took 36 bytes in its row and again in its unique index
-    /// (100,000 cards: 4.4 MB of a 41 MB store). Lookups by id go through `uid`'s index, so SQL finds
-    /// a row with `binding("id")`, never `id = ?`, which would compute every row's text.
+    /// Whether the table keeps its rows' ids as their 16 bytes, in `uid`, and no text: a card's id
+    /// took 36 bytes in its row and again in its unique index (100,000 cards: 4.4 MB of a 41 MB
+    /// store). SQL finds a row with `binding("id")`, through `uid`'s index, and reads the id's text
+    /// with `selectExpression("id", …)`, which makes it from the bytes (`cardbox_uuid_text`). Until
+    /// v17 the text was a virtual column, which SQLite computes at every insert and update of a
+    /// row: 8 % of a CSV import's instructions.
     var keepsIdAsBytes: Bool { self == .card }
 
     /// SQL for the bytes of the id given as one argument, its text (NULL when it is not a stored id).
@@ -107,9 +109,12 @@ extension SyncedEntity {
     /// SQL reading a wire column's value from the table (aliased `alias`; a key reference names
     /// the table itself when there is no alias, as its parent's subquery would hide the column).
     func selectExpression(_ wire: String, table alias: String?) -> String {
-        guard let parent = keyReferences[wire] else { return alias.map { "\($0).\(wire)" } ?? wire }
+        let prefix = alias.map { "\($0)." } ?? ""
+        if wire == "id" && keepsIdAsBytes { return "\(StoredID.textFunctionName)(\(prefix)uid)" }
+        guard let parent = keyReferences[wire] else { return prefix + wire }
+        let parentId = parent.selectExpression("id", table: "parent")
         return
-            "(SELECT parent.id FROM \(parent.table) parent WHERE parent.key = \(alias ?? table).\(storedColumn(wire)))"
+            "(SELECT \(parentId) FROM \(parent.table) parent WHERE parent.key = \(alias ?? table).\(storedColumn(wire)))"
     }
 
     /// SQL giving the stored value of a wire column from one argument, its wire value.
@@ -122,8 +127,8 @@ extension SyncedEntity {
     /// Every column of the table (aliased `alias`), and each key reference again as the id it names:
     /// a row read by wire names.
     func allColumns(table alias: String) -> String {
-        (["\(alias).*"] + keyReferences.keys.sorted().map { "\(selectExpression($0, table: alias)) AS \($0)" })
-            .joined(separator: ", ")
+        let made = (keepsIdAsBytes ? ["id"] : []) + keyReferences.keys.sorted()
+        return (["\(alias).*"] + made.map { "\(selectExpression($0, table: alias)) AS \($0)" }).joined(separator: ", ")
     }
 
     /// `column = value` for a wire column and one argument, its wire value: as a condition or an

@@ -43,7 +43,8 @@ extension CardboxStore {
             let cardIds = try String.fetchAll(
                 tx.db.cachedStatement(
                     sql: """
-                        SELECT card.id FROM cardTag JOIN card ON card.key = cardTag.cardKey
+                        SELECT \(Entity.card.selectExpression("id", table: "card"))
+                        FROM cardTag JOIN card ON card.key = cardTag.cardKey
                         WHERE cardTag.tagKey = (SELECT key FROM tag WHERE id = ?)
                         """),
                 arguments: [oldId])

@@ -298,21 +298,33 @@ struct StoredFormTests {
 
     @Test("a card id's 16 bytes read back through the store's SQL as the same text; other text has none")
     func idBytes() throws {
-        let queue = try DatabaseQueue()
+        var configuration = Configuration()
+        configuration.prepareDatabase { CardboxStore.addFunctions(to: $0) }
+        let queue = try DatabaseQueue(configuration: configuration)
         for _ in 0..<200 {
             let text = UUID().uuidString.lowercased()
             let bytes = try #require(StoredID.bytes(text))
             #expect(bytes.count == 16)
+            #expect(StoredID.text(bytes) == text)
             let back = try queue.read {
-                try String.fetchOne(
-                    $0, sql: "WITH v(uid) AS (SELECT ?) SELECT \(Schema.idText("uid")) FROM v", arguments: [bytes])
+                try Row.fetchOne(
+                    $0, sql: "WITH v(uid) AS (SELECT ?) SELECT \(Schema.idText("uid")), cardbox_uuid_text(uid) FROM v",
+                    arguments: [bytes])
             }
-            #expect(back == text)
+            #expect(back?[0] == text && back?[1] == text)
             #expect(StoredID.bytes(text.uppercased()) == nil)
         }
         for text in ["", "not-an-id", "0195f6a2-7c1e-7b3a-9e4f-1a2b3c4d5e6", "0195f6a27c1e7b3a9e4f1a2b3c4d5e6f0000"] {
             #expect(StoredID.bytes(text) == nil, "\(text)")
         }
+        // Anything but 16 bytes has no text: fewer or more bytes, the id's text itself, NULL.
+        let text = UUID().uuidString.lowercased()
+        let bytes = try #require(StoredID.bytes(text))
+        for value in [bytes.dropLast().databaseValue, (bytes + [0]).databaseValue, text.databaseValue, .null] {
+            let read = try queue.read { try Row.fetchOne($0, sql: "SELECT cardbox_uuid_text(?)", arguments: [value]) }
+            #expect(read?[0] == DatabaseValue.null, "\(value)")
+        }
+        #expect(StoredID.text(bytes.dropLast()) == nil)
     }
 
     @Test("a malformed stored id is an error, never a crash")

@@ -312,7 +312,7 @@ struct StudyStoreTests {
                     """)
         }
         try Schema.migrator.migrate(queue)
-        let states = try queue.read { try String.fetchAll($0, sql: "SELECT state FROM card ORDER BY id") }
+        let states = try queue.read { try String.fetchAll($0, sql: "SELECT state FROM card ORDER BY uid") }
         #expect(states == ["review", "new"])
         let retention = try queue.read { try Double.fetchOne($0, sql: "SELECT desiredRetention FROM deck") }
         #expect(retention == 0.9)

@@ -7,6 +7,7 @@
 #   store-v10.sqlite: schema v10, commit 870b7cb;  store-v11.sqlite: schema v11, commit a42f8d2
 #   store-v12.sqlite: schema v12, commit 5156d90;  store-v13.sqlite: schema v13, commit abe819a
 #   store-v14.sqlite: schema v14, commit 2b08f08;  store-v15.sqlite: schema v15, commit 5aad38f
+#   store-v16.sqlite: schema v16, commit 3267297
 # StoreMigrationTests opens each with today's code. When a migration is added, make a fixture with
 # the release before it (its binary, before the code changes), then VACUUM it in DELETE journal mode.
 #   usage: make-store-fixture.sh CARDBOX-BINARY OUTPUT.sqlite
