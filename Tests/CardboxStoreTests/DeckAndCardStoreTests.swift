@@ -372,4 +372,45 @@ struct DeckAndCardStoreTests {
         }
         #expect(try store.rowCount("card") == 0)
     }
+    @Test("a large import's first invalid card is the error, whichever thread validated it, and nothing is written")
+    func importNamesFirstInvalidCard() throws {
+        let store = try TestStore.make()
+        _ = try store.setPlan(.premium)
+        // Validated in parts on as many threads as there are cores: the two bad rows fall in
+        // different parts, the later part's first.
+        var cards = (0..<6_000).map {
+            CardImport(deck: "Bulk", draft: CardDraft(front: "w\($0)", back: "b"), source: "line \($0 + 1)")
+        }
+        cards[5_500].draft.front = "  "
+        cards[1_200].draft.tags = [String(repeating: "t", count: Limits.tagName.upperBound + 1)]
+        #expect {
+            _ = try store.importCards(cards, newDeckLanguages: ("es", "en"), onDuplicate: .skip)
+        } throws: { error in
+            String(describing: error).contains("line 1201: tag")
+        }
+        #expect(try store.decks().isEmpty)
+        cards[1_200].draft.tags = []
+        #expect {
+            _ = try store.importCards(cards, newDeckLanguages: ("es", "en"), onDuplicate: .skip)
+        } throws: { error in
+            String(describing: error).contains("line 5501: front")
+        }
+        #expect(try store.decks().isEmpty)
+    }
+
+    @Test("an import naming one deck by its name and by its id finds duplicates across both")
+    func importDeckNamedTwoWays() throws {
+        let store = try TestStore.make()
+        let deck = try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+        _ = try store.addCard(to: deck.id, CardDraft(front: "perro", back: "dog"))
+        let rows = [
+            CardImport(deck: "Spanish", draft: CardDraft(front: "gato", back: "cat"), source: "line 1"),
+            CardImport(deck: deck.id.storage, draft: CardDraft(front: "gato", back: "cat (pet)"), source: "line 2"),
+            CardImport(deck: deck.id.storage, draft: CardDraft(front: "perro", back: "dog (pet)"), source: "line 3"),
+        ]
+        let report = try store.importCards(rows, newDeckLanguages: nil, onDuplicate: .replace)
+        let backs = try store.cards(in: deck.id).map { "\($0.front)=\($0.back)" }.sorted()
+        #expect(backs == ["gato=cat (pet)", "perro=dog (pet)"])
+        #expect(report.created["card"] == 1 && report.replaced["card"] == 2, "\(report)")
+    }
 }
