@@ -209,15 +209,20 @@ struct RowReader {
         let overrides = try fieldClocks(entity, ids: rows.map { $0[0] })
         // By position, as selected: a lookup by name folds its case on every call, and a first
         // sync reads a hundred thousand rows.
+        // The dictionaries are made at their size: grown one insert at a time, they were copied
+        // about five times a row, a tenth of reading the changes of one web answer.
         return rows.map { row in
             let id: String = row[0]
             let created = WriteClock(HLCTimestamp(rawValue: UInt64(bitPattern: row[1])), row[2])
             var stored: [String: DatabaseValue] = [:]
+            stored.reserveCapacity(columns.count)
             for (offset, column) in columns.enumerated() { stored[column] = row[3 + order.count + offset] }
+            let clocks = overrides[id]
             var fields: [String: FieldChange] = [:]
+            fields.reserveCapacity(entity.fields.count)
             for field in entity.fields {
                 fields[field.name] = FieldChange(
-                    value: WireValue.field(field, stored), clock: overrides[id]?[field.name] ?? created)
+                    value: WireValue.field(field, stored), clock: clocks?[field.name] ?? created)
             }
             let place = (0..<order.count).map { row[3 + $0] as Int64 }
             return (place, RowChange(entity: entity, id: id, created: created, fields: fields))
