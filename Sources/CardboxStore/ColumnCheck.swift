@@ -14,6 +14,9 @@ enum ColumnCheck {
         let isNotNull: Bool
         /// Ids and references to ids (`id`, `deckId`, …) hold the stored form of a UUID.
         let isIdentifier: Bool
+        /// The row's own id where the table keeps it as bytes: required, and in the exact form its
+        /// bytes read back as (lowercase), or the insert would find no bytes for it.
+        var isIdKeptAsBytes = false
     }
 
     /// The columns a backup's rows of `table` carry: the table's, with key references as the ids
@@ -23,7 +26,9 @@ enum ColumnCheck {
         var columns: [String: Column] = [:]
         let entity = Entity(rawValue: table)
         let storedOnly = entity.map(CardboxStore.storedOnlyColumns) ?? []
-        if entity?.keepsIdAsBytes == true { columns["id"] = Column(kind: .text, isNotNull: true, isIdentifier: true) }
+        if entity?.keepsIdAsBytes == true {
+            columns["id"] = Column(kind: .text, isNotNull: true, isIdentifier: true, isIdKeptAsBytes: true)
+        }
         for column in entity?.columns ?? [] where entity?.keyReferences[column.name] != nil {
             columns[column.name] = Column(kind: .text, isNotNull: !column.isOptional, isIdentifier: true)
         }
@@ -48,6 +53,9 @@ enum ColumnCheck {
         if let unknown = names.first(where: { columns[$0] == nil }) {
             throw CardboxError.invalid(field: "backup \(table)", reason: "has an unknown column '\(unknown)'")
         }
+        if let missing = columns.first(where: { $0.value.isIdKeptAsBytes && row[$0.key] == nil }) {
+            throw fail(missing.key, "is missing")
+        }
         for name in names {
             guard let column = columns[name], let value = row[name] else { continue }
             switch (column.kind, value) {
@@ -55,6 +63,9 @@ enum ColumnCheck {
                 if column.isNotNull && !(table == "usageEvent" && name == "id") { throw fail(name, "must not be null") }
             case (.integer, .int), (.real, .int), (.real, .double), (.integer, .bool): break
             case (.text, .string(let text)):
+                if column.isIdKeptAsBytes && !UUID.isStoredForm(text) {
+                    throw fail(name, "'\(text.prefix(60))' is not an id (8-4-4-4-12 lowercase hex digits)")
+                }
                 if column.isIdentifier && UUID(storedText: text) == nil {
                     throw fail(name, "'\(text.prefix(60))' is not an id (8-4-4-4-12 hex digits)")
                 }

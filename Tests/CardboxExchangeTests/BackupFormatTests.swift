@@ -121,6 +121,10 @@ struct BackupFormatTests {
         "every column of a restored row is checked against the schema, naming table, row and column",
         arguments: [
             ("card", "id", JSONValue.string("not-an-id"), "backup card[0].id: 'not-an-id' is not an id"),
+            (
+                "card", "id", .string("0195F6A2-7C1E-7B3A-9E4F-1A2B3C4D5E6F"),
+                "backup card[0].id: '0195F6A2-7C1E-7B3A-9E4F-1A2B3C4D5E6F' is not an id (8-4-4-4-12 lowercase"
+            ),
             ("card", "deckId", .string("0195"), "backup card[0].deckId: '0195' is not an id"),
             ("card", "reps", .string("many"), "backup card[0].reps: must be a whole number"),
             ("card", "stability", .string("x"), "backup card[0].stability: must be a number"),
@@ -136,6 +140,21 @@ struct BackupFormatTests {
             _ = try store.restore(snapshot)
         } throws: { error in
             (error as? CardboxError)?.localizedDescription.hasPrefix(message) == true
+        }
+        #expect(try store.decks().isEmpty && store.lists().isEmpty)
+    }
+
+    @Test("a card row without its id is refused, naming the column")
+    func cardWithoutId() throws {
+        var snapshot = try fullStore().snapshot()
+        var cards = try #require(snapshot.tables["card"])
+        cards[0]["id"] = nil
+        snapshot.tables["card"] = cards
+        let store = try CardboxStore.inMemory()
+        #expect {
+            _ = try store.restore(snapshot)
+        } throws: { error in
+            (error as? CardboxError)?.localizedDescription.hasPrefix("backup card[0].id: is missing") == true
         }
         #expect(try store.decks().isEmpty && store.lists().isEmpty)
     }
