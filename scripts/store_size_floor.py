@@ -37,12 +37,11 @@ def rebuild_card(db: sqlite3.Connection, step: int) -> None:
     definition = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'card'").fetchone()[0]
     indexes = [row[0] for row in db.execute(
         "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'card' AND sql IS NOT NULL")]
-    # The stored columns: table_info leaves out the generated `id`, which the copy computes itself.
     columns = [row[1] for row in db.execute("PRAGMA table_info(card)")]
     values = {column: column for column in columns}
     if step >= 3:
         definition = rewrite(definition, r"cardType TEXT NOT NULL CHECK \(cardType <> ''\)", "cardType INTEGER NOT NULL")
-        definition = rewrite(definition, r"state TEXT NOT NULL DEFAULT 'new' CHECK \(state IN \([^)]*\)\)", "state INTEGER NOT NULL")
+        definition = rewrite(definition, r"state TEXT NOT NULL DEFAULT 'new' CHECK \(\(state = [^)]*\)\)", "state INTEGER NOT NULL")
         types = [row[0] for row in db.execute("SELECT DISTINCT cardType FROM card ORDER BY cardType")]
         values["cardType"] = "CASE cardType " + " ".join(f"WHEN '{name}' THEN {code}" for code, name in enumerate(types)) + " END"
         values["state"] = "CASE state " + " ".join(f"WHEN '{name}' THEN {code}" for name, code in STATES.items()) + " END"

@@ -101,6 +101,7 @@ extension CardboxStore {
                 targets[target].keys[key] = ""
                 targets[target].indices.append(index)
             }
+            for target in targets.indices { targets[target].keys = [:] }  // the inserts need them no more
             let total = targets.map(\.indices.count).reduce(0, +)
             try tx.checkCanAdd(batchOf: total)
             var done = 0
