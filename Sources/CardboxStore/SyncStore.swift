@@ -246,17 +246,22 @@ struct RowReader {
     /// The clocks of fields written after their row was made, by row id and field.
     func fieldClocks(_ entity: SyncedEntity, ids: [String]) throws -> [String: [String: WriteClock]] {
         var clocks: [String: [String: WriteClock]] = [:]
-        // The ids go in as one JSON array, so the statement is prepared once, whatever their number.
+        // Several ids go in as one JSON array, so the statement is prepared once, whatever their
+        // number; one id (a web answer's card) is compared as it is, without parsing JSON.
+        let (filter, list) =
+            ids.count == 1
+            ? ("f.rowId = ?", ids[0])
+            : ("f.rowId IN (SELECT value FROM json_each(?))", JSONValue.array(ids.map(JSONValue.string)).jsonText)
         let rows = try Row.fetchAll(
             context.db.cachedStatement(
                 sql: """
-                    SELECT f.rowId, f.field, f.hlc, r.id AS replicaId FROM fieldClock f JOIN replica r ON r.key = f.replica
-                    WHERE f.entity = ? AND f.rowId IN (SELECT value FROM json_each(?))
+                    SELECT f.rowId, f.field, f.hlc, r.id FROM fieldClock f JOIN replica r ON r.key = f.replica
+                    WHERE f.entity = ? AND \(filter)
                     """),
-            arguments: [entity.rawValue, JSONValue.array(ids.map(JSONValue.string)).jsonText])
-        for row in rows {
-            clocks[row["rowId"], default: [:]][row["field"]] = WriteClock(
-                HLCTimestamp(rawValue: UInt64(bitPattern: row["hlc"])), row["replicaId"])
+            arguments: [entity.rawValue, list])
+        for row in rows {  // by position: a lookup by name folds its case at every call
+            clocks[row[0], default: [:]][row[1]] = WriteClock(
+                HLCTimestamp(rawValue: UInt64(bitPattern: row[2])), row[3])
         }
         return clocks
     }
