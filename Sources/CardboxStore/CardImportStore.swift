@@ -234,7 +234,7 @@ extension WriteContext {
         for row in try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT \(Entity.card.selectExpression("id", table: nil)) AS id, frontKey, cardType, clozeNumber FROM card
+                    SELECT \(Entity.card.idExpression) AS id, frontKey, cardType, clozeNumber FROM card
                     WHERE \(Entity.card.binding("deckId"))
                     """),
             arguments: [deckId])

@@ -453,7 +453,7 @@ extension StoreContext {
 
     /// The cards with these ids, in this order (ids of no card are left out).
     func cards(ids: [String]) throws -> [Card] {
-        try cards(ids, padding: "", column: Entity.card.selectExpression("id", table: nil)) { Entity.card.idAmong($0) }
+        try cards(ids, padding: "", column: Entity.card.idExpression) { Entity.card.idAmong($0) }
     }
 
     /// The cards with these keys, in this order: the study queue picks its cards off the indexes,

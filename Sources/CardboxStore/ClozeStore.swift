@@ -50,7 +50,7 @@ extension CardboxStore {
         try Row.fetchAll(
             context.db.cachedStatement(
                 sql: """
-                    SELECT \(Entity.card.selectExpression("id", table: nil)) AS id, clozeNumber FROM card
+                    SELECT \(Entity.card.idExpression) AS id, clozeNumber FROM card
                     WHERE \(Entity.card.binding("deckId")) AND frontKey = ? AND cardType = ? AND front = ?
                       AND clozeNumber IS NOT NULL
                     """),

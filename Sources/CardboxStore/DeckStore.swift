@@ -126,7 +126,7 @@ extension CardboxStore {
             let due = try String.fetchAll(
                 tx.db.cachedStatement(
                     sql: """
-                        SELECT \(Entity.card.selectExpression("id", table: nil)) FROM card
+                        SELECT \(Entity.card.idExpression) FROM card
                         WHERE \(Entity.card.binding("deckId")) AND isArchived = 0 AND dueAt <= ?
                         """),
                 arguments: [id, tx.nowMillis])

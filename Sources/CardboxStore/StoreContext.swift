@@ -38,7 +38,7 @@ struct StoreContext {
             throw CardboxError.invalid(field: entity.kind, reason: "needs an id or a name")
         }
         let table = entity.rawValue
-        let id = entity.selectExpression("id", table: nil)
+        let id = entity.idExpression
         if let id = try String.fetchOne(
             db.cachedStatement(sql: "SELECT \(id) FROM \(table) WHERE \(entity.binding("id"))"),
             arguments: [trimmed.lowercased()])

@@ -90,9 +90,9 @@ extension SyncedEntity {
     /// Whether the table keeps its rows' ids as their 16 bytes, in `uid`, and no text: a card's id
     /// took 36 bytes in its row and again in its unique index (100,000 cards: 4.4 MB of a 41 MB
     /// store). SQL finds a row with `binding("id")`, through `uid`'s index, and reads the id's text
-    /// with `selectExpression("id", …)`, which makes it from the bytes (`cardbox_uuid_text`). Until
-    /// v17 the text was a virtual column, which SQLite computes at every insert and update of a
-    /// row: 8 % of a CSV import's instructions.
+    /// with `idExpression` (its `selectExpression("id", …)`), which makes it from the bytes
+    /// (`cardbox_uuid_text`). Until v17 the text was a virtual column, which SQLite computes at
+    /// every insert and update of a row: 8 % of a CSV import's instructions.
     var keepsIdAsBytes: Bool { self == .card }
 
     /// SQL for the bytes of the id given as one argument, its text (NULL when it is not a stored id).

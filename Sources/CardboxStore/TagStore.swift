@@ -43,7 +43,7 @@ extension CardboxStore {
             let cardIds = try String.fetchAll(
                 tx.db.cachedStatement(
                     sql: """
-                        SELECT \(Entity.card.selectExpression("id", table: "card"))
+                        SELECT \(Entity.card.idExpression(table: "card"))
                         FROM cardTag JOIN card ON card.key = cardTag.cardKey
                         WHERE cardTag.tagKey = (SELECT key FROM tag WHERE id = ?)
                         """),
