@@ -157,8 +157,7 @@ public final class CardboxStore: Sendable {
             let open: @Sendable () throws -> any DatabaseWriter = { [configuration] in
                 if concurrentReads { return try DatabasePool(path: path, configuration: configuration) }
                 var single = configuration
-                let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
-                if (size ?? 0) == 0 { single.journalMode = .wal }
+                if (StoreFile.size(atPath: path) ?? 0) == 0 { single.journalMode = .wal }
                 return try DatabaseQueue(path: path, configuration: single)
             }
             let file = StoreFile(writer: try open(), path: path, reopen: open)
@@ -177,7 +176,7 @@ public final class CardboxStore: Sendable {
     /// which a process that exits skips). Cheap when the log is already small.
     public func checkpoint() throws {
         // Most commands leave an empty log (a read, or a write SQLite has folded already): nothing to do.
-        let log = (try? FileManager.default.attributesOfItem(atPath: writer.path + "-wal")[.size] as? Int) ?? 0
+        let log = StoreFile.size(atPath: writer.path + "-wal") ?? 0
         guard log > 0 else { return }
         try translatingErrors {
             try writer.writeWithoutTransaction { db in

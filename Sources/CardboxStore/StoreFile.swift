@@ -21,6 +21,15 @@ final class StoreFile: @unchecked Sendable {
 
     var writer: any DatabaseWriter { lock.withLock { current } }
 
+    /// The size in bytes of the file at `path`, or nil when it cannot be read. `stat` itself: every
+    /// command asks this of its store and its log, where Foundation's file attributes build a
+    /// dictionary of every attribute, each boxed and cast back, at a cost a short command notices.
+    static func size(atPath path: String) -> Int? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return Int(status.st_size)
+    }
+
     /// Whether `replace(with:ifStill:)` can be tried: the store is a file.
     var isReplaceable: Bool { path != nil && reopen != nil }
 
@@ -80,7 +89,7 @@ final class StoreFile: @unchecked Sendable {
         let check = try DatabaseQueue(path: path)
         let stillHolds = try check.read(holds)
         try check.close()
-        let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        let log = size(atPath: path + "-wal") ?? 0
         guard stillHolds, log == 0, !openElsewhere(path) else { return false }
         guard Foundation.rename(replacement, path) == 0 else {
             throw CardboxError.storage("cannot move the snapshot into place: \(String(cString: strerror(errno)))")
