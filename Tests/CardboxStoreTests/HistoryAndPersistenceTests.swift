@@ -226,6 +226,24 @@ struct HistoryAndPersistenceTests {
         #expect(stamps.count == 4 && stamps == stamps.sorted() && Set(stamps).count == stamps.count)
     }
 
+    @Test("a checkpoint folds the write-ahead log into the store file and empties it, and sizes come from the file")
+    func checkpointEmptiesTheLog() throws {
+        let path = TestStore.temporaryPath()
+        defer {
+            try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        }
+        let store = try CardboxStore.open(path: path, concurrentReads: false)
+        _ = try store.createList(name: "L")
+        let logBefore = try #require(StoreFile.size(atPath: path + "-wal"))
+        #expect(logBefore > 0)
+        try store.checkpoint()
+        #expect(StoreFile.size(atPath: path + "-wal") == 0)
+        #expect(try store.lists().map(\.name) == ["L"])
+        let fileSize = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(StoreFile.size(atPath: path) == fileSize)
+        #expect(StoreFile.size(atPath: path + ".missing") == nil)
+    }
+
     @Test("a store file is one account's: opening it for another account is refused, and changes nothing")
     func oneAccountPerFile() throws {
         let path = TestStore.temporaryPath()
