@@ -80,11 +80,11 @@ extension CardboxStore {
             if !snapshot.account.isEmpty {
                 // Only what a backup writes of the account: its id and creation time belong to this store.
                 let columns = try ColumnCheck.columns(of: "account", in: tx.db).filter {
-                    ["plan", "freeCardLimit"].contains($0.key)
+                    Columns.Account(rawValue: $0.key) != nil
                 }
                 try ColumnCheck.check(snapshot.account, table: "account", index: 0, columns: columns)
-                let fields: WriteContext.Fields = snapshot.account.sorted { $0.key < $1.key }.map {
-                    ($0.key, Self.databaseValue($0.value))
+                let fields: Assignments<Columns.Account> = snapshot.account.sorted { $0.key < $1.key }.compactMap {
+                    key, value in Columns.Account(rawValue: key).map { ($0, Self.databaseValue(value)) }
                 }
                 try tx.update(.account, id: tx.account, fields)
             }
@@ -107,10 +107,8 @@ extension CardboxStore {
         // Synced rows are written as the restore's own writes, so a later sync sends them.
         if let entity = Entity(rawValue: table) {
             let rowId = RecordID.make(entity.identityColumns.map { row[$0].flatMap(\.text) ?? "" })
-            let fields: WriteContext.Fields = row.keys.sorted().filter { $0 != "accountId" && $0 != "id" }.map {
-                ($0, databaseValue(row[$0]!))
-            }
-            return try tx.insert(entity, id: rowId, fields)
+            let columns = row.keys.sorted().filter { $0 != "accountId" && $0 != "id" }
+            return try tx.insertRow(entity, id: rowId, columns: columns, columns.map { databaseValue(row[$0]!) })
         }
         if table == "image" { try checkRestoredImage(row, tx: tx) }
         let columns = row.keys.sorted().filter { $0 != "accountId" && !(table == "usageEvent" && $0 == "id") }

@@ -60,8 +60,8 @@ extension CardboxStore {
             try tx.insert(
                 .board, id: boardId,
                 [
-                    ("boardTitle", title), ("nameKey", StoreContext.nameKey(title)), ("createdAt", tx.nowMillis),
-                    ("modifiedAt", tx.nowMillis),
+                    (.boardTitle, title), (.nameKey, StoreContext.nameKey(title)), (.createdAt, tx.nowMillis),
+                    (.modifiedAt, tx.nowMillis),
                 ])
             report.count("board", \.created)
             let columnKeys = PositionKey.sequence(count: columns.count)
@@ -70,17 +70,17 @@ extension CardboxStore {
                 try tx.insert(
                     .boardColumn, id: columnId,
                     [
-                        ("boardId", boardId), ("listTitle", column.title), ("position", columnKey),
-                        ("createdAt", tx.nowMillis), ("modifiedAt", tx.nowMillis),
+                        (.boardId, boardId), (.listTitle, column.title), (.position, columnKey),
+                        (.createdAt, tx.nowMillis), (.modifiedAt, tx.nowMillis),
                     ])
                 report.count("column", \.created)
                 for (card, cardKey) in zip(column.cards, PositionKey.sequence(count: column.cards.count)) {
                     try tx.insert(
                         .boardCard, id: tx.newID(),
                         [
-                            ("columnId", columnId), ("cardTitle", card.title), ("cardDescription", card.description),
-                            ("position", cardKey), ("isArchived", card.isArchived.storage), ("createdAt", tx.nowMillis),
-                            ("modifiedAt", tx.nowMillis),
+                            (.columnId, columnId), (.cardTitle, card.title), (.cardDescription, card.description),
+                            (.position, cardKey), (.isArchived, card.isArchived.storage), (.createdAt, tx.nowMillis),
+                            (.modifiedAt, tx.nowMillis),
                         ])
                     report.count("card", \.created)
                 }

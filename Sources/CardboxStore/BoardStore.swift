@@ -12,8 +12,8 @@ extension CardboxStore {
             try tx.insert(
                 .board, id: id,
                 [
-                    ("boardTitle", title), ("nameKey", StoreContext.nameKey(title)), ("createdAt", tx.nowMillis),
-                    ("modifiedAt", tx.nowMillis),
+                    (.boardTitle, title), (.nameKey, StoreContext.nameKey(title)), (.createdAt, tx.nowMillis),
+                    (.modifiedAt, tx.nowMillis),
                 ])
             return try tx.context.board(id)
         }
@@ -43,7 +43,7 @@ extension CardboxStore {
                         ORDER BY boardCard.columnId, boardCard.position, boardCard.id
                         """), arguments: [id])
             for row in cardRows {
-                let columnId: String = row["columnId"]
+                let columnId: String = TableRow<Columns.BoardCard>(row)[.columnId]
                 let card = try BoardCard(row: row, orderNumber: cardsByColumn[columnId]?.count ?? 0)
                 cardsByColumn[columnId, default: []].append(card)
             }
@@ -55,7 +55,8 @@ extension CardboxStore {
                     sql: "SELECT * FROM boardColumn WHERE boardId = ? ORDER BY position, id"),
                 arguments: [id]
             ).enumerated().map { index, row in
-                try BoardColumn(row: row, orderNumber: index, cards: cardsByColumn[row["id"]] ?? [])
+                try BoardColumn(
+                    row: row, orderNumber: index, cards: cardsByColumn[TableRow<Columns.BoardColumn>(row).id] ?? [])
             }
             return board
         }
@@ -67,7 +68,7 @@ extension CardboxStore {
             let id = try tx.context.existing(reference, .board)
             try tx.update(
                 .board, id: id,
-                [("boardTitle", title), ("nameKey", StoreContext.nameKey(title)), ("modifiedAt", tx.nowMillis)])
+                [(.boardTitle, title), (.nameKey, StoreContext.nameKey(title)), (.modifiedAt, tx.nowMillis)])
             return try tx.context.board(id)
         }
     }
@@ -91,8 +92,8 @@ extension CardboxStore {
             try tx.insert(
                 .boardColumn, id: id,
                 [
-                    ("boardId", boardId), ("listTitle", title), ("position", key), ("createdAt", tx.nowMillis),
-                    ("modifiedAt", tx.nowMillis),
+                    (.boardId, boardId), (.listTitle, title), (.position, key), (.createdAt, tx.nowMillis),
+                    (.modifiedAt, tx.nowMillis),
                 ])
             return try tx.context.boardColumn(id)
         }
@@ -102,7 +103,7 @@ extension CardboxStore {
         let title = try BoardColumn.validateTitle(newTitle)
         return try write { tx in
             let id = try tx.context.existing(reference, .boardColumn)
-            try tx.update(.boardColumn, id: id, [("listTitle", title), ("modifiedAt", tx.nowMillis)])
+            try tx.update(.boardColumn, id: id, [(.listTitle, title), (.modifiedAt, tx.nowMillis)])
             return try tx.context.boardColumn(id)
         }
     }
@@ -113,7 +114,7 @@ extension CardboxStore {
             let id = try tx.context.existing(reference, .boardColumn)
             let boardId = try tx.context.boardColumn(id).boardId.storage
             let key = try tx.position(.boardColumn, parentId: boardId, at: position, excluding: id)
-            try tx.update(.boardColumn, id: id, [("position", key), ("modifiedAt", tx.nowMillis)])
+            try tx.update(.boardColumn, id: id, [(.position, key), (.modifiedAt, tx.nowMillis)])
             return try tx.context.boardColumn(id)
         }
     }
@@ -140,8 +141,8 @@ extension CardboxStore {
             try tx.insert(
                 .boardCard, id: id,
                 [
-                    ("columnId", columnId), ("cardTitle", title), ("cardDescription", description), ("position", key),
-                    ("createdAt", tx.nowMillis), ("modifiedAt", tx.nowMillis),
+                    (.columnId, columnId), (.cardTitle, title), (.cardDescription, description), (.position, key),
+                    (.createdAt, tx.nowMillis), (.modifiedAt, tx.nowMillis),
                 ])
             return try tx.context.boardCard(id)
         }
@@ -151,12 +152,12 @@ extension CardboxStore {
     public func editBoardCard(_ reference: BoardCardID, title: String? = nil, description: String? = nil) throws
         -> BoardCard
     {
-        var fields: WriteContext.Fields = []
-        if let title { fields.append(("cardTitle", try BoardCard.validateTitle(title))) }
-        if let description { fields.append(("cardDescription", try BoardCard.validateDescription(description))) }
+        var fields: Assignments<Columns.BoardCard> = []
+        if let title { fields.append((.cardTitle, try BoardCard.validateTitle(title))) }
+        if let description { fields.append((.cardDescription, try BoardCard.validateDescription(description))) }
         return try write { tx in
             let id = try tx.context.existing(reference, .boardCard)
-            if !fields.isEmpty { try tx.update(.boardCard, id: id, fields + [("modifiedAt", tx.nowMillis)]) }
+            if !fields.isEmpty { try tx.update(.boardCard, id: id, fields + [(.modifiedAt, tx.nowMillis)]) }
             return try tx.context.boardCard(id)
         }
     }
@@ -177,7 +178,7 @@ extension CardboxStore {
             }
             let key = try tx.position(.boardCard, parentId: columnId, at: position, excluding: id)
             try tx.update(
-                .boardCard, id: id, [("columnId", columnId), ("position", key), ("modifiedAt", tx.nowMillis)])
+                .boardCard, id: id, [(.columnId, columnId), (.position, key), (.modifiedAt, tx.nowMillis)])
             return try tx.context.boardCard(id)
         }
     }
@@ -186,7 +187,7 @@ extension CardboxStore {
     public func setBoardCardArchived(_ reference: BoardCardID, _ archived: Bool) throws -> BoardCard {
         try write { tx in
             let id = try tx.context.existing(reference, .boardCard)
-            try tx.update(.boardCard, id: id, [("isArchived", archived.storage), ("modifiedAt", tx.nowMillis)])
+            try tx.update(.boardCard, id: id, [(.isArchived, archived.storage), (.modifiedAt, tx.nowMillis)])
             return try tx.context.boardCard(id)
         }
     }
@@ -211,7 +212,8 @@ extension StoreContext {
                 db.cachedStatement(sql: "SELECT * FROM boardColumn WHERE id = ?"),
                 arguments: [id])
         else { throw CardboxError.notFound(kind: "column", reference: id) }
-        let orderNumber = try orderNumber(.boardColumn, parentId: row["boardId"], position: row["position"], id: id)
+        let column = TableRow<Columns.BoardColumn>(row)
+        let orderNumber = try orderNumber(.boardColumn, parentId: column[.boardId], position: column[.position], id: id)
         return try BoardColumn(row: row, orderNumber: orderNumber, cards: nil)
     }
 
@@ -221,35 +223,38 @@ extension StoreContext {
                 db.cachedStatement(sql: "SELECT * FROM boardCard WHERE id = ?"),
                 arguments: [id])
         else { throw CardboxError.notFound(kind: "board card", reference: id) }
-        return try BoardCard(
-            row: row,
-            orderNumber: try orderNumber(.boardCard, parentId: row["columnId"], position: row["position"], id: id))
+        let card = TableRow<Columns.BoardCard>(row)
+        let orderNumber = try orderNumber(.boardCard, parentId: card[.columnId], position: card[.position], id: id)
+        return try BoardCard(row: row, orderNumber: orderNumber)
     }
 }
 
 extension Board {
     init(row: Row) throws {
+        let row = TableRow<Columns.Board>(row)
         self.init(
-            id: try .init(stored: row["id"]), boardTitle: row["boardTitle"],
-            createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
+            id: try .init(stored: row.id), boardTitle: row[.boardTitle],
+            createdAt: Date(storageMillis: row[.createdAt]), modifiedAt: Date(storageMillis: row[.modifiedAt]))
     }
 }
 
 extension BoardColumn {
     init(row: Row, orderNumber: Int, cards: [BoardCard]?) throws {
+        let row = TableRow<Columns.BoardColumn>(row)
         self.init(
-            id: try .init(stored: row["id"]), boardId: try .init(stored: row["boardId"]), listTitle: row["listTitle"],
-            orderNumber: orderNumber, createdAt: Date(storageMillis: row["createdAt"]),
-            modifiedAt: Date(storageMillis: row["modifiedAt"]), cards: cards)
+            id: try .init(stored: row.id), boardId: try .init(stored: row[.boardId]), listTitle: row[.listTitle],
+            orderNumber: orderNumber, createdAt: Date(storageMillis: row[.createdAt]),
+            modifiedAt: Date(storageMillis: row[.modifiedAt]), cards: cards)
     }
 }
 
 extension BoardCard {
     init(row: Row, orderNumber: Int) throws {
+        let row = TableRow<Columns.BoardCard>(row)
         self.init(
-            id: try .init(stored: row["id"]), columnId: try .init(stored: row["columnId"]), cardTitle: row["cardTitle"],
-            cardDescription: row["cardDescription"], orderNumber: orderNumber,
-            createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
-        isArchived = row["isArchived"]
+            id: try .init(stored: row.id), columnId: try .init(stored: row[.columnId]), cardTitle: row[.cardTitle],
+            cardDescription: row[.cardDescription], orderNumber: orderNumber,
+            createdAt: Date(storageMillis: row[.createdAt]), modifiedAt: Date(storageMillis: row[.modifiedAt]))
+        isArchived = row[.isArchived]
     }
 }

@@ -92,7 +92,7 @@ extension CardboxStore {
                     } else {
                         try tx.update(
                             .card, id: existingId,
-                            [("back", card.draft.back), ("notes", card.draft.notes), ("modifiedAt", tx.nowMillis)])
+                            [(.back, card.draft.back), (.notes, card.draft.notes), (.modifiedAt, tx.nowMillis)])
                         try tx.replaceTags(of: existingId, with: card.draft.tags)
                     }
                     report.count("card", \.replaced)
@@ -239,9 +239,10 @@ extension WriteContext {
                     """),
             arguments: [deckId])
         {
+            let card = TableRow<Columns.Card>(row)
             keys[
                 CardboxStore.duplicateKey(
-                    frontKey: row["frontKey"], cardType: row["cardType"], clozeNumber: row["clozeNumber"])] = row["id"]
+                    frontKey: card[.frontKey], cardType: card[.cardType], clozeNumber: card[.clozeNumber])] = card.id
         }
         return keys
     }

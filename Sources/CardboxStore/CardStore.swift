@@ -69,8 +69,8 @@ extension CardboxStore {
     public func setPlan(_ plan: Plan, freeCardLimit: Int? = nil) throws -> CardAllowance {
         if let freeCardLimit { _ = try Validate.nonNegative(freeCardLimit, field: "freeCardLimit") }
         return try write { tx in
-            var fields: WriteContext.Fields = [("plan", plan.rawValue)]
-            if let freeCardLimit { fields.append(("freeCardLimit", freeCardLimit)) }
+            var fields: Assignments<Columns.Account> = [(.plan, plan.rawValue)]
+            if let freeCardLimit { fields.append((.freeCardLimit, freeCardLimit)) }
             try tx.update(.account, id: tx.account, fields)
             return try tx.context.allowance()
         }
@@ -188,29 +188,29 @@ extension CardboxStore {
     // MARK: Changing
 
     public func editCard(_ reference: CardID, _ changes: CardChanges) throws -> Card {
-        var fields: WriteContext.Fields = []
+        var fields: Assignments<Columns.Card> = []
         let front = try changes.front.map(CardText.front)
         let back = try changes.back.map(CardText.back)
         let cardType = try changes.cardType.map(CardType.validate)
-        if let front { fields += [("front", front), ("frontKey", SuggestionMatch.frontKey(front))] }
-        if let back { fields.append(("back", back)) }
-        if let cardType { fields.append(("cardType", cardType)) }
+        if let front { fields += [(.front, front), (.frontKey, SuggestionMatch.frontKey(front))] }
+        if let back { fields.append((.back, back)) }
+        if let cardType { fields.append((.cardType, cardType)) }
         if let language = changes.frontLanguage {
-            fields.append(("frontLanguage", try Language.validate(language, field: "front language")))
+            fields.append((.frontLanguage, try Language.validate(language, field: "front language")))
         }
         if let language = changes.backLanguage {
-            fields.append(("backLanguage", try Language.validate(language, field: "back language")))
+            fields.append((.backLanguage, try Language.validate(language, field: "back language")))
         }
         if let notes = changes.notes {
             fields.append(
-                ("notes", try Validate.longText(notes, field: "notes", maximum: Limits.itemDescriptionMaximum)))
+                (.notes, try Validate.longText(notes, field: "notes", maximum: Limits.itemDescriptionMaximum)))
         }
         try CardText.checkExtras(imagePrompt: changes.imagePrompt, jsonContent: changes.jsonContent)
-        if let prompt = changes.imagePrompt { fields.append(("imagePrompt", prompt.isEmpty ? nil : prompt)) }
+        if let prompt = changes.imagePrompt { fields.append((.imagePrompt, prompt.isEmpty ? nil : prompt)) }
         if let json = changes.jsonContent {
-            fields.append(("jsonContent", json.isEmpty ? nil : json))
+            fields.append((.jsonContent, json.isEmpty ? nil : json))
         }
-        if let incomplete = changes.isIncomplete { fields.append(("isIncomplete", incomplete.storage)) }
+        if let incomplete = changes.isIncomplete { fields.append((.isIncomplete, incomplete.storage)) }
         let tags = try changes.tags.map(TagName.validateList)
         return try write(decodingImages: Self.decoding(changes.image)) { tx in
             let id = try tx.context.existing(reference, .card)
@@ -226,9 +226,9 @@ extension CardboxStore {
             if old.isCloze, front != nil || back != nil { try tx.editClozeText(of: old, front: front, back: back) }
             var fields = fields
             if let image = changes.image {
-                fields.append(("imageHash", try tx.storeImage(image).hash))
+                fields.append((.imageHash, try tx.storeImage(image).hash))
             } else if changes.removeImage {
-                fields.append(("imageHash", nil))
+                fields.append((.imageHash, nil))
             }
             if let tags { try tx.replaceTags(of: id, with: tags) }
             if let favorite = changes.isFavorite { try tx.setFavorite(old, favorite) }
@@ -237,7 +237,7 @@ extension CardboxStore {
                 try tx.saveSchedule(dueAt.map(old.rescheduled(dueAt:)) ?? old.forgotten(), stamped: false)
             }
             if !fields.isEmpty || tags != nil || changes.dueAt != nil {
-                try tx.update(.card, id: id, fields + [("modifiedAt", tx.nowMillis)])
+                try tx.update(.card, id: id, fields + [(.modifiedAt, tx.nowMillis)])
             }
             if let hash = old.imageHash, changes.image != nil || changes.removeImage { try tx.collectImages([hash]) }
             return try tx.context.card(id)
@@ -253,8 +253,8 @@ extension CardboxStore {
             try tx.update(
                 .card, id: id,
                 [
-                    ("isArchived", archived.storage), ("archivedAt", archived ? tx.nowMillis : nil),
-                    ("modifiedAt", tx.nowMillis),
+                    (.isArchived, archived.storage), (.archivedAt, archived ? tx.nowMillis : nil),
+                    (.modifiedAt, tx.nowMillis),
                 ])
             try tx.logEvent(archived ? .cardArchived : .cardRestored, cardLanguage: card.frontLanguage)
             return try tx.context.card(id)
@@ -299,10 +299,9 @@ extension CardboxStore {
 enum CardColumns {
     /// The columns a new card row is inserted with, after `id`: the deck by its key, read once for a
     /// batch instead of found by its id at every row.
-    static let insert = [
-        "deckKey", "front", "frontKey", "back", "cardType", "notes", "frontLanguage", "backLanguage", "isFavorite",
-        "imageHash", "imagePrompt", "jsonContent", "isArchived", "archivedAt", "isIncomplete", "createdAt",
-        "modifiedAt", "clozeNumber",
+    static let insert: [Columns.Card] = [
+        .deckKey, .front, .frontKey, .back, .cardType, .notes, .frontLanguage, .backLanguage, .isFavorite, .imageHash,
+        .imagePrompt, .jsonContent, .isArchived, .archivedAt, .isIncomplete, .createdAt, .modifiedAt, .clozeNumber,
     ]
 
     /// The columns a card is read from, in the order `Card(row:)` reads them.
@@ -437,7 +436,8 @@ extension StoreContext {
             let row = try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT plan, freeCardLimit FROM account WHERE id = ?"), arguments: [account])
         else { throw CardboxError.storage("the store has no account \(account)") }
-        return (Plan(rawValue: row["plan"]) ?? .free, row["freeCardLimit"])
+        let account = TableRow<Columns.Account>(row)
+        return (Plan(rawValue: account[.plan]) ?? .free, account[.freeCardLimit])
     }
 
     private func cardCount() throws -> Int { try count("SELECT COUNT(*) FROM card", []) }
@@ -544,7 +544,7 @@ extension WriteContext {
     /// Marks or unmarks `card` as a favorite, and logs it (seed 001's usage events), if it changes.
     func setFavorite(_ card: Card, _ favorite: Bool) throws {
         guard favorite != card.isFavorite else { return }
-        try update(.card, id: card.id.storage, [("isFavorite", favorite.storage), ("modifiedAt", nowMillis)])
+        try update(.card, id: card.id.storage, [(.isFavorite, favorite.storage), (.modifiedAt, nowMillis)])
         try logEvent(
             favorite ? .cardFavorited : .cardUnfavorited, cardLanguage: card.frontLanguage, tagCount: card.tags.count)
     }

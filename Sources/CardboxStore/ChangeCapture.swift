@@ -15,12 +15,27 @@ import Synchronization
 ///
 /// Sync later reads the rows whose `syncVersion` is newer than what it last sent (`changes(since:)`).
 extension WriteContext {
-    func insert(_ entity: Entity, id: String, _ fields: Fields) throws {
-        try inserter(entity, columns: fields.map(\.0)).insert(id: id, fields.map { $0.1?.databaseValue ?? .null })
+    func insert<Column>(_ table: Table<Column>, id: String, _ fields: Assignments<Column>) throws {
+        try insertRow(table.entity, id: id, columns: fields.map(\.0.name), fields.map { $0.1?.databaseValue ?? .null })
     }
 
     /// One prepared insert per table and column list for the whole transaction: an import links
     /// thousands of tags and replays thousands of reviews one call at a time.
+    func inserter<Column>(_ table: Table<Column>, columns: [Column]) throws -> RowInserter {
+        try inserter(table.entity, columns: columns.map(\.name))
+    }
+
+    func update<Column>(_ table: Table<Column>, id: String, _ fields: Assignments<Column>) throws {
+        try updateRow(
+            table.entity, id: id, fields.map { ColumnWrite(column: $0.0.name, field: $0.0.field, value: $0.1) })
+    }
+
+    /// An insert of columns the caller read from the registry or checked against the schema (a
+    /// backup's rows): the generic form of `insert`.
+    func insertRow(_ entity: Entity, id: String, columns: [String], _ values: [DatabaseValue]) throws {
+        try inserter(entity, columns: columns).insert(id: id, values)
+    }
+
     func inserter(_ entity: Entity, columns: [String]) throws -> RowInserter {
         let key = StatementKey(entity: entity, columns: columns)
         if let inserter = inserters[key] { return inserter }
@@ -29,24 +44,20 @@ extension WriteContext {
         return inserter
     }
 
-    func update(_ entity: Entity, id: String, _ fields: Fields) throws {
-        guard !fields.isEmpty else { return }
-        let sql = StatementTexts.text(for: StatementKey(entity: entity, columns: fields.map(\.0)), .update) {
+    /// Writes the columns, marks the row written here, and gives each synced field written the
+    /// transaction's clock: the generic form of `update`.
+    func updateRow(_ entity: Entity, id: String, _ writes: [ColumnWrite]) throws {
+        guard !writes.isEmpty else { return }
+        let sql = StatementTexts.text(for: StatementKey(entity: entity, columns: writes.map(\.column)), .update) {
             let assignments = ($0.columns.map { entity.binding($0) } + ["\(SyncColumns.version) = ?"])
                 .joined(separator: ", ")
             return "UPDATE \(entity.table) SET \(assignments) WHERE \(entity.rowCondition)"
         }
-        let values = fields.map { $0.1?.databaseValue ?? .null } + [timestamp.storageValue.databaseValue]
+        let values = writes.map { $0.value?.databaseValue ?? .null } + [timestamp.storageValue.databaseValue]
         try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values + entity.rowArguments(id: id)))
         guard db.changesCount > 0 else { return }
         var written: [String] = []
-        for (column, _) in fields {
-            if SyncRegistry.derivedColumns.contains(column) { continue }
-            guard let field = entity.field(ofColumn: column) else {
-                preconditionFailure("\(entity.table).\(column) is written but is not a synced field")
-            }
-            if !written.contains(field.name) { written.append(field.name) }
-        }
+        for case let field? in writes.map(\.field) where !written.contains(field.name) { written.append(field.name) }
         for field in written {
             try setFieldClock(entity, id: id, field: field, WriteClock(timestamp, replicaId), replicaKey: replicaKey)
         }
@@ -168,6 +179,14 @@ struct RowSelection {
 
     /// The rows' wire ids.
     var sql: String { "SELECT \(entity.idExpression) FROM \(from)" }
+}
+
+/// One column an update sets, with the synced field it belongs to (nil: a lookup column derived
+/// from a field, or a column sync does not carry).
+struct ColumnWrite {
+    let column: String
+    let field: SyncedField?
+    let value: (any DatabaseValueConvertible)?
 }
 
 /// What one prepared insert or update is for: a table and its column list (hashed as they are,

@@ -78,14 +78,14 @@ extension WriteContext {
         }
         // Only what changed is written: a field given its old value would still get a new clock,
         // and win over a real edit made meanwhile on another device.
-        var fields: Fields = []
+        var fields: Assignments<Columns.Card> = []
         if let front, front != card.front {
-            fields += [("front", front), ("frontKey", SuggestionMatch.frontKey(front))]
+            fields += [(.front, front), (.frontKey, SuggestionMatch.frontKey(front))]
         }
-        if let back, back != card.back { fields.append(("back", back)) }
+        if let back, back != card.back { fields.append((.back, back)) }
         guard !fields.isEmpty else { return }
         for sibling in siblings where sibling.id != card.id.storage {
-            try update(.card, id: sibling.id, fields + [("modifiedAt", nowMillis)])
+            try update(.card, id: sibling.id, fields + [(.modifiedAt, nowMillis)])
         }
         // Only a deletion the new text brings gets a card: one whose card was deleted stays so.
         let added = numbers.subtracting(Cloze.numbers(in: card.front)).subtracting(siblings.map(\.number)).sorted()

@@ -79,23 +79,23 @@ extension CardboxStore {
     ) throws -> Deck {
         let name = try name.map(Deck.validateName)
         if let study { try Self.check(study) }
-        var fields: WriteContext.Fields = []
+        var fields: Assignments<Columns.Deck> = []
         if let queuedSuggestions {
-            fields.append(("queuedSuggestions", try Deck.validateQueuedSuggestions(queuedSuggestions)))
+            fields.append((.queuedSuggestions, try Deck.validateQueuedSuggestions(queuedSuggestions)))
         }
         if let frontLanguage {
-            fields.append(("frontLanguage", try Language.validate(frontLanguage, field: "front language")))
+            fields.append((.frontLanguage, try Language.validate(frontLanguage, field: "front language")))
         }
         if let backLanguage {
-            fields.append(("backLanguage", try Language.validate(backLanguage, field: "back language")))
+            fields.append((.backLanguage, try Language.validate(backLanguage, field: "back language")))
         }
         return try write { tx in
             let id = try tx.context.existing(reference, .deck)
             if let name {
                 try tx.checkDeckNameFree(name, except: id)
-                fields += [("name", name), ("nameKey", StoreContext.nameKey(name))]
+                fields += [(.name, name), (.nameKey, StoreContext.nameKey(name))]
             }
-            if !fields.isEmpty { try tx.update(.deck, id: id, fields + [("modifiedAt", tx.nowMillis)]) }
+            if !fields.isEmpty { try tx.update(.deck, id: id, fields + [(.modifiedAt, tx.nowMillis)]) }
             if let study { try tx.saveStudySettings(study, deck: id) }
             return try tx.context.deck(id)
         }
@@ -132,7 +132,7 @@ extension CardboxStore {
                 arguments: [id, tx.nowMillis])
             for cardId in due {
                 try tx.update(
-                    .card, id: cardId, [("isArchived", 1), ("archivedAt", tx.nowMillis), ("modifiedAt", tx.nowMillis)])
+                    .card, id: cardId, [(.isArchived, 1), (.archivedAt, tx.nowMillis), (.modifiedAt, tx.nowMillis)])
                 try tx.logEvent(.cardArchived)
             }
             return due.count
@@ -171,9 +171,9 @@ extension WriteContext {
         try insert(
             .deck, id: id,
             [
-                ("name", name), ("nameKey", StoreContext.nameKey(name)), ("frontLanguage", frontLanguage),
-                ("backLanguage", backLanguage), ("queuedSuggestions", queued), ("createdAt", nowMillis),
-                ("modifiedAt", nowMillis),
+                (.name, name), (.nameKey, StoreContext.nameKey(name)), (.frontLanguage, frontLanguage),
+                (.backLanguage, backLanguage), (.queuedSuggestions, queued), (.createdAt, nowMillis),
+                (.modifiedAt, nowMillis),
             ])
         try logEvent(.deckCreated, cardLanguage: frontLanguage)
         return try context.deck(id)

@@ -150,8 +150,8 @@ extension WriteContext {
         try insert(
             .itemList, id: id,
             [
-                ("name", list.name), ("position", try position(.itemList, parentId: nil, at: nil)), ("isArchived", 0),
-                ("createdAt", list.createdAt.storageMillis), ("modifiedAt", list.modifiedAt.storageMillis),
+                (.name, list.name), (.position, try position(.itemList, parentId: nil, at: nil)), (.isArchived, 0),
+                (.createdAt, list.createdAt.storageMillis), (.modifiedAt, list.modifiedAt.storageMillis),
             ])
         var previous: String? = nil
         for item in list.items {
@@ -176,10 +176,10 @@ extension WriteContext {
             try insert(
                 .item, id: itemId,
                 [
-                    ("listId", id), ("title", item.title), ("description", item.description),
-                    ("quantity", item.quantity),
-                    ("position", key), ("isCrossedOut", item.isCrossedOut.storage),
-                    ("createdAt", item.createdAt.storageMillis), ("modifiedAt", item.modifiedAt.storageMillis),
+                    (.listId, id), (.title, item.title), (.description, item.description),
+                    (.quantity, item.quantity),
+                    (.position, key), (.isCrossedOut, item.isCrossedOut.storage),
+                    (.createdAt, item.createdAt.storageMillis), (.modifiedAt, item.modifiedAt.storageMillis),
                 ])
             var imageKey: String? = nil
             for image in item.images {
@@ -190,7 +190,7 @@ extension WriteContext {
                 if try policy == .copy || exists(.itemImage, imageId) { imageId = newID() }
                 try insert(
                     .itemImage, id: imageId,
-                    [("itemId", itemId), ("imageHash", hash), ("position", next), ("createdAt", nowMillis)])
+                    [(.itemId, itemId), (.imageHash, hash), (.position, next), (.createdAt, nowMillis)])
                 report.count("image", \.created)
             }
         }

@@ -28,8 +28,8 @@ extension CardboxStore {
             try tx.insert(
                 .itemList, id: id,
                 [
-                    ("name", name), ("position", key), ("isArchived", 0), ("createdAt", tx.nowMillis),
-                    ("modifiedAt", tx.nowMillis),
+                    (.name, name), (.position, key), (.isArchived, 0), (.createdAt, tx.nowMillis),
+                    (.modifiedAt, tx.nowMillis),
                 ])
             return try tx.context.itemList(id)
         }
@@ -70,7 +70,7 @@ extension CardboxStore {
         let name = try ItemList.validateName(newName)
         return try write { tx in
             let id = try tx.context.existing(reference, .itemList)
-            try tx.update(.itemList, id: id, [("name", name), ("modifiedAt", tx.nowMillis)])
+            try tx.update(.itemList, id: id, [(.name, name), (.modifiedAt, tx.nowMillis)])
             return try tx.context.itemList(id)
         }
     }
@@ -80,7 +80,7 @@ extension CardboxStore {
         try write { tx in
             let id = try tx.context.existing(reference, .itemList)
             let key = try tx.position(.itemList, parentId: nil, at: position, excluding: id)
-            try tx.update(.itemList, id: id, [("position", key), ("modifiedAt", tx.nowMillis)])
+            try tx.update(.itemList, id: id, [(.position, key), (.modifiedAt, tx.nowMillis)])
             return try tx.context.itemList(id)
         }
     }
@@ -105,8 +105,8 @@ extension CardboxStore {
             try tx.insert(
                 .item, id: id,
                 [
-                    ("listId", listId), ("title", title), ("description", description), ("quantity", quantity),
-                    ("position", key), ("isCrossedOut", 0), ("createdAt", tx.nowMillis), ("modifiedAt", tx.nowMillis),
+                    (.listId, listId), (.title, title), (.description, description), (.quantity, quantity),
+                    (.position, key), (.isCrossedOut, 0), (.createdAt, tx.nowMillis), (.modifiedAt, tx.nowMillis),
                 ])
             try tx.touchList(listId)
             return try tx.context.item(id)
@@ -133,9 +133,9 @@ extension CardboxStore {
                 try tx.insert(
                     .item, id: tx.newID(),
                     [
-                        ("listId", listId), ("title", draft.title), ("description", draft.description),
-                        ("quantity", draft.quantity), ("position", previous), ("isCrossedOut", 0),
-                        ("createdAt", tx.nowMillis), ("modifiedAt", tx.nowMillis),
+                        (.listId, listId), (.title, draft.title), (.description, draft.description),
+                        (.quantity, draft.quantity), (.position, previous), (.isCrossedOut, 0),
+                        (.createdAt, tx.nowMillis), (.modifiedAt, tx.nowMillis),
                     ])
             }
             try tx.touchList(listId)
@@ -152,16 +152,16 @@ extension CardboxStore {
     }
 
     public func editItem(_ reference: ItemID, _ changes: ItemChanges) throws -> Item {
-        var fields: WriteContext.Fields = []
-        if let title = changes.title { fields.append(("title", try Item.validateTitle(title))) }
+        var fields: Assignments<Columns.Item> = []
+        if let title = changes.title { fields.append((.title, try Item.validateTitle(title))) }
         if let description = changes.description {
-            fields.append(("description", try Item.validateDescription(description)))
+            fields.append((.description, try Item.validateDescription(description)))
         }
-        if let quantity = changes.quantity { fields.append(("quantity", quantity)) }
+        if let quantity = changes.quantity { fields.append((.quantity, quantity)) }
         return try write { tx in
             let id = try tx.context.existing(reference, .item)
             if !fields.isEmpty {
-                try tx.update(.item, id: id, fields + [("modifiedAt", tx.nowMillis)])
+                try tx.update(.item, id: id, fields + [(.modifiedAt, tx.nowMillis)])
                 try tx.touchList(tx.context.item(id).listId.storage)
             }
             return try tx.context.item(id)
@@ -175,7 +175,7 @@ extension CardboxStore {
             let item = try tx.context.item(id)
             let newValue = crossedOut ?? !item.isCrossedOut
             if newValue != item.isCrossedOut {
-                try tx.update(.item, id: id, [("isCrossedOut", newValue.storage), ("modifiedAt", tx.nowMillis)])
+                try tx.update(.item, id: id, [(.isCrossedOut, newValue.storage), (.modifiedAt, tx.nowMillis)])
                 try tx.touchList(item.listId.storage)
             }
             return try tx.context.item(id)
@@ -194,7 +194,7 @@ extension CardboxStore {
             else { throw CardboxError.notFound(kind: "item", reference: reference.description) }
             let listId = try listReference.map { try tx.context.existing($0, .itemList) } ?? fromList
             let key = try tx.position(.item, parentId: listId, at: position, excluding: id)
-            try tx.update(.item, id: id, [("listId", listId), ("position", key), ("modifiedAt", tx.nowMillis)])
+            try tx.update(.item, id: id, [(.listId, listId), (.position, key), (.modifiedAt, tx.nowMillis)])
             try tx.touchList(fromList)
             if listId != fromList { try tx.touchList(listId) }
             // Placed at `position` among the others, it is the position-th: no need to count.
@@ -257,8 +257,8 @@ extension CardboxStore {
             let key = try tx.position(.itemImage, parentId: itemId, at: nil)
             try tx.insert(
                 .itemImage, id: id,
-                [("itemId", itemId), ("imageHash", hash), ("position", key), ("createdAt", tx.nowMillis)])
-            try tx.update(.item, id: itemId, [("modifiedAt", tx.nowMillis)])
+                [(.itemId, itemId), (.imageHash, hash), (.position, key), (.createdAt, tx.nowMillis)])
+            try tx.update(.item, id: itemId, [(.modifiedAt, tx.nowMillis)])
             guard let image = try tx.context.itemImages(itemId: itemId).first(where: { $0.id.storage == id }) else {
                 throw CardboxError.notFound(kind: "image", reference: id)
             }
@@ -279,9 +279,10 @@ extension CardboxStore {
                         sql: "SELECT itemId, imageHash FROM itemImage WHERE id = ?"),
                     arguments: [id])
             else { throw CardboxError.notFound(kind: "image", reference: reference.description) }
+            let image = TableRow<Columns.ItemImage>(row)
             try tx.delete(.itemImage, id: id)
-            try tx.update(.item, id: row["itemId"], [("modifiedAt", tx.nowMillis)])
-            try tx.collectImages([row["imageHash"] as String])
+            try tx.update(.item, id: image[.itemId], [(.modifiedAt, tx.nowMillis)])
+            try tx.collectImages([image[.imageHash] as String])
         }
     }
 }
@@ -289,7 +290,7 @@ extension CardboxStore {
 extension WriteContext {
     /// A list's `modifiedAt` follows changes to its items (seed 002: the list's last modification).
     func touchList(_ listId: String) throws {
-        try update(.itemList, id: listId, [("modifiedAt", nowMillis)])
+        try update(.itemList, id: listId, [(.modifiedAt, nowMillis)])
     }
 }
 
@@ -300,8 +301,9 @@ extension StoreContext {
                 db.cachedStatement(sql: "SELECT * FROM itemList WHERE id = ?"),
                 arguments: [id])
         else { throw CardboxError.notFound(kind: "list", reference: id) }
+        let position: String = TableRow<Columns.ItemList>(row)[.position]
         return try ItemList(
-            row: row, orderNumber: try orderNumber(.itemList, parentId: nil, position: row["position"], id: id))
+            row: row, orderNumber: try orderNumber(.itemList, parentId: nil, position: position, id: id))
     }
 
     /// An item; `orderNumber`, when the caller knows it (it just placed the item), spares counting
@@ -311,7 +313,8 @@ extension StoreContext {
             let row = try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT * FROM item WHERE id = ?"), arguments: [id])
         else { throw CardboxError.notFound(kind: "item", reference: id) }
-        let orderNumber = try known ?? orderNumber(.item, parentId: row["listId"], position: row["position"], id: id)
+        let item = TableRow<Columns.Item>(row)
+        let orderNumber = try known ?? orderNumber(.item, parentId: item[.listId], position: item[.position], id: id)
         return try Item(row: row, orderNumber: orderNumber)
     }
 
@@ -335,14 +338,17 @@ extension StoreContext {
                     """), arguments: StatementArguments(values))
         var result: [String: [ItemImage]] = [:]
         for row in rows {
-            let itemId: String = row["itemId"]
+            let (fetched, row) = (row, TableRow<Columns.ItemImage>(row))
+            let itemId: String = row[.itemId]
             // Two devices may each add images offline: after the merge an item shows its first ten
             // (by position), the same ten on every device; the rest stay stored, out of view.
             guard (result[itemId]?.count ?? 0) < Limits.imagesPerItem else { continue }
             let image = ItemImage(
-                id: try .init(stored: row["id"]), itemId: try .init(stored: itemId),
-                orderNumber: result[itemId]?.count ?? 0, mimeType: row["mimeType"], byteCount: row["byteCount"],
-                sha256: row["imageHash"], createdAt: Date(storageMillis: row["createdAt"]))
+                id: try .init(stored: row.id), itemId: try .init(stored: itemId),
+                orderNumber: result[itemId]?.count ?? 0,
+                // The image's own columns, joined from its table.
+                mimeType: fetched["mimeType"], byteCount: fetched["byteCount"], sha256: row[.imageHash],
+                createdAt: Date(storageMillis: row[.createdAt]))
             result[itemId, default: []].append(image)
         }
         return result
@@ -351,19 +357,21 @@ extension StoreContext {
 
 extension ItemList {
     init(row: Row, orderNumber: Int) throws {
+        let row = TableRow<Columns.ItemList>(row)
         self.init(
-            id: try .init(stored: row["id"]), name: row["name"], orderNumber: orderNumber,
-            isArchived: row["isArchived"],
-            createdAt: Date(storageMillis: row["createdAt"]), modifiedAt: Date(storageMillis: row["modifiedAt"]))
+            id: try .init(stored: row.id), name: row[.name], orderNumber: orderNumber,
+            isArchived: row[.isArchived],
+            createdAt: Date(storageMillis: row[.createdAt]), modifiedAt: Date(storageMillis: row[.modifiedAt]))
     }
 }
 
 extension Item {
     init(row: Row, orderNumber: Int) throws {
+        let row = TableRow<Columns.Item>(row)
         self.init(
-            id: try .init(stored: row["id"]), listId: try .init(stored: row["listId"]), title: row["title"],
-            description: row["description"], quantity: row["quantity"], orderNumber: orderNumber,
-            isCrossedOut: row["isCrossedOut"], createdAt: Date(storageMillis: row["createdAt"]),
-            modifiedAt: Date(storageMillis: row["modifiedAt"]))
+            id: try .init(stored: row.id), listId: try .init(stored: row[.listId]), title: row[.title],
+            description: row[.description], quantity: row[.quantity], orderNumber: orderNumber,
+            isCrossedOut: row[.isCrossedOut], createdAt: Date(storageMillis: row[.createdAt]),
+            modifiedAt: Date(storageMillis: row[.modifiedAt]))
     }
 }

@@ -77,9 +77,9 @@ extension WriteContext {
             context.db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key])
         if let existing {
             guard existing != value else { return }
-            try update(.setting, id: key, [("value", value)])
+            try update(.setting, id: key, [(.value, value)])
         } else {
-            try insert(.setting, id: key, [("key", key), ("value", value)])
+            try insert(.setting, id: key, [(.key, key), (.value, value)])
         }
     }
 }

@@ -164,8 +164,6 @@ final class WriteContext {
 
     func newUUID() -> UUID { environment.newID() }
 
-    typealias Fields = [(String, (any DatabaseValueConvertible)?)]
-
     // MARK: Order
 
     /// A position key that places a row at `index` (0-based) among its siblings, the row itself left
@@ -215,11 +213,12 @@ final class WriteContext {
                 sql: "SELECT id FROM \(entity.rawValue) WHERE \(scope) AND id <> ? ORDER BY position, id"),
             arguments: arguments + [id ?? ""])
         for (sibling, key) in zip(ids, PositionKey.sequence(count: ids.count)) {
-            var fields: Fields = [("position", key)]
+            let field = entity.ordering.flatMap { entity.field(named: $0.field) }
+            var writes = [ColumnWrite(column: "position", field: field, value: key)]
             if let parentColumn = entity.ordering?.parentColumn {
-                fields.insert((parentColumn, parentId), at: 0)
+                writes.insert(ColumnWrite(column: parentColumn, field: field, value: parentId), at: 0)
             }
-            try update(entity, id: sibling, fields)
+            try updateRow(entity, id: sibling, writes)
         }
     }
 

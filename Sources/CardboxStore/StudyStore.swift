@@ -107,19 +107,20 @@ extension CardboxStore {
                     tx.db.cachedStatement(sql: sql + " ORDER BY reviewedAt DESC, id DESC LIMIT 1"), arguments: arguments
                 )
             else { throw CardboxError.invalid(field: "undo", reason: "there is no answer to undo") }
-            let cardId: String = row["cardId"]
-            guard case .object(let previous) = try JSONValue.parse(row["previous"], field: "reviewLog.previous") else {
-                throw CardboxError.storage("review log \(row["id"] as String) has no previous state")
+            let log = TableRow<Columns.ReviewLog>(row)
+            let cardId: String = log[.cardId]
+            guard case .object(let previous) = try JSONValue.parse(log[.previous], field: "reviewLog.previous") else {
+                throw CardboxError.storage("review log \(log.id) has no previous state")
             }
             if previous[WriteContext.historyOnlyMark] == .bool(true) {
-                try tx.delete(.reviewLog, id: row["id"])
+                try tx.delete(.reviewLog, id: log.id)
                 return try tx.context.card(cardId)
             }
-            let fields: WriteContext.Fields = SchedulingColumns.all.map { column in
-                (column, previous[column].map(Self.databaseValue))
+            let fields: Assignments<Columns.Card> = Columns.Card.schedule.map { column in
+                (column, previous[column.name].map(Self.databaseValue))
             }
-            try tx.update(.card, id: cardId, fields + [("modifiedAt", tx.nowMillis)])
-            try tx.delete(.reviewLog, id: row["id"])
+            try tx.update(.card, id: cardId, fields + [(.modifiedAt, tx.nowMillis)])
+            try tx.delete(.reviewLog, id: log.id)
             return try tx.context.card(cardId)
         }
     }
@@ -171,9 +172,9 @@ extension CardboxStore {
     }
 }
 
-/// The card columns an answer changes, which undo restores.
-enum SchedulingColumns {
-    static let all = ["state", "step", "stability", "difficulty", "dueAt", "lastReviewAt", "reps", "lapses"]
+extension Columns.Card {
+    /// The card columns an answer changes, which undo restores.
+    static let schedule: [Self] = [.state, .step, .stability, .difficulty, .dueAt, .lastReviewAt, .reps, .lapses]
 }
 
 extension WriteContext {
@@ -239,10 +240,10 @@ extension WriteContext {
         try insert(
             .reviewLog, id: log.id.storage,
             [
-                ("cardId", card.id.storage), ("deckId", card.deckId.storage), ("rating", rating.rawValue),
-                ("reviewedAt", reviewedAt), ("stateBefore", card.state.rawValue),
-                ("stateAfter", after.state.rawValue), ("elapsedDays", elapsedDays), ("durationMs", durationMs),
-                ("previous", previous),
+                (.cardId, card.id.storage), (.deckId, card.deckId.storage), (.rating, rating.rawValue),
+                (.reviewedAt, reviewedAt), (.stateBefore, card.state.rawValue),
+                (.stateAfter, after.state.rawValue), (.elapsedDays, elapsedDays), (.durationMs, durationMs),
+                (.previous, previous),
             ])
         return log
     }
@@ -259,25 +260,25 @@ extension WriteContext {
         try update(
             .deck, id: id,
             [
-                ("desiredRetention", settings.desiredRetention), ("learningSteps", settings.learningSteps),
-                ("relearningSteps", settings.relearningSteps), ("maximumInterval", settings.maximumInterval),
-                ("newCardsPerDay", settings.newCardsPerDay), ("reviewsPerDay", settings.reviewsPerDay),
-                ("fsrsParameters", parameters), ("enableFuzz", settings.enableFuzz.storage), ("modifiedAt", nowMillis),
+                (.desiredRetention, settings.desiredRetention), (.learningSteps, settings.learningSteps),
+                (.relearningSteps, settings.relearningSteps), (.maximumInterval, settings.maximumInterval),
+                (.newCardsPerDay, settings.newCardsPerDay), (.reviewsPerDay, settings.reviewsPerDay),
+                (.fsrsParameters, parameters), (.enableFuzz, settings.enableFuzz.storage), (.modifiedAt, nowMillis),
             ])
     }
 
     /// Writes a card's scheduling fields (one synced field: `schedule`).
     func saveSchedule(_ card: Card, stamped: Bool) throws {
         var fields = Self.scheduleFields(card)
-        if stamped { fields.append(("modifiedAt", nowMillis)) }
+        if stamped { fields.append((.modifiedAt, nowMillis)) }
         try update(.card, id: card.id.storage, fields)
     }
 
-    static func scheduleFields(_ card: Card) -> Fields {
+    static func scheduleFields(_ card: Card) -> Assignments<Columns.Card> {
         [
-            ("state", card.state.rawValue), ("step", card.step), ("stability", card.stability),
-            ("difficulty", card.difficulty), ("dueAt", card.dueAt?.storageMillis),
-            ("lastReviewAt", card.lastReviewAt?.storageMillis), ("reps", card.reps), ("lapses", card.lapses),
+            (.state, card.state.rawValue), (.step, card.step), (.stability, card.stability),
+            (.difficulty, card.difficulty), (.dueAt, card.dueAt?.storageMillis),
+            (.lastReviewAt, card.lastReviewAt?.storageMillis), (.reps, card.reps), (.lapses, card.lapses),
         ]
     }
 }
@@ -317,8 +318,8 @@ extension WriteContext {
         try inserter(
             .reviewLog,
             columns: [
-                "cardKey", "deckKey", "rating", "reviewedAt", "stateBefore", "stateAfter", "elapsedDays", "durationMs",
-                "previous",
+                .cardKey, .deckKey, .rating, .reviewedAt, .stateBefore, .stateAfter, .elapsedDays, .durationMs,
+                .previous,
             ])
     }
 
@@ -485,13 +486,14 @@ extension StoreContext {
 
 extension ReviewLogEntry {
     init(row: Row) throws {
+        let row = TableRow<Columns.ReviewLog>(row)
         self.init(
-            id: try .init(stored: row["id"]), cardId: try .init(stored: row["cardId"]),
-            deckId: try .init(stored: row["deckId"]), rating: row["rating"],
-            reviewedAt: Date(storageMillis: row["reviewedAt"]),
-            stateBefore: CardState(rawValue: row["stateBefore"]) ?? .new,
-            stateAfter: CardState(rawValue: row["stateAfter"]) ?? .review, elapsedDays: row["elapsedDays"],
-            durationMs: row["durationMs"])
+            id: try .init(stored: row.id), cardId: try .init(stored: row[.cardId]),
+            deckId: try .init(stored: row[.deckId]), rating: row[.rating],
+            reviewedAt: Date(storageMillis: row[.reviewedAt]),
+            stateBefore: CardState(rawValue: row[.stateBefore]) ?? .new,
+            stateAfter: CardState(rawValue: row[.stateAfter]) ?? .review, elapsedDays: row[.elapsedDays],
+            durationMs: row[.durationMs])
     }
 }
 
@@ -507,13 +509,14 @@ extension CardboxStore {
             for row in try Row.fetchAll(
                 context.db.cachedStatement(sql: sql + " ORDER BY cardId, reviewedAt, id"), arguments: arguments)
             {
-                let cardId: String = row["cardId"]
+                let log = TableRow<Columns.ReviewLog>(row)
+                let cardId: String = log[.cardId]
                 if cardId != current {
                     histories.append(ReviewHistory([]))
                     current = cardId
                 }
-                let rating = Rating(rawValue: row["rating"]) ?? .good
-                histories[histories.count - 1].reviews.append((row["elapsedDays"], rating))
+                let rating = Rating(rawValue: log[.rating]) ?? .good
+                histories[histories.count - 1].reviews.append((log[.elapsedDays], rating))
             }
             return histories
         }

@@ -61,7 +61,7 @@ extension CardboxStore {
         try write(decodingImages: Self.decoding(image)) { tx in
             let id = try tx.context.existing(reference, .suggestion)
             let old = try tx.context.suggestion(id).imageHash
-            try tx.update(.suggestion, id: id, [("isVisible", 1), ("imageHash", try tx.storeImage(image).hash)])
+            try tx.update(.suggestion, id: id, [(.isVisible, 1), (.imageHash, try tx.storeImage(image).hash)])
             if let old { try tx.collectImages([old]) }
             return try tx.context.suggestion(id)
         }
@@ -79,7 +79,7 @@ extension CardboxStore {
                 imagePrompt: suggestion.imagePrompt)
             let card = try tx.insertCards([(draft, nil)], into: deck)[0]
             if let hash = suggestion.imageHash {
-                try tx.update(.card, id: card.id.storage, [("imageHash", hash)])
+                try tx.update(.card, id: card.id.storage, [(.imageHash, hash)])
             }
             try tx.delete(.suggestion, id: suggestion.id.storage)
             try tx.logEvent(.suggestionAccepted)
@@ -121,10 +121,10 @@ extension WriteContext {
         try insert(
             .suggestion, id: id,
             [
-                ("deckId", deckId), ("front", draft.front), ("frontKey", SuggestionMatch.frontKey(draft.front)),
-                ("back", draft.back), ("cardType", draft.cardType), ("imagePrompt", draft.imagePrompt),
-                ("context", draft.context), ("category", draft.category.rawValue), ("isVisible", visible.storage),
-                ("imageHash", imageHash), ("createdAt", nowMillis),
+                (.deckId, deckId), (.front, draft.front), (.frontKey, SuggestionMatch.frontKey(draft.front)),
+                (.back, draft.back), (.cardType, draft.cardType), (.imagePrompt, draft.imagePrompt),
+                (.context, draft.context), (.category, draft.category.rawValue), (.isVisible, visible.storage),
+                (.imageHash, imageHash), (.createdAt, nowMillis),
             ])
         try logEvent(.suggestionAdded)
         return id
@@ -163,9 +163,9 @@ extension WriteContext {
         try insert(
             .rejectedSuggestion, id: id,
             [
-                ("deckId", suggestion.deckId.storage), ("front", suggestion.front),
-                ("frontKey", SuggestionMatch.frontKey(suggestion.front)), ("cardType", suggestion.cardType),
-                ("deletedAt", nowMillis),
+                (.deckId, suggestion.deckId.storage), (.front, suggestion.front),
+                (.frontKey, SuggestionMatch.frontKey(suggestion.front)), (.cardType, suggestion.cardType),
+                (.deletedAt, nowMillis),
             ])
         return RejectedSuggestion(
             id: try .init(stored: id), deckId: suggestion.deckId, front: suggestion.front,
@@ -190,13 +190,14 @@ extension StoreContext {
                       r.deckKey = s.deckKey AND r.frontKey = s.frontKey AND r.cardType = s.cardType) AS isHidden
                     FROM suggestion s WHERE \(condition) ORDER BY s.createdAt, s.id
                     """), arguments: arguments
-        ).map { row in
-            Suggestion(
-                id: try .init(stored: row["id"]), deckId: try .init(stored: row["deckId"]), front: row["front"],
-                back: row["back"], cardType: row["cardType"], imagePrompt: row["imagePrompt"], context: row["context"],
-                category: SuggestionCategory(rawValue: row["category"]) ?? .relatedVocabulary,
-                isVisible: row["isVisible"], isHidden: row["isHidden"], imageHash: row["imageHash"],
-                createdAt: Date(storageMillis: row["createdAt"]))
+        ).map { fetched in
+            let row = TableRow<Columns.Suggestion>(fetched)
+            return Suggestion(
+                id: try .init(stored: row.id), deckId: try .init(stored: row[.deckId]), front: row[.front],
+                back: row[.back], cardType: row[.cardType], imagePrompt: row[.imagePrompt], context: row[.context],
+                category: SuggestionCategory(rawValue: row[.category]) ?? .relatedVocabulary,
+                isVisible: row[.isVisible], isHidden: fetched["isHidden"], imageHash: row[.imageHash],
+                createdAt: Date(storageMillis: row[.createdAt]))
         }
     }
 }

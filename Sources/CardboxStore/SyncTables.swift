@@ -106,6 +106,14 @@ extension SyncedEntity {
         return String(wire.dropLast(2)) + "Key"
     }
 
+    /// The wire column a table's column holds: `storedColumn` undone for a key reference's key
+    /// (`deckKey` → `deckId`); any other column is its own.
+    func wireColumn(_ stored: String) -> String {
+        guard stored.hasSuffix("Key") else { return stored }
+        let wire = String(stored.dropLast(3)) + "Id"
+        return keyReferences[wire] == nil ? stored : wire
+    }
+
     /// SQL reading a wire column's value from the table (aliased `alias`; a key reference names
     /// the table itself when there is no alias, as its parent's subquery would hide the column).
     func selectExpression(_ wire: String, table alias: String?) -> String {

@@ -35,7 +35,7 @@ extension CardboxStore {
             )
             .storage
             if newId == oldId {
-                try tx.update(.tag, id: oldId, [("name", newName)])
+                try tx.update(.tag, id: oldId, [(.name, newName)])
                 return
             }
             var cache: [String: WriteContext.FoundTag] = [:]
@@ -87,7 +87,7 @@ extension WriteContext {
         {
             key = existing
         } else {
-            try insert(.tag, id: id, [("name", name), ("nameKey", normalized), ("createdAt", nowMillis)])
+            try insert(.tag, id: id, [(.name, name), (.nameKey, normalized), (.createdAt, nowMillis)])
             key = db.lastInsertedRowID  // the tag's row: nothing else is written after it
         }
         let tag = FoundTag(id: id, key: key)
@@ -108,14 +108,14 @@ extension WriteContext {
     /// an import links hundreds of thousands, and finding the card again by its id's bytes and the
     /// tag by its id cost as much as the link itself.
     func tagLinksByKey() throws -> RowInserter {
-        try inserter(.cardTag, columns: ["cardKey", "tagKey"])
+        try inserter(.cardTag, columns: [.cardKey, .tagKey])
     }
 
     func linkTag(cardId: String, tagId: String) throws {
         let linked = try context.count(
             "SELECT COUNT(*) FROM cardTag WHERE \(Entity.cardTag.rowCondition)", [cardId, tagId])
         guard linked == 0 else { return }
-        try insert(.cardTag, id: RecordID.make([cardId, tagId]), [("cardId", cardId), ("tagId", tagId)])
+        try insert(.cardTag, id: RecordID.make([cardId, tagId]), [(.cardId, cardId), (.tagId, tagId)])
     }
 
     func unlinkTag(cardId: String, tagId: String) throws {

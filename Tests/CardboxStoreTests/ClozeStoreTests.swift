@@ -64,7 +64,7 @@ struct ClozeStoreTests {
     func legacyType() throws {
         let (store, deck) = try store()
         let card = try store.addCard(to: deck.id, CardDraft(front: "hola", back: "hello"))
-        try store.write { tx in try tx.update(.card, id: card.id.storage, [("cardType", "cloze")]) }
+        try store.write { tx in try tx.update(.card, id: card.id.storage, [(.cardType, "cloze")]) }
         let edited = try store.editCard(card.id, CardChanges(cardType: "cloze", notes: "kept"))
         #expect(edited.notes == "kept" && edited.cardType == "cloze" && !edited.isCloze)
     }

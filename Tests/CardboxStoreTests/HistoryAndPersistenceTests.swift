@@ -125,8 +125,8 @@ struct HistoryAndPersistenceTests {
                 try tx.insert(
                     .item, id: UUID().uuidString.lowercased(),
                     [
-                        ("listId", "no-such-list"), ("title", "x"), ("position", "a0"), ("createdAt", 0),
-                        ("modifiedAt", 0),
+                        (.listId, "no-such-list"), (.title, "x"), (.position, "a0"), (.createdAt, 0),
+                        (.modifiedAt, 0),
                     ])
             }
         }
@@ -143,7 +143,7 @@ struct HistoryAndPersistenceTests {
             try store.write { tx in
                 try tx.insert(
                     .itemList, id: UUID().uuidString.lowercased(),
-                    [("name", ""), ("position", "a1"), ("createdAt", 0), ("modifiedAt", 0)])
+                    [(.name, ""), (.position, "a1"), (.createdAt, 0), (.modifiedAt, 0)])
             }
         }
         #expect(try store.lists().count == 1)

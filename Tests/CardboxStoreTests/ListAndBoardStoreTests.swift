@@ -77,7 +77,7 @@ struct ListStoreTests {
         _ = try store.createList(name: "L")
         let items = try (0..<4).map { try store.addItem(to: try store.resolve("L"), title: "item \($0)") }
         try store.write { tx in
-            for item in items.prefix(3) { try tx.update(.item, id: item.id.storage, [("position", "a5")]) }
+            for item in items.prefix(3) { try tx.update(.item, id: item.id.storage, [(.position, "a5")]) }
         }
         _ = try store.moveItem(items[3].id, to: 1)
         let titles = try orderNumbers(store, "L")
