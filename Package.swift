@@ -180,7 +180,8 @@ let package = Package(
         .target(
             name: "CardboxExchange",
             dependencies: [
-                "CardboxCore", "CardboxStore", "CardboxScheduling", .product(name: "GRDB", package: "GRDB.swift"),
+                "CardboxCore", "CardboxStore", "CardboxScheduling", "CSystemZlib",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),

@@ -308,7 +308,8 @@ public enum AnkiPackageFormat {
                 let did = (row[2] as Int64?) ?? 1
                 let queue = (row[4] as Int?) ?? 0
                 var card = CardImport(
-                    deck: deckNames[String(did)]?.name ?? "Default", draft: draft, source: "\(file) card \(cardId)")
+                    deck: deckNames[String(did)]?.name ?? "Default", draft: draft,
+                    source: ImportSource(file: file, unit: "card", number: cardId))
                 card.image = image
                 card.isArchived = queue == -1  // suspended: kept, never studied
                 card.reviews = reviews[cardId] ?? []

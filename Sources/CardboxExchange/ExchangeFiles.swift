@@ -135,7 +135,8 @@ extension CardboxStore {
                     throw CardboxError.invalid(field: "\(name) line \(row.line)", reason: options.missingDeck)
                 }
                 return try row.drafts(file: name).map {
-                    CardImport(deck: deck, draft: $0, source: "\(name) line \(row.line)")
+                    CardImport(
+                        deck: deck, draft: $0, source: ImportSource(file: name, unit: "line", number: Int64(row.line)))
                 }
             }
             var report = try importCards(

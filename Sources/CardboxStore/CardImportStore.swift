@@ -5,17 +5,36 @@ import GRDB
 import Synchronization
 
 /// A card to import into a named deck; `source` names where it came from (for errors: "file line 7").
+/// Where an imported card came from, as messages name it ("cards.csv line 12", "deck.apkg card 17"):
+/// kept as its parts and made into text only for a message. A 10,000-note package made 10,000 such
+/// texts that no message used, 2.5 % of its import.
+public struct ImportSource: Sendable, CustomStringConvertible, ExpressibleByStringInterpolation {
+    private let file: String
+    private let unit: StaticString
+    private let number: Int64?
+
+    /// The `number`th `unit` of `file`: `ImportSource(file: "cards.csv", unit: "line", number: 12)`.
+    public init(file: String, unit: StaticString, number: Int64) {
+        (self.file, self.unit, self.number) = (file, unit, number)
+    }
+
+    /// A source named by a text as it is.
+    public init(stringLiteral text: String) { (file, unit, number) = (text, "", nil) }
+
+    public var description: String { number.map { "\(file) \(unit) \($0)" } ?? file }
+}
+
 public struct CardImport: Sendable {
     public var deck: String
     public var draft: CardDraft
-    public var source: String
+    public var source: ImportSource
     /// An image to attach, already checked.
     public var image: Data?
     public var isArchived = false
     /// Past answers, oldest first: replayed into the card's FSRS state and kept as its review log.
     public var reviews: [ReviewImport] = []
 
-    public init(deck: String, draft: CardDraft, source: String) {
+    public init(deck: String, draft: CardDraft, source: ImportSource) {
         self.deck = deck
         self.draft = draft
         self.source = source
@@ -218,7 +237,7 @@ extension WriteContext {
         }
         guard let (front, back) = languages else {
             throw CardboxError.invalid(
-                field: card.source,
+                field: card.source.description,
                 reason: "deck '\(card.deck)' does not exist (\(missingLanguage) to create it)")
         }
         let deck = try insertDeck(

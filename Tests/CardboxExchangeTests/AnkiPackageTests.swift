@@ -89,6 +89,34 @@ final class AnkiPackageTests {
         }
     }
 
+    @Test("a collection whose bytes do not match the archive's CRC-32 is refused as damaged")
+    func checksumMismatch() throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.fixture)))
+        let name = Array("collection.anki21".utf8)
+        // The name follows a local header at 30 bytes (its CRC at 14) and a central directory
+        // header at 46 (its CRC at 16): flip a bit of the CRC in both.
+        var patched = 0
+        for start in 0..<(bytes.count - name.count) where bytes[start..<start + name.count].elementsEqual(name) {
+            let header = Array(bytes[max(0, start - 46)..<start])
+            if start >= 30, bytes[start - 30..<start - 26].elementsEqual([0x50, 0x4B, 0x03, 0x04]) {
+                bytes[start - 30 + 14] ^= 1
+                patched += 1
+            } else if header.count == 46, header.prefix(4).elementsEqual([0x50, 0x4B, 0x01, 0x02]) {
+                bytes[start - 46 + 16] ^= 1
+                patched += 1
+            }
+        }
+        #expect(patched == 2)
+        let path = scratch.appendingPathComponent("crc.apkg")
+        try Data(bytes).write(to: path)
+        #expect {
+            try AnkiPackageFormat.read(path: path.path, file: "crc.apkg")
+        } throws: { error in
+            "\(error)".contains("collection.anki21 is damaged in the archive")
+        }
+        #expect(try AnkiPackageFormat.read(path: Self.fixture, file: "spanish.apkg").cards.count == 6)
+    }
+
     @Test("importing the same package again skips every card")
     func again() throws {
         let (store, _) = try imported()
