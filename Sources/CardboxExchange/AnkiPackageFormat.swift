@@ -190,6 +190,19 @@ public enum AnkiPackageFormat {
         }
     }
 
+    /// A note type and whether Cardbox reads its cards. Notes and types are structs, not tuples:
+    /// a tuple was copied through the runtime's generic witnesses at each card, 2 % of a package's import.
+    struct ReadType {
+        let type: NoteType
+        let isRead: Bool
+    }
+
+    struct Note {
+        let type: ReadType?
+        let fields: [String]
+        let tags: [String]
+    }
+
     struct Reader {
         let archive: Archive
         let media: [String: String]
@@ -223,23 +236,26 @@ public enum AnkiPackageFormat {
             }
             // Whether Cardbox reads a note type's cards is decided once per type, not once per card.
             let noteTypes = Self.decode([String: NoteType].self, col["models"]).reduce(
-                into: [Int64: (type: NoteType, isRead: Bool)]()
+                into: [Int64: ReadType]()
             ) { types, entry in
-                if let id = Int64(entry.key) { types[id] = (entry.value, entry.value.isBasic || entry.value.isCloze) }
+                if let id = Int64(entry.key) {
+                    types[id] = ReadType(type: entry.value, isRead: entry.value.isBasic || entry.value.isCloze)
+                }
             }
             struct DeckName: Decodable { var name: String }
-            let deckNames = Self.decode([String: DeckName].self, col["decks"])
+            let deckNames = Self.decode([String: DeckName].self, col["decks"]).reduce(into: [Int64: String]()) {
+                names, entry in if let id = Int64(entry.key) { names[id] = entry.value.name }
+            }
 
             // Rows are read through cursors by column position: collecting them first and reading
             // columns by name was a fifth of reading a 10,000-note package.
-            var notes: [Int64: (type: (type: NoteType, isRead: Bool)?, fields: [String], tags: [String])] = [:]
+            var notes: [Int64: Note] = [:]
             let noteRows = try Row.fetchCursor(db, sql: "SELECT id, mid, tags, flds FROM notes")
             while let row = try noteRows.next() {
                 guard let id = row[0] as Int64?, let mid = row[1] as Int64? else { continue }
-                notes[id] = (
-                    noteTypes[mid], Self.fields(of: (row[3] as String?) ?? ""),
-                    ((row[2] as String?) ?? "").split(separator: " ").map(String.init)
-                )
+                notes[id] = Note(
+                    type: noteTypes[mid], fields: Self.fields(of: (row[3] as String?) ?? ""),
+                    tags: ((row[2] as String?) ?? "").split(separator: " ").map(String.init))
             }
             var reviews: [Int64: [ReviewImport]] = [:]
             let reviewRows = try Row.fetchCursor(
@@ -263,11 +279,12 @@ public enum AnkiPackageFormat {
             while let row = try cardRows.next() {
                 guard let cardId = row[0] as Int64?, let noteId = row[1] as Int64?, let note = notes[noteId]
                 else { continue }
-                guard let (type, isRead) = note.type else {
+                guard let read = note.type else {
                     skipped["of an unknown note type", default: 0] += 1
                     continue
                 }
-                guard isRead else {
+                let type = read.type
+                guard read.isRead else {
                     skipped["of note type '\(type.name)' (custom templates)", default: 0] += 1
                     continue
                 }
@@ -308,7 +325,7 @@ public enum AnkiPackageFormat {
                 let did = (row[2] as Int64?) ?? 1
                 let queue = (row[4] as Int?) ?? 0
                 var card = CardImport(
-                    deck: deckNames[String(did)]?.name ?? "Default", draft: draft,
+                    deck: deckNames[did] ?? "Default", draft: draft,
                     source: ImportSource(file: file, unit: "card", number: cardId))
                 card.image = image
                 card.isArchived = queue == -1  // suspended: kept, never studied
