@@ -3,6 +3,7 @@ import CardboxScheduling
 import CardboxStore
 import Foundation
 import GRDB
+import Synchronization
 import ZIPFoundation
 
 /// Anki's `.apkg` packages in the legacy layout (Anki's "Support older Anki versions" export): a zip
@@ -22,12 +23,18 @@ public enum AnkiPackageFormat {
         public var fieldMapping: [String] = []
     }
 
+    /// Cards from which a package's collection is read in two parts at once, each on its own
+    /// connection: reading a 10,000-note package was a quarter of its import, on one core of two.
+    public static let partThreshold = 2_000
+
     /// Whether the file at `data`'s start is a zip (the only zip format Cardbox reads).
     public static func matches(_ data: Data) -> Bool { data.starts(with: [0x50, 0x4B, 0x03, 0x04]) }
 
-    public static func read(path: String, file: String, collectionLimit: UInt64 = maximumCollectionBytes) throws
-        -> Package
-    {
+    /// `partsFrom`: the number of cards from which the collection is read in two parts at once.
+    public static func read(
+        path: String, file: String, collectionLimit: UInt64 = maximumCollectionBytes,
+        partsFrom partThreshold: Int = AnkiPackageFormat.partThreshold
+    ) throws -> Package {
         let archive: Archive
         do {
             archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
@@ -48,7 +55,7 @@ public enum AnkiPackageFormat {
         let collection = folder.appendingPathComponent("collection.sqlite")
         try extract(entry, from: archive, to: collection, limit: collectionLimit, file: file)
         let media = try mediaMap(archive, file: file)
-        return try Reader(archive: archive, media: media, file: file).read(collection)
+        return try Reader(archive: archive, media: media, file: file, partThreshold: partThreshold).read(collection)
     }
 
     /// Copies an entry out, checking the SQLite header in its first bytes before expanding the rest, and
@@ -149,9 +156,9 @@ public enum AnkiPackageFormat {
         return byName
     }
 
-    struct NoteType: Decodable {
-        struct Field: Decodable { var name: String }
-        struct Template: Decodable { var qfmt: String }
+    struct NoteType: Decodable, Sendable {
+        struct Field: Decodable, Sendable { var name: String }
+        struct Template: Decodable, Sendable { var qfmt: String }
         var name: String
         var type: Int
         var flds: [Field]
@@ -190,155 +197,82 @@ public enum AnkiPackageFormat {
         }
     }
 
-    /// A note type and whether Cardbox reads its cards. Notes and types are structs, not tuples:
-    /// a tuple was copied through the runtime's generic witnesses at each card, 2 % of a package's import.
-    struct ReadType {
+    /// A note type and whether Cardbox reads its cards.
+    struct ReadType: Sendable {
         let type: NoteType
         let isRead: Bool
     }
 
-    struct Note {
-        let type: ReadType?
-        let fields: [String]
-        let tags: [String]
+    /// What the collection's rows say beside its cards: note types and deck names, by id.
+    struct Catalog: Sendable {
+        let noteTypes: [Int64: ReadType]
+        let deckNames: [Int64: String]
+    }
+
+    /// The cards of one range of notes, read on a thread of its own. Images are named here and
+    /// read from the archive afterwards, on one thread: the archive's file is not shared.
+    struct Part: Sendable {
+        var cards: [CardImport] = []
+        var imageNames: [String?] = []
+        var skipped: [String: Int] = [:]
+        var mappings: [String: String] = [:]
     }
 
     struct Reader {
         let archive: Archive
         let media: [String: String]
         let file: String
+        let partThreshold: Int
 
         func read(_ collection: URL) throws -> Package {
-            var configuration = Configuration()
-            configuration.readonly = true
-            let queue: DatabaseQueue
-            do {
-                queue = try DatabaseQueue(path: collection.path, configuration: configuration)
-            } catch {
-                throw CardboxError.invalid(field: file, reason: "its collection is not an SQLite database")
+            let rows = Rows(file: file)
+            let first = try rows.open(collection)
+            let (known, split) = try rows.guarded {
+                try first.read { db in (try Rows.collection(db), try Rows.splitNote(db, from: partThreshold)) }
             }
-            return try queue.read { db in
-                do {
-                    return try read(db)
-                } catch let error as CardboxError {
-                    throw error
-                } catch {
-                    throw CardboxError.invalid(
-                        field: file, reason: "its collection is damaged (\(error.localizedDescription))")
+            // Parts in note order: before the note the split falls on, and from it.
+            let conditions: [(String, StatementArguments)] =
+                split.map { [("c.nid < ?", [$0]), ("c.nid >= ?", [$0])] } ?? [("1", [])]
+            let results = Mutex<[Int: Result<Part, any Error>]>([:])
+            DispatchQueue.concurrentPerform(iterations: conditions.count) { index in
+                let result = Result {
+                    try rows.guarded {
+                        let queue = index == 0 ? first : try rows.open(collection)
+                        return try queue.read { db in
+                            try rows.part(db, where: conditions[index].0, conditions[index].1, known)
+                        }
+                    }
                 }
+                results.withLock { $0[index] = result }
             }
+            var whole = Part()
+            for index in conditions.indices {
+                let part = try results.withLock { $0[index]! }.get()
+                whole.cards += part.cards
+                whole.imageNames += part.imageNames
+                whole.skipped.merge(part.skipped, uniquingKeysWith: +)
+                whole.mappings.merge(part.mappings) { first, _ in first }
+            }
+            return package(whole)
         }
 
-        private func read(_ db: Database) throws -> Package {
-            // Every column is read as optional: a damaged collection gives errors or gaps, never a trap.
-            guard let col = try Row.fetchOne(db, sql: "SELECT models, decks FROM col") else {
-                throw CardboxError.invalid(field: file, reason: "its collection has no col row")
-            }
-            // Whether Cardbox reads a note type's cards is decided once per type, not once per card.
-            let noteTypes = Self.decode([String: NoteType].self, col["models"]).reduce(
-                into: [Int64: ReadType]()
-            ) { types, entry in
-                if let id = Int64(entry.key) {
-                    types[id] = ReadType(type: entry.value, isRead: entry.value.isBasic || entry.value.isCloze)
-                }
-            }
-            struct DeckName: Decodable { var name: String }
-            let deckNames = Self.decode([String: DeckName].self, col["decks"]).reduce(into: [Int64: String]()) {
-                names, entry in if let id = Int64(entry.key) { names[id] = entry.value.name }
-            }
-
-            // Rows are read through cursors by column position: collecting them first and reading
-            // columns by name was a fifth of reading a 10,000-note package.
-            var notes: [Int64: Note] = [:]
-            let noteRows = try Row.fetchCursor(db, sql: "SELECT id, mid, tags, flds FROM notes")
-            while let row = try noteRows.next() {
-                guard let id = row[0] as Int64?, let mid = row[1] as Int64? else { continue }
-                notes[id] = Note(
-                    type: noteTypes[mid], fields: Self.fields(of: (row[3] as String?) ?? ""),
-                    tags: ((row[2] as String?) ?? "").split(separator: " ").map(String.init))
-            }
-            var reviews: [Int64: [ReviewImport]] = [:]
-            let reviewRows = try Row.fetchCursor(
-                db,
-                sql:
-                    "SELECT cid, id, ease, time, type FROM revlog WHERE ease BETWEEN 1 AND 4 AND type < 4 ORDER BY cid, id"
-            )
-            while let row = try reviewRows.next() {
-                guard let cardId = row[0] as Int64?, let millis = row[1] as Int64?, let rating = row[2] as Int?
-                else { continue }
-                reviews[cardId, default: []].append(
-                    ReviewImport(
-                        rating: rating, at: Date(timeIntervalSince1970: Double(millis) / 1000),
-                        durationMs: max(0, (row[3] as Int?) ?? 0)))
-            }
-            var cards: [CardImport] = []
-            var skipped: [String: Int] = [:]
+        /// The parts' cards with their images, and what did not come over.
+        private func package(_ whole: Part) -> Package {
+            var cards = whole.cards
             var skippedImages = 0
-            var mappings: [String: String] = [:]
-            let cardRows = try Row.fetchCursor(db, sql: "SELECT id, nid, did, ord, queue FROM cards ORDER BY nid, ord")
-            while let row = try cardRows.next() {
-                guard let cardId = row[0] as Int64?, let noteId = row[1] as Int64?, let note = notes[noteId]
-                else { continue }
-                guard let read = note.type else {
-                    skipped["of an unknown note type", default: 0] += 1
-                    continue
-                }
-                let type = read.type
-                guard read.isRead else {
-                    skipped["of note type '\(type.name)' (custom templates)", default: 0] += 1
-                    continue
-                }
-                let ord = (row[3] as Int?) ?? 0
-                let fields = note.fields + Array(repeating: "", count: max(0, 2 - note.fields.count))
-                var (question, answer) = ord == 0 ? (fields[0], fields[1]) : (fields[1], fields[0])
-                if type.isCloze { (question, answer) = (fields[0], fields[1]) }  // Text, Back Extra
-                if type.flds.count > 2 { mappings[type.name] = type.mapping }  // two fields go where expected
-                var draft = CardDraft(
-                    front: DelimitedFormat.plainText(question), back: DelimitedFormat.plainText(answer),
-                    cardType: ord == 0 ? Card.defaultType : "reversed", notes: type.extraFieldNotes(fields),
-                    tags: note.tags)
-                if type.isCloze {
-                    // Card `ord` studies deletion ord + 1; Anki keeps a card whose deletion was
-                    // removed from the text (an "empty card"), which has nothing to study.
-                    guard Cloze.numbers(in: draft.front).contains(ord + 1) else {
-                        skipped["empty cloze (its deletion is gone from the text)", default: 0] += 1
-                        continue
-                    }
-                    (draft.cardType, draft.clozeNumber) = (Cloze.cardType, ord + 1)
-                }
-                if draft.front.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
-                    // A front that is only an image is named by the image's file, as Anki's browser
-                    // shows it; a front with nothing at all has nothing to study.
-                    guard let name = Self.firstImage(in: question)?.trimmingCharacters(in: .whitespaces),
-                        !name.isEmpty
-                    else {
-                        skipped["with an empty front", default: 0] += 1
-                        continue
-                    }
-                    draft.front = name
-                }
-                var image: Data?
-                if let name = Self.firstImage(in: question + answer) {
-                    image = attachment(named: name)
-                    if image == nil { skippedImages += 1 }
-                }
-                let did = (row[2] as Int64?) ?? 1
-                let queue = (row[4] as Int?) ?? 0
-                var card = CardImport(
-                    deck: deckNames[did] ?? "Default", draft: draft,
-                    source: ImportSource(file: file, unit: "card", number: cardId))
-                card.image = image
-                card.isArchived = queue == -1  // suspended: kept, never studied
-                card.reviews = reviews[cardId] ?? []
-                cards.append(card)
+            for (index, name) in whole.imageNames.enumerated() {
+                guard let name else { continue }
+                cards[index].image = attachment(named: name)
+                if cards[index].image == nil { skippedImages += 1 }
             }
             func counted(_ count: Int) -> String { "\(count) card\(count == 1 ? "" : "s")" }
-            var notImported = skipped.sorted { $0.key < $1.key }.map { kind, count in "\(counted(count)) \(kind)" }
+            var notImported = whole.skipped.sorted { $0.key < $1.key }.map { kind, count in "\(counted(count)) \(kind)"
+            }
             if skippedImages > 0 {
                 notImported.append(
                     "\(skippedImages) image\(skippedImages == 1 ? "" : "s") (missing, over 5 MB, or not JPEG/PNG/HEIC)")
             }
-            let fieldMapping = mappings.sorted { $0.key < $1.key }.map { "note type '\($0.key)': \($0.value)" }
+            let fieldMapping = whole.mappings.sorted { $0.key < $1.key }.map { "note type '\($0.key)': \($0.value)" }
             return Package(cards: cards, notImported: notImported, fieldMapping: fieldMapping)
         }
 
@@ -384,6 +318,144 @@ public enum AnkiPackageFormat {
                 } ?? rest.endIndex
             let name = String(rest[..<end])
             return name.isEmpty ? nil : name.removingPercentEncoding ?? name
+        }
+    }
+
+    /// Reads a collection's rows, on any thread: what `Reader` does apart from the archive.
+    struct Rows: Sendable {
+        let file: String
+
+        func open(_ collection: URL) throws -> DatabaseQueue {
+            var configuration = Configuration()
+            configuration.readonly = true
+            do {
+                return try DatabaseQueue(path: collection.path, configuration: configuration)
+            } catch {
+                throw CardboxError.invalid(field: file, reason: "its collection is not an SQLite database")
+            }
+        }
+
+        /// A damaged collection's errors, named as the package's.
+        func guarded<Value>(_ body: () throws -> Value) throws -> Value {
+            do {
+                return try body()
+            } catch let error as CardboxError {
+                throw error
+            } catch {
+                throw CardboxError.invalid(
+                    field: file, reason: "its collection is damaged (\(error.localizedDescription))")
+            }
+        }
+
+        static func collection(_ db: Database) throws -> Catalog? {
+            // Every column is read as optional: a damaged collection gives errors or gaps, never a trap.
+            guard let col = try Row.fetchOne(db, sql: "SELECT models, decks FROM col") else { return nil }
+            // Whether Cardbox reads a note type's cards is decided once per type, not once per card.
+            let noteTypes = Reader.decode([String: NoteType].self, col["models"]).reduce(
+                into: [Int64: ReadType]()
+            ) { types, entry in
+                if let id = Int64(entry.key) {
+                    types[id] = ReadType(type: entry.value, isRead: entry.value.isBasic || entry.value.isCloze)
+                }
+            }
+            struct DeckName: Decodable { var name: String }
+            let deckNames = Reader.decode([String: DeckName].self, col["decks"]).reduce(into: [Int64: String]()) {
+                names, entry in if let id = Int64(entry.key) { names[id] = entry.value.name }
+            }
+            return Catalog(noteTypes: noteTypes, deckNames: deckNames)
+        }
+
+        /// The note at which the cards divide in two halves, when there are enough to read in parts.
+        static func splitNote(_ db: Database, from threshold: Int) throws -> Int64? {
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cards") ?? 0
+            guard count >= threshold, ProcessInfo.processInfo.activeProcessorCount > 1 else { return nil }
+            return try Int64.fetchOne(
+                db, sql: "SELECT nid FROM cards WHERE nid IS NOT NULL ORDER BY nid LIMIT 1 OFFSET ?",
+                arguments: [count / 2])
+        }
+
+        /// The cards whose notes meet `condition` (on `cards c`), with their notes and answers.
+        func part(
+            _ db: Database, where condition: String, _ arguments: StatementArguments, _ known: Catalog?
+        ) throws -> Part {
+            guard let known else { throw CardboxError.invalid(field: file, reason: "its collection has no col row") }
+            // Rows are read through cursors by column position: collecting them first and reading
+            // columns by name was a fifth of reading a 10,000-note package.
+            var reviews: [Int64: [ReviewImport]] = [:]
+            let reviewRows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT r.cid, r.id, r.ease, r.time FROM revlog r JOIN cards c ON c.id = r.cid
+                    WHERE \(condition) AND r.ease BETWEEN 1 AND 4 AND r.type < 4 ORDER BY r.cid, r.id
+                    """, arguments: arguments)
+            while let row = try reviewRows.next() {
+                guard let cardId = row[0] as Int64?, let millis = row[1] as Int64?, let rating = row[2] as Int?
+                else { continue }
+                reviews[cardId, default: []].append(
+                    ReviewImport(
+                        rating: rating, at: Date(timeIntervalSince1970: Double(millis) / 1000),
+                        durationMs: max(0, (row[3] as Int?) ?? 0)))
+            }
+            var part = Part()
+            // Each card with its note: a note's fields are split again for its second card (a
+            // reversed one), which costs less than holding every note's fields by id.
+            let cardRows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT c.id, c.did, c.ord, c.queue, n.mid, n.tags, n.flds FROM cards c JOIN notes n ON n.id = c.nid
+                    WHERE \(condition) ORDER BY c.nid, c.ord
+                    """, arguments: arguments)
+            while let row = try cardRows.next() {
+                guard let cardId = row[0] as Int64?, let noteType = row[4] as Int64? else { continue }
+                guard let read = known.noteTypes[noteType] else {
+                    part.skipped["of an unknown note type", default: 0] += 1
+                    continue
+                }
+                let type = read.type
+                guard read.isRead else {
+                    part.skipped["of note type '\(type.name)' (custom templates)", default: 0] += 1
+                    continue
+                }
+                let noteFields = Reader.fields(of: (row[6] as String?) ?? "")
+                let ord = (row[2] as Int?) ?? 0
+                let fields = noteFields + Array(repeating: "", count: max(0, 2 - noteFields.count))
+                var (question, answer) = ord == 0 ? (fields[0], fields[1]) : (fields[1], fields[0])
+                if type.isCloze { (question, answer) = (fields[0], fields[1]) }  // Text, Back Extra
+                if type.flds.count > 2 { part.mappings[type.name] = type.mapping }  // two fields go where expected
+                var draft = CardDraft(
+                    front: DelimitedFormat.plainText(question), back: DelimitedFormat.plainText(answer),
+                    cardType: ord == 0 ? Card.defaultType : "reversed", notes: type.extraFieldNotes(fields),
+                    tags: ((row[5] as String?) ?? "").split(separator: " ").map(String.init))
+                if type.isCloze {
+                    // Card `ord` studies deletion ord + 1; Anki keeps a card whose deletion was
+                    // removed from the text (an "empty card"), which has nothing to study.
+                    guard Cloze.numbers(in: draft.front).contains(ord + 1) else {
+                        part.skipped["empty cloze (its deletion is gone from the text)", default: 0] += 1
+                        continue
+                    }
+                    (draft.cardType, draft.clozeNumber) = (Cloze.cardType, ord + 1)
+                }
+                if draft.front.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
+                    // A front that is only an image is named by the image's file, as Anki's browser
+                    // shows it; a front with nothing at all has nothing to study.
+                    guard let name = Reader.firstImage(in: question)?.trimmingCharacters(in: .whitespaces),
+                        !name.isEmpty
+                    else {
+                        part.skipped["with an empty front", default: 0] += 1
+                        continue
+                    }
+                    draft.front = name
+                }
+                let did = (row[1] as Int64?) ?? 1
+                var card = CardImport(
+                    deck: known.deckNames[did] ?? "Default", draft: draft,
+                    source: ImportSource(file: file, unit: "card", number: cardId))
+                card.isArchived = (row[3] as Int?) == -1  // suspended: kept, never studied
+                card.reviews = reviews[cardId] ?? []
+                part.cards.append(card)
+                part.imageNames.append(Reader.firstImage(in: question + answer))
+            }
+            return part
         }
     }
 }

@@ -117,6 +117,25 @@ final class AnkiPackageTests {
         #expect(try AnkiPackageFormat.read(path: Self.fixture, file: "spanish.apkg").cards.count == 6)
     }
 
+    @Test("a collection read in two parts at once gives the cards, in order, that one read gives")
+    func readInParts() throws {
+        func summary(_ package: AnkiPackageFormat.Package) -> [String] {
+            package.cards.map { card in
+                let reviews = card.reviews.map { "\($0.rating)@\($0.at.timeIntervalSince1970)/\($0.durationMs ?? -1)" }
+                return [
+                    card.deck, card.draft.front, card.draft.back, card.draft.cardType, card.draft.notes,
+                    card.draft.tags.joined(separator: " "), "\(card.draft.clozeNumber ?? 0)", "\(card.isArchived)",
+                    "\(card.image?.count ?? 0)", card.source.description, reviews.joined(separator: " "),
+                ].joined(separator: "|")
+            } + package.notImported + package.fieldMapping
+        }
+        let whole = try AnkiPackageFormat.read(path: Self.fixture, file: "spanish.apkg", partsFrom: .max)
+        let inParts = try AnkiPackageFormat.read(path: Self.fixture, file: "spanish.apkg", partsFrom: 2)
+        #expect(whole.cards.count == 6 && whole.cards.contains { !$0.reviews.isEmpty })
+        #expect(whole.cards.contains { $0.image != nil } && whole.cards.contains(where: \.isArchived))
+        #expect(summary(inParts) == summary(whole))
+    }
+
     @Test("importing the same package again skips every card")
     func again() throws {
         let (store, _) = try imported()
