@@ -18,7 +18,7 @@ extension TableColumn {
     /// The synced field a write of the column changes, which gets the write's clock; nil for a
     /// lookup column derived from a field (it changes with that field, whose clock covers it).
     var field: SyncedField? {
-        if Self.entity.derivedColumns.contains(where: { $0.column == rawValue }) { return nil }
+        if SyncRegistry.derivedColumns.contains(rawValue) { return nil }
         return Self.entity.field(ofColumn: Self.entity.wireColumn(rawValue))
     }
 }
