@@ -245,8 +245,8 @@ public enum AnkiPackageFormat {
                 }
                 results.withLock { $0[index] = result }
             }
-            var whole = Part()
-            for index in conditions.indices {
+            var whole = try results.withLock { $0[0]! }.get()
+            for index in conditions.indices.dropFirst() {
                 let part = try results.withLock { $0[index]! }.get()
                 whole.cards += part.cards
                 whole.imageNames += part.imageNames

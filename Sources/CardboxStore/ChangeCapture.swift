@@ -57,7 +57,9 @@ extension WriteContext {
         try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values + entity.rowArguments(id: id)))
         guard db.changesCount > 0 else { return }
         var written: [String] = []
-        for case let field? in writes.map(\.field) where !written.contains(field.name) { written.append(field.name) }
+        for case let field? in writes.lazy.map(\.field) where !written.contains(field.name) {
+            written.append(field.name)
+        }
         for field in written {
             try setFieldClock(entity, id: id, field: field, WriteClock(timestamp, replicaId), replicaKey: replicaKey)
         }

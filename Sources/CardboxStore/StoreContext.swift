@@ -212,8 +212,8 @@ final class WriteContext {
             db.cachedStatement(
                 sql: "SELECT id FROM \(entity.rawValue) WHERE \(scope) AND id <> ? ORDER BY position, id"),
             arguments: arguments + [id ?? ""])
+        let field = entity.ordering.flatMap { entity.field(named: $0.field) }
         for (sibling, key) in zip(ids, PositionKey.sequence(count: ids.count)) {
-            let field = entity.ordering.flatMap { entity.field(named: $0.field) }
             var writes = [ColumnWrite(column: "position", field: field, value: key)]
             if let parentColumn = entity.ordering?.parentColumn {
                 writes.insert(ColumnWrite(column: parentColumn, field: field, value: parentId), at: 0)
