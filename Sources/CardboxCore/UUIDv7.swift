@@ -28,16 +28,14 @@ public final class UUIDv7Generator: @unchecked Sendable {
             }
             lastMilliseconds = milliseconds
             let tail = random.next()
-            var bytes = [UInt8](repeating: 0, count: 16)
-            for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (40 - 8 * UInt64(index))) }
-            bytes[6] = 0x70 | UInt8(counter >> 8)
-            bytes[7] = UInt8(truncatingIfNeeded: counter)
-            for index in 8..<16 { bytes[index] = UInt8(truncatingIfNeeded: tail >> (8 * UInt64(index - 8))) }
-            bytes[8] = 0x80 | (bytes[8] & 0x3F)
+            // Built as a tuple, without an array to fill: an import makes an id per row.
+            let time = { (shift: UInt64) in UInt8(truncatingIfNeeded: milliseconds >> shift) }
+            let tailByte = { (shift: UInt64) in UInt8(truncatingIfNeeded: tail >> shift) }
             return UUID(
                 uuid: (
-                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                    bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                    time(40), time(32), time(24), time(16), time(8), time(0), 0x70 | UInt8(counter >> 8),
+                    UInt8(truncatingIfNeeded: counter), 0x80 | (tailByte(0) & 0x3F), tailByte(8), tailByte(16),
+                    tailByte(24), tailByte(32), tailByte(40), tailByte(48), tailByte(56)
                 ))
         }
     }

@@ -154,6 +154,21 @@ struct UUIDv7Tests {
         let later = generator.next(now: now.addingTimeInterval(60)).uuidString.lowercased()
         #expect(later > ids.last!)
     }
+
+    @Test("an id is the time in milliseconds, version 7 and the counter, the variant and the random tail")
+    func layout() {
+        let generator = UUIDv7Generator(random: SeededRandom(seed: 7))
+        var tails = SeededRandom(seed: 7)
+        let now = Date(timeIntervalSince1970: 1_750_000_000.123)
+        for counter in 0..<3 {
+            let tail = tails.next()
+            let bytes = (0..<8).map { UInt8(truncatingIfNeeded: tail >> (8 * UInt64($0))) }
+            let rest = ([0x80 | (bytes[0] & 0x3F)] + bytes.dropFirst()).map { String(format: "%02x", $0) }.joined()
+            let expected =
+                String(format: "%012llx", 1_750_000_000_123 as UInt64) + String(format: "7%03x", counter) + rest
+            #expect(generator.next(now: now).uuidString.lowercased().filter { $0 != "-" } == expected)
+        }
+    }
 }
 
 @Suite("Seeded randomness")
