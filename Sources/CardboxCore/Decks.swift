@@ -307,7 +307,13 @@ public struct CardFilter: Sendable, Equatable {
 public enum TagName {
     /// The key two names share when they name the same tag: trimmed, inner white space folded, lowercased.
     public static func normalize(_ name: String) -> String {
-        folded(name).lowercased()
+        lowercased(folded(name))
+    }
+
+    /// `lowercased()`, but a name with no capital letter and nothing beyond ASCII (most tags) is
+    /// returned as it is, without making a new string.
+    static func lowercased(_ name: String) -> String {
+        name.utf8.contains { (0x41...0x5A).contains($0) || $0 >= 0x80 } ? name.lowercased() : name
     }
 
     public static func validate(_ name: String) throws -> String {
@@ -333,13 +339,23 @@ public enum TagName {
         return !afterSpace || name.isEmpty
     }
 
-    /// Validates a card's tags, keeping the first spelling of each distinct tag.
+    /// Validates a card's tags, keeping the first spelling of each distinct tag. A card's few tags
+    /// are compared with each other one by one; a set of their keys is made only for a long list
+    /// (an import validates every row's tags, and hashing them into a set was half of the work).
     public static func validateList(_ names: [String]) throws -> [String] {
-        var seen = Set<String>()
         var result: [String] = []
+        var keys: [String] = []
+        result.reserveCapacity(names.count)
+        keys.reserveCapacity(names.count)
+        var seen = Set<String>()
         for name in names {
             let valid = try validate(name)
-            if seen.insert(normalize(valid)).inserted { result.append(valid) }
+            let key = lowercased(valid)
+            let isNew = names.count > 16 ? seen.insert(key).inserted : !keys.contains(key)
+            if isNew {
+                keys.append(key)
+                result.append(valid)
+            }
         }
         return result
     }

@@ -51,6 +51,11 @@ struct CardRulesTests {
         #expect(TagName.normalize("  Verbs ") == TagName.normalize("verbs"))
         #expect(TagName.normalize("Irregular   Verbs") == "irregular verbs")
         #expect(try TagName.validateList(["Verbs", " verbs ", "nouns"]) == ["Verbs", "nouns"])
+        #expect(try TagName.validateList(["Ñandú", "ñandú", "ÑANDÚ", "Ave"]) == ["Ñandú", "Ave"])
+        // A long list is checked through a set of keys: the same outcome.
+        let long = (0..<40).map { "Tag \($0 % 20)" } + (0..<20).map { "tag  \($0)" }
+        #expect(try TagName.validateList(long) == (0..<20).map { "Tag \($0)" })
+        #expect(TagName.normalize("Ñandú Rojo") == "ñandú rojo" && TagName.normalize("plain tag") == "plain tag")
         #expect(throws: CardboxError.invalid(field: "tag", reason: "cannot be empty")) { try TagName.validate("  ") }
     }
 

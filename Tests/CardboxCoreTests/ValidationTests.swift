@@ -1,6 +1,7 @@
-import CardboxCore
 import Foundation
 import Testing
+
+@testable import CardboxCore
 
 @Suite("Seed 002 validation rules")
 struct ValidationTests {
@@ -154,6 +155,19 @@ struct FastPathTests {
         var writer = JSONWriter()
         writer.string(bridged)
         #expect(writer.text == #""a\"b""#)
+    }
+
+    @Test("characters are counted as Swift counts them, from the bytes where the text is plain ASCII")
+    func characterCounts() throws {
+        let samples = [
+            "", "abc", "a\r\nb", "a\rb", "\r\n\r\n", "tab\there", "é", "e\u{301}", "🇪🇸 flag", "ñandú", "x\n",
+            NSString(string: "bridged a\r\nb").description,
+        ]
+        for sample in samples { #expect(Validate.characterCount(sample) == sample.count, "\(sample.debugDescription)") }
+        // A text of CR LF pairs is refused by its characters, not its bytes.
+        let pairs = String(repeating: "\r\n", count: 150)
+        #expect(try Validate.longText(pairs, field: "notes", maximum: 150) == pairs)
+        #expect(throws: CardboxError.self) { try Validate.longText(pairs + "x", field: "notes", maximum: 150) }
     }
 
     @Test("trimming matches Foundation's, without bridging")
