@@ -4,7 +4,6 @@ import Foundation
 import GRDB
 import Synchronization
 
-/// A card to import into a named deck; `source` names where it came from (for errors: "file line 7").
 /// Where an imported card came from, as messages name it ("cards.csv line 12", "deck.apkg card 17"):
 /// kept as its parts and made into text only for a message. A 10,000-note package made 10,000 such
 /// texts that no message used, 2.5 % of its import.
@@ -24,6 +23,7 @@ public struct ImportSource: Sendable, CustomStringConvertible, ExpressibleByStri
     public var description: String { number.map { "\(file) \(unit) \($0)" } ?? file }
 }
 
+/// A card to import into a named deck; `source` names where it came from (for errors: "file line 7").
 public struct CardImport: Sendable {
     public var deck: String
     public var draft: CardDraft
