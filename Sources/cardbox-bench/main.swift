@@ -199,31 +199,45 @@ struct Measurements {
     /// it: the answer, checked against its deck in its transaction, then the read of what it
     /// changed, to push. Medians over the runs of the time per answer of each, and the bytes the
     /// process wrote per answer (`wchar`: the write-ahead log and its checkpoints; Linux only).
+    /// The same work on a store in memory gives the engine's part alone, with no file at all: what
+    /// a copy held in memory and written behind would still spend at every answer.
     func webAnswers(_ count: Int) throws -> WebAnswerFigures {
         var figures: [WebAnswerFigures] = []
         for run in 0..<runs {
             Progress.show("the store's part of \(count) web answers: run \(run + 1)/\(runs)")
-            let (store, _) = try freshStore("web-answer-\(run)")
-            let deck = try store.createDeck(name: "Study", frontLanguage: "es", backLanguage: "en")
-            let cards = try store.addCards(to: deck.id, Self.drafts(100))
-            var sent = try store.changes().cursor
-            var answering = 0.0
-            var reading = 0.0
-            let written = Self.bytesWritten()
-            for index in 0..<count {
-                answering += try Clock.seconds {
-                    _ = try store.answer(cards[index % cards.count].id, inDeck: deck.id, rating: 3)
-                }
-                reading += try Clock.seconds { sent = try store.changes(since: sent).cursor }
-            }
-            let bytes = Self.bytesWritten().flatMap { end in written.map { Double(end - $0) / Double(count) } }
-            figures.append(.init(answer: answering / Double(count), changes: reading / Double(count), bytes: bytes))
+            let (onFile, _) = try freshStore("web-answer-\(run)")
+            var figure = try Self.answerTimes(on: onFile, count)
+            let inMemory = try CardboxStore.inMemory()
+            _ = try inMemory.setPlan(.premium)
+            let memory = try Self.answerTimes(on: inMemory, count)
+            figure.inMemory = (memory.answer, memory.changes)
+            figures.append(figure)
         }
         let median = WebAnswerFigures(
             answer: figures.map(\.answer).median, changes: figures.map(\.changes).median,
-            bytes: figures.contains { $0.bytes == nil } ? nil : figures.compactMap(\.bytes).median)
+            bytes: figures.contains { $0.bytes == nil } ? nil : figures.compactMap(\.bytes).median,
+            inMemory: (figures.compactMap(\.inMemory?.answer).median, figures.compactMap(\.inMemory?.changes).median))
         Progress.done("the store's part of a web answer: \(Report.us(median.answer + median.changes)) each")
         return median
+    }
+
+    /// Answers `count` times on a new deck of 100 cards, each answer followed by the read of what
+    /// it changed: the mean time of each, and the bytes written per answer.
+    static func answerTimes(on store: CardboxStore, _ count: Int) throws -> WebAnswerFigures {
+        let deck = try store.createDeck(name: "Study", frontLanguage: "es", backLanguage: "en")
+        let cards = try store.addCards(to: deck.id, drafts(100))
+        var sent = try store.changes().cursor
+        var answering = 0.0
+        var reading = 0.0
+        let written = bytesWritten()
+        for index in 0..<count {
+            answering += try Clock.seconds {
+                _ = try store.answer(cards[index % cards.count].id, inDeck: deck.id, rating: 3)
+            }
+            reading += try Clock.seconds { sent = try store.changes(since: sent).cursor }
+        }
+        let bytes = bytesWritten().flatMap { end in written.map { Double(end - $0) / Double(count) } }
+        return WebAnswerFigures(answer: answering / Double(count), changes: reading / Double(count), bytes: bytes)
     }
 
     /// Bytes this process has passed to `write` and its kin so far (`/proc/self/io`'s `wchar`), where
@@ -454,7 +468,9 @@ struct Measurements {
 struct WebAnswerFigures {
     var answer: Double
     var changes: Double
-    var bytes: Double?
+    var bytes: Double? = nil
+    /// The answer and the read of what it changed on a store in memory.
+    var inMemory: (answer: Double, changes: Double)? = nil
 }
 
 enum Clock {
@@ -492,6 +508,10 @@ enum Report {
             [
                 "  bytes written per answer (log and checkpoints)",
                 figures.bytes.map { String(format: "%.1f kB", $0 / 1_000) } ?? "not known on this system",
+            ],
+            [
+                "  the same two on a store in memory (no file)",
+                figures.inMemory.map { "\(us($0.answer + $0.changes)) (\(us($0.answer)) + \(us($0.changes)))" } ?? "",
             ],
         ]
     }
