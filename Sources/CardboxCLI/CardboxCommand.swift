@@ -189,22 +189,22 @@ public struct GlobalOptions: ParsableArguments {
     }
 
     /// The store file's path: --store, $CARDBOX_STORE, $XDG_DATA_HOME/cardbox, ~/.local/share/cardbox.
-    func storePath(environment: [String: String] = Terminal.current.environment) -> String {
-        if let path = store ?? environment["CARDBOX_STORE"], !path.isEmpty {
+    func storePath(variable: (String) -> String? = Terminal.current.variable) -> String {
+        if let path = store ?? variable("CARDBOX_STORE"), !path.isEmpty {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
                 return URL(fileURLWithPath: path).appendingPathComponent("cardbox.sqlite").path
             }
             return path
         }
-        return Self.dataFolder(environment: environment).appendingPathComponent("cardbox.sqlite").path
+        return Self.dataFolder(variable: variable).appendingPathComponent("cardbox.sqlite").path
     }
 
     /// Cardbox's data folder: $XDG_DATA_HOME/cardbox, else ~/.local/share/cardbox.
-    public static func dataFolder(environment: [String: String]) -> URL {
+    public static func dataFolder(variable: (String) -> String?) -> URL {
         let dataHome =
-            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? URL(fileURLWithPath: environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path)
+            variable("XDG_DATA_HOME").flatMap { $0.isEmpty ? nil : $0 }
+            ?? URL(fileURLWithPath: variable("HOME") ?? FileManager.default.homeDirectoryForCurrentUser.path)
             .appendingPathComponent(".local/share")
             .path
         return URL(fileURLWithPath: dataHome).appendingPathComponent("cardbox")

@@ -344,18 +344,18 @@ public enum TagName {
     /// (an import validates every row's tags, and hashing them into a set was half of the work).
     public static func validateList(_ names: [String]) throws -> [String] {
         var result: [String] = []
-        var keys: [String] = []
         result.reserveCapacity(names.count)
-        keys.reserveCapacity(names.count)
+        let usesSet = names.count > 16
+        var keys: [String] = []
         var seen = Set<String>()
+        if usesSet { seen.reserveCapacity(names.count) } else { keys.reserveCapacity(names.count) }
         for name in names {
             let valid = try validate(name)
             let key = lowercased(valid)
-            let isNew = names.count > 16 ? seen.insert(key).inserted : !keys.contains(key)
-            if isNew {
-                keys.append(key)
-                result.append(valid)
-            }
+            let isNew = usesSet ? seen.insert(key).inserted : !keys.contains(key)
+            guard isNew else { continue }
+            if !usesSet { keys.append(key) }
+            result.append(valid)
         }
         return result
     }

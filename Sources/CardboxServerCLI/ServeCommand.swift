@@ -20,7 +20,7 @@ struct ServerDatabaseOptions: ParsableArguments {
 
     func location(environment: [String: String] = Terminal.current.environment) -> String {
         if let database, !database.isEmpty { return database }
-        return GlobalOptions.dataFolder(environment: environment).appendingPathComponent("server.sqlite").path
+        return GlobalOptions.dataFolder(variable: { environment[$0] }).appendingPathComponent("server.sqlite").path
     }
 
     /// Opens the database, runs `body`, and closes it, whatever happens.
@@ -184,7 +184,7 @@ struct ServeCommand: AsyncParsableCommand {
         let location = database.location(environment: environment)
         let folder =
             location.hasPrefix("postgres")
-            ? GlobalOptions.dataFolder(environment: environment)
+            ? GlobalOptions.dataFolder(variable: { environment[$0] })
             : URL(fileURLWithPath: location).deletingLastPathComponent()
         return folder.appendingPathComponent("server-cache")
     }
