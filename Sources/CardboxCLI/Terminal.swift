@@ -8,7 +8,7 @@ public final class Terminal: @unchecked Sendable {
     @TaskLocal public static var current = Terminal()
 
     /// The environment a captured terminal was given; nil: the process's own, read a variable at a
-    /// time (making Foundation's dictionary of every variable was 3 % of a short command's work).
+    /// time, so that a command does not copy every variable into a dictionary at its start.
     private let givenEnvironment: [String: String]?
     /// Every variable of the environment.
     public var environment: [String: String] { givenEnvironment ?? ProcessInfo.processInfo.environment }
