@@ -18,9 +18,9 @@ struct ServerDatabaseOptions: ParsableArguments {
     )
     var database: String?
 
-    func location(environment: [String: String] = Terminal.current.environment) -> String {
+    func location(variable: (String) -> String? = Terminal.current.variable) -> String {
         if let database, !database.isEmpty { return database }
-        return GlobalOptions.dataFolder(variable: { environment[$0] }).appendingPathComponent("server.sqlite").path
+        return GlobalOptions.dataFolder(variable: variable).appendingPathComponent("server.sqlite").path
     }
 
     /// Opens the database, runs `body`, and closes it, whatever happens.
@@ -178,13 +178,13 @@ struct ServeCommand: AsyncParsableCommand {
         return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
-    private func replicaFolder(environment: [String: String] = Terminal.current.environment) -> URL? {
+    private func replicaFolder(variable: (String) -> String? = Terminal.current.variable) -> URL? {
         if cacheFolder == "none" { return nil }
         if let cacheFolder, !cacheFolder.isEmpty { return URL(fileURLWithPath: cacheFolder) }
-        let location = database.location(environment: environment)
+        let location = database.location(variable: variable)
         let folder =
             location.hasPrefix("postgres")
-            ? GlobalOptions.dataFolder(variable: { environment[$0] })
+            ? GlobalOptions.dataFolder(variable: variable)
             : URL(fileURLWithPath: location).deletingLastPathComponent()
         return folder.appendingPathComponent("server-cache")
     }
