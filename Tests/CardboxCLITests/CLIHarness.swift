@@ -30,9 +30,14 @@ struct CLI {
 
     func remove() { try? FileManager.default.removeItem(at: folder) }
 
-    /// The `cardbox` executable this test run built: beside the test bundle, and not older than it
-    /// (`swift build --build-tests` builds both; a binary left from an earlier build is refused).
-    static func builtBinary() throws -> URL {
+    /// The `cardbox` executable this test run built: beside the test bundle, and linked after every
+    /// object it is made of (`swift build --build-tests` builds both; a binary left from an earlier
+    /// build is refused). Found and checked once per test run.
+    static func builtBinary() throws -> URL { try located.get() }
+
+    private static let located = Swift.Result<URL, CLIHarnessError> { () throws(CLIHarnessError) in try locateBinary() }
+
+    private static func locateBinary() throws(CLIHarnessError) -> URL {
         if let path = ProcessInfo.processInfo.environment["CARDBOX_BIN"] { return URL(fileURLWithPath: path) }
         let tests = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         let folder = tests.deletingLastPathComponent()
@@ -45,13 +50,31 @@ struct CLI {
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw CLIHarnessError("no cardbox binary beside the tests at \(folder.path): run swift build --build-tests")
         }
-        let modified = { (url: URL) in
-            (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? nil
-        }
-        if let built = modified(binary), let bundle = modified(tests), built < bundle.addingTimeInterval(-600) {
-            throw CLIHarnessError("\(binary.path) is older than the tests: run swift build --build-tests")
+        if let newer = newerObject(than: binary, tests: tests) {
+            throw CLIHarnessError(
+                "\(binary.path) is older than \(newer), which it is linked from: run swift build --build-tests")
         }
         return binary
+    }
+
+    /// An object file `binary` is linked from that changed after it was linked, if any. SwiftPM lists
+    /// a product's objects in `<product>.product/Objects.LinkFileList` beside it. A change that only
+    /// the server or the tests link relinks the test bundle but rightly leaves `cardbox` as it is, so
+    /// the bundle's own date says nothing about `cardbox`; without the list (another build layout),
+    /// the binary must not be more than ten minutes older than the bundle.
+    private static func newerObject(than binary: URL, tests: URL) -> String? {
+        func modified(_ path: String) -> Date? {
+            (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate]) as? Date
+        }
+        guard let linked = modified(binary.path) else { return nil }
+        let list = binary.deletingLastPathComponent().appendingPathComponent("cardbox.product/Objects.LinkFileList")
+        guard let objects = try? String(contentsOf: list, encoding: .utf8) else {
+            guard let bundle = modified(tests.path), linked < bundle.addingTimeInterval(-600) else { return nil }
+            return tests.path
+        }
+        return objects.split(separator: "\n").lazy.map(String.init).first { object in
+            modified(object).map { $0 > linked } ?? false
+        }
     }
 
     /// Runs `cardbox --store STORE args…` (or without --store when `store` is false) in this process,
