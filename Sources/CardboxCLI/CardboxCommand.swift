@@ -41,11 +41,11 @@ public struct CardboxCommand: AsyncParsableCommand {
     /// Runs the command line as the `cardbox` process and exits with the command's status. The
     /// server's commands run in `cardbox-server`, which replaces this process (same pid, so signals
     /// reach the server): `cardbox` itself does not link the server, and starts faster for it.
-    public static func runProcess(_ arguments: [String]? = nil) async -> Never {
+    public static func runProcess(_ arguments: [String]? = nil) -> Never {
         let arguments = arguments ?? Array(CommandLine.arguments.dropFirst())
         if ServerProgram.runs(arguments) { ServerProgram.replaceProcess(arguments) }
         CardboxStore.prepareSQLite()
-        Foundation.exit(await runAsync(arguments))
+        CommandRunner<Self>.runProcess(arguments)
     }
 
     /// The subcommand names at the start of `arguments` (global options skipped).
@@ -94,21 +94,52 @@ public enum CommandRunner<Root: ParsableCommand> {
     /// `run`, for every command, the async ones included.
     public static func runAsync(_ arguments: [String], terminal: Terminal = Terminal()) async -> Int32 {
         await Terminal.$current.withValue(terminal) {
-            var command: ParsableCommand
-            do {
-                command = try Root.parseAsRoot(arguments)
-            } catch {
-                return status(arguments) { throw error }
+            switch parse(arguments) {
+            case .failure(let error): return status(arguments) { throw error }
+            case .success(var command as AsyncParsableCommand):
+                return await asyncStatus(arguments) { try await command.run() }
+            case .success(var command): return status(arguments) { try command.run() }
             }
-            if var asyncCommand = command as? AsyncParsableCommand {
-                do {
-                    try await asyncCommand.run()
-                    return 0
-                } catch {
-                    return status(arguments) { throw error }
-                }
+        }
+    }
+
+    /// Runs one command line as the whole process and exits with its status. A command that needs no
+    /// concurrency (all but those that talk to a server) runs on the main thread, so the process
+    /// starts no thread of its own for it: an `async` main starts the concurrency runtime's threads
+    /// before the first line, for `--version` too. An async command runs in a task, the main thread
+    /// serving Dispatch's main queue meanwhile.
+    public static func runProcess(_ arguments: [String], terminal: Terminal = Terminal()) -> Never {
+        let parsed = Terminal.$current.withValue(terminal) { parse(arguments) }
+        guard case .success(let command as AsyncParsableCommand) = parsed else {
+            Foundation.exit(
+                Terminal.$current.withValue(terminal) {
+                    status(arguments) {
+                        var command = try parsed.get()
+                        try command.run()
+                    }
+                })
+        }
+        nonisolated(unsafe) var asyncCommand = command
+        Task {
+            let code = await Terminal.$current.withValue(terminal) {
+                await asyncStatus(arguments) { try await asyncCommand.run() }
             }
-            return status(arguments) { try command.run() }
+            Foundation.exit(code)
+        }
+        dispatchMain()
+    }
+
+    private static func parse(_ arguments: [String]) -> Swift.Result<any ParsableCommand, any Error> {
+        Swift.Result { try Root.parseAsRoot(arguments) }
+    }
+
+    /// `status` of an async body.
+    private static func asyncStatus(_ arguments: [String], _ body: () async throws -> Void) async -> Int32 {
+        do {
+            try await body()
+            return 0
+        } catch {
+            return status(arguments) { throw error }
         }
     }
 

@@ -1,3 +1,3 @@
 import CardboxCLI
 
-await CardboxCommand.runProcess()
+CardboxCommand.runProcess()
