@@ -162,6 +162,15 @@ actor AccountCopy {
         }
     }
 
+    /// Gives the store the server's plan and the free plan's limit where it holds others (a device's
+    /// push of them, from before the server ignored it, may have left others in the sync state).
+    private static func hold(_ plan: Plan, in store: CardboxStore) throws {
+        let allowance = try store.allowance()
+        let limit = allowance.plan == .free ? allowance.cardLimit : nil
+        guard allowance.plan != plan || (plan == .free && limit != Limits.freeCardLimit) else { return }
+        _ = try store.setPlan(plan, freeCardLimit: Limits.freeCardLimit)
+    }
+
     private func writeInTurn<T: Sendable>(
         plan: Plan, now: Date, atLeast cursor: Int64?, _ body: @escaping @Sendable (CardboxStore) throws -> T,
         pushed: @escaping @Sendable () async -> Void
@@ -173,7 +182,7 @@ actor AccountCopy {
         let (result, changes, sent): (T, ChangeSet, HLCTimestamp)
         do {
             (result, changes, sent) = try await AccountReplicas.blocking {
-                if !planHeld, try store.plan() != plan { _ = try store.setPlan(plan) }
+                if !planHeld { try Self.hold(plan, in: store) }
                 let result = try body(store)
                 let (changes, sent) = try store.changes(since: try known ?? store.replicaSent())
                 return (result, changes, sent)

@@ -145,7 +145,7 @@ struct DeckCommand: ParsableCommand {
         @Option(help: "Suggestions to keep queued (0 turns automatic suggestions off).") var queuedSuggestions: Int?
         @Option(help: "Language on the front (ISO 639-1).") var front: String?
         @Option(help: "Language on the back (ISO 639-1).") var back: String?
-        @Option(help: "Desired retention for FSRS, between 0 and 1 (default 0.9).") var desiredRetention: Double?
+        @Option(help: "Desired retention for FSRS, 0.7 to 0.99 (default 0.9).") var desiredRetention: Double?
         @Option(help: "New cards per day (default 20).") var newPerDay: Int?
         @Option(help: "Reviews per day (default 200).") var reviewsPerDay: Int?
         @Option(help: "Learning steps, e.g. 1m,10m (empty for none).") var learningSteps: String?

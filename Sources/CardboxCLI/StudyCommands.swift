@@ -156,7 +156,9 @@ struct StudySession {
             case "q": return finish(answered)
             case "u": status = try undoLast(&answered)
             default:
-                let duration = Int(Date().timeIntervalSince(shownAt) * 1000)
+                // A card left on screen overnight counts as a day, the longest an answer may take.
+                let duration = min(
+                    Int(max(0, Date().timeIntervalSince(shownAt)) * 1000), StudyRanges.answerDuration.upperBound)
                 _ = try store.answer(next.card.id, rating: Int(String(choice))!, durationMs: duration)
                 answered += 1
             }

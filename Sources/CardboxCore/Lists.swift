@@ -154,9 +154,9 @@ public struct UserSettings: Codable, Sendable, Equatable {
             }
             exportPreferences = value
         case "rejectedSuggestionRetentionDays":
-            guard let days = Int(text), days >= 1 else {
+            guard let days = Int(text), Self.retentionDaysRange.contains(days) else {
                 throw CardboxError.invalid(
-                    field: key, reason: "must be a whole number of days, 1 or more, got '\(text)'")
+                    field: key, reason: "must be a whole number of days from 1 to 36500, got '\(text)'")
             }
             rejectedSuggestionRetentionDays = days
         case "dayStartHour":
@@ -174,6 +174,36 @@ public struct UserSettings: Codable, Sendable, Equatable {
             throw CardboxError.invalid(
                 field: "setting", reason: "unknown setting '\(key)' (known: \(Self.keys.joined(separator: ", ")))")
         }
+    }
+}
+
+extension UserSettings {
+    /// The longest time a rejected suggestion is kept, in days: a hundred years.
+    public static let retentionDaysRange = 1...36_500
+
+    /// Takes one setting as a store keeps it (its key, its value's JSON) into these settings.
+    /// Returns why the value is not one this setting may hold (the settings are then unchanged),
+    /// or nil; a key this version does not know is kept by the store and ignored here.
+    @discardableResult
+    public mutating func takeStored(_ key: String, _ value: JSONValue) -> String? {
+        switch (key, value) {
+        case ("showCrossedOutItems", .bool(let flag)): showCrossedOutItems = flag
+        case ("exportPreferences", .object): exportPreferences = value
+        case ("rejectedSuggestionRetentionDays", .int(let days))
+        where Self.retentionDaysRange.contains(Int(clamping: days)):
+            rejectedSuggestionRetentionDays = Int(days)
+        case ("dayStartHour", .int(let hour)) where (0...23).contains(hour): dayStartHour = Int(hour)
+        case ("timeZone", .string(let zone)) where zone.utf8.count <= 64 && TimeZone(identifier: zone) != nil:
+            timeZone = zone
+        case ("timeZone", .null): timeZone = nil
+        case ("showCrossedOutItems", _): return "must be true or false"
+        case ("exportPreferences", _): return "must be a JSON object"
+        case ("rejectedSuggestionRetentionDays", _): return "must be a whole number of days from 1 to 36500"
+        case ("dayStartHour", _): return "must be an hour from 0 to 23"
+        case ("timeZone", _): return "must be a time zone's name, e.g. Europe/Madrid, or null"
+        default: break
+        }
+        return nil
     }
 }
 

@@ -394,7 +394,7 @@ public enum AnkiPackageFormat {
                 reviews[cardId, default: []].append(
                     ReviewImport(
                         rating: rating, at: Date(timeIntervalSince1970: Double(millis) / 1000),
-                        durationMs: max(0, (row[3] as Int?) ?? 0)))
+                        durationMs: ((row[3] as Int?) ?? 0).clamped(to: StudyRanges.answerDuration)))
             }
             var part = Part()
             // Each card with its note: a note's fields are split again for its second card (a

@@ -40,11 +40,20 @@ public struct FSRSStep: Sendable {
     private let factor: Double
 
     public static let stabilityMinimum = 0.001
+    /// The ceiling on stability, in days: ten million, past any span a stored time can hold (the
+    /// hybrid logical clock's 48 bits of milliseconds are 3.3 million days), so every value stays
+    /// finite. py-fsrs sets none (its fixtures reach 254,000 days), and agreeing with it below the
+    /// ceiling matters more than fsrs-rs's `S_MAX` of 36,500.
+    public static let stabilityMaximum = 10_000_000.0
+    /// The longest interval, in days: a hundred years, Anki's and FSRS's ceiling.
+    public static let longestInterval = 36_500
 
+    /// `maximumInterval` is held to 1…`longestInterval` days, so no interval, however large the
+    /// stability, leaves the range of an `Int` (32 bits in WebAssembly).
     public init(weights: InlineArray<21, Double>, desiredRetention: Double, maximumInterval: Int) {
         self.weights = weights
         self.desiredRetention = desiredRetention
-        self.maximumInterval = maximumInterval
+        self.maximumInterval = min(max(maximumInterval, 1), Self.longestInterval)
         decay = -weights[20]
         factor = PortableMath.pow(0.9, 1 / decay) - 1
     }
@@ -56,6 +65,8 @@ public struct FSRSStep: Sendable {
         _ card: Card, rating: Int, at now: Double, learningSteps: UnsafeBufferPointer<Double>,
         relearningSteps: UnsafeBufferPointer<Double>, fuzz: Bool, pick: (_ lower: Int, _ upper: Int) -> Int
     ) -> Card {
+        let rating = min(max(rating, 1), 4)
+        let card = Self.withinBounds(card, stepCount: max(learningSteps.count, relearningSteps.count))
         var next = card
         let sameDay = card.lastReview.map { Self.wholeDays(from: $0, to: now) < 1 } ?? false
         var seconds: Double
@@ -119,10 +130,28 @@ public struct FSRSStep: Sendable {
         return next
     }
 
+    /// The card with every value a stored card may hold out of bounds (an older store's, another
+    /// device's) moved into them: stability and difficulty into FSRS's bounds (a value that is not
+    /// a number is no memory at all), the step into the steps. The formulas and the indexing below
+    /// then never meet a value they were not made for.
+    static func withinBounds(_ card: Card, stepCount: Int) -> Card {
+        var card = card
+        func bounded(_ value: Double?, _ lower: Double, _ upper: Double) -> Double? {
+            guard let value, !value.isNaN else { return nil }
+            return min(max(value, lower), upper)
+        }
+        card.stability = bounded(card.stability, stabilityMinimum, stabilityMaximum)
+        card.difficulty = bounded(card.difficulty, 1, 10)
+        card.step = card.step.map { min(max($0, 0), stepCount) }
+        return card
+    }
+
     /// The probability of recalling the card at `now`: 0 for a card never reviewed. Elapsed time is
     /// counted in whole days since the last review, as py-fsrs counts it.
     public func retrievability(of card: Card, at now: Double) -> Double {
-        guard let lastReview = card.lastReview, let stability = card.stability else { return 0 }
+        guard let lastReview = card.lastReview,
+            let stability = Self.withinBounds(card, stepCount: 0).stability
+        else { return 0 }
         let elapsedDays = max(0, Self.wholeDays(from: lastReview, to: now))
         return retrievability(days: Double(elapsedDays), stability)
     }
@@ -136,6 +165,7 @@ public struct FSRSStep: Sendable {
     /// `timedelta.days`.
     public static func wholeDays(from start: Double, to end: Double) -> Int {
         let days = ((end - start) / 86_400).rounded(.down)
+        guard !days.isNaN else { return 0 }
         return Int(max(min(days, 1e9), -1e9))
     }
 
@@ -143,7 +173,9 @@ public struct FSRSStep: Sendable {
 
     private func clampDifficulty(_ difficulty: Double) -> Double { min(max(difficulty, 1), 10) }
 
-    private func clampStability(_ stability: Double) -> Double { max(stability, Self.stabilityMinimum) }
+    private func clampStability(_ stability: Double) -> Double {
+        min(max(stability, Self.stabilityMinimum), Self.stabilityMaximum)
+    }
 
     public func initialStability(_ rating: Int) -> Double { clampStability(weights[rating - 1]) }
 
@@ -154,7 +186,9 @@ public struct FSRSStep: Sendable {
     /// The interval in whole days for the desired retention (Python's `round`: half to even).
     public func nextInterval(_ stability: Double) -> Int {
         let days = (stability / factor) * (PortableMath.pow(desiredRetention, 1 / decay) - 1)
-        // Bounded before it becomes an Int: an Int has 32 bits in WebAssembly.
+        // Bounded before it becomes an Int: an Int has 32 bits in WebAssembly. A stability that is
+        // not a number gives the shortest interval.
+        guard !days.isNaN else { return 1 }
         return Int(min(max(days.rounded(.toNearestOrEven), 1), Double(maximumInterval)))
     }
 

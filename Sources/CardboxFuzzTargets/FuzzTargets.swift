@@ -34,6 +34,7 @@ public enum FuzzTargets {
         "html": { data in FuzzTargets.html(data) },
         "workermessage": { data in FuzzTargets.workerMessage(data) },
         "storedid": { data in FuzzTargets.storedID(data) },
+        "study": { data in FuzzTargets.study(data) },
     ]
 
     /// A card id's bytes (`cardbox_uuid_bytes`) and text (`cardbox_uuid_text`): text has bytes

@@ -197,7 +197,14 @@ public struct SyncAPI: Sendable {
         guard let batchText = request.uri.queryParameters["batch"], let batch = UUID(uuidString: String(batchText))
         else { throw CardboxError.invalid(field: "batch", reason: "the query must name the batch: ?batch=UUID") }
         let text = try await bodyText(request, context)
-        let changes = try ChangeSet.parse(text)
+        var changes = try ChangeSet.parse(text)
+        if changes.writesAccount {
+            // The plan and its limit are the server's: a device's write to them is ignored. (Only a
+            // push that writes the account's record waits for the token's check here.)
+            let caller = try await context.verifiedCaller()
+            guard caller.account.id == account else { throw BearerAuthentication.unauthorized }
+            changes = changes.holdingAccount(to: caller.account.plan)
+        }
         let cardLimits = self.cardLimits
         let receipt: PushReceipt
         do {

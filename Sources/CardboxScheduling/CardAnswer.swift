@@ -28,12 +28,20 @@ extension Card {
         after.difficulty = next.difficulty
         after.dueAt = next.due
         after.lastReviewAt = date
-        after.reps = reps + 1
+        after.reps = Self.counted(reps, adding: 1)
         // Anki counts a lapse when a review card is forgotten, not a card still being learned.
-        after.lapses = lapses + (rating == .again && state == .review ? 1 : 0)
+        after.lapses = Self.counted(lapses, adding: rating == .again && state == .review ? 1 : 0)
         return CardAnswer(
             before: self, after: after, rating: rating, reviewedAt: date,
-            elapsedDays: lastReviewAt.map { max(0, Scheduler.wholeDays(from: $0, to: date)) } ?? 0)
+            elapsedDays: lastReviewAt.map {
+                Scheduler.wholeDays(from: $0, to: date).clamped(to: StudyRanges.elapsedDays)
+            } ?? 0)
+    }
+
+    /// A count of reviews or lapses after `more`, held to `StudyRanges.answerCount` (a stored count
+    /// past it stays at its end instead of overflowing).
+    static func counted(_ count: Int, adding more: Int) -> Int {
+        count.clamped(to: StudyRanges.answerCount.lowerBound...(StudyRanges.answerCount.upperBound - more)) + more
     }
 
     /// The fuzz for the card's next answer, when the deck uses fuzz.
@@ -54,8 +62,11 @@ extension Card {
 }
 
 extension Scheduler {
-    /// The scheduler a deck's settings describe; settings it cannot use are an error naming them.
+    /// The scheduler a deck's settings describe, each clamped into the range the engine works in
+    /// (`StudySettings.clampedForStudy`): a deck an older store or another device holds is studied,
+    /// never refused. Setters check settings with `StudySettings.validate()` before they are stored.
     public init(_ settings: StudySettings) throws {
+        let settings = settings.clampedForStudy
         do {
             try self.init(
                 parameters: FSRSParameters(settings.fsrsParameters ?? FSRSParameters.defaultValues),

@@ -1,3 +1,4 @@
+import CardboxCore
 import CardboxFSRS
 import Foundation
 
@@ -52,13 +53,8 @@ public struct FSRSParameters: Sendable, Equatable, Codable {
     ]
 
     static let stabilityMinimum = FSRSStep.stabilityMinimum
-    static let lowerBounds: [Double] = [
-        0.001, 0.001, 0.001, 0.001, 1.0, 0.001, 0.001, 0.001, 0.0, 0.0, 0.001, 0.001, 0.001, 0.001, 0.0, 0.0, 1.0,
-        0.0, 0.0, 0.0, 0.1,
-    ]
-    static let upperBounds: [Double] = [
-        100, 100, 100, 100, 10.0, 4.0, 4.0, 0.75, 4.5, 0.8, 3.5, 5.0, 0.25, 0.9, 4.0, 1.0, 6.0, 2.0, 2.0, 0.8, 0.8,
-    ]
+    static let lowerBounds = StudyRanges.parameterLowerBounds
+    static let upperBounds = StudyRanges.parameterUpperBounds
 
     public static let defaults = try! FSRSParameters(defaultValues)
 
@@ -75,15 +71,7 @@ public struct FSRSParameters: Sendable, Equatable, Codable {
 
     /// Refuses a list of the wrong length, or a value outside its bounds, naming the parameter.
     public init(_ values: [Double]) throws {
-        guard values.count == Self.lowerBounds.count else {
-            throw SchedulingError.invalidParameters("FSRS-6 takes 21 parameters (w0…w20), got \(values.count)")
-        }
-        for (index, value) in values.enumerated()
-        where !(Self.lowerBounds[index]...Self.upperBounds[index]).contains(value) {
-            throw SchedulingError.invalidParameters(
-                "parameter w\(index) = \(value) is outside FSRS's bounds \(Self.lowerBounds[index])…\(Self.upperBounds[index])"
-            )
-        }
+        if let problem = StudyRanges.parametersProblem(values) { throw SchedulingError.invalidParameters(problem) }
         self.values = values
     }
 
@@ -121,8 +109,9 @@ public struct Scheduler: Sendable, Equatable {
         guard desiredRetention > 0 && desiredRetention < 1 else {
             throw SchedulingError.invalidOption("desired retention must be between 0 and 1, got \(desiredRetention)")
         }
-        guard maximumInterval >= 1 else {
-            throw SchedulingError.invalidOption("maximum interval must be 1 day or more, got \(maximumInterval)")
+        guard (1...FSRSStep.longestInterval).contains(maximumInterval) else {
+            throw SchedulingError.invalidOption(
+                "maximum interval must be from 1 to \(FSRSStep.longestInterval) days, got \(maximumInterval)")
         }
         guard (learningSteps + relearningSteps).allSatisfy({ $0 > 0 }) else {
             throw SchedulingError.invalidOption("steps must be positive durations")

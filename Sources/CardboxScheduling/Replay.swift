@@ -1,37 +1,14 @@
 import CardboxCore
 import Foundation
 
-/// Learning and relearning steps as people write them: "1m,10m", "1h", "30s", "2d"; "" means none.
+/// Learning and relearning steps as people write them: "1m,10m", "1h", "30s", "2d"; "" means none
+/// (`StudySteps`' rules, with the scheduler's error).
 public enum StepList {
-    /// Parsed at every answer (a deck's scheduler is made from its settings): no Foundation here.
     public static func parse(_ text: String, field: String) throws -> [TimeInterval] {
-        try text.split(separator: ",").map { raw in
-            let step = trimmedOfSpaces(raw)
-            guard let unit = step.last.flatMap(seconds(perUnit:)), let count = Double(step.dropLast()), count > 0 else {
-                throw SchedulingError.invalidOption(
-                    "\(field): '\(step)' is not a step like 1m, 10m, 1h, 30s or 2d")
-            }
-            return count * unit
+        switch StudySteps.parse(text) {
+        case .success(let steps): return steps
+        case .failure(let problem): throw SchedulingError.invalidOption("\(field): \(problem.reason)")
         }
-    }
-
-    private static func seconds(perUnit unit: Character) -> TimeInterval? {
-        switch unit {
-        case "s": 1
-        case "m": 60
-        case "h": 3_600
-        case "d": 86_400
-        default: nil
-        }
-    }
-
-    /// `text` without spaces and tabs at either end: `CharacterSet.whitespaces`, white space that
-    /// is not a line break.
-    private static func trimmedOfSpaces(_ text: Substring) -> Substring {
-        let isSpace = { (character: Character) in character.isWhitespace && !character.isNewline }
-        var text = text.drop(while: isSpace)
-        while let last = text.last, isSpace(last) { text = text.dropLast() }
-        return text
     }
 }
 

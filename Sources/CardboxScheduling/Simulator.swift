@@ -136,6 +136,26 @@ public struct SimulatedCard: Sendable, Equatable {
     }
 }
 
+extension SimulatedCard {
+    /// The card with its memory within FSRS's bounds and its days within reach of a run of `days`
+    /// (a value that is not a number taken as the nearest harmless one), so that no day becomes
+    /// an index or an `Int` it cannot be: what an older store or another device holds is
+    /// simulated, not a trap.
+    func withinBounds(days: Int) -> SimulatedCard {
+        func bounded(_ value: Double, _ range: ClosedRange<Double>, otherwise: Double) -> Double {
+            value.isNaN ? otherwise : value.clamped(to: range)
+        }
+        // The memory of the longest interval is enough to count back from: a last review further
+        // back changes nothing but the size of the numbers.
+        let reach = Double(StudyRanges.maximumInterval.upperBound)
+        return SimulatedCard(
+            stability: bounded(stability, StudyRanges.stability, otherwise: StudyRanges.stability.lowerBound),
+            difficulty: bounded(difficulty, StudyRanges.difficulty, otherwise: StudyRanges.difficulty.upperBound),
+            lastDay: bounded(lastDay, -reach...0, otherwise: 0),
+            dueDay: bounded(dueDay.rounded(.down), 0...Double(days), otherwise: 0))
+    }
+}
+
 /// What a simulation expects, day by day.
 public struct SimulationResult: Sendable, Equatable, Codable {
     public var reviews: [Int]
@@ -250,11 +270,12 @@ struct SimulationRun {
 
     mutating func simulate(existing: [SimulatedCard]) -> SimulationResult {
         for card in existing.prefix(settings.deckSize) where card.stability > 1e-9 {
+            let card = card.withinBounds(days: settings.days)
             let index = stability.count
             stability.append(card.stability)
             difficulty.append(card.difficulty)
             lastDay.append(card.lastDay)
-            schedule(index, on: Int(max(card.dueDay, 0)))
+            schedule(index, on: Int(card.dueDay))
         }
         var newLeft = settings.deckSize - stability.count
         for day in 0..<settings.days {
@@ -470,6 +491,7 @@ public struct DeckSimulation: Sendable {
         days: Int, newPerDay: Int?, extraNewCards: Int = 0
     ) throws {
         firstDay = today
+        let study = study.clampedForStudy
         var settings = SimulationSettings()
         settings.days = days
         settings.newPerDay = newPerDay ?? study.newCardsPerDay

@@ -426,8 +426,9 @@ extension UUID {
 }
 
 extension Date {
-    /// How times are stored: integer milliseconds since 1970, UTC.
-    var storageMillis: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
+    /// How times are stored: integer milliseconds since 1970, UTC, within `StoredTime`'s window (a
+    /// due time computed from a value out of bounds is stored at the window's end, not a trap).
+    var storageMillis: Int64 { StoredTime.clampedMilliseconds(self) }
 
     init(storageMillis: Int64) { self.init(timeIntervalSince1970: Double(storageMillis) / 1000) }
 }

@@ -58,8 +58,9 @@ extension CardboxStore {
     }
 
     /// Answers given offline, applied in the order given at the times they were given, in one
-    /// transaction; each has an outcome. A malformed answer (a rating outside 1–4, a time ahead of
-    /// this clock by more than five minutes) refuses them all and changes nothing.
+    /// transaction; each has an outcome. A malformed answer (a rating outside 1–4, a duration outside
+    /// a day, a time before 1970 or ahead of this clock by more than five minutes) refuses them all
+    /// and changes nothing.
     public func applyGivenAnswers(_ answers: [GivenAnswer], inDeck deckReference: DeckID) throws
         -> [GivenAnswer.Outcome]
     {
@@ -68,6 +69,9 @@ extension CardboxStore {
             guard answer.answeredAt <= now.addingTimeInterval(300) else {
                 throw CardboxError.invalid(
                     field: "answeredAt", reason: "\(answer.id) was given after this server's present time")
+            }
+            guard answer.answeredAt.timeIntervalSince1970 >= 0 else {
+                throw CardboxError.invalid(field: "answeredAt", reason: "\(answer.id) was given before 1970")
             }
             return (answer, try Self.checkedRating(answer.rating, durationMs: answer.durationMs))
         }
@@ -93,6 +97,9 @@ extension WriteContext {
         guard card.deckId == deck, !card.isArchived else { return .cardGone }
         // The time to the nearest millisecond, as the page took it and the review log keeps it.
         let time = Date(storageMillis: WriteContext.millis(answer.answeredAt))
+        // An answer at the very instant of the card's latest review is that review again: a person
+        // does not answer one card twice in a millisecond, so a thousand such answers count once.
+        if card.lastReviewAt == time { return .alreadyApplied }
         if let last = card.lastReviewAt, last > time {
             try logReview(
                 answer.id, of: card, rating: rating, at: time, after: card, elapsedDays: 0,

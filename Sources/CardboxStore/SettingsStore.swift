@@ -91,16 +91,8 @@ extension StoreContext {
             db.cachedStatement(sql: "SELECT key, value FROM setting"), arguments: [])
         for row in rows {
             let key: String = row["key"]
-            let value = try JSONValue.parse(row["value"], field: "setting \(key)")
-            switch (key, value) {
-            case ("showCrossedOutItems", .bool(let flag)): settings.showCrossedOutItems = flag
-            case ("exportPreferences", .object): settings.exportPreferences = value
-            case ("rejectedSuggestionRetentionDays", .int(let days)):
-                settings.rejectedSuggestionRetentionDays = Int(days)
-            case ("dayStartHour", .int(let hour)): settings.dayStartHour = Int(hour)
-            case ("timeZone", .string(let zone)) where TimeZone(identifier: zone) != nil: settings.timeZone = zone
-            default: continue  // a setting this version does not know: kept in the store, ignored here
-            }
+            // A value out of its range (an older store's, another device's) leaves the default.
+            settings.takeStored(key, try JSONValue.parse(row["value"], field: "setting \(key)"))
         }
         return settings
     }

@@ -91,7 +91,10 @@ extension CardboxStore {
             throw CardboxError.invalid(
                 field: "rating", reason: "must be 1 (again), 2 (hard), 3 (good) or 4 (easy), got \(value)")
         }
-        if let durationMs { _ = try Validate.nonNegative(durationMs, field: "duration") }
+        if let durationMs, !StudyRanges.answerDuration.contains(durationMs) {
+            throw CardboxError.invalid(
+                field: "duration", reason: "must be from 0 to 86400000 milliseconds (a day), got \(durationMs)")
+        }
         return rating
     }
 
@@ -144,12 +147,9 @@ extension CardboxStore {
 }
 
 extension CardboxStore {
-    /// Refuses study settings the scheduler cannot work with, or negative daily limits.
+    /// Refuses study settings outside the engine's ranges (`StudyRanges`), naming the setting.
     static func check(_ settings: StudySettings) throws {
-        _ = try Scheduler(settings)
-        guard settings.newCardsPerDay >= 0, settings.reviewsPerDay >= 0 else {
-            throw CardboxError.invalid(field: "daily limits", reason: "must be 0 or more")
-        }
+        try settings.validate()
     }
 
     /// Stores a fit's parameters on the decks (every deck when `decks` is nil) when they predict the
@@ -252,7 +252,9 @@ extension WriteContext {
     static let historyOnlyMark = "historyOnly"
 
     /// A moment to the nearest millisecond, as the review log keeps it.
-    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    static func millis(_ date: Date) -> Int64 {
+        StoredTime.clampedMilliseconds(date, rounding: .toNearestOrAwayFromZero)
+    }
 
     /// Writes a deck's study settings (already checked).
     func saveStudySettings(_ settings: StudySettings, deck id: String) throws {

@@ -40,6 +40,8 @@ public struct SyncStart: Sendable {
 public struct SyncFollowUp: Sendable {
     public var missingImages: [String]
     public var plan: Plan
+    /// The free plan's card limit the store holds (the server's is `Limits.freeCardLimit`).
+    public var freeCardLimit: Int
 }
 
 extension CardboxStore {
@@ -87,7 +89,11 @@ extension CardboxStore {
     /// name but it lacks, and its plan.
     public func syncFollowUp() throws -> SyncFollowUp {
         try read { context in
-            SyncFollowUp(missingImages: try Self.missingImageHashes(context), plan: try Self.plan(context))
+            SyncFollowUp(
+                missingImages: try Self.missingImageHashes(context), plan: try Self.plan(context),
+                freeCardLimit: try Int.fetchOne(
+                    context.db.cachedStatement(sql: "SELECT freeCardLimit FROM account WHERE id = ?"),
+                    arguments: [context.account]) ?? Limits.freeCardLimit)
         }
     }
 

@@ -123,6 +123,30 @@ public struct ChangeSet: Sendable, Equatable {
 
     public var isEmpty: Bool { rows.isEmpty && tombstones.isEmpty }
 
+    /// Whether the set writes the account's record, whose plan and card limit are the server's.
+    public var writesAccount: Bool {
+        rows.contains { $0.entity == .account } || tombstones.contains { $0.entity == .account }
+    }
+
+    /// The set with the account's plan and card limit, wherever a row writes them, replaced by the
+    /// server's (`plan`, and the free plan's limit), and without deletes of the account's record:
+    /// a device's write to them is ignored. Each field keeps its clock, so every replica, the
+    /// sender too once it follows the server's plan, converges on the server's values.
+    public func holdingAccount(to plan: Plan) -> ChangeSet {
+        guard writesAccount else { return self }
+        var set = self
+        set.tombstones.removeAll { $0.entity == .account }
+        for index in set.rows.indices where set.rows[index].entity == .account {
+            for (name, value) in [
+                ("plan", JSONValue.string(plan.rawValue)), ("freeCardLimit", .int(Int64(Limits.freeCardLimit))),
+            ] {
+                guard let field = set.rows[index].fields[name] else { continue }
+                set.rows[index].fields[name] = FieldChange(value: value, clock: field.clock)
+            }
+        }
+        return set
+    }
+
     /// The newest clock the set carries.
     public var newestTimestamp: HLCTimestamp {
         let rowClocks = rows.lazy.flatMap { row in [row.created.timestamp] + row.fields.values.map(\.clock.timestamp) }
@@ -315,10 +339,22 @@ extension ChangeSet {
                 WireReader.problem(change.value, field) == nil
             else { return false }
         }
+        if rowProblem(row) != nil { return false }
         if case .composite(let columns) = row.entity.identity {
             return columns.map { row.fields[$0]?.value } == parts.map { JSONValue.string($0) }
         }
         return true
+    }
+
+    /// The first rule of the row's entity that reads two of its fields and fails: the field, and why.
+    static func rowProblem(_ row: RowChange) -> (field: String, reason: String)? {
+        for field in row.entity.fields where !field.isComposite {
+            guard let rule = field.columns[0].rule, let value = row.fields[field.name]?.value,
+                let reason = rule.problem(value, in: { row.fields[$0]?.value })
+            else { continue }
+            return (field.name, reason)
+        }
+        return nil
     }
 
     /// Checks one row, naming the first problem and its place.
@@ -340,6 +376,9 @@ extension ChangeSet {
         let missing = row.entity.fields.map(\.name).filter { row.fields[$0] == nil }
         guard missing.isEmpty else {
             throw CardboxError.invalid(field: "\(path).fields", reason: "misses \(missing.joined(separator: ", "))")
+        }
+        if let (field, reason) = rowProblem(row) {
+            throw CardboxError.invalid(field: "\(path).fields.\(field)", reason: reason)
         }
         if case .composite(let columns) = row.entity.identity {
             // A record named by its fields must carry the fields its name says.
@@ -463,7 +502,11 @@ struct WireReader {
         case (.null, _): column.isOptional ? nil : "must not be null"
         case (.string(let text), .text):
             column.rule?.problem(value) ?? WireRule.textProblem(text)
-        case (.int, .integer), (.int, .time), (.int, .real), (.double, .real):
+        case (.int(let milliseconds), .time):
+            StoredTime.milliseconds.contains(milliseconds)
+                ? column.rule?.problem(value)
+                : "must be milliseconds since 1970 from 0 to \(StoredTime.latestMilliseconds) (the year 10889)"
+        case (.int, .integer), (.int, .real), (.double, .real):
             column.rule?.problem(value)
         case (.string(let text), .id): UUID.isStoredForm(text) ? nil : "'\(text.prefix(80))' is not an id"
         case (.bool, .boolean): nil

@@ -35,9 +35,24 @@ public enum WireRule: Sendable, Equatable {
     case range(low: Double?, high: Double?, excludingLow: Bool = false, excludingHigh: Bool = false)
     /// Set (not null) exactly when the boolean column named is true (an archived card's time).
     case presentWhen(String)
+    /// Learning or relearning steps the scheduler can use (`StudySteps`).
+    case steps
+    /// FSRS parameters as a deck stores them: a JSON array of 21 numbers within FSRS's bounds.
+    case fsrsParameters
+    /// A setting's value: JSON text that the setting the named column holds may take
+    /// (`UserSettings.takeStored`). Checked with the whole row (`problem(_:in:)`).
+    case settingValue(keyColumn: String)
 
-    static let notNegative = WireRule.range(low: 0, high: nil)
-    static let positive = WireRule.range(low: 0, high: nil, excludingLow: true)
+    static let int32 = WireRule.within(0...Int(Int32.max))
+
+    /// A number within `range`, both ends included.
+    static func within<Bound: BinaryInteger>(_ range: ClosedRange<Bound>) -> WireRule {
+        .range(low: Double(range.lowerBound), high: Double(range.upperBound))
+    }
+
+    static func within(_ range: ClosedRange<Double>) -> WireRule {
+        .range(low: range.lowerBound, high: range.upperBound)
+    }
     static let scheduleStates = CardState.allCases.map(\.rawValue)
     static let suggestionCategories = SuggestionCategory.allCases.map(\.rawValue)
 
@@ -70,6 +85,12 @@ public enum WireRule: Sendable, Equatable {
             return text.unicodeScalars.count == count ? nil : "must be \(count) characters"
         case (.oneOf(let choices), .string(let text)):
             return choices.contains(text) ? nil : "must be one of \(choices.joined(separator: ", "))"
+        case (.steps, .string(let text)):
+            if case .failure(let problem) = StudySteps.parse(text) { return problem.reason }
+            return nil
+        case (.fsrsParameters, .string(let text)):
+            if case .failure(let problem) = StudyRanges.storedParameters(text) { return problem.reason }
+            return nil
         case (.range(let low, let high, let excludingLow, let excludingHigh), _):
             let number: Double
             switch value {
@@ -83,6 +104,16 @@ public enum WireRule: Sendable, Equatable {
             return "must be " + Self.describe(low, high, excludingLow, excludingHigh)
         default: return nil
         }
+    }
+
+    /// Why `value`, with the row's other columns `members`, breaks a rule that reads two columns.
+    func problem(_ value: JSONValue, in members: (String) -> JSONValue?) -> String? {
+        guard case .settingValue(let keyColumn) = self, case .string(let key)? = members(keyColumn),
+            case .string(let text) = value
+        else { return nil }
+        guard let stored = try? JSONValue.parse(text, field: "value") else { return "must be JSON text" }
+        var settings = UserSettings()
+        return settings.takeStored(key, stored).map { "\(key) \($0)" }
     }
 
     private static func describe(_ low: Double?, _ high: Double?, _ excludingLow: Bool, _ excludingHigh: Bool) -> String
@@ -264,19 +295,21 @@ public enum SyncRegistry {
     private static let descriptors: [SyncedEntity: EntityDescriptor] = [
         .account: EntityDescriptor(
             fields: plain(
-                .init("plan", .text, .oneOf(["free", "premium"])), .init("freeCardLimit", .integer, .notNegative))),
+                .init("plan", .text, .oneOf(["free", "premium"])), .init("freeCardLimit", .integer, .int32))),
         .setting: EntityDescriptor(
             identity: .composite(["key"]), deletion: .lastWriterWins,
-            fields: plain(.init("key", .text, .nonEmpty), .init("value", .text))),
+            fields: plain(.init("key", .text, .nonEmpty), .init("value", .text, .settingValue(keyColumn: "key")))),
         .deck: EntityDescriptor(
             fields: plain(
                 .init("name", .text, .length(Limits.deckName)), .init("frontLanguage", .text, .characters(2)),
-                .init("backLanguage", .text, .characters(2)), .init("queuedSuggestions", .integer, .notNegative),
-                .init("desiredRetention", .real, .range(low: 0, high: 1, excludingLow: true, excludingHigh: true)),
-                .init("learningSteps", .text), .init("relearningSteps", .text),
-                .init("maximumInterval", .integer, .range(low: 1, high: nil)),
-                .init("newCardsPerDay", .integer, .notNegative), .init("reviewsPerDay", .integer, .notNegative),
-                .init("fsrsParameters", .text, optional: true), .init("enableFuzz", .boolean)) + stamps),
+                .init("backLanguage", .text, .characters(2)), .init("queuedSuggestions", .integer, .int32),
+                .init("desiredRetention", .real, .within(StudyRanges.desiredRetention)),
+                .init("learningSteps", .text, .steps), .init("relearningSteps", .text, .steps),
+                .init("maximumInterval", .integer, .within(StudyRanges.maximumInterval)),
+                .init("newCardsPerDay", .integer, .within(StudyRanges.dailyLimit)),
+                .init("reviewsPerDay", .integer, .within(StudyRanges.dailyLimit)),
+                .init("fsrsParameters", .text, optional: true, .fsrsParameters), .init("enableFuzz", .boolean))
+                + stamps),
         .card: EntityDescriptor(
             fields: plain(
                 .init("deckId", .id), .init("front", .text, .length(1...Limits.cardFrontMaximum)),
@@ -301,11 +334,13 @@ public enum SyncRegistry {
                         "schedule",
                         [
                             .init("state", .text, .oneOf(WireRule.scheduleStates)),
-                            .init("step", .integer, optional: true, .notNegative),
-                            .init("stability", .real, optional: true, .positive),
-                            .init("difficulty", .real, optional: true, .range(low: 1, high: 10)),
-                            .init("lastReviewAt", .time, optional: true), .init("reps", .integer, .notNegative),
-                            .init("lapses", .integer, .notNegative), .init("dueAt", .time, optional: true),
+                            .init("step", .integer, optional: true, .within(StudyRanges.stepIndex)),
+                            .init("stability", .real, optional: true, .within(StudyRanges.stability)),
+                            .init("difficulty", .real, optional: true, .within(StudyRanges.difficulty)),
+                            .init("lastReviewAt", .time, optional: true),
+                            .init("reps", .integer, .within(StudyRanges.answerCount)),
+                            .init("lapses", .integer, .within(StudyRanges.answerCount)),
+                            .init("dueAt", .time, optional: true),
                         ]),
                 ] + stamps,
             parents: [parent("deckId", .deck)]),
@@ -336,8 +371,8 @@ public enum SyncRegistry {
                 .init("cardId", .id), .init("deckId", .id), .init("rating", .integer, .range(low: 1, high: 4)),
                 .init("reviewedAt", .time), .init("stateBefore", .text, .oneOf(WireRule.scheduleStates)),
                 .init("stateAfter", .text, .oneOf(CardState.allCases.filter { $0 != .new }.map(\.rawValue))),
-                .init("elapsedDays", .integer, .notNegative),
-                .init("durationMs", .integer, optional: true, .notNegative),
+                .init("elapsedDays", .integer, .within(StudyRanges.elapsedDays)),
+                .init("durationMs", .integer, optional: true, .within(StudyRanges.answerDuration)),
                 .init("previous", .text)),
             parents: [parent("cardId", .card), parent("deckId", .deck)]),
         .itemList: EntityDescriptor(

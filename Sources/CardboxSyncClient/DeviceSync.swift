@@ -87,9 +87,9 @@ public struct DeviceSync: Sendable {
             let plan = try await pull(
                 from: firstPage, &link, connection, &report, progress, finishing: refusal == nil)
             let followUp = try store.syncFollowUp()
-            // The plan is the server's to decide; a change to it is sent at once.
-            if let plan, followUp.plan != plan {
-                _ = try store.setPlan(plan)
+            // The plan and its limit are the server's to decide; a change to them is sent at once.
+            if let plan, followUp.plan != plan || followUp.freeCardLimit != Limits.freeCardLimit {
+                _ = try store.setPlan(plan, freeCardLimit: Limits.freeCardLimit)
                 if refusal == nil { try await push(&link, connection, &report, progress) }
             }
             try await fetchImages(followUp.missingImages, connection, &report)

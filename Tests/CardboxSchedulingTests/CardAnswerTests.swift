@@ -31,6 +31,29 @@ struct CardAnswerTests {
         #expect(first.after.answered(.again, at: start, by: scheduler, fuzz: false).after.lapses == 0)
     }
 
+    @Test(
+        "stored values out of range are clamped into the engine's: counts stay at their ceiling, and an answer is due within the longest interval"
+    )
+    func storedValuesAreClamped() throws {
+        var settings = StudySettings()
+        (settings.maximumInterval, settings.desiredRetention) = (Int.max, 1e-300)
+        (settings.learningSteps, settings.fsrsParameters) = ("1e308d", [])
+        let clamped = settings.clampedForStudy
+        #expect(clamped.maximumInterval == 36_500 && clamped.desiredRetention == 0.7)
+        #expect(clamped.learningSteps == StudySettings().learningSteps && clamped.fsrsParameters == nil)
+        let scheduler = try Scheduler(settings)
+        var card = newCard()
+        (card.state, card.stability, card.difficulty) = (.review, 1e308, 5)
+        (card.reps, card.lapses, card.step, card.lastReviewAt, card.dueAt) = (.max, .max, .max, start, start)
+        let forgotten = card.answered(.again, at: start, by: scheduler, fuzz: true).after
+        #expect(forgotten.reps == StudyRanges.answerCount.upperBound)
+        #expect(forgotten.lapses == StudyRanges.answerCount.upperBound)
+        let remembered = card.answered(.easy, at: start.addingTimeInterval(86_400), by: scheduler, fuzz: true).after
+        #expect(remembered.stability == StudyRanges.stability.upperBound)
+        #expect(remembered.dueAt! <= start.addingTimeInterval(86_400 * 36_501))
+        #expect(throws: SchedulingError.self) { try Scheduler(maximumInterval: 36_501) }
+    }
+
     @Test("with fuzz, the interval depends only on the card and its review count: previews are answers")
     func fuzzIsDrawnFromTheCard() throws {
         let scheduler = try Scheduler(StudySettings())

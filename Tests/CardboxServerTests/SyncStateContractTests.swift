@@ -222,8 +222,10 @@ struct SyncStateContractTests {
                 (altered(cardRow, "schedule", .object(schedule)), "must be one of new, learning"),
                 (altered(deckRow, "name", .string("")), "must not be empty"),
                 (altered(deckRow, "frontLanguage", .string("spa")), "must be 2 characters"),
-                (altered(deckRow, "desiredRetention", .double(1)), "from 0 (excluded) to 1 (excluded)"),
-                (altered(deckRow, "newCardsPerDay", .int(-1)), "must be 0 or more"),
+                (altered(deckRow, "desiredRetention", .double(1)), "from 0.7 to 0.99"),
+                (altered(deckRow, "newCardsPerDay", .int(-1)), "from 0 to 99999"),
+                (altered(deckRow, "learningSteps", .string("1m,2y")), "'2y' is not a step like"),
+                (altered(deckRow, "maximumInterval", .int(36_501)), "from 1 to 36500"),
                 // The engine's lengths: a deck's name of 101 characters, or of a megabyte.
                 (altered(deckRow, "name", .string(String(repeating: "n", count: 101))), "1 to 100 characters"),
                 (altered(deckRow, "name", .string(String(repeating: "n", count: 1 << 20))), "Unicode scalars"),
@@ -248,8 +250,10 @@ struct SyncStateContractTests {
             edge["stability"] = .double(0.001)
             edge["step"] = .int(0)
             for row in [
-                altered(deckRow, "desiredRetention", .double(0.99)), altered(deckRow, "newCardsPerDay", .int(0)),
-                altered(deckRow, "maximumInterval", .int(1)), altered(deckRow, "frontLanguage", .string("zh")),
+                altered(deckRow, "desiredRetention", .double(0.99)), altered(deckRow, "desiredRetention", .double(0.7)),
+                altered(deckRow, "newCardsPerDay", .int(0)), altered(deckRow, "maximumInterval", .int(1)),
+                altered(deckRow, "maximumInterval", .int(36_500)), altered(deckRow, "learningSteps", .string("365d")),
+                altered(deckRow, "frontLanguage", .string("zh")),
                 altered(cardRow, "schedule", .object(edge)), altered(cardRow, "back", .string("")),
                 altered(deckRow, "name", .string(String(repeating: "n", count: 100))),
                 altered(deckRow, "name", .string(String(repeating: "e\u{301}", count: 100))),

@@ -37,7 +37,7 @@ struct AccountActions: Sendable {
             (
                 try store.decks().map {
                     DeckSummary(deck: $0, counts: try store.deckCounts($0.id), today: try store.studyCounts(in: $0.id))
-                }, try store.allowance()
+                }, try Self.serverAllowance(caller, store)
             )
         }
     }
@@ -334,7 +334,14 @@ struct AccountActions: Sendable {
     }
 
     func allowance(_ caller: Caller) async throws -> CardAllowance {
-        try await read(caller) { store in try store.allowance() }
+        try await read(caller) { store in try Self.serverAllowance(caller, store) }
+    }
+
+    /// The account's allowance under the plan the server holds for it: the copy's own record of the
+    /// plan follows it only at the copy's next write.
+    static func serverAllowance(_ caller: Caller, _ store: CardboxStore) throws -> CardAllowance {
+        CardAllowance(
+            plan: caller.account.plan, cardCount: try store.allowance().cardCount, freeCardLimit: Limits.freeCardLimit)
     }
 
     // MARK: Lists (seed 002)

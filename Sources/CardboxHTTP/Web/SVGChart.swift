@@ -56,7 +56,3 @@ enum SVGChart {
 
     private static func format(_ value: Double) -> String { String(Double(Int(value * 10)) / 10) }
 }
-
-extension Comparable {
-    fileprivate func clamped(to range: ClosedRange<Self>) -> Self { min(max(self, range.lowerBound), range.upperBound) }
-}

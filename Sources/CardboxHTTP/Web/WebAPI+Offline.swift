@@ -120,7 +120,8 @@ struct OfflineStudyAnswer: Encodable {
     var dayEnds: Double
 
     init(_ study: OfflineStudy) throws {
-        let settings = study.deck.study
+        // As the scheduler here takes them: a value out of its range is clamped, not a failure.
+        let settings = study.deck.study.clampedForStudy
         deck = Deck(id: study.deck.id.description, name: study.deck.name)
         self.settings = Settings(
             weights: settings.fsrsParameters ?? FSRSParameters.defaultValues,
