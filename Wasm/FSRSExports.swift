@@ -1,7 +1,7 @@
 // The FSRS step's WebAssembly interface, compiled with Sources/CardboxFSRS into one module for the
 // browser (Embedded Swift, no allocation): the deck's settings are set once, then each `review`
 // takes a card's state as plain numbers and leaves the next state to be read back.
-// `Wasm/fsrs.js` is the page's side of it.
+// `Sources/CardboxHTTP/Web/Scripts/scheduler.js` is the page's side of it.
 
 nonisolated(unsafe) var weights = InlineArray<21, Double>(repeating: 0)
 nonisolated(unsafe) var desiredRetention = 0.9

@@ -45,7 +45,7 @@ enum Schema {
     static let rebuildingMigrations = [accountColumnsDropped, integerKeys, cardIdsAsBytes]
 
     /// What migrating an existing store does: whether it has migrations to run, and whether they make
-    /// tables again (v11, v12), which leaves the old tables' pages free in the file: worth a VACUUM
+    /// tables again (v11, v12, v14), which leaves the old tables' pages free in the file: worth a VACUUM
     /// after (100,000 cards: 46 MB of 157). A new store (no migration run yet) is no upgrade.
     struct Upgrade {
         var isPending: Bool
