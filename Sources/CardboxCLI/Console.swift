@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardboxCore
+import CardboxScheduling
 import Foundation
 
 /// Printing for people and for scripts (public for the server's commands, in `cardbox-server`).
@@ -16,7 +17,16 @@ public enum Console {
     }()
 
     static func printJSON(_ value: some Encodable) throws {
-        Terminal.current.print(String(decoding: lowercasingIDs(try encoder.encode(value)), as: UTF8.self))
+        Terminal.current.print(
+            compactingEmpty(String(decoding: lowercasingIDs(try encoder.encode(value)), as: UTF8.self)))
+    }
+
+    /// Foundation's pretty printer writes an empty array as `[`, two line breaks and `]`: written
+    /// `[]` (and `{}`), as every other JSON tool does. A line break inside a JSON string is always
+    /// escaped, so a bracket, line breaks and spaces, and its closing bracket are never text.
+    static func compactingEmpty(_ json: String) -> String {
+        json.replacingOccurrences(of: #"\[\n\s*\]"#, with: "[]", options: .regularExpression)
+            .replacingOccurrences(of: #"\{\n\s*\}"#, with: "{}", options: .regularExpression)
     }
 
     /// JSONEncoder writes a `UUID` in uppercase; ids are lowercase everywhere else (the store, the text
@@ -138,10 +148,13 @@ public enum Console {
         case "now": return Date()
         case "new": return nil
         default:
-            if let time = ISO8601DateFormatter().date(from: text) { return time }
+            // Foundation's formatter rolls a day that does not exist over into the next month
+            // (2025-02-31 would be 3 March): `ISOTime` refuses it, and a date only when it reads back
+            // as given.
+            if let time = ISOTime.parse(text) { return time }
             let dateOnly = ISO8601DateFormatter()
             dateOnly.formatOptions = [.withFullDate]
-            if let date = dateOnly.date(from: text) { return date }
+            if let date = dateOnly.date(from: text), dateOnly.string(from: date) == text { return date }
             throw CardboxError.invalid(
                 field: "due", reason: "'\(text)' is not a time (2025-03-01T09:00:00Z), a date (2025-03-01), now or new")
         }

@@ -73,7 +73,10 @@ struct ListCommand: ParsableCommand {
         @Argument(help: "The list (id or name).") var list: String
         @Flag(help: "Include crossed-out items.") var all = false
 
-        func run(store: CardboxStore) throws {
+        func run(store: CardboxStore) throws { try Self.show(list, all: all, json: output.json, in: store) }
+
+        /// Prints the list's items (`list show`, and `item list` by its other name).
+        static func show(_ list: String, all: Bool, json: Bool, in store: CardboxStore) throws {
             // One read of every item; the store's rule (--all, else the showCrossedOutItems setting) picks.
             let full = try store.list(try store.resolve(list), includeCrossedOut: true)
             var shown = full
@@ -82,7 +85,7 @@ struct ListCommand: ParsableCommand {
                 shown.items = full.items?.filter { !$0.isCrossedOut }
             }
             let hidden = (full.items?.count ?? 0) - (shown.items?.count ?? 0)
-            try Console.emit(shown, json: output.json) { list in
+            try Console.emit(shown, json: json) { list in
                 let items = list.items ?? []
                 var lines = [list.name]
                 if items.isEmpty { lines.append("(no items)") }
@@ -165,7 +168,24 @@ struct ItemCommand: ParsableCommand {
         commandName: "item", abstract: "Add, edit, cross out and order the items of a list.",
         discussion:
             "Examples:\n  cardbox item add Groceries Milk --quantity 2\n  cardbox item move 5d2e91aa --position 0",
-        subcommands: [Add.self, Show.self, Edit.self, Cross.self, Move.self, Delete.self, ImageCommand.self])
+        subcommands: [
+            Add.self, Show.self, ListItems.self, Edit.self, Cross.self, Move.self, Delete.self, ImageCommand.self,
+        ])
+
+    /// `list show` under the name people reach for among the item commands.
+    struct ListItems: StoreCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Show a list's items in order (the same as 'list show').",
+            discussion: "Example:\n  cardbox item list Groceries --all")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The list (id or name).") var list: String
+        @Flag(help: "Include crossed-out items.") var all = false
+
+        func run(store: CardboxStore) throws {
+            try ListCommand.Show.show(list, all: all, json: output.json, in: store)
+        }
+    }
 
     struct Add: StoreCommand {
         static let configuration = CommandConfiguration(

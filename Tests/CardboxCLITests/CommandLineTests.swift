@@ -279,8 +279,15 @@ struct CommandLineTests {
         #expect(card["archivedAt"] is NSNull && card["dueAt"] is NSNull && card["imageHash"] is NSNull)
         let id = try #require(card["id"] as? String)
         try cli.ok("card", "add", "D", "dos", "two")
+        // An empty list in JSON is `[]`.
+        #expect(try cli.ok("card", "list", "D", "--archived", "--json") == "[]\n")
         let bad = try cli.run(["card", "edit", id, "--due", "someday"])
         #expect(bad.status == 1 && bad.stderr.contains("due: 'someday' is not a time"))
+        // A day that does not exist is refused, not rolled over into the next month.
+        for impossible in ["2025-02-31", "2025-04-31T09:00:00Z", "2025-13-01"] {
+            let refused = try cli.run(["card", "edit", id, "--due", impossible])
+            #expect(refused.status == 1 && refused.stderr.contains("due: '\(impossible)' is not a time"))
+        }
         let due = try #require(try cli.json("card", "edit", id, "--due", "2020-01-01") as? [String: Any])
         #expect(due["dueAt"] as? String == "2020-01-01T00:00:00Z")
         let archived = try #require(try cli.json("deck", "archive-due", "D") as? [String: Any])
@@ -290,6 +297,9 @@ struct CommandLineTests {
         try cli.ok("list", "create", "L")
         let item = try #require(try cli.json("item", "add", "L", "milk") as? [String: Any])
         #expect(item["quantity"] is NSNull)
+        // `item list` is another name for `list show`.
+        #expect(try cli.ok("item", "list", "L") == cli.ok("list", "show", "L"))
+        #expect(try cli.ok("item", "list", "L").contains("milk"))
     }
 
     @Test("preset decks are added whole on a plan that allows them")
