@@ -162,15 +162,6 @@ actor AccountCopy {
         }
     }
 
-    /// Gives the store the server's plan and the free plan's limit where it holds others (a device's
-    /// push of them, from before the server ignored it, may have left others in the sync state).
-    private static func hold(_ plan: Plan, in store: CardboxStore) throws {
-        let allowance = try store.allowance()
-        let limit = allowance.plan == .free ? allowance.cardLimit : nil
-        guard allowance.plan != plan || (plan == .free && limit != Limits.freeCardLimit) else { return }
-        _ = try store.setPlan(plan, freeCardLimit: Limits.freeCardLimit)
-    }
-
     private func writeInTurn<T: Sendable>(
         plan: Plan, now: Date, atLeast cursor: Int64?, _ body: @escaping @Sendable (CardboxStore) throws -> T,
         pushed: @escaping @Sendable () async -> Void
@@ -182,7 +173,11 @@ actor AccountCopy {
         let (result, changes, sent): (T, ChangeSet, HLCTimestamp)
         do {
             (result, changes, sent) = try await AccountReplicas.blocking {
-                if !planHeld { try Self.hold(plan, in: store) }
+                // The server's plan and limit, where the store holds others (a device's push of
+                // them, from before the server replaced them, may have left others in the sync state).
+                if !planHeld, try !store.heldPlan().isServers(plan) {
+                    _ = try store.setPlan(plan, freeCardLimit: Limits.freeCardLimit)
+                }
                 let result = try body(store)
                 let (changes, sent) = try store.changes(since: try known ?? store.replicaSent())
                 return (result, changes, sent)

@@ -160,12 +160,12 @@ public struct UserSettings: Codable, Sendable, Equatable {
             }
             rejectedSuggestionRetentionDays = days
         case "dayStartHour":
-            guard let hour = Int(text), (0...23).contains(hour) else {
+            guard let hour = Int(text), Self.dayStartHours.contains(hour) else {
                 throw CardboxError.invalid(field: key, reason: "must be an hour from 0 to 23, got '\(text)'")
             }
             dayStartHour = hour
         case "timeZone":
-            guard text.utf8.count <= 64, TimeZone(identifier: text) != nil else {
+            guard Self.isTimeZone(text) else {
                 throw CardboxError.invalid(
                     field: key, reason: "must be a time zone's name, e.g. Europe/Madrid, got '\(text.prefix(64))'")
             }
@@ -180,6 +180,10 @@ public struct UserSettings: Codable, Sendable, Equatable {
 extension UserSettings {
     /// The longest time a rejected suggestion is kept, in days: a hundred years.
     public static let retentionDaysRange = 1...36_500
+    public static let dayStartHours = 0...23
+
+    /// Whether `name` names a time zone (an IANA name of at most 64 bytes).
+    static func isTimeZone(_ name: String) -> Bool { name.utf8.count <= 64 && TimeZone(identifier: name) != nil }
 
     /// Takes one setting as a store keeps it (its key, its value's JSON) into these settings.
     /// Returns why the value is not one this setting may hold (the settings are then unchanged),
@@ -192,9 +196,9 @@ extension UserSettings {
         case ("rejectedSuggestionRetentionDays", .int(let days))
         where Self.retentionDaysRange.contains(Int(clamping: days)):
             rejectedSuggestionRetentionDays = Int(days)
-        case ("dayStartHour", .int(let hour)) where (0...23).contains(hour): dayStartHour = Int(hour)
-        case ("timeZone", .string(let zone)) where zone.utf8.count <= 64 && TimeZone(identifier: zone) != nil:
-            timeZone = zone
+        case ("dayStartHour", .int(let hour)) where Self.dayStartHours.contains(Int(clamping: hour)):
+            dayStartHour = Int(hour)
+        case ("timeZone", .string(let zone)) where Self.isTimeZone(zone): timeZone = zone
         case ("timeZone", .null): timeZone = nil
         case ("showCrossedOutItems", _): return "must be true or false"
         case ("exportPreferences", _): return "must be a JSON object"

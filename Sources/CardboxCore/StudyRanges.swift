@@ -86,11 +86,6 @@ public enum StoredTime {
         guard milliseconds.isFinite else { return milliseconds > 0 ? latestMilliseconds : 0 }
         return Int64(min(max(milliseconds, 0), Double(latestMilliseconds)))
     }
-
-    /// `date` moved into the window.
-    public static func clamped(_ date: Date) -> Date {
-        Date(timeIntervalSince1970: Double(clampedMilliseconds(date)) / 1000)
-    }
 }
 
 /// Learning and relearning steps as a deck's settings write them: "1m,10m", each a positive number
@@ -145,18 +140,20 @@ extension StudySettings {
     /// Refuses settings outside `StudyRanges`, naming the setting: what every setter checks.
     public func validate() throws {
         func refuse(_ field: String, _ reason: String) -> CardboxError { .invalid(field: field, reason: reason) }
+        func range<Bound>(_ range: ClosedRange<Bound>) -> String { "from \(range.lowerBound) to \(range.upperBound)" }
         guard StudyRanges.desiredRetention.contains(desiredRetention) else {
-            throw refuse("desired retention", "must be from 0.7 to 0.99, got \(desiredRetention)")
+            throw refuse("desired retention", "must be \(range(StudyRanges.desiredRetention)), got \(desiredRetention)")
         }
         guard StudyRanges.maximumInterval.contains(maximumInterval) else {
-            throw refuse("maximum interval", "must be from 1 to 36500 days, got \(maximumInterval)")
+            throw refuse(
+                "maximum interval", "must be \(range(StudyRanges.maximumInterval)) days, got \(maximumInterval)")
         }
         for (field, text) in [("learning steps", learningSteps), ("relearning steps", relearningSteps)] {
             if case .failure(let problem) = StudySteps.parse(text) { throw refuse(field, problem.reason) }
         }
         for (field, value) in [("new cards a day", newCardsPerDay), ("reviews a day", reviewsPerDay)]
         where !StudyRanges.dailyLimit.contains(value) {
-            throw refuse(field, "must be from 0 to 99999, got \(value)")
+            throw refuse(field, "must be \(range(StudyRanges.dailyLimit)), got \(value)")
         }
         if let fsrsParameters, let problem = StudyRanges.parametersProblem(fsrsParameters) {
             throw refuse("FSRS parameters", problem)

@@ -46,6 +46,16 @@ public struct CardChanges: Sendable, Equatable {
     }
 }
 
+/// The plan and the free plan's card limit a store holds for its account.
+public struct HeldPlan: Sendable, Equatable {
+    public var plan: Plan
+    public var freeCardLimit: Int
+
+    /// Whether they are what the server holds: its `plan`, and the free plan's limit (a server sets
+    /// no other; a device's write of its own is replaced by them).
+    public func isServers(_ plan: Plan) -> Bool { self.plan == plan && freeCardLimit == Limits.freeCardLimit }
+}
+
 extension CardboxStore {
     // MARK: Plan
 
@@ -53,16 +63,18 @@ extension CardboxStore {
         try read { context in try context.allowance() }
     }
 
-    /// The account's plan alone, without counting cards (a sync compares it at every run).
-    public func plan() throws -> Plan {
-        try read { context in try Self.plan(context) }
+    /// The account's plan and card limit as the store holds them, without counting cards (a sync,
+    /// and the server's copy at a write, compare them with the server's).
+    public func heldPlan() throws -> HeldPlan {
+        try read { context in try Self.heldPlan(context) }
     }
 
-    static func plan(_ context: StoreContext) throws -> Plan {
-        Plan(
-            rawValue: try String.fetchOne(
-                context.db.cachedStatement(sql: "SELECT plan FROM account WHERE id = ?"), arguments: [context.account])
-                ?? "") ?? .free
+    static func heldPlan(_ context: StoreContext) throws -> HeldPlan {
+        let row = try Row.fetchOne(
+            context.db.cachedStatement(sql: "SELECT plan, freeCardLimit FROM account WHERE id = ?"),
+            arguments: [context.account])
+        return HeldPlan(
+            plan: Plan(rawValue: row?[0] ?? "") ?? .free, freeCardLimit: row?[1] ?? Limits.freeCardLimit)
     }
 
     /// Sets the account's plan and, optionally, the free plan's card limit.

@@ -39,9 +39,7 @@ public struct SyncStart: Sendable {
 /// See `CardboxStore.syncFollowUp`.
 public struct SyncFollowUp: Sendable {
     public var missingImages: [String]
-    public var plan: Plan
-    /// The free plan's card limit the store holds (the server's is `Limits.freeCardLimit`).
-    public var freeCardLimit: Int
+    public var plan: HeldPlan
 }
 
 extension CardboxStore {
@@ -90,10 +88,7 @@ extension CardboxStore {
     public func syncFollowUp() throws -> SyncFollowUp {
         try read { context in
             SyncFollowUp(
-                missingImages: try Self.missingImageHashes(context), plan: try Self.plan(context),
-                freeCardLimit: try Int.fetchOne(
-                    context.db.cachedStatement(sql: "SELECT freeCardLimit FROM account WHERE id = ?"),
-                    arguments: [context.account]) ?? Limits.freeCardLimit)
+                missingImages: try Self.missingImageHashes(context), plan: try Self.heldPlan(context))
         }
     }
 

@@ -88,7 +88,7 @@ public struct DeviceSync: Sendable {
                 from: firstPage, &link, connection, &report, progress, finishing: refusal == nil)
             let followUp = try store.syncFollowUp()
             // The plan and its limit are the server's to decide; a change to them is sent at once.
-            if let plan, followUp.plan != plan || followUp.freeCardLimit != Limits.freeCardLimit {
+            if let plan, !followUp.plan.isServers(plan) {
                 _ = try store.setPlan(plan, freeCardLimit: Limits.freeCardLimit)
                 if refusal == nil { try await push(&link, connection, &report, progress) }
             }
