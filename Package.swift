@@ -46,7 +46,10 @@ let package = Package(
     ],
     targets: [
         // Domain values and rules. Pure: no I/O.
-        .target(name: "CardboxCore", dependencies: ["CardboxFSRS"]),
+        .target(name: "CardboxCore", dependencies: ["CardboxFSRS", "CardboxReplica"]),
+        // What every replica of an account runs alike, in Swift that imports nothing, so the browser's
+        // WebAssembly build (Wasm/) runs the same code: JSON values, clocks, records and their merge.
+        .target(name: "CardboxReplica"),
         // FSRS-6 scheduling: memory states, next intervals, retrievability, replay. Pure.
         .target(name: "CardboxScheduling", dependencies: ["CardboxCore", "CardboxFSRS"]),
         // The FSRS-6 step in Swift that imports nothing: the same code natively and, compiled to
@@ -110,7 +113,7 @@ let package = Package(
             name: "CardboxHTTP",
             dependencies: [
                 "CardboxCore", "CardboxSync", "CardboxServer", "CardboxServerSQLite", "CardboxAccountCopies",
-                "CardboxStore", "CardboxSuggest", "CardboxExchange",
+                "CardboxStore", "CardboxSuggest", "CardboxExchange", "CardboxWebAssembly",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -124,11 +127,13 @@ let package = Package(
             resources: [
                 .embedInCode("Resources/openapi.yaml"), .embedInCode("Web/Scripts/scheduler.js"),
                 .embedInCode("Web/Scripts/offline.js"), .embedInCode("Web/Scripts/service-worker.js"),
-            ] + webTemplates.map { .embedInCode("Web/Templates/\($0).mustache") },
-            // The browser's FSRS step, compiled to WebAssembly from CardboxFSRS.
-            plugins: ["WasmScheduler"]
+                .embedInCode("Web/Scripts/replica.js"),
+            ] + webTemplates.map { .embedInCode("Web/Templates/\($0).mustache") }
         ),
-        .plugin(name: "WasmScheduler", capability: .buildTool(), dependencies: ["cardbox-wasm-build"]),
+        // The browser's WebAssembly modules (the FSRS step, the replica), compiled from CardboxFSRS and
+        // CardboxReplica by the package's own plugin and held as bytes.
+        .target(name: "CardboxWebAssembly", plugins: ["WasmModules"]),
+        .plugin(name: "WasmModules", capability: .buildTool(), dependencies: ["cardbox-wasm-build"]),
         .executableTarget(name: "cardbox-wasm-build"),
         // A device's side of sync: the API's client and the push-then-pull loop over a store.
         .target(
@@ -217,7 +222,10 @@ let package = Package(
             ]),
         .executableTarget(
             name: "cardbox-converge",
-            dependencies: ["CardboxConvergence", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: [
+                "CardboxConvergence", "CardboxWebAssembly",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // The benchmark command: `scripts/bench.sh` runs it in release mode beside its peers.
         .executableTarget(
             name: "cardbox-bench",

@@ -12,8 +12,8 @@ which libraries, however indirectly. Exits 1 naming each path that breaks a rule
 - What the fuzz build reaches (`CardboxFuzzTargets`) needs no HTTP client: the chat and image services
   (`CardboxSuggestServices`) stay apart from the dictionaries, so the fuzzers' sanitized build skips
   AsyncHTTPClient and SwiftNIO.
-- The FSRS step (`CardboxFSRS`) depends on nothing: the browser runs it as WebAssembly, built with
-  Embedded Swift, where no other module exists.
+- The FSRS step (`CardboxFSRS`) and the replica's core (`CardboxReplica`) depend on nothing: the
+  browser runs them as WebAssembly, built with Embedded Swift, where no other module exists.
 """
 import json
 import subprocess
@@ -35,7 +35,7 @@ RULES = [
 ]
 
 # Targets that depend on no other target or product.
-SELF_CONTAINED = ["CardboxFSRS"]
+SELF_CONTAINED = ["CardboxFSRS", "CardboxReplica"]
 
 
 def main() -> int:

@@ -17,6 +17,8 @@ public struct ConvergenceHistory {
     /// How many steps (operations, sends, deliveries) the history takes before its final round.
     let steps: ClosedRange<Int>
     private let makeExchange: ExchangeFactory
+    /// The browser's replica, also checked against the device stores when given.
+    public var browser: (any RecordReplicaRunner)? = nil
 
     /// Makes the way replicas exchange changes, given the history's clock and randomness.
     public typealias ExchangeFactory = (SimulatedClock, inout SplitMix64) async throws -> any Exchange
@@ -95,11 +97,11 @@ public struct ConvergenceHistory {
             }
         }
         outcome.deliveries += try await network.finish(replicas, using: &random)
-        try await check(replicas, network: network)
+        try await check(replicas, network: network, random: &random)
         return outcome
     }
 
-    private func check(_ replicas: [Replica], network: any Exchange) async throws {
+    private func check(_ replicas: [Replica], network: any Exchange, random: inout SplitMix64) async throws {
         let dumps = try replicas.map { try $0.store.canonicalDump() }
         for (index, dump) in dumps.enumerated().dropFirst() where dump != dumps[0] {
             throw ConvergenceFailure(
@@ -112,11 +114,42 @@ public struct ConvergenceHistory {
                     seed: seed, reason: "replica \(replica.index): \(problem)", replay: replay)
             }
         }
+        try await checkRecordReplicas(against: dumps[0], network: network, random: &random)
         // Applying everything again changes nothing.
         for changes in try await network.everything() { try replicas[0].store.apply(changes) }
         guard try replicas[0].store.canonicalDump() == dumps[0] else {
             throw ConvergenceFailure(
                 seed: seed, reason: "applying every change set again changed replica 0", replay: replay)
+        }
+    }
+
+    /// Replicas that hold records by name (`ReplicaRecords`, as the browser does), natively and, with
+    /// `browser`, in WebAssembly: given every change set sent, in a random order, each must show what
+    /// the device stores show.
+    private func checkRecordReplicas(against expected: String, network: any Exchange, random: inout SplitMix64)
+        async throws
+    {
+        // A new store starts with its account's record (written by no replica, at clock zero), which
+        // no change set carries: a replica of records starts from it too.
+        let fresh = try CardboxStore.inMemory(account: network.account)
+        let origin = ChangeSet(
+            accountId: network.account, replicaId: serverReplicaId,
+            rows: try fresh.canonicalDump().split(separator: "\n").map {
+                try RowChange(recordJSON: String($0), field: "origin")
+            })
+        let changeSets = try await ([origin] + network.everything()).map(\.jsonText).shuffled(using: &random)
+        var native = ReplicaRecords(schema: SyncRegistry.replicaSchema)
+        for text in changeSets {
+            native.apply(try WireChanges(json: JSONParser.parse(text), schema: native.schema))
+        }
+        var holders = [("a native record replica", native.canonicalDump())]
+        if let browser {
+            holders.append(("the browser's replica (WebAssembly)", try await browser.dump(after: changeSets)))
+        }
+        for (name, dump) in holders where dump != expected {
+            throw ConvergenceFailure(
+                seed: seed, reason: "\(name) differs from replica 0:\n\(Self.firstDifference(expected, dump))",
+                replay: replay)
         }
     }
 

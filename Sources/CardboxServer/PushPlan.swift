@@ -2,7 +2,7 @@ import CardboxCore
 import CardboxSync
 
 /// What one push changes in an account's sync state, decided from the records it names as they are
-/// stored, with the merge every device uses. Pure: each database reads the stored records, asks the
+/// stored, with the merge every replica uses (`RecordMerge`, which a browser's replica runs too). Pure: each database reads the stored records, asks the
 /// plan, and writes what it says in the same transaction, so the rule lives in one place.
 package struct PushPlan {
     /// The records the push names: what a database reads before planning.
@@ -39,38 +39,31 @@ package struct PushPlan {
     ) {
         self.lastSeq = lastSeq
         self.previousSeq = lastSeq
-        var rowState = storedRows
-        var tombstoneState = storedTombstones
+        var state = RecordMerge(rows: storedRows, tombstones: storedTombstones)
         var changedRows = OrderedKeys()
         var changedTombstones = OrderedKeys()
         for incoming in changes.tombstones {
             let key = RecordKey(incoming.entity, incoming.id)
-            let merged = tombstoneState[key].map { $0.merged(with: incoming) } ?? incoming
-            if merged != tombstoneState[key] {
-                tombstoneState[key] = merged
-                changedTombstones.insert(key)
-            }
-            if incoming.entity.deletion == .final, rowState.removeValue(forKey: key) != nil {
+            let outcome = state.merge(incoming)
+            if outcome.tombstoneChanged { changedTombstones.insert(key) }
+            if outcome.removedRow != nil {
                 deletedRows.append(key)
                 if key.entity == .card { cardsRemoved += 1 }
             }
         }
         for incoming in changes.rows {
-            let key = RecordKey(incoming.entity, incoming.id)
-            if incoming.entity.deletion == .final, tombstoneState[key] != nil { continue }
-            let merged = rowState[key].map { $0.merged(with: incoming) } ?? incoming
-            guard merged != rowState[key] else { continue }
-            if key.entity == .card, rowState[key] == nil { cardsAdded += 1 }
-            rowState[key] = merged
-            changedRows.insert(key)
+            let outcome = state.merge(incoming)
+            guard outcome != .unchanged else { continue }
+            if incoming.entity == .card, outcome == .added { cardsAdded += 1 }
+            changedRows.insert(RecordKey(incoming.entity, incoming.id))
         }
         for key in changedTombstones.keys {
             self.lastSeq += 1
-            tombstones.append((tombstoneState[key]!, self.lastSeq))
+            tombstones.append((state.tombstones[key]!, self.lastSeq))
         }
         for key in changedRows.keys {
             self.lastSeq += 1
-            rows.append((rowState[key]!, self.lastSeq))
+            rows.append((state.rows[key]!, self.lastSeq))
         }
     }
 

@@ -1,80 +1,11 @@
 import CardboxCore
 import Foundation
 
-/// Who wrote a value, and when: the order of last-writer-wins. Total: equal timestamps are told
-/// apart by the replica id, so every replica picks the same winner.
-public struct WriteClock: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public let timestamp: HLCTimestamp
-    public let replicaId: String
-
-    public init(_ timestamp: HLCTimestamp, _ replicaId: String) {
-        self.timestamp = timestamp
-        self.replicaId = replicaId
-    }
-
-    public static func < (lhs: WriteClock, rhs: WriteClock) -> Bool {
-        (lhs.timestamp, lhs.replicaId) < (rhs.timestamp, rhs.replicaId)
-    }
-
-    public var description: String { "\(timestamp)@\(replicaId)" }
-}
-
-/// A field's value as last written, with its clock. Single-column fields hold the value; composite
-/// fields hold an object of their columns.
-public struct FieldChange: Sendable, Equatable {
-    public var value: JSONValue
-    public var clock: WriteClock
-
-    public init(value: JSONValue, clock: WriteClock) {
-        self.value = value
-        self.clock = clock
-    }
-}
-
-/// A row as the sender holds it: every field with its clock, and the clock of the row's creation.
-/// Whole rows travel (not only the fields that changed) so a receiver that missed the creation can
-/// still make the row.
-public struct RowChange: Sendable, Equatable {
-    public var entity: SyncedEntity
-    public var id: String
-    public var created: WriteClock
-    public var fields: [String: FieldChange]
-
-    public init(entity: SyncedEntity, id: String, created: WriteClock, fields: [String: FieldChange]) {
-        self.entity = entity
-        self.id = id
-        self.created = created
-        self.fields = fields
-    }
-}
-
-/// A deleted row.
-public struct Tombstone: Sendable, Equatable {
-    public var entity: SyncedEntity
-    public var id: String
-    public var clock: WriteClock
-
-    public init(entity: SyncedEntity, id: String, clock: WriteClock) {
-        self.entity = entity
-        self.id = id
-        self.clock = clock
-    }
-}
-
-/// A record of any entity: an entity and the id it is named by.
-public struct RecordKey: Hashable, Sendable, Comparable {
-    public var entity: SyncedEntity
-    public var id: String
-
-    public init(_ entity: SyncedEntity, _ id: String) {
-        self.entity = entity
-        self.id = id
-    }
-
-    public static func < (lhs: RecordKey, rhs: RecordKey) -> Bool {
-        (lhs.entity.rawValue, lhs.id) < (rhs.entity.rawValue, rhs.id)
-    }
-}
+// The records and their clocks are in CardboxReplica (no Foundation: the browser's WebAssembly
+// build merges with the same code); here, named by the registry's entities.
+public typealias RowChange = ReplicaRow<SyncedEntity>
+public typealias Tombstone = ReplicaTombstone<SyncedEntity>
+public typealias RecordKey = ReplicaKey<SyncedEntity>
 
 /// The clocks a change set names, each listed once, numbered in the order rows, their fields (by
 /// name) and tombstones first name them.

@@ -1,51 +1,12 @@
 import CardboxCore
 import Foundation
 
-/// The merge rules every holder of sync state applies the same way (a device's store, the server's
-/// sync state), so each reaches the state the set of changes it has seen decides, whatever their order.
-extension RowChange {
-    /// Field by field, the value with the greater clock (HLC, then replica id); the row's creation
-    /// clock is the greater of the two. Equal clocks mean the same write, except in a damaged or
-    /// forged change set: then the greater value (as JSON text) wins, so replicas still agree.
-    public func merged(with incoming: RowChange) -> RowChange {
-        var merged = self
-        merged.created = max(created, incoming.created)
-        for (name, theirs) in incoming.fields {
-            guard let ours = fields[name] else {
-                merged.fields[name] = theirs
-                continue
-            }
-            if theirs.clock > ours.clock || (theirs.clock == ours.clock && theirs.value.jsonText > ours.value.jsonText)
-            {
-                merged.fields[name] = theirs
-            }
-        }
-        return merged
-    }
-}
-
-extension Tombstone {
-    /// Of two deletes of one record, the later (HLC, then replica id): a record deleted twice is
-    /// deleted with the same clock everywhere.
-    public func merged(with other: Tombstone) -> Tombstone { other.clock > clock ? other : self }
-}
+// The merge rules every holder of sync state applies (`ReplicaRow.merged(with:)`,
+// `ReplicaTombstone.merged(with:)`, `RecordMerge`) are in CardboxReplica.
 
 // MARK: One row as JSON
 
 extension RowChange {
-    /// One row with its clocks, as stored by whoever keeps rows aside (a device's held rows, the
-    /// server's sync state): `{"entity", "id", "created": [timestamp, replica], "fields": {name:
-    /// [value, [timestamp, replica]]}}`.
-    public var recordJSON: String {
-        func clock(_ clock: WriteClock) -> JSONValue {
-            .array([.int(clock.timestamp.storageValue), .string(clock.replicaId)])
-        }
-        return JSONValue.object([
-            "entity": .string(entity.rawValue), "id": .string(id), "created": clock(created),
-            "fields": .object(fields.mapValues { .array([$0.value, clock($0.clock)]) }),
-        ]).jsonText
-    }
-
     /// Reads `recordJSON`; `field` names the stored place in errors.
     public init(recordJSON text: String, field: String) throws {
         func malformed(_ what: String) -> CardboxError { .storage("\(field) has \(what)") }

@@ -239,6 +239,10 @@ public enum SyncedEntity: String, CaseIterable, Sendable, Codable {
     }
 }
 
+extension SyncedEntity: MergedEntity {
+    public var deletesFinally: Bool { deletion == .final }
+}
+
 /// The descriptor of one entity: what the generic code (capture, apply, delete, dump) reads.
 public struct EntityDescriptor: Sendable {
     public let identity: RecordIdentity
@@ -404,4 +408,24 @@ public enum SyncRegistry {
                     .init("isArchived", .boolean)) + stamps,
             parents: [parent("columnId", .boardColumn, movable: true)], ordering: ("placement", "columnId")),
     ]
+}
+
+extension SyncRegistry {
+    /// The registry as a replica that holds records by name needs it (the browser's): entities in
+    /// order, their delete rule, and the fields naming their parents.
+    public static let replicaSchema = ReplicaSchema(
+        entities: SyncedEntity.allCases.map { entity in
+            ReplicaSchema.Entity(
+                name: entity.rawValue, deletesFinally: entity.deletesFinally,
+                parents: entity.parents.map { reference in
+                    ReplicaSchema.Parent(
+                        field: entity.field(ofColumn: reference.column)!.name, column: reference.column,
+                        entity: reference.parent.rawValue)
+                },
+                realColumns: entity.fields.flatMap { field in
+                    field.columns.filter { $0.type == .real }.map {
+                        ReplicaSchema.Column(field: field.name, column: $0.name)
+                    }
+                })
+        })
 }

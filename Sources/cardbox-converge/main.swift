@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardboxConvergence
+import CardboxWebAssembly
 import Foundation
 
 /// Runs randomized convergence histories: replicas that make random changes and exchange them in
@@ -13,6 +14,7 @@ struct ConvergeCommand: AsyncParsableCommand {
             Examples:
               cardbox-converge --histories 10000
               cardbox-converge --histories 2000 --through-server
+              cardbox-converge --histories 1000 --browser-replica
               cardbox-converge --seed 4711
             """)
 
@@ -31,20 +33,42 @@ struct ConvergeCommand: AsyncParsableCommand {
     @Flag(help: "Exchange changes through the server's sync state (push, pull in pages) instead of directly.")
     var throughServer = false
 
+    @Flag(
+        help: """
+            Check the browser's replica too: the WebAssembly module run by Node (which must be installed), \
+            fed every change set of each history in a random order, must show what the device stores show.
+            """)
+    var browserReplica = false
+
     func validate() throws {
         guard histories >= 1 else { throw ValidationError("--histories must be 1 or more") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be 1 or more") }
     }
 
+    /// The browser's replica under Node, from the repository this binary was built from.
+    func startBrowserReplica() throws -> NodeReplica? {
+        guard browserReplica else { return nil }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return try NodeReplica(
+            module: WebAssemblyModules.replica,
+            script: root.appendingPathComponent("Sources/CardboxHTTP/Web/Scripts/replica.js"),
+            driver: root.appendingPathComponent("Tests/Wasm/replica_driver.cjs"))
+    }
+
     func run() async throws {
+        let browser = try startBrowserReplica()
         if let seed {
-            let outcome = try await ConvergenceHistory(seed: seed, throughServer: throughServer).run()
+            var history = ConvergenceHistory(seed: seed, throughServer: throughServer)
+            history.browser = browser
+            let outcome = try await history.run()
             print("history \(seed): converged (\(outcome.operations) operations, \(outcome.deliveries) deliveries)")
             return
         }
         let start = Date()
         let tally = Tally()
         let (histories, jobs, firstSeed, throughServer) = (histories, jobs, firstSeed, throughServer)
+        let replay = (throughServer ? " --through-server" : "") + (browserReplica ? " --browser-replica" : "")
         // Each job takes every jobs-th history, so a failure names the same seed however many run.
         await withTaskGroup(of: Void.self) { group in
             for job in 0..<jobs {
@@ -52,12 +76,12 @@ struct ConvergeCommand: AsyncParsableCommand {
                     for offset in stride(from: job, to: histories, by: jobs) where !tally.failed {
                         let seed = firstSeed &+ UInt64(offset)
                         do {
-                            let history = ConvergenceHistory(seed: seed, throughServer: throughServer)
+                            var history = ConvergenceHistory(seed: seed, throughServer: throughServer)
+                            history.browser = browser
                             tally.add(try await history.run(), start: start, of: histories)
                         } catch {
-                            let replay =
-                                "\nreplay: cardbox-converge --seed \(seed)\(throughServer ? " --through-server" : "")"
-                            tally.fail("\(error)" + (error is ConvergenceFailure ? "" : replay))
+                            let again = "\nreplay: cardbox-converge --seed \(seed)\(replay)"
+                            tally.fail("\(error)" + (error is ConvergenceFailure ? "" : again))
                         }
                     }
                 }

@@ -1,10 +1,10 @@
 import Foundation
 
-// Builds the browser's FSRS module for the WasmScheduler plugin:
-//   cardbox-wasm-build SWIFTC WASM-LD WORK-FOLDER OUTPUT.swift SOURCE.swift…
-// compiles the sources as one Embedded Swift module for wasm32, links it with no imports allowed
-// (no allocator, no libc: everything the step needs is in its sources), and writes OUTPUT.swift,
-// which holds the module as base64 (`FSRSWasm.base64`).
+// Builds one of the browser's WebAssembly modules for the WasmModules plugin:
+//   cardbox-wasm-build SWIFTC CLANG WASM-LD WORK-FOLDER OUTPUT.swift NAME SOURCE…
+// compiles the Swift sources as one Embedded Swift module for wasm32 and each C source with clang,
+// links them (with any static library among the sources) with wasm-ld, and writes OUTPUT.swift,
+// which holds the module as base64 (`NAME.base64`).
 
 /// Runs `tool`; a failure stops the build with what it printed.
 func run(_ tool: String, _ arguments: [String]) {
@@ -31,25 +31,45 @@ func fail(_ message: String) -> Never {
 enum WasmBuild {
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        guard arguments.count > 4 else { fail("usage: SWIFTC WASM-LD WORK-FOLDER OUTPUT.swift SOURCE.swift…") }
-        let (swiftc, linker, work, output) = (arguments[0], arguments[1], arguments[2], arguments[3])
-        let object = work + "/fsrs.o"
-        let module = work + "/fsrs.wasm"
+        guard arguments.count > 6 else { fail("usage: SWIFTC CLANG WASM-LD WORK-FOLDER OUTPUT.swift NAME SOURCE…") }
+        let (swiftc, clang, linker, work, output, name) = (
+            arguments[0], arguments[1], arguments[2], arguments[3], arguments[4], arguments[5]
+        )
+        let sources = arguments.dropFirst(6)
+        do {
+            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        } catch {
+            fail("cannot make \(work): \(error)")
+        }
+        let swiftObject = work + "/swift.o"
         run(
             swiftc,
             [
                 "-target", "wasm32-unknown-none-wasm", "-enable-experimental-feature", "Embedded", "-wmo", "-Osize",
-                "-parse-as-library", "-Xfrontend", "-disable-stack-protector", "-module-name", "CardboxFSRSWasm",
-                "-module-cache-path", work + "/ModuleCache", "-c", "-o", object,
-            ] + arguments.dropFirst(4))
-        run(linker, ["--no-entry", "--strip-all", object, "-o", module])
+                "-parse-as-library", "-Xfrontend", "-disable-stack-protector", "-module-name", name,
+                "-module-cache-path", work + "/ModuleCache", "-c", "-o", swiftObject,
+            ] + sources.filter { $0.hasSuffix(".swift") })
+        var objects = [swiftObject]
+        for (index, source) in sources.filter({ $0.hasSuffix(".c") }).enumerated() {
+            let object = work + "/c\(index).o"
+            // No libc: -fno-builtin keeps the runtime's memcpy loop from becoming a call to memcpy.
+            run(
+                clang,
+                [
+                    "--target=wasm32-unknown-unknown", "-Os", "-ffreestanding", "-fno-builtin", "-nostdlib", "-c",
+                    source, "-o", object,
+                ])
+            objects.append(object)
+        }
+        let module = work + "/\(name).wasm"
+        run(linker, ["--no-entry", "--strip-all"] + objects + sources.filter { $0.hasSuffix(".a") } + ["-o", module])
         guard let bytes = FileManager.default.contents(atPath: module) else { fail("\(module) was not written") }
         let source = """
-            // Made by the build (Plugins/WasmScheduler) from Sources/CardboxFSRS and Wasm/FSRSExports.swift.
+            // Made by the build (Plugins/WasmModules) from the sources it names.
 
-            /// The FSRS step as a WebAssembly module, base64-encoded.
-            enum FSRSWasm {
-                static let base64 = "\(bytes.base64EncodedString())"
+            /// A WebAssembly module of the browser's, base64-encoded.
+            public enum \(name) {
+                public static let base64 = "\(bytes.base64EncodedString())"
             }
 
             """

@@ -1,4 +1,5 @@
 import CardboxSync
+import CardboxWebAssembly
 import Foundation
 
 /// The web app's style sheet and script, served from the binary: no build step, nothing loaded from
@@ -15,9 +16,13 @@ enum WebAssets {
     static func version(of text: String) -> String { String(sha256Hex(Data(text.utf8)).prefix(12)) }
 
     /// The FSRS step for the browser: the WebAssembly module the build compiles from
-    /// `Sources/CardboxFSRS` (`Plugins/WasmScheduler`), and the script that drives it.
-    static let schedulerModule = Data(base64Encoded: FSRSWasm.base64) ?? Data()
+    /// `Sources/CardboxFSRS` (`Plugins/WasmModules`), and the script that drives it.
+    static let schedulerModule = WebAssemblyModules.scheduler
     static let schedulerScript = String(decoding: PackageResources.scheduler_js, as: UTF8.self)
+    /// The browser's replica: the WebAssembly module the build compiles from `Sources/CardboxReplica`,
+    /// and the script that drives it.
+    static let replicaModule = WebAssemblyModules.replica
+    static let replicaScript = String(decoding: PackageResources.replica_js, as: UTF8.self)
     /// Offline study: keeps a deck's day, sends the answers given offline, studies with no network.
     static let offlineScript = String(decoding: PackageResources.offline_js, as: UTF8.self)
 

@@ -18,16 +18,20 @@ public struct JSONParser {
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     /// The value the text holds; a `JSONParser.Failure` naming the byte offset when it is not JSON.
-    public static func parse(_ text: String) throws -> JSONValue {
+    public static func parse(_ text: String) throws(Failure) -> JSONValue {
         var text = text
-        return try text.withUTF8 { buffer in
+        // `withUTF8` rethrows untyped errors, which Embedded Swift (the browser's build) has not.
+        let result = text.withUTF8 { buffer -> Result<JSONValue, Failure> in
             var parser = JSONParser(buffer)
-            parser.skipWhitespace()
-            let value = try parser.value()
-            parser.skipWhitespace()
-            guard parser.offset == buffer.count else { throw parser.failure("text after the value") }
-            return value
+            return Result { () throws(Failure) -> JSONValue in
+                parser.skipWhitespace()
+                let value = try parser.value()
+                parser.skipWhitespace()
+                guard parser.offset == buffer.count else { throw parser.failure("text after the value") }
+                return value
+            }
         }
+        return try result.get()
     }
 
     public struct Failure: Error, CustomStringConvertible {
@@ -49,7 +53,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func value() throws -> JSONValue {
+    private mutating func value() throws(Failure) -> JSONValue {
         guard let byte = current else { throw failure("a value is missing") }
         switch byte {
         case UInt8(ascii: "{"): return try object()
@@ -63,7 +67,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func literal(_ word: StaticString, _ value: JSONValue) throws -> JSONValue {
+    private mutating func literal(_ word: StaticString, _ value: JSONValue) throws(Failure) -> JSONValue {
         let count = word.utf8CodeUnitCount
         guard offset + count <= bytes.count,
             (0..<count).allSatisfy({ bytes[offset + $0] == word.utf8Start[$0] })
@@ -72,13 +76,13 @@ public struct JSONParser {
         return value
     }
 
-    private mutating func enter() throws {
+    private mutating func enter() throws(Failure) {
         depth += 1
         guard depth <= Self.maximumDepth else { throw failure("nesting deeper than \(Self.maximumDepth) levels") }
         offset += 1
     }
 
-    private mutating func object() throws -> JSONValue {
+    private mutating func object() throws(Failure) -> JSONValue {
         try enter()
         var members: [String: JSONValue] = [:]
         skipWhitespace()
@@ -110,7 +114,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func array() throws -> JSONValue {
+    private mutating func array() throws(Failure) -> JSONValue {
         try enter()
         var values: [JSONValue] = []
         skipWhitespace()
@@ -136,7 +140,7 @@ public struct JSONParser {
     }
 
     /// A string; the common case (no escapes) is copied in one piece.
-    private mutating func string() throws -> String {
+    private mutating func string() throws(Failure) -> String {
         offset += 1
         let start = offset
         while offset < bytes.count {
@@ -153,7 +157,7 @@ public struct JSONParser {
         throw failure("a string is not closed")
     }
 
-    private mutating func escapedString(from start: Int) throws -> String {
+    private mutating func escapedString(from start: Int) throws(Failure) -> String {
         var utf8 = Array(UnsafeBufferPointer(rebasing: bytes[start..<offset]))
         while offset < bytes.count {
             let byte = bytes[offset]
@@ -183,7 +187,7 @@ public struct JSONParser {
     }
 
     /// `\uXXXX`, or a surrogate pair of two; a lone surrogate is refused.
-    private mutating func unicodeEscape() throws -> String.UTF8View {
+    private mutating func unicodeEscape() throws(Failure) -> String.UTF8View {
         let first = try hexQuad()
         var scalar: Unicode.Scalar?
         switch first {
@@ -203,7 +207,7 @@ public struct JSONParser {
         return String(Character(scalar)).utf8
     }
 
-    private mutating func hexQuad() throws -> UInt32 {
+    private mutating func hexQuad() throws(Failure) -> UInt32 {
         guard offset + 4 <= bytes.count else { throw failure("a short \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
@@ -222,7 +226,7 @@ public struct JSONParser {
     }
 
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
-    private mutating func number() throws -> JSONValue {
+    private mutating func number() throws(Failure) -> JSONValue {
         let start = offset
         if current == UInt8(ascii: "-") { offset += 1 }
         guard let first = current, isDigit(first) else { throw failure("a number needs digits") }

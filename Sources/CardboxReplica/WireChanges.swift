@@ -1,0 +1,139 @@
+/// Something wrong with wire input, and where: `changes.rows[3].fields: must be an object`.
+public struct WireProblem: Error, Equatable, CustomStringConvertible {
+    public let field: String
+    public let reason: String
+
+    public init(field: String, reason: String) {
+        self.field = field
+        self.reason = reason
+    }
+
+    public var description: String { "\(field): \(reason)" }
+}
+
+/// One JSON value read from wire input, knowing its place, so each error names it.
+struct WireValue {
+    let value: JSONValue
+    let path: String
+
+    init(_ value: JSONValue, _ path: String) {
+        self.value = value
+        self.path = path
+    }
+
+    func problem(_ reason: String) -> WireProblem { WireProblem(field: path, reason: reason) }
+
+    func member(_ name: String) throws(WireProblem) -> WireValue {
+        guard case .object(let members) = value else { throw problem("must be an object") }
+        guard let member = members[name] else { throw WireProblem(field: "\(path).\(name)", reason: "is missing") }
+        return WireValue(member, "\(path).\(name)")
+    }
+
+    func members() throws(WireProblem) -> [(String, WireValue)] {
+        guard case .object(let members) = value else { throw problem("must be an object") }
+        return members.map { ($0.key, WireValue($0.value, "\(path).\($0.key)")) }
+    }
+
+    func array() throws(WireProblem) -> [WireValue] {
+        guard case .array(let elements) = value else { throw problem("must be an array") }
+        var values: [WireValue] = []
+        for (index, element) in elements.enumerated() { values.append(WireValue(element, "\(path)[\(index)]")) }
+        return values
+    }
+
+    func string() throws(WireProblem) -> String {
+        guard case .string(let text) = value else { throw problem("must be a string") }
+        return text
+    }
+
+    func integer() throws(WireProblem) -> Int64 {
+        guard case .int(let number) = value else { throw problem("must be a whole number") }
+        return number
+    }
+
+    func bool() throws(WireProblem) -> Bool {
+        guard case .bool(let flag) = value else { throw problem("must be true or false") }
+        return flag
+    }
+}
+
+/// A change set as the browser's replica reads it (the wire form `ChangeSet.jsonText` writes, see
+/// docs/sync.md): its rows and tombstones, by entity name. Checking values against the registry's
+/// rules is the server's and the native store's; this reads the form and the entities the schema
+/// names.
+public struct WireChanges: Sendable {
+    public let accountId: String
+    public let replicaId: String
+    public let rows: [ReplicaRow<NamedEntity>]
+    public let tombstones: [ReplicaTombstone<NamedEntity>]
+
+    public init(json: JSONValue, schema: ReplicaSchema) throws(WireProblem) {
+        let root = WireValue(json, "changes")
+        guard try root.member("format").string() == "cardbox-changes" else {
+            throw WireProblem(field: "changes.format", reason: "must be \"cardbox-changes\"")
+        }
+        guard try root.member("version").integer() == 1 else {
+            throw WireProblem(field: "changes.version", reason: "is not known to this replica (it reads 1)")
+        }
+        accountId = try root.member("accountId").string()
+        replicaId = try root.member("replicaId").string()
+        var clocks: [WriteClock] = []
+        for entry in try root.member("clocks").array() {
+            let pair = try entry.array()
+            guard pair.count == 2 else { throw entry.problem("needs [timestamp, replica]") }
+            let raw = try pair[0].integer()
+            guard raw >= 0 else { throw pair[0].problem("must not be negative") }
+            clocks.append(WriteClock(HLCTimestamp(rawValue: UInt64(raw)), try pair[1].string()))
+        }
+        func clock(_ reader: WireValue) throws(WireProblem) -> WriteClock {
+            let index = try reader.integer()
+            guard index >= 0, index < clocks.count else { throw reader.problem("names no entry of clocks") }
+            return clocks[Int(index)]
+        }
+        func entity(_ reader: WireValue) throws(WireProblem) -> NamedEntity {
+            let name = try reader.string()
+            guard let entity = schema.entity(named: name) else { throw reader.problem("'\(name)' is not an entity") }
+            return entity
+        }
+        var rows: [ReplicaRow<NamedEntity>] = []
+        for row in try root.member("rows").array() {
+            let entity = try entity(row.member("entity"))
+            let id = try row.member("id").string()
+            let created = try clock(row.member("created"))
+            var fields: [String: FieldChange] = [:]
+            // By name, so the first problem named is the same on every run.
+            for (name, value) in try row.member("fields").members().sorted(by: { $0.0 < $1.0 }) {
+                let pair = try value.array()
+                guard pair.count == 2 else { throw value.problem("needs [value, clock]") }
+                fields[name] = FieldChange(value: pair[0].value, clock: try clock(pair[1]))
+            }
+            rows.append(ReplicaRow(entity: entity, id: id, created: created, fields: fields))
+        }
+        var tombstones: [ReplicaTombstone<NamedEntity>] = []
+        for tombstone in try root.member("tombstones").array() {
+            tombstones.append(
+                ReplicaTombstone(
+                    entity: try entity(tombstone.member("entity")), id: try tombstone.member("id").string(),
+                    clock: try clock(tombstone.member("clock"))))
+        }
+        self.rows = rows
+        self.tombstones = tombstones
+    }
+}
+
+extension ReplicaRow where Entity: RawRepresentable, Entity.RawValue == String {
+    /// One row with its clocks, as stored by whoever keeps rows aside (a device's held rows, the
+    /// server's sync state) and as a canonical dump lists it: `{"entity", "id", "created":
+    /// [timestamp, replica], "fields": {name: [value, [timestamp, replica]]}}`.
+    public var recordJSON: String {
+        func clock(_ clock: WriteClock) -> JSONValue {
+            .array([.int(clock.timestamp.storageValue), .string(clock.replicaId)])
+        }
+        var members: [String: JSONValue] = [:]
+        for (name, field) in fields { members[name] = .array([field.value, clock(field.clock)]) }
+        return JSONValue.object([
+            "entity": .string(entity.rawValue), "id": .string(id), "created": clock(created),
+            "fields": .object(members),
+        ]).jsonText
+    }
+}

@@ -1,0 +1,172 @@
+import CardboxCore
+import CardboxSync
+import Foundation
+import Testing
+
+/// The records a replica holds by name (the browser's, natively here; Node runs the same code in
+/// WebAssembly in `ReplicaWasmTests`): merge, deletes, what a person sees.
+@Suite("Records held by name")
+struct ReplicaRecordsTests {
+    static let account = "0b7e0a3c-1c1d-4a4e-9d3e-2f1a0c9b8e7d"
+    static let list = "1b7e0a3c-1c1d-4a4e-9d3e-2f1a0c9b8e7d"
+    static let item = "2b7e0a3c-1c1d-4a4e-9d3e-2f1a0c9b8e7d"
+
+    /// A change set in its wire form, written by the native writer.
+    static func wire(_ rows: [RowChange] = [], _ tombstones: [Tombstone] = []) throws -> WireChanges {
+        let changes = ChangeSet(
+            accountId: UUID(uuidString: account)!, replicaId: "r", rows: rows, tombstones: tombstones)
+        return try WireChanges(json: JSONParser.parse(changes.jsonText), schema: SyncRegistry.replicaSchema)
+    }
+
+    static func clock(_ milliseconds: UInt64, _ replica: String = "a") -> WriteClock {
+        WriteClock(HLCTimestamp(milliseconds: milliseconds, counter: 0), replica)
+    }
+
+    static func listRow(name: String, at time: UInt64, replica: String = "a") -> RowChange {
+        let clock = clock(time, replica)
+        return RowChange(
+            entity: .itemList, id: list, created: clock,
+            fields: [
+                "name": FieldChange(value: .string(name), clock: clock),
+                "placement": FieldChange(value: .object(["position": .string("a0")]), clock: clock),
+            ])
+    }
+
+    static func itemRow(at time: UInt64, listId: String = list) -> RowChange {
+        let clock = clock(time)
+        return RowChange(
+            entity: .item, id: item, created: clock,
+            fields: [
+                "title": FieldChange(value: .string("milk"), clock: clock),
+                "placement": FieldChange(
+                    value: .object(["listId": .string(listId), "position": .string("a0")]), clock: clock),
+            ])
+    }
+
+    @Test("the registry's schema reads back from its JSON, and names parents inside composite fields")
+    func schemaRoundTrip() throws {
+        let schema = SyncRegistry.replicaSchema
+        #expect(try ReplicaSchema(json: JSONParser.parse(schema.json.jsonText)) == schema)
+        #expect(schema.entities.map(\.name) == SyncedEntity.allCases.map(\.rawValue))
+        let item = try #require(schema.entities.first { $0.name == "item" })
+        #expect(item.parents == [.init(field: "placement", column: "listId", entity: "itemList")])
+        let tag = try #require(schema.entities.first { $0.name == "tag" })
+        #expect(!tag.deletesFinally && item.deletesFinally)
+        let card = try #require(schema.entities.first { $0.name == "card" })
+        #expect(card.realColumns.contains(.init(field: "schedule", column: "stability")))
+    }
+
+    @Test("field by field, the later clock wins, in either order; equal clocks take the greater value")
+    func fieldMerge() throws {
+        let older = Self.listRow(name: "Groceries", at: 1_000)
+        let newer = Self.listRow(name: "Shop", at: 2_000, replica: "b")
+        for order in [[older, newer], [newer, older]] {
+            var records = ReplicaRecords(schema: SyncRegistry.replicaSchema)
+            for row in order { records.apply(try Self.wire([row])) }
+            let name = records.records.rows.values.first?.fields["name"]?.value
+            #expect(name == .string("Shop"))
+        }
+        let tie = FieldChange(value: .string("b"), clock: Self.clock(5))
+        #expect(tie.wins(over: FieldChange(value: .string("a"), clock: Self.clock(5))))
+        #expect(!FieldChange(value: .string("a"), clock: Self.clock(5)).wins(over: tie))
+    }
+
+    @Test("a final delete refuses every later write; a name-made record comes back when made again later")
+    func deletes() throws {
+        var records = ReplicaRecords(schema: SyncRegistry.replicaSchema)
+        records.apply(try Self.wire([], [Tombstone(entity: .itemList, id: Self.list, clock: Self.clock(1_000))]))
+        records.apply(try Self.wire([Self.listRow(name: "Late", at: 9_000)]))
+        #expect(records.records.rows.isEmpty && records.canonicalDump().isEmpty)
+
+        let tagId = "3b7e0a3c-1c1d-4a4e-9d3e-2f1a0c9b8e7d"
+        func tag(at time: UInt64) -> RowChange {
+            RowChange(
+                entity: .tag, id: tagId, created: Self.clock(time),
+                fields: [
+                    "name": FieldChange(value: .string("food"), clock: Self.clock(time)),
+                    "createdAt": FieldChange(value: .int(Int64(time)), clock: Self.clock(time)),
+                ])
+        }
+        var tags = ReplicaRecords(schema: SyncRegistry.replicaSchema)
+        tags.apply(try Self.wire([tag(at: 1_000)], [Tombstone(entity: .tag, id: tagId, clock: Self.clock(2_000))]))
+        #expect(tags.canonicalDump().isEmpty)
+        tags.apply(try Self.wire([tag(at: 3_000)]))
+        #expect(tags.canonicalDump().contains("\"food\""))
+    }
+
+    @Test("a row whose parent is deleted or not here yet is held, not shown, until the parent comes")
+    func heldChildren() throws {
+        var records = ReplicaRecords(schema: SyncRegistry.replicaSchema)
+        records.apply(try Self.wire([Self.itemRow(at: 2_000)]))
+        #expect(records.canonicalDump().isEmpty)
+        records.apply(try Self.wire([Self.listRow(name: "Groceries", at: 1_000)]))
+        #expect(records.canonicalDump().split(separator: "\n").count == 2)
+        records.apply(try Self.wire([], [Tombstone(entity: .itemList, id: Self.list, clock: Self.clock(3_000))]))
+        #expect(records.canonicalDump().isEmpty)
+    }
+
+    @Test("a whole number in a real column is held as a real, as a device's typed column holds it")
+    func realColumns() throws {
+        let clock = Self.clock(1_000)
+        let schedule: JSONValue = .object([
+            "state": .string("review"), "step": .null, "stability": .double(2.0), "difficulty": .double(1.0),
+            "lastReviewAt": .null, "reps": .int(1), "lapses": .int(0), "dueAt": .null,
+        ])
+        let card = RowChange(
+            entity: .card, id: Self.item, created: clock,
+            fields: ["schedule": FieldChange(value: schedule, clock: clock)])
+        let changes = try Self.wire([card])
+        // The wire reads `2.0` as the whole number 2 …
+        guard case .object(let read)? = changes.rows.first?.fields["schedule"]?.value else {
+            Issue.record("no schedule")
+            return
+        }
+        #expect(read["stability"] == .int(2))
+        // … which the replica holds as the real a device holds.
+        var records = ReplicaRecords(schema: SyncRegistry.replicaSchema)
+        records.apply(changes)
+        guard case .object(let held)? = records.records.rows.values.first?.fields["schedule"]?.value else {
+            Issue.record("no schedule held")
+            return
+        }
+        #expect(held["stability"] == .double(2) && held["reps"] == .int(1))
+    }
+
+    @Test("malformed change sets are refused naming the place")
+    func refusals() throws {
+        let schema = SyncRegistry.replicaSchema
+        let valid = ChangeSet(
+            accountId: UUID(uuidString: Self.account)!, replicaId: "r", rows: [Self.listRow(name: "G", at: 1)])
+        func problem(_ edit: (inout [String: JSONValue]) -> Void) throws -> WireProblem? {
+            guard case .object(var root) = try JSONParser.parse(valid.jsonText) else { return nil }
+            edit(&root)
+            do {
+                _ = try WireChanges(json: .object(root), schema: schema)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(try problem { $0["format"] = .string("other") }?.field == "changes.format")
+        #expect(
+            try problem { $0["clocks"] = .array([]) }?.description
+                == "changes.rows[0].created: names no entry of clocks")
+        let unknown = try problem {
+            guard case .array(var rows)? = $0["rows"], case .object(var row) = rows[0] else { return }
+            row["entity"] = .string("spaceship")
+            rows[0] = .object(row)
+            $0["rows"] = .array(rows)
+        }
+        #expect(unknown?.description == "changes.rows[0].entity: 'spaceship' is not an entity")
+    }
+
+    @Test("the clock refuses a remote time more than five minutes ahead, naming how far")
+    func clockDrift() {
+        var clock = HybridLogicalClock()
+        let wall: UInt64 = 1_700_000_000_000
+        #expect(throws: HybridLogicalClock.TooFarAhead(seconds: 301)) {
+            try clock.receive(HLCTimestamp(milliseconds: wall + 301_000, counter: 0), milliseconds: wall)
+        }
+        #expect(clock.last == .zero)
+    }
+}

@@ -1,0 +1,34 @@
+// Runs the browser's replica (replica.js over the WebAssembly module) for the convergence harness:
+// reads one JSON request per line from stdin and answers one JSON line on stdout.
+//   {"schema": TEXT}                configure; answers {"ok": true}
+//   {"changes": [TEXT, …]}          start empty, apply each change set in order, answer {"dump": TEXT}
+// A refusal answers {"error": REASON}.
+//   node replica_driver.cjs replica.js replica.wasm
+"use strict";
+const fs = require("fs");
+const readline = require("readline");
+const [script, modulePath] = process.argv.slice(2);
+require(script);
+
+globalThis.CardboxReplica.load(fs.readFileSync(modulePath)).then((replica) => {
+  let schema = null;
+  const lines = readline.createInterface({ input: process.stdin });
+  lines.on("line", (line) => {
+    let answer;
+    try {
+      const request = JSON.parse(line);
+      if (request.schema !== undefined) {
+        schema = request.schema;
+        replica.configure(schema);
+        answer = { ok: true };
+      } else {
+        replica.configure(schema);
+        for (const changes of request.changes) replica.apply(changes);
+        answer = { dump: replica.dump() };
+      }
+    } catch (error) {
+      answer = { error: String(error.message || error) };
+    }
+    process.stdout.write(JSON.stringify(answer) + "\n");
+  });
+});
