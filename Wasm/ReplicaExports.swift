@@ -30,26 +30,136 @@ func outputPointer() -> UnsafeRawPointer { output.withUnsafeBytes { $0.baseAddre
 @_expose(wasm, "outputLength") @_cdecl("outputLength")
 func outputLength() -> Int32 { Int32(output.count) }
 
-/// Starts an empty replica for the schema's entities (`ReplicaSchema.json`'s text).
+/// Reads a request's JSON text; nil (with `output` saying why) when it is not JSON.
+func request(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ name: String) -> WireValue? {
+    do throws(JSONParser.Failure) {
+        return WireValue(try JSONParser.parse(text(pointer, count)), name)
+    } catch {
+        _ = refuse("\(name): \(error.description)")
+        return nil
+    }
+}
+
+/// Starts an empty replica: `{"replicaId": "…", "schema": ReplicaSchema.json}`.
 @_expose(wasm, "configure") @_cdecl("configure")
 func configure(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
-    let json: JSONValue
-    do throws(JSONParser.Failure) {
-        json = try JSONParser.parse(text(pointer, count))
-    } catch {
-        return refuse("schema: \(error.description)")
-    }
+    guard let root = request(pointer, count, "configure") else { return 1 }
     do throws(WireProblem) {
-        replica = ReplicaRecords(schema: try ReplicaSchema(json: json))
+        replica = ReplicaRecords(
+            schema: try ReplicaSchema(json: root.member("schema").value),
+            replicaId: try root.member("replicaId").string())
     } catch {
         return refuse(error)
     }
     return 0
 }
 
-/// Merges one change set in its wire form.
+/// A generator seeded by the page (from `crypto.getRandomValues`; a test gives a fixed seed): the
+/// same xoshiro256** as the native `SeededRandom`, so a seed draws the same position keys.
+struct SeededGenerator: RandomNumberGenerator {
+    var generator: Xoshiro256StarStar
+
+    init(seed: UInt64) { generator = Xoshiro256StarStar(seed: seed) }
+
+    mutating func next() -> UInt64 { generator.next() }
+}
+
+/// Runs a list write on the replica: `write` reads the request and writes; a refusal is the
+/// write's message.
+func listWrite(
+    _ pointer: UnsafePointer<UInt8>, _ count: Int32, _ name: String,
+    _ write: (WireValue, inout ReplicaRecords) throws(CardboxError) -> Void
+) -> Int32 {
+    guard replica != nil else { return refuse("configure the replica first") }
+    guard let root = request(pointer, count, name) else { return 1 }
+    do throws(CardboxError) {
+        try write(root, &replica!)
+    } catch {
+        return refuse(error.message)
+    }
+    return 0
+}
+
+/// A request's member as the write reads it: a malformed request is refused as invalid input.
+extension WireValue {
+    func text(_ name: String) throws(CardboxError) -> String {
+        do throws(WireProblem) { return try member(name).string() } catch {
+            throw CardboxError.invalid(field: error.field, reason: error.reason)
+        }
+    }
+
+    func optional(_ name: String) -> JSONValue {
+        if case .object(let members) = value, let member = members[name] { return member }
+        return .null
+    }
+}
+
+/// Adds an item at the end of a list: `{"id", "listId", "title", "description", "quantity"}`, at
+/// `milliseconds`, with position keys drawn from `seed`.
+@_expose(wasm, "addItem") @_cdecl("addItem")
+func addItem(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double, _ seed: UInt64) -> Int32 {
+    listWrite(pointer, count, "addItem") { request, records throws(CardboxError) in
+        var random = SeededGenerator(seed: seed)
+        let quantity: Int32?
+        switch request.optional("quantity") {
+        case .null: quantity = nil
+        case .int(let value): quantity = try Validate.quantity(Int(value))
+        default: throw CardboxError.invalid(field: "quantity", reason: "must be a whole number")
+        }
+        let description: String
+        if case .string(let text) = request.optional("description") { description = text } else { description = "" }
+        try records.addItem(
+            id: try request.text("id"), listId: try request.text("listId"), title: try request.text("title"),
+            description: description, quantity: quantity, at: UInt64(milliseconds), random: &random)
+    }
+}
+
+/// Crosses an item out or back in: `{"id", "crossedOut": true, false or null (toggle)}`.
+@_expose(wasm, "crossItem") @_cdecl("crossItem")
+func crossItem(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
+    listWrite(pointer, count, "crossItem") { request, records throws(CardboxError) in
+        let crossed: Bool?
+        if case .bool(let value) = request.optional("crossedOut") { crossed = value } else { crossed = nil }
+        try records.crossItem(id: try request.text("id"), crossedOut: crossed, at: UInt64(milliseconds))
+    }
+}
+
+/// Moves an item within its list: `{"id", "to": an index among the others, or null for the end}`.
+@_expose(wasm, "moveItem") @_cdecl("moveItem")
+func moveItem(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double, _ seed: UInt64) -> Int32 {
+    listWrite(pointer, count, "moveItem") { request, records throws(CardboxError) in
+        var random = SeededGenerator(seed: seed)
+        let index: Int?
+        if case .int(let value) = request.optional("to") { index = Int(value) } else { index = nil }
+        try records.moveItem(id: try request.text("id"), to: index, at: UInt64(milliseconds), random: &random)
+    }
+}
+
+/// Writes what waits to be sent (the wire form) to the output, for `{"accountId", "registry"}`;
+/// answers the write count to pass to `markSent` once the server has it.
+@_expose(wasm, "pendingChanges") @_cdecl("pendingChanges")
+func pendingChanges(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
+    guard let records = replica else { return refuse("configure the replica first") }
+    guard let root = request(pointer, count, "pendingChanges") else { return -1 }
+    do throws(WireProblem) {
+        output = Array(
+            records.pendingText(
+                accountId: try root.member("accountId").string(), registry: Int(try root.member("registry").integer())
+            ).utf8)
+    } catch {
+        _ = refuse(error)
+        return -1
+    }
+    return Int32(records.writeCount)
+}
+
+@_expose(wasm, "markSent") @_cdecl("markSent")
+func markSent(_ count: Int32) { replica?.markSent(through: Int(count)) }
+
+/// Merges one change set in its wire form, received at `milliseconds` (0: merge without reading
+/// the clock, as a test replaying a history does).
 @_expose(wasm, "applyChanges") @_cdecl("applyChanges")
-func applyChanges(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
+func applyChanges(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
     guard let schema = replica?.schema else { return refuse("configure the replica first") }
     let json: JSONValue
     do throws(JSONParser.Failure) {
@@ -58,8 +168,17 @@ func applyChanges(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
         return refuse("changes: \(error.description)")
     }
     do throws(WireProblem) {
+        let changes = try WireChanges(json: json, schema: schema)
         // Applied in place: a copy of the replica would copy every record it holds.
-        replica!.apply(try WireChanges(json: json, schema: schema))
+        guard milliseconds > 0 else {
+            replica!.apply(changes)
+            return 0
+        }
+        do throws(HybridLogicalClock.TooFarAhead) {
+            try replica!.receive(changes, milliseconds: UInt64(milliseconds))
+        } catch {
+            return refuse("changes: stamped \(error.seconds) s in the future; check this device's clock")
+        }
     } catch {
         return refuse(error)
     }

@@ -6,8 +6,9 @@ import PackagePlugin
 /// carries them in its binary:
 /// - `FSRSWasm`: the FSRS step (`Sources/CardboxFSRS` with `Wasm/FSRSExports.swift`), needing nothing
 ///   from the page;
-/// - `ReplicaWasm`: the replica (`Sources/CardboxReplica` with `Wasm/ReplicaExports.swift`), with
-///   `Wasm/Runtime` for memory and the Unicode tables Swift's strings compare by.
+/// - `ReplicaWasm`: the replica (`Sources/CardboxReplica` and `Sources/CardboxFSRS` with
+///   `Wasm/ReplicaExports.swift`), with `Wasm/Runtime` for memory and the Unicode tables Swift's
+///   strings compare by.
 @main
 struct WasmModules: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
@@ -21,7 +22,7 @@ struct WasmModules: BuildToolPlugin {
                 sources: try sources(of: "CardboxFSRS", context) + [root.appending(path: "Wasm/FSRSExports.swift")]),
             try module(
                 "ReplicaWasm", context: context,
-                sources: try sources(of: "CardboxReplica", context) + [
+                sources: try sources(of: "CardboxReplica", context) + sources(of: "CardboxFSRS", context) + [
                     root.appending(path: "Wasm/ReplicaExports.swift"), root.appending(path: "Wasm/Runtime/runtime.c"),
                     unicodeTables,
                 ]),

@@ -52,6 +52,9 @@ public final class NodeReplica: RecordReplicaRunner, @unchecked Sendable {
         throw Failure(description: "the browser's replica refused a change set: \(answer["error"]?.jsonText ?? "?")")
     }
 
+    /// Sends one request line (see `Tests/Wasm/replica_driver.cjs`) and reads its answer.
+    public func send(_ request: [String: Any]) throws -> [String: JSONValue] { try exchange(request) }
+
     /// Sends one request line and reads one answer line, one history at a time.
     private func exchange(_ request: [String: Any]) throws -> [String: JSONValue] {
         try lock.withLock {

@@ -129,14 +129,8 @@ public struct ConvergenceHistory {
     private func checkRecordReplicas(against expected: String, network: any Exchange, random: inout SplitMix64)
         async throws
     {
-        // A new store starts with its account's record (written by no replica, at clock zero), which
-        // no change set carries: a replica of records starts from it too.
-        let fresh = try CardboxStore.inMemory(account: network.account)
-        let origin = ChangeSet(
-            accountId: network.account, replicaId: serverReplicaId,
-            rows: try fresh.canonicalDump().split(separator: "\n").map {
-                try RowChange(recordJSON: String($0), field: "origin")
-            })
+        // A replica of records starts from what a new store holds, which no change set carries.
+        let origin = try CardboxStore.originChanges(account: network.account)
         let changeSets = try await ([origin] + network.everything()).map(\.jsonText).shuffled(using: &random)
         var native = ReplicaRecords(schema: SyncRegistry.replicaSchema)
         for text in changeSets {

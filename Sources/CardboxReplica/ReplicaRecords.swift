@@ -1,15 +1,95 @@
 /// An account's records held by name (the browser's replica): every row and tombstone it has seen,
 /// merged by `RecordMerge`, and which of them a person sees, by the rules a device store keeps.
 public struct ReplicaRecords {
-    public let schema: ReplicaSchema
-    public private(set) var records = RecordMerge<NamedEntity>()
+    public typealias Key = RecordMerge<NamedEntity>.Key
 
-    public init(schema: ReplicaSchema) { self.schema = schema }
+    public let schema: ReplicaSchema
+    /// The replica its own writes are stamped with (`replicaId` of the wire form).
+    public let replicaId: String
+    public private(set) var records = RecordMerge<NamedEntity>()
+    public private(set) var clock = HybridLogicalClock()
+    /// Records written here and not yet sent, each with the number of its latest write here.
+    public private(set) var pending: [Key: Int] = [:]
+    /// How many writes this replica has made: numbers them for `markSent(through:)`.
+    public private(set) var writeCount = 0
+
+    public init(schema: ReplicaSchema, replicaId: String = "") {
+        self.schema = schema
+        self.replicaId = replicaId
+    }
+
+    /// Merges a change set that arrived at `milliseconds` (wall-clock time), after the clock has seen
+    /// its newest timestamp, so every later write here sorts after it. A set stamped more than five
+    /// minutes ahead is refused whole, as a device refuses it.
+    public mutating func receive(_ changes: WireChanges, milliseconds: UInt64) throws(HybridLogicalClock.TooFarAhead) {
+        var newest = HLCTimestamp.zero
+        for row in changes.rows {
+            newest = max(newest, row.created.timestamp)
+            for field in row.fields.values { newest = max(newest, field.clock.timestamp) }
+        }
+        for tombstone in changes.tombstones { newest = max(newest, tombstone.clock.timestamp) }
+        if newest > .zero { _ = try clock.receive(newest, milliseconds: milliseconds) }
+        apply(changes)
+    }
 
     /// Merges a change set: its deletes, then its rows. Any order of the same sets gives the same records.
     public mutating func apply(_ changes: WireChanges) {
         for tombstone in changes.tombstones { records.merge(tombstone) }
         for row in changes.rows { records.merge(schema.typed(row)) }
+    }
+
+    // MARK: Writes made here
+
+    /// The clock of a write made at `milliseconds`: one per operation, shared by every row it writes.
+    mutating func tick(_ milliseconds: UInt64) -> WriteClock {
+        WriteClock(clock.tick(milliseconds: milliseconds), replicaId)
+    }
+
+    /// Makes a record, every field at `clock`.
+    mutating func create(_ entity: NamedEntity, id: String, _ fields: [String: JSONValue], at clock: WriteClock) {
+        var changes: [String: FieldChange] = [:]
+        for (name, value) in fields { changes[name] = FieldChange(value: value, clock: clock) }
+        record(ReplicaRow(entity: entity, id: id, created: clock, fields: changes))
+    }
+
+    /// Writes fields of a record it holds, at `clock`.
+    mutating func update(_ key: Key, _ fields: [String: JSONValue], at clock: WriteClock) {
+        guard var row = records.rows[key] else { return }
+        for (name, value) in fields { row.fields[name] = FieldChange(value: value, clock: clock) }
+        record(row)
+    }
+
+    private mutating func record(_ row: ReplicaRow<NamedEntity>) {
+        records.merge(row)
+        writeCount += 1
+        pending[Key(row.entity, row.id)] = writeCount
+    }
+
+    /// What waits to be sent, in the wire form: every pending record whole, as devices send them, in
+    /// the order of their latest write. Once the server has it, `markSent(through: writeCount)` as it
+    /// was when this was read.
+    public func pendingText(accountId: String, registry: Int) -> String {
+        var rows: [ReplicaRow<NamedEntity>] = []
+        var tombstones: [ReplicaTombstone<NamedEntity>] = []
+        for (key, _) in pending.sorted(by: { $0.value < $1.value }) {
+            if let row = records.rows[key] { rows.append(row) }
+            if let tombstone = records.tombstones[key] { tombstones.append(tombstone) }
+        }
+        return WireChanges.text(
+            accountId: accountId, replicaId: replicaId, registry: registry, rows: rows, tombstones: tombstones)
+    }
+
+    /// Forgets the pending records last written by write `count` or before: the server has them. A
+    /// record written again since stays pending.
+    public mutating func markSent(through count: Int) { pending = pending.filter { $0.value > count } }
+
+    /// The visible rows of `entity` whose field `parentField` (column `parentColumn`) names `parentId`.
+    func visibleChildren(_ entity: NamedEntity, parent: ReplicaSchema.Parent, of parentId: String)
+        -> [ReplicaRow<NamedEntity>]
+    {
+        records.rows.values.filter {
+            $0.entity == entity && parent.parentId(in: $0) == parentId && isVisible(Key(entity, $0.id))
+        }
     }
 
     /// Whether a device shows the record: it is live (`RecordMerge.isLive`) and so is every parent it

@@ -88,6 +88,18 @@ extension CardboxStore {
         return applier.report
     }
 
+    /// What a new store of `account` holds before any write, as a change set: its account's record,
+    /// written by no replica, at clock zero. No change set carries it, so a replica that does not
+    /// start as a store (the browser's) starts from this.
+    public static func originChanges(account: UUID) throws -> ChangeSet {
+        let fresh = try CardboxStore.inMemory(account: account)
+        return ChangeSet(
+            accountId: account, replicaId: serverReplicaId,
+            rows: try fresh.canonicalDump().split(separator: "\n").map {
+                try RowChange(recordJSON: String($0), field: "origin")
+            })
+    }
+
     /// Every live row of every synced entity, each field with its value and clock, in one stable
     /// order: two replicas that have seen the same changes give the same text.
     public func canonicalDump() throws -> String {

@@ -7,29 +7,6 @@ public typealias RowChange = ReplicaRow<SyncedEntity>
 public typealias Tombstone = ReplicaTombstone<SyncedEntity>
 public typealias RecordKey = ReplicaKey<SyncedEntity>
 
-/// The clocks a change set names, each listed once, numbered in the order rows, their fields (by
-/// name) and tombstones first name them.
-private struct ClockTable {
-    private(set) var list: [WriteClock] = []
-    private var numbers: [WriteClock: Int] = [:]
-
-    init(_ changes: ChangeSet) {
-        for row in changes.rows {
-            add(row.created)
-            for name in row.fields.keys.sorted() { add(row.fields[name]!.clock) }
-        }
-        for tombstone in changes.tombstones { add(tombstone.clock) }
-    }
-
-    private mutating func add(_ clock: WriteClock) {
-        guard numbers[clock] == nil else { return }
-        numbers[clock] = list.count
-        list.append(clock)
-    }
-
-    func number(_ clock: WriteClock) -> Int { numbers[clock]! }
-}
-
 /// The replica id the server signs pulled change sets with: pulled rows keep the clocks of the
 /// devices that wrote them, so this only names the sender.
 public let serverReplicaId = "server"
@@ -97,73 +74,16 @@ public struct ChangeSet: Sendable, Equatable {
 // MARK: Wire form
 
 extension ChangeSet {
-    /// The change set as JSON. Clocks are listed once in `clocks` (`[timestamp, replica]`) and named
-    /// by index, so a batch written by one transaction carries its clock once, not once per field.
+    /// The change set as JSON, its wire form (written by `WireChanges.text`):
     ///
     ///     {"format": "cardbox-changes", "version": 1, "registry": 1, "accountId": "…", "replicaId": "…",
     ///      "clocks": [[112233445566, "replica-id"]],
     ///      "rows": [{"entity": "card", "id": "…", "created": 0, "fields": {"front": ["hola", 0], …}}],
     ///      "tombstones": [{"entity": "item", "id": "…", "clock": 0}]}
-    ///
-    /// Written straight rather than built as `JSONValue`s first (a first sync writes a hundred
-    /// thousand rows), compact, keys in sorted order, as `JSONValue.jsonText` writes a value.
     public var jsonText: String {
-        let clocks = ClockTable(self)
-        var writer = JSONWriter(capacity: 256 + rows.count * 512)
-        writer.raw("{\"accountId\":")
-        writer.string(accountId.uuidString.lowercased())
-        writer.raw(",\"clocks\":[")
-        for (offset, clock) in clocks.list.enumerated() {
-            if offset > 0 { writer.byte(UInt8(ascii: ",")) }
-            writer.byte(UInt8(ascii: "["))
-            writer.integer(clock.timestamp.storageValue)
-            writer.byte(UInt8(ascii: ","))
-            writer.string(clock.replicaId)
-            writer.byte(UInt8(ascii: "]"))
-        }
-        writer.raw("],\"format\":")
-        writer.string(Self.format)
-        writer.raw(",\"registry\":")
-        writer.integer(Int64(SyncRegistry.version))
-        writer.raw(",\"replicaId\":")
-        writer.string(replicaId)
-        writer.raw(",\"rows\":[")
-        for (offset, row) in rows.enumerated() {
-            if offset > 0 { writer.byte(UInt8(ascii: ",")) }
-            writer.raw("{\"created\":")
-            writer.integer(Int64(clocks.number(row.created)))
-            writer.raw(",\"entity\":")
-            writer.string(row.entity.rawValue)
-            writer.raw(",\"fields\":{")
-            for (index, name) in row.fields.keys.sorted().enumerated() {
-                if index > 0 { writer.byte(UInt8(ascii: ",")) }
-                let field = row.fields[name]!
-                writer.string(name)
-                writer.raw(":[")
-                field.value.write(to: &writer)
-                writer.byte(UInt8(ascii: ","))
-                writer.integer(Int64(clocks.number(field.clock)))
-                writer.byte(UInt8(ascii: "]"))
-            }
-            writer.raw("},\"id\":")
-            writer.string(row.id)
-            writer.byte(UInt8(ascii: "}"))
-        }
-        writer.raw("],\"tombstones\":[")
-        for (offset, tombstone) in tombstones.enumerated() {
-            if offset > 0 { writer.byte(UInt8(ascii: ",")) }
-            writer.raw("{\"clock\":")
-            writer.integer(Int64(clocks.number(tombstone.clock)))
-            writer.raw(",\"entity\":")
-            writer.string(tombstone.entity.rawValue)
-            writer.raw(",\"id\":")
-            writer.string(tombstone.id)
-            writer.byte(UInt8(ascii: "}"))
-        }
-        writer.raw("],\"version\":")
-        writer.integer(Int64(Self.formatVersion))
-        writer.byte(UInt8(ascii: "}"))
-        return writer.text
+        WireChanges.text(
+            accountId: accountId.uuidString.lowercased(), replicaId: replicaId, registry: SyncRegistry.version,
+            rows: rows, tombstones: tombstones)
     }
 
     /// Reads a change set from its JSON text. Anything malformed is an error naming the place,

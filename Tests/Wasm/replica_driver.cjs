@@ -2,6 +2,11 @@
 // reads one JSON request per line from stdin and answers one JSON line on stdout.
 //   {"schema": TEXT}                configure; answers {"ok": true}
 //   {"changes": [TEXT, …]}          start empty, apply each change set in order, answer {"dump": TEXT}
+//   {"replicaId", "accountId", "receivedAt", "changes": [TEXT, …], "writes": [{"kind": "addItem" | "crossItem" |
+//    "moveItem", "request", "now", "seed"}, …]}
+//                                   start empty as that replica, receive each change set at
+//                                   receivedAt, make each write; answer {"dump", "refusals":
+//                                   [null or message, …], "pending": TEXT}
 // A refusal answers {"error": REASON}.
 //   node replica_driver.cjs replica.js replica.wasm
 "use strict";
@@ -21,6 +26,18 @@ globalThis.CardboxReplica.load(fs.readFileSync(modulePath)).then((replica) => {
         schema = request.schema;
         replica.configure(schema);
         answer = { ok: true };
+      } else if (request.writes !== undefined) {
+        replica.configure(schema, request.replicaId);
+        for (const changes of request.changes) replica.apply(changes, request.receivedAt);
+        const refusals = request.writes.map((write) => {
+          try {
+            replica[write.kind](write.request, write.now, write.seed);
+            return null;
+          } catch (error) {
+            return String(error.message || error);
+          }
+        });
+        answer = { dump: replica.dump(), refusals, pending: replica.pending(request.accountId, 1).text };
       } else {
         replica.configure(schema);
         for (const changes of request.changes) replica.apply(changes);

@@ -37,13 +37,14 @@
     });
   };
 
-  // Calls `name` with `text` in the module's memory; a refusal throws its reason.
+  // Calls `name` with `text` in the module's memory (and any numbers after it); a refusal throws
+  // its reason.
   Replica.prototype.call = function (name, text) {
     var wasm = this.wasm;
     var bytes = encoder.encode(text);
     var pointer = wasm.allocate(bytes.length);
     new Uint8Array(wasm.memory.buffer, pointer, bytes.length).set(bytes);
-    var status = wasm[name](pointer, bytes.length);
+    var status = wasm[name].apply(null, [pointer, bytes.length].concat([].slice.call(arguments, 2)));
     wasm.release(pointer);
     if (status !== 0) throw new Error(this.output());
   };
@@ -53,11 +54,48 @@
     return decoder.decode(new Uint8Array(wasm.memory.buffer, wasm.outputPointer(), wasm.outputLength()));
   };
 
-  // Starts empty, for the entities of a schema (the server's `SyncRegistry.replicaSchema`, as JSON).
-  Replica.prototype.configure = function (schemaText) { this.call("configure", schemaText); };
+  // A seed for one write's position keys: random, unless the caller gives one (tests do).
+  function seedOf(seed) {
+    if (seed !== undefined) return BigInt.asUintN(64, BigInt(seed));
+    var words = root.crypto.getRandomValues(new Uint32Array(2));
+    return (BigInt(words[0]) << 32n) | BigInt(words[1]);
+  }
 
-  // Merges a change set in its wire form (the JSON of `/v1/sync/pull`'s `changes`).
-  Replica.prototype.apply = function (changesText) { this.call("applyChanges", changesText); };
+  // Starts empty, as replica `replicaId`, for the entities of a schema (the server's
+  // `SyncRegistry.replicaSchema`, as JSON text).
+  Replica.prototype.configure = function (schemaText, replicaId) {
+    this.call("configure", '{"replicaId":' + JSON.stringify(replicaId || "") + ',"schema":' + schemaText + "}");
+  };
+
+  // Merges a change set in its wire form (the JSON of `/v1/sync/pull`'s `changes`), received at
+  // `now` (milliseconds since 1970; without it, merged without reading the clock).
+  Replica.prototype.apply = function (changesText, now) { this.call("applyChanges", changesText, now || 0); };
+
+  // Seed 002's list writes, each at `now` (milliseconds since 1970). A refusal throws its message.
+  //   addItem({id, listId, title, description, quantity}), crossItem({id, crossedOut: true, false
+  //   or null to toggle}), moveItem({id, to: index among the others, or null for the end})
+  Replica.prototype.addItem = function (item, now, seed) {
+    this.call("addItem", JSON.stringify(item), now, seedOf(seed));
+  };
+  Replica.prototype.crossItem = function (request, now) { this.call("crossItem", JSON.stringify(request), now); };
+  Replica.prototype.moveItem = function (request, now, seed) {
+    this.call("moveItem", JSON.stringify(request), now, seedOf(seed));
+  };
+
+  // What waits to be sent: {text: the change set's wire form, through: the count to pass to
+  // markSent once the server has it}.
+  Replica.prototype.pending = function (accountId, registry) {
+    var request = JSON.stringify({ accountId: accountId, registry: registry });
+    var bytes = encoder.encode(request);
+    var wasm = this.wasm;
+    var pointer = wasm.allocate(bytes.length);
+    new Uint8Array(wasm.memory.buffer, pointer, bytes.length).set(bytes);
+    var through = wasm.pendingChanges(pointer, bytes.length);
+    wasm.release(pointer);
+    if (through < 0) throw new Error(this.output());
+    return { text: this.output(), through: through };
+  };
+  Replica.prototype.markSent = function (through) { this.wasm.markSent(through); };
 
   // Every record a person sees, one JSON line each, as a device store's canonical dump.
   Replica.prototype.dump = function () {

@@ -1,5 +1,3 @@
-import CardboxCore
-
 /// Order inside a list, column or board as fractional-index keys: base-62 strings that sort as plain
 /// byte strings, with a key between any two keys. Moving an element rewrites only its own key, so two
 /// devices reordering offline never renumber each other's rows. Ties (two devices minting the same key)
@@ -26,20 +24,23 @@ public enum PositionKey {
     /// rarely mint the same key.
     public static func between(
         _ before: String?, _ after: String?, using random: inout some RandomNumberGenerator
-    ) throws -> String {
+    ) throws(CardboxError) -> String {
         let key = try between(before, after)
         let suffixLength = 2
         var jittered = Array(key.utf8)
         for index in 0..<suffixLength {
             let lowest = index == suffixLength - 1 ? 1 : 0  // no trailing zero
-            jittered.append(digits[Int.random(in: lowest..<digits.count, using: &random)])
+            // Drawn as a 64-bit number: `Int.random(in:)` draws by the platform's word, so the browser's
+            // 32-bit WebAssembly would draw other keys than a device from the same generator.
+            let draw = random.next(upperBound: UInt64(digits.count - lowest))
+            jittered.append(digits[lowest + Int(draw)])
         }
         if let after, !jittered.lexicographicallyPrecedes(Array(after.utf8)) { return key }
         return String(decoding: jittered, as: UTF8.self)
     }
 
     /// The deterministic key halfway between `before` and `after`.
-    public static func between(_ before: String?, _ after: String?) throws -> String {
+    public static func between(_ before: String?, _ after: String?) throws(CardboxError) -> String {
         let a = before.map { Array($0.utf8) }
         let b = after.map { Array($0.utf8) }
         if let a { try validate(a) }
@@ -63,7 +64,7 @@ public enum PositionKey {
         return keys
     }
 
-    private static func keyBetween(_ a: [UInt8]?, _ b: [UInt8]?) throws -> [UInt8] {
+    private static func keyBetween(_ a: [UInt8]?, _ b: [UInt8]?) throws(CardboxError) -> [UInt8] {
         switch (a, b) {
         case (nil, nil):
             return Array(first.utf8)
@@ -107,7 +108,7 @@ public enum PositionKey {
         return [digits[digitA]] + midpoint(a.isEmpty ? [] : Array(a.dropFirst()), nil)
     }
 
-    private static func integerLength(_ head: UInt8) throws -> Int {
+    private static func integerLength(_ head: UInt8) throws(CardboxError) -> Int {
         switch head {
         case UInt8(ascii: "a")...UInt8(ascii: "z"): return Int(head - UInt8(ascii: "a")) + 2
         case UInt8(ascii: "A")...UInt8(ascii: "Z"): return Int(UInt8(ascii: "Z") - head) + 2
@@ -115,7 +116,7 @@ public enum PositionKey {
         }
     }
 
-    private static func integerPart(_ key: [UInt8]) throws -> [UInt8] {
+    private static func integerPart(_ key: [UInt8]) throws(CardboxError) -> [UInt8] {
         guard let head = key.first else {
             throw CardboxError.invalid(field: "position", reason: "empty position key")
         }
@@ -126,7 +127,7 @@ public enum PositionKey {
         return Array(key[..<length])
     }
 
-    private static func validate(_ key: [UInt8]) throws {
+    private static func validate(_ key: [UInt8]) throws(CardboxError) {
         guard key != smallestInteger else {
             throw CardboxError.invalid(field: "position", reason: "position key is the smallest possible")
         }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The numbers of the data model, in one place. Seed 002 gives the ListAll ones; the others are ours
 /// (the seeds are silent) and follow the same spirit.
 public enum Limits {
@@ -34,7 +32,7 @@ public enum Validate {
     public static let scalarsPerCharacter = 4
 
     /// Trims white space and checks the length in characters (grapheme clusters, as a person counts).
-    public static func text(_ value: String, field: String, length: ClosedRange<Int>) throws -> String {
+    public static func text(_ value: String, field: String, length: ClosedRange<Int>) throws(CardboxError) -> String {
         try scalars(value, field: field, maximum: length.upperBound)
         let trimmed = value.trimmedWhitespace
         let count = characterCount(trimmed)
@@ -50,7 +48,7 @@ public enum Validate {
     }
 
     /// Optional long text (descriptions, notes): kept as written, only its length is checked.
-    public static func longText(_ value: String, field: String, maximum: Int) throws -> String {
+    public static func longText(_ value: String, field: String, maximum: Int) throws(CardboxError) -> String {
         try scalars(value, field: field, maximum: maximum)
         let count = characterCount(value)
         if count > maximum {
@@ -62,7 +60,7 @@ public enum Validate {
     /// The number of characters, as `count` gives it, told from the bytes for ASCII text without a
     /// carriage return (one character a byte; CR LF is one character): most of what an import
     /// validates, where finding character boundaries was a third of validating a row.
-    static func characterCount(_ text: String) -> Int {
+    public static func characterCount(_ text: String) -> Int {
         let isPlain = text.utf8.withContiguousStorageIfAvailable { bytes in
             bytes.allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: "\r") }
         }
@@ -70,7 +68,7 @@ public enum Validate {
     }
 
     /// Refuses a text of more Unicode scalars than `scalarsPerCharacter` times `maximum` characters.
-    private static func scalars(_ value: String, field: String, maximum: Int) throws {
+    private static func scalars(_ value: String, field: String, maximum: Int) throws(CardboxError) {
         let bound = maximum * scalarsPerCharacter
         guard value.utf8.count > bound else { return }  // a scalar takes a byte at least
         let count = value.unicodeScalars.count
@@ -82,7 +80,7 @@ public enum Validate {
     }
 
     /// Seed 002: "Quantity must be a valid integer (Int32) or nil".
-    public static func quantity(_ value: Int?) throws -> Int32? {
+    public static func quantity(_ value: Int?) throws(CardboxError) -> Int32? {
         guard let value else { return nil }
         guard let quantity = Int32(exactly: value) else {
             throw CardboxError.invalid(
@@ -92,7 +90,7 @@ public enum Validate {
     }
 
     /// Parses a quantity typed by a person ("3", "-1", "" for none).
-    public static func quantity(text: String) throws -> Int32? {
+    public static func quantity(text: String) throws(CardboxError) -> Int32? {
         let trimmed = text.trimmedWhitespace
         if trimmed.isEmpty { return nil }
         guard let value = Int(trimmed) else {
@@ -101,7 +99,7 @@ public enum Validate {
         return try quantity(value)
     }
 
-    public static func nonNegative(_ value: Int, field: String) throws -> Int {
+    public static func nonNegative(_ value: Int, field: String) throws(CardboxError) -> Int {
         guard value >= 0 else { throw CardboxError.invalid(field: field, reason: "must be 0 or more, got \(value)") }
         return value
     }

@@ -1,7 +1,5 @@
-import Foundation
-
 /// Every failure a person can cause or meet. Messages say what is wrong and, where it helps, what to do.
-public enum CardboxError: Error, Equatable, Sendable, LocalizedError {
+public enum CardboxError: Error, Equatable, Sendable {
     /// A value breaks a rule of the data model (`field` names the attribute, `reason` the rule).
     case invalid(field: String, reason: String)
     case notFound(kind: String, reference: String)
@@ -35,7 +33,8 @@ public enum CardboxError: Error, Equatable, Sendable, LocalizedError {
         return "You tried to add \(adding) card\(adding == 1 ? "" : "s")."
     }
 
-    public var errorDescription: String? {
+    /// What went wrong, in a sentence (`LocalizedError`'s description natively).
+    public var message: String {
         switch self {
         case .invalid(let field, let reason):
             return "\(field): \(reason)"

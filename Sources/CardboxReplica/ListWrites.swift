@@ -1,0 +1,118 @@
+/// Seed 002's list writes on a replica that holds records by name (the browser's), with the rules
+/// and field values `CardboxStore`'s `ListStore` writes: the same validation (`Validate`, `Limits`),
+/// position keys (`PositionKey`), and the list's `modifiedAt` touched by every change to its items.
+extension ReplicaRecords {
+    private var itemEntity: NamedEntity { schema.entity(named: "item")! }
+    private var listEntity: NamedEntity { schema.entity(named: "itemList")! }
+    private var itemPlacement: ReplicaSchema.Parent { schema.parents(of: itemEntity)[0] }
+
+    /// The list, when a person sees it; else seed 002's not-found.
+    private func visibleList(_ id: String) throws(CardboxError) -> Key {
+        let key = Key(listEntity, id)
+        guard isVisible(key) else { throw CardboxError.notFound(kind: "list", reference: id) }
+        return key
+    }
+
+    private func visibleItem(_ id: String) throws(CardboxError) -> ReplicaRow<NamedEntity> {
+        let key = Key(itemEntity, id)
+        guard isVisible(key), let row = records.rows[key] else {
+            throw CardboxError.notFound(kind: "item", reference: id)
+        }
+        return row
+    }
+
+    /// Adds an item at the end of a list. `id` is the new record's (the page makes it).
+    public mutating func addItem(
+        id: String, listId: String, title: String, description: String = "", quantity: Int32? = nil,
+        at milliseconds: UInt64, random: inout some RandomNumberGenerator
+    ) throws(CardboxError) {
+        let title = try Validate.text(title, field: "title", length: Limits.itemTitle)
+        let description = try Validate.longText(
+            description, field: "description", maximum: Limits.itemDescriptionMaximum)
+        let list = try visibleList(listId)
+        let clock = tick(milliseconds)
+        let position = try place(at: nil, inList: listId, excluding: nil, clock: clock, random: &random)
+        let now = JSONValue.int(Int64(milliseconds))
+        create(
+            itemEntity, id: id,
+            [
+                "placement": .object(["listId": .string(listId), "position": .string(position)]),
+                "title": .string(title), "description": .string(description),
+                "quantity": quantity.map { .int(Int64($0)) } ?? .null, "isCrossedOut": .bool(false),
+                "createdAt": now, "modifiedAt": now,
+            ], at: clock)
+        update(list, ["modifiedAt": now], at: clock)
+    }
+
+    /// Crosses an item out (done) or back in; nil toggles. Crossing it as it already is writes nothing.
+    public mutating func crossItem(id: String, crossedOut: Bool? = nil, at milliseconds: UInt64) throws(CardboxError) {
+        let item = try visibleItem(id)
+        let current = item.fields["isCrossedOut"]?.value == .bool(true)
+        let crossed = crossedOut ?? !current
+        guard crossed != current, let listId = itemPlacement.parentId(in: item) else { return }
+        let clock = tick(milliseconds)
+        let now = JSONValue.int(Int64(milliseconds))
+        update(Key(itemEntity, id), ["isCrossedOut": .bool(crossed), "modifiedAt": now], at: clock)
+        update(Key(listEntity, listId), ["modifiedAt": now], at: clock)
+    }
+
+    /// Moves an item to `index` (0-based) among the others of its list, or to the end (nil).
+    public mutating func moveItem(
+        id: String, to index: Int?, at milliseconds: UInt64, random: inout some RandomNumberGenerator
+    ) throws(CardboxError) {
+        let item = try visibleItem(id)
+        guard let listId = itemPlacement.parentId(in: item) else { return }
+        let others = items(ofList: listId).count - 1
+        if let index, index < 0 || index > others {
+            throw CardboxError.invalid(field: "position", reason: "must be 0 to \(others), got \(index)")
+        }
+        let clock = tick(milliseconds)
+        let position = try place(at: index, inList: listId, excluding: id, clock: clock, random: &random)
+        let now = JSONValue.int(Int64(milliseconds))
+        update(
+            Key(itemEntity, id),
+            ["placement": .object(["listId": .string(listId), "position": .string(position)]), "modifiedAt": now],
+            at: clock)
+        update(Key(listEntity, listId), ["modifiedAt": now], at: clock)
+    }
+
+    /// The items of a list as a person sees them: by position key, then id (two devices may mint the
+    /// same key), each with its order number 0…n−1.
+    public func items(ofList listId: String) -> [ReplicaRow<NamedEntity>] {
+        visibleChildren(itemEntity, parent: itemPlacement, of: listId).sorted(by: Self.byPlace)
+    }
+
+    private static func position(_ row: ReplicaRow<NamedEntity>) -> String {
+        if case .object(let placement)? = row.fields["placement"]?.value, case .string(let key)? = placement["position"]
+        {
+            return key
+        }
+        return ""
+    }
+
+    private static func byPlace(_ a: ReplicaRow<NamedEntity>, _ b: ReplicaRow<NamedEntity>) -> Bool {
+        (position(a), a.id) < (position(b), b.id)
+    }
+
+    /// A position key for slot `index` (checked by the caller) among the list's other items, as the
+    /// store chooses one: after the last for nil; between the neighbours otherwise; and, when two
+    /// devices minted the same key there, the others laid out anew first, in the same write.
+    private mutating func place(
+        at index: Int?, inList listId: String, excluding id: String?, clock: WriteClock,
+        random: inout some RandomNumberGenerator
+    ) throws(CardboxError) -> String {
+        let siblings = items(ofList: listId).filter { $0.id != id }
+        guard let index else { return try PositionKey.between(siblings.last.map(Self.position), nil, using: &random) }
+        let before = index == 0 ? nil : Self.position(siblings[index - 1])
+        let after = index < siblings.count ? Self.position(siblings[index]) : nil
+        if let before, let after, before >= after {
+            for (sibling, key) in zip(siblings, PositionKey.sequence(count: siblings.count)) {
+                update(
+                    Key(itemEntity, sibling.id),
+                    ["placement": .object(["listId": .string(listId), "position": .string(key)])], at: clock)
+            }
+            return try place(at: index, inList: listId, excluding: id, clock: clock, random: &random)
+        }
+        return try PositionKey.between(before, after, using: &random)
+    }
+}

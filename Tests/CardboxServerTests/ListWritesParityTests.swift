@@ -1,0 +1,183 @@
+import CardboxConvergence
+import CardboxCore
+import CardboxStore
+import CardboxSync
+import Foundation
+import Testing
+
+/// The browser's list writes (`ReplicaRecords`' `addItem`, `crossItem`, `moveItem`), natively and in
+/// the WebAssembly module under Node, against the store's: the same writes, at the same times, with
+/// the same ids and randomness, leave the same records, clocks included, and refuse the same things.
+@Suite("List writes: the browser's replica writes what the store writes")
+struct ListWritesParityTests {
+    /// One write, as both sides take it.
+    enum Write: Sendable {
+        case add(title: String, description: String = "", quantity: Int32? = nil)
+        case cross(item: Int, crossedOut: Bool?)
+        case move(item: Int, to: Int?)
+    }
+
+    /// A store whose time, ids and randomness the test sets, and the same for the replica.
+    final class Setting: @unchecked Sendable {
+        var milliseconds: UInt64 = 1_767_225_600_000
+        var ids: [UUID] = []
+        let seed: UInt64
+
+        init(seed: UInt64) { self.seed = seed }
+
+        func environment() -> StoreEnvironment {
+            StoreEnvironment(
+                now: { Date(timeIntervalSince1970: Double(self.milliseconds) / 1000) },
+                newID: {
+                    let id = UUID()
+                    self.ids.append(id)
+                    return id
+                },
+                makeRandom: { SeededRandom(seed: self.seed) }, timeZone: TimeZone(identifier: "UTC")!)
+        }
+    }
+
+    static let writes: [Write] = [
+        .add(title: "milk", quantity: 2), .add(title: "  eggs  "), .add(title: "bread", description: "brown"),
+        .add(title: ""), .cross(item: 0, crossedOut: nil), .cross(item: 1, crossedOut: true),
+        .cross(item: 1, crossedOut: true), .cross(item: 0, crossedOut: false), .move(item: 2, to: 0),
+        .move(item: 0, to: nil), .move(item: 1, to: 1), .move(item: 1, to: 9), .add(title: "tea", quantity: -1),
+        .move(item: 3, to: 1), .cross(item: 7, crossedOut: true),
+    ]
+
+    /// Runs `writes` on a store and on a replica of it; answers both dumps and both sides' refusals.
+    struct Outcome {
+        var store: String
+        var replica: String
+        var refusals: [String?]
+        var replicaRefusals: [String?]
+        /// The same run as the browser's driver takes it (`Tests/Wasm/replica_driver.cjs`).
+        var browserRequest: [String: Any]
+    }
+
+    static func run(_ writes: [Write], seed: UInt64) throws -> Outcome {
+        let setting = Setting(seed: seed)
+        let store = try CardboxStore.inMemory(environment: setting.environment())
+        let list = try store.createList(name: "Groceries")
+        var replica = ReplicaRecords(schema: SyncRegistry.replicaSchema, replicaId: store.replicaId)
+        let startTexts = [try CardboxStore.originChanges(account: store.accountId), try store.changes().changes]
+            .map(\.jsonText)
+        for text in startTexts {
+            try replica.receive(
+                try WireChanges(json: JSONParser.parse(text), schema: replica.schema),
+                milliseconds: setting.milliseconds)
+        }
+        let (listId, receivedAt) = (list.id.uuid.uuidString.lowercased(), setting.milliseconds)
+        var browserWrites: [[String: Any]] = []
+        var items: [String] = []
+        var (refusals, replicaRefusals): ([String?], [String?]) = ([], [])
+        for write in writes {
+            setting.milliseconds += 1_000
+            var random = SeededRandom(seed: seed)
+            let now = setting.milliseconds
+            var storeRefusal: String?
+            var replicaRefusal: String?
+            switch write {
+            case .add(let title, let description, let quantity):
+                do {
+                    let item = try store.addItem(
+                        to: list.id, title: title, description: description, quantity: quantity)
+                    items.append(item.id.uuid.uuidString.lowercased())
+                } catch { storeRefusal = "\(error.localizedDescription)" }
+                do throws(CardboxError) {
+                    try replica.addItem(
+                        id: items.last ?? "", listId: listId, title: title, description: description,
+                        quantity: quantity, at: now, random: &random)
+                } catch { replicaRefusal = error.message }
+            case .cross(let index, let crossedOut):
+                let id = index < items.count ? items[index] : "00000000-0000-0000-0000-000000000000"
+                do { _ = try store.crossItem(try store.resolve(id), crossedOut: crossedOut) } catch {
+                    storeRefusal = "refused"
+                }
+                do throws(CardboxError) { try replica.crossItem(id: id, crossedOut: crossedOut, at: now) } catch {
+                    replicaRefusal = "refused"
+                }
+            case .move(let index, let position):
+                let id = items[index]
+                do { _ = try store.moveItem(try store.resolve(id), to: position) } catch {
+                    storeRefusal = "\(error.localizedDescription)"
+                }
+                do throws(CardboxError) { try replica.moveItem(id: id, to: position, at: now, random: &random) } catch {
+                    replicaRefusal = error.message
+                }
+            }
+            browserWrites.append(Self.browserWrite(write, items: items, listId: listId, now: now, seed: seed))
+            refusals.append(storeRefusal)
+            replicaRefusals.append(replicaRefusal)
+        }
+        return Outcome(
+            store: try store.canonicalDump(), replica: replica.canonicalDump(), refusals: refusals,
+            replicaRefusals: replicaRefusals,
+            browserRequest: [
+                "replicaId": store.replicaId, "accountId": store.accountId.uuidString.lowercased(),
+                "receivedAt": receivedAt, "changes": startTexts, "writes": browserWrites,
+            ])
+    }
+
+    /// A write as `replica.js` takes it.
+    static func browserWrite(_ write: Write, items: [String], listId: String, now: UInt64, seed: UInt64)
+        -> [String: Any]
+    {
+        func item(_ index: Int) -> String {
+            index < items.count ? items[index] : "00000000-0000-0000-0000-000000000000"
+        }
+        let (kind, request): (String, [String: Any]) =
+            switch write {
+            case .add(let title, let description, let quantity):
+                (
+                    "addItem",
+                    [
+                        "id": items.last ?? "", "listId": listId, "title": title, "description": description,
+                        "quantity": quantity.map { Int($0) as Any } ?? NSNull(),
+                    ]
+                )
+            case .cross(let index, let crossedOut):
+                ("crossItem", ["id": item(index), "crossedOut": crossedOut ?? NSNull()])
+            case .move(let index, let position): ("moveItem", ["id": item(index), "to": position ?? NSNull()])
+            }
+        return ["kind": kind, "request": request, "now": now, "seed": seed]
+    }
+
+    @Test("adds, crosses out and back, moves, and refusals: the same records and the same messages")
+    func sameRecords() throws {
+        for seed in UInt64(1)...5 {
+            let outcome = try Self.run(Self.writes, seed: seed)
+            #expect(outcome.replica == outcome.store)
+            #expect(outcome.replicaRefusals == outcome.refusals)
+            #expect(outcome.refusals.compactMap { $0 }.count == 3)
+            #expect(outcome.store.contains("\"eggs\"") && outcome.store.contains("\"brown\""))
+        }
+    }
+
+    @Test("the WebAssembly module under Node: the same records, the same refusals, and what waits to be sent")
+    func sameRecordsInTheBrowser() throws {
+        let (browser, folder) = try ReplicaWasmTests.node()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for seed in UInt64(1)...5 {
+            let outcome = try Self.run(Self.writes, seed: seed)
+            let answer = try browser.send(outcome.browserRequest)
+            #expect(answer["dump"] == .string(outcome.store))
+            guard case .array(let refusals)? = answer["refusals"] else {
+                Issue.record("no refusals in \(answer)")
+                continue
+            }
+            #expect(refusals.map { $0 == .null } == outcome.refusals.map { $0 == nil })
+            #expect(refusals[3] == outcome.replicaRefusals[3].map(JSONValue.string))
+            #expect(refusals[11] == outcome.replicaRefusals[11].map(JSONValue.string))
+            // The items and the list wait to be sent, whole, stamped by this replica.
+            guard case .string(let pending)? = answer["pending"] else {
+                Issue.record("nothing pending")
+                continue
+            }
+            let sent = try ChangeSet.parse(pending)
+            #expect(sent.replicaId == outcome.browserRequest["replicaId"] as? String)
+            #expect(Set(sent.rows.map(\.entity)) == [.item, .itemList] && sent.rows.count == 5)
+            try sent.validate()
+        }
+    }
+}
