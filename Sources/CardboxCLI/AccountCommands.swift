@@ -37,7 +37,7 @@ struct TagCommand: ParsableCommand {
 
         func run(store: CardboxStore) throws {
             try Console.emit(try store.renameTag(tag, to: newName), json: output.json) {
-                "renamed tag to \($0.name) (\($0.cardCount) cards)"
+                "renamed tag to \($0.name) (\(Wording.counted($0.cardCount, "card")))"
             }
         }
     }
@@ -64,7 +64,7 @@ struct PlanCommand: ParsableCommand {
 
     static func describe(_ allowance: CardAllowance) -> String {
         guard let limit = allowance.cardLimit else {
-            return "plan: premium — unlimited cards (\(allowance.cardCount) cards)"
+            return "plan: premium — unlimited cards (\(Wording.counted(allowance.cardCount, "card")))"
         }
         return "plan: free — \(allowance.cardCount) of \(limit) cards used, \(allowance.remainingCards ?? 0) remaining"
     }
@@ -114,7 +114,7 @@ struct PlanCommand: ParsableCommand {
             if let cardLimit = allowance.cardLimit, allowance.cardCount > cardLimit {
                 Terminal.current.writeError(
                     Data(
-                        ("warning: you have \(allowance.cardCount) cards, more than the free plan's \(cardLimit): "
+                        ("warning: you have \(Wording.counted(allowance.cardCount, "card")), more than the free plan's \(cardLimit): "
                             + "they are kept, but no card can be added until there are fewer than \(cardLimit)\n")
                             .utf8))
             }

@@ -257,7 +257,7 @@ struct CardCommand: ParsableCommand {
         func run(store: CardboxStore) throws {
             guard let card else {
                 let count = try store.deleteAllCards(in: try deck.map { try store.resolve($0, as: Deck.self) })
-                Terminal.current.print("deleted \(count) card\(count == 1 ? "" : "s")")
+                Terminal.current.print("deleted \(Wording.counted(count, "card"))")
                 return
             }
             let found = try store.card(try store.resolve(card))

@@ -48,7 +48,7 @@ struct DeckCommand: ParsableCommand {
             if let preset {
                 let (deck, cards) = try store.createDeck(preset: try PresetDeck.named(preset), name: name)
                 try Console.emit(deck, json: output.json) {
-                    "created deck \(DeckCommand.describe($0)) with \(cards.count) cards"
+                    "created deck \(DeckCommand.describe($0)) with \(Wording.counted(cards.count, "card"))"
                 }
             } else {
                 let deck = try store.createDeck(
@@ -194,7 +194,9 @@ struct DeckCommand: ParsableCommand {
 
         func run(store: CardboxStore) throws {
             let count = try store.archiveDueCards(try store.resolve(deck))
-            try Console.emit(["archived": count], json: output.json) { _ in "archived \(count) due cards" }
+            try Console.emit(["archived": count], json: output.json) { _ in
+                "archived \(Wording.counted(count, "due card"))"
+            }
         }
     }
 
@@ -208,7 +210,9 @@ struct DeckCommand: ParsableCommand {
 
         func run(store: CardboxStore) throws {
             let count = try store.clearSuggestions(try store.resolve(deck))
-            try Console.emit(["deleted": count], json: output.json) { _ in "deleted \(count) suggestions" }
+            try Console.emit(["deleted": count], json: output.json) { _ in
+                "deleted \(Wording.counted(count, "suggestion"))"
+            }
         }
     }
 
@@ -233,7 +237,9 @@ struct DeckCommand: ParsableCommand {
 
         func run(store: CardboxStore) throws {
             let count = try store.resetRejectedSuggestions(try store.resolve(deck), olderThanDays: olderThan)
-            try Console.emit(["deleted": count], json: output.json) { _ in "forgot \(count) rejected suggestions" }
+            try Console.emit(["deleted": count], json: output.json) { _ in
+                "forgot \(Wording.counted(count, "rejected suggestion"))"
+            }
         }
     }
 

@@ -32,7 +32,7 @@ struct HistoryCommand: StoreCommand {
         guard !entries.isEmpty else { return "no changes yet" }
         return entries.map { entry in
             let device = entry.isThisDevice ? "this device" : "device \(entry.replicaId.suffix(8))"
-            var lines = ["\(Console.date(entry.at))  \(device)  \(entry.total) change\(entry.total == 1 ? "" : "s")"]
+            var lines = ["\(Console.date(entry.at))  \(device)  \(Wording.counted(entry.total, "change"))"]
             for change in entry.changes {
                 let fields = change.fields.isEmpty ? "" : " " + change.fields.joined(separator: ", ")
                 lines.append("  \(change.operation) \(change.entity) \(change.id.suffix(8))\(fields)")

@@ -18,7 +18,7 @@ struct ListCommand: ParsableCommand {
         if let quantity = item.quantity { line += " ×\(quantity)" }
         line += "  \(Console.short(item.id))"
         if let images = item.images, !images.isEmpty {
-            line += "  (\(images.count) image\(images.count == 1 ? "" : "s"))"
+            line += "  (\(Wording.counted(images.count, "image")))"
         }
         return line
     }
@@ -109,7 +109,7 @@ struct ListCommand: ParsableCommand {
 
         func run(store: CardboxStore) throws {
             let count = try store.clearCrossedOut(in: try store.resolve(list))
-            Terminal.current.print("deleted \(count) crossed-out item\(count == 1 ? "" : "s")")
+            Terminal.current.print("deleted \(Wording.counted(count, "crossed-out item"))")
         }
     }
 
@@ -140,7 +140,8 @@ struct ListCommand: ParsableCommand {
         func run(store: CardboxStore) throws {
             let found = try store.list(try store.resolve(list), includeCrossedOut: true)
             try store.deleteList(found.id)
-            Terminal.current.print("deleted list \(found.name) and its \(found.items?.count ?? 0) items")
+            Terminal.current.print(
+                "deleted list \(found.name) and its \(Wording.counted(found.items?.count ?? 0, "item"))")
         }
     }
 

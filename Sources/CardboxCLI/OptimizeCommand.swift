@@ -82,7 +82,7 @@ extension FSRSCommand {
                             "RMSE (bins)", String(format: "%.4f", report.before.rmseBins),
                             String(format: "%.4f", report.after.rmseBins),
                         ],
-                    ], header: ["\(report.before.reviews) reviews", "BEFORE", "AFTER"])
+                    ], header: [Wording.counted(report.before.reviews, "review"), "BEFORE", "AFTER"])
                 let parameters = report.parameters.map { String(format: "%.4f", $0) }.joined(separator: ",")
                 let verdict =
                     report.stored

@@ -119,7 +119,7 @@ extension FSRSCommand {
             let minutes = weeks.map { days in days.reduce(0) { $0 + result.seconds[$1] } / 60 / Double(days.count) }
             let memorized = weeks.map { result.memorized[$0.upperBound - 1] }
             return [
-                "\(report.deck), \(report.days) days at desired retention \(String(format: "%.2f", report.desiredRetention)):",
+                "\(report.deck), \(Wording.counted(report.days, "day")) at desired retention \(String(format: "%.2f", report.desiredRetention)):",
                 "  \(report.totals.reviews.formatted()) reviews, \(report.totals.newCards.formatted()) new cards, "
                     + "\(String(format: "%.1f", report.totals.minutes / 60)) hours; "
                     + "\(String(format: "%.0f", report.totals.memorized)) cards memorized at the end",
@@ -172,7 +172,7 @@ extension FSRSCommand {
             try Console.emit(report, json: output.json) { report in
                 "\(report.deck): recommended desired retention \(String(format: "%.2f", report.desiredRetention)) "
                     + "(now \(String(format: "%.2f", report.current))), the least study time per card memorized "
-                    + "over \(report.days) days"
+                    + "over \(Wording.counted(report.days, "day"))"
             }
         }
     }

@@ -28,13 +28,16 @@ struct StatsCommand: StoreCommand {
     static func describe(_ stats: StudyStats) -> String {
         let total = stats.reviewsPerDay.map(\.count).reduce(0, +)
         let due = stats.dueForecast.map(\.count).reduce(0, +)
-        var lines = ["Reviews per day, last \(stats.days) days (\(total) in all)"]
+        var lines = ["Reviews per day, last \(Wording.counted(stats.days, "day")) (\(total) in all)"]
         lines += Chart.columns(stats.reviewsPerDay)
-        lines += ["", "Due forecast, next \(stats.days) days (\(due) cards; today includes overdue)"]
+        lines += [
+            "",
+            "Due forecast, next \(Wording.counted(stats.days, "day")) (\(Wording.counted(due, "card")); today includes overdue)",
+        ]
         lines += Chart.columns(stats.dueForecast)
         lines += [
             "", "True retention (reviews of review cards rated Hard or better)",
-            "  last \(stats.days) days: \(Chart.percent(stats.retentionRecent))",
+            "  last \(Wording.counted(stats.days, "day")): \(Chart.percent(stats.retentionRecent))",
             "  all time:     \(Chart.percent(stats.retentionAllTime))", "", "Cards by state",
         ]
         let states = ["new", "learning", "review", "relearning", "archived"]

@@ -194,6 +194,6 @@ struct StudySession {
     }
 
     private func finish(_ answered: Int) {
-        Terminal.current.print("studied \(answered) card\(answered == 1 ? "" : "s")")
+        Terminal.current.print("studied \(Wording.counted(answered, "card"))")
     }
 }

@@ -24,12 +24,16 @@ struct LoginCommand: AsyncParsableCommand {
         let password = try Console.readPassword(fromStdin: passwordStdin)
         // A login that fails (a wrong password, a server that does not answer) leaves no new store.
         let signedIn = try await global.withStore { store in
-            if let link = try store.syncLink() {
+            let connection = try ServerConnection(server: server, token: nil)
+            // Signing in again as the same account on the same server (after this device was signed
+            // out from another) renews the store's sign-in; any other account needs a logout first.
+            if let link = try store.syncLink(),
+                link.server != connection.server || link.user.lowercased() != user.lowercased()
+            {
                 throw CardboxError.invalid(
                     field: "login",
                     reason: "this store is signed in to \(link.server) as \(link.user); cardbox logout first")
             }
-            let connection = try ServerConnection(server: server, token: nil)
             if signUp { try await connection.signUp(user: user, password: password) }
             let signedIn = try await connection.signIn(
                 user: user, password: password, device: device ?? ProcessInfo.processInfo.hostName)
@@ -41,6 +45,17 @@ struct LoginCommand: AsyncParsableCommand {
             return (server: connection.server, name: signedIn.accountName)
         }
         Terminal.current.print("signed in to \(signedIn.server) as \(signedIn.name); now run: cardbox sync")
+    }
+
+    /// What to say when the server no longer takes this store's token (its device was signed out
+    /// from the web or another device, or its password changed): the one command that fixes it.
+    static func signedOut(_ store: CardboxStore) throws -> CardboxError {
+        guard let link = try store.syncLink() else { return DeviceSync.notSignedIn }
+        return CardboxError.invalid(
+            field: "sync",
+            reason:
+                "this device was signed out of \(link.server); sign in again: cardbox login \(link.server) --user \(link.user)"
+        )
     }
 }
 
@@ -125,14 +140,19 @@ struct SyncCommand: AsyncParsableCommand {
         private func syncOnce(_ store: CardboxStore) async throws {
             let sent = ProgressBar(label: "changes sent")
             let snapshot = ProgressBar(label: "KB of the account's copy received")
-            let report = try await DeviceSync(store: store).sync { progress in
-                // Pulled pages come with no total; the push's and the snapshot's bars are worth drawing.
-                guard let total = progress.total else { return }
-                switch progress.phase {
-                case .push: sent.update(progress.done, total)
-                case .snapshot: snapshot.update(progress.done, total)
-                case .pull: break
+            let report: SyncReport
+            do {
+                report = try await DeviceSync(store: store).sync { progress in
+                    // Pulled pages come with no total; the push's and the snapshot's bars are worth drawing.
+                    guard let total = progress.total else { return }
+                    switch progress.phase {
+                    case .push: sent.update(progress.done, total)
+                    case .snapshot: snapshot.update(progress.done, total)
+                    case .pull: break
+                    }
                 }
+            } catch SyncClientError.refused(status: 401, _) {
+                throw try LoginCommand.signedOut(store)
             }
             try store.checkpoint()
             Terminal.current.print(
@@ -157,11 +177,12 @@ struct SyncCommand: AsyncParsableCommand {
             let store = try global.openExistingStore()
             try Console.emit(try DeviceSync(store: store).status(), json: output.json) { status in
                 guard let server = status.server else {
-                    return "not signed in (cardbox login URL --user NAME); \(status.pending) local changes"
+                    return
+                        "not signed in (cardbox login URL --user NAME); \(Wording.counted(status.pending, "local change"))"
                 }
                 var lines = [
                     "server: \(server)", "user: \(status.user ?? "")", "account: \(status.accountId)",
-                    "pending: \(status.pending) local changes",
+                    "pending: \(Wording.counted(status.pending, "local change"))",
                     "last sync: \(status.lastSync.map { ISO8601DateFormatter().string(from: $0) } ?? "never")",
                 ]
                 if let error = status.lastError { lines.append("last error: \(error)") }

@@ -71,6 +71,7 @@ public struct DeckCounts: Codable, Sendable, Equatable {
     public var archivedCards: Int
     public var dueCards: Int
     public var visibleSuggestions: Int
+    /// Suggestions waiting for their picture (skipped ones count as rejected: their record hides them).
     public var invisibleSuggestions: Int
     public var rejectedSuggestions: Int
 

@@ -265,12 +265,12 @@ public enum AnkiPackageFormat {
                 cards[index].image = attachment(named: name)
                 if cards[index].image == nil { skippedImages += 1 }
             }
-            func counted(_ count: Int) -> String { "\(count) card\(count == 1 ? "" : "s")" }
+            func counted(_ count: Int) -> String { Wording.counted(count, "card") }
             var notImported = whole.skipped.sorted { $0.key < $1.key }.map { kind, count in "\(counted(count)) \(kind)"
             }
             if skippedImages > 0 {
                 notImported.append(
-                    "\(skippedImages) image\(skippedImages == 1 ? "" : "s") (missing, over 5 MB, or not JPEG/PNG/HEIC)")
+                    "\(Wording.counted(skippedImages, "image")) (missing, over 5 MB, or not JPEG/PNG/HEIC)")
             }
             let fieldMapping = whole.mappings.sorted { $0.key < $1.key }.map { "note type '\($0.key)': \($0.value)" }
             return Package(cards: cards, notImported: notImported, fieldMapping: fieldMapping)

@@ -76,12 +76,12 @@ extension CardboxStore {
             let lists = try listsForExport(list)
             return ExportedFile(
                 data: try ListAllFormat.export(lists, settings: try settings(), exportDate: now),
-                summary: "exported \(lists.count) list\(lists.count == 1 ? "" : "s")")
+                summary: "exported \(Wording.counted(lists.count, "list"))")
         case .backup:
             let whole = try snapshot(progress: progress("tables"))
             return ExportedFile(
                 data: try BackupFormat.write(whole, createdAt: now),
-                summary: "backed up \(whole.tables.values.map(\.count).reduce(0, +)) records")
+                summary: "backed up \(Wording.counted(whole.tables.values.map(\.count).reduce(0, +), "record"))")
         case .csv, .tsv:
             let current = try cards(in: deck)
             let archived = try cards(in: deck, filter: CardFilter(archived: true)).count
@@ -89,7 +89,7 @@ extension CardboxStore {
                 current, separator: format == .tsv ? "\t" : ",", progress: progress("cards"))
             return ExportedFile(
                 data: data,
-                summary: "exported \(current.count) card\(current.count == 1 ? "" : "s")"
+                summary: "exported \(Wording.counted(current.count, "card"))"
                     + (archived == 0 ? "" : " (\(archived) archived left out)"))
         }
     }
@@ -159,7 +159,7 @@ extension ImportReport {
         func line(_ label: String, _ counts: [String: Int]) -> String? {
             guard !counts.isEmpty else { return nil }
             return "\(label): "
-                + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)\($0.value == 1 ? "" : "s")" }
+                + counts.sorted { $0.key < $1.key }.map { Wording.counted($0.value, $0.key) }
                 .joined(separator: ", ")
         }
         return [line("created", created), line("replaced", replaced), line("skipped", skipped)].compactMap { $0 }

@@ -81,7 +81,7 @@ public enum TrelloFormat {
         var skipped: [String] = []
         if !closed.isEmpty {
             skipped.append(
-                "\(closed.count) archived list\(closed.count == 1 ? "" : "s") with \(skippedCards) card\(skippedCards == 1 ? "" : "s")"
+                "\(Wording.counted(closed.count, "archived list")) with \(Wording.counted(skippedCards, "card"))"
             )
         }
         return (BoardImport(title: name, columns: columns), skipped)

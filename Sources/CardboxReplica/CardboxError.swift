@@ -30,7 +30,7 @@ public enum CardboxError: Error, Equatable, Sendable {
     /// The card-limit error's "You tried to add N cards.", which every way of lifting it begins with.
     public var attempted: String? {
         guard case .cardLimitExceeded(_, _, _, let adding) = self else { return nil }
-        return "You tried to add \(adding) card\(adding == 1 ? "" : "s")."
+        return "You tried to add \(Wording.counted(adding, "card"))."
     }
 
     /// What went wrong, in a sentence (`LocalizedError`'s description natively).

@@ -62,7 +62,7 @@ extension CardboxStore {
                 visibleSuggestions: try context.count(
                     "SELECT COUNT(*) FROM suggestion WHERE \(scope) AND isVisible = 1 AND NOT \(hidden)", args),
                 invisibleSuggestions: try context.count(
-                    "SELECT COUNT(*) FROM suggestion WHERE \(scope) AND (isVisible = 0 OR \(hidden))", args),
+                    "SELECT COUNT(*) FROM suggestion WHERE \(scope) AND isVisible = 0 AND NOT \(hidden)", args),
                 rejectedSuggestions: try context.count("SELECT COUNT(*) FROM rejectedSuggestion WHERE \(scope)", args))
         }
     }

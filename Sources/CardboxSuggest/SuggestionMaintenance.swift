@@ -56,7 +56,7 @@ public enum SuggestionMaintenance {
         report.added = try await workspace.addGeneratedSuggestions(to: state.deck.id, chosen)
         if report.added.count < needed {
             report.note =
-                "\(provider.name) found \(report.added.count) new suggestion\(report.added.count == 1 ? "" : "s") "
+                "\(provider.name) found \(Wording.counted(report.added.count, "new suggestion")) "
                 + "of the \(needed) the queue lacks"
         }
         return report

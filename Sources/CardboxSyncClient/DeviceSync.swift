@@ -47,7 +47,7 @@ public struct DeviceSync: Sendable {
 
     public init(store: CardboxStore) { self.store = store }
 
-    static let notSignedIn = CardboxError.invalid(
+    public static let notSignedIn = CardboxError.invalid(
         field: "sync", reason: "this store is not signed in to a server: cardbox login URL --user NAME")
 
     public func sync(progress: (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {

@@ -294,6 +294,10 @@ struct CommandLineTests {
         #expect(archived["archived"] as? Int == 1)
         let current = try #require(try cli.json("card", "list", "D") as? [[String: Any]])
         #expect(current.map { $0["front"] as? String } == ["dos"])
+        // One of something is said in the singular.
+        let dos = try #require(current.first?["id"] as? String)
+        try cli.ok("card", "edit", dos, "--due", "2020-01-01")
+        #expect(try cli.ok("deck", "archive-due", "D") == "archived 1 due card\n")
         try cli.ok("list", "create", "L")
         let item = try #require(try cli.json("item", "add", "L", "milk") as? [String: Any])
         #expect(item["quantity"] is NSNull)

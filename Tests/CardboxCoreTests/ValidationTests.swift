@@ -213,3 +213,13 @@ struct FastPathTests {
         }
     }
 }
+
+@Suite("Wording")
+struct WordingTests {
+    @Test("one of something is singular; none and many are plural, irregular plurals as given")
+    func counted() {
+        #expect(Wording.counted(1, "card") == "1 card")
+        #expect(Wording.counted(0, "card") == "0 cards" && Wording.counted(2, "due card") == "2 due cards")
+        #expect(Wording.counted(3, "match", plural: "matches") == "3 matches")
+    }
+}

@@ -254,7 +254,8 @@ struct AccountActions: Sendable {
     ) {
         try await read(caller) { store in
             (
-                try store.suggestions(in: deck, includeAll: true).filter { !$0.isVisible || $0.isHidden },
+                // A skipped suggestion is hidden by its rejected record: it is listed with the rejected.
+                try store.suggestions(in: deck, includeAll: true).filter { !$0.isVisible && !$0.isHidden },
                 try store.rejectedSuggestions(in: deck)
             )
         }

@@ -75,7 +75,6 @@ struct DeckPage: Encodable {
     struct Waiting: Encodable {
         let front: String
         let back: String
-        let skipped: Bool
     }
 
     struct Rejected: Encodable {
@@ -271,7 +270,7 @@ extension WebApp {
             page.suggestions = try await actions.suggestions(caller, in: detail.deck.id).map(DeckPage.Suggestion.init)
         case .waiting, .rejected:
             let hidden = try await actions.hiddenSuggestions(caller, in: detail.deck.id)
-            page.waiting = hidden.waiting.map { DeckPage.Waiting(front: $0.front, back: $0.back, skipped: $0.isHidden) }
+            page.waiting = hidden.waiting.map { DeckPage.Waiting(front: $0.front, back: $0.back) }
             let zone = try await actions.timeZone(caller)
             page.rejected = hidden.rejected.map {
                 DeckPage.Rejected(front: $0.front, date: PageText.time($0.deletedAt, zone))
