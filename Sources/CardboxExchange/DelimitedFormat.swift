@@ -56,6 +56,17 @@ public enum DelimitedFormat {
             "tag", "notes", "note", "deck", "text", "extra", "back extra", "example", "sentence", "reading",
         ] + Language.codes.map { Language.name(of: $0).lowercased() })
 
+    /// What a named column holds, by its name; a name not here (a language, "word") is read by its
+    /// place: the first such column is the front, the next the back, the others notes.
+    static let columnRoles: [String: ColumnRole] = [
+        "front": .front, "question": .front, "term": .front, "text": .front, "back": .back, "answer": .back,
+        "definition": .back, "meaning": .back, "translation": .back, "extra": .back, "back extra": .back,
+        "tags": .tags, "tag": .tags, "deck": .deck, "notes": .notes, "note": .notes, "example": .notes,
+        "sentence": .notes, "reading": .notes,
+    ]
+
+    enum ColumnRole { case front, back, tags, deck, notes }
+
     /// Whether a first line names the columns rather than being a card: each of its cells is a
     /// column's name (`columnWords`, any case). A file whose `#columns:` line names them has none.
     static func isColumnNames(_ cells: [String]) -> Bool {
@@ -137,8 +148,14 @@ public enum DelimitedFormat {
             let parts = header.split(separator: ":", maxSplits: 1).map {
                 $0.trimmingCharacters(in: .whitespaces).lowercased()
             }
-            let value = parts.count == 2 ? parts[1] : ""
-            switch parts.first ?? "" {
+            guard parts.count == 2 else {
+                // A Markdown heading, a comment: this is not Anki's text format, and not a table.
+                throw CardboxError.invalid(
+                    field: "\(file) line \(line)",
+                    reason: "starts with '#' but is not a header line (#key:value): the file is not a table of cards")
+            }
+            let value = parts[1]
+            switch parts[0] {
             case "separator":
                 let named: [String: UInt8] = [
                     "tab": 9, "comma": 44, "semicolon": 59, "space": 32, "pipe": 124, "colon": 58,
@@ -163,6 +180,9 @@ public enum DelimitedFormat {
         }
         var rows: [Row] = []
         var columnNames: [String]?
+        // Columns a named first line gives a role: the front's, the back's, and the notes' (1-based).
+        var (frontColumn, backColumn, notesColumns): (Int?, Int?, Set<Int>) = (nil, nil, [])
+        var columnCounts: [(line: Int, count: Int)] = []
         while index < bytes.count {
             let rowLine = line
             let fields = try parseRecord(bytes, at: &index, line: &line, separator: separator!, file: file)
@@ -170,33 +190,69 @@ public enum DelimitedFormat {
             // The first line naming the columns, as Anki's importer and spreadsheets write one.
             if rows.isEmpty && columnNames == nil && !namedColumns && index < bytes.count && isColumnNames(fields) {
                 columnNames = fields
+                for (offset, name) in fields.enumerated() {
+                    let column = offset + 1
+                    switch columnRoles[name.trimmingCharacters(in: .whitespaces).lowercased()] {
+                    case .front?: frontColumn = frontColumn ?? column
+                    case .back?: backColumn = backColumn ?? column
+                    case .tags?: tagsColumn = tagsColumn ?? column
+                    case .deck?: deckColumn = deckColumn ?? column
+                    case .notes?: notesColumns.insert(column)
+                    case nil: break
+                    }
+                }
                 continue
             }
+            columnCounts.append((rowLine, fields.count))
             var remaining: [String] = []
+            var named: [Int: String] = [:]
             var tags: [String] = []
             var deck: String?
             var noteType: String?
-            for (column, field) in fields.enumerated() {
-                if column + 1 == tagsColumn {
+            for (offset, field) in fields.enumerated() {
+                let column = offset + 1
+                if column == tagsColumn {
                     tags = tagList(field)
-                } else if column + 1 == deckColumn {
+                } else if column == deckColumn {
                     deck = field
-                } else if column + 1 == noteTypeColumn {
+                } else if column == noteTypeColumn {
                     noteType = field
+                } else if column == frontColumn || column == backColumn || notesColumns.contains(column) {
+                    named[column] = html ? plainText(field) : field
                 } else {
                     remaining.append(html ? plainText(field) : field)
                 }
             }
-            guard remaining.count >= 1 else {
+            // Named sides first; unnamed columns fill the front, then the back, then the notes.
+            let front = frontColumn.flatMap { named[$0] } ?? (remaining.isEmpty ? nil : remaining.removeFirst())
+            guard let front else {
                 throw CardboxError.invalid(field: "\(file) line \(rowLine)", reason: "has no front text")
             }
+            let back = backColumn.flatMap { named[$0] } ?? (remaining.isEmpty ? "" : remaining.removeFirst())
+            let notes = notesColumns.sorted().compactMap { named[$0] } + remaining
             rows.append(
                 Row(
-                    line: rowLine, deck: deck, front: remaining[0], back: remaining.count > 1 ? remaining[1] : "",
-                    tags: tags, notes: remaining.dropFirst(2).filter { !$0.isEmpty }.joined(separator: "\n"),
-                    noteType: noteType))
+                    line: rowLine, deck: deck, front: front, back: back, tags: tags,
+                    notes: notes.filter { !$0.isEmpty }.joined(separator: "\n"), noteType: noteType))
         }
+        try checkIsTable(columnCounts, file: file)
         return Document(rows: rows, ignored: ignored, columnNames: columnNames)
+    }
+
+    /// Refuses text whose lines do not agree on a number of columns (prose, Markdown, a log): a
+    /// table's rows have as many cells as each other, but for a few. Fewer than five rows pass.
+    static func checkIsTable(_ counts: [(line: Int, count: Int)], file: String) throws {
+        guard counts.count >= 5 else { return }
+        var tally: [Int: Int] = [:]
+        for row in counts { tally[row.count, default: 0] += 1 }
+        let common = tally.max { ($0.value, -$0.key) < ($1.value, -$1.key) }!
+        guard common.value * 10 < counts.count * 9 else { return }
+        let odd = counts.filter { $0.count != common.key }.prefix(3)
+            .map { "line \($0.line) has \($0.count)" }.joined(separator: ", ")
+        throw CardboxError.invalid(
+            field: file,
+            reason:
+                "is not a table of cards: most rows have \(Wording.counted(common.key, "column")) but \(odd)")
     }
 
     /// A tags column's tags: separated by white space. An ASCII field is split as bytes (its white

@@ -401,6 +401,25 @@ struct CommandLineTests {
         #expect((try cli.json("card", "list", "Spanish") as? [Any])?.isEmpty == true)
     }
 
+    @Test("a file that is not a table (the README) is refused with the reason, and nothing is created")
+    func notATableImport() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("deck", "create", "Spanish", "--front", "es")
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md").path
+        let result = try cli.run(["import", readme, "--deck", "Spanish"])
+        #expect(result.status == 1 && result.stderr.contains("the file is not a table of cards"), "\(result.stderr)")
+        #expect((try cli.json("card", "list", "Spanish") as? [Any])?.isEmpty == true)
+        // A header row naming its columns is followed: the tags go to tags.
+        let csv = cli.folder.appendingPathComponent("cards.csv").path
+        try "front,back,tags,notes\nperro,dog,noun,El perro ladra.\n".write(
+            toFile: csv, atomically: true, encoding: .utf8)
+        try cli.ok("import", csv, "--deck", "Spanish")
+        let card = try #require((try cli.json("card", "list", "Spanish") as? [[String: Any]])?.first)
+        #expect(card["tags"] as? [String] == ["noun"] && card["notes"] as? String == "El perro ladra.")
+    }
+
     @Test("quiet rules: an empty back, a 5,000-character front, a deck whose two languages are the same")
     func quietRules() throws {
         let cli = try CLI()

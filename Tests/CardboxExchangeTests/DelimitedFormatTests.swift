@@ -37,6 +37,52 @@ struct DelimitedFormatTests {
         #expect(try read("#columns:Front,Back\nfront,back\nperro,dog\n").rows.count == 2)
     }
 
+    @Test("a first line naming the columns puts each where it says: tags in tags, notes in notes, sides by name")
+    func namedColumns() throws {
+        let document = try read("front,back,tags,notes\nperro,dog,noun animal,El perro ladra.\n")
+        #expect(document.rows.map(\.front) == ["perro"] && document.rows.map(\.back) == ["dog"])
+        #expect(document.rows.map(\.tags) == [["noun", "animal"]] && document.rows.map(\.notes) == ["El perro ladra."])
+        let swapped = try read("Tags\tDefinition\tTerm\tDeck\nverb\tto eat\tcomer\tVerbs\n")
+        #expect(swapped.rows.map(\.front) == ["comer"] && swapped.rows.map(\.back) == ["to eat"])
+        #expect(swapped.rows.map(\.tags) == [["verb"]] && swapped.rows.map(\.deck) == ["Verbs"])
+        // Languages name their columns by place: the first is the front.
+        let languages = try read("Spanish,English,Notes\ngato,cat,a pet\n")
+        #expect(languages.rows.map(\.front) == ["gato"] && languages.rows.map(\.notes) == ["a pet"])
+    }
+
+    @Test("text that is not a table (Markdown, prose) is refused with the reason, naming the line")
+    func notATable() throws {
+        #expect(
+            throws: CardboxError.invalid(
+                field: "notes.md line 1",
+                reason: "starts with '#' but is not a header line (#key:value): the file is not a table of cards")
+        ) { try DelimitedFormat.read(Data("# Cardbox\n\nA local-first home, for decks.\n".utf8), file: "notes.md") }
+        let prose = """
+            We went to the market, bought bread, milk and eggs.
+            Then home.
+            The bus was late, again, as it is on Sundays, so we walked.
+            A short line.
+            Another one, with a comma.
+            And the last, with two, commas.
+            """
+        #expect(
+            throws: CardboxError.invalid(
+                field: "walk.txt",
+                reason: "is not a table of cards: most rows have 1 column but line 1 has 3, line 3 has 4, line 5 has 2"
+            )
+        ) { try DelimitedFormat.read(Data(prose.utf8), file: "walk.txt") }
+        // The project's own README, which an import once made 230 cards of.
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        #expect(throws: CardboxError.self) {
+            try DelimitedFormat.read(try Data(contentsOf: readme), file: "README.md")
+        }
+        // A word list (one column) and a table with a stray short row are tables.
+        #expect(try read("perro\ngato\ncasa\nagua\nsol\n").rows.count == 5)
+        let mostly = (1...12).map { "w\($0),t\($0)" } + ["alone"]
+        #expect(try read(mostly.joined(separator: "\n")).rows.count == 13)
+    }
+
     @Test("Anki's header lines: separator, html, tags column, deck column, note type column")
     func ankiHeaders() throws {
         let text = """
