@@ -205,7 +205,7 @@ public enum DelimitedFormat {
             }
             columnCounts.append((rowLine, fields.count))
             var remaining: [String] = []
-            var named: [Int: String] = [:]
+            var (namedFront, namedBack, namedNotes): (String?, String?, [String]) = (nil, nil, [])
             var tags: [String] = []
             var deck: String?
             var noteType: String?
@@ -217,19 +217,23 @@ public enum DelimitedFormat {
                     deck = field
                 } else if column == noteTypeColumn {
                     noteType = field
-                } else if column == frontColumn || column == backColumn || notesColumns.contains(column) {
-                    named[column] = html ? plainText(field) : field
+                } else if column == frontColumn {
+                    namedFront = html ? plainText(field) : field
+                } else if column == backColumn {
+                    namedBack = html ? plainText(field) : field
+                } else if !notesColumns.isEmpty && notesColumns.contains(column) {
+                    namedNotes.append(html ? plainText(field) : field)
                 } else {
                     remaining.append(html ? plainText(field) : field)
                 }
             }
             // Named sides first; unnamed columns fill the front, then the back, then the notes.
-            let front = frontColumn.flatMap { named[$0] } ?? (remaining.isEmpty ? nil : remaining.removeFirst())
+            let front = namedFront ?? (remaining.isEmpty ? nil : remaining.removeFirst())
             guard let front else {
                 throw CardboxError.invalid(field: "\(file) line \(rowLine)", reason: "has no front text")
             }
-            let back = backColumn.flatMap { named[$0] } ?? (remaining.isEmpty ? "" : remaining.removeFirst())
-            let notes = notesColumns.sorted().compactMap { named[$0] } + remaining
+            let back = namedBack ?? (remaining.isEmpty ? "" : remaining.removeFirst())
+            let notes = namedNotes.isEmpty ? remaining : namedNotes + remaining
             rows.append(
                 Row(
                     line: rowLine, deck: deck, front: front, back: back, tags: tags,
