@@ -849,7 +849,19 @@ struct WebAppTests {
             let csrf = try await browser.csrf()
             _ = try await browser.post(deck + "/cards", ["csrf": csrf, "front": "hola", "back": "hello"])
             let plain = try await browser.get(deck).body
-            #expect(plain.contains(#"<a href="\#(deck)/recommended-retention">Recommend a retention</a>"#))
+            // The link brings the answer back to where it was asked.
+            #expect(
+                plain.contains(
+                    #"<a href="\#(deck)/recommended-retention#retention-advice">Recommend a retention</a>"#))
+            // No reviews yet: it says so, rather than recommending the lowest bound.
+            let none = try await browser.get(deck + "/recommended-retention")
+            #expect(none.status == 200 && none.body.contains("No reviews yet: study some of this deck"))
+            #expect(!none.body.contains("Recommended: <strong>"))
+            #expect(none.body.contains(#"<details class="settings" id="deck-settings" open>"#))
+            let study = try await browser.get(deck + "/study").body
+            let card = try #require(study.range(of: #"name="card" value="[0-9a-f-]+""#, options: .regularExpression))
+            let cardId = String(study[card].dropFirst(#"name="card" value=""#.count).dropLast())
+            _ = try await browser.post(deck + "/study", ["csrf": csrf, "card": cardId, "rating": "3"])
             let page = try await browser.get(deck + "/recommended-retention")
             #expect(page.status == 200)
             let advice = try #require(

@@ -9,9 +9,10 @@ import Hummingbird
 /// the deck's reviews.
 struct DeckSettingsForm: Encodable {
     /// What the form shows beyond the deck's settings: a recommended retention (filled in, so Save
-    /// keeps it) or a fit waiting to be kept. Either opens the form.
+    /// keeps it), why there is none, or a fit waiting to be kept. Each opens the form.
     struct Shown {
         var recommendation: Double?
+        var noRecommendation: String?
         var fit: FitResult?
     }
 
@@ -48,6 +49,7 @@ struct DeckSettingsForm: Encodable {
     let queuedSuggestions: Int
     let study: Study
     let recommendation: String?
+    let noRecommendation: String?
     let fit: Fit?
     let open: Bool
 
@@ -61,8 +63,9 @@ struct DeckSettingsForm: Encodable {
             learningSteps: settings.learningSteps, relearningSteps: settings.relearningSteps,
             maximumInterval: settings.maximumInterval, enableFuzz: settings.enableFuzz)
         self.recommendation = recommendation
+        noRecommendation = shown.noRecommendation
         fit = shown.fit.map(Fit.init)
-        open = shown.recommendation != nil || shown.fit != nil
+        open = shown.recommendation != nil || shown.noRecommendation != nil || shown.fit != nil
     }
 }
 
@@ -144,6 +147,14 @@ extension WebApp {
     private func recommendedRetention(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
         let (_, simulation) = try await actions.simulation(
             try context.pageCaller(), try Self.deckId(context), days: 365)
+        // Without a card studied, the simulation knows nothing of this deck's memory and would
+        // answer the lowest retention it may: say so instead.
+        guard !simulation.existing.isEmpty else {
+            var extras = DeckPageExtras()
+            extras.settings.noRecommendation =
+                "No reviews yet: study some of this deck's cards, then ask again."
+            return try await deckPage(request, context, extras).response
+        }
         guard recommending.take() else {
             return try await busy(request, context, "Another recommended retention is being worked out")
         }
