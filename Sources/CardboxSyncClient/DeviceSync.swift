@@ -355,8 +355,8 @@ package struct PushChain: Sendable {
 
     package init(held: Int64) { self.held = held }
 
-    package mutating func pushed(_ receipt: ServerConnection.PushReceipt) {
-        unbroken = unbroken && receipt.previousCursor == held
+    package mutating func pushed(_ receipt: PushReceipt) {
+        unbroken = unbroken && receipt.isOwnEcho(after: held)
         if unbroken { held = receipt.cursor }
     }
 }

@@ -107,18 +107,6 @@ public struct ServerConnection: Sendable {
         return plan
     }
 
-    /// What the server answered a push: the account's cursor after it, and just before it (nil for
-    /// a retry, or from a server that does not say).
-    public struct PushReceipt: Sendable {
-        public var cursor: Int64
-        public var previousCursor: Int64?
-
-        public init(cursor: Int64, previousCursor: Int64?) {
-            self.cursor = cursor
-            self.previousCursor = previousCursor
-        }
-    }
-
     /// Sends a change set under a batch id; sending the same batch again is answered, not applied again.
     /// One larger than a request may be goes as several batches (see `pieces`). `heldBack`: the
     /// changes are part of what a push refused for the card limit held, the rest still waiting
@@ -144,7 +132,7 @@ public struct ServerConnection: Sendable {
         let answer = try await send(.POST, "/v1/sync/push?\(query)", body: text)
         guard case .int(let cursor)? = answer["cursor"] else { throw Self.malformed("/v1/sync/push") }
         let previous: Int64? = if case .int(let previous)? = answer["previousCursor"] { previous } else { nil }
-        return PushReceipt(cursor: cursor, previousCursor: previous)
+        return PushReceipt(cursor: cursor, wasRetry: answer["retry"] == .bool(true), previousCursor: previous)
     }
 
     /// A change set as the texts of the requests that carry it: one, unless its text is larger

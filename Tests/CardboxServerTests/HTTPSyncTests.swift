@@ -153,16 +153,16 @@ struct HTTPSyncTests {
     @Test("a device holds what its pushes added only while each follows the last; once another came between, not")
     func pushChain() {
         var chain = PushChain(held: 10)
-        chain.pushed(ServerConnection.PushReceipt(cursor: 15, previousCursor: 10))
-        chain.pushed(ServerConnection.PushReceipt(cursor: 20, previousCursor: 15))
+        chain.pushed(PushReceipt(cursor: 15, wasRetry: false, previousCursor: 10))
+        chain.pushed(PushReceipt(cursor: 20, wasRetry: false, previousCursor: 15))
         #expect(chain.held == 20)
         // Another device pushed 21-24: the device holds none of it, nor anything after.
-        chain.pushed(ServerConnection.PushReceipt(cursor: 30, previousCursor: 24))
-        chain.pushed(ServerConnection.PushReceipt(cursor: 35, previousCursor: 30))
+        chain.pushed(PushReceipt(cursor: 30, wasRetry: false, previousCursor: 24))
+        chain.pushed(PushReceipt(cursor: 35, wasRetry: false, previousCursor: 30))
         #expect(chain.held == 20)
         // A retry's receipt does not say what came before it.
         var retried = PushChain(held: 5)
-        retried.pushed(ServerConnection.PushReceipt(cursor: 9, previousCursor: nil))
+        retried.pushed(PushReceipt(cursor: 9, wasRetry: true, previousCursor: nil))
         #expect(retried.held == 5)
     }
 
