@@ -2,21 +2,6 @@ import CardboxCore
 import CardboxSync
 import Foundation
 
-/// One page of a pull: the latest state of every record changed after the cursor asked for (whole
-/// rows, each field with its newest value and clock, and tombstones), the cursor to ask with next,
-/// and whether more pages follow.
-public struct PullPage: Sendable, Equatable {
-    public var changes: ChangeSet
-    public var cursor: Int64
-    public var hasMore: Bool
-
-    public init(changes: ChangeSet, cursor: Int64, hasMore: Bool) {
-        self.changes = changes
-        self.cursor = cursor
-        self.hasMore = hasMore
-    }
-}
-
 /// The server's merged sync state, per account: the latest value of every field with its clock,
 /// tombstones, and a sequence number per account that devices pull from (the CloudKit change
 /// token's role). The server relays changes without the domain schema: it merges them with the

@@ -57,7 +57,7 @@ public struct DeviceSync: Sendable {
         do {
             var report = SyncReport()
             // A pull the server's answers already made (a current snapshot): no request for it.
-            var answered: ServerConnection.Page?
+            var answered: PullPage?
             if start.holdsNothingOfItsOwn {
                 // A snapshot is a shortcut: when it fails (a newer server's schema, a damaged or cut
                 // download), the device syncs record by record instead, and says why.
@@ -74,7 +74,7 @@ public struct DeviceSync: Sendable {
             // A push the server refuses for what it holds (the plan's card limit) stays pending
             // here; the others' changes are still fetched, and the refusal is reported after.
             var refusal: SyncClientError?
-            var firstPage: ServerConnection.Page?
+            var firstPage: PullPage?
             do {
                 firstPage = try await pushAndPull(
                     &link, start.pending, connection, &report, progress, answered: answered)
@@ -109,8 +109,8 @@ public struct DeviceSync: Sendable {
     /// pull.
     private func pushAndPull(
         _ link: inout SyncLink, _ pending: PendingChanges, _ connection: ServerConnection, _ report: inout SyncReport,
-        _ progress: (SyncProgress) -> Void, answered: ServerConnection.Page?
-    ) async throws -> ServerConnection.Page {
+        _ progress: (SyncProgress) -> Void, answered: PullPage?
+    ) async throws -> PullPage {
         var pages = pending.pages
         // Nothing to send: a plain pull, which the server answers without a write.
         guard pages.total > 0 else {
@@ -121,7 +121,7 @@ public struct DeviceSync: Sendable {
         // Batches that only follow one another hold nothing new to this device: the pull after them
         // starts past them, so a first upload does not come back whole.
         let (last, held) = try await sendAllButLast(pending.first, &pages, &link, connection, &report, progress)
-        let page: ServerConnection.Page
+        let page: PullPage
         do {
             page = try await connection.exchange(last, batch: UUID(), after: held, limit: batchSize)
         } catch SyncClientError.refused(status: 404, _), SyncClientError.refused(status: 405, _) {
@@ -233,12 +233,12 @@ public struct DeviceSync: Sendable {
     /// it until caught up, each in one transaction with the link's cursors; `finishing` also marks
     /// the sync done in the last one. Returns the account's plan, as the last page said.
     private func pull(
-        from first: ServerConnection.Page?, _ link: inout SyncLink, _ connection: ServerConnection,
+        from first: PullPage?, _ link: inout SyncLink, _ connection: ServerConnection,
         _ report: inout SyncReport, _ progress: (SyncProgress) -> Void, finishing: Bool
     ) async throws -> Plan? {
         var next = first
         while true {
-            let page: ServerConnection.Page
+            let page: PullPage
             if let next {
                 page = next
             } else {
@@ -270,7 +270,7 @@ public struct DeviceSync: Sendable {
     private func adoptSnapshot(
         _ link: inout SyncLink, _ connection: ServerConnection, _ report: inout SyncReport,
         _ progress: (SyncProgress) -> Void
-    ) async throws -> ServerConnection.Page? {
+    ) async throws -> PullPage? {
         // Beside the store, so that adopting it is a rename.
         let path = store.snapshotFolder
             .appendingPathComponent("cardbox-snapshot-\(UUID().uuidString.lowercased()).sqlite").path
@@ -291,7 +291,7 @@ public struct DeviceSync: Sendable {
         link = adopted
         report.snapshot = true
         guard snapshot.isCurrent else { return nil }
-        return ServerConnection.Page(
+        return PullPage(
             changes: ChangeSet(accountId: store.accountId, replicaId: serverReplicaId), cursor: snapshot.cursor,
             hasMore: false, plan: snapshot.plan)
     }

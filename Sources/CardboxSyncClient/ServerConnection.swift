@@ -154,20 +154,12 @@ public struct ServerConnection: Sendable {
         return pieces(of: first) + pieces(of: second)
     }
 
-    public struct Page: Sendable {
-        public var changes: ChangeSet
-        public var cursor: Int64
-        public var hasMore: Bool
-        /// The account's plan, as the server keeps it.
-        public var plan: Plan?
-    }
-
-    public func pull(after cursor: Int64, limit: Int) async throws -> Page {
+    public func pull(after cursor: Int64, limit: Int) async throws -> PullPage {
         try Self.page(from: try await send(.GET, "/v1/sync/pull?after=\(cursor)&limit=\(limit)"), "/v1/sync/pull")
     }
 
     /// Sends a change set under a batch id and gets the first page after `cursor`, in one request.
-    public func exchange(_ changes: ChangeSet, batch: UUID, after cursor: Int64, limit: Int) async throws -> Page {
+    public func exchange(_ changes: ChangeSet, batch: UUID, after cursor: Int64, limit: Int) async throws -> PullPage {
         // A change set too large for one request: all but its last piece are pushed first.
         let last = try await pushAllButLast(of: changes, batch: batch)
         let path = "/v1/sync/exchange?batch=\(last.batch.uuidString.lowercased())&after=\(cursor)&limit=\(limit)"
@@ -176,12 +168,12 @@ public struct ServerConnection: Sendable {
         return try Self.page(from: answer, "/v1/sync/exchange")
     }
 
-    private static func page(from answer: JSONValue, _ path: String) throws -> Page {
+    private static func page(from answer: JSONValue, _ path: String) throws -> PullPage {
         guard let json = answer["changes"], case .int(let next)? = answer["cursor"],
             case .bool(let hasMore)? = answer["hasMore"]
         else { throw Self.malformed(path) }
         let plan: Plan? = if case .string(let name)? = answer["plan"] { Plan(rawValue: name) } else { nil }
-        return Page(changes: try ChangeSet(json: json), cursor: next, hasMore: hasMore, plan: plan)
+        return PullPage(changes: try ChangeSet(json: json), cursor: next, hasMore: hasMore, plan: plan)
     }
 
     /// A snapshot downloaded: the cursor it holds everything up to; whether, as the server says, it

@@ -193,7 +193,7 @@ final class HTTPExchange: Exchange {
         let connection = try ServerConnection(server: url, token: tokens[0])
         var all: [ChangeSet] = []
         var cursor: Int64 = 0
-        var page: ServerConnection.Page
+        var page: PullPage
         repeat {
             page = try await connection.pull(after: cursor, limit: 1_000)
             all.append(page.changes)
