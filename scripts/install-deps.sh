@@ -6,7 +6,8 @@
 # reference) and PostgreSQL's server (the tests start a throwaway one; `cardbox serve --database
 # postgres://…` uses any). With --browser, also what the tests drive beyond Swift: Chromium, its
 # driver and selenium (the web app's browser test), and Node (which runs the browser's WebAssembly
-# scheduler against the native one).
+# scheduler and replica against the native ones, in the tests and in `cardbox-converge
+# --browser-replica`).
 set -euo pipefail
 missing=()
 if [ "${1:-}" = "--browser" ]; then
