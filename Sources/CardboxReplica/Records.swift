@@ -50,6 +50,22 @@ public struct ReplicaRow<Entity: Hashable & Sendable>: Sendable, Equatable {
     }
 }
 
+extension HLCTimestamp {
+    /// The newest clock a set of rows and deletes carries (`.zero` for none): what a replica's clock
+    /// receives before it merges them.
+    public static func newest<Entity>(rows: [ReplicaRow<Entity>], tombstones: [ReplicaTombstone<Entity>])
+        -> HLCTimestamp
+    {
+        var newest = HLCTimestamp.zero
+        for row in rows {
+            newest = max(newest, row.created.timestamp)
+            for field in row.fields.values { newest = max(newest, field.clock.timestamp) }
+        }
+        for tombstone in tombstones { newest = max(newest, tombstone.clock.timestamp) }
+        return newest
+    }
+}
+
 /// A deleted row.
 public struct ReplicaTombstone<Entity: Hashable & Sendable>: Sendable, Equatable {
     public var entity: Entity

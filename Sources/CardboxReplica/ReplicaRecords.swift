@@ -22,12 +22,7 @@ public struct ReplicaRecords {
     /// its newest timestamp, so every later write here sorts after it. A set stamped more than five
     /// minutes ahead is refused whole, as a device refuses it.
     public mutating func receive(_ changes: WireChanges, milliseconds: UInt64) throws(HybridLogicalClock.TooFarAhead) {
-        var newest = HLCTimestamp.zero
-        for row in changes.rows {
-            newest = max(newest, row.created.timestamp)
-            for field in row.fields.values { newest = max(newest, field.clock.timestamp) }
-        }
-        for tombstone in changes.tombstones { newest = max(newest, tombstone.clock.timestamp) }
+        let newest = HLCTimestamp.newest(rows: changes.rows, tombstones: changes.tombstones)
         if newest > .zero { _ = try clock.receive(newest, milliseconds: milliseconds) }
         apply(changes)
     }
@@ -83,7 +78,7 @@ public struct ReplicaRecords {
     /// record written again since stays pending.
     public mutating func markSent(through count: Int) { pending = pending.filter { $0.value > count } }
 
-    /// The visible rows of `entity` whose field `parentField` (column `parentColumn`) names `parentId`.
+    /// The visible rows of `entity` whose `parent` reference names `parentId`.
     func visibleChildren(_ entity: NamedEntity, parent: ReplicaSchema.Parent, of parentId: String)
         -> [ReplicaRow<NamedEntity>]
     {
@@ -116,11 +111,6 @@ public struct ReplicaRecords {
         for entity in schema.entities {
             for row in (rowsByEntity[entity.name] ?? []).sorted(by: { $0.id < $1.id }) { lines.append(row.recordJSON) }
         }
-        var text = ""
-        for (index, line) in lines.enumerated() {
-            if index > 0 { text += "\n" }
-            text += line
-        }
-        return text
+        return lines.joined(separator: "\n")
     }
 }

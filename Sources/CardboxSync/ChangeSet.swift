@@ -56,10 +56,7 @@ public struct ChangeSet: Sendable, Equatable {
     }
 
     /// The newest clock the set carries.
-    public var newestTimestamp: HLCTimestamp {
-        let rowClocks = rows.lazy.flatMap { row in [row.created.timestamp] + row.fields.values.map(\.clock.timestamp) }
-        return max(rowClocks.max() ?? .zero, tombstones.lazy.map(\.clock.timestamp).max() ?? .zero)
-    }
+    public var newestTimestamp: HLCTimestamp { .newest(rows: rows, tombstones: tombstones) }
 
     /// The images its rows name (the `imageHash` of cards, suggestions and item images): what a
     /// device that applies the set will want the bytes of.
