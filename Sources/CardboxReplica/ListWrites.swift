@@ -6,6 +6,21 @@ extension ReplicaRecords {
     private var listEntity: NamedEntity { schema.entity(named: "itemList")! }
     private var itemPlacement: ReplicaSchema.Parent { schema.parents(of: itemEntity)[0] }
 
+    /// An item's `placement` field: its list and its key there (one field, so a move is one write).
+    private static func placement(_ listId: String, _ position: String) -> JSONValue {
+        .object(["listId": .string(listId), "position": .string(position)])
+    }
+
+    /// Writes `fields` of an item, then the list's `modifiedAt`, as the store's `touchList` does.
+    private mutating func updateItem(
+        _ id: String, inList listId: String, _ fields: [String: JSONValue], at clock: WriteClock, now: JSONValue
+    ) {
+        var fields = fields
+        fields["modifiedAt"] = now
+        update(Key(itemEntity, id), fields, at: clock)
+        update(Key(listEntity, listId), ["modifiedAt": now], at: clock)
+    }
+
     /// The list, when a person sees it; else seed 002's not-found.
     private func visibleList(_ id: String) throws(CardboxError) -> Key {
         let key = Key(listEntity, id)
@@ -31,15 +46,14 @@ extension ReplicaRecords {
             description, field: "description", maximum: Limits.itemDescriptionMaximum)
         let list = try visibleList(listId)
         let clock = tick(milliseconds)
-        let position = try place(at: nil, inList: listId, excluding: nil, clock: clock, random: &random)
+        let position = try place(at: nil, among: items(ofList: listId), inList: listId, clock: clock, random: &random)
         let now = JSONValue.int(Int64(milliseconds))
         create(
             itemEntity, id: id,
             [
-                "placement": .object(["listId": .string(listId), "position": .string(position)]),
-                "title": .string(title), "description": .string(description),
-                "quantity": quantity.map { .int(Int64($0)) } ?? .null, "isCrossedOut": .bool(false),
-                "createdAt": now, "modifiedAt": now,
+                "placement": Self.placement(listId, position), "title": .string(title),
+                "description": .string(description), "quantity": quantity.map { .int(Int64($0)) } ?? .null,
+                "isCrossedOut": .bool(false), "createdAt": now, "modifiedAt": now,
             ], at: clock)
         update(list, ["modifiedAt": now], at: clock)
     }
@@ -50,10 +64,9 @@ extension ReplicaRecords {
         let current = item.fields["isCrossedOut"]?.value == .bool(true)
         let crossed = crossedOut ?? !current
         guard crossed != current, let listId = itemPlacement.parentId(in: item) else { return }
-        let clock = tick(milliseconds)
-        let now = JSONValue.int(Int64(milliseconds))
-        update(Key(itemEntity, id), ["isCrossedOut": .bool(crossed), "modifiedAt": now], at: clock)
-        update(Key(listEntity, listId), ["modifiedAt": now], at: clock)
+        updateItem(
+            id, inList: listId, ["isCrossedOut": .bool(crossed)], at: tick(milliseconds),
+            now: .int(Int64(milliseconds)))
     }
 
     /// Moves an item to `index` (0-based) among the others of its list, or to the end (nil).
@@ -62,18 +75,15 @@ extension ReplicaRecords {
     ) throws(CardboxError) {
         let item = try visibleItem(id)
         guard let listId = itemPlacement.parentId(in: item) else { return }
-        let others = items(ofList: listId).count - 1
-        if let index, index < 0 || index > others {
-            throw CardboxError.invalid(field: "position", reason: "must be 0 to \(others), got \(index)")
+        let others = items(ofList: listId).filter { $0.id != id }
+        if let index, index < 0 || index > others.count {
+            throw CardboxError.invalid(field: "position", reason: "must be 0 to \(others.count), got \(index)")
         }
         let clock = tick(milliseconds)
-        let position = try place(at: index, inList: listId, excluding: id, clock: clock, random: &random)
-        let now = JSONValue.int(Int64(milliseconds))
-        update(
-            Key(itemEntity, id),
-            ["placement": .object(["listId": .string(listId), "position": .string(position)]), "modifiedAt": now],
-            at: clock)
-        update(Key(listEntity, listId), ["modifiedAt": now], at: clock)
+        let position = try place(at: index, among: others, inList: listId, clock: clock, random: &random)
+        updateItem(
+            id, inList: listId, ["placement": Self.placement(listId, position)], at: clock,
+            now: .int(Int64(milliseconds)))
     }
 
     /// The items of a list as a person sees them: by position key, then id (two devices may mint the
@@ -94,25 +104,23 @@ extension ReplicaRecords {
         (position(a), a.id) < (position(b), b.id)
     }
 
-    /// A position key for slot `index` (checked by the caller) among the list's other items, as the
-    /// store chooses one: after the last for nil; between the neighbours otherwise; and, when two
-    /// devices minted the same key there, the others laid out anew first, in the same write.
+    /// A position key for slot `index` (checked by the caller) among `siblings` (the list's other
+    /// items, in order), as the store chooses one: after the last for nil; between the neighbours
+    /// otherwise; and, when two devices minted the same key there, the siblings laid out anew first,
+    /// in the same write.
     private mutating func place(
-        at index: Int?, inList listId: String, excluding id: String?, clock: WriteClock,
+        at index: Int?, among siblings: [ReplicaRow<NamedEntity>], inList listId: String, clock: WriteClock,
         random: inout some RandomNumberGenerator
     ) throws(CardboxError) -> String {
-        let siblings = items(ofList: listId).filter { $0.id != id }
         guard let index else { return try PositionKey.between(siblings.last.map(Self.position), nil, using: &random) }
-        let before = index == 0 ? nil : Self.position(siblings[index - 1])
-        let after = index < siblings.count ? Self.position(siblings[index]) : nil
-        if let before, let after, before >= after {
-            for (sibling, key) in zip(siblings, PositionKey.sequence(count: siblings.count)) {
-                update(
-                    Key(itemEntity, sibling.id),
-                    ["placement": .object(["listId": .string(listId), "position": .string(key)])], at: clock)
+        var keys = siblings.map(Self.position)
+        if index > 0, index < keys.count, keys[index - 1] >= keys[index] {
+            keys = PositionKey.sequence(count: siblings.count)
+            for (sibling, key) in zip(siblings, keys) {
+                update(Key(itemEntity, sibling.id), ["placement": Self.placement(listId, key)], at: clock)
             }
-            return try place(at: index, inList: listId, excluding: id, clock: clock, random: &random)
         }
-        return try PositionKey.between(before, after, using: &random)
+        return try PositionKey.between(
+            index == 0 ? nil : keys[index - 1], index < keys.count ? keys[index] : nil, using: &random)
     }
 }

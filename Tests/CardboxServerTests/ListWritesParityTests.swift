@@ -15,6 +15,10 @@ struct ListWritesParityTests {
         case add(title: String, description: String = "", quantity: Int32? = nil)
         case cross(item: Int, crossedOut: Bool?)
         case move(item: Int, to: Int?)
+        /// Another device's item at the very key of item `item` (two devices minted the same key).
+        case twin(item: Int)
+        /// Moves item `item` between the two items that share a key: the store lays the list out anew.
+        case moveBetweenTwins(item: Int)
     }
 
     /// A store whose time, ids and randomness the test sets, and the same for the replica.
@@ -42,8 +46,22 @@ struct ListWritesParityTests {
         .add(title: ""), .cross(item: 0, crossedOut: nil), .cross(item: 1, crossedOut: true),
         .cross(item: 1, crossedOut: true), .cross(item: 0, crossedOut: false), .move(item: 2, to: 0),
         .move(item: 0, to: nil), .move(item: 1, to: 1), .move(item: 1, to: 9), .add(title: "tea", quantity: -1),
-        .move(item: 3, to: 1), .cross(item: 7, crossedOut: true),
+        .move(item: 3, to: 1), .cross(item: 7, crossedOut: true), .twin(item: 1), .moveBetweenTwins(item: 0),
     ]
+
+    /// A change set from another device holding an item with `row`'s key, list and fields, under
+    /// another id, stamped half a second before `now`.
+    static func twin(of row: RowChange, number: Int, now: UInt64, account: UUID) -> ChangeSet {
+        let clock = WriteClock(HLCTimestamp(milliseconds: now - 500, counter: 0), "other-device")
+        let id = "a0000000-0000-4000-8000-" + String(repeating: "0", count: 12 - String(number).count) + "\(number)"
+        return ChangeSet(
+            accountId: account, replicaId: "other-device",
+            rows: [
+                RowChange(
+                    entity: .item, id: id, created: clock,
+                    fields: row.fields.mapValues { FieldChange(value: $0.value, clock: clock) })
+            ])
+    }
 
     /// Runs `writes` on a store and on a replica of it; answers both dumps and both sides' refusals.
     struct Outcome {
@@ -71,12 +89,19 @@ struct ListWritesParityTests {
         var browserWrites: [[String: Any]] = []
         var items: [String] = []
         var (refusals, replicaRefusals): ([String?], [String?]) = ([], [])
-        for write in writes {
+        for planned in writes {
             setting.milliseconds += 1_000
             var random = SeededRandom(seed: seed)
             let now = setting.milliseconds
             var storeRefusal: String?
             var replicaRefusal: String?
+            var write = planned
+            if case .moveBetweenTwins(let index) = planned {
+                let others = replica.items(ofList: listId).filter { $0.id != items[index] }
+                let keys = others.map { $0.fields["placement"]?.value }
+                let slot = try #require(keys.indices.dropFirst().first { keys[$0 - 1] == keys[$0] })
+                write = .move(item: index, to: slot)
+            }
             switch write {
             case .add(let title, let description, let quantity):
                 do {
@@ -97,6 +122,18 @@ struct ListWritesParityTests {
                 do throws(CardboxError) { try replica.crossItem(id: id, crossedOut: crossedOut, at: now) } catch {
                     replicaRefusal = "refused"
                 }
+            case .twin(let index):
+                let original = try #require(try store.changes().changes.rows.first { $0.id == items[index] })
+                let twin = Self.twin(of: original, number: items.count, now: now, account: store.accountId)
+                items.append(twin.rows[0].id)
+                _ = try store.apply(twin)
+                try replica.receive(
+                    try WireChanges(json: JSONParser.parse(twin.jsonText), schema: replica.schema), milliseconds: now)
+                browserWrites.append(["kind": "apply", "request": twin.jsonText, "now": now, "seed": seed])
+                refusals.append(nil)
+                replicaRefusals.append(nil)
+                continue
+            case .moveBetweenTwins: Issue.record("made a move above")
             case .move(let index, let position):
                 let id = items[index]
                 do { _ = try store.moveItem(try store.resolve(id), to: position) } catch {
@@ -139,6 +176,7 @@ struct ListWritesParityTests {
             case .cross(let index, let crossedOut):
                 ("crossItem", ["id": item(index), "crossedOut": crossedOut ?? NSNull()])
             case .move(let index, let position): ("moveItem", ["id": item(index), "to": position ?? NSNull()])
+            case .twin, .moveBetweenTwins: ("", [:])  // made into other requests by `run`
             }
         return ["kind": kind, "request": request, "now": now, "seed": seed]
     }
@@ -169,14 +207,17 @@ struct ListWritesParityTests {
             #expect(refusals.map { $0 == .null } == outcome.refusals.map { $0 == nil })
             #expect(refusals[3] == outcome.replicaRefusals[3].map(JSONValue.string))
             #expect(refusals[11] == outcome.replicaRefusals[11].map(JSONValue.string))
-            // The items and the list wait to be sent, whole, stamped by this replica.
+            // The list and its items wait to be sent, whole, stamped by this replica: the four made
+            // here and the other device's twin, which the move between the twins laid out anew.
             guard case .string(let pending)? = answer["pending"] else {
                 Issue.record("nothing pending")
                 continue
             }
             let sent = try ChangeSet.parse(pending)
             #expect(sent.replicaId == outcome.browserRequest["replicaId"] as? String)
-            #expect(Set(sent.rows.map(\.entity)) == [.item, .itemList] && sent.rows.count == 5)
+            #expect(Set(sent.rows.map(\.entity)) == [.item, .itemList] && sent.rows.count == 6)
+            let twin = try #require(sent.rows.first { $0.id.hasPrefix("a0000000-") })
+            #expect(twin.fields["placement"]?.clock.replicaId == sent.replicaId)
             try sent.validate()
         }
     }
