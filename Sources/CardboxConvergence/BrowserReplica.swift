@@ -5,7 +5,7 @@ import Foundation
 /// A replica that holds records by name, run elsewhere: given change sets in their wire form, it
 /// answers the canonical dump of what it then shows.
 public protocol RecordReplicaRunner: Sendable {
-    func dump(after changeSets: [String]) async throws -> String
+    func dump(after changeSets: [String]) throws -> String
 }
 
 /// The browser's replica (`replica.js` over the WebAssembly module), run by Node: one process for

@@ -114,9 +114,10 @@ public struct ConvergenceHistory {
                     seed: seed, reason: "replica \(replica.index): \(problem)", replay: replay)
             }
         }
-        try await checkRecordReplicas(against: dumps[0], network: network, random: &random)
+        let everything = try await network.everything()
+        try checkRecordReplicas(against: dumps[0], everything, account: network.account, random: &random)
         // Applying everything again changes nothing.
-        for changes in try await network.everything() { try replicas[0].store.apply(changes) }
+        for changes in everything { try replicas[0].store.apply(changes) }
         guard try replicas[0].store.canonicalDump() == dumps[0] else {
             throw ConvergenceFailure(
                 seed: seed, reason: "applying every change set again changed replica 0", replay: replay)
@@ -126,21 +127,25 @@ public struct ConvergenceHistory {
     /// Replicas that hold records by name (`ReplicaRecords`, as the browser does), natively and, with
     /// `browser`, in WebAssembly: given every change set sent, in a random order, each must show what
     /// the device stores show.
-    private func checkRecordReplicas(against expected: String, network: any Exchange, random: inout SplitMix64)
-        async throws
-    {
+    private func checkRecordReplicas(
+        against expected: String, _ everything: [ChangeSet], account: UUID, random: inout SplitMix64
+    ) throws {
         // A replica of records starts from what a new store holds, which no change set carries.
-        let origin = try CardboxStore.originChanges(account: network.account)
-        let changeSets = try await ([origin] + network.everything()).map(\.jsonText).shuffled(using: &random)
+        let origin = try CardboxStore.originChanges(account: account)
+        let changeSets = ([origin] + everything).map(\.jsonText).shuffled(using: &random)
         var native = ReplicaRecords(schema: SyncRegistry.replicaSchema)
         for text in changeSets {
             native.apply(try WireChanges(json: JSONParser.parse(text), schema: native.schema))
         }
-        var holders = [("a native record replica", native.canonicalDump())]
+        var holders = [("a native record replica", native.canonicalDump(), replay)]
         if let browser {
-            holders.append(("the browser's replica (WebAssembly)", try await browser.dump(after: changeSets)))
+            holders.append(
+                (
+                    "the browser's replica (WebAssembly)", try browser.dump(after: changeSets),
+                    replay + " --browser-replica"
+                ))
         }
-        for (name, dump) in holders where dump != expected {
+        for (name, dump, replay) in holders where dump != expected {
             throw ConvergenceFailure(
                 seed: seed, reason: "\(name) differs from replica 0:\n\(Self.firstDifference(expected, dump))",
                 replay: replay)
