@@ -288,6 +288,7 @@ let package = Package(
         .target(
             name: "CardboxTestSupport",
             dependencies: [
+                "CSpawn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ], path: "Tests/CardboxTestSupport"),

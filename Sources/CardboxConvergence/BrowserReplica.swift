@@ -40,9 +40,11 @@ public final class NodeReplica: RecordReplicaRunner, @unchecked Sendable {
         guard answer["ok"] != nil else { throw Failure(description: "node refused the schema: \(answer)") }
     }
 
+    /// Stops Node without waiting for it: a wait for its exit at end of input would hang for ever
+    /// if another child had inherited the input's pipe, and it would hold a thread of the pool.
     deinit {
         try? input.close()
-        process.waitUntilExit()
+        if process.isRunning { process.terminate() }
         try? FileManager.default.removeItem(at: folder)
     }
 

@@ -12,15 +12,8 @@ public enum TestPostgres {
     public static func newDatabase() throws -> String {
         let server = try url
         let name = "cardbox_\(UUID().uuidString.prefix(8).lowercased())"
-        guard let pipe = popen("psql '\(server)' -q -c 'CREATE DATABASE \(name)' 2>&1", "r") else {
-            throw StartFailure(message: "cannot run psql")
-        }
-        var buffer = [CChar](repeating: 0, count: 4096)
-        var printed = ""
-        while fgets(&buffer, Int32(buffer.count), pipe) != nil {
-            printed += String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
-        guard pclose(pipe) == 0, let slash = server.lastIndex(of: "/") else {
+        let (status, printed) = try IsolatedShell.run("psql '\(server)' -q -c 'CREATE DATABASE \(name)'")
+        guard status == 0, let slash = server.lastIndex(of: "/") else {
             throw StartFailure(message: "cannot create a database: \(printed)")
         }
         return server[..<slash] + "/" + name
@@ -31,15 +24,10 @@ public enum TestPostgres {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let script = repository.appendingPathComponent("scripts/test-postgres.sh").path
-        // popen, not Foundation's Process: its wait for the script's exit can miss the exit here.
-        let command = "bash '\(script)' start \(ProcessInfo.processInfo.processIdentifier) 2>&1"
-        guard let pipe = popen(command, "r") else { throw StartFailure(message: "cannot run \(script)") }
-        var printed = ""
-        var buffer = [CChar](repeating: 0, count: 4096)
-        while fgets(&buffer, Int32(buffer.count), pipe) != nil {
-            printed += String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
-        let status = pclose(pipe)
+        // Not Foundation's Process: its wait for the script's exit can miss the exit here. Not popen:
+        // the server would inherit the test run's open pipes (see IsolatedShell).
+        let (status, printed) = try IsolatedShell.run(
+            "bash '\(script)' start \(ProcessInfo.processInfo.processIdentifier)")
         let lines = printed.split(separator: "\n").map(String.init)
         guard status == 0, let url = lines.last(where: { $0.hasPrefix("postgres://") }) else {
             throw StartFailure(message: printed)
