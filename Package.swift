@@ -4,7 +4,7 @@ import PackageDescription
 /// The web app's page templates (`Sources/CardboxHTTP/Web/Templates`), one per `Template` case.
 let webTemplates = [
     "account", "board", "boards", "card", "cardlist", "deck", "decks", "exchange", "layout", "list", "lists", "message",
-    "newaccount", "offline", "setup", "signin", "signup", "stats", "study",
+    "newaccount", "offline", "offlinelists", "setup", "signin", "signup", "stats", "study",
 ]
 
 /// Executables built with `--static-swift-stdlib` get `-export-dynamic` from the toolchain's link
@@ -127,7 +127,7 @@ let package = Package(
             resources: [
                 .embedInCode("Resources/openapi.yaml"), .embedInCode("Web/Scripts/scheduler.js"),
                 .embedInCode("Web/Scripts/offline.js"), .embedInCode("Web/Scripts/service-worker.js"),
-                .embedInCode("Web/Scripts/replica.js"),
+                .embedInCode("Web/Scripts/replica.js"), .embedInCode("Web/Scripts/device.js"),
             ] + webTemplates.map { .embedInCode("Web/Templates/\($0).mustache") }
         ),
         // The browser's WebAssembly modules (the FSRS step, the replica), compiled from CardboxFSRS and

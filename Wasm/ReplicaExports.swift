@@ -153,6 +153,10 @@ func pendingChanges(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
     return Int32(records.writeCount)
 }
 
+/// How many records wait to be sent.
+@_expose(wasm, "pendingCount") @_cdecl("pendingCount")
+func pendingCount() -> Int32 { Int32(replica?.pending.count ?? 0) }
+
 @_expose(wasm, "markSent") @_cdecl("markSent")
 func markSent(_ count: Int32) { replica?.markSent(through: Int(count)) }
 
@@ -185,10 +189,89 @@ func applyChanges(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ millisecond
     return 0
 }
 
+/// Merges a page of `/v1/sync/pull` (`{"changes", "cursor", "hasMore", …}`, its text as the server
+/// sent it: a clock's 64 bits do not survive JavaScript's numbers) received at `milliseconds`, and
+/// writes `{"cursor", "hasMore"}` to the output.
+@_expose(wasm, "applyPullPage") @_cdecl("applyPullPage")
+func applyPullPage(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
+    guard let schema = replica?.schema else { return refuse("configure the replica first") }
+    guard let root = request(pointer, count, "page") else { return 1 }
+    do throws(WireProblem) {
+        let changes = try WireChanges(json: root.member("changes").value, schema: schema)
+        let (cursor, hasMore) = (try root.member("cursor").integer(), try root.member("hasMore").bool())
+        do throws(HybridLogicalClock.TooFarAhead) {
+            try replica!.receive(changes, milliseconds: UInt64(milliseconds))
+        } catch {
+            return refuse("changes: stamped \(error.seconds) s in the future; check this device's clock")
+        }
+        output = Array(JSONValue.object(["cursor": .int(cursor), "hasMore": .bool(hasMore)]).jsonText.utf8)
+    } catch {
+        return refuse(error)
+    }
+    return 0
+}
+
 /// Writes the replica's canonical dump (`ReplicaRecords.canonicalDump`) to the output.
 @_expose(wasm, "dumpRecords") @_cdecl("dumpRecords")
 func dumpRecords() -> Int32 {
     guard let records = replica else { return refuse("configure the replica first") }
     output = Array(records.canonicalDump().utf8)
+    return 0
+}
+
+// MARK: Kept between pages
+
+/// Writes every record held (the wire form) to the output, for `{"accountId", "registry"}`.
+@_expose(wasm, "savedRecords") @_cdecl("savedRecords")
+func savedRecords(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
+    guard let records = replica else { return refuse("configure the replica first") }
+    guard let root = request(pointer, count, "savedRecords") else { return 1 }
+    do throws(WireProblem) {
+        output = Array(
+            records.savedText(
+                accountId: try root.member("accountId").string(), registry: Int(try root.member("registry").integer())
+            ).utf8)
+    } catch {
+        return refuse(error)
+    }
+    return 0
+}
+
+/// Starts the configured replica again from what a page kept: `{"saved": changes, "pending":
+/// changes}`, as `savedRecords` and `pendingChanges` wrote them.
+@_expose(wasm, "restoreRecords") @_cdecl("restoreRecords")
+func restoreRecords(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
+    guard let configured = replica else { return refuse("configure the replica first") }
+    guard let root = request(pointer, count, "restoreRecords") else { return 1 }
+    do throws(WireProblem) {
+        let saved = try WireChanges(json: root.member("saved").value, schema: configured.schema)
+        let pending = try WireChanges(json: root.member("pending").value, schema: configured.schema)
+        replica = ReplicaRecords(schema: configured.schema, replicaId: configured.replicaId)
+        replica!.restore(saved: saved, pending: pending)
+    } catch {
+        return refuse(error)
+    }
+    return 0
+}
+
+// MARK: What the offline pages show
+
+/// Writes every list a person sees (`ReplicaRecords.listsView`) to the output.
+@_expose(wasm, "listsView") @_cdecl("listsView")
+func listsView() -> Int32 {
+    guard let records = replica else { return refuse("configure the replica first") }
+    output = Array(records.listsView().jsonText.utf8)
+    return 0
+}
+
+/// Writes a list and its items (`ReplicaRecords.listView`) to the output; the list's id is the text.
+@_expose(wasm, "listView") @_cdecl("listView")
+func listView(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
+    guard let records = replica else { return refuse("configure the replica first") }
+    do throws(CardboxError) {
+        output = Array(try records.listView(text(pointer, count)).jsonText.utf8)
+    } catch {
+        return refuse(error.message)
+    }
     return 0
 }

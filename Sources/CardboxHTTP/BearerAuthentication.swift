@@ -1,5 +1,6 @@
 import CardboxServer
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Synchronization
 
@@ -14,12 +15,40 @@ struct BearerAuthentication: RouterMiddleware {
         _ request: Request, context: CardboxRequestContext,
         next: (Request, CardboxRequestContext) async throws -> Response
     ) async throws -> Response {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-            let caller = try await accounts.caller(token: String(header.dropFirst("Bearer ".count)))
-        else { throw Self.unauthorized }
         var context = context
-        context.caller = caller
+        if let header = request.headers[.authorization] {
+            guard header.hasPrefix("Bearer "),
+                let caller = try await accounts.caller(token: String(header.dropFirst("Bearer ".count)))
+            else { throw Self.unauthorized }
+            context.caller = caller
+        } else {
+            guard let (caller, token) = try await SessionCookie.caller(request, accounts: accounts) else {
+                throw Self.unauthorized
+            }
+            context.caller = caller
+            context.sessionToken = token
+        }
         return try await next(request, context)
+    }
+}
+
+/// The browser's session cookie in place of a device token: the page's replica syncs through the
+/// sync API as its device (the session is one). A request that changes something also carries the
+/// page's CSRF token in `X-CSRF-Token`, which another site cannot read.
+enum SessionCookie {
+    static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
+
+    /// The session's caller and token, or nil without a session that signs in.
+    static func caller(_ request: Request, accounts: AccountService) async throws -> (Caller, String)? {
+        guard let token = request.cookies[WebSession.cookieName]?.value,
+            let caller = try await accounts.caller(token: token)
+        else { return nil }
+        if ![.get, .head].contains(request.method) {
+            guard constantTimeEqual(request.headers[csrfHeader] ?? "", WebSession.csrfToken(token)) else {
+                throw APIError(.forbidden, "a request made with the session cookie needs the page's X-CSRF-Token")
+            }
+        }
+        return (caller, token)
     }
 }
 
@@ -50,9 +79,20 @@ struct EarlyBearerAuthentication: RouterMiddleware {
         _ request: Request, context: CardboxRequestContext,
         next: (Request, CardboxRequestContext) async throws -> Response
     ) async throws -> Response {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-            let token = DeviceToken(String(header.dropFirst("Bearer ".count)))
-        else { throw BearerAuthentication.unauthorized }
+        guard let header = request.headers[.authorization] else {
+            // The browser's session: checked before anything runs, as every page's is.
+            guard let (caller, token) = try await SessionCookie.caller(request, accounts: accounts) else {
+                throw BearerAuthentication.unauthorized
+            }
+            try await AccountRateLimit.admit(caller.account.id, limiter)
+            var context = context
+            context.caller = caller
+            context.sessionToken = token
+            return try await next(request, context)
+        }
+        guard header.hasPrefix("Bearer "), let token = DeviceToken(String(header.dropFirst("Bearer ".count))) else {
+            throw BearerAuthentication.unauthorized
+        }
         let (accounts, limiter, recent, secretHash) = (self.accounts, self.limiter, self.recent, token.secretHash)
         let check = Task {
             do {

@@ -134,7 +134,9 @@ public struct SyncAPI: Sendable {
         authenticated.get("sync/events") { request, context in
             let caller = try context.requireCaller()
             let cursor = try request.integerQuery("after", default: 0)
-            let token = request.headers[.authorization].map { String($0.dropFirst("Bearer ".count)) } ?? ""
+            let token =
+                context.sessionToken ?? request.headers[.authorization].map { String($0.dropFirst("Bearer ".count)) }
+                ?? ""
             return NewsStream(database: database, news: news, pollInterval: options.newsPollInterval).response(
                 account: caller.account.id, after: cursor,
                 stillSignedIn: { [accounts] in try await accounts.caller(token: token) != nil })

@@ -2,8 +2,8 @@
 /// and field values `CardboxStore`'s `ListStore` writes: the same validation (`Validate`, `Limits`),
 /// position keys (`PositionKey`), and the list's `modifiedAt` touched by every change to its items.
 extension ReplicaRecords {
-    private var itemEntity: NamedEntity { schema.entity(named: "item")! }
-    private var listEntity: NamedEntity { schema.entity(named: "itemList")! }
+    var itemEntity: NamedEntity { schema.entity(named: "item")! }
+    var listEntity: NamedEntity { schema.entity(named: "itemList")! }
     private var itemPlacement: ReplicaSchema.Parent { schema.parents(of: itemEntity)[0] }
 
     /// An item's `placement` field: its list and its key there (one field, so a move is one write).
@@ -22,7 +22,7 @@ extension ReplicaRecords {
     }
 
     /// The list, when a person sees it; else seed 002's not-found.
-    private func visibleList(_ id: String) throws(CardboxError) -> Key {
+    func visibleList(_ id: String) throws(CardboxError) -> Key {
         let key = Key(listEntity, id)
         guard isVisible(key) else { throw CardboxError.notFound(kind: "list", reference: id) }
         return key
@@ -41,6 +41,10 @@ extension ReplicaRecords {
         id: String, listId: String, title: String, description: String = "", quantity: Int32? = nil,
         at milliseconds: UInt64, random: inout some RandomNumberGenerator
     ) throws(CardboxError) {
+        // The sync refuses any other form of id: a write here that it would refuse waits for ever.
+        guard Validate.isStoredId(id) else {
+            throw CardboxError.invalid(field: "id", reason: "'\(id.prefix(80))' is not a item id")
+        }
         let title = try Validate.text(title, field: "title", length: Limits.itemTitle)
         let description = try Validate.longText(
             description, field: "description", maximum: Limits.itemDescriptionMaximum)
@@ -92,7 +96,7 @@ extension ReplicaRecords {
         visibleChildren(itemEntity, parent: itemPlacement, of: listId).sorted(by: Self.byPlace)
     }
 
-    private static func position(_ row: ReplicaRow<NamedEntity>) -> String {
+    static func position(_ row: ReplicaRow<NamedEntity>) -> String {
         if case .object(let placement)? = row.fields["placement"]?.value, case .string(let key)? = placement["position"]
         {
             return key
@@ -100,7 +104,7 @@ extension ReplicaRecords {
         return ""
     }
 
-    private static func byPlace(_ a: ReplicaRow<NamedEntity>, _ b: ReplicaRow<NamedEntity>) -> Bool {
+    static func byPlace(_ a: ReplicaRow<NamedEntity>, _ b: ReplicaRow<NamedEntity>) -> Bool {
         (position(a), a.id) < (position(b), b.id)
     }
 

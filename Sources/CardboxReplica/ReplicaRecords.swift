@@ -56,9 +56,17 @@ public struct ReplicaRecords {
 
     private mutating func record(_ row: ReplicaRow<NamedEntity>) {
         records.merge(row)
-        writeCount += 1
-        pending[Key(row.entity, row.id)] = writeCount
+        markPending(Key(row.entity, row.id))
     }
+
+    /// Notes a record as written here, after every write before it.
+    mutating func markPending(_ key: Key) {
+        writeCount += 1
+        pending[key] = writeCount
+    }
+
+    /// Sets the clock to a timestamp this replica has seen (`restore`).
+    mutating func restoreClock(at newest: HLCTimestamp) { clock = HybridLogicalClock(last: max(clock.last, newest)) }
 
     /// What waits to be sent, in the wire form: every pending record whole, as devices send them, in
     /// the order of their latest write. Once the server has it, `markSent(through: writeCount)` as it

@@ -25,6 +25,22 @@ public enum Limits {
 
 /// Checks shared by every rule: trimming, lengths, ranges. Each failure names the field.
 public enum Validate {
+    /// Whether `text` is an id as Cardbox writes it: lowercase 8-4-4-4-12 hex digits (a UUID).
+    public static func isStoredId(_ text: String) -> Bool {
+        guard text.utf8.count == 36 else { return false }
+        for (offset, byte) in text.utf8.enumerated() {
+            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                guard
+                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                        || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                else { return false }
+            }
+        }
+        return true
+    }
+
     /// How many Unicode scalars a text may hold per character of its limit. A character can be
     /// several (a letter and its accents, an emoji and its modifiers: Devanagari and Vietnamese
     /// often take two or three), but one character followed by a megabyte of combining marks is

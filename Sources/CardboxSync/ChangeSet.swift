@@ -457,18 +457,5 @@ public enum RecordID {
 
 extension UUID {
     /// Whether `text` is an id as Cardbox writes it: lowercase 8-4-4-4-12 hex digits.
-    public static func isStoredForm(_ text: String) -> Bool {
-        guard text.utf8.count == 36 else { return false }
-        for (offset, byte) in text.utf8.enumerated() {
-            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
-                guard byte == UInt8(ascii: "-") else { return false }
-            } else {
-                guard
-                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                        || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-                else { return false }
-            }
-        }
-        return true
-    }
+    public static func isStoredForm(_ text: String) -> Bool { Validate.isStoredId(text) }
 }

@@ -781,6 +781,78 @@ def offline_study(browser: Browser, server: Server, work: str) -> None:
           "a laptop that syncs has the same schedules")
 
 
+def offline_lists(browser: Browser, server: Server) -> None:
+    """The browser is a device: every signed-in page keeps the account's replica in IndexedDB and
+    syncs it. With no network a list page is drawn from it (the service worker's /offline/lists);
+    items added, crossed out and moved there are kept across reloads, by the replica's own rules
+    (a quantity that is no number is refused by name), and reach the server through the sync API
+    once the network is back."""
+    browser.open("/lists")
+    browser.fill({"name": "Market"})
+    browser.submit()
+    list_path = urlparse(browser.driver.current_url).path
+    for title, quantity in (("Apples", "3"), ("Pears", "")):
+        browser.fill({"title": title, "quantity": quantity, "description": ""})
+        browser.submit('#add-item button[type="submit"]')
+    wait = WebDriverWait(browser.driver, 30, ignored_exceptions=(StaleElementReferenceException,))
+    ready = lambda d: d.execute_script("return document.body.dataset.replicaReady")
+    wait.until(lambda d: ready(d) in ("true", "failed"))
+    check(ready(browser.driver) == "true", "a signed-in page syncs the browser's replica")
+    browser.driver.execute_cdp_cmd("Network.enable", {})
+    conditions = {"latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+    browser.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, **conditions})
+    server.stop()
+    titles = lambda: [e.text for e in browser.driver.find_elements(By.CSS_SELECTOR, "#items .title")]
+    def reload_offline() -> None:
+        browser.driver.refresh()
+        wait.until(lambda d: ready(d) in ("true", "failed"))
+        check(ready(browser.driver) == "true", "with no network a list page is drawn from the replica")
+    reload_offline()
+    check(browser.find("h1").text == "Market" and titles() == ["Apples", "Pears"],
+          f"offline, the list shows its items in order ({titles()})")
+    def add(title: str, quantity: str) -> None:
+        field = browser.find('#add-item input[name="title"]')
+        field.send_keys(title)
+        browser.find('#add-item input[name="quantity"]').send_keys(quantity)
+        browser.find('#add-item button[type="submit"]').click()
+    add("Cheese", "lots")
+    wait.until(lambda d: not d.find_element(By.ID, "refusal").get_attribute("hidden"))
+    check(browser.find("#refusal").text == "quantity: must be a whole number",
+          f"a quantity that is no number is refused by name ({browser.find('#refusal').text!r})")
+    browser.find('#add-item input[name="quantity"]').clear()
+    browser.find('#add-item input[name="title"]').clear()
+    add("Cheese", "2")
+    wait.until(lambda d: titles() == ["Apples", "Pears", "Cheese"])
+    row = lambda title: browser.driver.find_element(By.XPATH, f"//li[span[@class='title' and text()='{title}']]")
+    row("Apples").find_element(By.CSS_SELECTOR, '[data-action="cross"]').click()
+    wait.until(lambda d: "crossed" in (row("Apples").get_attribute("class") or ""))
+    row("Cheese").find_element(By.CSS_SELECTOR, '[data-action="up"]').click()
+    wait.until(lambda d: titles() == ["Apples", "Cheese", "Pears"])
+    reload_offline()
+    check(titles() == ["Apples", "Cheese", "Pears"] and "crossed" in (row("Apples").get_attribute("class") or ""),
+          f"what was done offline is kept across a reload ({titles()})")
+    browser.shoot("list-offline")
+    browser.open("/lists")
+    wait.until(lambda d: ready(d) in ("true", "failed"))
+    check("Market" in browser.text() and "2 of 3 items left" in browser.text(),
+          "offline, the lists page shows every list and what is left on it")
+    server.restart()
+    browser.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, **conditions})
+    browser.open(list_path)
+    wait.until(lambda d: ready(d) == "failed" or "Cheese" in titles())
+    check(ready(browser.driver) == "true",
+          "back online, the replica syncs: "
+          + str(browser.driver.execute_script("return document.body.dataset.replicaError")))
+    on_server = browser.driver.execute_async_script(
+        "var done = arguments[0]; fetch('/api/v1/lists/" + list_path.split("/")[2] + "', "
+        "{credentials: 'same-origin'}).then(r => r.json()).then(j => done(j));")
+    items = on_server.get("list", {}).get("items", [])
+    check([i["title"] for i in items] == ["Apples", "Cheese", "Pears"]
+          and [i["isCrossedOut"] for i in items] == [True, False, False]
+          and items[1].get("quantity") == 2,
+          f"once the network is back, what was done offline is on the server ({on_server})")
+
+
 def account_and_sign_out(browser: Browser) -> None:
     browser.open("/account")
     check("Premium plan" in browser.text() and "this browser" in browser.text(),
@@ -828,6 +900,7 @@ def main() -> None:
         cloze(browser)
         suggestions(browser, server, work, deck)
         offline_study(browser, server, work)
+        offline_lists(browser, server)
         account_and_sign_out(browser)
         print(f"web app: every check passed; screenshots in {screenshots}")
     finally:

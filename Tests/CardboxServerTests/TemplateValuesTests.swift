@@ -66,7 +66,8 @@ struct TemplateValuesTests {
                 .init(id: "l2", name: "Books", count: 0, order: 1, arrows: Arrows(1, of: [0, 1])),
             ], hasLists: true)
         let frame = WebPage.Frame(
-            title: "Lists", live: nil, signedIn: true, csrf: "token", assets: .init(css: "/a.css", javascript: "/a.js"),
+            title: "Lists", live: nil, signedIn: true, account: nil, csrf: "token",
+            assets: .init(css: "/a.css", javascript: "/a.js"),
             error: nil, page: page)
         let html = WebTemplates.render(.lists, frame)
         #expect(html.contains("Groceries &lt;b&gt;"))

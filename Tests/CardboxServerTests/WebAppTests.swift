@@ -1413,6 +1413,53 @@ struct WebAppTests {
         }
     }
 
+    @Test("/v1/sync with the session cookie: the browser's replica pulls, and pushes with the page's CSRF token")
+    func syncWithCookie() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let browser = try await Self.signedIn(url, accounts)
+            let cookie = try #require(browser.cookie)
+            let csrf = try await browser.csrf()
+            let page = try await browser.get("/decks").body
+            let account = try #require(
+                page.range(of: #"data-account="[0-9a-f-]{36}""#, options: .regularExpression).map {
+                    String(page[$0].dropFirst(#"data-account=""#.count).dropLast())
+                })
+            let pulled = try await browser.get("/v1/sync/pull?after=0")
+            #expect(pulled.status == 200)
+            let cursor = try #require(Self.json(pulled.body)["cursor"])
+            var list = RowChange(
+                entity: .itemList, id: UUID().uuidString.lowercased(),
+                created: WriteClock(HLCTimestamp(milliseconds: 1_000, counter: 0), "web-a"), fields: [:])
+            for (name, value) in [
+                ("name", JSONValue.string("Market")), ("placement", .object(["position": .string("a0")])),
+                ("isArchived", .bool(false)), ("createdAt", .int(1_000)), ("modifiedAt", .int(1_000)),
+            ] {
+                list.fields[name] = FieldChange(value: value, clock: list.created)
+            }
+            let changes = ChangeSet(
+                accountId: try #require(UUID(uuidString: account)), replicaId: "web-a", rows: [list])
+            func push(_ headers: [(String, String)]) async throws -> Int {
+                var request = HTTPClientRequest(url: url + "/v1/sync/push?batch=\(UUID())")
+                request.method = .POST
+                request.headers.add(name: "Cookie", value: cookie)
+                request.headers.add(name: "Content-Type", value: "application/json")
+                for (name, value) in headers { request.headers.add(name: name, value: value) }
+                request.body = .bytes(ByteBuffer(string: changes.jsonText))
+                return Int(try await HTTPClient.shared.execute(request, timeout: .seconds(30)).status.code)
+            }
+            #expect(try await push([]) == 403)
+            #expect(try await push([("X-CSRF-Token", "0")]) == 403)
+            #expect(try Self.json(try await browser.get("/v1/sync/pull?after=0").body)["cursor"] == cursor)
+            #expect(try await push([("X-CSRF-Token", csrf)]) == 200)
+            #expect(try await browser.get("/lists").body.contains("Market"))
+            // Signed out, the cookie syncs nothing.
+            _ = try await browser.post("/signout", ["csrf": csrf])
+            var request = HTTPClientRequest(url: url + "/v1/sync/pull?after=0")
+            request.headers.add(name: "Cookie", value: cookie)
+            #expect(try await HTTPClient.shared.execute(request, timeout: .seconds(30)).status.code == 401)
+        }
+    }
+
     @Test("lists: add items, cross one out (hidden until shown, seed 002's setting), reorder, move, links in text")
     func lists() async throws {
         try await Self.withWebServer { url, _, accounts in

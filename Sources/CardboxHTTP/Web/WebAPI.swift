@@ -246,22 +246,13 @@ struct WebAPIAuthentication: RouterMiddleware {
     typealias Context = CardboxRequestContext
     let accounts: AccountService
 
-    static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
-
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
         var context = context
         if let header = request.headers[.authorization], header.hasPrefix("Bearer ") {
             context.caller = try await accounts.caller(token: String(header.dropFirst("Bearer ".count)))
-        } else if let token = request.cookies[WebSession.cookieName]?.value,
-            let caller = try await accounts.caller(token: token)
-        {
-            if ![.get, .head].contains(request.method) {
-                guard constantTimeEqual(request.headers[Self.csrfHeader] ?? "", WebSession.csrfToken(token)) else {
-                    throw APIError(.forbidden, "a request made with the session cookie needs the page's X-CSRF-Token")
-                }
-            }
+        } else if let (caller, token) = try await SessionCookie.caller(request, accounts: accounts) {
             context.caller = caller
             context.sessionToken = token
         }

@@ -34,20 +34,8 @@ struct WebApp: Sendable {
     /// whose forms carry its CSRF token. `PageForms` checks both before a handler runs, so no route
     /// can forget either.
     func addRoutes(to router: Router<CardboxRequestContext>) {
-        router.get(RouterPath(String(WebAssets.cssPath.dropFirst()))) { _, _ in
-            Self.asset(WebAssets.css, type: "text/css; charset=utf-8")
-        }
-        router.get(RouterPath(String(WebAssets.javascriptPath.dropFirst()))) { _, _ in
-            Self.asset(WebAssets.javascript, type: "text/javascript; charset=utf-8")
-        }
-        router.get(RouterPath(String(WebAssets.schedulerScriptPath.dropFirst()))) { _, _ in
-            Self.asset(WebAssets.schedulerScript, type: "text/javascript; charset=utf-8")
-        }
-        router.get(RouterPath(String(WebAssets.schedulerModulePath.dropFirst()))) { _, _ in
-            Self.asset(ByteBuffer(bytes: WebAssets.schedulerModule), type: "application/wasm")
-        }
-        router.get(RouterPath(String(WebAssets.offlineScriptPath.dropFirst()))) { _, _ in
-            Self.asset(WebAssets.offlineScript, type: "text/javascript; charset=utf-8")
+        for (path, content, type) in WebAssets.served {
+            router.get(RouterPath(String(path.dropFirst()))) { _, _ in Self.asset(content, type: type) }
         }
         addAppShellRoutes(to: router)
         let pages = router.group().add(middleware: WebSession(accounts: accounts))
@@ -66,10 +54,6 @@ struct WebApp: Sendable {
     }
 
     /// An asset at its versioned address: it never changes there, so a browser keeps it a year.
-    private static func asset(_ text: String, type: String) -> Response {
-        asset(ByteBuffer(string: text), type: type)
-    }
-
     private static func asset(_ bytes: ByteBuffer, type: String) -> Response {
         Response(
             status: .ok, headers: [.contentType: type, .cacheControl: "public, max-age=31536000, immutable"],

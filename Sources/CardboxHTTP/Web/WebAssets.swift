@@ -1,6 +1,8 @@
+import CardboxCore
 import CardboxSync
 import CardboxWebAssembly
 import Foundation
+import NIOCore
 
 /// The web app's style sheet and script, served from the binary: no build step, nothing loaded from
 /// another origin.
@@ -12,6 +14,24 @@ enum WebAssets {
     static let schedulerScriptPath = "/static/scheduler-\(version(of: schedulerScript)).js"
     static let offlineScriptPath = "/static/offline-\(version(of: offlineScript)).js"
     static let schedulerModulePath = "/static/fsrs-\(String(sha256Hex(schedulerModule).prefix(12))).wasm"
+    static let replicaScriptPath = "/static/replica-\(version(of: replicaScript)).js"
+    static let replicaModulePath = "/static/replica-\(String(sha256Hex(replicaModule).prefix(12))).wasm"
+    static let deviceScriptPath = "/static/device-\(version(of: deviceScript)).js"
+
+    /// Every asset at its address, with its bytes and type.
+    static let served: [(path: String, content: ByteBuffer, type: String)] = {
+        let script = "text/javascript; charset=utf-8"
+        return [
+            (cssPath, ByteBuffer(string: css), "text/css; charset=utf-8"),
+            (javascriptPath, ByteBuffer(string: javascript), script),
+            (schedulerScriptPath, ByteBuffer(string: schedulerScript), script),
+            (schedulerModulePath, ByteBuffer(bytes: schedulerModule), "application/wasm"),
+            (offlineScriptPath, ByteBuffer(string: offlineScript), script),
+            (replicaScriptPath, ByteBuffer(string: replicaScript), script),
+            (replicaModulePath, ByteBuffer(bytes: replicaModule), "application/wasm"),
+            (deviceScriptPath, ByteBuffer(string: deviceScript), script),
+        ]
+    }()
 
     static func version(of text: String) -> String { String(sha256Hex(Data(text.utf8)).prefix(12)) }
 
@@ -23,6 +43,16 @@ enum WebAssets {
     /// and the script that drives it.
     static let replicaModule = WebAssemblyModules.replica
     static let replicaScript = String(decoding: PackageResources.replica_js, as: UTF8.self)
+    /// The browser as a device: its replica kept in IndexedDB and synced, the offline list pages.
+    /// The schema, the registry's version and the module's address come in front of it.
+    static let deviceScript: String = {
+        let setup = JSONValue.object([
+            "schema": SyncRegistry.replicaSchema.json, "registry": .int(Int64(SyncRegistry.version)),
+            "module": .string(replicaModulePath),
+        ])
+        return "self.cardboxReplicaSetup = \(setup.jsonText);\n"
+            + String(decoding: PackageResources.device_js, as: UTF8.self)
+    }()
     /// Offline study: keeps a deck's day, sends the answers given offline, studies with no network.
     static let offlineScript = String(decoding: PackageResources.offline_js, as: UTF8.self)
 

@@ -45,7 +45,8 @@ enum WebPage {
         error: String? = nil, status: HTTPResponse.Status = .ok, live: Int64? = nil
     ) -> Rendered {
         let frame = Frame(
-            title: title, live: live.map(String.init), signedIn: context.caller != nil, csrf: context.csrf,
+            title: title, live: live.map(String.init), signedIn: context.caller != nil,
+            account: context.caller?.account.id.uuidString.lowercased(), csrf: context.csrf,
             assets: Frame.Assets(), error: error,
             page: page)
         return Rendered(body: ByteBuffer(string: WebTemplates.render(template, frame)), status: status)
@@ -61,12 +62,16 @@ enum WebPage {
             var offline = WebAssets.offlineScriptPath
             var scheduler = WebAssets.schedulerScriptPath
             var module = WebAssets.schedulerModulePath
+            var replica = WebAssets.replicaScriptPath
+            var device = WebAssets.deviceScriptPath
             var icon = AppShell.iconPath
         }
 
         let title: String
         let live: String?
         let signedIn: Bool
+        /// The signed-in account (its replica in the browser is kept apart from any other's).
+        let account: String?
         let csrf: String
         let assets: Assets
         let error: String?

@@ -7,7 +7,7 @@ import Mustache
 /// included). The few raw `{{{…}}}` are markup this code made.
 enum Template: String, CaseIterable, Sendable {
     case layout, signin, signup, newaccount, setup, decks, deck, cardlist, card, stats, exchange, study, account,
-        message, lists, list, boards, board, offline
+        message, lists, list, boards, board, offline, offlinelists
 
     /// The template's text, as its file holds it.
     var text: String { String(decoding: bytes, as: UTF8.self) }
@@ -33,6 +33,7 @@ enum Template: String, CaseIterable, Sendable {
         case .boards: PackageResources.boards_mustache
         case .board: PackageResources.board_mustache
         case .offline: PackageResources.offline_mustache
+        case .offlinelists: PackageResources.offlinelists_mustache
         }
     }
 }

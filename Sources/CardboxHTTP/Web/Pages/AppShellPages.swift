@@ -25,12 +25,17 @@ extension WebApp {
                 status: .ok, headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "no-cache"],
                 body: .init(byteBuffer: ByteBuffer(string: AppShell.serviceWorker)))
         }
-        // The same for everyone (no session: it is kept by the browser), with the pages' headers.
-        router.get(RouterPath(String(AppShell.offlinePage.dropFirst()))) { _, context in
-            var response = WebPage.html(.offline, title: "Study offline", context: context)
-            response.headers.append(contentsOf: WebSession.securityHeaders)
-            response.headers[.cacheControl] = "no-cache"
-            return response
+        // The same for everyone (no session: they are kept by the browser), with the pages' headers.
+        for (path, template, title) in [
+            (AppShell.offlinePage, Template.offline, "Study offline"),
+            (AppShell.offlineListsPage, Template.offlinelists, "Lists"),
+        ] {
+            router.get(RouterPath(String(path.dropFirst()))) { _, context in
+                var response = WebPage.html(template, title: title, context: context)
+                response.headers.append(contentsOf: WebSession.securityHeaders)
+                response.headers[.cacheControl] = "no-cache"
+                return response
+            }
         }
     }
 }
@@ -38,22 +43,26 @@ extension WebApp {
 /// What the installable app is made of.
 enum AppShell {
     static let offlinePage = "/offline"
+    /// What a list page shows with no network: the lists drawn from the browser's replica.
+    static let offlineListsPage = "/offline/lists"
     static let iconPath = "/static/icon-\(WebAssets.version(of: icon)).svg"
     static let themeColour = "#2f6fde"
 
     /// What the service worker keeps: every address the offline page needs.
     static let paths = [
-        offlinePage, WebAssets.cssPath, WebAssets.javascriptPath, WebAssets.offlineScriptPath,
-        WebAssets.schedulerScriptPath, WebAssets.schedulerModulePath, iconPath,
+        offlinePage, offlineListsPage, WebAssets.cssPath, WebAssets.javascriptPath, WebAssets.offlineScriptPath,
+        WebAssets.schedulerScriptPath, WebAssets.schedulerModulePath, WebAssets.replicaScriptPath,
+        WebAssets.replicaModulePath, WebAssets.deviceScriptPath, iconPath,
     ]
 
     /// The service worker, told what to keep: its version changes with any of it (the offline
     /// page's templates included), so a new Cardbox replaces what browsers kept.
     static let serviceWorker: String = {
         let version = WebAssets.version(
-            of: paths.joined(separator: " ") + Template.offline.text + Template.layout.text)
+            of: paths.joined(separator: " ") + Template.offline.text + Template.offlinelists.text + Template.layout.text
+        )
         let shell =
-            #"{"version": "\#(version)", "offlinePage": "\#(offlinePage)", "paths": ["#
+            #"{"version": "\#(version)", "offlinePage": "\#(offlinePage)", "offlineListsPage": "\#(offlineListsPage)", "paths": ["#
             + paths.map { "\"\($0)\"" }.joined(separator: ", ") + "]}"
         return "self.cardboxShell = \(shell);\n"
             + String(decoding: PackageResources.service_worker_js, as: UTF8.self)

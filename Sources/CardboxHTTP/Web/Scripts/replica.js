@@ -96,6 +96,37 @@
     return { text: this.output(), through: through };
   };
   Replica.prototype.markSent = function (through) { this.wasm.markSent(through); };
+  // How many records wait to be sent.
+  Replica.prototype.pendingCount = function () { return this.wasm.pendingCount(); };
+
+  // Merges a page of /v1/sync/pull, its text as the server sent it, received at `now`; answers
+  // {cursor, hasMore}.
+  Replica.prototype.applyPage = function (pageText, now) {
+    this.call("applyPullPage", pageText, now);
+    return JSON.parse(this.output());
+  };
+
+  // Every record held, in the wire form: with `pending(…).text`, what a page keeps between visits.
+  Replica.prototype.saved = function (accountId, registry) {
+    this.call("savedRecords", JSON.stringify({ accountId: accountId, registry: registry }));
+    return this.output();
+  };
+
+  // Starts the configured replica again from what `saved` and `pending` gave.
+  Replica.prototype.restore = function (savedText, pendingText) {
+    this.call("restoreRecords", '{"saved":' + savedText + ',"pending":' + pendingText + "}");
+  };
+
+  // What the list pages show: every list ([{id, name, isArchived, items, remaining}]), and one
+  // list with its items ({id, name, items: [{id, title, description, quantity, isCrossedOut}]}).
+  Replica.prototype.lists = function () {
+    if (this.wasm.listsView() !== 0) throw new Error(this.output());
+    return JSON.parse(this.output());
+  };
+  Replica.prototype.list = function (id) {
+    this.call("listView", id);
+    return JSON.parse(this.output());
+  };
 
   // Every record a person sees, one JSON line each, as a device store's canonical dump.
   Replica.prototype.dump = function () {

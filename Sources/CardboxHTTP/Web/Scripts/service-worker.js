@@ -1,7 +1,8 @@
 // Cardbox's service worker: it keeps the app's shell (style, scripts, the FSRS module, the offline
 // page), answers pictures' thumbnails kept for offline study (`offline.js` keeps them in the
 // "cardbox-pictures" cache), and, when a deck's study page cannot be reached, answers with the offline page, which
-// studies from what the page kept (offline.js). Everything else goes to the network as if it were
+// studies from what the page kept (offline.js); a list page answers with the offline lists page,
+// drawn from the browser's replica (device.js). Everything else goes to the network as if it were
 // not there. `self.cardboxShell` (the versioned addresses, and a version naming them all) is set
 // by the server in front of this script.
 "use strict";
@@ -23,6 +24,7 @@ self.addEventListener("activate", function (event) {
 });
 
 var studyPage = /^\/decks\/[0-9a-f-]{36}\/study$/;
+var listPage = /^\/lists(\/[0-9a-f-]{36})?$/;
 
 self.addEventListener("fetch", function (event) {
   var request = event.request;
@@ -36,6 +38,9 @@ self.addEventListener("fetch", function (event) {
   if (request.method !== "GET") return;
   if (request.mode === "navigate" && studyPage.test(url.pathname)) {
     event.respondWith(fetch(request).catch(function () { return caches.match(shell.offlinePage); }));
+  } else if (request.mode === "navigate" && listPage.test(url.pathname)) {
+    // A list page with no network: drawn from the browser's replica (device.js).
+    event.respondWith(fetch(request).catch(function () { return caches.match(shell.offlineListsPage); }));
   } else if (shell.paths.indexOf(url.pathname) >= 0) {
     event.respondWith(caches.match(url.pathname).then(function (kept) { return kept || fetch(request); }));
   } else if (/^\/images\/[0-9a-f]{64}\/thumbnail$/.test(url.pathname)) {

@@ -1,0 +1,319 @@
+// The browser as a device of its account. On every signed-in page it keeps the account's records in
+// a replica (replica.js: Cardbox's own merge and list rules in WebAssembly) saved in IndexedDB, one
+// database per account, and syncs it through the sync API as any device does: what it wrote goes
+// to /v1/sync/push under a batch id kept until the server has it (a resend is a retry, not a second
+// write), then /v1/sync/pull brings what the others wrote. With no network the service worker
+// answers a list page with /offline/lists, which this script draws from the replica; what is done
+// there is sent the next time a page of the account opens with the network.
+// `self.cardboxReplicaSetup` (the schema, the registry's version and the module's address) is set
+// by the server in front of this script.
+(function () {
+  "use strict";
+  var setup = self.cardboxReplicaSetup;
+  if (!window.indexedDB || !window.WebAssembly || !window.CardboxReplica || !window.fetch) return;
+  var body = document.body;
+  var shell = document.getElementById("replica-shell");
+  var accountKey = "cardbox.account";
+  var signedIn = body.dataset.account;
+  if (signedIn) localStorage.setItem(accountKey, signedIn);
+  // The offline page is the same for everyone: it shows the account this browser last signed in to.
+  var account = signedIn || (shell ? localStorage.getItem(accountKey) : null);
+  if (!account) {
+    if (shell) shell.innerHTML = "<h1>Lists</h1><p>Open Cardbox once with the network to keep your lists here.</p>";
+    return;
+  }
+
+  // MARK: What is kept (IndexedDB), one database per account
+
+  var opened = null;
+  function database() {
+    if (opened) return opened;
+    opened = new Promise(function (resolve, reject) {
+      var request = indexedDB.open("cardbox-replica-" + account, 1);
+      request.onupgradeneeded = function () { request.result.createObjectStore("state"); };
+      request.onsuccess = function () {
+        request.result.onversionchange = function () { request.result.close(); opened = null; };
+        resolve(request.result);
+      };
+      request.onerror = function () { opened = null; reject(request.error); };
+    });
+    return opened;
+  }
+
+  // The kept state: {version, replicaId, cursor, saved, pending, sending: {batch, text} or null}.
+  function readState() {
+    return database().then(function (db) {
+      return new Promise(function (resolve, reject) {
+        var request = db.transaction(["state"], "readonly").objectStore("state").get("replica");
+        request.onsuccess = function () { resolve(request.result || null); };
+        request.onerror = function () { reject(request.error); };
+      });
+    });
+  }
+
+  function writeState(state) {
+    return database().then(function (db) {
+      return new Promise(function (resolve, reject) {
+        var tx = db.transaction(["state"], "readwrite");
+        tx.objectStore("state").put(state, "replica");
+        tx.oncomplete = function () { resolve(); };
+        tx.onerror = tx.onabort = function () { reject(tx.error); };
+      });
+    });
+  }
+
+  // A random id; crypto.randomUUID is only there on https pages (and localhost).
+  function uuid() {
+    var bytes = crypto.getRandomValues(new Uint8Array(16));
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    var hex = Array.prototype.map.call(bytes, function (b) { return (b + 0x100).toString(16).slice(1); }).join("");
+    return [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20)].join("-");
+  }
+
+  // MARK: The replica, one at a time across tabs
+
+  var loaded = null;   // {replica, version}: the replica this page holds, as of the kept version
+  var module = null;
+
+  function newReplica(replicaId) {
+    module = module || fetch(setup.module).then(function (response) {
+      if (!response.ok) throw new Error("the replica's module did not load");
+      return response.arrayBuffer();
+    });
+    return module.then(function (bytes) { return CardboxReplica.load(bytes); }).then(function (replica) {
+      replica.configure(JSON.stringify(setup.schema), replicaId);
+      return replica;
+    });
+  }
+
+  // Runs `work(replica, state)` holding the account's lock (Web Locks), so two tabs never write the
+  // kept state over each other; the replica is read again when another tab saved since. A `work`
+  // that answers true changed the replica: its records are saved before the lock goes.
+  function withReplica(work) {
+    var run = function () {
+      return readState().then(function (state) {
+        state = state || { version: 0, replicaId: "web-" + uuid(), cursor: 0, saved: null, pending: null, sending: null };
+        var ready = loaded && loaded.version === state.version ? Promise.resolve(loaded.replica)
+          : newReplica(state.replicaId).then(function (replica) {
+            if (state.saved) replica.restore(state.saved, state.pending);
+            loaded = { replica: replica, version: state.version };
+            return replica;
+          });
+        return ready.then(function (replica) {
+          var save = function () {
+            state.saved = replica.saved(account, setup.registry);
+            state.pending = replica.pending(account, setup.registry).text;
+            state.version += 1;
+            return writeState(state).then(function () { loaded = { replica: replica, version: state.version }; });
+          };
+          return Promise.resolve(work(replica, state, save)).catch(function (error) {
+            loaded = null;   // what it did halfway is read again from what was kept
+            throw error;
+          });
+        });
+      });
+    };
+    if (navigator.locks) return navigator.locks.request("cardbox-replica-" + account, run);
+    return run();
+  }
+
+  // MARK: Sync
+
+  function csrf() { return body.dataset.csrf || ""; }
+
+  function refusal(response) {
+    return response.text().then(function (text) {
+      var message = text;
+      try { message = JSON.parse(text).error || text; } catch (ignored) { }
+      var error = new Error(message);
+      error.status = response.status;
+      throw error;
+    });
+  }
+
+  function push(sending) {
+    return fetch("/v1/sync/push?batch=" + sending.batch, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf() }, body: sending.text,
+    }).then(function (response) { if (!response.ok) return refusal(response); });
+  }
+
+  // A push the server refused for what it holds (not for the network, the session or the rate):
+  // sending it again would be refused again, and it must not hold back what others wrote.
+  function refusedForWhatItHolds(error) {
+    return error.status >= 400 && error.status < 500 && [401, 403, 408, 429].indexOf(error.status) < 0;
+  }
+
+  // Sends what waits (first a batch sent before whose answer never came, under its own id), then
+  // pulls every page after the kept cursor. Answers how many records it sent. A batch refused for
+  // what it holds stays kept and waiting, its reason in `state.refusal` (the offline page shows
+  // it), and the pull goes on.
+  function sync() {
+    return withReplica(function (replica, state, save) {
+      var sent = 0;
+      var resend = state.sending ? push(state.sending).then(function () {
+        state.sending = null;
+        return save();
+      }) : Promise.resolve();
+      return resend.then(function () {
+        if (replica.pendingCount() === 0) return;
+        var pending = replica.pending(account, setup.registry);
+        sent = replica.pendingCount();
+        state.sending = { batch: uuid(), text: pending.text };
+        return save().then(function () { return push(state.sending); }).then(function () {
+          replica.markSent(pending.through);
+          state.sending = null;
+          state.refusal = null;
+          return save();
+        });
+      }).catch(function (error) {
+        if (!refusedForWhatItHolds(error)) throw error;
+        sent = 0;
+        state.sending = null;
+        state.refusal = error.message;
+        return save();
+      }).then(function pull() {
+        return fetch("/v1/sync/pull?after=" + state.cursor, { credentials: "same-origin" }).then(function (response) {
+          if (!response.ok) return refusal(response);
+          return response.text().then(function (text) {
+            var page = replica.applyPage(text, Date.now());
+            state.cursor = page.cursor;
+            return save().then(function () { if (page.hasMore) return pull(); });
+          });
+        });
+      }).then(function () { return sent; });
+    });
+  }
+
+  // A write made here (`write(replica)`), kept at once, sent when the network allows.
+  function write(change) {
+    return withReplica(function (replica, state, save) {
+      change(replica);
+      return save();
+    }).then(function () { return sync().catch(function () { }); });
+  }
+
+  // MARK: The offline list pages
+
+  function escape(text) {
+    return String(text).replace(/[&<>"']/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    });
+  }
+
+  function count(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+
+  function drawLists(replica) {
+    var lists = replica.lists().filter(function (list) { return !list.isArchived; });
+    return "<h1>Lists</h1><p class=\"muted\" id=\"offline-note\">Offline: changes are kept on this device and sent when the network is back.</p>"
+      + (lists.length ? "<ul class=\"rows\">" + lists.map(function (list) {
+        return "<li><a href=\"/lists/" + list.id + "\">" + escape(list.name) + "</a> <span class=\"muted\">"
+          + list.remaining + " of " + count(list.items, "item") + " left</span></li>";
+      }).join("") + "</ul>" : "<p>No lists yet.</p>");
+  }
+
+  function drawList(replica, id) {
+    var list = replica.list(id);
+    var items = list.items.map(function (item, index) {
+      var quantity = item.quantity === null ? "" : " <span class=\"muted\">× " + item.quantity + "</span>";
+      return "<li data-item=\"" + item.id + "\"" + (item.isCrossedOut ? " class=\"crossed\"" : "") + ">"
+        + "<button type=\"button\" data-action=\"cross\" aria-pressed=\"" + item.isCrossedOut + "\">"
+        + (item.isCrossedOut ? "Uncross" : "Cross out") + "</button> "
+        + "<span class=\"title\">" + escape(item.title) + "</span>" + quantity
+        + (item.description ? " <span class=\"muted\">" + escape(item.description) + "</span>" : "")
+        + (index > 0 ? " <button type=\"button\" data-action=\"up\" aria-label=\"Move up\">↑</button>" : "")
+        + (index < list.items.length - 1 ? " <button type=\"button\" data-action=\"down\" aria-label=\"Move down\">↓</button>" : "")
+        + "</li>";
+    }).join("");
+    return "<p><a href=\"/lists\">← Lists</a></p><h1>" + escape(list.name) + "</h1>"
+      + "<p class=\"muted\" id=\"offline-note\">Offline: changes are kept on this device and sent when the network is back.</p>"
+      + "<ol class=\"rows\" id=\"items\">" + items + "</ol>"
+      + "<form id=\"add-item\" data-list=\"" + list.id + "\"><label>Item <input name=\"title\" required></label> "
+      + "<label>Quantity <input name=\"quantity\" inputmode=\"numeric\" size=\"4\"></label> "
+      + "<button type=\"submit\">Add item</button></form>"
+      + "<p class=\"error\" role=\"alert\" id=\"refusal\" hidden></p>";
+  }
+
+  function showOffline() {
+    var match = /^\/lists\/([0-9a-f-]{36})$/.exec(location.pathname);
+    var draw = function () {
+      return withReplica(function (replica, state) {
+        shell.innerHTML = match ? drawList(replica, match[1]) : drawLists(replica);
+        if (state.refusal) {
+          shell.insertAdjacentHTML("afterbegin", "<p class=\"error\" role=\"alert\" id=\"sync-refusal\">The server refused "
+            + "changes made here: " + escape(state.refusal) + "</p>");
+        }
+      }).then(function () { body.dataset.replicaReady = "true"; }, function (error) {
+        shell.innerHTML = "<h1>Lists</h1><p class=\"error\" role=\"alert\">" + escape(error.message) + "</p>";
+        body.dataset.replicaReady = "failed";
+      });
+    };
+    var refuse = function (error) {
+      var note = document.getElementById("refusal");
+      note.textContent = error.message;
+      note.hidden = false;
+    };
+    shell.addEventListener("click", function (event) {
+      var button = event.target.closest("button[data-action]");
+      if (!button) return;
+      var row = button.closest("[data-item]");
+      var id = row.dataset.item;
+      var index = Array.prototype.indexOf.call(row.parentNode.children, row);
+      var action = button.dataset.action;
+      write(function (replica) {
+        if (action === "cross") replica.crossItem({ id: id, crossedOut: null }, Date.now());
+        else replica.moveItem({ id: id, to: action === "up" ? index - 1 : index + 1 }, Date.now());
+      }).then(draw, refuse);
+    });
+    shell.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var form = event.target;
+      var quantity = form.elements.quantity.value.trim();
+      var listId = form.dataset.list;
+      write(function (replica) {
+        replica.addItem({
+          id: uuid(), listId: listId, title: form.elements.title.value,
+          description: "", // Text that is no whole number goes as it is, for the replica to refuse by name.
+          quantity: quantity === "" ? null : /^-?[0-9]+$/.test(quantity) ? Number(quantity) : quantity,
+        }, Date.now());
+      }).then(function () { return draw(); }).then(function () {
+        var field = document.querySelector("#add-item input[name=title]");
+        if (field) field.focus();
+      }, refuse);
+    });
+    draw();
+  }
+
+  // MARK: Signing out
+
+  // Sign-out wipes what this site keeps (Clear-Site-Data): what waits is sent first, and when it
+  // cannot be, the person is asked before it is lost.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (form.getAttribute("action") !== "/signout" || form.dataset.replicaSent) return;
+    event.preventDefault();
+    // Before offline.js's own wait for its answers, which sees the form submitted again.
+    event.stopPropagation();
+    var leave = function () { form.dataset.replicaSent = "true"; form.requestSubmit(); };
+    sync().then(leave, function () {
+      withReplica(function (replica) { return replica.pendingCount(); }).then(function (waiting) {
+        if (waiting === 0 || confirm(count(waiting, "change") + " made on this device could not be sent. Sign out and lose them?")) leave();
+      }, leave);
+    });
+  }, true);
+
+  if (shell) {
+    showOffline();
+    window.addEventListener("online", function () { sync().then(function () { location.reload(); }, function () { }); });
+  } else if (signedIn) {
+    sync().then(function (sent) {
+      body.dataset.replicaReady = "true";
+      // What was done offline is on the server now: the page shows it.
+      if (sent > 0 && /^\/lists/.test(location.pathname)) location.reload();
+    }, function (error) {
+      body.dataset.replicaReady = "failed";
+      body.dataset.replicaError = error.message;
+    });
+  }
+})();
