@@ -92,6 +92,27 @@ extension WireValue {
         if case .object(let members) = value, let member = members[name] { return member }
         return .null
     }
+
+    /// Whether the request names `name` at all (`null` included).
+    func has(_ name: String) -> Bool {
+        if case .object(let members) = value { return members[name] != nil }
+        return false
+    }
+
+    /// A text member that may be left out (nil); any other value is refused.
+    func optionalText(_ name: String) throws(CardboxError) -> String? {
+        guard has(name) else { return nil }
+        return try text(name)
+    }
+}
+
+/// A quantity as a request gives it: nil (`null`) or a whole number in the store's range.
+func quantity(_ value: JSONValue) throws(CardboxError) -> Int32? {
+    switch value {
+    case .null: return nil
+    case .int(let value): return try Validate.quantity(Int(value))
+    default: throw CardboxError.invalid(field: "quantity", reason: "must be a whole number")
+    }
 }
 
 /// Adds an item at the end of a list: `{"id", "listId", "title", "description", "quantity"}`, at
@@ -100,17 +121,42 @@ extension WireValue {
 func addItem(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double, _ seed: UInt64) -> Int32 {
     listWrite(pointer, count, "addItem") { request, records throws(CardboxError) in
         var random = SeededGenerator(seed: seed)
-        let quantity: Int32?
-        switch request.optional("quantity") {
-        case .null: quantity = nil
-        case .int(let value): quantity = try Validate.quantity(Int(value))
-        default: throw CardboxError.invalid(field: "quantity", reason: "must be a whole number")
-        }
+        let quantity = try quantity(request.optional("quantity"))
         let description: String
         if case .string(let text) = request.optional("description") { description = text } else { description = "" }
         try records.addItem(
             id: try request.text("id"), listId: try request.text("listId"), title: try request.text("title"),
             description: description, quantity: quantity, at: UInt64(milliseconds), random: &random)
+    }
+}
+
+/// Makes a list after the others: `{"id", "name"}`, at `milliseconds`, its key drawn from `seed`.
+@_expose(wasm, "createList") @_cdecl("createList")
+func createList(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double, _ seed: UInt64) -> Int32 {
+    listWrite(pointer, count, "createList") { request, records throws(CardboxError) in
+        var random = SeededGenerator(seed: seed)
+        try records.createList(
+            id: try request.text("id"), name: try request.text("name"), at: UInt64(milliseconds), random: &random)
+    }
+}
+
+/// Changes an item: `{"id", "title", "description", "quantity"}`, each but the id left out when it
+/// stays (a `null` quantity takes it away).
+@_expose(wasm, "editItem") @_cdecl("editItem")
+func editItem(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
+    listWrite(pointer, count, "editItem") { request, records throws(CardboxError) in
+        let newQuantity: Int32?? = request.has("quantity") ? .some(try quantity(request.optional("quantity"))) : nil
+        try records.editItem(
+            id: try request.text("id"), title: try request.optionalText("title"),
+            description: try request.optionalText("description"), quantity: newQuantity, at: UInt64(milliseconds))
+    }
+}
+
+/// Deletes an item with its pictures: `{"id"}`.
+@_expose(wasm, "deleteItem") @_cdecl("deleteItem")
+func deleteItem(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
+    listWrite(pointer, count, "deleteItem") { request, records throws(CardboxError) in
+        try records.deleteItem(id: try request.text("id"), at: UInt64(milliseconds))
     }
 }
 

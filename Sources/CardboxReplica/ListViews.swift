@@ -5,10 +5,8 @@ extension ReplicaRecords {
     /// `[{"id", "name", "isArchived", "items", "remaining"}]`, with how many items it has and how many
     /// of them are not crossed out.
     public func listsView() -> JSONValue {
-        var lists: [ReplicaRow<NamedEntity>] = []
-        for (key, row) in records.rows where key.entity == listEntity && isVisible(key) { lists.append(row) }
-        return .array(
-            lists.sorted(by: Self.byPlace).map { list in
+        .array(
+            visibleLists().map { list in
                 let items = items(ofList: list.id)
                 let remaining = items.filter { !Self.isCrossedOut($0) }.count
                 return .object([

@@ -41,10 +41,7 @@ extension ReplicaRecords {
         id: String, listId: String, title: String, description: String = "", quantity: Int32? = nil,
         at milliseconds: UInt64, random: inout some RandomNumberGenerator
     ) throws(CardboxError) {
-        // The sync refuses any other form of id: a write here that it would refuse waits for ever.
-        guard Validate.isStoredId(id) else {
-            throw CardboxError.invalid(field: "id", reason: "'\(id.prefix(80))' is not a item id")
-        }
+        try Self.requireStoredId(id, of: itemEntity)
         let title = try Validate.text(title, field: "title", length: Limits.itemTitle)
         let description = try Validate.longText(
             description, field: "description", maximum: Limits.itemDescriptionMaximum)
@@ -60,6 +57,65 @@ extension ReplicaRecords {
                 "isCrossedOut": .bool(false), "createdAt": now, "modifiedAt": now,
             ], at: clock)
         update(list, ["modifiedAt": now], at: clock)
+    }
+
+    /// The sync refuses any other form of id: a record made here with one would wait for ever.
+    static func requireStoredId(_ id: String, of entity: NamedEntity) throws(CardboxError) {
+        guard Validate.isStoredId(id) else {
+            throw CardboxError.invalid(field: "id", reason: "'\(id.prefix(80))' is not a \(entity.rawValue) id")
+        }
+    }
+
+    /// Makes a list after the others. `id` is the new record's (the page makes it).
+    public mutating func createList(
+        id: String, name: String, at milliseconds: UInt64, random: inout some RandomNumberGenerator
+    ) throws(CardboxError) {
+        try Self.requireStoredId(id, of: listEntity)
+        let name = try Validate.text(name, field: "name", length: Limits.listName)
+        let clock = tick(milliseconds)
+        let position = try PositionKey.between(visibleLists().last.map(Self.position), nil, using: &random)
+        let now = JSONValue.int(Int64(milliseconds))
+        create(
+            listEntity, id: id,
+            [
+                "placement": .object(["position": .string(position)]), "name": .string(name),
+                "isArchived": .bool(false), "createdAt": now, "modifiedAt": now,
+            ], at: clock)
+    }
+
+    /// Every list a person sees, by position key then id.
+    func visibleLists() -> [ReplicaRow<NamedEntity>] {
+        var lists: [ReplicaRow<NamedEntity>] = []
+        for (key, row) in records.rows where key.entity == listEntity && isVisible(key) { lists.append(row) }
+        return lists.sorted(by: Self.byPlace)
+    }
+
+    /// Changes an item's title, description or quantity: each one given (a quantity of `.some(nil)`
+    /// takes it away), checked as the store checks it, and written with the list's `modifiedAt`
+    /// even when it was already so, as the store writes it.
+    public mutating func editItem(
+        id: String, title: String? = nil, description: String? = nil, quantity: Int32?? = nil,
+        at milliseconds: UInt64
+    ) throws(CardboxError) {
+        var fields: [String: JSONValue] = [:]
+        if let title { fields["title"] = .string(try Validate.text(title, field: "title", length: Limits.itemTitle)) }
+        if let description {
+            fields["description"] = .string(
+                try Validate.longText(description, field: "description", maximum: Limits.itemDescriptionMaximum))
+        }
+        if let quantity { fields["quantity"] = quantity.map { .int(Int64($0)) } ?? .null }
+        let item = try visibleItem(id)
+        guard !fields.isEmpty, let listId = itemPlacement.parentId(in: item) else { return }
+        updateItem(id, inList: listId, fields, at: tick(milliseconds), now: .int(Int64(milliseconds)))
+    }
+
+    /// Deletes an item with its pictures, and touches its list's `modifiedAt`.
+    public mutating func deleteItem(id: String, at milliseconds: UInt64) throws(CardboxError) {
+        let item = try visibleItem(id)
+        guard let listId = itemPlacement.parentId(in: item) else { return }
+        let clock = tick(milliseconds)
+        delete(Key(itemEntity, id), at: clock)
+        update(Key(listEntity, listId), ["modifiedAt": .int(Int64(milliseconds))], at: clock)
     }
 
     /// Crosses an item out (done) or back in; nil toggles. Crossing it as it already is writes nothing.

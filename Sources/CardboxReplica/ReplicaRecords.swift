@@ -59,6 +59,20 @@ public struct ReplicaRecords {
         markPending(Key(row.entity, row.id))
     }
 
+    /// Deletes a record and, depth first, every record that names it as its parent, at `clock`, as a
+    /// store's delete tombstones its rows and their children's.
+    mutating func delete(_ key: Key, at clock: WriteClock) {
+        for child in schema.entities {
+            guard let entity = schema.entity(named: child.name) else { continue }
+            for parent in schema.parents(of: entity) where parent.entity == key.entity.rawValue {
+                let children = records.rows.values.filter { $0.entity == entity && parent.parentId(in: $0) == key.id }
+                for row in children { delete(Key(entity, row.id), at: clock) }
+            }
+        }
+        records.merge(ReplicaTombstone(entity: key.entity, id: key.id, clock: clock))
+        markPending(key)
+    }
+
     /// Notes a record as written here, after every write before it.
     mutating func markPending(_ key: Key) {
         writeCount += 1

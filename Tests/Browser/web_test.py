@@ -784,9 +784,9 @@ def offline_study(browser: Browser, server: Server, work: str) -> None:
 def offline_lists(browser: Browser, server: Server) -> None:
     """The browser is a device: every signed-in page keeps the account's replica in IndexedDB and
     syncs it. With no network a list page is drawn from it (the service worker's /offline/lists);
-    items added, crossed out and moved there are kept across reloads, by the replica's own rules
-    (a quantity that is no number is refused by name), and reach the server through the sync API
-    once the network is back."""
+    items added, crossed out, moved, edited and deleted there, and lists made, are kept across
+    reloads, by the replica's own rules (a quantity that is no number is refused by name), and
+    reach the server through the sync API once the network is back."""
     browser.open("/lists")
     browser.fill({"name": "Market"})
     browser.submit()
@@ -831,11 +831,32 @@ def offline_lists(browser: Browser, server: Server) -> None:
     reload_offline()
     check(titles() == ["Apples", "Cheese", "Pears"] and "crossed" in (row("Apples").get_attribute("class") or ""),
           f"what was done offline is kept across a reload ({titles()})")
+    row("Cheese").find_element(By.CSS_SELECTOR, '[data-action="edit"]').click()
+    editor = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "form.edit-item"))
+    editor.find_element(By.NAME, "quantity").clear()
+    editor.find_element(By.NAME, "quantity").send_keys("5")
+    editor.find_element(By.NAME, "description").send_keys("aged")
+    editor.find_element(By.CSS_SELECTOR, 'button[type="submit"]').click()
+    wait.until(lambda d: "× 5" in row("Cheese").text and "aged" in row("Cheese").text)
     browser.shoot("list-offline")
+    row("Pears").find_element(By.CSS_SELECTOR, '[data-action="edit"]').click()
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, 'form.edit-item [data-action="delete"]')).click()
+    alert = wait.until(lambda d: d.switch_to.alert)
+    check(alert.text == "Delete “Pears”?", f"deleting an item offline asks first ({alert.text!r})")
+    alert.accept()
+    wait.until(lambda d: titles() == ["Apples", "Cheese"])
     browser.open("/lists")
     wait.until(lambda d: ready(d) in ("true", "failed"))
-    check("Market" in browser.text() and "2 of 3 items left" in browser.text(),
+    check("Market" in browser.text() and "1 of 2 items left" in browser.text(),
           "offline, the lists page shows every list and what is left on it")
+    browser.fill({"name": "Hardware"})
+    browser.find('#new-list button[type="submit"]').click()
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == "Hardware")
+    wait.until(lambda d: ready(d) == "true")
+    add("Nails", "")
+    wait.until(lambda d: titles() == ["Nails"])
+    check(urlparse(browser.driver.current_url).path != list_path and browser.find("h1").text == "Hardware",
+          "offline, a new list opens on its page and takes items")
     server.restart()
     browser.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, **conditions})
     browser.open(list_path)
@@ -847,10 +868,12 @@ def offline_lists(browser: Browser, server: Server) -> None:
         "var done = arguments[0]; fetch('/api/v1/lists/" + list_path.split("/")[2] + "', "
         "{credentials: 'same-origin'}).then(r => r.json()).then(j => done(j));")
     items = on_server.get("list", {}).get("items", [])
-    check([i["title"] for i in items] == ["Apples", "Cheese", "Pears"]
-          and [i["isCrossedOut"] for i in items] == [True, False, False]
-          and items[1].get("quantity") == 2,
+    check([i["title"] for i in items] == ["Apples", "Cheese"]
+          and [i["isCrossedOut"] for i in items] == [True, False]
+          and items[1].get("quantity") == 5 and items[1].get("description") == "aged",
           f"once the network is back, what was done offline is on the server ({on_server})")
+    browser.open("/lists")
+    check("Hardware" in browser.text(), "and so is the list made offline")
 
 
 def account_and_sign_out(browser: Browser) -> None:

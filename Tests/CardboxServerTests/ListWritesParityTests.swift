@@ -5,7 +5,7 @@ import CardboxSync
 import Foundation
 import Testing
 
-/// The browser's list writes (`ReplicaRecords`' `addItem`, `crossItem`, `moveItem`), natively and in
+/// The browser's list writes (`ReplicaRecords`' `ListWrites`), natively and in
 /// the WebAssembly module under Node, against the store's: the same writes, at the same times, with
 /// the same ids and randomness, leave the same records, clocks included, and refuse the same things.
 @Suite("List writes: the browser's replica writes what the store writes")
@@ -19,6 +19,9 @@ struct ListWritesParityTests {
         case twin(item: Int)
         /// Moves item `item` between the two items that share a key: the store lays the list out anew.
         case moveBetweenTwins(item: Int)
+        case edit(item: Int, title: String? = nil, description: String? = nil, quantity: Int32?? = nil)
+        case delete(item: Int)
+        case createList(name: String)
     }
 
     /// A store whose time, ids and randomness the test sets, and the same for the replica.
@@ -47,6 +50,9 @@ struct ListWritesParityTests {
         .cross(item: 1, crossedOut: true), .cross(item: 0, crossedOut: false), .move(item: 2, to: 0),
         .move(item: 0, to: nil), .move(item: 1, to: 1), .move(item: 1, to: 9), .add(title: "tea", quantity: -1),
         .move(item: 3, to: 1), .cross(item: 7, crossedOut: true), .twin(item: 1), .moveBetweenTwins(item: 0),
+        .edit(item: 0, title: "oat milk", quantity: .some(nil)), .edit(item: 2, description: "rye", quantity: 3),
+        .edit(item: 1, title: " "), .edit(item: 1), .delete(item: 2), .delete(item: 2), .createList(name: "Hardware"),
+        .createList(name: ""),
     ]
 
     /// A change set from another device holding an item with `row`'s key, list and fields, under
@@ -88,6 +94,7 @@ struct ListWritesParityTests {
         let (listId, receivedAt) = (list.id.uuid.uuidString.lowercased(), setting.milliseconds)
         var browserWrites: [[String: Any]] = []
         var items: [String] = []
+        var lists: [String] = []
         var (refusals, replicaRefusals): ([String?], [String?]) = ([], [])
         for planned in writes {
             setting.milliseconds += 1_000
@@ -134,6 +141,29 @@ struct ListWritesParityTests {
                 replicaRefusals.append(nil)
                 continue
             case .moveBetweenTwins: Issue.record("made a move above")
+            case .edit(let index, let title, let description, let quantity):
+                let id = items[index]
+                do {
+                    _ = try store.editItem(
+                        try store.resolve(id), ItemChanges(title: title, description: description, quantity: quantity))
+                } catch { storeRefusal = "\(error.localizedDescription)" }
+                do throws(CardboxError) {
+                    try replica.editItem(id: id, title: title, description: description, quantity: quantity, at: now)
+                } catch { replicaRefusal = error.message }
+            case .delete(let index):
+                let id = items[index]
+                do { try store.deleteItem(try store.resolve(id)) } catch { storeRefusal = "refused" }
+                do throws(CardboxError) { try replica.deleteItem(id: id, at: now) } catch { replicaRefusal = "refused" }
+            case .createList(let name):
+                let before = setting.ids.count
+                do { _ = try store.createList(name: name) } catch { storeRefusal = "\(error.localizedDescription)" }
+                let id =
+                    setting.ids.count > before
+                    ? setting.ids.last!.uuidString.lowercased() : UUID().uuidString.lowercased()
+                lists.append(id)
+                do throws(CardboxError) {
+                    try replica.createList(id: id, name: name, at: now, random: &random)
+                } catch { replicaRefusal = error.message }
             case .move(let index, let position):
                 let id = items[index]
                 do { _ = try store.moveItem(try store.resolve(id), to: position) } catch {
@@ -143,7 +173,8 @@ struct ListWritesParityTests {
                     replicaRefusal = error.message
                 }
             }
-            browserWrites.append(Self.browserWrite(write, items: items, listId: listId, now: now, seed: seed))
+            browserWrites.append(
+                Self.browserWrite(write, items: items, listId: listId, newList: lists.last, now: now, seed: seed))
             refusals.append(storeRefusal)
             replicaRefusals.append(replicaRefusal)
         }
@@ -157,9 +188,9 @@ struct ListWritesParityTests {
     }
 
     /// A write as `replica.js` takes it.
-    static func browserWrite(_ write: Write, items: [String], listId: String, now: UInt64, seed: UInt64)
-        -> [String: Any]
-    {
+    static func browserWrite(
+        _ write: Write, items: [String], listId: String, newList: String?, now: UInt64, seed: UInt64
+    ) -> [String: Any] {
         func item(_ index: Int) -> String {
             index < items.count ? items[index] : "00000000-0000-0000-0000-000000000000"
         }
@@ -177,18 +208,32 @@ struct ListWritesParityTests {
                 ("crossItem", ["id": item(index), "crossedOut": crossedOut ?? NSNull()])
             case .move(let index, let position): ("moveItem", ["id": item(index), "to": position ?? NSNull()])
             case .twin, .moveBetweenTwins: ("", [:])  // made into other requests by `run`
+            case .edit(let index, let title, let description, let quantity):
+                (
+                    "editItem",
+                    ["id": item(index)].merging(
+                        [
+                            "title": title as Any?, "description": description as Any?,
+                            "quantity": quantity.map { $0.map { Int($0) as Any } ?? NSNull() },
+                        ].compactMapValues { $0 }
+                    ) { old, _ in old }
+                )
+            case .delete(let index): ("deleteItem", ["id": item(index)])
+            case .createList(let name): ("createList", ["id": newList ?? "", "name": name])
             }
         return ["kind": kind, "request": request, "now": now, "seed": seed]
     }
 
-    @Test("adds, crosses out and back, moves, and refusals: the same records and the same messages")
+    @Test("adds, edits, crosses out and back, moves, deletes, new lists, refusals: the same records and messages")
     func sameRecords() throws {
         for seed in UInt64(1)...5 {
             let outcome = try Self.run(Self.writes, seed: seed)
             #expect(outcome.replica == outcome.store)
             #expect(outcome.replicaRefusals == outcome.refusals)
-            #expect(outcome.refusals.compactMap { $0 }.count == 3)
-            #expect(outcome.store.contains("\"eggs\"") && outcome.store.contains("\"brown\""))
+            #expect(outcome.refusals.compactMap { $0 }.count == 6)
+            // Edited, deleted (bread, with its description) and made: what each write leaves.
+            #expect(outcome.store.contains("\"eggs\"") && outcome.store.contains("\"oat milk\""))
+            #expect(!outcome.store.contains("\"brown\"") && outcome.store.contains("\"Hardware\""))
         }
     }
 
@@ -216,6 +261,7 @@ struct ListWritesParityTests {
             let sent = try ChangeSet.parse(pending)
             #expect(sent.replicaId == outcome.browserRequest["replicaId"] as? String)
             #expect(Set(sent.rows.map(\.entity)) == [.item, .itemList] && sent.rows.count == 6)
+            #expect(sent.tombstones.map(\.entity) == [.item])
             let twin = try #require(sent.rows.first { $0.id.hasPrefix("a0000000-") })
             #expect(twin.fields["placement"]?.clock.replicaId == sent.replicaId)
             try sent.validate()

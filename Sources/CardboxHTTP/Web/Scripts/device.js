@@ -204,30 +204,50 @@
 
   function count(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
 
+  var offlineNote = "<p class=\"muted\" id=\"offline-note\">Offline: changes are kept on this device and sent when the network is back.</p>";
+
   function drawLists(replica) {
     var lists = replica.lists().filter(function (list) { return !list.isArchived; });
-    return "<h1>Lists</h1><p class=\"muted\" id=\"offline-note\">Offline: changes are kept on this device and sent when the network is back.</p>"
+    return "<h1>Lists</h1>" + offlineNote
+      + "<form id=\"new-list\"><label>New list <input name=\"name\" required></label> "
+      + "<button type=\"submit\">Create</button></form>"
+      + "<p class=\"error\" role=\"alert\" id=\"refusal\" hidden></p>"
       + (lists.length ? "<ul class=\"rows\">" + lists.map(function (list) {
         return "<li><a href=\"/lists/" + list.id + "\">" + escape(list.name) + "</a> <span class=\"muted\">"
           + list.remaining + " of " + count(list.items, "item") + " left</span></li>";
       }).join("") + "</ul>" : "<p>No lists yet.</p>");
   }
 
-  function drawList(replica, id) {
+  // One item's row, or (being edited) its editor: title, quantity and description, saved or deleted.
+  function drawItem(item, index, last, editing) {
+    var attributes = " data-item=\"" + item.id + "\"" + (item.isCrossedOut ? " class=\"crossed\"" : "");
+    if (editing) {
+      return "<li" + attributes + "><form class=\"edit-item\">"
+        + "<label>Title <input name=\"title\" value=\"" + escape(item.title) + "\" required></label> "
+        + "<label>Quantity <input name=\"quantity\" inputmode=\"numeric\" size=\"4\" value=\""
+        + (item.quantity === null ? "" : item.quantity) + "\"></label> "
+        + "<label>Description <textarea name=\"description\">" + escape(item.description) + "</textarea></label> "
+        + "<button type=\"submit\">Save</button> <button type=\"button\" data-action=\"delete\">Delete</button> "
+        + "<button type=\"button\" data-action=\"close\">Cancel</button></form></li>";
+    }
+    var quantity = item.quantity === null ? "" : " <span class=\"muted\">× " + item.quantity + "</span>";
+    return "<li" + attributes + ">"
+      + "<button type=\"button\" data-action=\"cross\" aria-pressed=\"" + item.isCrossedOut + "\">"
+      + (item.isCrossedOut ? "Uncross" : "Cross out") + "</button> "
+      + "<span class=\"title\">" + escape(item.title) + "</span>" + quantity
+      + (item.description ? " <span class=\"muted\">" + escape(item.description) + "</span>" : "")
+      + " <button type=\"button\" data-action=\"edit\" aria-label=\"Edit " + escape(item.title) + "\">Edit</button>"
+      + (index > 0 ? " <button type=\"button\" data-action=\"up\" aria-label=\"Move up\">↑</button>" : "")
+      + (index < last ? " <button type=\"button\" data-action=\"down\" aria-label=\"Move down\">↓</button>" : "")
+      + "</li>";
+  }
+
+  function drawList(replica, id, editing) {
     var list = replica.list(id);
     var items = list.items.map(function (item, index) {
-      var quantity = item.quantity === null ? "" : " <span class=\"muted\">× " + item.quantity + "</span>";
-      return "<li data-item=\"" + item.id + "\"" + (item.isCrossedOut ? " class=\"crossed\"" : "") + ">"
-        + "<button type=\"button\" data-action=\"cross\" aria-pressed=\"" + item.isCrossedOut + "\">"
-        + (item.isCrossedOut ? "Uncross" : "Cross out") + "</button> "
-        + "<span class=\"title\">" + escape(item.title) + "</span>" + quantity
-        + (item.description ? " <span class=\"muted\">" + escape(item.description) + "</span>" : "")
-        + (index > 0 ? " <button type=\"button\" data-action=\"up\" aria-label=\"Move up\">↑</button>" : "")
-        + (index < list.items.length - 1 ? " <button type=\"button\" data-action=\"down\" aria-label=\"Move down\">↓</button>" : "")
-        + "</li>";
+      return drawItem(item, index, list.items.length - 1, item.id === editing);
     }).join("");
-    return "<p><a href=\"/lists\">← Lists</a></p><h1>" + escape(list.name) + "</h1>"
-      + "<p class=\"muted\" id=\"offline-note\">Offline: changes are kept on this device and sent when the network is back.</p>"
+    return "<p><a href=\"/lists\">← Lists</a></p><h1>" + escape(list.name) + "</h1>" + offlineNote
       + "<ol class=\"rows\" id=\"items\">" + items + "</ol>"
       + "<form id=\"add-item\" data-list=\"" + list.id + "\"><label>Item <input name=\"title\" required></label> "
       + "<label>Quantity <input name=\"quantity\" inputmode=\"numeric\" size=\"4\"></label> "
@@ -235,11 +255,18 @@
       + "<p class=\"error\" role=\"alert\" id=\"refusal\" hidden></p>";
   }
 
+  // A quantity as typed: none, a whole number, or text the replica refuses by name.
+  function typedQuantity(text) {
+    text = text.trim();
+    return text === "" ? null : /^-?[0-9]+$/.test(text) ? Number(text) : text;
+  }
+
   function showOffline() {
     var match = /^\/lists\/([0-9a-f-]{36})$/.exec(location.pathname);
+    var editing = null;   // the item whose editor is open
     var draw = function () {
       return withReplica(function (replica, state) {
-        shell.innerHTML = match ? drawList(replica, match[1]) : drawLists(replica);
+        shell.innerHTML = match ? drawList(replica, match[1], editing) : drawLists(replica);
         if (state.refusal) {
           shell.insertAdjacentHTML("afterbegin", "<p class=\"error\" role=\"alert\" id=\"sync-refusal\">The server refused "
             + "changes made here: " + escape(state.refusal) + "</p>");
@@ -254,33 +281,57 @@
       note.textContent = error.message;
       note.hidden = false;
     };
+    var act = function (change) { return write(change).then(draw); };
     shell.addEventListener("click", function (event) {
       var button = event.target.closest("button[data-action]");
       if (!button) return;
       var row = button.closest("[data-item]");
       var id = row.dataset.item;
       var index = Array.prototype.indexOf.call(row.parentNode.children, row);
-      var action = button.dataset.action;
-      write(function (replica) {
-        if (action === "cross") replica.crossItem({ id: id, crossedOut: null }, Date.now());
-        else replica.moveItem({ id: id, to: action === "up" ? index - 1 : index + 1 }, Date.now());
-      }).then(draw, refuse);
+      var title = row.querySelector(".title, input[name=title]");
+      switch (button.dataset.action) {
+        case "edit": editing = id; draw(); return;
+        case "close": editing = null; draw(); return;
+        case "delete":
+          if (!confirm("Delete “" + (title.value || title.textContent) + "”?")) return;
+          editing = null;
+          act(function (replica) { replica.deleteItem({ id: id }, Date.now()); }).catch(refuse);
+          return;
+        case "cross": act(function (replica) { replica.crossItem({ id: id, crossedOut: null }, Date.now()); }).catch(refuse); return;
+        default:
+          act(function (replica) {
+            replica.moveItem({ id: id, to: button.dataset.action === "up" ? index - 1 : index + 1 }, Date.now());
+          }).catch(refuse);
+      }
     });
     shell.addEventListener("submit", function (event) {
       event.preventDefault();
       var form = event.target;
-      var quantity = form.elements.quantity.value.trim();
-      var listId = form.dataset.list;
-      write(function (replica) {
-        replica.addItem({
-          id: uuid(), listId: listId, title: form.elements.title.value,
-          description: "", // Text that is no whole number goes as it is, for the replica to refuse by name.
-          quantity: quantity === "" ? null : /^-?[0-9]+$/.test(quantity) ? Number(quantity) : quantity,
-        }, Date.now());
-      }).then(function () { return draw(); }).then(function () {
-        var field = document.querySelector("#add-item input[name=title]");
-        if (field) field.focus();
-      }, refuse);
+      var fields = form.elements;
+      if (form.id === "new-list") {
+        var id = uuid();
+        write(function (replica) { replica.createList({ id: id, name: fields.name.value }, Date.now()); })
+          .then(function () { location.assign("/lists/" + id); }, refuse);
+      } else if (form.id === "add-item") {
+        act(function (replica) {
+          replica.addItem({
+            id: uuid(), listId: form.dataset.list, title: fields.title.value, description: "",
+            quantity: typedQuantity(fields.quantity.value),
+          }, Date.now());
+        }).then(function () {
+          var field = document.querySelector("#add-item input[name=title]");
+          if (field) field.focus();
+        }, refuse);
+      } else {
+        var id = form.closest("[data-item]").dataset.item;
+        act(function (replica) {
+          replica.editItem({
+            id: id, title: fields.title.value, description: fields.description.value,
+            quantity: typedQuantity(fields.quantity.value),
+          }, Date.now());
+          editing = null;
+        }).catch(refuse);
+      }
     });
     draw();
   }

@@ -78,6 +78,13 @@
     this.call("addItem", JSON.stringify(item), now, seedOf(seed));
   };
   Replica.prototype.crossItem = function (request, now) { this.call("crossItem", JSON.stringify(request), now); };
+  //   editItem({id, and any of title, description, quantity (null takes it away)}), deleteItem({id}),
+  //   createList({id, name})
+  Replica.prototype.editItem = function (request, now) { this.call("editItem", JSON.stringify(request), now); };
+  Replica.prototype.deleteItem = function (request, now) { this.call("deleteItem", JSON.stringify(request), now); };
+  Replica.prototype.createList = function (request, now, seed) {
+    this.call("createList", JSON.stringify(request), now, seedOf(seed));
+  };
   Replica.prototype.moveItem = function (request, now, seed) {
     this.call("moveItem", JSON.stringify(request), now, seedOf(seed));
   };
