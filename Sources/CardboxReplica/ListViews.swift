@@ -5,14 +5,21 @@ extension ReplicaRecords {
     /// `[{"id", "name", "isArchived", "items", "remaining"}]`, with how many items it has and how many
     /// of them are not crossed out.
     public func listsView() -> JSONValue {
-        .array(
+        // Counted in one pass over the records: a pass per list made 300 lists of 100 items take
+        // 15 s in the browser.
+        var counts: [String: (items: Int, remaining: Int)] = [:]
+        for (key, row) in records.rows where key.entity == itemEntity {
+            guard let listId = itemPlacement.parentId(in: row), isVisible(key) else { continue }
+            let count = counts[listId] ?? (0, 0)
+            counts[listId] = (count.items + 1, count.remaining + (Self.isCrossedOut(row) ? 0 : 1))
+        }
+        return .array(
             visibleLists().map { list in
-                let items = items(ofList: list.id)
-                let remaining = items.filter { !Self.isCrossedOut($0) }.count
+                let count = counts[list.id] ?? (0, 0)
                 return .object([
                     "id": .string(list.id), "name": list.fields["name"]?.value ?? .string(""),
                     "isArchived": list.fields["isArchived"]?.value ?? .bool(false),
-                    "items": .int(Int64(items.count)), "remaining": .int(Int64(remaining)),
+                    "items": .int(Int64(count.items)), "remaining": .int(Int64(count.remaining)),
                 ])
             })
     }

@@ -4,7 +4,7 @@
 extension ReplicaRecords {
     var itemEntity: NamedEntity { schema.entity(named: "item")! }
     var listEntity: NamedEntity { schema.entity(named: "itemList")! }
-    private var itemPlacement: ReplicaSchema.Parent { schema.parents(of: itemEntity)[0] }
+    var itemPlacement: ReplicaSchema.Parent { schema.parents(of: itemEntity)[0] }
 
     /// An item's `placement` field: its list and its key there (one field, so a move is one write).
     private static func placement(_ listId: String, _ position: String) -> JSONValue {

@@ -12,6 +12,15 @@ public struct ReplicaRecords {
     public private(set) var pending: [Key: Int] = [:]
     /// How many writes this replica has made: numbers them for `markSent(through:)`.
     public private(set) var writeCount = 0
+    /// The rows that name each record as their parent: a list's items are found without a pass over
+    /// every record (a list of a 30,000-record account took 300 ms to draw that way).
+    private var children: [ParentReference: Set<Key>] = [:]
+
+    /// A record as a row's parent field names it.
+    struct ParentReference: Hashable {
+        let entity: String
+        let id: String
+    }
 
     public init(schema: ReplicaSchema, replicaId: String = "") {
         self.schema = schema
@@ -29,8 +38,48 @@ public struct ReplicaRecords {
 
     /// Merges a change set: its deletes, then its rows. Any order of the same sets gives the same records.
     public mutating func apply(_ changes: WireChanges) {
-        for tombstone in changes.tombstones { records.merge(tombstone) }
-        for row in changes.rows { records.merge(schema.typed(row)) }
+        for tombstone in changes.tombstones { merge(tombstone) }
+        for row in changes.rows { merge(schema.typed(row)) }
+    }
+
+    /// Merges a row, keeping `children` up to date with the parents it names.
+    private mutating func merge(_ row: ReplicaRow<NamedEntity>) {
+        let key = Key(row.entity, row.id)
+        let before = parentReferences(of: key)
+        records.merge(row)
+        reindex(key, from: before)
+    }
+
+    private mutating func merge(_ tombstone: ReplicaTombstone<NamedEntity>) {
+        let key = Key(tombstone.entity, tombstone.id)
+        let before = parentReferences(of: key)
+        records.merge(tombstone)
+        reindex(key, from: before)
+    }
+
+    private func parentReferences(of key: Key) -> [ParentReference] {
+        guard let row = records.rows[key] else { return [] }
+        var references: [ParentReference] = []
+        for parent in schema.parents(of: key.entity) {
+            if let id = parent.parentId(in: row) { references.append(ParentReference(entity: parent.entity, id: id)) }
+        }
+        return references
+    }
+
+    private mutating func reindex(_ key: Key, from before: [ParentReference]) {
+        let after = parentReferences(of: key)
+        guard after != before else { return }
+        for reference in before { children[reference]?.remove(key) }
+        for reference in after { children[reference, default: []].insert(key) }
+    }
+
+    /// The rows that name `key` as their parent, in no order.
+    func rows(naming key: Key) -> [ReplicaRow<NamedEntity>] {
+        var found: [ReplicaRow<NamedEntity>] = []
+        for child in children[ParentReference(entity: key.entity.rawValue, id: key.id)] ?? [] {
+            if let row = records.rows[child] { found.append(row) }
+        }
+        return found
     }
 
     // MARK: Writes made here
@@ -55,21 +104,15 @@ public struct ReplicaRecords {
     }
 
     private mutating func record(_ row: ReplicaRow<NamedEntity>) {
-        records.merge(row)
+        merge(row)
         markPending(Key(row.entity, row.id))
     }
 
     /// Deletes a record and, depth first, every record that names it as its parent, at `clock`, as a
     /// store's delete tombstones its rows and their children's.
     mutating func delete(_ key: Key, at clock: WriteClock) {
-        for child in schema.entities {
-            guard let entity = schema.entity(named: child.name) else { continue }
-            for parent in schema.parents(of: entity) where parent.entity == key.entity.rawValue {
-                let children = records.rows.values.filter { $0.entity == entity && parent.parentId(in: $0) == key.id }
-                for row in children { delete(Key(entity, row.id), at: clock) }
-            }
-        }
-        records.merge(ReplicaTombstone(entity: key.entity, id: key.id, clock: clock))
+        for row in rows(naming: key).sorted(by: { $0.id < $1.id }) { delete(Key(row.entity, row.id), at: clock) }
+        merge(ReplicaTombstone(entity: key.entity, id: key.id, clock: clock))
         markPending(key)
     }
 
@@ -104,7 +147,7 @@ public struct ReplicaRecords {
     func visibleChildren(_ entity: NamedEntity, parent: ReplicaSchema.Parent, of parentId: String)
         -> [ReplicaRow<NamedEntity>]
     {
-        records.rows.values.filter {
+        rows(naming: Key(schema.entity(named: parent.entity) ?? entity, parentId)).filter {
             $0.entity == entity && parent.parentId(in: $0) == parentId && isVisible(Key(entity, $0.id))
         }
     }

@@ -247,4 +247,25 @@ struct ReplicaRecordsTests {
             ])
         #expect(throws: CardboxError.notFound(kind: "list", reference: "nope")) { try replica.listView("nope") }
     }
+
+    @Test("a list's items follow merged moves between lists and deletes, not only writes made here")
+    func itemsFollowMerges() throws {
+        var replica = ReplicaRecords(schema: SyncRegistry.replicaSchema, replicaId: "web")
+        var other = Self.listRow(name: "Other", at: 1_000)
+        other.id = Self.bread
+        try replica.receive(
+            Self.wire([Self.listRow(name: "Shop", at: 1_000), other, Self.itemRow(at: 1_000)]), milliseconds: 2_000)
+        #expect(replica.items(ofList: Self.list).map(\.id) == [Self.item])
+        var moved = Self.itemRow(at: 1_500, listId: Self.bread)
+        moved.fields = moved.fields.filter { $0.key == "placement" }
+        try replica.receive(Self.wire([moved]), milliseconds: 2_000)
+        #expect(replica.items(ofList: Self.list).isEmpty)
+        #expect(replica.items(ofList: Self.bread).map(\.id) == [Self.item])
+        // An older move loses, field by field: the item stays where the later one put it.
+        try replica.receive(Self.wire([Self.itemRow(at: 1_200)]), milliseconds: 2_000)
+        #expect(replica.items(ofList: Self.bread).map(\.id) == [Self.item])
+        let gone = Tombstone(entity: .item, id: Self.item, clock: Self.clock(1_800))
+        try replica.receive(Self.wire([], [gone]), milliseconds: 2_000)
+        #expect(replica.items(ofList: Self.bread).isEmpty && replica.items(ofList: Self.list).isEmpty)
+    }
 }

@@ -204,11 +204,16 @@
 
   function count(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
 
-  var offlineNote = "<p class=\"muted\" id=\"offline-note\">Offline: changes are kept on this device and sent when the network is back.</p>";
+  // The quiet status line of an offline page: how many changes wait for the network.
+  function offlineNote(replica) {
+    var waiting = replica.pendingCount();
+    return "<p class=\"muted\" id=\"offline-note\" role=\"status\">Offline: "
+      + (waiting ? count(waiting, "change") + " wait" + (waiting === 1 ? "s" : "") : "nothing waits to be sent") + "</p>";
+  }
 
   function drawLists(replica) {
     var lists = replica.lists().filter(function (list) { return !list.isArchived; });
-    return "<h1>Lists</h1>" + offlineNote
+    return "<h1>Lists</h1>" + offlineNote(replica)
       + "<form id=\"new-list\"><label>New list <input name=\"name\" required></label> "
       + "<button type=\"submit\">Create</button></form>"
       + "<p class=\"error\" role=\"alert\" id=\"refusal\" hidden></p>"
@@ -247,7 +252,7 @@
     var items = list.items.map(function (item, index) {
       return drawItem(item, index, list.items.length - 1, item.id === editing);
     }).join("");
-    return "<p><a href=\"/lists\">← Lists</a></p><h1>" + escape(list.name) + "</h1>" + offlineNote
+    return "<p><a href=\"/lists\">← Lists</a></p><h1>" + escape(list.name) + "</h1>" + offlineNote(replica)
       + "<ol class=\"rows\" id=\"items\">" + items + "</ol>"
       + "<form id=\"add-item\" data-list=\"" + list.id + "\"><label>Item <input name=\"title\" required></label> "
       + "<label>Quantity <input name=\"quantity\" inputmode=\"numeric\" size=\"4\"></label> "
