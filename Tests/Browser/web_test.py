@@ -880,6 +880,11 @@ def offline_lists(browser: Browser, server: Server) -> None:
           f"once the network is back, what was done offline is on the server ({on_server})")
     browser.open("/lists")
     check("Hardware" in browser.text(), "and so is the list made offline")
+    wait.until(lambda d: ready(d) in ("true", "failed"))
+    browser.open("/lists")
+    wait.until(lambda d: ready(d) in ("true", "failed"))
+    check(browser.driver.execute_script("return document.body.dataset.replicaSync") == "unchanged",
+          "a page load with nothing new on either side leaves the kept replica unread")
 
 
 def account_and_sign_out(browser: Browser) -> None:
@@ -915,23 +920,30 @@ def main() -> None:
     browser = None
     try:
         browser = Browser(server.url, screenshots)
-        first_run(browser, server.setup_path)
-        deck = deck_and_cards(browser)
-        live(browser, deck)
-        card_editor(browser, deck)
-        study(browser, deck)
-        stats(browser, deck)
-        dark_mode(browser, deck)
-        lists(browser)
-        import_export(browser)
-        boards(browser)
-        card_limit(browser, server, deck)
-        cloze(browser)
-        suggestions(browser, server, work, deck)
-        offline_study(browser, server, work)
-        offline_lists(browser, server)
-        account_and_sign_out(browser)
-        print(f"web app: every check passed; screenshots in {screenshots}")
+        started = time.monotonic()
+        def step(name: str, run) -> object:
+            """Runs one part of the test, saying how long it took (a slow part shows in CI's log)."""
+            begun = time.monotonic()
+            result = run()
+            print(f"web test: {name} took {time.monotonic() - begun:.1f} s")
+            return result
+        step("first run", lambda: first_run(browser, server.setup_path))
+        deck = step("deck and cards", lambda: deck_and_cards(browser))
+        step("live", lambda: live(browser, deck))
+        step("card editor", lambda: card_editor(browser, deck))
+        step("study", lambda: study(browser, deck))
+        step("stats", lambda: stats(browser, deck))
+        step("dark mode", lambda: dark_mode(browser, deck))
+        step("lists", lambda: lists(browser))
+        step("import and export", lambda: import_export(browser))
+        step("boards", lambda: boards(browser))
+        step("card limit", lambda: card_limit(browser, server, deck))
+        step("cloze", lambda: cloze(browser))
+        step("suggestions", lambda: suggestions(browser, server, work, deck))
+        step("offline study", lambda: offline_study(browser, server, work))
+        step("offline lists", lambda: offline_lists(browser, server))
+        step("account and sign-out", lambda: account_and_sign_out(browser))
+        print(f"web app: every check passed in {time.monotonic() - started:.0f} s; screenshots in {screenshots}")
     finally:
         if browser:
             browser.quit()

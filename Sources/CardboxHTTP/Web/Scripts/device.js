@@ -104,6 +104,7 @@
           var save = function () {
             state.saved = replica.saved(account, setup.registry);
             state.pending = replica.pending(account, setup.registry).text;
+            state.waiting = replica.pendingCount();
             state.version += 1;
             return writeState(state).then(function () { loaded = { replica: replica, version: state.version }; });
           };
@@ -146,10 +147,29 @@
   }
 
   // Sends what waits (first a batch sent before whose answer never came, under its own id), then
-  // pulls every page after the kept cursor. Answers how many records it sent. A batch refused for
+  // pulls every page after the kept cursor (`exchange`). Answers how many records it sent. A batch refused for
   // what it holds stays kept and waiting, its reason in `state.refusal` (the offline page shows
   // it), and the pull goes on.
   function sync() {
+    return readState().then(function (kept) {
+      // Nothing waits here and nothing came since: the page need not read the replica at all (a
+      // page load would otherwise restore and save every record, 1.4 s and 0.4 s at 30,000).
+      if (!kept || !kept.saved || kept.sending || kept.waiting !== 0) {
+        body.dataset.replicaSync = "exchanged";
+        return exchange();
+      }
+      return fetch("/v1/sync/pull?limit=1&after=" + kept.cursor, { credentials: "same-origin" }).then(function (response) {
+        if (!response.ok) return refusal(response);
+        return response.json().then(function (page) {
+          var nothing = !page.hasMore && page.changes.rows.length === 0 && page.changes.tombstones.length === 0;
+          body.dataset.replicaSync = nothing ? "unchanged" : "exchanged";
+          return nothing ? 0 : exchange();
+        });
+      });
+    });
+  }
+
+  function exchange() {
     return withReplica(function (replica, state, save) {
       var sent = 0;
       var resend = state.sending ? push(state.sending).then(function () {
