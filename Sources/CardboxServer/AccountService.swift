@@ -52,8 +52,12 @@ public struct AccountService: Sendable {
         try await store.addFirstAccount(name: name, passwordHash: try await hash(password), now: now)
     }
 
-    public func setPassword(_ password: String, account: UUID) async throws {
-        try await store.setPasswordHash(try await hash(password), account: account)
+    /// Sets the password and signs out every device of the account but `keeping` (the browser that
+    /// changed it, say): a password changed because it leaked leaves no old session working.
+    public func setPassword(_ password: String, account: UUID, keeping device: UUID? = nil, now: Date = Date())
+        async throws
+    {
+        try await store.setPasswordHash(try await hash(password), account: account, keeping: device, now: now)
     }
 
     private func hash(_ password: String) async throws -> String {

@@ -51,7 +51,9 @@ public protocol AccountStore: Sendable {
     func account(_ id: UUID) async throws -> ServerAccount?
     /// Removes the account and everything it holds: devices, sync state, images.
     func removeAccount(_ id: UUID) async throws
-    func setPasswordHash(_ hash: String, account: UUID) async throws
+    /// Sets the account's password and, in the same write, signs out every device of the account
+    /// but `keeping` (the one that changed it, when it was one): whoever held an old token is out.
+    func setPasswordHash(_ hash: String, account: UUID, keeping device: UUID?, now: Date) async throws
     func setPlan(_ plan: Plan, account: UUID) async throws
 
     /// Signs a device in: `tokenHash` is the hash of the secret part of its token.

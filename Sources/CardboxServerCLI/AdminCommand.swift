@@ -91,7 +91,8 @@ struct AdminCommand: ParsableCommand {
 
         struct Passwd: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                commandName: "passwd", abstract: "Set an account's password (its devices stay signed in).",
+                commandName: "passwd",
+                abstract: "Set an account's password; every device and browser of the account is signed out.",
                 discussion: "Example:\n  cardbox admin user passwd ana --password-stdin < password.txt")
             @OptionGroup var database: ServerDatabaseOptions
             @Argument(help: "The account's name.") var name: String

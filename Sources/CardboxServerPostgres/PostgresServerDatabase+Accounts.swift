@@ -112,10 +112,19 @@ extension PostgresServerDatabase {
         return binds
     }
 
-    public func setPasswordHash(_ hash: String, account: UUID) async throws {
+    public func setPasswordHash(_ hash: String, account: UUID, keeping device: UUID?, now: Date) async throws {
+        // One statement: a data-modifying WITH runs whole whether or not the query reads it.
         try await updated(
-            "UPDATE server_account SET password_hash = \(hash) WHERE account_id = \(account) RETURNING account_id",
-            account)
+            """
+            WITH changed AS (
+                UPDATE server_account SET password_hash = \(hash) WHERE account_id = \(account) RETURNING account_id
+            ), revoked AS (
+                UPDATE server_device SET revoked_at = coalesce(revoked_at, \(now))
+                WHERE account_id IN (SELECT account_id FROM changed) AND device_id IS DISTINCT FROM \(device)
+                RETURNING device_id
+            )
+            SELECT account_id FROM changed
+            """, account)
     }
 
     public func setPlan(_ plan: Plan, account: UUID) async throws {

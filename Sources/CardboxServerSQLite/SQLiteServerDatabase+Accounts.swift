@@ -90,8 +90,21 @@ extension SQLiteServerDatabase {
         }
     }
 
-    public func setPasswordHash(_ hash: String, account: UUID) async throws {
-        try await update("UPDATE serverAccount SET passwordHash = ? WHERE accountId = ?", hash, account)
+    public func setPasswordHash(_ hash: String, account: UUID, keeping device: UUID?, now: Date) async throws {
+        let id = account.uuidString.lowercased()
+        try await translatingErrors {
+            try await writer.write { db in
+                try db.execute(
+                    sql: "UPDATE serverAccount SET passwordHash = ? WHERE accountId = ?", arguments: [hash, id])
+                guard db.changesCount == 1 else { throw CardboxError.notFound(kind: "account", reference: id) }
+                try db.execute(
+                    sql: """
+                        UPDATE serverDevice SET revokedAt = coalesce(revokedAt, ?)
+                        WHERE accountId = ? AND deviceId IS NOT ?
+                        """,
+                    arguments: [now.timeIntervalSince1970, id, device?.uuidString.lowercased()])
+            }
+        }
     }
 
     public func setPlan(_ plan: Plan, account: UUID) async throws {

@@ -136,11 +136,23 @@ struct AccountStoreContractTests {
             }
             _ = try await accounts.signIn(name: longAccount.name, password: long, deviceName: "d")
             let account = try await accounts.addAccount(name: name, password: "first password")
+            let before = try await accounts.signIn(name: name, password: "first password", deviceName: "old")
             try await accounts.setPassword("second password", account: account.id)
             await #expect(throws: AccountService.wrongCredentials) {
                 try await accounts.signIn(name: name, password: "first password", deviceName: "d")
             }
-            _ = try await accounts.signIn(name: name, password: "second password", deviceName: "d")
+            // A new password signs out every device that held an old token; from a device (a
+            // browser's account page), every other one.
+            #expect(try await accounts.caller(token: before.token) == nil)
+            let kept = try await accounts.signIn(name: name, password: "second password", deviceName: "d")
+            let other = try await accounts.signIn(name: name, password: "second password", deviceName: "e")
+            try await accounts.setPassword("third password", account: account.id, keeping: kept.device.id)
+            #expect(try await accounts.caller(token: kept.token) != nil)
+            #expect(try await accounts.caller(token: other.token) == nil)
+            await #expect(throws: CardboxError.self) {
+                try await accounts.setPassword("fourth password", account: UUID())
+            }
+            #expect(try await accounts.caller(token: kept.token) != nil)
             try await database.setPlan(.premium, account: account.id)
             #expect(try await database.account(account.id)?.plan == .premium)
             #expect(try await database.accounts().contains { $0.id == account.id && $0.plan == .premium })
