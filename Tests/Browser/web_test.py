@@ -794,7 +794,8 @@ def offline_lists(browser: Browser, server: Server) -> None:
     for title, quantity in (("Apples", "3"), ("Pears", "")):
         browser.fill({"title": title, "quantity": quantity, "description": ""})
         browser.submit('#add-item button[type="submit"]')
-    wait = WebDriverWait(browser.driver, 30, ignored_exceptions=(StaleElementReferenceException,))
+    # The page reloads itself after a push: a read that meets it mid-way is tried again.
+    wait = WebDriverWait(browser.driver, 30, ignored_exceptions=(WebDriverException,))
     ready = lambda d: d.execute_script("return document.body.dataset.replicaReady")
     wait.until(lambda d: ready(d) in ("true", "failed"))
     check(ready(browser.driver) == "true", "a signed-in page syncs the browser's replica")
@@ -802,7 +803,9 @@ def offline_lists(browser: Browser, server: Server) -> None:
     conditions = {"latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
     browser.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, **conditions})
     server.stop()
-    titles = lambda: [e.text for e in browser.driver.find_elements(By.CSS_SELECTOR, "#items .title")]
+    # Read in one script: the page may reload (after its push) between finding a node and reading it.
+    titles = lambda: browser.driver.execute_script(
+        "return [...document.querySelectorAll('#items .title')].map((title) => title.textContent.trim())")
     def reload_offline() -> None:
         browser.driver.refresh()
         wait.until(lambda d: ready(d) in ("true", "failed"))
