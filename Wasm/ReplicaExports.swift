@@ -181,6 +181,11 @@ func moveItem(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: D
     }
 }
 
+/// The account and registry version a wire form is written for: `{"accountId", "registry"}`.
+func accountAndRegistry(_ request: WireValue) throws(WireProblem) -> (String, Int) {
+    (try request.member("accountId").string(), Int(try request.member("registry").integer()))
+}
+
 /// Writes what waits to be sent (the wire form) to the output, for `{"accountId", "registry"}`;
 /// answers the write count to pass to `markSent` once the server has it.
 @_expose(wasm, "pendingChanges") @_cdecl("pendingChanges")
@@ -188,10 +193,8 @@ func pendingChanges(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
     guard let records = replica else { return refuse("configure the replica first") }
     guard let root = request(pointer, count, "pendingChanges") else { return -1 }
     do throws(WireProblem) {
-        output = Array(
-            records.pendingText(
-                accountId: try root.member("accountId").string(), registry: Int(try root.member("registry").integer())
-            ).utf8)
+        let (accountId, registry) = try accountAndRegistry(root)
+        output = Array(records.pendingText(accountId: accountId, registry: registry).utf8)
     } catch {
         _ = refuse(error)
         return -1
@@ -218,19 +221,23 @@ func applyChanges(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ millisecond
         return refuse("changes: \(error.description)")
     }
     do throws(WireProblem) {
-        let changes = try WireChanges(json: json, schema: schema)
-        // Applied in place: a copy of the replica would copy every record it holds.
-        guard milliseconds > 0 else {
-            replica!.apply(changes)
-            return 0
-        }
-        do throws(HybridLogicalClock.TooFarAhead) {
-            try replica!.receive(changes, milliseconds: UInt64(milliseconds))
-        } catch {
-            return refuse("changes: stamped \(error.seconds) s in the future; check this device's clock")
-        }
+        return merge(try WireChanges(json: json, schema: schema), receivedAt: milliseconds)
     } catch {
         return refuse(error)
+    }
+}
+
+/// Merges a change set received at `milliseconds` (0: without reading the clock), in place: a copy
+/// of the replica would copy every record it holds. A set stamped too far ahead is refused whole.
+func merge(_ changes: WireChanges, receivedAt milliseconds: Double) -> Int32 {
+    guard milliseconds > 0 else {
+        replica!.apply(changes)
+        return 0
+    }
+    do throws(HybridLogicalClock.TooFarAhead) {
+        try replica!.receive(changes, milliseconds: UInt64(milliseconds))
+    } catch {
+        return refuse("changes: stamped \(error.seconds) s in the future; check this device's clock")
     }
     return 0
 }
@@ -245,11 +252,7 @@ func applyPullPage(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ millisecon
     do throws(WireProblem) {
         let changes = try WireChanges(json: root.member("changes").value, schema: schema)
         let (cursor, hasMore) = (try root.member("cursor").integer(), try root.member("hasMore").bool())
-        do throws(HybridLogicalClock.TooFarAhead) {
-            try replica!.receive(changes, milliseconds: UInt64(milliseconds))
-        } catch {
-            return refuse("changes: stamped \(error.seconds) s in the future; check this device's clock")
-        }
+        guard merge(changes, receivedAt: milliseconds) == 0 else { return 1 }
         output = Array(JSONValue.object(["cursor": .int(cursor), "hasMore": .bool(hasMore)]).jsonText.utf8)
     } catch {
         return refuse(error)
@@ -273,10 +276,8 @@ func savedRecords(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
     guard let records = replica else { return refuse("configure the replica first") }
     guard let root = request(pointer, count, "savedRecords") else { return 1 }
     do throws(WireProblem) {
-        output = Array(
-            records.savedText(
-                accountId: try root.member("accountId").string(), registry: Int(try root.member("registry").integer())
-            ).utf8)
+        let (accountId, registry) = try accountAndRegistry(root)
+        output = Array(records.savedText(accountId: accountId, registry: registry).utf8)
     } catch {
         return refuse(error)
     }

@@ -73,10 +73,10 @@ public struct ReplicaRecords {
         for reference in after { children[reference, default: []].insert(key) }
     }
 
-    /// The rows that name `key` as their parent, in no order.
-    func rows(naming key: Key) -> [ReplicaRow<NamedEntity>] {
+    /// The rows that name `parent` as their parent, in no order.
+    func rows(naming parent: ParentReference) -> [ReplicaRow<NamedEntity>] {
         var found: [ReplicaRow<NamedEntity>] = []
-        for child in children[ParentReference(entity: key.entity.rawValue, id: key.id)] ?? [] {
+        for child in children[parent] ?? [] {
             if let row = records.rows[child] { found.append(row) }
         }
         return found
@@ -111,7 +111,8 @@ public struct ReplicaRecords {
     /// Deletes a record and, depth first, every record that names it as its parent, at `clock`, as a
     /// store's delete tombstones its rows and their children's.
     mutating func delete(_ key: Key, at clock: WriteClock) {
-        for row in rows(naming: key).sorted(by: { $0.id < $1.id }) { delete(Key(row.entity, row.id), at: clock) }
+        let parent = ParentReference(entity: key.entity.rawValue, id: key.id)
+        for row in rows(naming: parent).sorted(by: { $0.id < $1.id }) { delete(Key(row.entity, row.id), at: clock) }
         merge(ReplicaTombstone(entity: key.entity, id: key.id, clock: clock))
         markPending(key)
     }
@@ -147,7 +148,7 @@ public struct ReplicaRecords {
     func visibleChildren(_ entity: NamedEntity, parent: ReplicaSchema.Parent, of parentId: String)
         -> [ReplicaRow<NamedEntity>]
     {
-        rows(naming: Key(schema.entity(named: parent.entity) ?? entity, parentId)).filter {
+        rows(naming: ParentReference(entity: parent.entity, id: parentId)).filter {
             $0.entity == entity && parent.parentId(in: $0) == parentId && isVisible(Key(entity, $0.id))
         }
     }

@@ -753,13 +753,14 @@ func rawPost(_ url: String, body: String, token: String? = nil) async throws -> 
 }
 
 /// Sends a request and returns the status and body as they came.
-func rawRequest(_ method: HTTPMethod, _ url: String, body: Data, token: String? = nil) async throws -> (
-    status: Int, body: String
-) {
+func rawRequest(
+    _ method: HTTPMethod, _ url: String, body: Data, token: String? = nil, headers: [(String, String)] = []
+) async throws -> (status: Int, body: String) {
     var request = HTTPClientRequest(url: url)
     request.method = method
     request.body = .bytes(ByteBuffer(bytes: body))
     if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+    for (name, value) in headers { request.headers.add(name: name, value: value) }
     let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
     let bytes = try await response.body.collect(upTo: 1 << 20)
     return (Int(response.status.code), String(buffer: bytes))

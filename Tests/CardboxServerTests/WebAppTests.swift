@@ -1399,13 +1399,10 @@ struct WebAppTests {
             let cookie = try #require(browser.cookie)
             let csrf = try await browser.csrf()
             func post(_ headers: [(String, String)]) async throws -> Int {
-                var request = HTTPClientRequest(url: url + "/api/v1/decks")
-                request.method = .POST
-                request.headers.add(name: "Cookie", value: cookie)
-                for (name, value) in headers { request.headers.add(name: name, value: value) }
-                request.body = .bytes(
-                    ByteBuffer(string: #"{"name": "Spanish", "frontLanguage": "es", "backLanguage": "en"}"#))
-                return Int(try await HTTPClient.shared.execute(request, timeout: .seconds(30)).status.code)
+                let body = Data(#"{"name": "Spanish", "frontLanguage": "es", "backLanguage": "en"}"#.utf8)
+                return try await rawRequest(
+                    .POST, url + "/api/v1/decks", body: body, headers: [("Cookie", cookie)] + headers
+                ).status
             }
             #expect(try await post([]) == 403)
             #expect(try await post([("X-CSRF-Token", "0")]) == 403)
@@ -1439,13 +1436,10 @@ struct WebAppTests {
             let changes = ChangeSet(
                 accountId: try #require(UUID(uuidString: account)), replicaId: "web-a", rows: [list])
             func push(_ headers: [(String, String)]) async throws -> Int {
-                var request = HTTPClientRequest(url: url + "/v1/sync/push?batch=\(UUID())")
-                request.method = .POST
-                request.headers.add(name: "Cookie", value: cookie)
-                request.headers.add(name: "Content-Type", value: "application/json")
-                for (name, value) in headers { request.headers.add(name: name, value: value) }
-                request.body = .bytes(ByteBuffer(string: changes.jsonText))
-                return Int(try await HTTPClient.shared.execute(request, timeout: .seconds(30)).status.code)
+                try await rawRequest(
+                    .POST, url + "/v1/sync/push?batch=\(UUID())", body: Data(changes.jsonText.utf8),
+                    headers: [("Cookie", cookie), ("Content-Type", "application/json")] + headers
+                ).status
             }
             #expect(try await push([]) == 403)
             #expect(try await push([("X-CSRF-Token", "0")]) == 403)
@@ -1454,9 +1448,9 @@ struct WebAppTests {
             #expect(try await browser.get("/lists").body.contains("Market"))
             // Signed out, the cookie syncs nothing.
             _ = try await browser.post("/signout", ["csrf": csrf])
-            var request = HTTPClientRequest(url: url + "/v1/sync/pull?after=0")
-            request.headers.add(name: "Cookie", value: cookie)
-            #expect(try await HTTPClient.shared.execute(request, timeout: .seconds(30)).status.code == 401)
+            #expect(
+                try await rawRequest(.GET, url + "/v1/sync/pull?after=0", body: Data(), headers: [("Cookie", cookie)])
+                    .status == 401)
         }
     }
 
