@@ -48,8 +48,9 @@ let package = Package(
         // Domain values and rules. Pure: no I/O.
         .target(name: "CardboxCore", dependencies: ["CardboxFSRS", "CardboxReplica"]),
         // What every replica of an account runs alike, in Swift that imports nothing, so the browser's
-        // WebAssembly build (Wasm/) runs the same code: JSON values, clocks, records and their merge.
-        .target(name: "CardboxReplica"),
+        // WebAssembly build (Wasm/) runs the same code: JSON values, clocks, records and their merge,
+        // the study queue and what an answer writes.
+        .target(name: "CardboxReplica", dependencies: ["CardboxFSRS"]),
         // FSRS-6 scheduling: memory states, next intervals, retrievability, replay. Pure.
         .target(name: "CardboxScheduling", dependencies: ["CardboxCore", "CardboxFSRS"]),
         // The FSRS-6 step in Swift that imports nothing: the same code natively and, compiled to

@@ -64,9 +64,9 @@ struct SeededGenerator: RandomNumberGenerator {
     mutating func next() -> UInt64 { generator.next() }
 }
 
-/// Runs a list write on the replica: `write` reads the request and writes; a refusal is the
-/// write's message.
-func listWrite(
+/// Runs a write on the replica (a list's, an answer): `write` reads the request and writes; a
+/// refusal is the write's message.
+func replicaWrite(
     _ pointer: UnsafePointer<UInt8>, _ count: Int32, _ name: String,
     _ write: (WireValue, inout ReplicaRecords) throws(CardboxError) -> Void
 ) -> Int32 {
@@ -119,7 +119,7 @@ func quantity(_ value: JSONValue) throws(CardboxError) -> Int32? {
 /// `milliseconds`, with position keys drawn from `seed`.
 @_expose(wasm, "addItem") @_cdecl("addItem")
 func addItem(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double, _ seed: UInt64) -> Int32 {
-    listWrite(pointer, count, "addItem") { request, records throws(CardboxError) in
+    replicaWrite(pointer, count, "addItem") { request, records throws(CardboxError) in
         var random = SeededGenerator(seed: seed)
         let quantity = try quantity(request.optional("quantity"))
         let description: String
@@ -133,7 +133,7 @@ func addItem(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Do
 /// Makes a list after the others: `{"id", "name"}`, at `milliseconds`, its key drawn from `seed`.
 @_expose(wasm, "createList") @_cdecl("createList")
 func createList(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double, _ seed: UInt64) -> Int32 {
-    listWrite(pointer, count, "createList") { request, records throws(CardboxError) in
+    replicaWrite(pointer, count, "createList") { request, records throws(CardboxError) in
         var random = SeededGenerator(seed: seed)
         try records.createList(
             id: try request.text("id"), name: try request.text("name"), at: UInt64(milliseconds), random: &random)
@@ -144,7 +144,7 @@ func createList(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds:
 /// stays (a `null` quantity takes it away).
 @_expose(wasm, "editItem") @_cdecl("editItem")
 func editItem(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
-    listWrite(pointer, count, "editItem") { request, records throws(CardboxError) in
+    replicaWrite(pointer, count, "editItem") { request, records throws(CardboxError) in
         let newQuantity: Int32?? = request.has("quantity") ? .some(try quantity(request.optional("quantity"))) : nil
         try records.editItem(
             id: try request.text("id"), title: try request.optionalText("title"),
@@ -155,7 +155,7 @@ func editItem(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: D
 /// Deletes an item with its pictures: `{"id"}`.
 @_expose(wasm, "deleteItem") @_cdecl("deleteItem")
 func deleteItem(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
-    listWrite(pointer, count, "deleteItem") { request, records throws(CardboxError) in
+    replicaWrite(pointer, count, "deleteItem") { request, records throws(CardboxError) in
         try records.deleteItem(id: try request.text("id"), at: UInt64(milliseconds))
     }
 }
@@ -163,7 +163,7 @@ func deleteItem(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds:
 /// Crosses an item out or back in: `{"id", "crossedOut": true, false or null (toggle)}`.
 @_expose(wasm, "crossItem") @_cdecl("crossItem")
 func crossItem(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
-    listWrite(pointer, count, "crossItem") { request, records throws(CardboxError) in
+    replicaWrite(pointer, count, "crossItem") { request, records throws(CardboxError) in
         let crossed: Bool?
         if case .bool(let value) = request.optional("crossedOut") { crossed = value } else { crossed = nil }
         try records.crossItem(id: try request.text("id"), crossedOut: crossed, at: UInt64(milliseconds))
@@ -173,7 +173,7 @@ func crossItem(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: 
 /// Moves an item within its list: `{"id", "to": an index among the others, or null for the end}`.
 @_expose(wasm, "moveItem") @_cdecl("moveItem")
 func moveItem(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double, _ seed: UInt64) -> Int32 {
-    listWrite(pointer, count, "moveItem") { request, records throws(CardboxError) in
+    replicaWrite(pointer, count, "moveItem") { request, records throws(CardboxError) in
         var random = SeededGenerator(seed: seed)
         let index: Int?
         if case .int(let value) = request.optional("to") { index = Int(value) } else { index = nil }
@@ -317,6 +317,60 @@ func listView(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
     guard let records = replica else { return refuse("configure the replica first") }
     do throws(CardboxError) {
         output = Array(try records.listView(text(pointer, count)).jsonText.utf8)
+    } catch {
+        return refuse(error.message)
+    }
+    return 0
+}
+
+// MARK: Study
+
+/// A study day's bounds as a request gives them: `{"dayStart", "dayEnd"}` in milliseconds.
+func studyDay(_ request: WireValue) throws(CardboxError) -> StudyDayBounds {
+    guard case .int(let start) = request.optional("dayStart"), case .int(let end) = request.optional("dayEnd"),
+        start < end
+    else { throw CardboxError.invalid(field: "day", reason: "needs dayStart before dayEnd, in milliseconds") }
+    return StudyDayBounds(start: start, end: end)
+}
+
+/// Answers a card of the deck being studied: `{"card", "deck", "rating", "durationMs" (or null),
+/// "reviewId"}`, at `milliseconds`.
+@_expose(wasm, "answerCard") @_cdecl("answerCard")
+func answerCard(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
+    replicaWrite(pointer, count, "answerCard") { request, records throws(CardboxError) in
+        guard case .int(let rating) = request.optional("rating") else {
+            throw CardboxError.invalid(field: "rating", reason: "must be 1 (again), 2 (hard), 3 (good) or 4 (easy)")
+        }
+        var duration: Int? = nil
+        switch request.optional("durationMs") {
+        case .null: break
+        case .int(let value): duration = Int(clamping: value)
+        default: throw CardboxError.invalid(field: "duration", reason: "must be a whole number of milliseconds")
+        }
+        try records.answer(
+            card: try request.text("card"), deck: try request.text("deck"), rating: Int(clamping: rating),
+            durationMs: duration, reviewId: try request.text("reviewId"), at: Int64(milliseconds))
+    }
+}
+
+/// Takes back the deck's latest answer: `{"deck"}`, at `milliseconds`.
+@_expose(wasm, "undoAnswer") @_cdecl("undoAnswer")
+func undoAnswer(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
+    replicaWrite(pointer, count, "undoAnswer") { request, records throws(CardboxError) in
+        try records.undoLastAnswer(deck: try request.text("deck"), at: Int64(milliseconds))
+    }
+}
+
+/// Writes a deck's study screen (`ReplicaRecords.studyView`) to the output: `{"deck", "dayStart",
+/// "dayEnd"}`, at `milliseconds`.
+@_expose(wasm, "studyView") @_cdecl("studyView")
+func studyView(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
+    guard let records = replica else { return refuse("configure the replica first") }
+    guard let root = request(pointer, count, "studyView") else { return 1 }
+    do throws(CardboxError) {
+        let view = try records.studyView(
+            deck: try root.text("deck"), now: Int64(milliseconds), day: try studyDay(root))
+        output = Array(view.jsonText.utf8)
     } catch {
         return refuse(error.message)
     }

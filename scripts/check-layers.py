@@ -12,8 +12,9 @@ which libraries, however indirectly. Exits 1 naming each path that breaks a rule
 - What the fuzz build reaches (`CardboxFuzzTargets`) needs no HTTP client: the chat and image services
   (`CardboxSuggestServices`) stay apart from the dictionaries, so the fuzzers' sanitized build skips
   AsyncHTTPClient and SwiftNIO.
-- The FSRS step (`CardboxFSRS`) and the replica's core (`CardboxReplica`) depend on nothing: the
-  browser runs them as WebAssembly, built with Embedded Swift, where no other module exists.
+- The FSRS step (`CardboxFSRS`) depends on nothing, and the replica's core (`CardboxReplica`) on it
+  alone: the browser runs them as WebAssembly, built with Embedded Swift as one module, where no
+  other module exists.
 """
 import json
 import subprocess
@@ -34,8 +35,8 @@ RULES = [
     ("CardboxFuzzTargets", "AsyncHTTPClient", "the fuzz build needs no HTTP client"),
 ]
 
-# Targets that depend on no other target or product.
-SELF_CONTAINED = ["CardboxFSRS", "CardboxReplica"]
+# Targets compiled to WebAssembly, and the only targets each may depend on.
+SELF_CONTAINED = {"CardboxFSRS": [], "CardboxReplica": ["CardboxFSRS"]}
 
 
 def main() -> int:
@@ -69,10 +70,10 @@ def main() -> int:
         elif chain := path(target, library):
             print(f"layers: {' → '.join(chain)}: {why}", file=sys.stderr)
             broken += 1
-    for target in SELF_CONTAINED:
-        if edges.get(target, None) != []:
-            print(f"layers: {target} must depend on nothing (it is compiled to WebAssembly): "
-                  f"{edges.get(target)}", file=sys.stderr)
+    for target, allowed in SELF_CONTAINED.items():
+        if edges.get(target, None) != allowed:
+            print(f"layers: {target} may depend on {allowed or 'nothing'} alone (it is compiled to "
+                  f"WebAssembly): {edges.get(target)}", file=sys.stderr)
             broken += 1
     if broken == 0:
         print(f"layers: {len(RULES) + len(SELF_CONTAINED)} rules hold")

@@ -52,15 +52,15 @@ public enum CardState: String, Codable, Sendable, CaseIterable {
 /// A deck's study settings: FSRS-6 (desired retention, steps, maximum interval, parameters, fuzz)
 /// and Anki's daily limits.
 public struct StudySettings: Codable, Sendable, Equatable {
-    public var desiredRetention: Double = 0.9
-    public var learningSteps: String = "1m,10m"
-    public var relearningSteps: String = "10m"
-    public var maximumInterval: Int = 36_500
-    public var newCardsPerDay: Int = 20
-    public var reviewsPerDay: Int = 200
+    public var desiredRetention = StudyDefaults.desiredRetention
+    public var learningSteps = StudyDefaults.learningSteps
+    public var relearningSteps = StudyDefaults.relearningSteps
+    public var maximumInterval = StudyDefaults.maximumInterval
+    public var newCardsPerDay = StudyDefaults.newCardsPerDay
+    public var reviewsPerDay = StudyDefaults.reviewsPerDay
     /// The 21 FSRS-6 parameters fitted to this deck's reviews; nil means FSRS-6's defaults.
     public var fsrsParameters: [Double]?
-    public var enableFuzz: Bool = true
+    public var enableFuzz = StudyDefaults.enableFuzz
 
     public init() {}
 }

@@ -1,9 +1,6 @@
 import Foundation
 
-/// Which part of today's queue a card comes from.
-public enum StudyQueuePart: String, Codable, Sendable, Equatable {
-    case learning, review, new
-}
+extension StudyQueuePart: Codable {}
 
 /// What is left of a deck's daily limits today.
 public struct DailyAllowance: Sendable, Equatable {
@@ -16,19 +13,20 @@ public struct DailyAllowance: Sendable, Equatable {
     }
 }
 
-/// Anki's study queue as a decision that reads nothing and writes nothing: which cards come up today
-/// and in what order. The store only fetches the candidates it asks for and loads the cards chosen.
+/// Anki's study queue for a device's store: `StudyQueueOrder` (the browser's replica decides with
+/// it too) with a deck's settings and dates.
 public enum StudyQueuePolicy {
     /// Anki's learn-ahead limit: when nothing else is left, learning cards due this soon are shown
     /// rather than ending the session.
-    public static let learnAhead: TimeInterval = 20 * 60
+    public static let learnAhead = TimeInterval(StudyQueueOrder.learnAheadSeconds)
 
     /// What a deck may still show today: its daily limits less the new cards and reviews answered
     /// since the study day began (learning steps do not count against either).
     public static func allowance(_ settings: StudySettings, answeredToday: (new: Int, review: Int)) -> DailyAllowance {
-        DailyAllowance(
-            new: max(0, settings.newCardsPerDay - answeredToday.new),
-            review: max(0, settings.reviewsPerDay - answeredToday.review))
+        let left = StudyQueueOrder.allowance(
+            newCardsPerDay: settings.newCardsPerDay, reviewsPerDay: settings.reviewsPerDay,
+            answeredToday: answeredToday)
+        return DailyAllowance(new: left.new, review: left.review)
     }
 
     /// Learning and relearning cards are candidates when due by this time.
@@ -37,35 +35,12 @@ public enum StudyQueuePolicy {
     /// Review cards are candidates when due before the study day ends.
     public static func reviewHorizon(_ day: StudyDay) -> Date { day.end }
 
-    /// The first `limit` cards of the queue: learning cards due now (earliest first), then reviews due
-    /// today (earliest first), then new cards (in the order they were added), then learning cards
-    /// due within the learn-ahead limit. Each part is asked for only while the parts before it leave
-    /// room, and only for as many as fit, so a large collection is never read whole.
-    ///
-    /// - Parameters:
-    ///   - learning: learning and relearning cards due by `learningHorizon(now:)`, at most `limit`.
-    ///   - reviews: review cards due before `reviewHorizon`, at most the room given (and each deck's
-    ///     allowance), earliest first.
-    ///   - new: new cards, at most the room given (and each deck's allowance), oldest first.
-    public static func queue<Candidate>(
-        limit: Int, now: Date, due: (Candidate) -> Date?, learning: () throws -> [Candidate],
-        reviews: (_ room: Int) throws -> [Candidate], new: (_ room: Int) throws -> [Candidate]
-    ) rethrows -> [(card: Candidate, part: StudyQueuePart)] {
-        guard limit > 0 else { return [] }
-        let byDue = { (left: Candidate, right: Candidate) in
-            (due(left) ?? .distantPast) < (due(right) ?? .distantPast)
-        }
-        let learningCards = try learning().sorted(by: byDue)
-        let dueNow = learningCards.filter { (due($0) ?? .distantPast) <= now }
-        let dueSoon = learningCards.filter { (due($0) ?? .distantPast) > now }
-        var room = limit - dueNow.count
-        let reviewCards = room > 0 ? try Array(reviews(room).sorted(by: byDue).prefix(room)) : []
-        room -= reviewCards.count
-        let newCards = room > 0 ? try Array(new(room).prefix(room)) : []
-        let ordered =
-            dueNow.map { ($0, StudyQueuePart.learning) } + reviewCards.map { ($0, .review) }
-            + newCards.map { ($0, .new) } + dueSoon.map { ($0, .learning) }
-        return Array(ordered.prefix(limit)).map { (card: $0.0, part: $0.1) }
+    /// `StudyQueueOrder.queue` over dates.
+    public static func queue<Candidate, Failure: Error>(
+        limit: Int, now: Date, due: (Candidate) -> Date?, learning: () throws(Failure) -> [Candidate],
+        reviews: (_ room: Int) throws(Failure) -> [Candidate], new: (_ room: Int) throws(Failure) -> [Candidate]
+    ) throws(Failure) -> [(card: Candidate, part: StudyQueuePart)] {
+        try StudyQueueOrder.queue(limit: limit, now: now, due: due, learning: learning, reviews: reviews, new: new)
     }
 }
 

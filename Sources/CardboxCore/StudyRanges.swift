@@ -7,13 +7,13 @@ import Foundation
 /// refused or clamped, never a trap.
 public enum StudyRanges {
     /// How sure a person wants to be to remember a card when it comes due (the deck page's 0.7 to 0.99).
-    public static let desiredRetention = 0.70...0.99
+    public static let desiredRetention = StudyBounds.desiredRetention
     /// The longest interval, in days: a hundred years, Anki's and FSRS's ceiling.
-    public static let maximumInterval = 1...36_500
+    public static let maximumInterval = StudyBounds.maximumInterval
     /// New cards and reviews a day (Anki's own limit is 9,999; a little room above it).
-    public static let dailyLimit = 0...99_999
+    public static let dailyLimit = StudyBounds.dailyLimit
     /// A card's reviews and lapses: far more than a lifetime of daily study gives.
-    public static let answerCount = 0...100_000
+    public static let answerCount = StudyBounds.answerCount
     /// A memory's stability, in days: FSRS's floor, and a ceiling past any span a stored time can
     /// hold (`FSRSStep.stabilityMaximum`, which keeps every value finite).
     public static let stability = 0.001...10_000_000.0
@@ -24,16 +24,11 @@ public enum StudyRanges {
     /// How long one answer took, in milliseconds: at most a day (an answer left open overnight).
     public static let answerDuration = 0...86_400_000
     /// Whole days between two reviews: at most the span of the times a record may hold.
-    public static let elapsedDays = 0...Int(StoredTime.latestMilliseconds / 86_400_000)
+    public static let elapsedDays = StudyBounds.elapsedDays
 
     /// FSRS-6's bounds on its 21 parameters (w0…w20), as its optimizer clamps them.
-    public static let parameterLowerBounds: [Double] = [
-        0.001, 0.001, 0.001, 0.001, 1.0, 0.001, 0.001, 0.001, 0.0, 0.0, 0.001, 0.001, 0.001, 0.001, 0.0, 0.0, 1.0,
-        0.0, 0.0, 0.0, 0.1,
-    ]
-    public static let parameterUpperBounds: [Double] = [
-        100, 100, 100, 100, 10.0, 4.0, 4.0, 0.75, 4.5, 0.8, 3.5, 5.0, 0.25, 0.9, 4.0, 1.0, 6.0, 2.0, 2.0, 0.8, 0.8,
-    ]
+    public static let parameterLowerBounds = StudyBounds.parameterLowerBounds
+    public static let parameterUpperBounds = StudyBounds.parameterUpperBounds
 
     /// Why a list of FSRS parameters is not 21 numbers within their bounds, or nil.
     public static func parametersProblem(_ values: [Double]) -> String? {
@@ -67,17 +62,11 @@ public enum StudyRanges {
     }
 }
 
-/// Why a study value is refused: the sentence an error gives after the field's name.
-public struct StudyValueProblem: Error, Equatable, Sendable {
-    public let reason: String
-    public init(_ reason: String) { self.reason = reason }
-}
-
 /// The times a record may hold: milliseconds since 1970, within what a hybrid logical clock can
 /// stamp (48 bits of milliseconds, to the year 10889). A time outside is refused on the wire and
 /// clamped where a stored one is read into arithmetic.
 public enum StoredTime {
-    public static let latestMilliseconds: Int64 = (1 << 48) - 1
+    public static let latestMilliseconds = StudyBounds.latestMilliseconds
     public static let milliseconds = 0...latestMilliseconds
 
     /// `date` in whole milliseconds, clamped into the window (a date past it is the window's end).
@@ -85,54 +74,6 @@ public enum StoredTime {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(rounding)
         guard milliseconds.isFinite else { return milliseconds > 0 ? latestMilliseconds : 0 }
         return Int64(min(max(milliseconds, 0), Double(latestMilliseconds)))
-    }
-}
-
-/// Learning and relearning steps as a deck's settings write them: "1m,10m", each a positive number
-/// and a unit (s, m, h or d), at most a year each, at most `mostSteps` of them.
-public enum StudySteps {
-    /// The longest step, in seconds: a year. A longer wait is a day interval's job.
-    public static let longestSeconds: Double = 365 * 86_400
-    /// As many as the browser's scheduler holds (`Wasm/FSRSExports.swift`'s `maximumSteps`).
-    public static let mostSteps = 32
-
-    /// The steps' durations in seconds, or why the text is not a list of steps.
-    public static func parse(_ text: String) -> Result<[Double], StudyValueProblem> {
-        var steps: [Double] = []
-        for raw in text.split(separator: ",") {
-            let step = trimmedOfSpaces(raw)
-            guard let unit = step.last.flatMap(seconds(perUnit:)), let count = Double(step.dropLast()), count > 0
-            else {
-                return .failure(StudyValueProblem("'\(step.prefix(80))' is not a step like 1m, 10m, 1h, 30s or 2d"))
-            }
-            guard count * unit <= longestSeconds else {
-                return .failure(StudyValueProblem("'\(step.prefix(80))' is longer than a year (365d)"))
-            }
-            steps.append(count * unit)
-            guard steps.count <= mostSteps else {
-                return .failure(StudyValueProblem("holds more than \(mostSteps) steps"))
-            }
-        }
-        return .success(steps)
-    }
-
-    private static func seconds(perUnit unit: Character) -> Double? {
-        switch unit {
-        case "s": 1
-        case "m": 60
-        case "h": 3_600
-        case "d": 86_400
-        default: nil
-        }
-    }
-
-    /// `text` without spaces and tabs at either end: `CharacterSet.whitespaces`, white space that
-    /// is not a line break.
-    private static func trimmedOfSpaces(_ text: Substring) -> Substring {
-        let isSpace = { (character: Character) in character.isWhitespace && !character.isNewline }
-        var text = text.drop(while: isSpace)
-        while let last = text.last, isSpace(last) { text = text.dropLast() }
-        return text
     }
 }
 

@@ -28,20 +28,13 @@ extension Card {
         after.difficulty = next.difficulty
         after.dueAt = next.due
         after.lastReviewAt = date
-        after.reps = Self.counted(reps, adding: 1)
-        // Anki counts a lapse when a review card is forgotten, not a card still being learned.
-        after.lapses = Self.counted(lapses, adding: rating == .again && state == .review ? 1 : 0)
+        after.reps = StudyBounds.counted(reps, adding: 1)
+        after.lapses = StudyBounds.counted(
+            lapses, adding: StudyBounds.isLapse(rating: rating.rawValue, stateBefore: state.rawValue) ? 1 : 0)
         return CardAnswer(
             before: self, after: after, rating: rating, reviewedAt: date,
-            elapsedDays: lastReviewAt.map {
-                Scheduler.wholeDays(from: $0, to: date).clamped(to: StudyRanges.elapsedDays)
-            } ?? 0)
-    }
-
-    /// A count of reviews or lapses after `more`, held to `StudyRanges.answerCount` (a stored count
-    /// past it stays at its end instead of overflowing).
-    static func counted(_ count: Int, adding more: Int) -> Int {
-        count.clamped(to: StudyRanges.answerCount.lowerBound...(StudyRanges.answerCount.upperBound - more)) + more
+            elapsedDays: StudyBounds.elapsedDays(
+                since: lastReviewAt?.timeIntervalSince1970, at: date.timeIntervalSince1970))
     }
 
     /// The fuzz for the card's next answer, when the deck uses fuzz.

@@ -286,31 +286,14 @@ extension WriteContext {
 }
 
 extension WriteContext {
-    /// A card's scheduling fields as a review-log entry keeps them (what undo restores): a JSON
-    /// object with its keys in sorted order, as `JSONValue` writes one. Written straight into the
-    /// text: building a dictionary for it and sorting its keys was a third of logging a review.
+    /// A card's scheduling fields as a review-log entry keeps them (what undo restores), in the text
+    /// every replica writes (`CardSchedule.snapshotText`).
     static func schedulingSnapshot(_ card: Card) -> String {
-        var writer = JSONWriter(capacity: 192)
-        func write(_ value: Int64?) { if let value { writer.integer(value) } else { writer.raw("null") } }
-        func write(_ value: Double?) { if let value { writer.double(value) } else { writer.raw("null") } }
-        writer.raw("{\"difficulty\":")
-        write(card.difficulty)
-        writer.raw(",\"dueAt\":")
-        write(card.dueAt?.storageMillis)
-        writer.raw(",\"lapses\":")
-        write(Int64(card.lapses))
-        writer.raw(",\"lastReviewAt\":")
-        write(card.lastReviewAt?.storageMillis)
-        writer.raw(",\"reps\":")
-        write(Int64(card.reps))
-        writer.raw(",\"stability\":")
-        write(card.stability)
-        writer.raw(",\"state\":")
-        writer.string(card.state.rawValue)
-        writer.raw(",\"step\":")
-        write(card.step.map(Int64.init))
-        writer.raw("}")
-        return writer.text
+        CardSchedule(
+            state: card.state.rawValue, step: card.step, stability: card.stability, difficulty: card.difficulty,
+            dueAt: card.dueAt?.storageMillis, lastReviewAt: card.lastReviewAt?.storageMillis, reps: card.reps,
+            lapses: card.lapses
+        ).snapshotText
     }
 
     /// Inserts review-log entries of cards inserted in this transaction, naming the card and its

@@ -2,11 +2,12 @@
 // reads one JSON request per line from stdin and answers one JSON line on stdout.
 //   {"schema": TEXT}                configure; answers {"ok": true}
 //   {"changes": [TEXT, …]}          start empty, apply each change set in order, answer {"dump": TEXT}
-//   {"replicaId", "accountId", "receivedAt", "changes": [TEXT, …], "writes": [{"kind": "addItem" | "crossItem" |
-//    "moveItem", "request", "now", "seed"}, …]}
+//   {"replicaId", "accountId", "receivedAt", "changes": [TEXT, …], "writes": [{"kind": a method of
+//    replica.js ("addItem", "moveItem", "answer", "undo", "study", …), "request", "now", "seed"}, …]}
 //                                   start empty as that replica, receive each change set at
 //                                   receivedAt, make each write; answer {"dump", "refusals":
-//                                   [null or message, …], "pending": TEXT}
+//                                   [null or message, …], "results": [what each returned, or null],
+//                                   "pending": TEXT}
 // A refusal answers {"error": REASON}.
 //   node replica_driver.cjs replica.js replica.wasm
 "use strict";
@@ -29,15 +30,18 @@ globalThis.CardboxReplica.load(fs.readFileSync(modulePath)).then((replica) => {
       } else if (request.writes !== undefined) {
         replica.configure(schema, request.replicaId);
         for (const changes of request.changes) replica.apply(changes, request.receivedAt);
+        const results = [];
         const refusals = request.writes.map((write) => {
           try {
-            replica[write.kind](write.request, write.now, write.seed);
+            const result = replica[write.kind](write.request, write.now, write.seed);
+            results.push(result === undefined ? null : result);
             return null;
           } catch (error) {
+            results.push(null);
             return String(error.message || error);
           }
         });
-        answer = { dump: replica.dump(), refusals, pending: replica.pending(request.accountId, 1).text };
+        answer = { dump: replica.dump(), refusals, results, pending: replica.pending(request.accountId, 1).text };
       } else {
         replica.configure(schema);
         for (const changes of request.changes) replica.apply(changes);

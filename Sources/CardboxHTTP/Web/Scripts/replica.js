@@ -89,6 +89,18 @@
     this.call("moveItem", JSON.stringify(request), now, seedOf(seed));
   };
 
+  // Studying a deck, each at `now` (milliseconds since 1970). A refusal throws its message.
+  //   answer({card, deck, rating: 1…4, durationMs or null, reviewId}), undo({deck})
+  Replica.prototype.answer = function (request, now) { this.call("answerCard", JSON.stringify(request), now); };
+  Replica.prototype.undo = function (request, now) { this.call("undoAnswer", JSON.stringify(request), now); };
+  // A deck's study screen at `now`, within the study day {deck, dayStart, dayEnd} (milliseconds):
+  // {deck: {id, name}, counts: {learning, review, new}, card: null or {id, part, front, back,
+  // notes, clozeNumber, imageHash, due: [after Again, Hard, Good, Easy]}, canUndo}.
+  Replica.prototype.study = function (request, now) {
+    this.call("studyView", JSON.stringify(request), now);
+    return JSON.parse(this.output());
+  };
+
   // What waits to be sent: {text: the change set's wire form, through: the count to pass to
   // markSent once the server has it}.
   Replica.prototype.pending = function (accountId, registry) {
