@@ -126,16 +126,6 @@ public enum StudyInterval {
     public static let buttons = ["Again", "Hard", "Good", "Easy"]
 
     public static func label(from start: Date, to end: Date) -> String {
-        // To the millisecond: a due time one step after `start` can come out a hair short of it in
-        // floating point (59.9999999 s), which would read "60s" for a minute and "5m" for 5.5 minutes.
-        let seconds = max(0, (end.timeIntervalSince(start) * 1000).rounded() / 1000)
-        switch seconds {
-        case ..<60: return "\(Int(seconds.rounded()))s"
-        case ..<3_600: return "\(Int((seconds / 60).rounded()))m"
-        case ..<86_400: return "\(Int((seconds / 3_600).rounded()))h"
-        case ..<(30 * 86_400): return "\(Int((seconds / 86_400).rounded()))d"
-        case ..<(365 * 86_400): return String(format: "%.1fmo", seconds / (30 * 86_400))
-        default: return String(format: "%.1fy", seconds / (365 * 86_400))
-        }
+        IntervalLabel.text(seconds: end.timeIntervalSince(start))
     }
 }

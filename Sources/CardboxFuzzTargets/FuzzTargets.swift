@@ -35,6 +35,7 @@ public enum FuzzTargets {
         "workermessage": { data in FuzzTargets.workerMessage(data) },
         "storedid": { data in FuzzTargets.storedID(data) },
         "study": { data in FuzzTargets.study(data) },
+        "cloze": { data in FuzzTargets.cloze(data) },
     ]
 
     /// A card id's bytes (`cardbox_uuid_bytes`) and text (`cardbox_uuid_text`): text has bytes

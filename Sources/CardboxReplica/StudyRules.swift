@@ -167,3 +167,31 @@ public enum StudyQueueOrder {
         (max(0, newCardsPerDay - answeredToday.new), max(0, reviewsPerDay - answeredToday.review))
     }
 }
+
+/// How far away a next due time is, as a study button shows it: 45s, 10m, 3h, 12d, 2.5mo, 1.2y.
+public enum IntervalLabel {
+    /// The label for `milliseconds` from now (a wait below zero reads 0s).
+    public static func text(milliseconds: Int64) -> String { text(seconds: Double(milliseconds) / 1000) }
+
+    /// The label for `seconds` from now, measured to the millisecond: a due time one step away can
+    /// come out a hair short of it in floating point (59.9999999 s), which would read "60s" for a
+    /// minute and "5m" for 5.5 minutes.
+    public static func text(seconds: Double) -> String {
+        let seconds = max(0, (seconds * 1000).rounded() / 1000)
+        switch seconds {
+        case ..<60: return "\(Int(seconds.rounded()))s"
+        case ..<3_600: return "\(Int((seconds / 60).rounded()))m"
+        case ..<86_400: return "\(Int((seconds / 3_600).rounded()))h"
+        case ..<(30 * 86_400): return "\(Int((seconds / 86_400).rounded()))d"
+        case ..<(365 * 86_400): return oneDecimal(seconds / (30 * 86_400)) + "mo"
+        default: return oneDecimal(seconds / (365 * 86_400)) + "y"
+        }
+    }
+
+    /// `value` (positive) to one decimal place, half away from zero; past a billion years it reads
+    /// as a billion.
+    static func oneDecimal(_ value: Double) -> String {
+        let tenths = Int(min((value * 10).rounded(), 1e10))
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}

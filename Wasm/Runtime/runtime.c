@@ -1,8 +1,9 @@
 // What Embedded Swift asks of its platform, for the browser's replica module (wasm32, no libc):
 // memory (an allocator over the module's own linear memory, grown a page at a time), the C memory
-// functions, 128-bit multiplication (Double's shortest printing uses it), random bytes for hashing,
-// and reading decimal numbers. The last two come from the page: `crypto.getRandomValues` and
-// JavaScript's `Number`, which round a decimal to the nearest double as C's strtod does.
+// functions, 128-bit multiplication (Double's shortest printing uses it), rounding half away from
+// zero, random bytes for hashing, and reading decimal numbers. The last two come from the page:
+// `crypto.getRandomValues` and JavaScript's `Number`, which round a decimal to the nearest double
+// as C's strtod does.
 
 typedef unsigned long size_t;
 typedef unsigned int uint32_t;
@@ -137,4 +138,12 @@ const char *_swift_stdlib_strtod_clocale(const char *text, double *result) {
     if (value != value) return text;  // NaN: the page could not read it
     *result = value;
     return text + length;
+}
+
+// Swift's `rounded()` (half away from zero) asks libm's round, which WebAssembly has no
+// instruction for; truncation, absolute value and sign are instructions.
+double round(double value) {
+    double whole = __builtin_trunc(value);
+    if (__builtin_fabs(value - whole) >= 0.5) whole += __builtin_copysign(1.0, value);
+    return whole;
 }

@@ -33,12 +33,6 @@ enum WebText {
     /// on the question, the answer once revealed; the rest escaped. Any other card: its front.
     static func cardSide(_ card: Card, revealed: Bool) -> String {
         guard let number = card.clozeNumber else { return escape(card.front) }
-        return Cloze.pieces(of: card.front, number: number, revealed: revealed).map { piece in
-            switch piece {
-            case .text(let text): escape(text)
-            case .hidden(let hint): #"<span class="cloze">[\#(escape(hint ?? "..."))]</span>"#
-            case .revealed(let answer): #"<span class="cloze">\#(escape(answer))</span>"#
-            }
-        }.joined()
+        return Cloze.html(of: card.front, number: number, revealed: revealed)
     }
 }
