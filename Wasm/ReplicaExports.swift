@@ -376,3 +376,11 @@ func studyView(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: 
     }
     return 0
 }
+
+/// Writes the account's settings (`ReplicaRecords.settingValues`) to the output.
+@_expose(wasm, "settingsView") @_cdecl("settingsView")
+func settingsView() -> Int32 {
+    guard let records = replica else { return refuse("configure the replica first") }
+    output = Array(records.settingValues().jsonText.utf8)
+    return 0
+}

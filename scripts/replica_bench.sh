@@ -2,7 +2,8 @@
 # What a browser downloads to work offline (every address the service worker keeps, raw and
 # gzipped), then the browser's replica under Node, on accounts of several shapes (lists × items): how long it
 # takes to merge the account (the first pull), keep it (`saved`, each write's save to IndexedDB),
-# read it back (`restore`, each page load), draw the lists page and a list, and add an item.
+# read it back (`restore`, each page load), draw the lists page and a list, and add an item; then
+# decks of cards with their review logs: the same, the study screen, and an answer.
 # The module and the schema are those `cardbox serve` hands a browser (the module is built the
 # same in debug and release, so the debug build serves it).
 #

@@ -73,6 +73,16 @@ public struct ReplicaRecords {
         for reference in after { children[reference, default: []].insert(key) }
     }
 
+    /// Calls `body` with each row of `entity` that names `parent` as its parent, in no order,
+    /// without gathering them (a deck's review log may hold a hundred thousand entries).
+    func forEachRow(
+        of entity: NamedEntity, naming parent: ParentReference, _ body: (ReplicaRow<NamedEntity>) -> Void
+    ) {
+        for child in children[parent] ?? [] where child.entity == entity {
+            if let row = records.rows[child] { body(row) }
+        }
+    }
+
     /// The rows that name `parent` as their parent, in no order.
     func rows(naming parent: ParentReference) -> [ReplicaRow<NamedEntity>] {
         var found: [ReplicaRow<NamedEntity>] = []

@@ -1,32 +1,73 @@
 /// What the browser's study page shows when it is drawn from the replica (offline), as JSON for the
 /// page to draw.
 extension ReplicaRecords {
+    /// How many of the coming cards' pictures a study page keeps for offline study: a day's worth.
+    static let picturesKept = 200
+
     /// A deck's study screen at `now`: `{"deck": {"id", "name"}, "counts": {"learning", "review",
     /// "new"}, "card": null or {"id", "part", "front", "back", "notes", "clozeNumber", "imageHash",
-    /// "due": [after Again, Hard, Good, Easy]}, "canUndo"}`; seed 000's not-found for a deck a person
+    /// "question" and (a cloze card's) "revealed" as HTML, "due": [after Again, Hard, Good, Easy] and
+    /// their "labels" (10m, 4d)},
+    /// "canUndo", "pictures": the image hashes of the next `picturesKept` cards}`; seed 000's not-found for a deck a person
     /// does not see.
     public func studyView(deck deckId: String, now: Int64, day: StudyDayBounds) throws(CardboxError) -> JSONValue {
         let deck = try visibleDeck(deckId)
-        let counts = try studyCounts(deck: deckId, now: now, day: day)
+        let study = try deckDay(deck: deckId, now: now, day: day)
+        let counts = Self.counts(of: study)
+        let coming = Self.queue(of: study, limit: Self.picturesKept)
         var card = JSONValue.null
-        if let next = try studyQueue(deck: deckId, now: now, day: day, limit: 1).first,
+        if let next = coming.first,
             let row = records.rows[Key(cardEntity, next.id)]
         {
             var fields: [String: JSONValue] = ["id": .string(next.id), "part": .string(next.part.rawValue)]
             for name in ["front", "back", "notes", "clozeNumber", "imageHash"] {
                 fields[name] = row.fields[name]?.value ?? .null
             }
+            // The sides as the online study page draws them: a cloze card's deletion hidden, then marked.
+            var front = ""
+            if case .string(let text)? = row.fields["front"]?.value { front = text }
+            if case .int(let number)? = row.fields["clozeNumber"]?.value {
+                fields["question"] = .string(Cloze.html(of: front, number: Int(number), revealed: false))
+                fields["revealed"] = .string(Cloze.html(of: front, number: Int(number), revealed: true))
+            } else {
+                fields["question"] = .string(HTMLText.escape(front))
+            }
+            fields["labels"] = .array(
+                try nextDue(card: next.id, deck: deckId, now: now).map {
+                    .string(IntervalLabel.text(milliseconds: ($0 ?? now) - now))
+                })
             fields["due"] = .array(
                 try nextDue(card: next.id, deck: deckId, now: now).map { $0.map(JSONValue.int) ?? .null })
             card = .object(fields)
         }
+        // The thumbnails the coming cards show, for the page to keep.
+        var pictures: [JSONValue] = []
+        for next in coming {
+            if case .string(let hash)? = records.rows[Key(cardEntity, next.id)]?.fields["imageHash"]?.value {
+                pictures.append(.string(hash))
+            }
+        }
         return .object([
             "deck": .object(["id": .string(deckId), "name": deck.fields["name"]?.value ?? .string("")]),
+            "pictures": .array(pictures),
             "counts": .object([
                 "learning": .int(Int64(counts.learning)), "review": .int(Int64(counts.review)),
                 "new": .int(Int64(counts.new)),
             ]),
-            "card": card, "canUndo": .bool(!reviews(ofDeck: deckId).isEmpty),
+            "card": card, "canUndo": .bool(hasAnswers(inDeck: deckId)),
         ])
+    }
+}
+
+extension ReplicaRecords {
+    /// The account's settings as their records hold them, `{"key": "value as text"}`: what the page
+    /// needs to work out a study day (`dayStartHour`, `timeZone`).
+    public func settingValues() -> JSONValue {
+        guard let setting = schema.entity(named: "setting") else { return .object([:]) }
+        var values: [String: JSONValue] = [:]
+        for (key, row) in records.rows where key.entity == setting && isVisible(key) {
+            if case .string(let name)? = row.fields["key"]?.value { values[name] = row.fields["value"]?.value ?? .null }
+        }
+        return .object(values)
     }
 }

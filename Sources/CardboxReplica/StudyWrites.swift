@@ -39,9 +39,17 @@ extension ReplicaRecords {
     private var deckOfCard: ReplicaSchema.Parent { schema.parents(of: cardEntity).first { $0.entity == "deck" }! }
     private var deckOfReview: ReplicaSchema.Parent { schema.parents(of: reviewEntity).first { $0.entity == "deck" }! }
 
-    /// The deck's cards a person studies: visible and not archived.
-    func studiedCards(ofDeck deckId: String) -> [ReplicaRow<NamedEntity>] {
-        visibleChildren(cardEntity, parent: deckOfCard, of: deckId).filter { !Self.isArchived($0) }
+    /// The deck's cards a person studies: visible and not archived. The deck is visible (its
+    /// caller found it so), so a card is visible when it is live.
+    func forEachStudiedCard(ofDeck deckId: String, _ body: (ReplicaRow<NamedEntity>) -> Void) {
+        let (entity, parent) = (cardEntity, deckOfCard)
+        forEachRow(of: entity, naming: ParentReference(entity: deckEntity.rawValue, id: deckId)) { card in
+            if parent.parentId(in: card) == deckId, records.isLive(Key(entity, card.id)),
+                !Self.isArchived(card)
+            {
+                body(card)
+            }
+        }
     }
 
     static func isArchived(_ card: ReplicaRow<NamedEntity>) -> Bool {
@@ -58,17 +66,41 @@ extension ReplicaRecords {
         return 0
     }
 
-    /// The deck's review log, every entry a person sees.
-    func reviews(ofDeck deckId: String) -> [ReplicaRow<NamedEntity>] {
-        visibleChildren(reviewEntity, parent: deckOfReview, of: deckId)
+    /// Whether the deck's review log holds an entry a person sees: an answer to undo.
+    func hasAnswers(inDeck deckId: String) -> Bool {
+        var found = false
+        let (entity, parent) = (reviewEntity, deckOfReview)
+        forEachRow(of: entity, naming: ParentReference(entity: deckEntity.rawValue, id: deckId)) { review in
+            if !found, parent.parentId(in: review) == deckId, isVisible(Key(entity, review.id)) {
+                found = true
+            }
+        }
+        return found
     }
 
-    /// New cards and reviews answered within `day` (learning steps count against neither).
+    /// The deck's latest answer a person sees (by answer time, then id).
+    func latestAnswer(inDeck deckId: String) -> ReplicaRow<NamedEntity>? {
+        var latest: (at: Int64, row: ReplicaRow<NamedEntity>)?
+        let (entity, parent) = (reviewEntity, deckOfReview)
+        forEachRow(of: entity, naming: ParentReference(entity: deckEntity.rawValue, id: deckId)) { review in
+            let at = Self.time(review, "reviewedAt")
+            if let latest, (at, review.id) < (latest.at, latest.row.id) { return }
+            guard parent.parentId(in: review) == deckId, isVisible(Key(entity, review.id)) else { return }
+            latest = (at, review)
+        }
+        return latest?.row
+    }
+
+    /// New cards and reviews answered within `day` (learning steps count against neither). The
+    /// time is read first: most of a long history is not today's.
     func answered(inDeck deckId: String, on day: StudyDayBounds) -> (new: Int, review: Int) {
         var counts = (new: 0, review: 0)
-        for review in reviews(ofDeck: deckId) {
+        let (entity, parent) = (reviewEntity, deckOfReview)
+        forEachRow(of: entity, naming: ParentReference(entity: deckEntity.rawValue, id: deckId)) { review in
             let at = Self.time(review, "reviewedAt")
-            guard day.start <= at, at < day.end else { continue }
+            guard day.start <= at, at < day.end, parent.parentId(in: review) == deckId,
+                isVisible(Key(entity, review.id))
+            else { return }
             switch review.fields["stateBefore"]?.value {
             case .string("new")?: counts.new += 1
             case .string("review")?: counts.review += 1
@@ -78,37 +110,58 @@ extension ReplicaRecords {
         return counts
     }
 
+    /// What a deck's study screen is computed from, read in one pass over its cards and one over
+    /// its review log: the candidates of each part of the queue and what is left of the day's limits.
+    struct DeckDay {
+        var learning: [QueueCandidate] = []
+        var reviews: [QueueCandidate] = []
+        var new: [QueueCandidate] = []
+        /// Learning cards due within the learn-ahead limit.
+        var learningCount = 0
+        var left: (new: Int, review: Int)
+        let now: Int64
+    }
+
+    func deckDay(deck deckId: String, now: Int64, day: StudyDayBounds) throws(CardboxError) -> DeckDay {
+        let settings = DeckStudy(try visibleDeck(deckId))
+        var study = DeckDay(
+            left: StudyQueueOrder.allowance(
+                newCardsPerDay: settings.newCardsPerDay, reviewsPerDay: settings.reviewsPerDay,
+                answeredToday: answered(inDeck: deckId, on: day)), now: now)
+        let horizon = now + Int64(StudyQueueOrder.learnAheadSeconds) * 1000
+        forEachStudiedCard(ofDeck: deckId) { card in
+            let schedule = Self.schedule(of: card)
+            let candidate = QueueCandidate(id: card.id, due: schedule.dueAt, created: Self.time(card, "createdAt"))
+            switch schedule.state {
+            case "learning", "relearning":
+                if let due = schedule.dueAt, due <= horizon { study.learning.append(candidate) }
+            case "review":
+                if let due = schedule.dueAt, due < day.end { study.reviews.append(candidate) }
+            case "new": study.new.append(candidate)
+            default: break
+            }
+        }
+        study.learningCount = study.learning.count
+        return study
+    }
+
     /// The first `limit` cards of a deck's queue at `now`, each with its part: as a device's
     /// `dueQueue` orders them (new cards by when they were made, then id, where a device breaks
     /// the tie by the order it stored them).
     public func studyQueue(deck deckId: String, now: Int64, day: StudyDayBounds, limit: Int) throws(CardboxError)
         -> [(id: String, part: StudyQueuePart)]
     {
-        let deck = try visibleDeck(deckId)
-        let settings = DeckStudy(deck)
-        let left = StudyQueueOrder.allowance(
-            newCardsPerDay: settings.newCardsPerDay, reviewsPerDay: settings.reviewsPerDay,
-            answeredToday: answered(inDeck: deckId, on: day))
-        var (learning, reviews, new): ([QueueCandidate], [QueueCandidate], [QueueCandidate]) = ([], [], [])
-        let horizon = now + Int64(StudyQueueOrder.learnAheadSeconds) * 1000
-        for card in studiedCards(ofDeck: deckId) {
-            let schedule = Self.schedule(of: card)
-            let candidate = QueueCandidate(id: card.id, due: schedule.dueAt, created: Self.time(card, "createdAt"))
-            switch schedule.state {
-            case "learning", "relearning":
-                if let due = schedule.dueAt, due <= horizon { learning.append(candidate) }
-            case "review":
-                if let due = schedule.dueAt, due < day.end { reviews.append(candidate) }
-            case "new": new.append(candidate)
-            default: break
-            }
-        }
+        Self.queue(of: try deckDay(deck: deckId, now: now, day: day), limit: limit)
+    }
+
+    static func queue(of study: DeckDay, limit: Int) -> [(id: String, part: StudyQueuePart)] {
         let byDue = { (a: QueueCandidate, b: QueueCandidate) in (a.due ?? 0, a.id) < (b.due ?? 0, b.id) }
         let chosen = StudyQueueOrder.queue(
-            limit: limit, now: now, due: { $0.due }, learning: { Array(learning.sorted(by: byDue).prefix(limit)) },
-            reviews: { room in Array(reviews.sorted(by: byDue).prefix(min(room, left.review))) },
+            limit: limit, now: study.now, due: { $0.due },
+            learning: { Array(study.learning.sorted(by: byDue).prefix(limit)) },
+            reviews: { room in Array(study.reviews.sorted(by: byDue).prefix(min(room, study.left.review))) },
             new: { room in
-                Array(new.sorted { ($0.created, $0.id) < ($1.created, $1.id) }.prefix(min(room, left.new)))
+                Array(study.new.sorted { ($0.created, $0.id) < ($1.created, $1.id) }.prefix(min(room, study.left.new)))
             })
         return chosen.map { ($0.card.id, $0.part) }
     }
@@ -117,22 +170,11 @@ extension ReplicaRecords {
     public func studyCounts(deck deckId: String, now: Int64, day: StudyDayBounds) throws(CardboxError)
         -> (learning: Int, review: Int, new: Int)
     {
-        let settings = DeckStudy(try visibleDeck(deckId))
-        let left = StudyQueueOrder.allowance(
-            newCardsPerDay: settings.newCardsPerDay, reviewsPerDay: settings.reviewsPerDay,
-            answeredToday: answered(inDeck: deckId, on: day))
-        var counts = (learning: 0, review: 0, new: 0)
-        let horizon = now + Int64(StudyQueueOrder.learnAheadSeconds) * 1000
-        for card in studiedCards(ofDeck: deckId) {
-            let schedule = Self.schedule(of: card)
-            switch schedule.state {
-            case "learning", "relearning": if let due = schedule.dueAt, due <= horizon { counts.learning += 1 }
-            case "review": if let due = schedule.dueAt, due < day.end { counts.review += 1 }
-            case "new": counts.new += 1
-            default: break
-            }
-        }
-        return (counts.learning, min(counts.review, left.review), min(counts.new, left.new))
+        Self.counts(of: try deckDay(deck: deckId, now: now, day: day))
+    }
+
+    static func counts(of study: DeckDay) -> (learning: Int, review: Int, new: Int) {
+        (study.learningCount, min(study.reviews.count, study.left.review), min(study.new.count, study.left.new))
     }
 
     /// A card of the deck being studied, as a device's web answer checks it: a card that is not
@@ -204,11 +246,9 @@ extension ReplicaRecords {
     @discardableResult
     public mutating func undoLastAnswer(deck deckId: String, at milliseconds: Int64) throws(CardboxError) -> String {
         _ = try visibleDeck(deckId)
-        guard
-            let latest = reviews(ofDeck: deckId).max(by: {
-                (Self.time($0, "reviewedAt"), $0.id) < (Self.time($1, "reviewedAt"), $1.id)
-            })
-        else { throw CardboxError.invalid(field: "undo", reason: "there is no answer to undo") }
+        guard let latest = latestAnswer(inDeck: deckId) else {
+            throw CardboxError.invalid(field: "undo", reason: "there is no answer to undo")
+        }
         guard case .string(let cardId)? = latest.fields["cardId"]?.value else {
             throw CardboxError.storage("review log \(latest.id) names no card")
         }

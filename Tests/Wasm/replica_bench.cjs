@@ -1,5 +1,6 @@
-// The browser's replica on accounts of several shapes (see scripts/replica_bench.sh): each figure
-// is the median of the runs, in milliseconds.
+// The browser's replica on accounts of several shapes (see scripts/replica_bench.sh): lists of
+// items, then decks of cards with their review logs. Each figure is the median of the runs, in
+// milliseconds.
 //   node replica_bench.cjs replica.js replica.wasm setup.json RUNS
 "use strict";
 const fs = require("fs");
@@ -37,6 +38,53 @@ function account_changes(lists, items) {
     text: '{"accountId":"' + account + '","clocks":[[' + clock + ',"dev"]],"format":"cardbox-changes","registry":1,'
       + '"replicaId":"dev","rows":[' + rows.join(",") + '],"tombstones":[],"version":1}',
     listIds: listIds,
+  };
+}
+
+// An account of one deck of `cards` cards, each reviewed `reviews` times (a review log entry each),
+// in the wire form; the reviewed cards are due over the next days, a tenth of them today.
+function deck_changes(cards, reviews) {
+  const ms = 1700000000000;
+  const day = 86400000;
+  const field = (value) => "[" + JSON.stringify(value) + ",0]";
+  const deckId = id(1);
+  const rows = ['{"created":0,"entity":"deck","fields":{"backLanguage":' + field("en") + ',"createdAt":' + field(ms)
+    + ',"desiredRetention":' + field(0.9) + ',"enableFuzz":' + field(true) + ',"frontLanguage":' + field("es")
+    + ',"fsrsParameters":' + field(null) + ',"learningSteps":' + field("1m,10m") + ',"maximumInterval":'
+    + field(36500) + ',"modifiedAt":' + field(ms) + ',"name":' + field("Deck") + ',"newCardsPerDay":' + field(20)
+    + ',"queuedSuggestions":' + field(0) + ',"relearningSteps":' + field("10m") + ',"reviewsPerDay":' + field(200)
+    + '},"id":"' + deckId + '"}'];
+  let n = 2;
+  for (let c = 0; c < cards; c++) {
+    const cardId = id(n++);
+    const reviewed = reviews > 0;
+    const due = ms + (c % 10) * day;
+    const schedule = reviewed
+      ? { difficulty: 5.5, dueAt: due, lapses: 0, lastReviewAt: ms - day, reps: reviews, stability: 12.5,
+        state: "review", step: null }
+      : { difficulty: null, dueAt: null, lapses: 0, lastReviewAt: null, reps: 0, stability: null, state: "new",
+        step: null };
+    rows.push('{"created":0,"entity":"card","fields":{"archive":' + field({ archivedAt: null, isArchived: false })
+      + ',"back":' + field("the back of card " + c) + ',"backLanguage":' + field("en") + ',"cardType":'
+      + field("basic") + ',"clozeNumber":' + field(null) + ',"createdAt":' + field(ms + c) + ',"deckId":'
+      + field(deckId) + ',"front":' + field("card " + c) + ',"frontLanguage":' + field("es") + ',"imageHash":'
+      + field(null) + ',"imagePrompt":' + field(null) + ',"isFavorite":' + field(false) + ',"isIncomplete":'
+      + field(false) + ',"jsonContent":' + field(null) + ',"modifiedAt":' + field(ms) + ',"notes":' + field("")
+      + ',"schedule":' + field(schedule) + '},"id":"' + cardId + '"}');
+    for (let r = 0; r < reviews; r++) {
+      const at = ms - (reviews - r) * day;
+      rows.push('{"created":0,"entity":"reviewLog","fields":{"cardId":' + field(cardId) + ',"deckId":'
+        + field(deckId) + ',"durationMs":' + field(4000) + ',"elapsedDays":' + field(r === 0 ? 0 : 1)
+        + ',"previous":' + field("{}") + ',"rating":' + field(3) + ',"reviewedAt":' + field(at)
+        + ',"stateAfter":' + field("review") + ',"stateBefore":' + field(r === 0 ? "new" : "review")
+        + '},"id":"' + id(n++) + '"}');
+    }
+  }
+  const clock = (BigInt(ms) * 65536n).toString();
+  return {
+    text: '{"accountId":"' + account + '","clocks":[[' + clock + ',"dev"]],"format":"cardbox-changes","registry":1,'
+      + '"replicaId":"dev","rows":[' + rows.join(",") + '],"tombstones":[],"version":1}',
+    deckId: deckId, now: ms,
   };
 }
 
@@ -80,4 +128,32 @@ globalThis.CardboxReplica.load(fs.readFileSync(modulePath)).then((replica) => {
       cell(figures.lists).padEnd(13), cell(figures.list).padEnd(7), cell(figures.add)].join(" | "));
   }
   console.log("a list of 100 items in the wire form: " + perList + " kB");
+
+  // Decks: a fresh browser's first load (merge and save), a page load (restore), the study screen
+  // (the queue, counts and intervals), and an answer.
+  console.log("cards × reviews | records | MB   | merge ms | save ms | restore ms | study screen ms | answer ms");
+  for (const [cards, reviews] of [[200, 0], [2000, 5], [10000, 0], [10000, 10]]) {
+    const { text, deckId, now } = deck_changes(cards, reviews);
+    const figures = { merge: [], save: [], restore: [], study: [], answer: [] };
+    const day = { deck: deckId, dayStart: now - 3600000, dayEnd: now + 20 * 3600000 };
+    for (let run = 0; run < runs; run++) {
+      replica.configure(schema, "web");
+      figures.merge.push(timed(() => replica.apply(text, now)));
+      let saved = "";
+      figures.save.push(timed(() => { saved = replica.saved(account, setup.registry); }));
+      let view = null;
+      figures.study.push(timed(() => { view = replica.study(day, now); }));
+      figures.answer.push(timed(() => replica.answer(
+        { card: view.card.id, deck: deckId, rating: 3, durationMs: 5000, reviewId: id(90000000 + run) }, now + 1000)));
+      const pending = replica.pending(account, setup.registry).text;
+      figures.restore.push(timed(() => { replica.configure(schema, "web"); replica.restore(saved, pending); }));
+      process.stderr.write(".");
+    }
+    process.stderr.write("\n");
+    const cell = (values) => median(values).toFixed(values === figures.answer ? 1 : 0);
+    console.log([(cards + " × " + reviews).padEnd(15), String(1 + cards * (reviews + 1)).padEnd(7),
+      (text.length / 1e6).toFixed(1).padEnd(4), cell(figures.merge).padEnd(8), cell(figures.save).padEnd(7),
+      cell(figures.restore).padEnd(10), cell(figures.study).padEnd(15), cell(figures.answer)].join(" | "));
+    if (cards === 200) console.log("a 200-card day in the wire form: " + (text.length / 1e3).toFixed(0) + " kB");
+  }
 });

@@ -60,8 +60,6 @@ enum WebPage {
             var css = WebAssets.cssPath
             var javascript = WebAssets.javascriptPath
             var offline = WebAssets.offlineScriptPath
-            var scheduler = WebAssets.schedulerScriptPath
-            var module = WebAssets.schedulerModulePath
             var replica = WebAssets.replicaScriptPath
             var device = WebAssets.deviceScriptPath
             var icon = AppShell.iconPath

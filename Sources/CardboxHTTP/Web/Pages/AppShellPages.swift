@@ -4,8 +4,9 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// The installable app: its manifest and icon, the service worker, and the offline page it shows
-/// for a study page the network cannot reach (see `Web/Scripts/offline.js`).
+/// The installable app: its manifest and icon, the service worker, and the offline pages it shows
+/// for a study or list page the network cannot reach, drawn from the browser's replica (see
+/// `Web/Scripts/device.js`).
 extension WebApp {
     func addAppShellRoutes(to router: Router<CardboxRequestContext>) {
         router.get("manifest.webmanifest") { _, _ in
@@ -42,6 +43,7 @@ extension WebApp {
 
 /// What the installable app is made of.
 enum AppShell {
+    /// What a deck's study page shows with no network: the deck studied from the browser's replica.
     static let offlinePage = "/offline"
     /// What a list page shows with no network: the lists drawn from the browser's replica.
     static let offlineListsPage = "/offline/lists"
@@ -51,8 +53,7 @@ enum AppShell {
     /// What the service worker keeps: every address the offline page needs.
     static let paths = [
         offlinePage, offlineListsPage, WebAssets.cssPath, WebAssets.javascriptPath, WebAssets.offlineScriptPath,
-        WebAssets.schedulerScriptPath, WebAssets.schedulerModulePath, WebAssets.replicaScriptPath,
-        WebAssets.replicaModulePath, WebAssets.deviceScriptPath, iconPath,
+        WebAssets.replicaScriptPath, WebAssets.replicaModulePath, WebAssets.deviceScriptPath, iconPath,
     ]
 
     /// The service worker, told what to keep: its version changes with any of it (the offline

@@ -3,8 +3,10 @@
 // database per account, and syncs it through the sync API as any device does: what it wrote goes
 // to /v1/sync/push under a batch id kept until the server has it (a resend is a retry, not a second
 // write), then /v1/sync/pull brings what the others wrote. With no network the service worker
-// answers a list page with /offline/lists, which this script draws from the replica; what is done
-// there is sent the next time a page of the account opens with the network.
+// answers a list page with /offline/lists and a deck's study page with /offline, which this script
+// draws from the replica: lists are kept and studied by the same rules as on any device, in the
+// replica's Swift. What is done there is sent the next time a page of the account opens with the
+// network.
 // `self.cardboxReplicaSetup` (the schema, the registry's version and the module's address) is set
 // by the server in front of this script.
 (function () {
@@ -18,8 +20,13 @@
   if (signedIn) localStorage.setItem(accountKey, signedIn);
   // The offline page is the same for everyone: it shows the account this browser last signed in to.
   var account = signedIn || (shell ? localStorage.getItem(accountKey) : null);
+  var studyPath = /^\/decks\/([0-9a-f-]{36})\/study$/;
+  var studying = studyPath.exec(location.pathname);
   if (!account) {
-    if (shell) shell.innerHTML = "<h1>Lists</h1><p>Open Cardbox once with the network to keep your lists here.</p>";
+    if (shell) {
+      shell.innerHTML = "<h1>No network</h1><p>Open Cardbox once with the network to keep your decks and lists "
+        + "on this device.</p>";
+    }
     return;
   }
 
@@ -361,6 +368,150 @@
     draw();
   }
 
+  // MARK: The offline study page
+
+  // The study day holding `now` (milliseconds), as the account's settings set it: it starts at
+  // `dayStartHour` (4 a.m. unless set) in the account's time zone, or this browser's when it has
+  // none. The browser's calendar works it out; the queue and the daily limits count within it.
+  function studyDay(now, settings) {
+    var hour = Number(settings.dayStartHour);
+    if (!(hour >= 0 && hour <= 23 && Math.floor(hour) === hour)) hour = 4;
+    var format;
+    try {
+      format = new Intl.DateTimeFormat("en-US", { timeZone: settings.timeZone || undefined, hourCycle: "h23",
+        year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric" });
+    } catch (unknownZone) {
+      format = new Intl.DateTimeFormat("en-US", { hourCycle: "h23", year: "numeric", month: "numeric",
+        day: "numeric", hour: "numeric", minute: "numeric", second: "numeric" });
+    }
+    var local = function (time) {
+      var parts = {};
+      format.formatToParts(new Date(time)).forEach(function (part) { parts[part.type] = Number(part.value); });
+      return parts;
+    };
+    // How far the zone's clock is ahead of UTC at `time`.
+    var offset = function (time) {
+      var p = local(time);
+      return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(time / 1000) * 1000;
+    };
+    // The zone's `hour` o'clock on a calendar date (as UTC fields), across a daylight-saving change.
+    var at = function (date) {
+      var guess = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate(), hour);
+      var time = guess - offset(guess);
+      return guess - offset(time);
+    };
+    var today = local(now);
+    var date = new Date(Date.UTC(today.year, today.month - 1, today.day - (today.hour < hour ? 1 : 0)));
+    var next = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1));
+    return { start: at(date), end: at(next) };
+  }
+
+  function studyView(replica, deck) {
+    var now = Date.now();
+    var day = studyDay(now, replica.settings());
+    return replica.study({ deck: deck, dayStart: day.start, dayEnd: day.end }, now);
+  }
+
+  var ratingNames = ["Again", "Hard", "Good", "Easy"];
+
+  function drawStudy(replica, view) {
+    var head = "<h1>" + escape(view.deck.name) + "</h1>" + offlineNote(replica)
+      + "<p class=\"muted\" id=\"counts\">" + view.counts.learning + " learning · " + view.counts.review
+      + " to review · " + view.counts.new + " new</p>";
+    var undo = view.canUndo ? "<p><button type=\"button\" class=\"link\" data-undo>Undo the last answer "
+      + "<kbd>u</kbd></button></p>" : "";
+    var card = view.card;
+    if (!card) return head + "<p id=\"done\">Nothing left to study in this deck today.</p>" + undo;
+    var buttons = ratingNames.map(function (name, index) {
+      return "<button type=\"button\" data-rating=\"" + (index + 1) + "\" class=\"rating-" + (index + 1) + "\">"
+        + name + " <small>" + card.labels[index] + "</small></button>";
+    }).join("");
+    var picture = card.imageHash ? "<img src=\"/images/" + escape(card.imageHash)
+      + "/thumbnail\" alt=\"\" class=\"thumbnail\" id=\"picture\">" : "";
+    return head + "<article class=\"study\" id=\"study\" data-card=\"" + card.id + "\"><p class=\"front\" id=\"front\">"
+      + card.question + "</p>" + picture + "<details id=\"answer\"><summary class=\"button show-answer\">Show answer "
+      + "<kbd>space</kbd></summary>" + (card.revealed ? "<p class=\"front\">" + card.revealed + "</p>" : "")
+      + "<hr><p class=\"back\" id=\"back\">" + escape(card.back) + "</p>"
+      + (card.notes ? "<p class=\"muted\">" + escape(card.notes) + "</p>" : "")
+      + "<div class=\"ratings\">" + buttons + "</div></details></article>" + undo;
+  }
+
+  // A deck's study screen with no network, from the replica: each answer is the replica's own
+  // write (a card's schedule and a review log entry), kept at once and sent with the network.
+  function showStudy(deck) {
+    var shownAt = Date.now();
+    var busy = false;   // one answer or undo at a time: a double tap does not answer twice
+    var draw = function () {
+      return withReplica(function (replica, state) {
+        shell.innerHTML = drawStudy(replica, studyView(replica, deck));
+        if (state.refusal) {
+          shell.insertAdjacentHTML("afterbegin", "<p class=\"error\" role=\"alert\" id=\"sync-refusal\">The server "
+            + "refused changes made here: " + escape(state.refusal) + "</p>");
+        }
+        shownAt = Date.now();
+        // How many times the screen was drawn: a test waits for the next one.
+        body.dataset.studyDrawn = String(Number(body.dataset.studyDrawn || 0) + 1);
+      }).then(function () { body.dataset.replicaReady = "true"; }, function (error) {
+        shell.innerHTML = "<h1>No network</h1><p class=\"error\" role=\"alert\">This deck cannot be studied here: "
+          + escape(error.message) + "</p>";
+        body.dataset.replicaReady = "failed";
+      });
+    };
+    var act = function (change) {
+      if (busy) return;
+      busy = true;
+      write(change).catch(function () { }).then(draw).then(function () { busy = false; });
+    };
+    var answer = function (rating) {
+      var shown = document.getElementById("study");
+      if (!shown) return;
+      var card = shown.dataset.card;
+      var duration = Math.min(Math.max(0, Date.now() - shownAt), 86400000);
+      act(function (replica) {
+        // Another tab may have answered it meanwhile: then this one moves on instead.
+        var current = studyView(replica, deck).card;
+        if (!current || current.id !== card) return;
+        replica.answer({ card: card, deck: deck, rating: rating, durationMs: duration, reviewId: uuid() }, Date.now());
+      });
+    };
+    var undo = function () { act(function (replica) { replica.undo({ deck: deck }, Date.now()); }); };
+    shell.addEventListener("click", function (event) {
+      var button = event.target.closest("button");
+      if (!button) return;
+      if (button.dataset.rating) answer(Number(button.dataset.rating));
+      if (button.hasAttribute("data-undo")) undo();
+    });
+    document.addEventListener("keydown", function (event) {
+      if (event.repeat || event.ctrlKey || event.metaKey || event.altKey) return;
+      var details = document.getElementById("answer");
+      if (event.key === " " && details && !details.open) { event.preventDefault(); details.open = true; return; }
+      if (/^[1-4]$/.test(event.key) && details && details.open) answer(Number(event.key));
+      if (event.key === "u" && document.querySelector("[data-undo]")) undo();
+    });
+    draw();
+  }
+
+  // On a deck's study page with the network: the thumbnails of the coming cards, kept in the cache
+  // the service worker answers them from. A picture that cannot be fetched is left out.
+  function keepPictures(deck) {
+    if (!window.caches) return Promise.resolve();
+    return withReplica(function (replica) { return studyView(replica, deck).pictures; }).then(function (hashes) {
+      return caches.open("cardbox-pictures").then(function (cache) {
+        return Promise.all(hashes.map(function (hash) {
+          var address = "/images/" + hash + "/thumbnail";
+          return cache.match(address).then(function (kept) { return kept || cache.add(address); }).catch(function () { });
+        }));
+      });
+    });
+  }
+
+  function registerWorker() {
+    if (!navigator.serviceWorker) return Promise.resolve();
+    return navigator.serviceWorker.register("/service-worker.js").then(function () {
+      return navigator.serviceWorker.ready;
+    });
+  }
+
   // MARK: Signing out
 
   // Sign-out wipes what this site keeps (Clear-Site-Data): what waits is sent first, and when it
@@ -369,7 +520,6 @@
     var form = event.target;
     if (form.getAttribute("action") !== "/signout" || form.dataset.replicaSent) return;
     event.preventDefault();
-    // Before offline.js's own wait for its answers, which sees the form submitted again.
     event.stopPropagation();
     var leave = function () { form.dataset.replicaSent = "true"; form.requestSubmit(); };
     sync().then(leave, function () {
@@ -380,16 +530,22 @@
   }, true);
 
   if (shell) {
-    showOffline();
+    if (studying) showStudy(studying[1]); else showOffline();
     window.addEventListener("online", function () { sync().then(function () { location.reload(); }, function () { }); });
   } else if (signedIn) {
-    sync().then(function (sent) {
+    var synced = sync().then(function (sent) {
       body.dataset.replicaReady = "true";
       // What was done offline is on the server now: the page shows it.
-      if (sent > 0 && /^\/lists/.test(location.pathname)) location.reload();
+      if (sent > 0 && (/^\/lists/.test(location.pathname) || studying)) location.reload();
     }, function (error) {
       body.dataset.replicaReady = "failed";
       body.dataset.replicaError = error.message;
+      throw error;
     });
+    // The app works offline once the service worker holds its shell and, on a study page, the
+    // coming cards' pictures are kept.
+    Promise.all([registerWorker(), synced]).then(function () {
+      return studying ? keepPictures(studying[1]) : null;
+    }).then(function () { body.dataset.offlineReady = "true"; }, function () { body.dataset.offlineReady = "failed"; });
   }
 })();

@@ -95,9 +95,16 @@
   Replica.prototype.undo = function (request, now) { this.call("undoAnswer", JSON.stringify(request), now); };
   // A deck's study screen at `now`, within the study day {deck, dayStart, dayEnd} (milliseconds):
   // {deck: {id, name}, counts: {learning, review, new}, card: null or {id, part, front, back,
-  // notes, clozeNumber, imageHash, due: [after Again, Hard, Good, Easy]}, canUndo}.
+  // notes, clozeNumber, imageHash, question and revealed (HTML), due: [after Again, Hard, Good,
+  // Easy]}, canUndo, pictures: [image hashes of the coming cards]}.
   Replica.prototype.study = function (request, now) {
     this.call("studyView", JSON.stringify(request), now);
+    return JSON.parse(this.output());
+  };
+
+  // The account's settings as their records hold them: {key: value as text}.
+  Replica.prototype.settings = function () {
+    if (this.wasm.settingsView() !== 0) throw new Error(this.output());
     return JSON.parse(this.output());
   };
 

@@ -1,9 +1,8 @@
-// Cardbox's service worker: it keeps the app's shell (style, scripts, the FSRS module, the offline
-// page), answers pictures' thumbnails kept for offline study (`offline.js` keeps them in the
-// "cardbox-pictures" cache), and, when a deck's study page cannot be reached, answers with the offline page, which
-// studies from what the page kept (offline.js); a list page answers with the offline lists page,
-// drawn from the browser's replica (device.js). Everything else goes to the network as if it were
-// not there. `self.cardboxShell` (the versioned addresses, and a version naming them all) is set
+// Cardbox's service worker: it keeps the app's shell (style, scripts, the replica's module, the
+// offline pages), answers pictures' thumbnails kept for offline study (`device.js` keeps them in
+// the "cardbox-pictures" cache), and, when a deck's study page or a list page cannot be reached,
+// answers with the offline study or lists page, drawn from the browser's replica (device.js).
+// Everything else goes to the network as if it were not there. `self.cardboxShell` (the versioned addresses, and a version naming them all) is set
 // by the server in front of this script.
 "use strict";
 var shell = self.cardboxShell;
