@@ -384,3 +384,58 @@ func settingsView() -> Int32 {
     output = Array(records.settingValues().jsonText.utf8)
     return 0
 }
+
+// MARK: Cards
+
+/// A request's list of texts (new cards' ids).
+func texts(_ value: JSONValue, _ field: String) throws(CardboxError) -> [String] {
+    guard case .array(let items) = value else { return [] }
+    var found: [String] = []
+    for item in items {
+        guard case .string(let text) = item else {
+            throw CardboxError.invalid(field: field, reason: "must be a list of ids")
+        }
+        found.append(text)
+    }
+    return found
+}
+
+/// Adds what a person wrote to a deck (one card, or a cloze text's cards): `{"deck", "front",
+/// "back", "notes", "ids": new cards' ids, more than enough}`, at `milliseconds`; writes the ids
+/// used to the output.
+@_expose(wasm, "addCards") @_cdecl("addCards")
+func addCards(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
+    var used: [String] = []
+    let status = replicaWrite(pointer, count, "addCards") { request, records throws(CardboxError) in
+        used = try records.addWrittenCards(
+            deck: try request.text("deck"), front: try request.text("front"),
+            back: try request.optionalText("back") ?? "", notes: try request.optionalText("notes") ?? "",
+            ids: try texts(request.optional("ids"), "ids"), at: Int64(milliseconds))
+    }
+    if status == 0 { output = Array(JSONValue.array(used.map(JSONValue.string)).jsonText.utf8) }
+    return status
+}
+
+/// Changes a card's text: `{"card", and any of "front", "back", "notes"; "ids" for the cards a cloze
+/// text's new deletions make}`, at `milliseconds`.
+@_expose(wasm, "editCard") @_cdecl("editCard")
+func editCard(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
+    replicaWrite(pointer, count, "editCard") { request, records throws(CardboxError) in
+        try records.editCardText(
+            card: try request.text("card"), front: try request.optionalText("front"),
+            back: try request.optionalText("back"), notes: try request.optionalText("notes"),
+            ids: try texts(request.optional("ids"), "ids"), at: Int64(milliseconds))
+    }
+}
+
+/// Writes a deck's page (`ReplicaRecords.deckView`) to the output; the deck's id is the text.
+@_expose(wasm, "deckView") @_cdecl("deckView")
+func deckView(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
+    guard let records = replica else { return refuse("configure the replica first") }
+    do throws(CardboxError) {
+        output = Array(try records.deckView(deck: text(pointer, count)).jsonText.utf8)
+    } catch {
+        return refuse(error.message)
+    }
+    return 0
+}

@@ -71,3 +71,37 @@ extension ReplicaRecords {
         return .object(values)
     }
 }
+
+extension ReplicaRecords {
+    /// How many of a deck's cards its offline page lists, newest first.
+    static let cardsListed = 100
+
+    /// A deck's page drawn from the replica (offline): `{"deck": {"id", "name"}, "count", "cards":
+    /// [{"id", "front", "back", "notes", "clozeNumber", "question"}]}`, its current cards newest
+    /// first (at most `cardsListed`); seed 000's not-found for a deck a person does not see.
+    public func deckView(deck deckId: String) throws(CardboxError) -> JSONValue {
+        let deck = try visibleDeck(deckId)
+        var cards: [ReplicaRow<NamedEntity>] = []
+        forEachStudiedCard(ofDeck: deckId) { cards.append($0) }
+        let newest = cards.sorted { (Self.time($0, "createdAt"), $0.id) > (Self.time($1, "createdAt"), $1.id) }
+        return .object([
+            "deck": .object(["id": .string(deckId), "name": deck.fields["name"]?.value ?? .string("")]),
+            "count": .int(Int64(cards.count)),
+            "cards": .array(
+                newest.prefix(Self.cardsListed).map { card in
+                    var fields: [String: JSONValue] = ["id": .string(card.id)]
+                    for name in ["front", "back", "notes", "clozeNumber"] {
+                        fields[name] = card.fields[name]?.value ?? .null
+                    }
+                    var front = ""
+                    if case .string(let text)? = card.fields["front"]?.value { front = text }
+                    if case .int(let number)? = card.fields["clozeNumber"]?.value {
+                        fields["question"] = .string(Cloze.html(of: front, number: Int(number), revealed: false))
+                    } else {
+                        fields["question"] = .string(HTMLText.escape(front))
+                    }
+                    return .object(fields)
+                }),
+        ])
+    }
+}

@@ -39,13 +39,16 @@ extension ReplicaRecords {
     private var deckOfCard: ReplicaSchema.Parent { schema.parents(of: cardEntity).first { $0.entity == "deck" }! }
     private var deckOfReview: ReplicaSchema.Parent { schema.parents(of: reviewEntity).first { $0.entity == "deck" }! }
 
-    /// The deck's cards a person studies: visible and not archived. The deck is visible (its
-    /// caller found it so), so a card is visible when it is live.
-    func forEachStudiedCard(ofDeck deckId: String, _ body: (ReplicaRow<NamedEntity>) -> Void) {
+    /// The deck's cards a person studies: visible and not archived (or, `includingArchived`, every
+    /// card a person sees). The deck is visible (its caller found it so), so a card is visible when
+    /// it is live.
+    func forEachStudiedCard(
+        ofDeck deckId: String, includingArchived: Bool = false, _ body: (ReplicaRow<NamedEntity>) -> Void
+    ) {
         let (entity, parent) = (cardEntity, deckOfCard)
         forEachRow(of: entity, naming: ParentReference(entity: deckEntity.rawValue, id: deckId)) { card in
             if parent.parentId(in: card) == deckId, records.isLive(Key(entity, card.id)),
-                !Self.isArchived(card)
+                includingArchived || !Self.isArchived(card)
             {
                 body(card)
             }

@@ -767,6 +767,35 @@ def offline_study(browser: Browser, server: Server, work: str) -> None:
     note = browser.find("#offline-note").text
     check(re.fullmatch(r"Offline: \d+ changes wait", note) is not None, f"the page says how many changes wait ({note!r})")
     browser.shoot("study-offline")
+    # Still offline, the deck's page: a card added, a cloze text's two cards, an edit.
+    browser.open(deck)
+    def cards_listed() -> list:
+        return browser.driver.execute_script(
+            "return Array.from(document.querySelectorAll('#cards .front')).map(e => e.textContent)")
+    wait.until(lambda _: len(cards_listed()) == 3)
+    def add_card(front: str, back: str) -> None:
+        before = len(cards_listed())
+        browser.find("#add-card input[name=front]").send_keys(front)
+        browser.find("#add-card input[name=back]").send_keys(back)
+        browser.find("#add-card button[type=submit]").click()
+        wait.until(lambda _: len(cards_listed()) > before)
+    add_card("estrella", "star")
+    add_card("{{c1::sol}} y {{c2::luna}}", "sky")
+    check(cards_listed()[:3] == ["[...] y luna", "sol y [...]", "estrella"] or
+          cards_listed()[:3] == ["sol y [...]", "[...] y luna", "estrella"],
+          f"offline, a card is added, and a cloze text makes a card per deletion ({cards_listed()})")
+    browser.find("#cards li:last-child button[data-action=edit]").click()
+    back = browser.find("#cards form.edit-card textarea[name=back]")
+    back.clear()
+    back.send_keys("the sun")
+    browser.find("#cards form.edit-card button[type=submit]").click()
+    wait.until(lambda d: "the sun" in d.find_element(By.ID, "cards").text)
+    browser.find("#add-card input[name=front]").send_keys(" ")
+    browser.find("#add-card button[type=submit]").click()
+    wait.until(lambda d: d.find_element(By.ID, "refusal").is_displayed())
+    check(browser.find("#refusal").text == "front: cannot be empty",
+          f"a card the store would refuse is refused offline, by name ({browser.find('#refusal').text!r})")
+    browser.check_names("deck-offline")
     kept = browser.driver.execute_async_script(KEPT_CARDS.replace("arguments_deck", repr(deck.split("/")[2])))
     check(len(kept) == 3, f"the replica holds the three cards answered ({kept})")
     server.restart()
@@ -788,6 +817,11 @@ def offline_study(browser: Browser, server: Server, work: str) -> None:
               and abs(reviewed - card["lastReview"]) < 1,
               f"{server_card['front']}: reviewed at its offline time, scheduled as the page did")
     check(sum(card["reps"] for card in on_server) == 4, "the four answers reached the server, once each")
+    fronts_on_server = sorted(card["front"] for card in on_server)
+    check(fronts_on_server == sorted(["sol", "luna", "mar", "estrella"] + ["{{c1::sol}} y {{c2::luna}}"] * 2),
+          f"the cards added offline reached the server ({fronts_on_server})")
+    check([card["back"] for card in on_server if card["front"] == "sol"] == ["the sun"],
+          "and so did the edit made offline")
     store = ["--store", os.path.join(work, "offline-laptop.sqlite")]
     def laptop(*arguments: str, stdin: str = "") -> str:
         return subprocess.run([server.cardbox, *store, *arguments], input=stdin, text=True, check=True,

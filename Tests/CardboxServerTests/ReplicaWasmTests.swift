@@ -67,8 +67,8 @@ struct ReplicaWasmTests {
         #expect(bytes.starts(with: [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]))
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(text.contains("fillRandom") && text.contains("parseNumber"))
-        // 520 kB with the list writes, studying and their views (201 kB gzipped): growth past this
-        // bound is a library pulled in by mistake, not rules added.
-        #expect(bytes.count < 560_000)
+        // 606 kB with the list and card writes, studying and their views (232 kB gzipped): growth
+        // past this bound is a library pulled in by mistake, not rules added.
+        #expect(bytes.count < 640_000)
     }
 }

@@ -28,7 +28,7 @@ extension WebApp {
         }
         // The same for everyone (no session: they are kept by the browser), with the pages' headers.
         for (path, template, title) in [
-            (AppShell.offlinePage, Template.offline, "Study offline"),
+            (AppShell.offlinePage, Template.offline, "Offline"),
             (AppShell.offlineListsPage, Template.offlinelists, "Lists"),
         ] {
             router.get(RouterPath(String(path.dropFirst()))) { _, context in
@@ -43,7 +43,7 @@ extension WebApp {
 
 /// What the installable app is made of.
 enum AppShell {
-    /// What a deck's study page shows with no network: the deck studied from the browser's replica.
+    /// What a deck's page or its study page shows with no network, drawn from the browser's replica.
     static let offlinePage = "/offline"
     /// What a list page shows with no network: the lists drawn from the browser's replica.
     static let offlineListsPage = "/offline/lists"

@@ -3,10 +3,10 @@
 // database per account, and syncs it through the sync API as any device does: what it wrote goes
 // to /v1/sync/push under a batch id kept until the server has it (a resend is a retry, not a second
 // write), then /v1/sync/pull brings what the others wrote. With no network the service worker
-// answers a list page with /offline/lists and a deck's study page with /offline, which this script
-// draws from the replica: lists are kept and studied by the same rules as on any device, in the
-// replica's Swift. What is done there is sent the next time a page of the account opens with the
-// network.
+// answers a list page with /offline/lists and a deck's page or its study page with /offline, which
+// this script draws from the replica: lists are kept, cards added and edited, and decks studied by
+// the same rules as on any device, in the replica's Swift. What is done there is sent the next
+// time a page of the account opens with the network.
 // `self.cardboxReplicaSetup` (the schema, the registry's version and the module's address) is set
 // by the server in front of this script.
 (function () {
@@ -22,6 +22,7 @@
   var account = signedIn || (shell ? localStorage.getItem(accountKey) : null);
   var studyPath = /^\/decks\/([0-9a-f-]{36})\/study$/;
   var studying = studyPath.exec(location.pathname);
+  var deckPage = /^\/decks\/([0-9a-f-]{36})$/.exec(location.pathname);
   if (!account) {
     if (shell) {
       shell.innerHTML = "<h1>No network</h1><p>Open Cardbox once with the network to keep your decks and lists "
@@ -491,6 +492,86 @@
     draw();
   }
 
+  // MARK: The offline deck page
+
+  // New cards' ids, more than a text needs: one for each `{{c` it holds, and one.
+  function newIds(text) { return Array.apply(null, Array(text.split("{{c").length)).map(uuid); }
+
+  function drawCard(card, editing) {
+    if (editing) {
+      return "<li data-card=\"" + card.id + "\"><form class=\"edit-card stack\">"
+        + "<label>Front <textarea name=\"front\" required>" + escape(card.front) + "</textarea></label>"
+        + "<label>Back <textarea name=\"back\">" + escape(card.back) + "</textarea></label>"
+        + "<label>Notes <textarea name=\"notes\">" + escape(card.notes) + "</textarea></label>"
+        + "<p><button type=\"submit\">Save</button> <button type=\"button\" data-action=\"close\">Cancel</button></p>"
+        + "</form></li>";
+    }
+    return "<li data-card=\"" + card.id + "\"><span class=\"front\">" + card.question + "</span> <span class=\"muted\">"
+      + escape(card.back) + "</span> <button type=\"button\" data-action=\"edit\" aria-label=\"Edit "
+      + escape(card.front) + "\">Edit</button></li>";
+  }
+
+  function drawDeck(replica, view, editing) {
+    return "<h1>" + escape(view.deck.name) + "</h1>" + offlineNote(replica)
+      + "<p><a href=\"/decks/" + view.deck.id + "/study\">Study</a></p>"
+      + "<form id=\"add-card\" class=\"stack\"><label>Front <input name=\"front\" required></label>"
+      + "<label>Back <input name=\"back\"></label><button type=\"submit\">Add card</button></form>"
+      + "<p class=\"error\" role=\"alert\" id=\"refusal\" hidden></p>"
+      + "<p class=\"muted\" id=\"card-count\">" + count(view.count, "card") + (view.count > view.cards.length
+        ? ", the newest " + view.cards.length + " here" : "") + "</p>"
+      + "<ul class=\"rows\" id=\"cards\">" + view.cards.map(function (card) {
+        return drawCard(card, card.id === editing);
+      }).join("") + "</ul>";
+  }
+
+  // A deck's page with no network, from the replica: add a card (a cloze text makes its cards) and
+  // edit a card's text, by the store's rules in the replica's Swift.
+  function showDeck(deck) {
+    var editing = null;
+    var draw = function () {
+      return withReplica(function (replica) {
+        shell.innerHTML = drawDeck(replica, replica.deck(deck), editing);
+      }).then(function () { body.dataset.replicaReady = "true"; }, function (error) {
+        shell.innerHTML = "<h1>No network</h1><p class=\"error\" role=\"alert\">" + escape(error.message) + "</p>";
+        body.dataset.replicaReady = "failed";
+      });
+    };
+    var refuse = function (error) {
+      var note = document.getElementById("refusal");
+      note.textContent = error.message;
+      note.hidden = false;
+    };
+    shell.addEventListener("click", function (event) {
+      var button = event.target.closest("button[data-action]");
+      if (!button) return;
+      editing = button.dataset.action === "edit" ? button.closest("[data-card]").dataset.card : null;
+      draw();
+    });
+    shell.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var form = event.target;
+      var fields = form.elements;
+      if (form.id === "add-card") {
+        var front = fields.front.value;
+        write(function (replica) {
+          replica.addCards({ deck: deck, front: front, back: fields.back.value, notes: "", ids: newIds(front) },
+            Date.now());
+        }).then(draw).then(function () {
+          var field = document.querySelector("#add-card input[name=front]");
+          if (field) field.focus();
+        }, refuse);
+      } else {
+        var card = form.closest("[data-card]").dataset.card;
+        write(function (replica) {
+          replica.editCard({ card: card, front: fields.front.value, back: fields.back.value, notes: fields.notes.value,
+            ids: newIds(fields.front.value) }, Date.now());
+          editing = null;
+        }).then(draw, refuse);
+      }
+    });
+    draw();
+  }
+
   // On a deck's study page with the network: the thumbnails of the coming cards, kept in the cache
   // the service worker answers them from. A picture that cannot be fetched is left out.
   function keepPictures(deck) {
@@ -530,13 +611,13 @@
   }, true);
 
   if (shell) {
-    if (studying) showStudy(studying[1]); else showOffline();
+    if (studying) showStudy(studying[1]); else if (deckPage) showDeck(deckPage[1]); else showOffline();
     window.addEventListener("online", function () { sync().then(function () { location.reload(); }, function () { }); });
   } else if (signedIn) {
     var synced = sync().then(function (sent) {
       body.dataset.replicaReady = "true";
       // What was done offline is on the server now: the page shows it.
-      if (sent > 0 && (/^\/lists/.test(location.pathname) || studying)) location.reload();
+      if (sent > 0 && (/^\/lists/.test(location.pathname) || studying || deckPage)) location.reload();
     }, function (error) {
       body.dataset.replicaReady = "failed";
       body.dataset.replicaError = error.message;

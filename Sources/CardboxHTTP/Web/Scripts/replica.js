@@ -102,6 +102,23 @@
     return JSON.parse(this.output());
   };
 
+  // Seed 001's card writes, each at `now`. A refusal throws its message.
+  //   addCards({deck, front, back, notes, ids: new cards' ids, more than enough}) answers the ids
+  //   used (a cloze text makes a card per deletion); editCard({card, and any of front, back, notes;
+  //   ids for the cards a cloze text's new deletions make})
+  Replica.prototype.addCards = function (request, now) {
+    this.call("addCards", JSON.stringify(request), now);
+    return JSON.parse(this.output());
+  };
+  Replica.prototype.editCard = function (request, now) { this.call("editCard", JSON.stringify(request), now); };
+
+  // A deck's page: {deck: {id, name}, count, cards: [{id, front, back, notes, clozeNumber,
+  // question (HTML)}], newest first, at most 100}.
+  Replica.prototype.deck = function (id) {
+    this.call("deckView", id);
+    return JSON.parse(this.output());
+  };
+
   // The account's settings as their records hold them: {key: value as text}.
   Replica.prototype.settings = function () {
     if (this.wasm.settingsView() !== 0) throw new Error(this.output());

@@ -1,7 +1,7 @@
 // Cardbox's service worker: it keeps the app's shell (style, scripts, the replica's module, the
 // offline pages), answers pictures' thumbnails kept for offline study (`device.js` keeps them in
-// the "cardbox-pictures" cache), and, when a deck's study page or a list page cannot be reached,
-// answers with the offline study or lists page, drawn from the browser's replica (device.js).
+// the "cardbox-pictures" cache), and, when a deck's page, its study page or a list page cannot be
+// reached, answers with an offline page drawn from the browser's replica (device.js).
 // Everything else goes to the network as if it were not there. `self.cardboxShell` (the versioned addresses, and a version naming them all) is set
 // by the server in front of this script.
 "use strict";
@@ -23,6 +23,7 @@ self.addEventListener("activate", function (event) {
 });
 
 var studyPage = /^\/decks\/[0-9a-f-]{36}\/study$/;
+var deckPage = /^\/decks\/[0-9a-f-]{36}$/;
 var listPage = /^\/lists(\/[0-9a-f-]{36})?$/;
 
 self.addEventListener("fetch", function (event) {
@@ -35,7 +36,8 @@ self.addEventListener("fetch", function (event) {
     return;
   }
   if (request.method !== "GET") return;
-  if (request.mode === "navigate" && studyPage.test(url.pathname)) {
+  if (request.mode === "navigate" && (studyPage.test(url.pathname) || deckPage.test(url.pathname))) {
+    // A deck or its study page with no network: drawn from the browser's replica (device.js).
     event.respondWith(fetch(request).catch(function () { return caches.match(shell.offlinePage); }));
   } else if (request.mode === "navigate" && listPage.test(url.pathname)) {
     // A list page with no network: drawn from the browser's replica (device.js).

@@ -1,0 +1,181 @@
+/// Seed 001's card writes on a replica that holds records by name (the browser's), with the rules
+/// and field values a device's `CardStore` writes: what a person writes as a front and back (one
+/// card, or a cloze text's cards), the plan's card limit, and an edit of a card's text, which a
+/// cloze card shares with the cards made from the same text. Tags and pictures are left to the
+/// network.
+extension ReplicaRecords {
+    /// The card type of every card that is not a cloze card.
+    static let basicCardType = "basic"
+
+    /// Seed 001's limit: the free plan's account may hold `freeCardLimit` cards (current and
+    /// archived); adding `count` more past it is refused whole, with the seed's message.
+    func checkCanAdd(batchOf count: Int) throws(CardboxError) {
+        var (plan, limit) = ("free", Limits.freeCardLimit)
+        if let entity = schema.entity(named: "account") {
+            for (key, row) in records.rows where key.entity == entity && isVisible(key) {
+                if case .string(let name)? = row.fields["plan"]?.value { plan = name }
+                if case .int(let number)? = row.fields["freeCardLimit"]?.value { limit = Int(clamping: number) }
+            }
+        }
+        guard plan != "premium", count > 0 else { return }
+        var cards = 0
+        for key in records.rows.keys where key.entity == cardEntity && isVisible(key) { cards += 1 }
+        guard cards + count > limit else { return }
+        throw CardboxError.cardLimitExceeded(
+            currentCount: cards, limit: limit, remainingCards: max(0, limit - cards), adding: count)
+    }
+
+    /// A card's front, back and notes as the store checks them.
+    struct CardTexts {
+        var front: String?
+        var back: String?
+        var notes: String?
+
+        init(front: String?, back: String?, notes: String?) throws(CardboxError) {
+            self.front = try front.map { text throws(CardboxError) in
+                try Validate.text(text, field: "front", length: 1...Limits.cardFrontMaximum)
+            }
+            self.back = try back.map { text throws(CardboxError) in
+                try Validate.longText(text, field: "back", maximum: Limits.cardBackMaximum)
+            }
+            self.notes = try notes.map { text throws(CardboxError) in
+                try Validate.longText(text, field: "notes", maximum: Limits.itemDescriptionMaximum)
+            }
+        }
+    }
+
+    /// Adds what a person wrote to a deck: a front with cloze deletions makes one card per deletion
+    /// number (the back their extra), any other front one card; all of them, or none when they would
+    /// pass the plan's limit. `ids` are the new cards' ids, used in order (the page makes more than
+    /// enough). Answers the ids used.
+    @discardableResult
+    public mutating func addWrittenCards(
+        deck deckId: String, front: String, back: String, notes: String, ids: [String], at milliseconds: Int64
+    ) throws(CardboxError) -> [String] {
+        let numbers = Cloze.numbers(in: front)
+        let texts = try CardTexts(front: front, back: back, notes: notes)
+        try checkCanAdd(batchOf: max(numbers.count, 1))
+        let deck = try visibleDeck(deckId)
+        let drafts: [Int?] = numbers.isEmpty ? [nil] : numbers.map { $0 }
+        return try insertCards(
+            drafts, deck: deck, front: texts.front ?? "", back: texts.back ?? "", notes: texts.notes ?? "", ids: ids,
+            clock: tick(UInt64(milliseconds)), at: milliseconds)
+    }
+
+    /// Inserts new cards, one per cloze number (nil: a card that is not a cloze card), each field as
+    /// the store sets it: the deck's languages, no picture, a new card's schedule.
+    private mutating func insertCards(
+        _ clozeNumbers: [Int?], deck: ReplicaRow<NamedEntity>, front: String, back: String, notes: String,
+        ids: [String], clock: WriteClock, at milliseconds: Int64
+    ) throws(CardboxError) -> [String] {
+        guard ids.count >= clozeNumbers.count else {
+            throw CardboxError.invalid(
+                field: "ids", reason: "needs \(clozeNumbers.count) new card ids, got \(ids.count)")
+        }
+        for id in ids.prefix(clozeNumbers.count) {
+            try Self.requireStoredId(id, of: cardEntity)
+            guard records.rows[Key(cardEntity, id)] == nil, records.tombstones[Key(cardEntity, id)] == nil else {
+                throw CardboxError.invalid(field: "ids", reason: "\(id) is a card already")
+            }
+        }
+        let new = CardSchedule(
+            state: "new", step: nil, stability: nil, difficulty: nil, dueAt: nil, lastReviewAt: nil, reps: 0, lapses: 0)
+        let now = JSONValue.int(milliseconds)
+        for (id, number) in zip(ids, clozeNumbers) {
+            create(
+                cardEntity, id: id,
+                [
+                    "deckId": .string(deck.id), "front": .string(front), "back": .string(back),
+                    "cardType": .string(number == nil ? Self.basicCardType : Cloze.cardType), "notes": .string(notes),
+                    "frontLanguage": deck.fields["frontLanguage"]?.value ?? .string(""),
+                    "backLanguage": deck.fields["backLanguage"]?.value ?? .string(""), "isFavorite": .bool(false),
+                    "imageHash": .null, "imagePrompt": .null, "jsonContent": .null, "isIncomplete": .bool(false),
+                    "clozeNumber": number.map { .int(Int64($0)) } ?? .null,
+                    "archive": .object(["isArchived": .bool(false), "archivedAt": .null]),
+                    "schedule": new.fieldValue, "createdAt": now, "modifiedAt": now,
+                ], at: clock)
+        }
+        return Array(ids.prefix(clozeNumbers.count))
+    }
+
+    /// Changes a card's front, back or notes (each nil stays), checked as the store checks them. A
+    /// cloze card's text and back belong to every card made from the text (its siblings: the same
+    /// deck, the same text): they change with it, a deletion the new text adds gets a card (with
+    /// the first of `ids`), and one it drops while a card studies it is refused.
+    public mutating func editCardText(
+        card cardId: String, front: String?, back: String?, notes: String?, ids: [String] = [], at milliseconds: Int64
+    ) throws(CardboxError) {
+        let texts = try CardTexts(front: front, back: back, notes: notes)
+        let key = Key(cardEntity, cardId)
+        guard isVisible(key), let card = records.rows[key] else {
+            throw CardboxError.notFound(kind: "card", reference: cardId)
+        }
+        let clock = tick(UInt64(milliseconds))
+        let now = JSONValue.int(milliseconds)
+        if case .int? = card.fields["clozeNumber"]?.value, texts.front != nil || texts.back != nil {
+            try editClozeText(of: card, front: texts.front, back: texts.back, ids: ids, clock: clock, at: milliseconds)
+        }
+        var fields: [String: JSONValue] = [:]
+        if let front = texts.front { fields["front"] = .string(front) }
+        if let back = texts.back { fields["back"] = .string(back) }
+        if let notes = texts.notes { fields["notes"] = .string(notes) }
+        guard !fields.isEmpty else { return }
+        fields["modifiedAt"] = now
+        update(key, fields, at: clock)
+    }
+
+    /// The cloze cards of `card`'s deck made from its text, itself included: id and deletion number.
+    private func clozeSiblings(of card: ReplicaRow<NamedEntity>) -> [(id: String, number: Int)] {
+        guard case .string(let deckId)? = card.fields["deckId"]?.value else { return [] }
+        let text = card.fields["front"]?.value
+        var siblings: [(id: String, number: Int)] = []
+        forEachStudiedCard(ofDeck: deckId, includingArchived: true) { sibling in
+            guard sibling.fields["front"]?.value == text, sibling.fields["cardType"]?.value == .string(Cloze.cardType),
+                case .int(let number)? = sibling.fields["clozeNumber"]?.value
+            else { return }
+            siblings.append((sibling.id, Int(number)))
+        }
+        return siblings.sorted { $0.id < $1.id }
+    }
+
+    private mutating func editClozeText(
+        of card: ReplicaRow<NamedEntity>, front: String?, back: String?, ids: [String], clock: WriteClock,
+        at milliseconds: Int64
+    ) throws(CardboxError) {
+        guard case .string(let oldFront)? = card.fields["front"]?.value else { return }
+        var oldBack = ""
+        if case .string(let text)? = card.fields["back"]?.value { oldBack = text }
+        let text = front ?? oldFront
+        let numbers = Cloze.numbers(in: text)
+        let siblings = clozeSiblings(of: card)
+        for sibling in siblings where !numbers.contains(sibling.number) {
+            let which = sibling.id == card.id ? "this card" : "card \(sibling.id.suffix(8))"
+            throw CardboxError.invalid(
+                field: "front",
+                reason:
+                    "no longer has the deletion c\(sibling.number), which \(which) studies: keep it, or delete that card first"
+            )
+        }
+        // Only what changed is written to the siblings: a field given its old value would still get a
+        // new clock, and win over a real edit made meanwhile on another device.
+        var fields: [String: JSONValue] = [:]
+        if let front, front != oldFront { fields["front"] = .string(front) }
+        if let back, back != oldBack { fields["back"] = .string(back) }
+        guard !fields.isEmpty else { return }
+        fields["modifiedAt"] = .int(milliseconds)
+        for sibling in siblings where sibling.id != card.id { update(Key(cardEntity, sibling.id), fields, at: clock) }
+        // Only a deletion the new text brings gets a card: one whose card was deleted stays so.
+        let before = Cloze.numbers(in: oldFront)
+        let added = numbers.filter { number in
+            !before.contains(number) && !siblings.contains { $0.number == number }
+        }
+        guard !added.isEmpty else { return }
+        try checkCanAdd(batchOf: added.count)
+        guard case .string(let deckId)? = card.fields["deckId"]?.value else { return }
+        var notes = ""
+        if case .string(let text)? = card.fields["notes"]?.value { notes = text }
+        _ = try insertCards(
+            added.map { $0 }, deck: try visibleDeck(deckId), front: text, back: back ?? oldBack, notes: notes, ids: ids,
+            clock: clock, at: milliseconds)
+    }
+}

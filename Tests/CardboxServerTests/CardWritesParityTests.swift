@@ -1,0 +1,149 @@
+import CardboxConvergence
+import CardboxCore
+import CardboxStore
+import CardboxSync
+import Foundation
+import Testing
+
+/// Adding and editing cards on the browser's replica (`ReplicaRecords`' `CardWrites`), natively and
+/// in the WebAssembly module under Node, against the store's: the same writes, at the same times,
+/// with the same ids, leave the same records (clocks included) and refuse the same things with the
+/// same messages, the plan's card limit among them.
+@Suite("Cards: the browser's replica adds and edits as the store does")
+struct CardWritesParityTests {
+    enum Write: Sendable {
+        case add(front: String, back: String = "", notes: String = "")
+        /// Edits card `card` (by the order the cards were made).
+        case edit(card: Int, front: String? = nil, back: String? = nil, notes: String? = nil)
+        case editUnknown
+    }
+
+    static let writes: [Write] = [
+        .add(front: "hola", back: "hello", notes: "a greeting"), .add(front: "  adiós  ", back: "bye"),
+        .add(front: "  "), .add(front: "{{c1::Paris}} is in {{c2::France}}", back: "geography"),
+        .edit(card: 0, back: "hi", notes: ""), .edit(card: 1, front: "adiós"),
+        .edit(card: 2, front: "{{c1::Paris}} is in {{c2::France}}, {{c3::Europe}}"),
+        .edit(card: 3, back: "geography, still"), .edit(card: 2, front: "{{c1::Paris}} is somewhere"),
+        .edit(card: 0, front: ""), .editUnknown,
+        .add(front: "{{c1::a}} {{c2::b}} {{c3::c}}"), .add(front: "perro", back: "dog"),
+        .add(front: "gato", back: "cat"), .add(front: "{{c1::x}}", back: String(repeating: "y", count: 50_001)),
+    ]
+
+    struct Outcome {
+        var store: String
+        var replica: String
+        var refusals: [String?]
+        var replicaRefusals: [String?]
+        var browserRequest: [String: Any]
+    }
+
+    static func run(_ writes: [Write]) throws -> Outcome {
+        let setting = ListWritesParityTests.Setting(seed: 1)
+        let store = try CardboxStore.inMemory(environment: setting.environment())
+        let deck = try store.createDeck(name: "Words", frontLanguage: "es", backLanguage: "en")
+        _ = try store.setPlan(.free, freeCardLimit: 8)
+        var replica = ReplicaRecords(schema: SyncRegistry.replicaSchema, replicaId: store.replicaId)
+        let startTexts = [try CardboxStore.originChanges(account: store.accountId), try store.changes().changes]
+            .map(\.jsonText)
+        for text in startTexts {
+            try replica.receive(
+                try WireChanges(json: JSONParser.parse(text), schema: replica.schema),
+                milliseconds: setting.milliseconds)
+        }
+        let deckId = deck.id.uuid.uuidString.lowercased()
+        var outcome = Outcome(store: "", replica: "", refusals: [], replicaRefusals: [], browserRequest: [:])
+        var browserWrites: [[String: Any]] = []
+        var cards: [String] = []
+        let receivedAt = setting.milliseconds
+        func cardIds() throws -> Set<String> {
+            Set(try store.cards(in: deck.id).map { $0.id.uuid.uuidString.lowercased() })
+        }
+        for write in writes {
+            setting.milliseconds += 1_000
+            let now = Int64(setting.milliseconds)
+            var (refusal, replicaRefusal): (String?, String?) = (nil, nil)
+            let before = try cardIds()
+            switch write {
+            case .add(let front, let back, let notes):
+                do {
+                    _ = try store.addWrittenCards(to: deck.id, CardDraft(front: front, back: back, notes: notes))
+                } catch { refusal = error.localizedDescription }
+                // The new cards' ids in the order the store made them; fresh ones when it made none.
+                let made = try store.cards(in: deck.id).map { $0.id.uuid.uuidString.lowercased() }
+                    .filter { !before.contains($0) }
+                let ids = made.isEmpty ? (0..<4).map { _ in UUID().uuidString.lowercased() } : made
+                do throws(CardboxError) {
+                    let used = try replica.addWrittenCards(
+                        deck: deckId, front: front, back: back, notes: notes, ids: ids, at: now)
+                    cards += used
+                } catch { replicaRefusal = error.message }
+                browserWrites.append([
+                    "kind": "addCards",
+                    "request": ["deck": deckId, "front": front, "back": back, "notes": notes, "ids": ids], "now": now,
+                ])
+            case .edit(let index, let front, let back, let notes):
+                let id = cards[index]
+                do {
+                    _ = try store.editCard(
+                        try #require(CardID(id)), CardChanges(front: front, back: back, notes: notes))
+                } catch { refusal = error.localizedDescription }
+                let made = try cardIds().subtracting(before).sorted()
+                do throws(CardboxError) {
+                    try replica.editCardText(card: id, front: front, back: back, notes: notes, ids: made, at: now)
+                } catch { replicaRefusal = error.message }
+                cards += made
+                var request: [String: Any] = ["card": id, "ids": made]
+                if let front { request["front"] = front }
+                if let back { request["back"] = back }
+                if let notes { request["notes"] = notes }
+                browserWrites.append(["kind": "editCard", "request": request, "now": now])
+            case .editUnknown:
+                let id = "00000000-0000-4000-8000-000000000000"
+                do { _ = try store.editCard(try #require(CardID(id)), CardChanges(back: "x")) } catch {
+                    refusal = error.localizedDescription
+                }
+                do throws(CardboxError) {
+                    try replica.editCardText(card: id, front: nil, back: "x", notes: nil, at: now)
+                } catch { replicaRefusal = error.message }
+                browserWrites.append(["kind": "editCard", "request": ["card": id, "back": "x"], "now": now])
+            }
+            outcome.refusals.append(refusal)
+            outcome.replicaRefusals.append(replicaRefusal)
+        }
+        outcome.store = try store.canonicalDump()
+        outcome.replica = replica.canonicalDump()
+        outcome.browserRequest = [
+            "replicaId": store.replicaId, "accountId": store.accountId.uuidString.lowercased(),
+            "receivedAt": receivedAt, "changes": startTexts, "writes": browserWrites,
+        ]
+        return outcome
+    }
+
+    @Test("adds (cloze too), edits (a cloze text's siblings, a new deletion's card), the card limit, refusals")
+    func sameRecords() throws {
+        let outcome = try Self.run(Self.writes)
+        #expect(outcome.replica == outcome.store)
+        #expect(outcome.replicaRefusals == outcome.refusals)
+        // An empty front twice, a dropped deletion, an unknown card, the card limit twice (a cloze
+        // text's three cards reach it), a back too long (checked before the limit).
+        #expect(outcome.refusals.compactMap { $0 }.count == 7)
+        let limit = outcome.refusals.filter { $0?.hasPrefix("Card limit exceeded. You have 8 cards out of 8") == true }
+        #expect(limit.count == 2)
+        #expect(outcome.store.contains("\"{{c1::Paris}} is in {{c2::France}}, {{c3::Europe}}\""))
+        #expect(outcome.store.contains("\"geography, still\"") && !outcome.store.contains("\"geography\""))
+    }
+
+    @Test("the WebAssembly module under Node: the same records and refusals")
+    func sameRecordsInTheBrowser() throws {
+        let (browser, folder) = try ReplicaWasmTests.node()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outcome = try Self.run(Self.writes)
+        let answer = try browser.send(outcome.browserRequest)
+        #expect(answer["dump"] == .string(outcome.store))
+        guard case .array(let refusals)? = answer["refusals"] else {
+            Issue.record("no refusals in \(answer)")
+            return
+        }
+        #expect(refusals == outcome.replicaRefusals.map { $0.map(JSONValue.string) ?? .null })
+    }
+}
