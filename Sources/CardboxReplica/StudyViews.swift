@@ -24,13 +24,9 @@ extension ReplicaRecords {
                 fields[name] = row.fields[name]?.value ?? .null
             }
             // The sides as the online study page draws them: a cloze card's deletion hidden, then marked.
-            var front = ""
-            if case .string(let text)? = row.fields["front"]?.value { front = text }
-            if case .int(let number)? = row.fields["clozeNumber"]?.value {
-                fields["question"] = .string(Cloze.html(of: front, number: Int(number), revealed: false))
-                fields["revealed"] = .string(Cloze.html(of: front, number: Int(number), revealed: true))
-            } else {
-                fields["question"] = .string(HTMLText.escape(front))
+            fields["question"] = .string(Self.side(of: row, revealed: false))
+            if case .int? = row.fields["clozeNumber"]?.value {
+                fields["revealed"] = .string(Self.side(of: row, revealed: true))
             }
             fields["labels"] = .array(
                 try nextDue(card: next.id, deck: deckId, now: now).map {
@@ -93,15 +89,18 @@ extension ReplicaRecords {
                     for name in ["front", "back", "notes", "clozeNumber"] {
                         fields[name] = card.fields[name]?.value ?? .null
                     }
-                    var front = ""
-                    if case .string(let text)? = card.fields["front"]?.value { front = text }
-                    if case .int(let number)? = card.fields["clozeNumber"]?.value {
-                        fields["question"] = .string(Cloze.html(of: front, number: Int(number), revealed: false))
-                    } else {
-                        fields["question"] = .string(HTMLText.escape(front))
-                    }
+                    fields["question"] = .string(Self.side(of: card, revealed: false))
                     return .object(fields)
                 }),
         ])
+    }
+
+    /// A card's front as the study pages draw it (HTML): a cloze card's deletion hidden, or marked
+    /// once revealed; any other card's front escaped.
+    static func side(of card: ReplicaRow<NamedEntity>, revealed: Bool) -> String {
+        var front = ""
+        if case .string(let text)? = card.fields["front"]?.value { front = text }
+        guard case .int(let number)? = card.fields["clozeNumber"]?.value else { return HTMLText.escape(front) }
+        return Cloze.html(of: front, number: Int(number), revealed: revealed)
     }
 }

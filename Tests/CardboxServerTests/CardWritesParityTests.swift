@@ -42,14 +42,7 @@ struct CardWritesParityTests {
         let store = try CardboxStore.inMemory(environment: setting.environment())
         let deck = try store.createDeck(name: "Words", frontLanguage: "es", backLanguage: "en")
         _ = try store.setPlan(.free, freeCardLimit: 8)
-        var replica = ReplicaRecords(schema: SyncRegistry.replicaSchema, replicaId: store.replicaId)
-        let startTexts = [try CardboxStore.originChanges(account: store.accountId), try store.changes().changes]
-            .map(\.jsonText)
-        for text in startTexts {
-            try replica.receive(
-                try WireChanges(json: JSONParser.parse(text), schema: replica.schema),
-                milliseconds: setting.milliseconds)
-        }
+        var (replica, startTexts) = try ListWritesParityTests.replica(of: store, at: setting.milliseconds)
         let deckId = deck.id.uuid.uuidString.lowercased()
         var outcome = Outcome(store: "", replica: "", refusals: [], replicaRefusals: [], browserRequest: [:])
         var browserWrites: [[String: Any]] = []

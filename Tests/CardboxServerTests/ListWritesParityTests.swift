@@ -69,6 +69,19 @@ struct ListWritesParityTests {
             ])
     }
 
+    /// A replica of everything `store` holds, as the browser's first pull brings it, received at
+    /// `milliseconds`; with the change sets' texts, for the browser's driver to start from.
+    static func replica(of store: CardboxStore, at milliseconds: UInt64) throws -> (ReplicaRecords, [String]) {
+        var replica = ReplicaRecords(schema: SyncRegistry.replicaSchema, replicaId: store.replicaId)
+        let texts = [try CardboxStore.originChanges(account: store.accountId), try store.changes().changes]
+            .map(\.jsonText)
+        for text in texts {
+            try replica.receive(
+                try WireChanges(json: JSONParser.parse(text), schema: replica.schema), milliseconds: milliseconds)
+        }
+        return (replica, texts)
+    }
+
     /// Runs `writes` on a store and on a replica of it; answers both dumps and both sides' refusals.
     struct Outcome {
         var store: String
@@ -83,14 +96,7 @@ struct ListWritesParityTests {
         let setting = Setting(seed: seed)
         let store = try CardboxStore.inMemory(environment: setting.environment())
         let list = try store.createList(name: "Groceries")
-        var replica = ReplicaRecords(schema: SyncRegistry.replicaSchema, replicaId: store.replicaId)
-        let startTexts = [try CardboxStore.originChanges(account: store.accountId), try store.changes().changes]
-            .map(\.jsonText)
-        for text in startTexts {
-            try replica.receive(
-                try WireChanges(json: JSONParser.parse(text), schema: replica.schema),
-                milliseconds: setting.milliseconds)
-        }
+        var (replica, startTexts) = try ListWritesParityTests.replica(of: store, at: setting.milliseconds)
         let (listId, receivedAt) = (list.id.uuid.uuidString.lowercased(), setting.milliseconds)
         var browserWrites: [[String: Any]] = []
         var items: [String] = []

@@ -78,14 +78,7 @@ struct StudyWritesParityTests {
         }
         _ = try store.setArchived(try #require(CardID(cards[archived])), true)
         let deckId = deck.id.uuid.uuidString.lowercased()
-        var replica = ReplicaRecords(schema: SyncRegistry.replicaSchema, replicaId: store.replicaId)
-        let startTexts = [try CardboxStore.originChanges(account: store.accountId), try store.changes().changes]
-            .map(\.jsonText)
-        for text in startTexts {
-            try replica.receive(
-                try WireChanges(json: JSONParser.parse(text), schema: replica.schema),
-                milliseconds: setting.milliseconds)
-        }
+        var (replica, startTexts) = try ListWritesParityTests.replica(of: store, at: setting.milliseconds)
         let receivedAt = setting.milliseconds
         var outcome = Outcome(
             store: "", replica: "", refusals: [], replicaRefusals: [], offered: [], replicaOffered: [],

@@ -294,26 +294,39 @@
     return text === "" ? null : /^-?[0-9]+$/.test(text) ? Number(text) : text;
   }
 
+  // Draws an offline page from the replica: `render(replica)` answers its HTML, `drawn()` runs once
+  // it is in place. The reason the server refused changes made here shows above it; a failure
+  // shows its own reason under `title`.
+  function drawShell(render, title, drawn) {
+    return withReplica(function (replica, state) {
+      shell.innerHTML = render(replica);
+      if (state.refusal) {
+        shell.insertAdjacentHTML("afterbegin", "<p class=\"error\" role=\"alert\" id=\"sync-refusal\">The server "
+          + "refused changes made here: " + escape(state.refusal) + "</p>");
+      }
+      if (drawn) drawn();
+    }).then(function () { body.dataset.replicaReady = "true"; }, function (error) {
+      shell.innerHTML = "<h1>" + title + "</h1><p class=\"error\" role=\"alert\">" + escape(error.message) + "</p>";
+      body.dataset.replicaReady = "failed";
+    });
+  }
+
+  // A write the replica refused, said by name under the form.
+  function showRefusal(error) {
+    var note = document.getElementById("refusal");
+    note.textContent = error.message;
+    note.hidden = false;
+  }
+
   function showOffline() {
     var match = /^\/lists\/([0-9a-f-]{36})$/.exec(location.pathname);
     var editing = null;   // the item whose editor is open
     var draw = function () {
-      return withReplica(function (replica, state) {
-        shell.innerHTML = match ? drawList(replica, match[1], editing) : drawLists(replica);
-        if (state.refusal) {
-          shell.insertAdjacentHTML("afterbegin", "<p class=\"error\" role=\"alert\" id=\"sync-refusal\">The server refused "
-            + "changes made here: " + escape(state.refusal) + "</p>");
-        }
-      }).then(function () { body.dataset.replicaReady = "true"; }, function (error) {
-        shell.innerHTML = "<h1>Lists</h1><p class=\"error\" role=\"alert\">" + escape(error.message) + "</p>";
-        body.dataset.replicaReady = "failed";
-      });
+      return drawShell(function (replica) {
+        return match ? drawList(replica, match[1], editing) : drawLists(replica);
+      }, "Lists");
     };
-    var refuse = function (error) {
-      var note = document.getElementById("refusal");
-      note.textContent = error.message;
-      note.hidden = false;
-    };
+    var refuse = showRefusal;
     var act = function (change) { return write(change).then(draw); };
     shell.addEventListener("click", function (event) {
       var button = event.target.closest("button[data-action]");
@@ -443,20 +456,12 @@
     var shownAt = Date.now();
     var busy = false;   // one answer or undo at a time: a double tap does not answer twice
     var draw = function () {
-      return withReplica(function (replica, state) {
-        shell.innerHTML = drawStudy(replica, studyView(replica, deck));
-        if (state.refusal) {
-          shell.insertAdjacentHTML("afterbegin", "<p class=\"error\" role=\"alert\" id=\"sync-refusal\">The server "
-            + "refused changes made here: " + escape(state.refusal) + "</p>");
-        }
-        shownAt = Date.now();
-        // How many times the screen was drawn: a test waits for the next one.
-        body.dataset.studyDrawn = String(Number(body.dataset.studyDrawn || 0) + 1);
-      }).then(function () { body.dataset.replicaReady = "true"; }, function (error) {
-        shell.innerHTML = "<h1>No network</h1><p class=\"error\" role=\"alert\">This deck cannot be studied here: "
-          + escape(error.message) + "</p>";
-        body.dataset.replicaReady = "failed";
-      });
+      return drawShell(function (replica) { return drawStudy(replica, studyView(replica, deck)); }, "No network",
+        function () {
+          shownAt = Date.now();
+          // How many times the screen was drawn: a test waits for the next one.
+          body.dataset.studyDrawn = String(Number(body.dataset.studyDrawn || 0) + 1);
+        });
     };
     var act = function (change) {
       if (busy) return;
@@ -529,18 +534,9 @@
   function showDeck(deck) {
     var editing = null;
     var draw = function () {
-      return withReplica(function (replica) {
-        shell.innerHTML = drawDeck(replica, replica.deck(deck), editing);
-      }).then(function () { body.dataset.replicaReady = "true"; }, function (error) {
-        shell.innerHTML = "<h1>No network</h1><p class=\"error\" role=\"alert\">" + escape(error.message) + "</p>";
-        body.dataset.replicaReady = "failed";
-      });
+      return drawShell(function (replica) { return drawDeck(replica, replica.deck(deck), editing); }, "No network");
     };
-    var refuse = function (error) {
-      var note = document.getElementById("refusal");
-      note.textContent = error.message;
-      note.hidden = false;
-    };
+    var refuse = showRefusal;
     shell.addEventListener("click", function (event) {
       var button = event.target.closest("button[data-action]");
       if (!button) return;
