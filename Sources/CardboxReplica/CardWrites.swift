@@ -124,7 +124,8 @@ extension ReplicaRecords {
         update(key, fields, at: clock)
     }
 
-    /// The cloze cards of `card`'s deck made from its text, itself included: id and deletion number.
+    /// The cloze cards of `card`'s deck made from its text, itself included: id and deletion number,
+    /// by number then id, as the store reads them.
     private func clozeSiblings(of card: ReplicaRow<NamedEntity>) -> [(id: String, number: Int)] {
         guard case .string(let deckId)? = card.fields["deckId"]?.value else { return [] }
         let text = card.fields["front"]?.value
@@ -135,7 +136,7 @@ extension ReplicaRecords {
             else { return }
             siblings.append((sibling.id, Int(number)))
         }
-        return siblings.sorted { $0.id < $1.id }
+        return siblings.sorted { ($0.number, $0.id) < ($1.number, $1.id) }
     }
 
     private mutating func editClozeText(

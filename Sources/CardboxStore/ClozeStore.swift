@@ -43,7 +43,9 @@ extension CardboxStore {
         }
     }
 
-    /// Ids and deletion numbers of the cloze cards of `card`'s deck with its text, itself included.
+    /// Ids and deletion numbers of the cloze cards of `card`'s deck with its text, itself included,
+    /// by deletion number (then id): an edit that drops two deletions names the first, on every
+    /// replica.
     fileprivate static func clozeSiblingRows(of card: Card, _ context: StoreContext) throws -> [(
         id: String, number: Int
     )] {
@@ -53,6 +55,7 @@ extension CardboxStore {
                     SELECT \(Entity.card.idExpression) AS id, clozeNumber FROM card
                     WHERE \(Entity.card.binding("deckId")) AND frontKey = ? AND cardType = ? AND front = ?
                       AND clozeNumber IS NOT NULL
+                    ORDER BY clozeNumber, id
                     """),
             arguments: [card.deckId.storage, SuggestionMatch.frontKey(card.front), Cloze.cardType, card.front]
         ).map { ($0["id"], $0["clozeNumber"]) }

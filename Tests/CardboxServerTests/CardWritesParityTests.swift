@@ -122,6 +122,9 @@ struct CardWritesParityTests {
         #expect(outcome.refusals.compactMap { $0 }.count == 7)
         let limit = outcome.refusals.filter { $0?.hasPrefix("Card limit exceeded. You have 8 cards out of 8") == true }
         #expect(limit.count == 2)
+        // Dropping two deletions names the first, whatever order the cards were stored in.
+        let dropped = "front: no longer has the deletion c2, which card "
+        #expect(outcome.refusals.contains { $0?.hasPrefix(dropped) == true })
         #expect(outcome.store.contains("\"{{c1::Paris}} is in {{c2::France}}, {{c3::Europe}}\""))
         #expect(outcome.store.contains("\"geography, still\"") && !outcome.store.contains("\"geography\""))
     }
