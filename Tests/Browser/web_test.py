@@ -77,9 +77,9 @@ class Server:
             time.sleep(0.1)
         raise SystemExit("cardbox serve did not start again")
 
-    def admin(self, *arguments: str) -> None:
-        subprocess.run([self.cardbox, "admin", "--database", self.database, *arguments], check=True,
-                       capture_output=True)
+    def admin(self, *arguments: str, stdin: str = "") -> None:
+        subprocess.run([self.cardbox, "admin", "--database", self.database, *arguments], input=stdin, text=True,
+                       check=True, capture_output=True)
 
     def stop(self) -> None:
         self.process.terminate()
@@ -944,6 +944,144 @@ def offline_lists(browser: Browser, server: Server) -> None:
           "a page load with nothing new on either side leaves the kept replica unread")
 
 
+REVIEWS_KEPT = """
+var done = arguments[arguments.length - 1];
+var open = indexedDB.open("cardbox-replica-" + localStorage.getItem("cardbox.account"));
+open.onsuccess = function () {
+  var get = open.result.transaction(["state"], "readonly").objectStore("state").get("replica");
+  get.onsuccess = function () {
+    var rows = get.result ? JSON.parse(get.result.saved).rows : [];
+    done(rows.filter(function (row) {
+      return row.entity === "reviewLog" && row.fields.deckId[0] === arguments_deck;
+    }).map(function (row) {
+      return row.fields.cardId[0];
+    }));
+  };
+};
+"""
+
+
+def api(browser: Browser, path: str):
+    """A JSON API answer, fetched by the page with its session."""
+    return browser.driver.execute_async_script(
+        "var done = arguments[0]; fetch(" + json.dumps(path) + ", {credentials: 'same-origin'})"
+        ".then(r => r.json()).then(done);")
+
+
+def two_tabs(browser: Browser, server: Server) -> None:
+    """Two tabs studying one deck with no network take turns on the account's replica (a Web Lock):
+    a tab never answers a card the other answered meanwhile, so six answers are six different cards,
+    and the server gets six reviews."""
+    browser.open("/decks")
+    browser.fill({"name": "Tabs"})
+    browser.choose({"front": "es", "back": "en"})
+    browser.submit()
+    deck = urlparse(browser.driver.current_url).path
+    for front in ("uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho"):
+        browser.fill({"front": front, "back": "x"})
+        browser.submit()
+    browser.open(deck + "/study")
+    wait = WebDriverWait(browser.driver, 30, ignored_exceptions=(StaleElementReferenceException,))
+    wait.until(lambda d: d.execute_script("return document.body.dataset.offlineReady") == "true")
+    server.stop()
+    first = browser.driver.current_window_handle
+    browser.driver.refresh()
+    browser.driver.switch_to.new_window("tab")
+    second = browser.driver.current_window_handle
+    browser.open(deck + "/study")
+    drawn = lambda: int(browser.driver.execute_script("return document.body.dataset.studyDrawn || '0'"))
+    for tab in (first, second):
+        browser.driver.switch_to.window(tab)
+        wait.until(lambda _: drawn() > 0)
+    answered = lambda: browser.driver.execute_async_script(
+        REVIEWS_KEPT.replace("arguments_deck", repr(deck.split("/")[2])))
+    presses = 0
+    # Each tab in turn answers the card it shows; a tab showing a card the other answered draws the
+    # next one instead, and is asked again.
+    while len(answered()) < 6 and presses < 30:
+        browser.driver.switch_to.window((first, second)[presses % 2])
+        for _ in range(2):
+            before, count = drawn(), len(answered())
+            browser.keys(" ")
+            wait.until(lambda d: d.find_element(By.ID, "back").is_displayed())
+            browser.keys("3")
+            wait.until(lambda _: drawn() > before)
+            if len(answered()) > count:
+                break
+        presses += 1
+    cards = answered()
+    check(len(cards) == 6 and len(set(cards)) == 6, f"two tabs offline answer six different cards ({cards})")
+    browser.driver.close()
+    browser.driver.switch_to.window(first)
+    server.restart()
+    browser.open(deck + "/study")
+    wait.until(lambda d: d.execute_script("return document.body.dataset.offlineReady") == "true")
+    browser.open(deck + "/study")
+    wait.until(lambda d: d.execute_script("return document.body.dataset.offlineReady") == "true")
+    on_server = api(browser, "/api/v1/decks/" + deck.split("/")[2] + "/cards?limit=50")["cards"]
+    reps = sorted(card["reps"] for card in on_server)
+    check(reps == [0, 0, 1, 1, 1, 1, 1, 1], f"the server has six reviews, one of each card ({reps})")
+
+
+def two_accounts(browser: Browser, server: Server) -> None:
+    """Each account keeps its own replica in the browser: changes account A made offline survive
+    account B's sign-in on the same browser, never reach B, and reach A when A signs in again. A
+    sign-out with the server down asks before anything is lost."""
+    server.admin("user", "add", "bea", "--password-stdin", stdin="bea's password\n")
+    browser.open("/lists")
+    browser.fill({"name": "Errands"})
+    browser.submit()
+    list_path = urlparse(browser.driver.current_url).path
+    browser.fill({"title": "Stamps", "quantity": "", "description": ""})
+    browser.submit('#add-item button[type="submit"]')
+    wait = WebDriverWait(browser.driver, 30, ignored_exceptions=(WebDriverException,))
+    ready = lambda d: d.execute_script("return document.body.dataset.replicaReady")
+    wait.until(lambda d: ready(d) == "true")
+    browser.open(list_path)
+    wait.until(lambda d: ready(d) == "true")
+    server.stop()
+    browser.driver.refresh()
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#items [data-action=cross]"))
+    browser.find("#items [data-action=cross]").click()
+    waiting = lambda d: re.fullmatch(r"Offline: (\d+) changes? waits?", d.find_element(By.ID, "offline-note").text)
+    count = wait.until(waiting).group(1)
+    # Signing out while the sync cannot be reached: the page says what would be lost and asks;
+    # staying keeps the change.
+    server.restart()
+    browser.driver.execute_cdp_cmd("Network.enable", {})
+    browser.driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/v1/sync/*"]})
+    browser.open("/decks")
+    wait.until(lambda d: ready(d) == "failed")
+    browser.driver.execute_script("document.querySelector('form[action=\"/signout\"]').requestSubmit()")
+    alert = wait.until(EC.alert_is_present())
+    check(alert.text == f"{count} changes made on this device could not be sent. Sign out and lose them?",
+          f"signing out when the sync cannot be reached says what would be lost ({alert.text!r})")
+    alert.dismiss()
+    check(urlparse(browser.driver.current_url).path == "/decks" and "Sign out" in browser.text(),
+          "and staying keeps the session, and the change")
+    browser.driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    # A's session ends without signing out (it expired, say); B signs in on this browser.
+    browser.driver.delete_all_cookies()
+    browser.open("/signin")
+    browser.fill({"user": "bea", "password": "bea's password"})
+    browser.submit()
+    browser.open("/lists")
+    wait.until(lambda d: ready(d) == "true")
+    check("Errands" not in browser.text(), "B's pages show nothing of A's")
+    check(api(browser, "/api/v1/lists")["lists"] == [], "and nothing of A's reached B's account")
+    browser.driver.delete_all_cookies()
+    browser.open("/signin")
+    browser.fill({"user": "admin", "password": "correct horse"})
+    browser.submit()
+    browser.open(list_path)
+    wait.until(lambda d: ready(d) == "true")
+    browser.open(list_path)
+    wait.until(lambda d: ready(d) == "true")
+    items = api(browser, "/api/v1" + list_path)["list"]["items"]
+    check([item["isCrossedOut"] for item in items] == [True],
+          f"A's change made offline reached A once A signed in again ({items})")
+
+
 def account_and_sign_out(browser: Browser) -> None:
     browser.open("/account")
     check("Premium plan" in browser.text() and "this browser" in browser.text(),
@@ -953,8 +1091,15 @@ def account_and_sign_out(browser: Browser) -> None:
     check(not re.search(r"\d{4}-\d\d-\d\dT\d\d:", devices) and re.search(r"\d{1,2} \w{3} \d{4}, \d\d:\d\d", devices),
           "times read as '26 Nov 2026, 14:32', not raw ISO")
     browser.shoot("account")
+    account = browser.driver.execute_script("return document.body.dataset.account")
+    databases = lambda: browser.driver.execute_async_script(
+        "var done = arguments[0]; indexedDB.databases().then((found) => done(found.map((d) => d.name)));")
+    check(f"cardbox-replica-{account}" in databases(), "the signed-in account keeps its replica in the browser")
     browser.submit('header button[type="submit"]')
     check(browser.driver.current_url.endswith("/signin"), "signing out goes to the sign-in page")
+    kept = databases()
+    check(f"cardbox-replica-{account}" not in kept and any(name.startswith("cardbox-replica-") for name in kept),
+          f"signing out takes the account's replica from the browser, and leaves another account's ({kept})")
     browser.open("/decks")
     check(browser.driver.current_url.endswith("/signin"), "and the decks need signing in again")
     browser.shoot("signin")
@@ -999,6 +1144,8 @@ def main() -> None:
         step("suggestions", lambda: suggestions(browser, server, work, deck))
         step("offline study", lambda: offline_study(browser, server, work))
         step("offline lists", lambda: offline_lists(browser, server))
+        step("two tabs", lambda: two_tabs(browser, server))
+        step("two accounts", lambda: two_accounts(browser, server))
         step("account and sign-out", lambda: account_and_sign_out(browser))
         print(f"web app: every check passed in {time.monotonic() - started:.0f} s; screenshots in {screenshots}")
     finally:

@@ -40,9 +40,12 @@ extension WebApp {
             let caller = try context.pageCaller()
             _ = try await database.revokeDevice(caller.device.id, account: caller.account.id, now: options.now())
             await news.signedOut(caller.account.id)
-            // What offline study kept in this browser (cards, answers already sent, pictures) goes too.
+            // The pages kept in the HTTP cache go. What the account keeps in the browser (its replica,
+            // the pictures) is removed by the page itself (device.js), once what waits there is sent
+            // or the person has chosen to lose it: clearing the site's storage here would also remove
+            // another account's replica, whose changes wait for that account's own sign-in.
             var response = WebPage.redirect("/signin", cookie: WebSession.cookie(nil, secure: secure))
-            response.headers[WebSession.clearSiteData] = #""cache", "storage""#
+            response.headers[WebSession.clearSiteData] = #""cache""#
             return response
         }
     }

@@ -591,18 +591,39 @@
 
   // MARK: Signing out
 
-  // Sign-out wipes what this site keeps (Clear-Site-Data): what waits is sent first, and when it
-  // cannot be, the person is asked before it is lost.
+  // Signing out sends what waits first; when it cannot be, the person is asked before it is lost.
+  // Then this account's replica and the pictures kept leave the browser. Another account's replica
+  // stays: its changes wait for that account's own sign-in.
+  function forgetAccount() {
+    if (opened) opened.then(function (db) { db.close(); }, function () { });
+    opened = null;
+    loaded = null;
+    var deleted = new Promise(function (resolve) {
+      var request = indexedDB.deleteDatabase("cardbox-replica-" + account);
+      request.onsuccess = request.onerror = request.onblocked = function () { resolve(); };
+    });
+    return Promise.all([deleted, window.caches ? caches.delete("cardbox-pictures") : null]).then(function () {
+      if (localStorage.getItem(accountKey) === account) localStorage.removeItem(accountKey);
+    });
+  }
+
   document.addEventListener("submit", function (event) {
     var form = event.target;
     if (form.getAttribute("action") !== "/signout" || form.dataset.replicaSent) return;
     event.preventDefault();
     event.stopPropagation();
-    var leave = function () { form.dataset.replicaSent = "true"; form.requestSubmit(); };
+    var leave = function () {
+      forgetAccount().then(function () {
+        form.dataset.replicaSent = "true";
+        form.requestSubmit();
+      });
+    };
     sync().then(leave, function () {
       withReplica(function (replica) { return replica.pendingCount(); }).then(function (waiting) {
         if (waiting === 0 || confirm(count(waiting, "change") + " made on this device could not be sent. Sign out and lose them?")) leave();
-      }, leave);
+      }, function () {
+        if (confirm("Changes made on this device may not have been sent. Sign out and lose them?")) leave();
+      });
     });
   }, true);
 
