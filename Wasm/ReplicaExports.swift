@@ -311,16 +311,25 @@ func listsView() -> Int32 {
     return 0
 }
 
-/// Writes a list and its items (`ReplicaRecords.listView`) to the output; the list's id is the text.
-@_expose(wasm, "listView") @_cdecl("listView")
-func listView(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
+/// Writes a view of one record to the output, `view(records, id)` with the record's id as the text;
+/// a refusal is the view's message.
+func recordView(
+    _ pointer: UnsafePointer<UInt8>, _ count: Int32,
+    _ view: (ReplicaRecords, String) throws(CardboxError) -> JSONValue
+) -> Int32 {
     guard let records = replica else { return refuse("configure the replica first") }
     do throws(CardboxError) {
-        output = Array(try records.listView(text(pointer, count)).jsonText.utf8)
+        output = Array(try view(records, text(pointer, count)).jsonText.utf8)
     } catch {
         return refuse(error.message)
     }
     return 0
+}
+
+/// Writes a list and its items (`ReplicaRecords.listView`) to the output; the list's id is the text.
+@_expose(wasm, "listView") @_cdecl("listView")
+func listView(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
+    recordView(pointer, count) { records, id throws(CardboxError) in try records.listView(id) }
 }
 
 // MARK: Study
@@ -387,9 +396,12 @@ func settingsView() -> Int32 {
 
 // MARK: Cards
 
-/// A request's list of texts (new cards' ids).
+/// A request's list of texts (new cards' ids); none when it is left out or null.
 func texts(_ value: JSONValue, _ field: String) throws(CardboxError) -> [String] {
-    guard case .array(let items) = value else { return [] }
+    if value == .null { return [] }
+    guard case .array(let items) = value else {
+        throw CardboxError.invalid(field: field, reason: "must be a list of ids")
+    }
     var found: [String] = []
     for item in items {
         guard case .string(let text) = item else {
@@ -431,11 +443,5 @@ func editCard(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: D
 /// Writes a deck's page (`ReplicaRecords.deckView`) to the output; the deck's id is the text.
 @_expose(wasm, "deckView") @_cdecl("deckView")
 func deckView(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
-    guard let records = replica else { return refuse("configure the replica first") }
-    do throws(CardboxError) {
-        output = Array(try records.deckView(deck: text(pointer, count)).jsonText.utf8)
-    } catch {
-        return refuse(error.message)
-    }
-    return 0
+    recordView(pointer, count) { records, id throws(CardboxError) in try records.deckView(deck: id) }
 }

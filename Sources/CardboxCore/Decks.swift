@@ -152,7 +152,7 @@ public struct Card: Codable, Sendable, Equatable, Identifiable {
         self.modifiedAt = modifiedAt
     }
 
-    public static let defaultType = "basic"
+    public static let defaultType = CardText.defaultType
     /// Types an editor offers first; any short identifier is allowed (`CardType.validate`).
     public static let suggestedTypes = ["basic", "vocabulary", "phrase"]
 
@@ -229,7 +229,7 @@ public struct CardDraft: Sendable, Equatable {
         draft.front = try CardText.front(front)
         draft.back = try CardText.back(back)
         draft.cardType = try CardType.validate(cardType)
-        draft.notes = try Validate.longText(notes, field: "notes", maximum: Limits.itemDescriptionMaximum)
+        draft.notes = try CardText.notes(notes)
         draft.tags = try TagName.validateList(tags)
         try Cloze.check(front: draft.front, cardType: draft.cardType, clozeNumber: clozeNumber)
         try CardText.checkExtras(imagePrompt: imagePrompt, jsonContent: jsonContent)
@@ -237,18 +237,7 @@ public struct CardDraft: Sendable, Equatable {
     }
 }
 
-/// The text rules every card and suggestion shares.
-public enum CardText {
-    /// The front: required, trimmed, at most 10,000 characters.
-    public static func front(_ text: String) throws -> String {
-        try Validate.text(text, field: "front", length: 1...Limits.cardFrontMaximum)
-    }
-
-    /// The back: may be empty (an incomplete card), at most 50,000 characters.
-    public static func back(_ text: String) throws -> String {
-        try Validate.longText(text, field: "back", maximum: Limits.cardBackMaximum)
-    }
-
+extension CardText {
     /// A card's image prompt and structured content (a JSON document): at most 50,000 characters
     /// each, as the longest texts, so every value a card holds can travel to the server.
     public static func checkExtras(imagePrompt: String?, jsonContent: String?) throws {

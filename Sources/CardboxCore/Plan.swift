@@ -42,8 +42,7 @@ public struct CardAllowance: Codable, Sendable, Equatable {
 
     /// Seed 001's `addPresetCards`: a batch is checked whole, before anything is added.
     public func checkCanAdd(batchOf count: Int) throws {
-        guard let cardLimit, count > 0, cardCount + count > cardLimit else { return }
-        throw CardboxError.cardLimitExceeded(
-            currentCount: cardCount, limit: cardLimit, remainingCards: max(0, cardLimit - cardCount), adding: count)
+        guard let cardLimit else { return }
+        try Limits.checkCardLimit(cardCount: cardCount, limit: cardLimit, adding: count)
     }
 }

@@ -22,7 +22,7 @@ public enum StudyRanges {
     /// The place of a card in its learning or relearning steps.
     public static let stepIndex = 0...(StudySteps.mostSteps)
     /// How long one answer took, in milliseconds: at most a day (an answer left open overnight).
-    public static let answerDuration = 0...86_400_000
+    public static let answerDuration = StudyBounds.answerDuration
     /// Whole days between two reviews: at most the span of the times a record may hold.
     public static let elapsedDays = StudyBounds.elapsedDays
 

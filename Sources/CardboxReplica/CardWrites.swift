@@ -4,9 +4,6 @@
 /// cloze card shares with the cards made from the same text. Tags and pictures are left to the
 /// network.
 extension ReplicaRecords {
-    /// The card type of every card that is not a cloze card.
-    static let basicCardType = "basic"
-
     /// Seed 001's limit: the free plan's account may hold `freeCardLimit` cards (current and
     /// archived); adding `count` more past it is refused whole, with the seed's message.
     func checkCanAdd(batchOf count: Int) throws(CardboxError) {
@@ -20,9 +17,7 @@ extension ReplicaRecords {
         guard plan != "premium", count > 0 else { return }
         var cards = 0
         for key in records.rows.keys where key.entity == cardEntity && isVisible(key) { cards += 1 }
-        guard cards + count > limit else { return }
-        throw CardboxError.cardLimitExceeded(
-            currentCount: cards, limit: limit, remainingCards: max(0, limit - cards), adding: count)
+        try Limits.checkCardLimit(cardCount: cards, limit: limit, adding: count)
     }
 
     /// A card's front, back and notes as the store checks them.
@@ -32,15 +27,9 @@ extension ReplicaRecords {
         var notes: String?
 
         init(front: String?, back: String?, notes: String?) throws(CardboxError) {
-            self.front = try front.map { text throws(CardboxError) in
-                try Validate.text(text, field: "front", length: 1...Limits.cardFrontMaximum)
-            }
-            self.back = try back.map { text throws(CardboxError) in
-                try Validate.longText(text, field: "back", maximum: Limits.cardBackMaximum)
-            }
-            self.notes = try notes.map { text throws(CardboxError) in
-                try Validate.longText(text, field: "notes", maximum: Limits.itemDescriptionMaximum)
-            }
+            self.front = try front.map { text throws(CardboxError) in try CardText.front(text) }
+            self.back = try back.map { text throws(CardboxError) in try CardText.back(text) }
+            self.notes = try notes.map { text throws(CardboxError) in try CardText.notes(text) }
         }
     }
 
@@ -86,7 +75,7 @@ extension ReplicaRecords {
                 cardEntity, id: id,
                 [
                     "deckId": .string(deck.id), "front": .string(front), "back": .string(back),
-                    "cardType": .string(number == nil ? Self.basicCardType : Cloze.cardType), "notes": .string(notes),
+                    "cardType": .string(number == nil ? CardText.defaultType : Cloze.cardType), "notes": .string(notes),
                     "frontLanguage": deck.fields["frontLanguage"]?.value ?? .string(""),
                     "backLanguage": deck.fields["backLanguage"]?.value ?? .string(""), "isFavorite": .bool(false),
                     "imageHash": .null, "imagePrompt": .null, "jsonContent": .null, "isIncomplete": .bool(false),

@@ -57,6 +57,22 @@ public enum StudyBounds {
         return min(max(FSRSStep.wholeDays(from: previous, to: now), elapsedDays.lowerBound), elapsedDays.upperBound)
     }
 
+    /// How long one answer took, in milliseconds: at most a day (an answer left open overnight).
+    public static let answerDuration = 0...86_400_000
+
+    /// Refuses a rating other than 1…4, or a duration outside `answerDuration`, naming it: what
+    /// every replica checks before it answers a card.
+    public static func checkAnswer(rating: Int, durationMs: Int?) throws(CardboxError) {
+        guard (1...4).contains(rating) else {
+            throw CardboxError.invalid(
+                field: "rating", reason: "must be 1 (again), 2 (hard), 3 (good) or 4 (easy), got \(rating)")
+        }
+        if let durationMs, !answerDuration.contains(durationMs) {
+            throw CardboxError.invalid(
+                field: "duration", reason: "must be from 0 to 86400000 milliseconds (a day), got \(durationMs)")
+        }
+    }
+
     /// Anki counts a lapse when a review card is forgotten, not a card still being learned.
     public static func isLapse(rating: Int, stateBefore: String) -> Bool { rating == 1 && stateBefore == "review" }
 }

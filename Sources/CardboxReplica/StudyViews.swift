@@ -28,12 +28,9 @@ extension ReplicaRecords {
             if case .int? = row.fields["clozeNumber"]?.value {
                 fields["revealed"] = .string(Self.side(of: row, revealed: true))
             }
-            fields["labels"] = .array(
-                try nextDue(card: next.id, deck: deckId, now: now).map {
-                    .string(IntervalLabel.text(milliseconds: ($0 ?? now) - now))
-                })
-            fields["due"] = .array(
-                try nextDue(card: next.id, deck: deckId, now: now).map { $0.map(JSONValue.int) ?? .null })
+            let due = try nextDue(card: next.id, deck: deckId, now: now)
+            fields["labels"] = .array(due.map { .string(IntervalLabel.text(milliseconds: ($0 ?? now) - now)) })
+            fields["due"] = .array(due.map { $0.map(JSONValue.int) ?? .null })
             card = .object(fields)
         }
         // The thumbnails the coming cards show, for the page to keep.
@@ -50,7 +47,7 @@ extension ReplicaRecords {
                 "learning": .int(Int64(counts.learning)), "review": .int(Int64(counts.review)),
                 "new": .int(Int64(counts.new)),
             ]),
-            "card": card, "canUndo": .bool(hasAnswers(inDeck: deckId)),
+            "card": card, "canUndo": .bool(latestAnswer(inDeck: deckId) != nil),
         ])
     }
 }

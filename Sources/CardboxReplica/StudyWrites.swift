@@ -69,18 +69,6 @@ extension ReplicaRecords {
         return 0
     }
 
-    /// Whether the deck's review log holds an entry a person sees: an answer to undo.
-    func hasAnswers(inDeck deckId: String) -> Bool {
-        var found = false
-        let (entity, parent) = (reviewEntity, deckOfReview)
-        forEachRow(of: entity, naming: ParentReference(entity: deckEntity.rawValue, id: deckId)) { review in
-            if !found, parent.parentId(in: review) == deckId, isVisible(Key(entity, review.id)) {
-                found = true
-            }
-        }
-        return found
-    }
-
     /// The deck's latest answer a person sees (by answer time, then id).
     func latestAnswer(inDeck deckId: String) -> ReplicaRow<NamedEntity>? {
         var latest: (at: Int64, row: ReplicaRow<NamedEntity>)?
@@ -210,14 +198,7 @@ extension ReplicaRecords {
         card cardId: String, deck deckId: String, rating: Int, durationMs: Int?, reviewId: String,
         at milliseconds: Int64
     ) throws(CardboxError) {
-        guard (1...4).contains(rating) else {
-            throw CardboxError.invalid(
-                field: "rating", reason: "must be 1 (again), 2 (hard), 3 (good) or 4 (easy), got \(rating)")
-        }
-        if let durationMs, !(0...86_400_000).contains(durationMs) {
-            throw CardboxError.invalid(
-                field: "duration", reason: "must be from 0 to 86400000 milliseconds (a day), got \(durationMs)")
-        }
+        try StudyBounds.checkAnswer(rating: rating, durationMs: durationMs)
         try Self.requireStoredId(reviewId, of: reviewEntity)
         let card = try cardOfDeck(cardId, deck: deckId)
         guard !Self.isArchived(card) else {

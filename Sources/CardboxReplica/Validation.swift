@@ -163,3 +163,34 @@ extension Unicode.Scalar {
     /// Whether its general category is Cc (control): U+0000–U+001F and U+007F–U+009F.
     public var isControlCharacter: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
 }
+
+/// The text rules every card and suggestion shares, on every replica.
+public enum CardText {
+    /// The type of every card that is not a cloze card, unless a person chose another.
+    public static let defaultType = "basic"
+
+    /// The front: required, trimmed, at most 10,000 characters.
+    public static func front(_ text: String) throws(CardboxError) -> String {
+        try Validate.text(text, field: "front", length: 1...Limits.cardFrontMaximum)
+    }
+
+    /// The back: may be empty (an incomplete card), at most 50,000 characters.
+    public static func back(_ text: String) throws(CardboxError) -> String {
+        try Validate.longText(text, field: "back", maximum: Limits.cardBackMaximum)
+    }
+
+    /// A card's notes: at most 50,000 characters.
+    public static func notes(_ text: String) throws(CardboxError) -> String {
+        try Validate.longText(text, field: "notes", maximum: Limits.itemDescriptionMaximum)
+    }
+}
+
+extension Limits {
+    /// Seed 001's card limit: `adding` cards to an account holding `cardCount` is refused, whole,
+    /// when it would pass `limit` (with the seed's message).
+    public static func checkCardLimit(cardCount: Int, limit: Int, adding: Int) throws(CardboxError) {
+        guard adding > 0, cardCount + adding > limit else { return }
+        throw CardboxError.cardLimitExceeded(
+            currentCount: cardCount, limit: limit, remainingCards: max(0, limit - cardCount), adding: adding)
+    }
+}

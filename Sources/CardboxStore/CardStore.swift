@@ -214,8 +214,7 @@ extension CardboxStore {
             fields.append((.backLanguage, try Language.validate(language, field: "back language")))
         }
         if let notes = changes.notes {
-            fields.append(
-                (.notes, try Validate.longText(notes, field: "notes", maximum: Limits.itemDescriptionMaximum)))
+            fields.append((.notes, try CardText.notes(notes)))
         }
         try CardText.checkExtras(imagePrompt: changes.imagePrompt, jsonContent: changes.jsonContent)
         if let prompt = changes.imagePrompt { fields.append((.imagePrompt, prompt.isEmpty ? nil : prompt)) }

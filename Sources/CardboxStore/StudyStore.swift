@@ -87,15 +87,8 @@ extension CardboxStore {
 
     /// The rating as the scheduler takes it, once it and the duration are checked.
     static func checkedRating(_ value: Int, durationMs: Int?) throws -> Rating {
-        guard let rating = Rating(rawValue: value) else {
-            throw CardboxError.invalid(
-                field: "rating", reason: "must be 1 (again), 2 (hard), 3 (good) or 4 (easy), got \(value)")
-        }
-        if let durationMs, !StudyRanges.answerDuration.contains(durationMs) {
-            throw CardboxError.invalid(
-                field: "duration", reason: "must be from 0 to 86400000 milliseconds (a day), got \(durationMs)")
-        }
-        return rating
+        try StudyBounds.checkAnswer(rating: value, durationMs: durationMs)
+        return Rating(rawValue: value)!
     }
 
     /// Takes back the latest answer (in a deck, or anywhere): the card returns exactly to its state
