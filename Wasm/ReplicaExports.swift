@@ -186,15 +186,17 @@ func accountAndRegistry(_ request: WireValue) throws(WireProblem) -> (String, In
     (try request.member("accountId").string(), Int(try request.member("registry").integer()))
 }
 
-/// Writes what waits to be sent (the wire form) to the output, for `{"accountId", "registry"}`;
-/// answers the write count to pass to `markSent` once the server has it.
+/// Writes what waits to be sent (the wire form) to the output, for `{"accountId", "registry"}`
+/// (with `"since": N`, only what writes after the N-th wrote); answers the write count to pass to
+/// `markSent` once the server has it.
 @_expose(wasm, "pendingChanges") @_cdecl("pendingChanges")
 func pendingChanges(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
     guard let records = replica else { return refuse("configure the replica first") }
     guard let root = request(pointer, count, "pendingChanges") else { return -1 }
     do throws(WireProblem) {
         let (accountId, registry) = try accountAndRegistry(root)
-        output = Array(records.pendingText(accountId: accountId, registry: registry).utf8)
+        let since = root.has("since") ? Int(try root.member("since").integer()) : 0
+        output = Array(records.pendingText(accountId: accountId, registry: registry, since: since).utf8)
     } catch {
         _ = refuse(error)
         return -1
@@ -248,16 +250,18 @@ func merge(_ changes: WireChanges, receivedAt milliseconds: Double) -> Int32 {
 @_expose(wasm, "applyPullPage") @_cdecl("applyPullPage")
 func applyPullPage(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
     guard let schema = replica?.schema else { return refuse("configure the replica first") }
+    func merged(_ changes: WireChanges, _ cursor: Int64, _ hasMore: Bool) -> Int32 {
+        guard merge(changes, receivedAt: milliseconds) == 0 else { return 1 }
+        output = Array(JSONValue.object(["cursor": .int(cursor), "hasMore": .bool(hasMore)]).jsonText.utf8)
+        return 0
+    }
     guard let root = request(pointer, count, "page") else { return 1 }
     do throws(WireProblem) {
         let changes = try WireChanges(json: root.member("changes").value, schema: schema)
-        let (cursor, hasMore) = (try root.member("cursor").integer(), try root.member("hasMore").bool())
-        guard merge(changes, receivedAt: milliseconds) == 0 else { return 1 }
-        output = Array(JSONValue.object(["cursor": .int(cursor), "hasMore": .bool(hasMore)]).jsonText.utf8)
+        return merged(changes, try root.member("cursor").integer(), try root.member("hasMore").bool())
     } catch {
         return refuse(error)
     }
-    return 0
 }
 
 /// Writes the replica's canonical dump (`ReplicaRecords.canonicalDump`) to the output.
@@ -284,22 +288,38 @@ func savedRecords(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
     return 0
 }
 
-/// Starts the configured replica again from what a page kept: `{"saved": changes, "pending":
-/// changes}`, as `savedRecords` and `pendingChanges` wrote them.
-@_expose(wasm, "restoreRecords") @_cdecl("restoreRecords")
-func restoreRecords(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
-    guard let configured = replica else { return refuse("configure the replica first") }
-    guard let root = request(pointer, count, "restoreRecords") else { return 1 }
+/// Merges something a page kept (`ReplicaPersistence`): a change set (the snapshot, a write's
+/// records) or a pull page holding one (`{"changes", …}`, as the journal keeps it), the clock moved
+/// past it.
+@_expose(wasm, "restoreChanges") @_cdecl("restoreChanges")
+func restoreChanges(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
+    guard let schema = replica?.schema else { return refuse("configure the replica first") }
+    guard let root = request(pointer, count, "kept") else { return 1 }
     do throws(WireProblem) {
-        let saved = try WireChanges(json: root.member("saved").value, schema: configured.schema)
-        let pending = try WireChanges(json: root.member("pending").value, schema: configured.schema)
-        replica = ReplicaRecords(schema: configured.schema, replicaId: configured.replicaId)
-        replica!.restore(saved: saved, pending: pending)
+        let changes = root.has("changes") ? try root.member("changes").value : root.value
+        replica!.restore(try WireChanges(json: changes, schema: schema))
     } catch {
         return refuse(error)
     }
     return 0
 }
+
+/// Takes what waits to be sent from what `pendingChanges` wrote, in place of what was pending.
+@_expose(wasm, "resumePending") @_cdecl("resumePending")
+func resumePending(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
+    guard let schema = replica?.schema else { return refuse("configure the replica first") }
+    guard let root = request(pointer, count, "pending") else { return 1 }
+    do throws(WireProblem) {
+        replica!.resume(pending: try WireChanges(json: root.value, schema: schema))
+    } catch {
+        return refuse(error)
+    }
+    return 0
+}
+
+/// How many writes this replica has made: `pendingChanges`' `since` for the records of the next.
+@_expose(wasm, "writeCount") @_cdecl("writeCount")
+func writeCount() -> Int32 { Int32(replica?.writeCount ?? 0) }
 
 // MARK: What the offline pages show
 
@@ -343,7 +363,8 @@ func studyDay(_ request: WireValue) throws(CardboxError) -> StudyDayBounds {
 }
 
 /// Answers a card of the deck being studied: `{"card", "deck", "rating", "durationMs" (or null),
-/// "reviewId"}`, at `milliseconds`.
+/// "reviewId"}`, at `milliseconds`. With the study day (`"dayStart"`, `"dayEnd"`), only the card
+/// first in the queue is answered: a page showing a card another tab answered meanwhile is refused.
 @_expose(wasm, "answerCard") @_cdecl("answerCard")
 func answerCard(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
     replicaWrite(pointer, count, "answerCard") { request, records throws(CardboxError) in
@@ -356,9 +377,16 @@ func answerCard(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds:
         case .int(let value): duration = Int(clamping: value)
         default: throw CardboxError.invalid(field: "duration", reason: "must be a whole number of milliseconds")
         }
-        try records.answer(
-            card: try request.text("card"), deck: try request.text("deck"), rating: Int(clamping: rating),
-            durationMs: duration, reviewId: try request.text("reviewId"), at: Int64(milliseconds))
+        let (card, deck, reviewId) = (try request.text("card"), try request.text("deck"), try request.text("reviewId"))
+        if request.has("dayStart") {
+            try records.answerFirst(
+                card: card, deck: deck, rating: Int(clamping: rating), durationMs: duration, reviewId: reviewId,
+                at: Int64(milliseconds), day: try studyDay(request))
+        } else {
+            try records.answer(
+                card: card, deck: deck, rating: Int(clamping: rating), durationMs: duration, reviewId: reviewId,
+                at: Int64(milliseconds))
+        }
     }
 }
 

@@ -249,6 +249,15 @@ public struct JSONParser {
             guard let digit = current, isDigit(digit) else { throw failure("an exponent needs digits") }
             skipDigits()
         }
+        // Up to 18 digits cannot overflow Int64: read them in place (clocks and times are most of
+        // a change set's numbers, and a string for each cost a big account's load).
+        let negative = bytes[start] == UInt8(ascii: "-")
+        let digits = (negative ? start + 1 : start)..<offset
+        if isInteger, digits.count <= 18 {
+            var magnitude: Int64 = 0
+            for index in digits { magnitude = magnitude * 10 + Int64(bytes[index] - UInt8(ascii: "0")) }
+            return .int(negative ? -magnitude : magnitude)
+        }
         let token = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
         if isInteger, let integer = Int64(token) { return .int(integer) }
         guard let double = Double(token), double.isFinite else { throw failure("a number out of range") }
@@ -263,3 +272,4 @@ public struct JSONParser {
         while let byte = current, isDigit(byte) { offset += 1 }
     }
 }
+

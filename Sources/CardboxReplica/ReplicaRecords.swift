@@ -9,7 +9,7 @@ public struct ReplicaRecords {
     public private(set) var records = RecordMerge<NamedEntity>()
     public private(set) var clock = HybridLogicalClock()
     /// Records written here and not yet sent, each with the number of its latest write here.
-    public private(set) var pending: [Key: Int] = [:]
+    public internal(set) var pending: [Key: Int] = [:]
     /// How many writes this replica has made: numbers them for `markSent(through:)`.
     public private(set) var writeCount = 0
     /// The rows that name each record as their parent: a list's items are found without a pass over
@@ -138,11 +138,12 @@ public struct ReplicaRecords {
 
     /// What waits to be sent, in the wire form: every pending record whole, as devices send them, in
     /// the order of their latest write. Once the server has it, `markSent(through: writeCount)` as it
-    /// was when this was read.
-    public func pendingText(accountId: String, registry: Int) -> String {
+    /// was when this was read. With `since`, only the records written after write `since`: what one
+    /// write adds to what a replica keeps.
+    public func pendingText(accountId: String, registry: Int, since: Int = 0) -> String {
         var rows: [ReplicaRow<NamedEntity>] = []
         var tombstones: [ReplicaTombstone<NamedEntity>] = []
-        for (key, _) in pending.sorted(by: { $0.value < $1.value }) {
+        for (key, _) in pending.filter({ $0.value > since }).sorted(by: { $0.value < $1.value }) {
             if let row = records.rows[key] { rows.append(row) }
             if let tombstone = records.tombstones[key] { tombstones.append(tombstone) }
         }

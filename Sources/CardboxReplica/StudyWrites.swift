@@ -224,6 +224,19 @@ extension ReplicaRecords {
             ], at: clock)
     }
 
+    /// Answers a card only while it is the first of the deck's queue on `day`: a page still showing
+    /// a card another tab answered meanwhile is refused, and the card is not answered twice.
+    public mutating func answerFirst(
+        card cardId: String, deck deckId: String, rating: Int, durationMs: Int?, reviewId: String,
+        at milliseconds: Int64, day: StudyDayBounds
+    ) throws(CardboxError) {
+        guard try studyQueue(deck: deckId, now: milliseconds, day: day, limit: 1).first?.id == cardId else {
+            throw CardboxError.invalid(field: "card", reason: "is no longer the next card to study")
+        }
+        try answer(
+            card: cardId, deck: deckId, rating: rating, durationMs: durationMs, reviewId: reviewId, at: milliseconds)
+    }
+
     /// Takes back the deck's latest answer (by answer time, then id): the card returns exactly to its
     /// schedule before, and the answer leaves the review log. An answer kept only for the history (a
     /// device's `historyOnly`) changed no schedule: it only leaves the log. Answers the card's id.

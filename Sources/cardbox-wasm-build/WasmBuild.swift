@@ -52,12 +52,13 @@ enum WasmBuild {
         var objects = [swiftObject]
         for (index, source) in sources.filter({ $0.hasSuffix(".c") }).enumerated() {
             let object = work + "/c\(index).o"
-            // No libc: -fno-builtin keeps the runtime's memcpy loop from becoming a call to memcpy.
+            // No libc: -fno-builtin keeps the runtime's memcpy from becoming a call to itself, and
+            // bulk memory lets it copy with one instruction (memory.copy).
             run(
                 clang,
                 [
-                    "--target=wasm32-unknown-unknown", "-Os", "-ffreestanding", "-fno-builtin", "-nostdlib", "-c",
-                    source, "-o", object,
+                    "--target=wasm32-unknown-unknown", "-Os", "-mbulk-memory", "-ffreestanding", "-fno-builtin",
+                    "-nostdlib", "-c", source, "-o", object,
                 ])
             objects.append(object)
         }

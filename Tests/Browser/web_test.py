@@ -678,21 +678,42 @@ def suggestions(browser: Browser, server: Server, work: str, deck: str) -> None:
     browser.shoot("deck-rejected")
 
 
-KEPT_CARDS = """
+# The records the page keeps, read as the page reads them: the replica's module restores the
+# snapshot, the journal and what waits from IndexedDB, and lists every visible record (one JSON
+# line each, fields as [value, clock]).
+KEPT_RECORDS = """
 var done = arguments[arguments.length - 1];
 var open = indexedDB.open("cardbox-replica-" + localStorage.getItem("cardbox.account"));
 open.onsuccess = function () {
-  var get = open.result.transaction(["state"], "readonly").objectStore("state").get("replica");
-  get.onsuccess = function () {
-    var rows = JSON.parse(get.result.saved).rows;
-    done(rows.filter(function (row) {
-      return row.entity === "card" && row.fields.deckId[0] === arguments_deck && row.fields.schedule[0].reps > 0;
-    }).map(function (row) {
-      var schedule = row.fields.schedule[0];
-      return { id: row.id, reps: schedule.reps, due: schedule.dueAt / 1000, lastReview: schedule.lastReviewAt / 1000 };
-    }));
+  var db = open.result;
+  if (!db.objectStoreNames.contains("journal")) { db.close(); done([]); return; }
+  var tx = db.transaction(["state", "snapshot", "journal"], "readonly");
+  var state = tx.objectStore("state").get("replica");
+  var snapshot = tx.objectStore("snapshot").get("replica");
+  var journal = tx.objectStore("journal").getAll();
+  tx.oncomplete = function () {
+    db.close();
+    var setup = self.cardboxReplicaSetup;
+    fetch(setup.module).then(function (r) { return r.arrayBuffer(); }).then(CardboxReplica.load).then(function (replica) {
+      replica.configure(JSON.stringify(setup.schema), "test");
+      if (snapshot.result) replica.restore(snapshot.result);
+      journal.result.forEach(function (entry) { replica.restore(entry); });
+      if (state.result && state.result.pending) replica.resumePending(state.result.pending);
+      done(replica.dump().split("\\n").filter(Boolean).map(JSON.parse));
+    });
   };
 };
+"""
+
+KEPT_CARDS = KEPT_RECORDS.replace("done(replica.dump()", "doneCards(replica.dump()") + """
+function doneCards(rows) {
+  done(rows.filter(function (row) {
+    return row.entity === "card" && row.fields.deckId[0] === arguments_deck && row.fields.schedule[0].reps > 0;
+  }).map(function (row) {
+    var schedule = row.fields.schedule[0];
+    return { id: row.id, reps: schedule.reps, due: schedule.dueAt / 1000, lastReview: schedule.lastReviewAt / 1000 };
+  }));
+}
 """
 
 
@@ -944,20 +965,12 @@ def offline_lists(browser: Browser, server: Server) -> None:
           "a page load with nothing new on either side leaves the kept replica unread")
 
 
-REVIEWS_KEPT = """
-var done = arguments[arguments.length - 1];
-var open = indexedDB.open("cardbox-replica-" + localStorage.getItem("cardbox.account"));
-open.onsuccess = function () {
-  var get = open.result.transaction(["state"], "readonly").objectStore("state").get("replica");
-  get.onsuccess = function () {
-    var rows = get.result ? JSON.parse(get.result.saved).rows : [];
-    done(rows.filter(function (row) {
-      return row.entity === "reviewLog" && row.fields.deckId[0] === arguments_deck;
-    }).map(function (row) {
-      return row.fields.cardId[0];
-    }));
-  };
-};
+REVIEWS_KEPT = KEPT_RECORDS.replace("done(replica.dump()", "doneReviews(replica.dump()") + """
+function doneReviews(rows) {
+  done(rows.filter(function (row) {
+    return row.entity === "reviewLog" && row.fields.deckId[0] === arguments_deck;
+  }).map(function (row) { return row.fields.cardId[0]; }));
+}
 """
 
 

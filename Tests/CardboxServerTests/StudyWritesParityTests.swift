@@ -208,4 +208,30 @@ struct StudyWritesParityTests {
             try sent.validate()
         }
     }
+
+    @Test("a tab answers only the card first in the queue: the card another tab answered is refused")
+    func onlyTheFirstCard() throws {
+        let (browser, folder) = try ReplicaWasmTests.node()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outcome = try Self.run(Self.steps, seed: 1, fuzz: false)
+        var request = outcome.browserRequest
+        let writes = try #require(request["writes"] as? [[String: Any]])
+        let study = try #require(writes.first { $0["kind"] as? String == "study" })
+        let day = try #require(study["request"] as? [String: Any])
+        let first = try #require(outcome.replicaOffered.first?.split(separator: " ").first.map(String.init))
+        let answer = { (card: String) -> [String: Any] in
+            [
+                "kind": "answer", "now": study["now"] as Any,
+                "request": [
+                    "card": card, "deck": day["deck"] as Any, "rating": 3, "durationMs": NSNull(),
+                    "reviewId": UUID().uuidString.lowercased(), "dayStart": day["dayStart"] as Any,
+                    "dayEnd": day["dayEnd"] as Any,
+                ],
+            ]
+        }
+        // Two tabs showed the same card; the second answer finds another card first.
+        request["writes"] = [answer(first), answer(first)]
+        let reply = try browser.send(request)
+        #expect(reply["refusals"] == .array([.null, .string("card: is no longer the next card to study")]))
+    }
 }

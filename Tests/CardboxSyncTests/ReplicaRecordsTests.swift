@@ -216,6 +216,34 @@ struct ReplicaRecordsTests {
         #expect(sent.pending.isEmpty && sent.canonicalDump() == kept.canonicalDump())
     }
 
+    @Test("a snapshot and a journal of each write's records give the records back; what waits follows the kept text")
+    func snapshotAndJournal() throws {
+        var kept = try Self.shopping()
+        let parse = { (text: String) in
+            try WireChanges(json: JSONParser.parse(text), schema: SyncRegistry.replicaSchema)
+        }
+        let snapshot = kept.savedText(accountId: Self.account, registry: 1)
+        let before = kept.writeCount
+        try kept.crossItem(id: Self.bread, at: 5_000)
+        // The journal's entry for the write holds what it wrote only: the item and its list's time.
+        let entry = try parse(kept.pendingText(accountId: Self.account, registry: 1, since: before))
+        #expect(Set(entry.rows.map(\.id)) == [Self.bread, Self.list] && entry.tombstones.isEmpty)
+        var restored = ReplicaRecords(schema: SyncRegistry.replicaSchema, replicaId: "web")
+        restored.restore(try parse(snapshot))
+        restored.restore(entry)
+        restored.resume(pending: try parse(kept.pendingText(accountId: Self.account, registry: 1)))
+        #expect(restored.canonicalDump() == kept.canonicalDump())
+        #expect(
+            restored.pendingText(accountId: Self.account, registry: 1)
+                == kept.pendingText(accountId: Self.account, registry: 1))
+        #expect(restored.clock.last == kept.clock.last)
+        #expect(kept.clock.last == HLCTimestamp(milliseconds: 5_000, counter: 0))
+        // Another tab sent everything: taking its kept text, nothing waits here either.
+        kept.markSent(through: kept.writeCount)
+        restored.resume(pending: try parse(kept.pendingText(accountId: Self.account, registry: 1)))
+        #expect(restored.pending.isEmpty && restored.canonicalDump() == kept.canonicalDump())
+    }
+
     @Test("the list pages' views: lists by position with what is left, a list's items in order")
     func listViews() throws {
         var replica = try Self.shopping()

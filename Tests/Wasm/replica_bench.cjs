@@ -1,6 +1,8 @@
 // The browser's replica on accounts of several shapes (see scripts/replica_bench.sh): lists of
 // items, then decks of cards with their review logs. Each figure is the median of the runs, in
-// milliseconds.
+// milliseconds. A fresh browser's load is the merge: the pages are kept as they came (the
+// journal); `snapshot` is the text written in their place every 500 saves; `restore` reads the
+// snapshot back, as a page that opens offline does.
 //   node replica_bench.cjs replica.js replica.wasm setup.json RUNS
 "use strict";
 const fs = require("fs");
@@ -100,7 +102,7 @@ let perList = null;
 
 globalThis.CardboxReplica.load(fs.readFileSync(modulePath)).then((replica) => {
   const schema = JSON.stringify(setup.schema);
-  console.log("records  | MB   | merge ms | save ms | restore ms | lists page ms | list ms | add item ms");
+  console.log("records  | MB   | merge ms | snapshot ms | restore ms | lists page ms | list ms | add item ms");
   for (const [lists, items] of shapes) {
     const { text, listIds } = account_changes(lists, items);
     const figures = { merge: [], save: [], restore: [], lists: [], list: [], add: [] };
@@ -111,10 +113,14 @@ globalThis.CardboxReplica.load(fs.readFileSync(modulePath)).then((replica) => {
       figures.save.push(timed(() => { saved = replica.saved(account, setup.registry); }));
       figures.lists.push(timed(() => replica.lists()));
       figures.list.push(timed(() => replica.list(listIds[0])));
-      figures.add.push(timed(() => replica.addItem(
-        { id: id(90000000 + run), listId: listIds[0], title: "x", description: "", quantity: null }, Date.now())));
+      figures.add.push(timed(() => {
+        const before = replica.writeCount();
+        replica.addItem({ id: id(90000000 + run), listId: listIds[0], title: "x", description: "", quantity: null },
+          Date.now());
+        replica.pending(account, setup.registry, before);
+      }));
       const pending = replica.pending(account, setup.registry).text;
-      figures.restore.push(timed(() => { replica.configure(schema, "web"); replica.restore(saved, pending); }));
+      figures.restore.push(timed(() => { replica.configure(schema, "web"); replica.restore(saved); replica.resumePending(pending); }));
       process.stderr.write(".");
     }
     process.stderr.write("\n");
@@ -124,14 +130,14 @@ globalThis.CardboxReplica.load(fs.readFileSync(modulePath)).then((replica) => {
       perList = (text.length / lists / 1e3).toFixed(0);
     }
     console.log([String(lists * (items + 1)).padEnd(8), (text.length / 1e6).toFixed(1).padEnd(4),
-      cell(figures.merge).padEnd(8), cell(figures.save).padEnd(7), cell(figures.restore).padEnd(10),
+      cell(figures.merge).padEnd(8), cell(figures.save).padEnd(11), cell(figures.restore).padEnd(10),
       cell(figures.lists).padEnd(13), cell(figures.list).padEnd(7), cell(figures.add)].join(" | "));
   }
   console.log("a list of 100 items in the wire form: " + perList + " kB");
 
-  // Decks: a fresh browser's first load (merge and save), a page load (restore), the study screen
+  // Decks: a fresh browser's first load (the merge), a page load (restore), the study screen
   // (the queue, counts and intervals), and an answer.
-  console.log("cards × reviews | records | MB   | merge ms | save ms | restore ms | study screen ms | answer ms");
+  console.log("cards × reviews | records | MB   | merge ms | snapshot ms | restore ms | study screen ms | answer ms");
   for (const [cards, reviews] of [[200, 0], [2000, 5], [10000, 0], [10000, 10]]) {
     const { text, deckId, now } = deck_changes(cards, reviews);
     const figures = { merge: [], save: [], restore: [], study: [], answer: [] };
@@ -143,16 +149,21 @@ globalThis.CardboxReplica.load(fs.readFileSync(modulePath)).then((replica) => {
       figures.save.push(timed(() => { saved = replica.saved(account, setup.registry); }));
       let view = null;
       figures.study.push(timed(() => { view = replica.study(day, now); }));
-      figures.answer.push(timed(() => replica.answer(
-        { card: view.card.id, deck: deckId, rating: 3, durationMs: 5000, reviewId: id(90000000 + run) }, now + 1000)));
+      // An answer as the page makes it: only the queue's first card, and the journal's entry.
+      figures.answer.push(timed(() => {
+        const before = replica.writeCount();
+        replica.answer({ card: view.card.id, deck: deckId, rating: 3, durationMs: 5000, reviewId: id(90000000 + run),
+          dayStart: day.dayStart, dayEnd: day.dayEnd }, now + 1000);
+        replica.pending(account, setup.registry, before);
+      }));
       const pending = replica.pending(account, setup.registry).text;
-      figures.restore.push(timed(() => { replica.configure(schema, "web"); replica.restore(saved, pending); }));
+      figures.restore.push(timed(() => { replica.configure(schema, "web"); replica.restore(saved); replica.resumePending(pending); }));
       process.stderr.write(".");
     }
     process.stderr.write("\n");
     const cell = (values) => median(values).toFixed(values === figures.answer ? 1 : 0);
     console.log([(cards + " × " + reviews).padEnd(15), String(1 + cards * (reviews + 1)).padEnd(7),
-      (text.length / 1e6).toFixed(1).padEnd(4), cell(figures.merge).padEnd(8), cell(figures.save).padEnd(7),
+      (text.length / 1e6).toFixed(1).padEnd(4), cell(figures.merge).padEnd(8), cell(figures.save).padEnd(11),
       cell(figures.restore).padEnd(10), cell(figures.study).padEnd(15), cell(figures.answer)].join(" | "));
     if (cards === 200) console.log("a 200-card day in the wire form: " + (text.length / 1e3).toFixed(0) + " kB");
   }

@@ -1,9 +1,9 @@
 // What Embedded Swift asks of its platform, for the browser's replica module (wasm32, no libc):
-// memory (an allocator over the module's own linear memory, grown a page at a time), the C memory
-// functions, 128-bit multiplication (Double's shortest printing uses it), rounding half away from
-// zero, random bytes for hashing, and reading decimal numbers. The last two come from the page:
-// `crypto.getRandomValues` and JavaScript's `Number`, which round a decimal to the nearest double
-// as C's strtod does.
+// memory (an allocator over the module's own linear memory, which it at least doubles when full),
+// the C memory functions, 128-bit multiplication (Double's shortest printing uses it), rounding
+// half away from zero, random bytes for hashing, and reading decimal numbers. The last two come
+// from the page: `crypto.getRandomValues` and JavaScript's `Number`, which round a decimal to the
+// nearest double as C's strtod does.
 
 typedef unsigned long size_t;
 typedef unsigned int uint32_t;
@@ -34,9 +34,16 @@ static unsigned char *take_from_heap(size_t bytes) {
         heap_end = (unsigned char *)(__builtin_wasm_memory_size(0) * 65536);
     }
     heap_top = (unsigned char *)(((size_t)heap_top + 15) & ~(size_t)15);
-    while ((size_t)(heap_end - heap_top) < bytes) {
-        size_t pages = (bytes - (size_t)(heap_end - heap_top) + 65535) / 65536;
-        if (__builtin_wasm_memory_grow(0, pages) == (size_t)-1) return 0;
+    if ((size_t)(heap_end - heap_top) < bytes) {
+        // At least double: growing a page at a time made the engine move and account for its
+        // memory thousands of times while a big account loaded.
+        size_t needed = (bytes - (size_t)(heap_end - heap_top) + 65535) / 65536;
+        size_t pages = __builtin_wasm_memory_size(0);
+        if (pages < needed) pages = needed;
+        if (__builtin_wasm_memory_grow(0, pages) == (size_t)-1) {
+            pages = needed;
+            if (__builtin_wasm_memory_grow(0, pages) == (size_t)-1) return 0;
+        }
         heap_end += pages * 65536;
     }
     unsigned char *block = heap_top;
@@ -75,30 +82,19 @@ void *malloc(size_t bytes) {
     return posix_memalign(&pointer, 16, bytes) == 0 ? pointer : 0;
 }
 
-// Built with -fno-builtin, so these loops are not turned back into calls to themselves.
+// Bulk memory's instructions (memory.copy, memory.fill) rather than byte loops.
 void *memcpy(void *destination, const void *source, size_t count) {
-    unsigned char *to = destination;
-    const unsigned char *from = source;
-    while (count--) *to++ = *from++;
+    __builtin_memcpy(destination, source, count);
     return destination;
 }
 
 void *memmove(void *destination, const void *source, size_t count) {
-    unsigned char *to = destination;
-    const unsigned char *from = source;
-    if (to < from) {
-        while (count--) *to++ = *from++;
-    } else {
-        to += count;
-        from += count;
-        while (count--) *--to = *--from;
-    }
+    __builtin_memmove(destination, source, count);
     return destination;
 }
 
 void *memset(void *destination, int value, size_t count) {
-    unsigned char *to = destination;
-    while (count--) *to++ = (unsigned char)value;
+    __builtin_memset(destination, value, count);
     return destination;
 }
 

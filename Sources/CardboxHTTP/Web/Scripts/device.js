@@ -32,13 +32,41 @@
   }
 
   // MARK: What is kept (IndexedDB), one database per account
+  //
+  // "state", key "replica": {version, replicaId, cursor, pending (the wire form of what waits),
+  //   waiting (how many records), sending ({batch, text} or null), refusal, snapshotVersion,
+  //   journalLength, pictured ({deck: marker})}: small, read by every page.
+  // "snapshot", key "replica": every record as of `snapshotVersion` (the wire form).
+  // "journal", key version: what the save of that version changed: a pull page as it came, or the
+  //   records one write made here. Merging is idempotent, so the snapshot and the journal give the
+  //   records back; a save writes its own entry only (writing every record at each answer took a
+  //   110,000-record account 2 s). After `journalLimit` entries the snapshot is written again and
+  //   the journal starts over.
+  var journalLimit = 500;
 
   var opened = null;
   function database() {
     if (opened) return opened;
     opened = new Promise(function (resolve, reject) {
-      var request = indexedDB.open("cardbox-replica-" + account, 1);
-      request.onupgradeneeded = function () { request.result.createObjectStore("state"); };
+      var request = indexedDB.open("cardbox-replica-" + account, 2);
+      request.onupgradeneeded = function (event) {
+        var db = request.result;
+        ["state", "snapshot", "journal"].forEach(function (name) {
+          if (!db.objectStoreNames.contains(name)) db.createObjectStore(name);
+        });
+        if (event.oldVersion < 1) return;
+        // The last release kept every record in the state: they become the snapshot.
+        var states = request.transaction.objectStore("state");
+        states.get("replica").onsuccess = function (read) {
+          var state = read.target.result;
+          if (!state || state.saved === undefined) return;
+          if (state.saved) request.transaction.objectStore("snapshot").put(state.saved, "replica");
+          state.snapshotVersion = state.version;
+          state.journalLength = 0;
+          delete state.saved;
+          states.put(state, "replica");
+        };
+      };
       request.onsuccess = function () {
         request.result.onversionchange = function () { request.result.close(); opened = null; };
         resolve(request.result);
@@ -48,25 +76,44 @@
     return opened;
   }
 
-  // The kept state: {version, replicaId, cursor, saved, pending, sending: {batch, text} or null}.
-  function readState() {
+  // Runs `work(transaction)` on `stores`; answers what `work` answered once the transaction is done.
+  function transact(stores, mode, work) {
     return database().then(function (db) {
       return new Promise(function (resolve, reject) {
-        var request = db.transaction(["state"], "readonly").objectStore("state").get("replica");
-        request.onsuccess = function () { resolve(request.result || null); };
-        request.onerror = function () { reject(request.error); };
+        var tx = db.transaction(stores, mode);
+        var result = work(tx);
+        tx.oncomplete = function () { resolve(typeof result === "function" ? result() : result); };
+        tx.onerror = tx.onabort = function () { reject(tx.error); };
       });
     });
   }
 
-  function writeState(state) {
-    return database().then(function (db) {
-      return new Promise(function (resolve, reject) {
-        var tx = db.transaction(["state"], "readwrite");
-        tx.objectStore("state").put(state, "replica");
-        tx.oncomplete = function () { resolve(); };
-        tx.onerror = tx.onabort = function () { reject(tx.error); };
-      });
+  function readState() {
+    return transact(["state"], "readonly", function (tx) {
+      var request = tx.objectStore("state").get("replica");
+      return function () { return request.result || null; };
+    });
+  }
+
+  // The snapshot (when `withSnapshot`) and the journal's entries after version `after`, in order.
+  function readKept(withSnapshot, after) {
+    return transact(["snapshot", "journal"], "readonly", function (tx) {
+      var snapshot = withSnapshot ? tx.objectStore("snapshot").get("replica") : null;
+      var entries = tx.objectStore("journal").getAll(IDBKeyRange.lowerBound(after, true));
+      return function () { return { snapshot: snapshot && snapshot.result, entries: entries.result }; };
+    });
+  }
+
+  // Keeps `state`, with the journal `entry` of its version or, when given, a new snapshot.
+  function writeKept(state, entry, snapshot) {
+    return transact(["state", "snapshot", "journal"], "readwrite", function (tx) {
+      if (snapshot !== undefined) {
+        tx.objectStore("snapshot").put(snapshot, "replica");
+        tx.objectStore("journal").clear();
+      } else if (entry) {
+        tx.objectStore("journal").put(entry, state.version);
+      }
+      tx.objectStore("state").put(state, "replica");
     });
   }
 
@@ -95,29 +142,49 @@
     });
   }
 
-  // Runs `work(replica, state)` holding the account's lock (Web Locks), so two tabs never write the
-  // kept state over each other; the replica is read again when another tab saved since. A `work`
-  // that answers true changed the replica: its records are saved before the lock goes.
+  // The replica as kept at `state.version`: the one this page holds, brought up to date with what
+  // other tabs saved since (the journal's newer entries), or read whole.
+  function current(state) {
+    if (loaded && loaded.version === state.version) return Promise.resolve(loaded.replica);
+    var caughtUp = loaded && loaded.version < state.version && loaded.version >= (state.snapshotVersion || 0);
+    var ready = caughtUp ? Promise.resolve(loaded.replica) : newReplica(state.replicaId);
+    var kept = readKept(!caughtUp, caughtUp ? loaded.version : 0);
+    loaded = null;
+    return Promise.all([ready, kept]).then(function (both) {
+      var replica = both[0], kept = both[1];
+      if (kept.snapshot) replica.restore(kept.snapshot);
+      kept.entries.forEach(function (entry) { replica.restore(entry); });
+      if (state.pending) replica.resumePending(state.pending);
+      loaded = { replica: replica, version: state.version };
+      return replica;
+    });
+  }
+
+  // Runs `work(replica, state, save)` holding the account's lock (Web Locks), so two tabs never
+  // write the kept state over each other. `save(entry)` keeps the state with the journal entry of
+  // what changed (a pull page's text, or `written(replica, before)`), if anything did.
   function withReplica(work) {
     var run = function () {
       return readState().then(function (state) {
-        state = state || { version: 0, replicaId: "web-" + uuid(), cursor: 0, saved: null, pending: null, sending: null };
-        var ready = loaded && loaded.version === state.version ? Promise.resolve(loaded.replica)
-          : newReplica(state.replicaId).then(function (replica) {
-            if (state.saved) replica.restore(state.saved, state.pending);
-            loaded = { replica: replica, version: state.version };
-            return replica;
-          });
-        return ready.then(function (replica) {
-          var save = function () {
-            state.saved = replica.saved(account, setup.registry);
+        state = state || { version: 0, replicaId: "web-" + uuid(), cursor: 0, pending: null, waiting: 0,
+          sending: null, snapshotVersion: 0, journalLength: 0 };
+        return current(state).then(function (replica) {
+          var save = function (entry) {
             state.pending = replica.pending(account, setup.registry).text;
             state.waiting = replica.pendingCount();
             state.version += 1;
-            return writeState(state).then(function () { loaded = { replica: replica, version: state.version }; });
+            var snapshot;
+            if (entry) state.journalLength += 1;
+            if (state.journalLength > journalLimit) {
+              snapshot = replica.saved(account, setup.registry);
+              state.snapshotVersion = state.version;
+              state.journalLength = 0;
+            }
+            return writeKept(state, entry, snapshot).then(function () { loaded = { replica: replica, version: state.version }; });
           };
-          return Promise.resolve(work(replica, state, save)).catch(function (error) {
-            loaded = null;   // what it did halfway is read again from what was kept
+          return Promise.resolve().then(function () { return work(replica, state, save); }).catch(function (error) {
+            // What it did halfway is read again from what was kept; a refused write did nothing.
+            if (!error.refusedWrite) loaded = null;
             throw error;
           });
         });
@@ -125,6 +192,11 @@
     };
     if (navigator.locks) return navigator.locks.request("cardbox-replica-" + account, run);
     return run();
+  }
+
+  // What the writes made after write number `before` wrote, for the journal (null: nothing).
+  function written(replica, before) {
+    return replica.writeCount() === before ? null : replica.pending(account, setup.registry, before).text;
   }
 
   // MARK: Sync
@@ -162,7 +234,7 @@
     return readState().then(function (kept) {
       // Nothing waits here and nothing came since: the page need not read the replica at all (a
       // page load would otherwise restore and save every record, 1.4 s and 0.4 s at 30,000).
-      if (!kept || !kept.saved || kept.sending || kept.waiting !== 0) {
+      if (!kept || kept.version === 0 || kept.sending || kept.waiting !== 0) {
         body.dataset.replicaSync = "exchanged";
         return exchange();
       }
@@ -206,8 +278,9 @@
           if (!response.ok) return refusal(response);
           return response.text().then(function (text) {
             var page = replica.applyPage(text, Date.now());
+            var brought = page.cursor !== state.cursor;
             state.cursor = page.cursor;
-            return save().then(function () { if (page.hasMore) return pull(); });
+            return save(brought ? text : null).then(function () { if (page.hasMore) return pull(); });
           });
         });
       }).then(function () { return sent; });
@@ -217,8 +290,15 @@
   // A write made here (`write(replica)`), kept at once, sent when the network allows.
   function write(change) {
     return withReplica(function (replica, state, save) {
-      change(replica);
-      return save();
+      var before = replica.writeCount();
+      try {
+        change(replica);
+      } catch (error) {
+        // The replica refuses a write before it writes anything.
+        error.refusedWrite = replica.writeCount() === before;
+        throw error;
+      }
+      return save(written(replica, before));
     }).then(function () { return sync().catch(function () { }); });
   }
 
@@ -474,10 +554,12 @@
       var card = shown.dataset.card;
       var duration = Math.min(Math.max(0, Date.now() - shownAt), 86400000);
       act(function (replica) {
-        // Another tab may have answered it meanwhile: then this one moves on instead.
-        var current = studyView(replica, deck).card;
-        if (!current || current.id !== card) return;
-        replica.answer({ card: card, deck: deck, rating: rating, durationMs: duration, reviewId: uuid() }, Date.now());
+        // Only the queue's first card is answered: when another tab answered this one meanwhile,
+        // the replica refuses and the page moves on.
+        var now = Date.now();
+        var day = studyDay(now, replica.settings());
+        replica.answer({ card: card, deck: deck, rating: rating, durationMs: duration, reviewId: uuid(),
+          dayStart: day.start, dayEnd: day.end }, now);
       });
     };
     var undo = function () { act(function (replica) { replica.undo({ deck: deck }, Date.now()); }); };
@@ -570,16 +652,37 @@
 
   // On a deck's study page with the network: the thumbnails of the coming cards, kept in the cache
   // the service worker answers them from. A picture that cannot be fetched is left out.
+  // The replica is read only when it changed since the deck's pictures were last kept, or a
+  // quarter of an hour went by: a study day starts on a quarter hour in every time zone, so a new
+  // day's cards are never missed, and a study page otherwise loads without reading every record.
   function keepPictures(deck) {
     if (!window.caches) return Promise.resolve();
-    return withReplica(function (replica) { return studyView(replica, deck).pictures; }).then(function (hashes) {
+    var marker = null;
+    return readState().then(function (kept) {
+      marker = kept ? kept.version + " " + Math.floor(Date.now() / 900000) : null;
+      if (marker && kept.pictured && kept.pictured[deck] === marker) return [];
+      return withReplica(function (replica) { return studyView(replica, deck).pictures; });
+    }).then(function (hashes) {
       return caches.open("cardbox-pictures").then(function (cache) {
         return Promise.all(hashes.map(function (hash) {
           var address = "/images/" + hash + "/thumbnail";
           return cache.match(address).then(function (kept) { return kept || cache.add(address); }).catch(function () { });
         }));
       });
-    });
+    }).then(function () { if (marker) return notePictured(deck, marker); });
+  }
+
+  // Notes the replica's version the deck's pictures were kept at, without changing that version.
+  function notePictured(deck, marker) {
+    var note = function () {
+      return readState().then(function (state) {
+        if (!state || marker.split(" ")[0] !== String(state.version)) return;
+        state.pictured = state.pictured || {};
+        state.pictured[deck] = marker;
+        return transact(["state"], "readwrite", function (tx) { tx.objectStore("state").put(state, "replica"); });
+      });
+    };
+    return navigator.locks ? navigator.locks.request("cardbox-replica-" + account, note) : note();
   }
 
   function registerWorker() {

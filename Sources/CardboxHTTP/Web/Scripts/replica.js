@@ -126,9 +126,10 @@
   };
 
   // What waits to be sent: {text: the change set's wire form, through: the count to pass to
-  // markSent once the server has it}.
-  Replica.prototype.pending = function (accountId, registry) {
-    var request = JSON.stringify({ accountId: accountId, registry: registry });
+  // markSent once the server has it}. With `since` (a `writeCount()` read before a write), only
+  // the records written after it: what that write adds to what the page keeps.
+  Replica.prototype.pending = function (accountId, registry, since) {
+    var request = JSON.stringify({ accountId: accountId, registry: registry, since: since || 0 });
     var bytes = encoder.encode(request);
     var wasm = this.wasm;
     var pointer = wasm.allocate(bytes.length);
@@ -141,6 +142,8 @@
   Replica.prototype.markSent = function (through) { this.wasm.markSent(through); };
   // How many records wait to be sent.
   Replica.prototype.pendingCount = function () { return this.wasm.pendingCount(); };
+  // How many writes this replica has made.
+  Replica.prototype.writeCount = function () { return this.wasm.writeCount(); };
 
   // Merges a page of /v1/sync/pull, its text as the server sent it, received at `now`; answers
   // {cursor, hasMore}.
@@ -149,16 +152,18 @@
     return JSON.parse(this.output());
   };
 
-  // Every record held, in the wire form: with `pending(…).text`, what a page keeps between visits.
+  // Every record held, in the wire form: the snapshot a page keeps (with a journal of what each
+  // save since changed, and `pending(…).text`).
   Replica.prototype.saved = function (accountId, registry) {
     this.call("savedRecords", JSON.stringify({ accountId: accountId, registry: registry }));
     return this.output();
   };
 
-  // Starts the configured replica again from what `saved` and `pending` gave.
-  Replica.prototype.restore = function (savedText, pendingText) {
-    this.call("restoreRecords", '{"saved":' + savedText + ',"pending":' + pendingText + "}");
-  };
+  // Merges what a page kept: the snapshot, or an entry of its journal (a change set, or a pull
+  // page's text as it came).
+  Replica.prototype.restore = function (keptText) { this.call("restoreChanges", keptText); };
+  // Takes what waits to be sent from a kept `pending(…).text`, in place of what waited here.
+  Replica.prototype.resumePending = function (pendingText) { this.call("resumePending", pendingText); };
 
   // What the list pages show: every list ([{id, name, isArchived, items, remaining}]), and one
   // list with its items ({id, name, items: [{id, title, description, quantity, isCrossedOut}]}).
