@@ -216,9 +216,14 @@ func markSent(_ count: Int32) { replica?.markSent(through: Int(count)) }
 @_expose(wasm, "applyChanges") @_cdecl("applyChanges")
 func applyChanges(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
     guard let schema = replica?.schema else { return refuse("configure the replica first") }
+    let given = text(pointer, count)
+    if let read = WireChanges.read(text: given, schema: schema), read.page == nil {
+        return merge(read.changes, receivedAt: milliseconds)
+    }
+    // Not in the form replicas write: read again to name the problem.
     let json: JSONValue
     do throws(JSONParser.Failure) {
-        json = try JSONParser.parse(text(pointer, count))
+        json = try JSONParser.parse(given)
     } catch {
         return refuse("changes: \(error.description)")
     }
@@ -255,6 +260,10 @@ func applyPullPage(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ millisecon
         output = Array(JSONValue.object(["cursor": .int(cursor), "hasMore": .bool(hasMore)]).jsonText.utf8)
         return 0
     }
+    if let read = WireChanges.read(text: text(pointer, count), schema: schema), let page = read.page {
+        return merged(read.changes, page.cursor, page.hasMore)
+    }
+    // Not in the form the server writes: read again to name the problem.
     guard let root = request(pointer, count, "page") else { return 1 }
     do throws(WireProblem) {
         let changes = try WireChanges(json: root.member("changes").value, schema: schema)
@@ -294,6 +303,10 @@ func savedRecords(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
 @_expose(wasm, "restoreChanges") @_cdecl("restoreChanges")
 func restoreChanges(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
     guard let schema = replica?.schema else { return refuse("configure the replica first") }
+    if let read = WireChanges.read(text: text(pointer, count), schema: schema) {
+        replica!.restore(read.changes)
+        return 0
+    }
     guard let root = request(pointer, count, "kept") else { return 1 }
     do throws(WireProblem) {
         let changes = root.has("changes") ? try root.member("changes").value : root.value
@@ -308,6 +321,10 @@ func restoreChanges(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
 @_expose(wasm, "resumePending") @_cdecl("resumePending")
 func resumePending(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
     guard let schema = replica?.schema else { return refuse("configure the replica first") }
+    if let read = WireChanges.read(text: text(pointer, count), schema: schema), read.page == nil {
+        replica!.resume(pending: read.changes)
+        return 0
+    }
     guard let root = request(pointer, count, "pending") else { return 1 }
     do throws(WireProblem) {
         replica!.resume(pending: try WireChanges(json: root.value, schema: schema))

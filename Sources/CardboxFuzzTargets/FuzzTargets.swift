@@ -36,6 +36,7 @@ public enum FuzzTargets {
         "storedid": { data in FuzzTargets.storedID(data) },
         "study": { data in FuzzTargets.study(data) },
         "cloze": { data in FuzzTargets.cloze(data) },
+        "wire": { data in FuzzTargets.wire(data) },
     ]
 
     /// A card id's bytes (`cardbox_uuid_bytes`) and text (`cardbox_uuid_text`): text has bytes

@@ -273,3 +273,100 @@ public struct JSONParser {
     }
 }
 
+// MARK: Reading step by step
+
+/// For a reader that knows the form it expects (`WireChanges.read(text:schema:)`): containers are
+/// entered and walked member by member, and only the values it keeps become `JSONValue`s. Each step
+/// reads as `parse` would, nesting depth included, and throws where `parse` would fail or where the
+/// text is not in the form the caller asked for.
+extension JSONParser {
+    /// What `read` answers for `text`; nil when `read` or the text's end fails.
+    static func reading<Result>(_ text: String, _ read: (inout JSONParser) throws(Failure) -> Result) -> Result? {
+        var text = text
+        return text.withUTF8 { buffer -> Result? in
+            var parser = JSONParser(buffer)
+            do throws(Failure) {
+                parser.skipWhitespace()
+                let result = try read(&parser)
+                parser.skipWhitespace()
+                return parser.offset == buffer.count ? result : nil
+            } catch {
+                return nil
+            }
+        }
+    }
+
+    /// Enters an object: then `nextKey` gives each member's name, the member's value read next.
+    mutating func enterObject() throws(Failure) {
+        guard current == UInt8(ascii: "{") else { throw failure("not an object") }
+        try enter()
+        skipWhitespace()
+    }
+
+    /// The next member's name, positioned at its value; nil at the object's end (left).
+    mutating func nextKey(first: Bool) throws(Failure) -> String? {
+        if current == UInt8(ascii: "}") {
+            offset += 1
+            depth -= 1
+            skipWhitespace()
+            return nil
+        }
+        if !first {
+            guard current == UInt8(ascii: ",") else { throw failure("',' or '}' is missing") }
+            offset += 1
+            skipWhitespace()
+        }
+        guard current == UInt8(ascii: "\"") else { throw failure("a member name is missing") }
+        let key = try string()
+        skipWhitespace()
+        guard current == UInt8(ascii: ":") else { throw failure("':' is missing") }
+        offset += 1
+        skipWhitespace()
+        return key
+    }
+
+    /// Enters an array: then `nextElement` says whether an element follows, positioned at it.
+    mutating func enterArray() throws(Failure) {
+        guard current == UInt8(ascii: "[") else { throw failure("not an array") }
+        try enter()
+        skipWhitespace()
+    }
+
+    /// Whether another element follows (positioned at it); false at the array's end (left).
+    mutating func nextElement(first: Bool) throws(Failure) -> Bool {
+        if current == UInt8(ascii: "]") {
+            offset += 1
+            depth -= 1
+            skipWhitespace()
+            return false
+        }
+        if !first {
+            guard current == UInt8(ascii: ",") else { throw failure("',' or ']' is missing") }
+            offset += 1
+            skipWhitespace()
+        }
+        return true
+    }
+
+    /// The value here, whole.
+    mutating func readValue() throws(Failure) -> JSONValue {
+        let read = try value()
+        skipWhitespace()
+        return read
+    }
+
+    mutating func readString() throws(Failure) -> String {
+        guard current == UInt8(ascii: "\"") else { throw failure("not a string") }
+        let read = try string()
+        skipWhitespace()
+        return read
+    }
+
+    mutating func readInteger() throws(Failure) -> Int64 {
+        guard case .int(let read) = try readValue() else { throw failure("not a whole number") }
+        return read
+    }
+
+    /// Where the text leaves the form the caller reads.
+    func unexpected(_ what: String) -> Failure { failure("\(what) is not in the form expected") }
+}

@@ -67,8 +67,8 @@ struct ReplicaWasmTests {
         #expect(bytes.starts(with: [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]))
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(text.contains("fillRandom") && text.contains("parseNumber"))
-        // 606 kB with the list and card writes, studying and their views (232 kB gzipped): growth
-        // past this bound is a library pulled in by mistake, not rules added.
-        #expect(bytes.count < 640_000)
+        // 640 kB with the list and card writes, studying, their views and the straight wire reader
+        // (243 kB gzipped): growth past this bound is a library pulled in by mistake, not rules added.
+        #expect(bytes.count < 680_000)
     }
 }

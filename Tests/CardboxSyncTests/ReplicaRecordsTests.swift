@@ -244,6 +244,35 @@ struct ReplicaRecordsTests {
         #expect(restored.pending.isEmpty && restored.canonicalDump() == kept.canonicalDump())
     }
 
+    @Test("a change set's text is read straight as its tree reads it; a form replicas do not write is declined")
+    func straightReader() throws {
+        let kept = try Self.shopping()
+        let schema = SyncRegistry.replicaSchema
+        let text = kept.savedText(accountId: Self.account, registry: 1)
+        let tree = try WireChanges(json: JSONParser.parse(text), schema: schema)
+        let straight = try #require(WireChanges.read(text: text, schema: schema))
+        #expect(
+            straight.page == nil && straight.changes.rows == tree.rows && straight.changes.accountId == Self.account)
+        let page = try #require(
+            WireChanges.read(text: "{\"changes\":\(text),\"cursor\":7,\"hasMore\":true,\"more\":[1]}", schema: schema))
+        #expect(page.page?.cursor == 7 && page.page?.hasMore == true && page.changes.rows == tree.rows)
+        // Declined, and left to the tree (which reads or names them): a repeated member, rows before
+        // the clocks they name, a page without its cursor, text after the value.
+        let repeated = text.replacingOccurrences(of: "{\"accountId\":", with: "{\"replicaId\":\"x\",\"accountId\":")
+        #expect(WireChanges.read(text: repeated, schema: schema) == nil)
+        let json = try JSONParser.parse(text)
+        guard case .object(var members) = json, case .array(let rows)? = members["rows"] else {
+            Issue.record("not a change set")
+            return
+        }
+        members["rows"] = nil
+        let rowsFirst = "{\"rows\":\(JSONValue.array(rows).jsonText)," + JSONValue.object(members).jsonText.dropFirst()
+        #expect(WireChanges.read(text: rowsFirst, schema: schema) == nil)
+        #expect(try WireChanges(json: JSONParser.parse(rowsFirst), schema: schema).rows == tree.rows)
+        #expect(WireChanges.read(text: "{\"changes\":\(text),\"hasMore\":false}", schema: schema) == nil)
+        #expect(WireChanges.read(text: text + " 1", schema: schema) == nil)
+    }
+
     @Test("the list pages' views: lists by position with what is left, a list's items in order")
     func listViews() throws {
         var replica = try Self.shopping()
