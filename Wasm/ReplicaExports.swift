@@ -334,6 +334,24 @@ func resumePending(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
     return 0
 }
 
+/// Sets aside a record the server refused: `{"entity", "id"}`; writes its label (a name, title or
+/// front, else its id) to the output.
+@_expose(wasm, "setAside") @_cdecl("setAside")
+func setAside(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
+    guard let schema = replica?.schema else { return refuse("configure the replica first") }
+    guard let root = request(pointer, count, "setAside") else { return 1 }
+    do throws(WireProblem) {
+        let name = try root.member("entity").string()
+        guard let entity = schema.entity(named: name) else { return refuse("setAside: '\(name)' is not an entity") }
+        let key = ReplicaRecords.Key(entity, try root.member("id").string())
+        replica!.setAside(key)
+        output = Array(replica!.label(of: key).utf8)
+    } catch {
+        return refuse(error)
+    }
+    return 0
+}
+
 /// How many writes this replica has made: `pendingChanges`' `since` for the records of the next.
 @_expose(wasm, "writeCount") @_cdecl("writeCount")
 func writeCount() -> Int32 { Int32(replica?.writeCount ?? 0) }

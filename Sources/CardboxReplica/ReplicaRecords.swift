@@ -155,6 +155,19 @@ public struct ReplicaRecords {
     /// record written again since stays pending.
     public mutating func markSent(through count: Int) { pending = pending.filter { $0.value > count } }
 
+    /// Stops sending a record the server refused (its push named it): it stays as written here, and
+    /// waits again only when written again. The rest of what waits can then go through.
+    public mutating func setAside(_ key: Key) { pending[key] = nil }
+
+    /// A record's name for people: its name, title or front, else its id.
+    public func label(of key: Key) -> String {
+        let row = records.rows[key]
+        for field in ["name", "title", "front"] {
+            if case .string(let text)? = row?.fields[field]?.value, !text.isEmpty { return text }
+        }
+        return key.id
+    }
+
     /// The visible rows of `entity` whose `parent` reference names `parentId`.
     func visibleChildren(_ entity: NamedEntity, parent: ReplicaSchema.Parent, of parentId: String)
         -> [ReplicaRow<NamedEntity>]

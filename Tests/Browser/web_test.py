@@ -940,6 +940,9 @@ def offline_lists(browser: Browser, server: Server) -> None:
     wait.until(lambda d: titles() == ["Nails"])
     check(urlparse(browser.driver.current_url).path != list_path and browser.find("h1").text == "Hardware",
           "offline, a new list opens on its page and takes items")
+    # A record the server refuses (an id not in the sync's form), first among what waits: the push
+    # names it, the browser sets it aside, and the rest still goes through.
+    browser.driver.execute_async_script(BOGUS_PENDING)
     server.restart()
     browser.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, **conditions})
     browser.open(list_path)
@@ -956,6 +959,9 @@ def offline_lists(browser: Browser, server: Server) -> None:
           and [i["isCrossedOut"] for i in items] == [True, False]
           and items[1].get("quantity") == 5 and items[1].get("description") == "aged",
           f"once the network is back, what was done offline is on the server ({on_server})")
+    set_aside = wait.until(lambda d: d.find_element(By.ID, "set-aside")).text
+    check("item “Bogus”: changes.rows[0].id: 'not-an-id' is not a item id" in set_aside,
+          f"the record the server refused is set aside and shown with its reason ({set_aside!r})")
     browser.open("/lists")
     check("Hardware" in browser.text(), "and so is the list made offline")
     wait.until(lambda d: ready(d) in ("true", "failed"))
@@ -963,6 +969,30 @@ def offline_lists(browser: Browser, server: Server) -> None:
     wait.until(lambda d: ready(d) in ("true", "failed"))
     check(browser.driver.execute_script("return document.body.dataset.replicaSync") == "unchanged",
           "a page load with nothing new on either side leaves the kept replica unread")
+
+
+# Puts a record the server refuses first among what waits (under the page's lock).
+BOGUS_PENDING = """
+var done = arguments[arguments.length - 1];
+navigator.locks.request("cardbox-replica-" + localStorage.getItem("cardbox.account"), function () {
+  return new Promise(function (resolve) {
+    var open = indexedDB.open("cardbox-replica-" + localStorage.getItem("cardbox.account"));
+    open.onsuccess = function () {
+      var tx = open.result.transaction(["state"], "readwrite");
+      var states = tx.objectStore("state");
+      states.get("replica").onsuccess = function (read) {
+        var state = read.target.result;
+        state.pending = state.pending.replace('"rows":[',
+          '"rows":[{"created":0,"entity":"item","fields":{"title":["Bogus",0]},"id":"not-an-id"},');
+        state.waiting += 1;
+        state.version += 1;
+        states.put(state, "replica");
+      };
+      tx.oncomplete = function () { open.result.close(); resolve(); };
+    };
+  });
+}).then(function () { done(true); });
+"""
 
 
 REVIEWS_KEPT = KEPT_RECORDS.replace("done(replica.dump()", "doneReviews(replica.dump()") + """

@@ -244,6 +244,24 @@ struct ReplicaRecordsTests {
         #expect(restored.pending.isEmpty && restored.canonicalDump() == kept.canonicalDump())
     }
 
+    @Test("a record the server refused is set aside: not sent again until written again; named for people")
+    func setAside() throws {
+        var replica = try Self.shopping()
+        let schema = SyncRegistry.replicaSchema
+        let milk = ReplicaRecords.Key(try #require(schema.entity(named: "item")), Self.milk)
+        let list = ReplicaRecords.Key(try #require(schema.entity(named: "itemList")), Self.list)
+        #expect(replica.label(of: milk) == "milk" && replica.label(of: list) == "Shop")
+        #expect(replica.pending[milk] != nil)
+        replica.setAside(milk)
+        let waiting = try WireChanges(
+            json: JSONParser.parse(replica.pendingText(accountId: Self.account, registry: 1)), schema: schema)
+        #expect(!waiting.rows.contains { $0.id == Self.milk } && waiting.rows.contains { $0.id == Self.bread })
+        // Kept as written here, and sent again once written again.
+        #expect(replica.records.rows[milk] != nil)
+        try replica.crossItem(id: Self.milk, at: 5_000)
+        #expect(replica.pending[milk] != nil)
+    }
+
     @Test("a change set's text is read straight as its tree reads it; a form replicas do not write is declined")
     func straightReader() throws {
         let kept = try Self.shopping()

@@ -34,8 +34,9 @@
   // MARK: What is kept (IndexedDB), one database per account
   //
   // "state", key "replica": {version, replicaId, cursor, pending (the wire form of what waits),
-  //   waiting (how many records), sending ({batch, text} or null), refusal, snapshotVersion,
-  //   journalLength, pictured ({deck: marker})}: small, read by every page.
+  //   waiting (how many records), sending ({batch, text} or null), refusal, setAside ([{entity, id,
+  //   label, reason}]), snapshotVersion, journalLength, pictured ({deck: marker})}: small, read by
+  //   every page.
   // "snapshot", key "replica": every record as of `snapshotVersion` (the wire form).
   // "journal", key version: what the save of that version changed: a pull page as it came, or the
   //   records one write made here. Merging is idempotent, so the snapshot and the journal give the
@@ -226,10 +227,29 @@
     return error.status >= 400 && error.status < 500 && [401, 403, 408, 429].indexOf(error.status) < 0;
   }
 
+  // The record a refusal names (`changes.rows[3].fields.title: …`) in the change set sent: its
+  // entity and id (strings, so JSON.parse reads them right even where it would round a clock).
+  function refusedRecord(error, text) {
+    var match = /^changes\.(rows|tombstones)\[(\d+)\]/.exec(error.message || "");
+    var list = match ? JSON.parse(text)[match[1]] : null;
+    var record = list && list[Number(match[2])];
+    return record ? { entity: record.entity, id: record.id } : null;
+  }
+
+  // The records set aside that a batch the server took did not carry (written again, they went).
+  function stillSetAside(setAside, text) {
+    if (!setAside || setAside.length === 0) return [];
+    var changes = JSON.parse(text);
+    var sent = changes.rows.concat(changes.tombstones).map(function (record) { return record.entity + " " + record.id; });
+    return setAside.filter(function (record) { return sent.indexOf(record.entity + " " + record.id) < 0; });
+  }
+
   // Sends what waits (first a batch sent before whose answer never came, under its own id), then
-  // pulls every page after the kept cursor (`exchange`). Answers how many records it sent. A batch refused for
-  // what it holds stays kept and waiting, its reason in `state.refusal` (the offline page shows
-  // it), and the pull goes on.
+  // pulls every page after the kept cursor (`exchange`). Answers how many records it sent. When
+  // the server refuses a batch and names the record (`changes.rows[N]`), that record is set aside
+  // (kept as written here, unsent, shown with the reason: `state.setAside`) and the rest is sent
+  // again; a refusal naming none keeps the batch waiting, its reason in `state.refusal`. Either
+  // way the pull goes on.
   function sync() {
     return readState().then(function (kept) {
       // Nothing waits here and nothing came since: the page need not read the replica at all (a
@@ -252,27 +272,49 @@
   function exchange() {
     return withReplica(function (replica, state, save) {
       var sent = 0;
-      var resend = state.sending ? push(state.sending).then(function () {
-        state.sending = null;
-        return save();
-      }) : Promise.resolve();
-      return resend.then(function () {
-        if (replica.pendingCount() === 0) return;
-        var pending = replica.pending(account, setup.registry);
-        sent = replica.pendingCount();
-        state.sending = { batch: uuid(), text: pending.text };
-        return save().then(function () { return push(state.sending); }).then(function () {
-          replica.markSent(pending.through);
+      // Pushes `state.sending`: "sent", "setAside" (a record named and set aside: send the rest
+      // again) or "refused"; the network's and the session's failures throw.
+      var pushed = function () {
+        var text = state.sending.text;
+        return push(state.sending).then(function () {
           state.sending = null;
           state.refusal = null;
-          return save();
+          state.setAside = stillSetAside(state.setAside, text);
+          return "sent";
+        }, function (error) {
+          if (!refusedForWhatItHolds(error)) throw error;
+          state.sending = null;
+          var record = refusedRecord(error, text);
+          if (!record) {
+            state.refusal = error.message;
+            return "refused";
+          }
+          record.label = replica.setAside(record);
+          record.reason = error.message;
+          state.setAside = (state.setAside || []).filter(function (kept) {
+            return kept.entity !== record.entity || kept.id !== record.id;
+          }).concat([record]);
+          return "setAside";
         });
-      }).catch(function (error) {
-        if (!refusedForWhatItHolds(error)) throw error;
-        sent = 0;
-        state.sending = null;
-        state.refusal = error.message;
-        return save();
+      };
+      var send = function () {
+        if (replica.pendingCount() === 0) return;
+        var pending = replica.pending(account, setup.registry);
+        var count = replica.pendingCount();
+        state.sending = { batch: uuid(), text: pending.text };
+        return save().then(pushed).then(function (outcome) {
+          if (outcome === "sent") {
+            replica.markSent(pending.through);
+            sent += count;
+          }
+          return save().then(function () { if (outcome === "setAside") return send(); });
+        });
+      };
+      var resend = state.sending ? pushed().then(function (outcome) {
+        return save().then(function () { return outcome; });
+      }) : Promise.resolve("sent");
+      return resend.then(function (outcome) {
+        if (outcome !== "refused") return send();
       }).then(function pull() {
         return fetch("/v1/sync/pull?after=" + state.cursor, { credentials: "same-origin" }).then(function (response) {
           if (!response.ok) return refusal(response);
@@ -384,11 +426,27 @@
         shell.insertAdjacentHTML("afterbegin", "<p class=\"error\" role=\"alert\" id=\"sync-refusal\">The server "
           + "refused changes made here: " + escape(state.refusal) + "</p>");
       }
+      showSetAside(state);
       if (drawn) drawn();
     }).then(function () { body.dataset.replicaReady = "true"; }, function (error) {
       shell.innerHTML = "<h1>" + title + "</h1><p class=\"error\" role=\"alert\">" + escape(error.message) + "</p>";
       body.dataset.replicaReady = "failed";
     });
+  }
+
+  // The records the server refused and this browser set aside, each with the reason, above the
+  // page: they stay as written here and are sent again once written again.
+  function showSetAside(state) {
+    var shown = document.getElementById("set-aside");
+    if (shown) shown.remove();
+    if (!state || !state.setAside || state.setAside.length === 0) return;
+    var place = shell || document.querySelector("main") || body;
+    place.insertAdjacentHTML("afterbegin", "<div class=\"error\" role=\"alert\" id=\"set-aside\"><p>The server "
+      + "refused " + count(state.setAside.length, "change") + " made on this device; "
+      + (state.setAside.length === 1 ? "it is" : "they are") + " kept here, not sent:</p><ul>"
+      + state.setAside.map(function (record) {
+        return "<li>" + escape(record.entity) + " “" + escape(record.label) + "”: " + escape(record.reason) + "</li>";
+      }).join("") + "</ul></div>");
   }
 
   // A write the replica refused, said by name under the form.
@@ -736,6 +794,7 @@
   } else if (signedIn) {
     var synced = sync().then(function (sent) {
       body.dataset.replicaReady = "true";
+      readState().then(showSetAside, function () { });
       // What was done offline is on the server now: the page shows it.
       if (sent > 0 && (/^\/lists/.test(location.pathname) || studying || deckPage)) location.reload();
     }, function (error) {

@@ -142,6 +142,12 @@
   Replica.prototype.markSent = function (through) { this.wasm.markSent(through); };
   // How many records wait to be sent.
   Replica.prototype.pendingCount = function () { return this.wasm.pendingCount(); };
+  // Stops sending a record the server refused ({entity, id}); answers its label (name, title or
+  // front, else its id). It waits again once written again.
+  Replica.prototype.setAside = function (record) {
+    this.call("setAside", JSON.stringify(record));
+    return this.output();
+  };
   // How many writes this replica has made.
   Replica.prototype.writeCount = function () { return this.wasm.writeCount(); };
 
