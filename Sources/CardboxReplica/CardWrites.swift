@@ -1,8 +1,8 @@
 /// Seed 001's card writes on a replica that holds records by name (the browser's), with the rules
 /// and field values a device's `CardStore` writes: what a person writes as a front and back (one
 /// card, or a cloze text's cards), the plan's card limit, and an edit of a card's text, which a
-/// cloze card shares with the cards made from the same text. Tags and pictures are left to the
-/// network.
+/// cloze card shares with the cards made from the same text (a deletion the edit adds makes a card
+/// with the text's tags). Tagging and pictures are left to the network.
 extension ReplicaRecords {
     /// Seed 001's limit: the free plan's account may hold `freeCardLimit` cards (current and
     /// archived); adding `count` more past it is refused whole, with the seed's message.
@@ -164,8 +164,25 @@ extension ReplicaRecords {
         guard case .string(let deckId)? = card.fields["deckId"]?.value else { return }
         var notes = ""
         if case .string(let text)? = card.fields["notes"]?.value { notes = text }
-        _ = try insertCards(
+        let made = try insertCards(
             added.map { $0 }, deck: try visibleDeck(deckId), front: text, back: back ?? oldBack, notes: notes, ids: ids,
             clock: clock, at: milliseconds)
+        giveTags(of: card.id, to: made, at: clock)
+    }
+
+    /// Gives `cards` the tags card `source` has, as a store gives a new cloze card the tags of the
+    /// card whose text made it: a tag link (`cardTag`, named `card/tag`) each.
+    private mutating func giveTags(of source: String, to cards: [String], at clock: WriteClock) {
+        guard let link = schema.entity(named: "cardTag") else { return }
+        var tags: [String] = []
+        forEachRow(of: link, naming: ParentReference(entity: cardEntity.rawValue, id: source)) { row in
+            guard isVisible(Key(link, row.id)), case .string(let tag)? = row.fields["tagId"]?.value else { return }
+            tags.append(tag)
+        }
+        for card in cards {
+            for tag in tags.sorted() {
+                create(link, id: card + "/" + tag, ["cardId": .string(card), "tagId": .string(tag)], at: clock)
+            }
+        }
     }
 }

@@ -16,9 +16,12 @@ struct CardWritesParityTests {
         /// Edits card `card` (by the order the cards were made).
         case edit(card: Int, front: String? = nil, back: String? = nil, notes: String? = nil)
         case editUnknown
+        /// Edits the text of the tagged cloze card made before the replica was (its first card).
+        case editTagged(front: String)
     }
 
     static let writes: [Write] = [
+        .editTagged(front: "{{c1::rojo}} y {{c2::azul}} y {{c3::verde}}"),
         .add(front: "hola", back: "hello", notes: "a greeting"), .add(front: "  adiós  ", back: "bye"),
         .add(front: "  "), .add(front: "{{c1::Paris}} is in {{c2::France}}", back: "geography"),
         .edit(card: 0, back: "hi", notes: ""), .edit(card: 1, front: "adiós"),
@@ -41,7 +44,11 @@ struct CardWritesParityTests {
         let setting = ListWritesParityTests.Setting(seed: 1)
         let store = try CardboxStore.inMemory(environment: setting.environment())
         let deck = try store.createDeck(name: "Words", frontLanguage: "es", backLanguage: "en")
-        _ = try store.setPlan(.free, freeCardLimit: 8)
+        // A tagged cloze text's two cards, made before the replica: a deletion an edit adds makes a
+        // card with the text's tags. The limit leaves the writes below the same room as before.
+        let tagged = try store.addWrittenCards(
+            to: deck.id, CardDraft(front: "{{c1::rojo}} y {{c2::azul}}", back: "colores", tags: ["colors", "basic"]))
+        _ = try store.setPlan(.free, freeCardLimit: 11)
         var (replica, startTexts) = try ListWritesParityTests.replica(of: store, at: setting.milliseconds)
         let deckId = deck.id.uuid.uuidString.lowercased()
         var outcome = Outcome(store: "", replica: "", refusals: [], replicaRefusals: [], browserRequest: [:])
@@ -90,6 +97,18 @@ struct CardWritesParityTests {
                 if let back { request["back"] = back }
                 if let notes { request["notes"] = notes }
                 browserWrites.append(["kind": "editCard", "request": request, "now": now])
+            case .editTagged(let front):
+                let id = try #require(tagged.first { $0.clozeNumber == 1 }).id.uuid.uuidString.lowercased()
+                do { _ = try store.editCard(try #require(CardID(id)), CardChanges(front: front)) } catch {
+                    refusal = error.localizedDescription
+                }
+                let made = try cardIds().subtracting(before).sorted()
+                do throws(CardboxError) {
+                    try replica.editCardText(card: id, front: front, back: nil, notes: nil, ids: made, at: now)
+                } catch { replicaRefusal = error.message }
+                browserWrites.append([
+                    "kind": "editCard", "request": ["card": id, "front": front, "ids": made], "now": now,
+                ])
             case .editUnknown:
                 let id = "00000000-0000-4000-8000-000000000000"
                 do { _ = try store.editCard(try #require(CardID(id)), CardChanges(back: "x")) } catch {
@@ -120,8 +139,13 @@ struct CardWritesParityTests {
         // An empty front twice, a dropped deletion, an unknown card, the card limit twice (a cloze
         // text's three cards reach it), a back too long (checked before the limit).
         #expect(outcome.refusals.compactMap { $0 }.count == 7)
-        let limit = outcome.refusals.filter { $0?.hasPrefix("Card limit exceeded. You have 8 cards out of 8") == true }
+        let limit = outcome.refusals.filter {
+            $0?.hasPrefix("Card limit exceeded. You have 11 cards out of 11") == true
+        }
         #expect(limit.count == 2)
+        // The card the tagged text's new deletion made has the text's tags, as the store gives them.
+        let links = outcome.store.split(separator: "\n").filter { $0.contains("\"entity\":\"cardTag\"") }
+        #expect(links.count == 6)
         // Dropping two deletions names the first, whatever order the cards were stored in.
         let dropped = "front: no longer has the deletion c2, which card "
         #expect(outcome.refusals.contains { $0?.hasPrefix(dropped) == true })
