@@ -95,8 +95,9 @@ struct SyncCommand: AsyncParsableCommand {
               cardbox sync
               cardbox sync --watch
               cardbox sync status --json
+              cardbox sync records > laptop.txt
             """,
-        subcommands: [Now.self, Status.self], defaultSubcommand: Now.self)
+        subcommands: [Now.self, Status.self, Records.self], defaultSubcommand: Now.self)
 
     struct Now: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -163,6 +164,26 @@ struct SyncCommand: AsyncParsableCommand {
                         ? "; images sent \(report.imagesSent), received \(report.imagesReceived)" : "")
                     + (report.snapshot ? "; started from the server's copy of the account" : "")
                     + (report.snapshotProblem.map { "; the server's copy of the account was not used: \($0)" } ?? ""))
+        }
+    }
+
+    struct Records: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "records", abstract: "Print every record as the sync holds it, to compare devices.",
+            discussion: Help.paragraphs(
+                """
+                One JSON line per record a person sees, each field with its value and the clock of its
+                last write, in a fixed order: two devices that have synced the same changes print the
+                same lines (a browser's replica too: `ReplicaRecords.canonicalDump`).
+
+                Example:
+                  cardbox sync records > laptop.txt
+                """))
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            let dump = try global.openExistingStore().canonicalDump()
+            Terminal.current.print(dump)
         }
     }
 

@@ -971,6 +971,106 @@ def offline_lists(browser: Browser, server: Server) -> None:
           "a page load with nothing new on either side leaves the kept replica unread")
 
 
+def offline_with_a_laptop(browser: Browser, server: Server, work: str) -> None:
+    """The browser and a command-line device work offline on the same list and deck at once: the
+    browser answers two cards, crosses an item out, adds one and moves it; the laptop renames
+    another item, crosses a third out and answers the browser's first card too. Back online, the
+    browser, the server (a new device's first sync) and the laptop hold the same records, line for
+    line with their clocks (`cardbox sync records`, the replica's own dump), the laptop's backup is
+    the server's, and the card both answered has both reviews in its history."""
+    def device(name: str):
+        store = ["--store", os.path.join(work, name + ".sqlite")]
+        def run(*arguments: str, stdin: str = "") -> str:
+            return subprocess.run([server.cardbox, *store, *arguments], input=stdin, text=True, check=True,
+                                  capture_output=True).stdout
+        run("login", server.url, "--user", "admin", "--password-stdin", stdin="correct horse\n")
+        run("sync")
+        return run
+    laptop = device("proof-laptop")
+    made = lambda *arguments: json.loads(laptop(*arguments, "--json"))["id"].lower()
+    list_id = made("list", "create", "Trip")
+    items = {title: made("item", "add", "Trip", title) for title in ("Tent", "Map", "Boots")}
+    deck_id = made("deck", "create", "Proof", "--front", "es", "--back", "en")
+    cards = {front: made("card", "add", "Proof", front, back) for front, back in (("uno", "one"), ("dos", "two"))}
+    laptop("sync")
+    wait = WebDriverWait(browser.driver, 30, ignored_exceptions=(StaleElementReferenceException, WebDriverException))
+    ready = lambda d: d.execute_script("return document.body.dataset.replicaReady")
+    def settled(path: str) -> None:
+        # The first load sends what waits and reloads; the second has nothing to send.
+        for _ in range(2):
+            browser.open(path)
+            wait.until(lambda d: ready(d) in ("true", "failed"))
+        check(ready(browser.driver) == "true", f"{path} syncs the browser's replica")
+    settled("/lists/" + list_id)
+    browser.open(f"/decks/{deck_id}/study")
+    wait.until(lambda d: d.execute_script("return document.body.dataset.offlineReady") == "true")
+    conditions = {"latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+    browser.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, **conditions})
+    server.stop()
+    # The browser, offline: two answers, then the list.
+    browser.driver.refresh()
+    drawn = lambda: int(browser.driver.execute_script("return document.body.dataset.studyDrawn || '0'"))
+    wait.until(lambda _: drawn() > 0)
+    answered = []
+    for rating in ("3", "1"):
+        answered.append(browser.find("#front").text)
+        before = drawn()
+        browser.keys(" ")
+        wait.until(lambda d: d.find_element(By.ID, "back").is_displayed())
+        browser.keys(rating)
+        wait.until(lambda _: drawn() > before)
+    check(answered == ["uno", "dos"], f"offline, the browser answers the deck's cards in order ({answered})")
+    browser.open("/lists/" + list_id)
+    wait.until(lambda d: ready(d) == "true")
+    titles = lambda: browser.driver.execute_script(
+        "return [...document.querySelectorAll('#items .title')].map((title) => title.textContent.trim())")
+    row = lambda title: browser.driver.find_element(By.XPATH, f"//li[span[@class='title' and text()='{title}']]")
+    row("Tent").find_element(By.CSS_SELECTOR, '[data-action="cross"]').click()
+    wait.until(lambda d: "crossed" in (row("Tent").get_attribute("class") or ""))
+    browser.find('#add-item input[name="title"]').send_keys("Stove")
+    browser.find('#add-item button[type="submit"]').click()
+    wait.until(lambda _: titles()[-1:] == ["Stove"])
+    row("Stove").find_element(By.CSS_SELECTOR, '[data-action="up"]').click()
+    wait.until(lambda _: titles()[-2:] == ["Stove", "Boots"])
+    # Meanwhile the laptop, offline too: a rename, a cross, an answer of the browser's first card.
+    laptop("item", "edit", items["Map"], "--title", "Paper map")
+    laptop("item", "cross", items["Boots"])
+    laptop("card", "answer", cards["uno"], "3")
+    server.restart()
+    browser.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, **conditions})
+    laptop("sync")
+    settled("/lists/" + list_id)
+    laptop("sync")
+    settled("/lists")
+    witness = device("proof-witness")
+    records = {
+        "laptop": laptop("sync", "records").rstrip("\n"),
+        "server": witness("sync", "records").rstrip("\n"),
+        "browser": browser.driver.execute_async_script(KEPT_DUMP),
+    }
+    check(records["browser"] == records["laptop"] == records["server"],
+          "the browser, the server and the laptop hold the same records, clocks and all "
+          f"({[len(text.splitlines()) for text in records.values()]} lines)")
+    def backup(run) -> dict:
+        tables = json.loads(run("export", "backup"))["tables"]
+        return {name: sorted(json.dumps(row, sort_keys=True) for row in rows)
+                for name, rows in tables.items() if name != "usageEvent"}
+    check(backup(laptop) == backup(witness), "the laptop's backup is the server's")
+    trip = [json.loads(line) for line in records["laptop"].splitlines()]
+    fields = {line["id"]: line["fields"] for line in trip if line["entity"] == "item"}
+    check(fields[items["Map"]]["title"][0] == "Paper map" and fields[items["Boots"]]["isCrossedOut"][0]
+          and fields[items["Tent"]]["isCrossedOut"][0] and any(f["title"][0] == "Stove" for f in fields.values()),
+          "both devices' list changes are merged")
+    reviews = [line for line in trip if line["entity"] == "reviewLog" and line["fields"]["cardId"][0] == cards["uno"]]
+    check(len(reviews) == 2 and len({review["created"][1] for review in reviews}) == 2,
+          f"the card both answered has both reviews in its history, one from each device ({len(reviews)})")
+
+
+KEPT_DUMP = KEPT_RECORDS.replace('done(replica.dump().split("\\n").filter(Boolean).map(JSON.parse))',
+                                 "done(replica.dump())")
+assert KEPT_DUMP != KEPT_RECORDS
+
+
 # Puts a record the server refuses first among what waits (under the page's lock).
 BOGUS_PENDING = """
 var done = arguments[arguments.length - 1];
@@ -1187,6 +1287,7 @@ def main() -> None:
         step("suggestions", lambda: suggestions(browser, server, work, deck))
         step("offline study", lambda: offline_study(browser, server, work))
         step("offline lists", lambda: offline_lists(browser, server))
+        step("offline with a laptop", lambda: offline_with_a_laptop(browser, server, work))
         step("two tabs", lambda: two_tabs(browser, server))
         step("two accounts", lambda: two_accounts(browser, server))
         step("account and sign-out", lambda: account_and_sign_out(browser))
