@@ -118,10 +118,16 @@
     });
   }
 
-  // A random id; crypto.randomUUID is only there on https pages (and localhost).
+  // A time-ordered id (UUID version 7, as devices make them: the millisecond, then random bits),
+  // so the records made here sort by id after older ones, as a device's do.
   function uuid() {
     var bytes = crypto.getRandomValues(new Uint8Array(16));
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    var now = Date.now();
+    for (var index = 5; index >= 0; index--) {
+      bytes[index] = now % 256;
+      now = Math.floor(now / 256);
+    }
+    bytes[6] = (bytes[6] & 0x0f) | 0x70;
     bytes[8] = (bytes[8] & 0x3f) | 0x80;
     var hex = Array.prototype.map.call(bytes, function (b) { return (b + 0x100).toString(16).slice(1); }).join("");
     return [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20)].join("-");
@@ -640,7 +646,10 @@
   // MARK: The offline deck page
 
   // New cards' ids, more than a text needs: one for each `{{c` it holds, and one.
-  function newIds(text) { return Array.apply(null, Array(text.split("{{c").length)).map(uuid); }
+  // In order, so a cloze text's cards (made in one millisecond) sort c1 first by id: the replica's
+  // study queue breaks ties of creation time by id, a store's by the order it made the cards in
+  // (c1 first), and a device that pulls them gets them in that order too.
+  function newIds(text) { return Array.apply(null, Array(text.split("{{c").length)).map(uuid).sort(); }
 
   function drawCard(card, editing) {
     if (editing) {
