@@ -305,17 +305,7 @@ extension JSONParser {
 
     /// The next member's name, positioned at its value; nil at the object's end (left).
     mutating func nextKey(first: Bool) throws(Failure) -> String? {
-        if current == UInt8(ascii: "}") {
-            offset += 1
-            depth -= 1
-            skipWhitespace()
-            return nil
-        }
-        if !first {
-            guard current == UInt8(ascii: ",") else { throw failure("',' or '}' is missing") }
-            offset += 1
-            skipWhitespace()
-        }
+        guard try follows(first: first, closing: UInt8(ascii: "}"), "',' or '}' is missing") else { return nil }
         guard current == UInt8(ascii: "\"") else { throw failure("a member name is missing") }
         let key = try string()
         skipWhitespace()
@@ -334,14 +324,34 @@ extension JSONParser {
 
     /// Whether another element follows (positioned at it); false at the array's end (left).
     mutating func nextElement(first: Bool) throws(Failure) -> Bool {
-        if current == UInt8(ascii: "]") {
+        try follows(first: first, closing: UInt8(ascii: "]"), "',' or ']' is missing")
+    }
+
+    /// An array whose elements `element` reads, from its `[`.
+    mutating func readArray<Element>(_ element: (inout JSONParser) throws(Failure) -> Element) throws(Failure)
+        -> [Element]
+    {
+        var elements: [Element] = []
+        try enterArray()
+        var first = true
+        while try nextElement(first: first) {
+            first = false
+            elements.append(try element(&self))
+        }
+        return elements
+    }
+
+    /// Whether something follows in the container `closing` ends: past the `,` before it (none
+    /// before the first), or false past the container's end.
+    private mutating func follows(first: Bool, closing: UInt8, _ missing: String) throws(Failure) -> Bool {
+        if current == closing {
             offset += 1
             depth -= 1
             skipWhitespace()
             return false
         }
         if !first {
-            guard current == UInt8(ascii: ",") else { throw failure("',' or ']' is missing") }
+            guard current == UInt8(ascii: ",") else { throw failure(missing) }
             offset += 1
             skipWhitespace()
         }

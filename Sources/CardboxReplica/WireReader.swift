@@ -100,24 +100,12 @@ private struct ChangeSetReading {
             // Clocks come first in the form replicas write (keys in order); rows before them are read
             // the other way.
             guard let clocks else { throw parser.unexpected(key) }
-            var list: [ReplicaRow<NamedEntity>] = []
-            try parser.enterArray()
-            var first = true
-            while try parser.nextElement(first: first) {
-                first = false
-                list.append(try readRow(&parser, clocks))
-            }
-            rows = list
+            rows = try parser.readArray { parser throws(JSONParser.Failure) in try readRow(&parser, clocks) }
         case "tombstones" where tombstones == nil:
             guard let clocks else { throw parser.unexpected(key) }
-            var list: [ReplicaTombstone<NamedEntity>] = []
-            try parser.enterArray()
-            var first = true
-            while try parser.nextElement(first: first) {
-                first = false
-                list.append(try readTombstone(&parser, clocks))
+            tombstones = try parser.readArray { parser throws(JSONParser.Failure) in
+                try readTombstone(&parser, clocks)
             }
-            tombstones = list
         case "format", "version", "accountId", "replicaId", "clocks", "rows", "tombstones":
             throw parser.unexpected(key)  // a second time
         default:
@@ -134,20 +122,15 @@ private struct ChangeSetReading {
     }
 
     private func readClocks(_ parser: inout JSONParser) throws(JSONParser.Failure) -> [WriteClock] {
-        var list: [WriteClock] = []
-        try parser.enterArray()
-        var first = true
-        while try parser.nextElement(first: first) {
-            first = false
+        try parser.readArray { parser throws(JSONParser.Failure) in
             try parser.enterArray()
             guard try parser.nextElement(first: true) else { throw parser.unexpected("clock") }
             let timestamp = try parser.readInteger()
             guard timestamp >= 0, try parser.nextElement(first: false) else { throw parser.unexpected("clock") }
             let replica = try parser.readString()
             guard try !parser.nextElement(first: false) else { throw parser.unexpected("clock") }
-            list.append(WriteClock(HLCTimestamp(rawValue: UInt64(timestamp)), replica))
+            return WriteClock(HLCTimestamp(rawValue: UInt64(timestamp)), replica)
         }
-        return list
     }
 
     private func clock(_ parser: inout JSONParser, _ clocks: [WriteClock]) throws(JSONParser.Failure) -> WriteClock {
