@@ -1071,6 +1071,75 @@ KEPT_DUMP = KEPT_RECORDS.replace('done(replica.dump().split("\\n").filter(Boolea
 assert KEPT_DUMP != KEPT_RECORDS
 
 
+def upgraded_from_the_last_release(browser: Browser) -> None:
+    """A browser that kept its replica the last release's way (IndexedDB version 1: every record in
+    one text in the state) and has a change waiting: the next page upgrades the database (the text
+    becomes the snapshot) and sends the change, which reaches the server."""
+    browser.open("/lists")
+    wait = WebDriverWait(browser.driver, 30, ignored_exceptions=(StaleElementReferenceException, WebDriverException))
+    wait.until(lambda d: d.execute_script("return document.body.dataset.replicaReady") == "true")
+    made = browser.driver.execute_async_script(KEPT_AS_LAST_RELEASE)
+    check(made.get("waiting", 0) >= 1, f"a list waits in a database of the last release's form ({made})")
+    for _ in range(2):  # the first page sends it and reloads
+        browser.open("/lists")
+        wait.until(lambda d: d.execute_script("return document.body.dataset.replicaReady") in ("true", "failed"))
+    on_server = browser.driver.execute_async_script(
+        "var done = arguments[0]; fetch('/api/v1/lists', {credentials: 'same-origin'})"
+        ".then(r => r.json()).then(j => done(j.lists.map(l => l.list.name)));")
+    check("Kept by the last release" in on_server, f"the upgraded replica sent what waited ({on_server})")
+    stores = browser.driver.execute_async_script(
+        "var done = arguments[0]; var o = indexedDB.open('cardbox-replica-' + localStorage.getItem('cardbox.account'));"
+        "o.onsuccess = () => { var db = o.result; var tx = db.transaction(['state', 'snapshot']);"
+        "var state = tx.objectStore('state').get('replica'), snapshot = tx.objectStore('snapshot').get('replica');"
+        "tx.oncomplete = () => { done([db.version, [...db.objectStoreNames].sort(), 'saved' in state.result,"
+        " state.result.snapshotVersion, (snapshot.result || '').includes('Kept by the last release')]); db.close(); }; };")
+    check(stores == [2, ["journal", "snapshot", "state"], False, 1, True],
+          f"the database is in this release's form, the last release's records its snapshot ({stores})")
+
+
+# Writes the account's replica the last release's way: the page's own replica (restored from what is
+# kept) makes a list, and its records and what waits become a version 1 database's state.
+KEPT_AS_LAST_RELEASE = """
+var done = arguments[arguments.length - 1];
+var account = localStorage.getItem("cardbox.account");
+var name = "cardbox-replica-" + account;
+var setup = self.cardboxReplicaSetup;
+navigator.locks.request(name, function () {
+  return new Promise(function (resolve) {
+    var open = indexedDB.open(name);
+    open.onsuccess = function () {
+      var db = open.result;
+      var tx = db.transaction(["state", "snapshot", "journal"], "readonly");
+      var state = tx.objectStore("state").get("replica");
+      var snapshot = tx.objectStore("snapshot").get("replica");
+      var journal = tx.objectStore("journal").getAll();
+      tx.oncomplete = function () {
+        db.close();
+        fetch(setup.module).then(function (r) { return r.arrayBuffer(); }).then(CardboxReplica.load).then(function (replica) {
+          var kept = state.result;
+          replica.configure(JSON.stringify(setup.schema), kept.replicaId);
+          if (snapshot.result) replica.restore(snapshot.result);
+          journal.result.forEach(function (entry) { replica.restore(entry); });
+          if (kept.pending) replica.resumePending(kept.pending);
+          replica.createList({ id: "0195f6a2-7c1e-7b3a-9e4f-" + String(Date.now()).slice(-12), name: "Kept by the last release" },
+            Date.now());
+          var old = { version: 1, replicaId: kept.replicaId, cursor: kept.cursor, sending: null,
+            saved: replica.saved(account, setup.registry), pending: replica.pending(account, setup.registry).text,
+            waiting: replica.pendingCount() };
+          var removed = indexedDB.deleteDatabase(name);
+          removed.onsuccess = function () {
+            var made = indexedDB.open(name, 1);
+            made.onupgradeneeded = function () { made.result.createObjectStore("state").put(old, "replica"); };
+            made.onsuccess = function () { made.result.close(); resolve({ waiting: old.waiting }); };
+          };
+        });
+      };
+    };
+  });
+}).then(done);
+"""
+
+
 # Puts a record the server refuses first among what waits (under the page's lock).
 BOGUS_PENDING = """
 var done = arguments[arguments.length - 1];
@@ -1288,6 +1357,7 @@ def main() -> None:
         step("offline study", lambda: offline_study(browser, server, work))
         step("offline lists", lambda: offline_lists(browser, server))
         step("offline with a laptop", lambda: offline_with_a_laptop(browser, server, work))
+        step("upgraded from the last release", lambda: upgraded_from_the_last_release(browser))
         step("two tabs", lambda: two_tabs(browser, server))
         step("two accounts", lambda: two_accounts(browser, server))
         step("account and sign-out", lambda: account_and_sign_out(browser))
