@@ -76,6 +76,17 @@ public struct JSONParser {
         return value
     }
 
+    /// A member's name and the `:` after it, positioned at its value.
+    private mutating func memberName() throws(Failure) -> String {
+        guard current == UInt8(ascii: "\"") else { throw failure("a member name is missing") }
+        let key = try string()
+        skipWhitespace()
+        guard current == UInt8(ascii: ":") else { throw failure("':' is missing") }
+        offset += 1
+        skipWhitespace()
+        return key
+    }
+
     private mutating func enter() throws(Failure) {
         depth += 1
         guard depth <= Self.maximumDepth else { throw failure("nesting deeper than \(Self.maximumDepth) levels") }
@@ -92,12 +103,7 @@ public struct JSONParser {
             return .object(members)
         }
         while true {
-            guard current == UInt8(ascii: "\"") else { throw failure("a member name is missing") }
-            let key = try string()
-            skipWhitespace()
-            guard current == UInt8(ascii: ":") else { throw failure("':' is missing") }
-            offset += 1
-            skipWhitespace()
+            let key = try memberName()
             let member = try value()
             if members[key] == nil { members[key] = member }
             skipWhitespace()
@@ -276,7 +282,8 @@ public struct JSONParser {
 // MARK: Reading step by step
 
 /// For a reader that knows the form it expects (`WireChanges.read(text:schema:)`): containers are
-/// entered and walked member by member, and only the values it keeps become `JSONValue`s. Each step
+/// read member by member (`readObject`, `readArray`, `readPair`), and only the values it keeps
+/// become `JSONValue`s. Each step
 /// reads as `parse` would, nesting depth included, and throws where `parse` would fail or where the
 /// text is not in the form the caller asked for.
 extension JSONParser {
@@ -297,34 +304,51 @@ extension JSONParser {
     }
 
     /// Enters an object: then `nextKey` gives each member's name, the member's value read next.
-    mutating func enterObject() throws(Failure) {
+    private mutating func enterObject() throws(Failure) {
         guard current == UInt8(ascii: "{") else { throw failure("not an object") }
         try enter()
         skipWhitespace()
     }
 
     /// The next member's name, positioned at its value; nil at the object's end (left).
-    mutating func nextKey(first: Bool) throws(Failure) -> String? {
+    private mutating func nextKey(first: Bool) throws(Failure) -> String? {
         guard try follows(first: first, closing: UInt8(ascii: "}"), "',' or '}' is missing") else { return nil }
-        guard current == UInt8(ascii: "\"") else { throw failure("a member name is missing") }
-        let key = try string()
-        skipWhitespace()
-        guard current == UInt8(ascii: ":") else { throw failure("':' is missing") }
-        offset += 1
-        skipWhitespace()
-        return key
+        return try memberName()
+    }
+
+    /// Reads the members of an object, from its `{`: `member` reads each one's value, given its name.
+    mutating func readObject(_ member: (String, inout JSONParser) throws(Failure) -> Void) throws(Failure) {
+        try enterObject()
+        var first = true
+        while let key = try nextKey(first: first) {
+            first = false
+            try member(key, &self)
+        }
     }
 
     /// Enters an array: then `nextElement` says whether an element follows, positioned at it.
-    mutating func enterArray() throws(Failure) {
+    private mutating func enterArray() throws(Failure) {
         guard current == UInt8(ascii: "[") else { throw failure("not an array") }
         try enter()
         skipWhitespace()
     }
 
     /// Whether another element follows (positioned at it); false at the array's end (left).
-    mutating func nextElement(first: Bool) throws(Failure) -> Bool {
+    private mutating func nextElement(first: Bool) throws(Failure) -> Bool {
         try follows(first: first, closing: UInt8(ascii: "]"), "',' or ']' is missing")
+    }
+
+    /// A two-element array (`[value, clock]`, `[timestamp, replica]`), each read by its own reader.
+    mutating func readPair<First, Second>(
+        _ first: (inout JSONParser) throws(Failure) -> First, _ second: (inout JSONParser) throws(Failure) -> Second
+    ) throws(Failure) -> (First, Second) {
+        try enterArray()
+        guard try nextElement(first: true) else { throw failure("a pair is missing its first value") }
+        let one = try first(&self)
+        guard try nextElement(first: false) else { throw failure("a pair is missing its second value") }
+        let two = try second(&self)
+        guard try !nextElement(first: false) else { throw failure("a pair has more than two values") }
+        return (one, two)
     }
 
     /// An array whose elements `element` reads, from its `[`.

@@ -11,51 +11,35 @@ public struct WireProblem: Error, Equatable, CustomStringConvertible {
     public var description: String { "\(field): \(reason)" }
 }
 
-/// One JSON value read from wire input, knowing its place, so each error names it.
-///
-/// A reader made `untracked` keeps no place: building `changes.rows[81234].fields.front` for every
-/// value cost a big account's load a quarter of its time. A caller reads untracked first and, only
-/// when that fails, reads again tracked to name the problem (`WireChanges` does).
+/// One JSON value read from wire input, knowing its place, so each error names it. The browser's
+/// hot paths read change sets straight (`WireChanges.read(text:schema:)`); this reader is the one
+/// that names what is wrong.
 struct WireValue {
     let value: JSONValue
-    private let place: String?
+    let path: String
 
     init(_ value: JSONValue, _ path: String) {
         self.value = value
-        self.place = path
+        self.path = path
     }
-
-    private init(_ value: JSONValue, place: String?) {
-        self.value = value
-        self.place = place
-    }
-
-    static func untracked(_ value: JSONValue) -> WireValue { WireValue(value, place: nil) }
-
-    var path: String { place ?? "" }
-    var isTracked: Bool { place != nil }
 
     func problem(_ reason: String) -> WireProblem { WireProblem(field: path, reason: reason) }
 
     func member(_ name: String) throws(WireProblem) -> WireValue {
         guard case .object(let members) = value else { throw problem("must be an object") }
         guard let member = members[name] else { throw WireProblem(field: "\(path).\(name)", reason: "is missing") }
-        return WireValue(member, place: place.map { "\($0).\(name)" })
+        return WireValue(member, "\(path).\(name)")
     }
 
     func members() throws(WireProblem) -> [(String, WireValue)] {
         guard case .object(let members) = value else { throw problem("must be an object") }
-        return members.map { member in
-            (member.key, WireValue(member.value, place: place.map { "\($0).\(member.key)" }))
-        }
+        return members.map { ($0.key, WireValue($0.value, "\(path).\($0.key)")) }
     }
 
     func array() throws(WireProblem) -> [WireValue] {
         guard case .array(let elements) = value else { throw problem("must be an array") }
-        guard let place else { return elements.map { WireValue($0, place: nil) } }
         var values: [WireValue] = []
-        values.reserveCapacity(elements.count)
-        for (index, element) in elements.enumerated() { values.append(WireValue(element, "\(place)[\(index)]")) }
+        for (index, element) in elements.enumerated() { values.append(WireValue(element, "\(path)[\(index)]")) }
         return values
     }
 
@@ -63,10 +47,7 @@ struct WireValue {
     func pair(else reason: String) throws(WireProblem) -> (WireValue, WireValue) {
         guard case .array(let elements) = value else { throw problem("must be an array") }
         guard elements.count == 2 else { throw problem(reason) }
-        return (
-            WireValue(elements[0], place: place.map { "\($0)[0]" }),
-            WireValue(elements[1], place: place.map { "\($0)[1]" })
-        )
+        return (WireValue(elements[0], "\(path)[0]"), WireValue(elements[1], "\(path)[1]"))
     }
 
     func string() throws(WireProblem) -> String {
@@ -96,15 +77,7 @@ public struct WireChanges: Sendable {
     public let tombstones: [ReplicaTombstone<NamedEntity>]
 
     public init(json: JSONValue, schema: ReplicaSchema) throws(WireProblem) {
-        do throws(WireProblem) {
-            self = try Self(reading: .untracked(json), schema: schema)
-        } catch {
-            // Read again, keeping each value's place, to name the problem.
-            self = try Self(reading: WireValue(json, "changes"), schema: schema)
-        }
-    }
-
-    private init(reading root: WireValue, schema: ReplicaSchema) throws(WireProblem) {
+        let root = WireValue(json, "changes")
         guard try root.member("format").string() == "cardbox-changes" else {
             throw WireProblem(field: "changes.format", reason: "must be \"cardbox-changes\"")
         }
@@ -130,19 +103,14 @@ public struct WireChanges: Sendable {
             guard let entity = schema.entity(named: name) else { throw reader.problem("'\(name)' is not an entity") }
             return entity
         }
-        let rowValues = try root.member("rows").array()
         var rows: [ReplicaRow<NamedEntity>] = []
-        rows.reserveCapacity(rowValues.count)
-        for row in rowValues {
+        for row in try root.member("rows").array() {
             let entity = try entity(row.member("entity"))
             let id = try row.member("id").string()
             let created = try clock(row.member("created"))
-            var members = try row.member("fields").members()
-            // By name when naming a problem, so the first problem named is the same on every run.
-            if root.isTracked { members.sort { $0.0 < $1.0 } }
             var fields: [String: FieldChange] = [:]
-            fields.reserveCapacity(members.count)
-            for (name, value) in members {
+            // By name, so the first problem named is the same on every run.
+            for (name, value) in try row.member("fields").members().sorted(by: { $0.0 < $1.0 }) {
                 let (field, fieldClock) = try value.pair(else: "needs [value, clock]")
                 fields[name] = FieldChange(value: field.value, clock: try clock(fieldClock))
             }

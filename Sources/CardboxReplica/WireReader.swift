@@ -19,25 +19,17 @@ extension WireChanges {
             var bare = ChangeSetReading(schema: schema)
             var nested: WireChanges?
             var (cursor, hasMore): (Int64?, Bool?) = (nil, nil)
-            try parser.enterObject()
-            var first = true
-            while let key = try parser.nextKey(first: first) {
-                first = false
+            try parser.readObject { key, parser throws(JSONParser.Failure) in
                 switch key {
                 case "changes":
                     guard nested == nil else { throw parser.unexpected(key) }
                     nested = try ChangeSetReading.changeSet(&parser, schema: schema)
                 case "cursor" where cursor == nil: cursor = try parser.readInteger()
                 case "hasMore" where hasMore == nil:
-                    switch try parser.readValue() {
-                    case .bool(let flag): hasMore = flag
-                    default: throw parser.unexpected(key)
-                    }
+                    guard case .bool(let flag) = try parser.readValue() else { throw parser.unexpected(key) }
+                    hasMore = flag
                 default:
-                    guard try bare.read(key, &parser) else {
-                        _ = try parser.readValue()
-                        continue
-                    }
+                    if try !bare.read(key, &parser) { _ = try parser.readValue() }
                 }
             }
             if let nested {
@@ -77,10 +69,7 @@ private struct ChangeSetReading {
         -> WireChanges
     {
         var reading = ChangeSetReading(schema: schema)
-        try parser.enterObject()
-        var first = true
-        while let key = try parser.nextKey(first: first) {
-            first = false
+        try parser.readObject { key, parser throws(JSONParser.Failure) in
             if try !reading.read(key, &parser) { _ = try parser.readValue() }
         }
         guard let changes = reading.finished() else { throw parser.unexpected("changes") }
@@ -123,12 +112,10 @@ private struct ChangeSetReading {
 
     private func readClocks(_ parser: inout JSONParser) throws(JSONParser.Failure) -> [WriteClock] {
         try parser.readArray { parser throws(JSONParser.Failure) in
-            try parser.enterArray()
-            guard try parser.nextElement(first: true) else { throw parser.unexpected("clock") }
-            let timestamp = try parser.readInteger()
-            guard timestamp >= 0, try parser.nextElement(first: false) else { throw parser.unexpected("clock") }
-            let replica = try parser.readString()
-            guard try !parser.nextElement(first: false) else { throw parser.unexpected("clock") }
+            let (timestamp, replica) = try parser.readPair(
+                { parser throws(JSONParser.Failure) in try parser.readInteger() },
+                { parser throws(JSONParser.Failure) in try parser.readString() })
+            guard timestamp >= 0 else { throw parser.unexpected("clock") }
             return WriteClock(HLCTimestamp(rawValue: UInt64(timestamp)), replica)
         }
     }
@@ -148,10 +135,7 @@ private struct ChangeSetReading {
         -> ReplicaRow<NamedEntity>
     {
         var (entity, id, created, fields): (NamedEntity?, String?, WriteClock?, [String: FieldChange]?)
-        try parser.enterObject()
-        var first = true
-        while let key = try parser.nextKey(first: first) {
-            first = false
+        try parser.readObject { key, parser throws(JSONParser.Failure) in
             switch key {
             case "entity" where entity == nil: entity = try self.entity(&parser)
             case "id" where id == nil: id = try parser.readString()
@@ -170,17 +154,11 @@ private struct ChangeSetReading {
         -> [String: FieldChange]
     {
         var fields: [String: FieldChange] = [:]
-        try parser.enterObject()
-        var first = true
-        while let name = try parser.nextKey(first: first) {
-            first = false
+        try parser.readObject { name, parser throws(JSONParser.Failure) in
             guard fields[name] == nil else { throw parser.unexpected(name) }
-            try parser.enterArray()
-            guard try parser.nextElement(first: true) else { throw parser.unexpected(name) }
-            let value = try parser.readValue()
-            guard try parser.nextElement(first: false) else { throw parser.unexpected(name) }
-            let clock = try clock(&parser, clocks)
-            guard try !parser.nextElement(first: false) else { throw parser.unexpected(name) }
+            let (value, clock) = try parser.readPair(
+                { parser throws(JSONParser.Failure) in try parser.readValue() },
+                { parser throws(JSONParser.Failure) in try self.clock(&parser, clocks) })
             fields[name] = FieldChange(value: value, clock: clock)
         }
         return fields
@@ -190,10 +168,7 @@ private struct ChangeSetReading {
         -> ReplicaTombstone<NamedEntity>
     {
         var (entity, id, clock): (NamedEntity?, String?, WriteClock?)
-        try parser.enterObject()
-        var first = true
-        while let key = try parser.nextKey(first: first) {
-            first = false
+        try parser.readObject { key, parser throws(JSONParser.Failure) in
             switch key {
             case "entity" where entity == nil: entity = try self.entity(&parser)
             case "id" where id == nil: id = try parser.readString()
