@@ -26,10 +26,4 @@ extension ReplicaRecords {
         for row in kept.rows { markPending(Key(row.entity, row.id)) }
         for tombstone in kept.tombstones { markPending(Key(tombstone.entity, tombstone.id)) }
     }
-
-    /// Starts again from what `savedText` and `pendingText` wrote.
-    public mutating func restore(saved: WireChanges, pending: WireChanges) {
-        restore(saved)
-        resume(pending: pending)
-    }
 }

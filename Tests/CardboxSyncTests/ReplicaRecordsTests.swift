@@ -197,7 +197,8 @@ struct ReplicaRecordsTests {
             try WireChanges(json: JSONParser.parse(text), schema: SyncRegistry.replicaSchema)
         }
         var restored = ReplicaRecords(schema: SyncRegistry.replicaSchema, replicaId: "web")
-        restored.restore(saved: try parse(saved), pending: try parse(pending))
+        restored.restore(try parse(saved))
+        restored.resume(pending: try parse(pending))
         #expect(restored.canonicalDump() == kept.canonicalDump())
         #expect(restored.pending.count == kept.pending.count && restored.pending.count == 3)
         #expect(
@@ -210,9 +211,8 @@ struct ReplicaRecordsTests {
         // Once sent, nothing kept waits.
         kept.markSent(through: kept.writeCount)
         var sent = ReplicaRecords(schema: SyncRegistry.replicaSchema, replicaId: "web")
-        sent.restore(
-            saved: try parse(kept.savedText(accountId: Self.account, registry: 1)),
-            pending: try parse(kept.pendingText(accountId: Self.account, registry: 1)))
+        sent.restore(try parse(kept.savedText(accountId: Self.account, registry: 1)))
+        sent.resume(pending: try parse(kept.pendingText(accountId: Self.account, registry: 1)))
         #expect(sent.pending.isEmpty && sent.canonicalDump() == kept.canonicalDump())
     }
 
