@@ -197,8 +197,12 @@
         });
       });
     };
-    if (navigator.locks) return navigator.locks.request("cardbox-replica-" + account, run);
-    return run();
+    return underLock(run);
+  }
+
+  // Runs `work` holding the account's lock (Web Locks), where the browser has them.
+  function underLock(work) {
+    return navigator.locks ? navigator.locks.request("cardbox-replica-" + account, work) : work();
   }
 
   // What the writes made after write number `before` wrote, for the journal (null: nothing).
@@ -564,10 +568,15 @@
     return { start: at(date), end: at(next) };
   }
 
+  // What the replica's study calls take: the deck and the study day holding `now`.
+  function studyRequest(replica, deck, now) {
+    var day = studyDay(now, replica.settings());
+    return { deck: deck, dayStart: day.start, dayEnd: day.end };
+  }
+
   function studyView(replica, deck) {
     var now = Date.now();
-    var day = studyDay(now, replica.settings());
-    return replica.study({ deck: deck, dayStart: day.start, dayEnd: day.end }, now);
+    return replica.study(studyRequest(replica, deck, now), now);
   }
 
   var ratingNames = ["Again", "Hard", "Good", "Easy"];
@@ -621,9 +630,8 @@
         // Only the queue's first card is answered: when another tab answered this one meanwhile,
         // the replica refuses and the page moves on.
         var now = Date.now();
-        var day = studyDay(now, replica.settings());
-        replica.answer({ card: card, deck: deck, rating: rating, durationMs: duration, reviewId: uuid(),
-          dayStart: day.start, dayEnd: day.end }, now);
+        replica.answer(Object.assign(studyRequest(replica, deck, now),
+          { card: card, rating: rating, durationMs: duration, reviewId: uuid() }), now);
       });
     };
     var undo = function () { act(function (replica) { replica.undo({ deck: deck }, Date.now()); }); };
@@ -749,7 +757,7 @@
         return transact(["state"], "readwrite", function (tx) { tx.objectStore("state").put(state, "replica"); });
       });
     };
-    return navigator.locks ? navigator.locks.request("cardbox-replica-" + account, note) : note();
+    return underLock(note);
   }
 
   function registerWorker() {
