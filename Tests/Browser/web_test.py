@@ -678,42 +678,47 @@ def suggestions(browser: Browser, server: Server, work: str, deck: str) -> None:
     browser.shoot("deck-rejected")
 
 
-# The records the page keeps, read as the page reads them: the replica's module restores the
-# snapshot, the journal and what waits from IndexedDB, and lists every visible record (one JSON
+# The records the page keeps, read as the page reads them: `restoreKept(then)` gives `then` a replica
+# of the module's, restored from the snapshot, the journal and what waits in IndexedDB, and the kept
+# state (both null before the page kept anything). `keptRows` lists every visible record (one JSON
 # line each, fields as [value, clock]).
-KEPT_RECORDS = """
+RESTORE_KEPT = """
 var done = arguments[arguments.length - 1];
-var open = indexedDB.open("cardbox-replica-" + localStorage.getItem("cardbox.account"));
-open.onsuccess = function () {
-  var db = open.result;
-  if (!db.objectStoreNames.contains("journal")) { db.close(); done([]); return; }
-  var tx = db.transaction(["state", "snapshot", "journal"], "readonly");
-  var state = tx.objectStore("state").get("replica");
-  var snapshot = tx.objectStore("snapshot").get("replica");
-  var journal = tx.objectStore("journal").getAll();
-  tx.oncomplete = function () {
-    db.close();
-    var setup = self.cardboxReplicaSetup;
-    fetch(setup.module).then(function (r) { return r.arrayBuffer(); }).then(CardboxReplica.load).then(function (replica) {
-      replica.configure(JSON.stringify(setup.schema), "test");
-      if (snapshot.result) replica.restore(snapshot.result);
-      journal.result.forEach(function (entry) { replica.restore(entry); });
-      if (state.result && state.result.pending) replica.resumePending(state.result.pending);
-      done(replica.dump().split("\\n").filter(Boolean).map(JSON.parse));
-    });
+function restoreKept(then) {
+  var open = indexedDB.open("cardbox-replica-" + localStorage.getItem("cardbox.account"));
+  open.onsuccess = function () {
+    var db = open.result;
+    if (!db.objectStoreNames.contains("journal")) { db.close(); then(null, null); return; }
+    var tx = db.transaction(["state", "snapshot", "journal"], "readonly");
+    var state = tx.objectStore("state").get("replica");
+    var snapshot = tx.objectStore("snapshot").get("replica");
+    var journal = tx.objectStore("journal").getAll();
+    tx.oncomplete = function () {
+      db.close();
+      var setup = self.cardboxReplicaSetup;
+      var kept = state.result || null;
+      fetch(setup.module).then(function (r) { return r.arrayBuffer(); }).then(CardboxReplica.load).then(function (replica) {
+        replica.configure(JSON.stringify(setup.schema), kept ? kept.replicaId : "test");
+        if (snapshot.result) replica.restore(snapshot.result);
+        journal.result.forEach(function (entry) { replica.restore(entry); });
+        if (kept && kept.pending) replica.resumePending(kept.pending);
+        then(replica, kept);
+      });
+    };
   };
-};
+}
+function keptRows(replica) { return replica ? replica.dump().split("\\n").filter(Boolean).map(JSON.parse) : []; }
 """
 
-KEPT_CARDS = KEPT_RECORDS.replace("done(replica.dump()", "doneCards(replica.dump()") + """
-function doneCards(rows) {
-  done(rows.filter(function (row) {
+KEPT_CARDS = RESTORE_KEPT + """
+restoreKept(function (replica) {
+  done(keptRows(replica).filter(function (row) {
     return row.entity === "card" && row.fields.deckId[0] === arguments_deck && row.fields.schedule[0].reps > 0;
   }).map(function (row) {
     var schedule = row.fields.schedule[0];
     return { id: row.id, reps: schedule.reps, due: schedule.dueAt / 1000, lastReview: schedule.lastReviewAt / 1000 };
   }));
-}
+});
 """
 
 
@@ -1066,9 +1071,7 @@ def offline_with_a_laptop(browser: Browser, server: Server, work: str) -> None:
           f"the card both answered has both reviews in its history, one from each device ({len(reviews)})")
 
 
-KEPT_DUMP = KEPT_RECORDS.replace('done(replica.dump().split("\\n").filter(Boolean).map(JSON.parse))',
-                                 "done(replica.dump())")
-assert KEPT_DUMP != KEPT_RECORDS
+KEPT_DUMP = RESTORE_KEPT + "restoreKept(function (replica) { done(replica.dump()); });"
 
 
 def upgraded_from_the_last_release(browser: Browser) -> None:
@@ -1099,42 +1102,25 @@ def upgraded_from_the_last_release(browser: Browser) -> None:
 
 # Writes the account's replica the last release's way: the page's own replica (restored from what is
 # kept) makes a list, and its records and what waits become a version 1 database's state.
-KEPT_AS_LAST_RELEASE = """
-var done = arguments[arguments.length - 1];
+KEPT_AS_LAST_RELEASE = RESTORE_KEPT + """
 var account = localStorage.getItem("cardbox.account");
 var name = "cardbox-replica-" + account;
 var setup = self.cardboxReplicaSetup;
 navigator.locks.request(name, function () {
   return new Promise(function (resolve) {
-    var open = indexedDB.open(name);
-    open.onsuccess = function () {
-      var db = open.result;
-      var tx = db.transaction(["state", "snapshot", "journal"], "readonly");
-      var state = tx.objectStore("state").get("replica");
-      var snapshot = tx.objectStore("snapshot").get("replica");
-      var journal = tx.objectStore("journal").getAll();
-      tx.oncomplete = function () {
-        db.close();
-        fetch(setup.module).then(function (r) { return r.arrayBuffer(); }).then(CardboxReplica.load).then(function (replica) {
-          var kept = state.result;
-          replica.configure(JSON.stringify(setup.schema), kept.replicaId);
-          if (snapshot.result) replica.restore(snapshot.result);
-          journal.result.forEach(function (entry) { replica.restore(entry); });
-          if (kept.pending) replica.resumePending(kept.pending);
-          replica.createList({ id: "0195f6a2-7c1e-7b3a-9e4f-" + String(Date.now()).slice(-12), name: "Kept by the last release" },
-            Date.now());
-          var old = { version: 1, replicaId: kept.replicaId, cursor: kept.cursor, sending: null,
-            saved: replica.saved(account, setup.registry), pending: replica.pending(account, setup.registry).text,
-            waiting: replica.pendingCount() };
-          var removed = indexedDB.deleteDatabase(name);
-          removed.onsuccess = function () {
-            var made = indexedDB.open(name, 1);
-            made.onupgradeneeded = function () { made.result.createObjectStore("state").put(old, "replica"); };
-            made.onsuccess = function () { made.result.close(); resolve({ waiting: old.waiting }); };
-          };
-        });
+    restoreKept(function (replica, kept) {
+      replica.createList({ id: "0195f6a2-7c1e-7b3a-9e4f-" + String(Date.now()).slice(-12), name: "Kept by the last release" },
+        Date.now());
+      var old = { version: 1, replicaId: kept.replicaId, cursor: kept.cursor, sending: null,
+        saved: replica.saved(account, setup.registry), pending: replica.pending(account, setup.registry).text,
+        waiting: replica.pendingCount() };
+      var removed = indexedDB.deleteDatabase(name);
+      removed.onsuccess = function () {
+        var made = indexedDB.open(name, 1);
+        made.onupgradeneeded = function () { made.result.createObjectStore("state").put(old, "replica"); };
+        made.onsuccess = function () { made.result.close(); resolve({ waiting: old.waiting }); };
       };
-    };
+    });
   });
 }).then(done);
 """
@@ -1164,12 +1150,12 @@ navigator.locks.request("cardbox-replica-" + localStorage.getItem("cardbox.accou
 """
 
 
-REVIEWS_KEPT = KEPT_RECORDS.replace("done(replica.dump()", "doneReviews(replica.dump()") + """
-function doneReviews(rows) {
-  done(rows.filter(function (row) {
+REVIEWS_KEPT = RESTORE_KEPT + """
+restoreKept(function (replica) {
+  done(keptRows(replica).filter(function (row) {
     return row.entity === "reviewLog" && row.fields.deckId[0] === arguments_deck;
   }).map(function (row) { return row.fields.cardId[0]; }));
-}
+});
 """
 
 
