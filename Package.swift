@@ -3,8 +3,10 @@ import PackageDescription
 
 /// The web app's page templates (`Sources/CardboxHTTP/Web/Templates`), one per `Template` case.
 let webTemplates = [
-    "account", "board", "boards", "card", "cardlist", "deck", "decks", "exchange", "layout", "list", "lists", "message",
-    "newaccount", "offline", "offlinelists", "setup", "signin", "signup", "stats", "study",
+    "account", "board", "boards", "card", "cardlist", "deck", "decks", "exchange", "layout", "list", "listbody",
+    "lists",
+    "listsbody", "message", "newaccount", "offline", "offlinelists", "setup", "signin", "signup", "stats", "study",
+    "studybody",
 ]
 
 /// Executables built with `--static-swift-stdlib` get `-export-dynamic` from the toolchain's link

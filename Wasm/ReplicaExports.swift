@@ -208,6 +208,10 @@ func pendingChanges(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
 @_expose(wasm, "pendingCount") @_cdecl("pendingCount")
 func pendingCount() -> Int32 { Int32(replica?.pending.count ?? 0) }
 
+/// How many changes wait to be sent, as a person counts them (`ReplicaRecords.pendingOperations`).
+@_expose(wasm, "pendingOperations") @_cdecl("pendingOperations")
+func pendingOperations() -> Int32 { Int32(replica?.pendingOperations ?? 0) }
+
 @_expose(wasm, "markSent") @_cdecl("markSent")
 func markSent(_ count: Int32) { replica?.markSent(through: Int(count)) }
 
@@ -358,11 +362,11 @@ func writeCount() -> Int32 { Int32(replica?.writeCount ?? 0) }
 
 // MARK: What the offline pages show
 
-/// Writes every list a person sees (`ReplicaRecords.listsView`) to the output.
-@_expose(wasm, "listsView") @_cdecl("listsView")
-func listsView() -> Int32 {
+/// Writes the lists page's model (`ReplicaRecords.listsPage`) to the output.
+@_expose(wasm, "listsPage") @_cdecl("listsPage")
+func listsPage() -> Int32 {
     guard let records = replica else { return refuse("configure the replica first") }
-    output = Array(records.listsView().jsonText.utf8)
+    output = Array(records.listsPage().jsonText.utf8)
     return 0
 }
 
@@ -381,10 +385,21 @@ func recordView(
     return 0
 }
 
-/// Writes a list and its items (`ReplicaRecords.listView`) to the output; the list's id is the text.
-@_expose(wasm, "listView") @_cdecl("listView")
-func listView(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
-    recordView(pointer, count) { records, id throws(CardboxError) in try records.listView(id) }
+/// Writes a list page's model (`ReplicaRecords.listPage`) to the output; the list's id is the text.
+@_expose(wasm, "listPage") @_cdecl("listPage")
+func listPage(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
+    recordView(pointer, count) { records, id throws(CardboxError) in try records.listPage(id) }
+}
+
+/// Sets seed 002's `showCrossedOutItems` setting: `{"show": true or false}`, at `milliseconds`.
+@_expose(wasm, "showCrossedOut") @_cdecl("showCrossedOut")
+func showCrossedOut(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
+    replicaWrite(pointer, count, "showCrossedOut") { request, records throws(CardboxError) in
+        guard case .bool(let show) = request.optional("show") else {
+            throw CardboxError.invalid(field: "show", reason: "must be true or false")
+        }
+        try records.showCrossedOutItems(show, at: UInt64(milliseconds))
+    }
 }
 
 // MARK: Study

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and running Cardbox needs beyond the Swift toolchain: SQLite's library and
 # headers (GRDB links the system SQLite), zlib's (for Anki packages and dictzip dictionaries),
-# libvips (images), and WordNet and FreeDict dictionaries (offline suggestions). With --run, only
+# libvips (images), WordNet and FreeDict dictionaries (offline suggestions), and mustache.js (the
+# web app's offline pages). With --run, only
 # that (what `scripts/cardbox.sh` needs). Otherwise also the sqlite3 shell (the benchmark's
 # reference) and PostgreSQL's server (the tests start a throwaway one; `cardbox serve --database
 # postgres://…` uses any). With --browser, also what the tests drive beyond Swift: Chromium, its
@@ -23,6 +24,8 @@ dpkg -s libvips-dev >/dev/null 2>&1 || missing+=(libvips-dev)
 dpkg -s wordnet-base >/dev/null 2>&1 || missing+=(wordnet-base)
 dpkg -s dict-freedict-spa-eng >/dev/null 2>&1 || missing+=(dict-freedict-spa-eng)
 dpkg -s dict-freedict-eng-spa >/dev/null 2>&1 || missing+=(dict-freedict-eng-spa)
+# mustache.js: the browser draws its offline pages with the server's templates.
+dpkg -s libjs-mustache >/dev/null 2>&1 || missing+=(libjs-mustache)
 if [ "${1:-}" != "--run" ]; then
     command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
     ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)

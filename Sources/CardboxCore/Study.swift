@@ -123,7 +123,7 @@ extension FuzzPick {
 /// How far away a next due time is, as a study button shows it: 45s, 10m, 3h, 12d, 2.5mo, 1.2y.
 public enum StudyInterval {
     /// The four answer buttons, ratings 1 to 4 (Anki's names).
-    public static let buttons = ["Again", "Hard", "Good", "Easy"]
+    public static let buttons = WebPageModels.ratingNames
 
     public static func label(from start: Date, to end: Date) -> String {
         IntervalLabel.text(seconds: end.timeIntervalSince(start))

@@ -20,6 +20,11 @@ public enum CardboxApplication {
         tls: (certificate: String, key: String)? = nil, logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
+        guard WebAssets.mustacheScript != nil else {
+            // The offline pages would draw nothing: better not to start than to fail on a train.
+            throw CardboxError.storage(
+                "the web app's offline pages need mustache.js at \(WebAssets.mustachePath): apt install libjs-mustache")
+        }
         let (router, sync) = try routes(
             database: database, accounts: accounts, options: options,
             secure: tls != nil || options.publicURL?.scheme?.lowercased() == "https")

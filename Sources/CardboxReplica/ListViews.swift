@@ -1,43 +1,69 @@
-/// What the browser's list pages show when they are drawn from the replica (offline): the lists and
-/// their items in the order the server's pages show them, as JSON for the page to draw.
+/// What the browser's list pages show when they are drawn from the replica (offline): the models
+/// the server's list pages are drawn from (`WebPageModels`), made from the records here.
 extension ReplicaRecords {
-    /// Every list a person sees, by position key then id (as `ListStore.lists()`):
-    /// `[{"id", "name", "isArchived", "items", "remaining"}]`, with how many items it has and how many
-    /// of them are not crossed out.
-    public func listsView() -> JSONValue {
+    /// The lists page: every list a person sees, by position key then id (as `ListStore.lists()`),
+    /// with how many items it has.
+    public func listsPage() -> JSONValue {
         // Counted in one pass over the records: a pass per list made 300 lists of 100 items take
         // 15 s in the browser.
-        var counts: [String: (items: Int, remaining: Int)] = [:]
+        var counts: [String: Int] = [:]
         for (key, row) in records.rows where key.entity == itemEntity {
             guard let listId = itemPlacement.parentId(in: row), isVisible(key) else { continue }
-            let count = counts[listId] ?? (0, 0)
-            counts[listId] = (count.items + 1, count.remaining + (Self.isCrossedOut(row) ? 0 : 1))
+            counts[listId, default: 0] += 1
         }
-        return .array(
-            visibleLists().map { list in
-                let count = counts[list.id] ?? (0, 0)
-                return .object([
-                    "id": .string(list.id), "name": list.fields["name"]?.value ?? .string(""),
-                    "isArchived": list.fields["isArchived"]?.value ?? .bool(false),
-                    "items": .int(Int64(count.items)), "remaining": .int(Int64(count.remaining)),
-                ])
-            })
+        return WebPageModels.lists(visibleLists().map { (Self.listName($0), counts[$0.id] ?? 0) })
     }
 
-    /// A list and its items in order: `{"id", "name", "items": [{"id", "title", "description",
-    /// "quantity", "isCrossedOut"}]}`; seed 002's not-found when a person does not see it.
-    public func listView(_ id: String) throws(CardboxError) -> JSONValue {
+    /// A list's page: its items in order, the crossed-out ones only when the `showCrossedOutItems`
+    /// setting is on (seed 002, as `ListStore.list`), each with its pictures; seed 002's not-found
+    /// when a person does not see it.
+    public func listPage(_ id: String) throws(CardboxError) -> JSONValue {
         let key = try visibleList(id)
-        let items: [JSONValue] = items(ofList: id).map { item in
-            var fields: [String: JSONValue] = ["id": .string(item.id)]
-            for name in ["title", "description", "quantity", "isCrossedOut"] {
-                fields[name] = item.fields[name]?.value ?? .null
-            }
-            return .object(fields)
+        let all = items(ofList: id)
+        let showCrossedOut = showsCrossedOutItems()
+        var shown: [WebPageModels.ListItem] = []
+        for (orderNumber, item) in all.enumerated() where showCrossedOut || !Self.isCrossedOut(item) {
+            var quantity: Int64?
+            if case .int(let value)? = item.fields["quantity"]?.value { quantity = value }
+            shown.append(
+                WebPageModels.ListItem(
+                    id: item.id, title: Self.text(item, "title"), description: Self.text(item, "description"),
+                    quantity: quantity, isCrossedOut: Self.isCrossedOut(item), orderNumber: orderNumber,
+                    images: images(ofItem: item.id)))
         }
-        return .object([
-            "id": .string(id), "name": records.rows[key]?.fields["name"]?.value ?? .string(""), "items": .array(items),
-        ])
+        let heading = WebPageModels.ListName(id: id, name: records.rows[key].map { Self.text($0, "name") } ?? "")
+        return WebPageModels.list(
+            heading, items: shown, isEmpty: all.isEmpty, showCrossedOut: showCrossedOut,
+            otherLists: visibleLists().filter { $0.id != id }.map(Self.listName))
+    }
+
+    /// An item's pictures in order (as `ListStore` reads them: by position key, then id).
+    private func images(ofItem itemId: String) -> [(id: String, sha256: String)] {
+        guard let entity = schema.entity(named: "itemImage"), let parent = schema.parents(of: entity).first else {
+            return []
+        }
+        return visibleChildren(entity, parent: parent, of: itemId).sorted(by: Self.byPlace).map {
+            (id: $0.id, sha256: Self.text($0, "imageHash"))
+        }
+    }
+
+    /// Seed 002's `showCrossedOutItems` setting as the store reads its text: off unless set on.
+    private func showsCrossedOutItems() -> Bool {
+        guard case .object(let values) = settingValues(), case .string(let text)? = values["showCrossedOutItems"] else {
+            return false
+        }
+        // In any case, as the store reads it (these words are ASCII).
+        let lowered = String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+        return ["true", "yes", "on", "1"].contains(lowered)
+    }
+
+    private static func listName(_ list: ReplicaRow<NamedEntity>) -> WebPageModels.ListName {
+        WebPageModels.ListName(id: list.id, name: text(list, "name"))
+    }
+
+    static func text(_ row: ReplicaRow<NamedEntity>, _ field: String) -> String {
+        if case .string(let text)? = row.fields[field]?.value { return text }
+        return ""
     }
 
     static func isCrossedOut(_ item: ReplicaRow<NamedEntity>) -> Bool {

@@ -146,6 +146,22 @@ extension ReplicaRecords {
             now: .int(Int64(milliseconds)))
     }
 
+    /// Seed 002's `showCrossedOutItems` setting, as the store writes it: the setting's record (its
+    /// id is its key) made, or its value changed; nothing written when it is already so.
+    public mutating func showCrossedOutItems(_ show: Bool, at milliseconds: UInt64) throws(CardboxError) {
+        guard let entity = schema.entity(named: "setting") else {
+            throw CardboxError.invalid(field: "setting", reason: "this replica holds no settings")
+        }
+        let key = Key(entity, "showCrossedOutItems")
+        let value = JSONValue.string(show ? "true" : "false")
+        if isVisible(key), let row = records.rows[key] {
+            guard row.fields["value"]?.value != value else { return }
+            update(key, ["value": value], at: tick(milliseconds))
+        } else {
+            create(entity, id: key.id, ["key": .string(key.id), "value": value], at: tick(milliseconds))
+        }
+    }
+
     /// The items of a list as a person sees them: by position key, then id (two devices may mint the
     /// same key), each with its order number 0…n−1.
     public func items(ofList listId: String) -> [ReplicaRow<NamedEntity>] {

@@ -151,9 +151,54 @@ public struct ReplicaRecords {
             accountId: accountId, replicaId: replicaId, registry: registry, rows: rows, tombstones: tombstones)
     }
 
+    /// How many of this replica's changes wait to be sent, as a person counts them: an answer (a
+    /// card and its review log) is one, an item added (the item and its list's `modifiedAt`) is
+    /// one. The records one operation writes share its clock, so this counts the clocks of this
+    /// replica's writes in the records that wait, newer than any that reached the server.
+    public var pendingOperations: Int {
+        let sent = max(sentClock, newestWriteSent())
+        var clocks = Set<UInt64>()
+        func note(_ clock: WriteClock) {
+            if clock.replicaId == replicaId, clock.timestamp > sent { clocks.insert(clock.timestamp.rawValue) }
+        }
+        for key in pending.keys {
+            if let row = records.rows[key] {
+                note(row.created)
+                for field in row.fields.values { note(field.clock) }
+            } else if let tombstone = records.tombstones[key] {
+                note(tombstone.clock)
+            }
+        }
+        return clocks.count
+    }
+
+    /// Every write of this replica at or before it has reached the server: set when a push is taken.
+    var sentClock = HLCTimestamp.zero
+
+    /// The newest write of this replica in a record that does not wait: it reached the server, and
+    /// so did every write before it (writes are sent in order). What a replica read back from a
+    /// page's keeping knows of its pushes.
+    private func newestWriteSent() -> HLCTimestamp {
+        var newest = HLCTimestamp.zero
+        for (key, row) in records.rows where pending[key] == nil {
+            if row.created.replicaId == replicaId { newest = max(newest, row.created.timestamp) }
+            for field in row.fields.values where field.clock.replicaId == replicaId {
+                newest = max(newest, field.clock.timestamp)
+            }
+        }
+        for (key, tombstone) in records.tombstones where pending[key] == nil && tombstone.clock.replicaId == replicaId {
+            newest = max(newest, tombstone.clock.timestamp)
+        }
+        return newest
+    }
+
     /// Forgets the pending records last written by write `count` or before: the server has them. A
     /// record written again since stays pending.
-    public mutating func markSent(through count: Int) { pending = pending.filter { $0.value > count } }
+    public mutating func markSent(through count: Int) {
+        pending = pending.filter { $0.value > count }
+        // Writes are sent in order, and none is made while a push is on its way.
+        sentClock = clock.last
+    }
 
     /// Stops sending a record the server refused (its push named it): it stays as written here, and
     /// waits again only when written again. The rest of what waits can then go through.

@@ -4,51 +4,37 @@ extension ReplicaRecords {
     /// How many of the coming cards' pictures a study page keeps for offline study: a day's worth.
     static let picturesKept = 200
 
-    /// A deck's study screen at `now`: `{"deck": {"id", "name"}, "counts": {"learning", "review",
-    /// "new"}, "card": null or {"id", "part", "front", "back", "notes", "clozeNumber", "imageHash",
-    /// "question" and (a cloze card's) "revealed" as HTML, "due": [after Again, Hard, Good, Easy] and
-    /// their "labels" (10m, 4d)},
-    /// "canUndo", "pictures": the image hashes of the next `picturesKept` cards}`; seed 000's not-found for a deck a person
-    /// does not see.
+    /// A deck's study page at `now`: `{"page": the study template's model (`WebPageModels.study`,
+    /// as the server's study page), "pictures": the image hashes of the next `picturesKept` cards}`;
+    /// seed 000's not-found for a deck a person does not see.
     public func studyView(deck deckId: String, now: Int64, day: StudyDayBounds) throws(CardboxError) -> JSONValue {
         let deck = try visibleDeck(deckId)
         let study = try deckDay(deck: deckId, now: now, day: day)
         let counts = Self.counts(of: study)
         let coming = Self.queue(of: study, limit: Self.picturesKept)
-        var card = JSONValue.null
-        if let next = coming.first,
-            let row = records.rows[Key(cardEntity, next.id)]
-        {
-            var fields: [String: JSONValue] = ["id": .string(next.id), "part": .string(next.part.rawValue)]
-            for name in ["front", "back", "notes", "clozeNumber", "imageHash"] {
-                fields[name] = row.fields[name]?.value ?? .null
-            }
-            // The sides as the online study page draws them: a cloze card's deletion hidden, then marked.
-            fields["question"] = .string(Self.side(of: row, revealed: false))
-            if case .int? = row.fields["clozeNumber"]?.value {
-                fields["revealed"] = .string(Self.side(of: row, revealed: true))
-            }
-            let due = try nextDue(card: next.id, deck: deckId, now: now)
-            fields["labels"] = .array(due.map { .string(IntervalLabel.text(milliseconds: ($0 ?? now) - now)) })
-            fields["due"] = .array(due.map { $0.map(JSONValue.int) ?? .null })
-            card = .object(fields)
+        var next: WebPageModels.StudyCard?
+        if let first = coming.first, let row = records.rows[Key(cardEntity, first.id)] {
+            var (clozeNumber, imageHash): (Int?, String?) = (nil, nil)
+            if case .int(let number)? = row.fields["clozeNumber"]?.value { clozeNumber = Int(number) }
+            if case .string(let hash)? = row.fields["imageHash"]?.value { imageHash = hash }
+            let due = try nextDue(card: first.id, deck: deckId, now: now)
+            next = WebPageModels.StudyCard(
+                id: first.id, front: Self.text(row, "front"), back: Self.text(row, "back"),
+                notes: Self.text(row, "notes"), clozeNumber: clozeNumber, imageHash: imageHash,
+                intervals: due.map { IntervalLabel.text(milliseconds: ($0 ?? now) - now) },
+                remaining: (counts.new, counts.learning, counts.review))
         }
         // The thumbnails the coming cards show, for the page to keep.
         var pictures: [JSONValue] = []
-        for next in coming {
-            if case .string(let hash)? = records.rows[Key(cardEntity, next.id)]?.fields["imageHash"]?.value {
+        for card in coming {
+            if case .string(let hash)? = records.rows[Key(cardEntity, card.id)]?.fields["imageHash"]?.value {
                 pictures.append(.string(hash))
             }
         }
-        return .object([
-            "deck": .object(["id": .string(deckId), "name": deck.fields["name"]?.value ?? .string("")]),
-            "pictures": .array(pictures),
-            "counts": .object([
-                "learning": .int(Int64(counts.learning)), "review": .int(Int64(counts.review)),
-                "new": .int(Int64(counts.new)),
-            ]),
-            "card": card, "canUndo": .bool(latestAnswer(inDeck: deckId) != nil),
-        ])
+        let page = WebPageModels.study(
+            deck: .init(id: deckId, name: Self.text(deck, "name")), next: next,
+            canUndo: latestAnswer(inDeck: deckId) != nil)
+        return .object(["page": page, "pictures": .array(pictures)])
     }
 }
 

@@ -761,12 +761,12 @@ def offline_study(browser: Browser, server: Server, work: str) -> None:
     browser.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, **conditions})
     server.stop()
     browser.driver.refresh()
-    wait.until(lambda d: d.execute_script("return document.body.dataset.studyDrawn"))
+    wait.until(lambda d: d.execute_script("return document.body.dataset.pageDrawn"))
     check(browser.find("#offline-note").text == "Offline: nothing waits to be sent",
           f"with no network the study page still opens, and says so ({browser.find('#offline-note').text!r})")
     fronts = []
     def drawn() -> int:
-        return int(browser.driver.execute_script("return document.body.dataset.studyDrawn || '0'"))
+        return int(browser.driver.execute_script("return document.body.dataset.pageDrawn || '0'"))
     def act(keys: str) -> None:
         before = drawn()
         browser.keys(keys)
@@ -861,6 +861,24 @@ def offline_study(browser: Browser, server: Server, work: str) -> None:
           "a laptop that syncs has the same schedules")
 
 
+# The arrow that moves an item up, on a list page drawn online or offline.
+UP = 'button[name="position"][aria-label$=" up"]'
+
+
+def page_body(browser: Browser) -> str:
+    """A page's body as a person sees it, online or drawn offline: the main part's markup after the
+    offline status line, with the session's CSRF token (which an offline page has none of) left out."""
+    return browser.driver.execute_script("""
+        var main = document.getElementById("replica-shell") || document.getElementById("main");
+        var copy = main.cloneNode(true);
+        copy.querySelectorAll("#offline-note, #changed, #set-aside, #sync-refusal").forEach(function (e) { e.remove(); });
+        copy.querySelectorAll("input[name=csrf]").forEach(function (e) { e.removeAttribute("value"); });
+        copy.querySelectorAll("form[action*='csrf=']").forEach(function (e) {
+          e.setAttribute("action", e.getAttribute("action").replace(/csrf=[^&]*/, "csrf="));
+        });
+        return copy.innerHTML.trim();""")
+
+
 def offline_lists(browser: Browser, server: Server) -> None:
     """The browser is a device: every signed-in page keeps the account's replica in IndexedDB and
     syncs it. With no network a list page is drawn from it (the service worker's /offline/lists);
@@ -879,6 +897,10 @@ def offline_lists(browser: Browser, server: Server) -> None:
     ready = lambda d: d.execute_script("return document.body.dataset.replicaReady")
     wait.until(lambda d: ready(d) in ("true", "failed"))
     check(ready(browser.driver) == "true", "a signed-in page syncs the browser's replica")
+    # The list as the server draws it (not just after an add, whose page puts the cursor in the form).
+    browser.open(list_path)
+    wait.until(lambda d: ready(d) in ("true", "failed"))
+    browser.driver.execute_script("sessionStorage.setItem('marketOnline', arguments[0])", page_body(browser))
     browser.driver.execute_cdp_cmd("Network.enable", {})
     conditions = {"latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
     browser.driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": True, **conditions})
@@ -895,6 +917,9 @@ def offline_lists(browser: Browser, server: Server) -> None:
           f"offline, the list shows its items in order ({titles()})")
     check(browser.find("#offline-note").text == "Offline: nothing waits to be sent",
           f"a quiet line says the page is offline ({browser.find('#offline-note').text!r})")
+    online_page = browser.driver.execute_script("return sessionStorage.getItem('marketOnline')")
+    check(online_page == page_body(browser),
+          "offline, the list page is the server's page: the same template, the same model, from the replica")
     def add(title: str, quantity: str) -> None:
         field = browser.find('#add-item input[name="title"]')
         field.send_keys(title)
@@ -909,36 +934,39 @@ def offline_lists(browser: Browser, server: Server) -> None:
     add("Cheese", "2")
     wait.until(lambda d: titles() == ["Apples", "Pears", "Cheese"])
     row = lambda title: browser.driver.find_element(By.XPATH, f"//li[span[@class='title' and text()='{title}']]")
-    row("Apples").find_element(By.CSS_SELECTOR, '[data-action="cross"]').click()
+    row("Apples").find_element(By.CSS_SELECTOR, "button.check").click()
     wait.until(lambda d: "crossed" in (row("Apples").get_attribute("class") or ""))
-    row("Cheese").find_element(By.CSS_SELECTOR, '[data-action="up"]').click()
+    row("Cheese").find_element(By.CSS_SELECTOR, UP).click()
     wait.until(lambda d: titles() == ["Apples", "Cheese", "Pears"])
     reload_offline()
-    # The item (its list's modifiedAt with it) and the list: each record that waits counts once.
+    # Three records wait (two items and their list), written by three changes: add, cross, move.
     check(browser.find("#offline-note").text == "Offline: 3 changes wait",
           f"the line says how many changes wait ({browser.find('#offline-note').text!r})")
     check(titles() == ["Apples", "Cheese", "Pears"] and "crossed" in (row("Apples").get_attribute("class") or ""),
           f"what was done offline is kept across a reload ({titles()})")
-    row("Cheese").find_element(By.CSS_SELECTOR, '[data-action="edit"]').click()
-    editor = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "form.edit-item"))
+    # The list shows crossed-out items (the setting an earlier step turned on): hidden, then shown.
+    browser.find("#toggle-crossed").click()
+    wait.until(lambda d: titles() == ["Cheese", "Pears"])
+    browser.find("#toggle-crossed").click()
+    wait.until(lambda d: titles() == ["Apples", "Cheese", "Pears"])
+    row("Cheese").find_element(By.CSS_SELECTOR, "details.edit > summary").click()
+    editor = row("Cheese").find_element(By.CSS_SELECTOR, "details.edit > form")
     editor.find_element(By.NAME, "quantity").clear()
     editor.find_element(By.NAME, "quantity").send_keys("5")
     editor.find_element(By.NAME, "description").send_keys("aged")
     editor.find_element(By.CSS_SELECTOR, 'button[type="submit"]').click()
     wait.until(lambda d: "× 5" in row("Cheese").text and "aged" in row("Cheese").text)
     browser.shoot("list-offline")
-    row("Pears").find_element(By.CSS_SELECTOR, '[data-action="edit"]').click()
-    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, 'form.edit-item [data-action="delete"]')).click()
-    alert = wait.until(lambda d: d.switch_to.alert)
-    check(alert.text == "Delete “Pears”?", f"deleting an item offline asks first ({alert.text!r})")
-    alert.accept()
+    row("Pears").find_element(By.CSS_SELECTOR, "details.edit > summary").click()
+    row("Pears").find_element(By.CSS_SELECTOR, "details.confirm > summary").click()
+    row("Pears").find_element(By.CSS_SELECTOR, "details.confirm button.danger").click()
     wait.until(lambda d: titles() == ["Apples", "Cheese"])
     browser.open("/lists")
     wait.until(lambda d: ready(d) in ("true", "failed"))
-    check("Market" in browser.text() and "1 of 2 items left" in browser.text(),
-          "offline, the lists page shows every list and what is left on it")
+    check("Market" in browser.text() and "2 items" in browser.text(),
+          "offline, the lists page shows every list and how many items it has")
     browser.fill({"name": "Hardware"})
-    browser.find('#new-list button[type="submit"]').click()
+    browser.find('form[action="/lists"] button[type="submit"]').click()
     wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == "Hardware")
     wait.until(lambda d: ready(d) == "true")
     add("Nails", "")
@@ -1014,7 +1042,7 @@ def offline_with_a_laptop(browser: Browser, server: Server, work: str) -> None:
     server.stop()
     # The browser, offline: two answers, then the list.
     browser.driver.refresh()
-    drawn = lambda: int(browser.driver.execute_script("return document.body.dataset.studyDrawn || '0'"))
+    drawn = lambda: int(browser.driver.execute_script("return document.body.dataset.pageDrawn || '0'"))
     wait.until(lambda _: drawn() > 0)
     answered = []
     for rating in ("3", "1"):
@@ -1030,12 +1058,12 @@ def offline_with_a_laptop(browser: Browser, server: Server, work: str) -> None:
     titles = lambda: browser.driver.execute_script(
         "return [...document.querySelectorAll('#items .title')].map((title) => title.textContent.trim())")
     row = lambda title: browser.driver.find_element(By.XPATH, f"//li[span[@class='title' and text()='{title}']]")
-    row("Tent").find_element(By.CSS_SELECTOR, '[data-action="cross"]').click()
+    row("Tent").find_element(By.CSS_SELECTOR, "button.check").click()
     wait.until(lambda d: "crossed" in (row("Tent").get_attribute("class") or ""))
     browser.find('#add-item input[name="title"]').send_keys("Stove")
     browser.find('#add-item button[type="submit"]').click()
     wait.until(lambda _: titles()[-1:] == ["Stove"])
-    row("Stove").find_element(By.CSS_SELECTOR, '[data-action="up"]').click()
+    row("Stove").find_element(By.CSS_SELECTOR, UP).click()
     wait.until(lambda _: titles()[-2:] == ["Stove", "Boots"])
     # Meanwhile the laptop, offline too: a rename, a cross, an answer of the browser's first card.
     laptop("item", "edit", items["Map"], "--title", "Paper map")
@@ -1187,7 +1215,7 @@ def two_tabs(browser: Browser, server: Server) -> None:
     browser.driver.switch_to.new_window("tab")
     second = browser.driver.current_window_handle
     browser.open(deck + "/study")
-    drawn = lambda: int(browser.driver.execute_script("return document.body.dataset.studyDrawn || '0'"))
+    drawn = lambda: int(browser.driver.execute_script("return document.body.dataset.pageDrawn || '0'"))
     for tab in (first, second):
         browser.driver.switch_to.window(tab)
         wait.until(lambda _: drawn() > 0)
@@ -1239,8 +1267,8 @@ def two_accounts(browser: Browser, server: Server) -> None:
     wait.until(lambda d: ready(d) == "true")
     server.stop()
     browser.driver.refresh()
-    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#items [data-action=cross]"))
-    browser.find("#items [data-action=cross]").click()
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#items button.check"))
+    browser.find("#items button.check").click()
     waiting = lambda d: re.fullmatch(r"Offline: (\d+) changes? waits?", d.find_element(By.ID, "offline-note").text)
     count = wait.until(waiting).group(1)
     # Signing out while the sync cannot be reached: the page says what would be lost and asks;
@@ -1252,7 +1280,8 @@ def two_accounts(browser: Browser, server: Server) -> None:
     wait.until(lambda d: ready(d) == "failed")
     browser.driver.execute_script("document.querySelector('form[action=\"/signout\"]').requestSubmit()")
     alert = wait.until(EC.alert_is_present())
-    check(alert.text == f"{count} changes made on this device could not be sent. Sign out and lose them?",
+    changes = "1 change" if count == "1" else f"{count} changes"
+    check(alert.text == f"{changes} made on this device could not be sent. Sign out and lose them?",
           f"signing out when the sync cannot be reached says what would be lost ({alert.text!r})")
     alert.dismiss()
     check(urlparse(browser.driver.current_url).path == "/decks" and "Sign out" in browser.text(),

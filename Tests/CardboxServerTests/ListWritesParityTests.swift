@@ -22,6 +22,8 @@ struct ListWritesParityTests {
         case edit(item: Int, title: String? = nil, description: String? = nil, quantity: Int32?? = nil)
         case delete(item: Int)
         case createList(name: String)
+        /// Seed 002's setting: whether lists show crossed-out items.
+        case showCrossedOut(Bool)
     }
 
     /// A store whose time, ids and randomness the test sets, and the same for the replica.
@@ -52,7 +54,7 @@ struct ListWritesParityTests {
         .move(item: 3, to: 1), .cross(item: 7, crossedOut: true), .twin(item: 1), .moveBetweenTwins(item: 0),
         .edit(item: 0, title: "oat milk", quantity: .some(nil)), .edit(item: 2, description: "rye", quantity: 3),
         .edit(item: 1, title: " "), .edit(item: 1), .delete(item: 2), .delete(item: 2), .createList(name: "Hardware"),
-        .createList(name: ""),
+        .createList(name: ""), .showCrossedOut(true), .showCrossedOut(true), .showCrossedOut(false),
     ]
 
     /// A change set from another device holding an item with `row`'s key, list and fields, under
@@ -170,6 +172,9 @@ struct ListWritesParityTests {
                 do throws(CardboxError) {
                     try replica.createList(id: id, name: name, at: now, random: &random)
                 } catch { replicaRefusal = error.message }
+            case .showCrossedOut(let show):
+                _ = try store.setSetting("showCrossedOutItems", to: show ? "true" : "false")
+                try replica.showCrossedOutItems(show, at: now)
             case .move(let index, let position):
                 let id = items[index]
                 do { _ = try store.moveItem(try store.resolve(id), to: position) } catch {
@@ -226,6 +231,7 @@ struct ListWritesParityTests {
                 )
             case .delete(let index): ("deleteItem", ["id": item(index)])
             case .createList(let name): ("createList", ["id": newList ?? "", "name": name])
+            case .showCrossedOut(let show): ("showCrossedOut", ["show": show])
             }
         return ["kind": kind, "request": request, "now": now, "seed": seed]
     }
@@ -259,14 +265,15 @@ struct ListWritesParityTests {
             #expect(refusals[3] == outcome.replicaRefusals[3].map(JSONValue.string))
             #expect(refusals[11] == outcome.replicaRefusals[11].map(JSONValue.string))
             // The list and its items wait to be sent, whole, stamped by this replica: the four made
-            // here and the other device's twin, which the move between the twins laid out anew.
+            // here and the other device's twin, which the move between the twins laid out anew; and
+            // the setting whether lists show crossed-out items.
             guard case .string(let pending)? = answer["pending"] else {
                 Issue.record("nothing pending")
                 continue
             }
             let sent = try ChangeSet.parse(pending)
             #expect(sent.replicaId == outcome.browserRequest["replicaId"] as? String)
-            #expect(Set(sent.rows.map(\.entity)) == [.item, .itemList] && sent.rows.count == 6)
+            #expect(Set(sent.rows.map(\.entity)) == [.item, .itemList, .setting] && sent.rows.count == 7)
             #expect(sent.tombstones.map(\.entity) == [.item])
             let twin = try #require(sent.rows.first { $0.id.hasPrefix("a0000000-") })
             #expect(twin.fields["placement"]?.clock.replicaId == sent.replicaId)

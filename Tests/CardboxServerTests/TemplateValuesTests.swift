@@ -1,3 +1,4 @@
+import CardboxCore
 import Testing
 
 @testable import CardboxHTTP
@@ -60,11 +61,9 @@ struct TemplateValuesTests {
 
     @Test("a template reads them as it read hand-made dictionaries: sections, loops, names further up")
     func rendering() throws {
-        let page = ListsPage(
-            lists: [
-                .init(id: "l1", name: "Groceries <b>", count: 3, order: 0, arrows: Arrows(0, of: [0, 1])),
-                .init(id: "l2", name: "Books", count: 0, order: 1, arrows: Arrows(1, of: [0, 1])),
-            ], hasLists: true)
+        let page = WebPageModels.lists([
+            (.init(id: "l1", name: "Groceries <b>"), 3), (.init(id: "l2", name: "Books"), 0),
+        ])
         let frame = WebPage.Frame(
             title: "Lists", live: nil, signedIn: true, account: nil, csrf: "token",
             assets: .init(css: "/a.css", javascript: "/a.js"),

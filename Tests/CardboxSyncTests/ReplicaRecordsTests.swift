@@ -291,36 +291,47 @@ struct ReplicaRecordsTests {
         #expect(WireChanges.read(text: text + " 1", schema: schema) == nil)
     }
 
-    @Test("the list pages' views: lists by position with what is left, a list's items in order")
-    func listViews() throws {
+    @Test("the list pages' models: lists with their counts, a list's items in order, crossed-out ones hidden")
+    func listPages() throws {
         var replica = try Self.shopping()
-        #expect(
-            replica.listsView()
-                == .array([
-                    .object([
-                        "id": .string(Self.list), "name": .string("Shop"), "isArchived": .bool(false),
-                        "items": .int(2), "remaining": .int(1),
-                    ])
-                ]))
-        var random = SeededRandom(seed: 8)
-        try replica.moveItem(id: Self.bread, to: 0, at: 5_000, random: &random)
-        guard case .object(let list) = try replica.listView(Self.list), case .array(let items)? = list["items"] else {
-            Issue.record("a list's view is an object with its items")
+        // Three records wait (milk, bread, their list), written by three operations: milk added,
+        // bread added, milk crossed out. Once sent, crossing milk back in is one more.
+        #expect(replica.pending.count == 3 && replica.pendingOperations == 3)
+        var sent = replica
+        sent.markSent(through: sent.writeCount)
+        try sent.crossItem(id: Self.milk, crossedOut: false, at: 4_500)
+        #expect(sent.pending.count == 2 && sent.pendingOperations == 1)
+        // Read back from what a page kept, it counts the same: what does not wait was sent.
+        let parse = { (text: String) in
+            try WireChanges(json: JSONParser.parse(text), schema: SyncRegistry.replicaSchema)
+        }
+        var kept = ReplicaRecords(schema: SyncRegistry.replicaSchema, replicaId: "web")
+        kept.restore(try parse(sent.savedText(accountId: Self.account, registry: 1)))
+        kept.resume(pending: try parse(sent.pendingText(accountId: Self.account, registry: 1)))
+        #expect(kept.pendingOperations == 1)
+        guard case .object(let lists) = replica.listsPage(), case .array(let rows)? = lists["lists"] else {
+            Issue.record("the lists page's model has its lists")
             return
         }
-        #expect(list["name"] == .string("Shop"))
+        #expect(lists["hasLists"] == .bool(true))
         #expect(
-            items == [
+            rows == [
                 .object([
-                    "id": .string(Self.bread), "title": .string("bread"), "description": .string(""), "quantity": .null,
-                    "isCrossedOut": .bool(false),
-                ]),
-                .object([
-                    "id": .string(Self.milk), "title": .string("milk"), "description": .string(""), "quantity": .int(2),
-                    "isCrossedOut": .bool(true),
-                ]),
+                    "id": .string(Self.list), "name": .string("Shop"), "count": .int(2), "order": .int(0),
+                    "arrows": WebPageModels.arrows(0, of: [0]),
+                ])
             ])
-        #expect(throws: CardboxError.notFound(kind: "list", reference: "nope")) { try replica.listView("nope") }
+        var random = SeededRandom(seed: 8)
+        try replica.moveItem(id: Self.bread, to: 0, at: 5_000, random: &random)
+        let expected = WebPageModels.list(
+            .init(id: Self.list, name: "Shop"),
+            items: [
+                .init(
+                    id: Self.bread, title: "bread", description: "", quantity: nil, isCrossedOut: false, orderNumber: 0,
+                    images: [])
+            ], isEmpty: false, showCrossedOut: false, otherLists: [])
+        #expect(try replica.listPage(Self.list) == expected)
+        #expect(throws: CardboxError.notFound(kind: "list", reference: "nope")) { try replica.listPage("nope") }
     }
 
     @Test("a list's items follow merged moves between lists and deletes, not only writes made here")

@@ -111,8 +111,8 @@ globalThis.CardboxReplica.load(fs.readFileSync(modulePath)).then((replica) => {
       figures.merge.push(timed(() => replica.apply(text, Date.now())));
       let saved = "";
       figures.save.push(timed(() => { saved = replica.saved(account, setup.registry); }));
-      figures.lists.push(timed(() => replica.lists()));
-      figures.list.push(timed(() => replica.list(listIds[0])));
+      figures.lists.push(timed(() => replica.listsPage()));
+      figures.list.push(timed(() => replica.listPage(listIds[0])));
       figures.add.push(timed(() => {
         const before = replica.writeCount();
         replica.addItem({ id: id(90000000 + run), listId: listIds[0], title: "x", description: "", quantity: null },
@@ -152,7 +152,7 @@ globalThis.CardboxReplica.load(fs.readFileSync(modulePath)).then((replica) => {
       // An answer as the page makes it: only the queue's first card, and the journal's entry.
       figures.answer.push(timed(() => {
         const before = replica.writeCount();
-        replica.answer({ card: view.card.id, deck: deckId, rating: 3, durationMs: 5000, reviewId: id(90000000 + run),
+        replica.answer({ card: view.page.next.card.id, deck: deckId, rating: 3, durationMs: 5000, reviewId: id(90000000 + run),
           dayStart: day.dayStart, dayEnd: day.dayEnd }, now + 1000);
         replica.pending(account, setup.registry, before);
       }));

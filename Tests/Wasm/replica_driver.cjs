@@ -8,6 +8,10 @@
 //                                   receivedAt, make each write; answer {"dump", "refusals":
 //                                   [null or message, …], "results": [what each returned, or null],
 //                                   "pending": TEXT}
+//   {"pages": PATH, "render": NAME, "model": OBJECT}
+//                                   the web app's pages script (mustache.js and the templates the
+//                                   browser draws offline) at PATH draws template NAME from MODEL;
+//                                   answers {"html": TEXT}
 // A refusal answers {"error": REASON}.
 //   node replica_driver.cjs replica.js replica.wasm
 "use strict";
@@ -23,7 +27,13 @@ globalThis.CardboxReplica.load(fs.readFileSync(modulePath)).then((replica) => {
     let answer;
     try {
       const request = JSON.parse(line);
-      if (request.schema !== undefined) {
+      if (request.render !== undefined) {
+        if (!globalThis.Mustache) {
+          globalThis.self = globalThis;
+          require("vm").runInThisContext(fs.readFileSync(request.pages, "utf8"));
+        }
+        answer = { html: globalThis.Mustache.render(globalThis.cardboxTemplates[request.render], request.model) };
+      } else if (request.schema !== undefined) {
         schema = request.schema;
         replica.configure(schema);
         answer = { ok: true };

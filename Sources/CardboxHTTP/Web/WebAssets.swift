@@ -17,6 +17,7 @@ enum WebAssets {
     static let replicaScriptPath = "/static/replica-\(version(of: replicaScript)).js"
     static let replicaModulePath = "/static/replica-\(String(sha256Hex(replicaModule).prefix(12))).wasm"
     static let deviceScriptPath = "/static/device-\(version(of: deviceScript)).js"
+    static let pagesScriptPath = "/static/pages-\(version(of: pagesScript)).js"
 
     /// Every asset at its address, with its bytes and type.
     static let served: [(path: String, content: ByteBuffer, type: String)] = {
@@ -30,6 +31,7 @@ enum WebAssets {
             (replicaScriptPath, ByteBuffer(string: replicaScript), script),
             (replicaModulePath, ByteBuffer(bytes: replicaModule), "application/wasm"),
             (deviceScriptPath, ByteBuffer(string: deviceScript), script),
+            (pagesScriptPath, ByteBuffer(string: pagesScript), script),
         ]
     }()
 
@@ -48,11 +50,34 @@ enum WebAssets {
     static let deviceScript: String = {
         let setup = JSONValue.object([
             "schema": SyncRegistry.replicaSchema.json, "registry": .int(Int64(SyncRegistry.version)),
-            "module": .string(replicaModulePath),
+            "module": .string(replicaModulePath), "pages": .string(pagesScriptPath),
         ])
         return "self.cardboxReplicaSetup = \(setup.jsonText);\n"
             + String(decoding: PackageResources.device_js, as: UTF8.self)
     }()
+    /// What draws a page from the browser's replica as the server draws it: mustache.js (Debian's
+    /// `libjs-mustache`, read where it installs it) and the bodies of the pages drawn offline
+    /// (`Template.drawnOffline`), as `self.cardboxTemplates`.
+    static let pagesScript: String = {
+        let templates = JSONValue.object(
+            Dictionary(uniqueKeysWithValues: Template.drawnOffline.map { ($0.rawValue, JSONValue.string($0.text)) }))
+        // `{{…}}` escaped as the server's templates escape it (`HTMLText.escape`), so a page drawn
+        // offline is the page the server draws.
+        let escape = """
+            Mustache.escape = function (text) {
+              return String(text).replace(/[&<>"']/g, function (c) {
+                return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+              });
+            };
+            """
+        return (mustacheScript ?? "") + "\n" + escape + "\nself.cardboxTemplates = \(templates.jsonText);\n"
+    }()
+
+    /// Where Debian's `libjs-mustache` puts mustache.js.
+    static let mustachePath = "/usr/share/javascript/mustache/mustache.min.js"
+    /// mustache.js, or nil when `libjs-mustache` is not installed (`cardbox serve` then refuses to start).
+    static let mustacheScript: String? = try? String(contentsOfFile: mustachePath, encoding: .utf8)
+
     /// Offline study: keeps a deck's day, sends the answers given offline, studies with no network.
     static let offlineScript = String(decoding: PackageResources.offline_js, as: UTF8.self)
 
@@ -119,6 +144,8 @@ enum WebAssets {
           display: block; width: 100%; margin-top: .2rem; }
         ul.cards li > details, .row > label { min-width: 0; }
         img.thumbnail { width: 96px; height: 96px; object-fit: cover; border-radius: .4rem; flex: none; }
+        /* A study card's picture, under its question. */
+        img.thumbnail.picture { display: block; width: 12rem; height: 12rem; object-fit: contain; margin: .5rem auto; }
         .stack button { align-self: flex-start; margin-top: .4rem; }
         form.inline { display: inline; }
         ul.cards { list-style: none; padding: 0; }
@@ -214,7 +241,8 @@ enum WebAssets {
             var fields = target(event);
             if (!fields) return;
             event.preventDefault();
-            post(dragged.dataset.move, fields);
+            // Through `cardboxPost`, which a page drawn offline (device.js) makes the replica's write.
+            window.cardboxPost(dragged.dataset.move, fields);
           });
           function target(event) {
             if (!dragged || !event.target.closest) return null;

@@ -3,11 +3,16 @@ import Mustache
 
 /// The web app's pages, as Mustache templates: the files of `Web/Templates`, embedded in the binary
 /// by SwiftPM (`.embedInCode`: nothing to install beside it). Every page fills the `layout` parent;
+/// the pages a browser also draws offline (`Template.drawnOffline`) fill it with a body of their
+/// own, which the browser's replica renders with the same model (`WebPageModels`, mustache.js);
 /// `{{name}}` escapes HTML, so whatever a person typed shows as text (a card titled `<script>`
 /// included). The few raw `{{{…}}}` are markup this code made.
 enum Template: String, CaseIterable, Sendable {
     case layout, signin, signup, newaccount, setup, decks, deck, cardlist, card, stats, exchange, study, account,
-        message, lists, list, boards, board, offline, offlinelists
+        message, lists, list, boards, board, offline, offlinelists, listsbody, listbody, studybody
+
+    /// The bodies the browser draws from its replica with no network, by the names the pages use.
+    static let drawnOffline: [Template] = [.listsbody, .listbody, .studybody]
 
     /// The template's text, as its file holds it.
     var text: String { String(decoding: bytes, as: UTF8.self) }
@@ -34,6 +39,9 @@ enum Template: String, CaseIterable, Sendable {
         case .board: PackageResources.board_mustache
         case .offline: PackageResources.offline_mustache
         case .offlinelists: PackageResources.offlinelists_mustache
+        case .listsbody: PackageResources.listsbody_mustache
+        case .listbody: PackageResources.listbody_mustache
+        case .studybody: PackageResources.studybody_mustache
         }
     }
 }

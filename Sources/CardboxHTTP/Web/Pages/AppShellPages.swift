@@ -53,7 +53,8 @@ enum AppShell {
     /// What the service worker keeps: every address the offline page needs.
     static let paths = [
         offlinePage, offlineListsPage, WebAssets.cssPath, WebAssets.javascriptPath, WebAssets.offlineScriptPath,
-        WebAssets.replicaScriptPath, WebAssets.replicaModulePath, WebAssets.deviceScriptPath, iconPath,
+        WebAssets.replicaScriptPath, WebAssets.replicaModulePath, WebAssets.deviceScriptPath, WebAssets.pagesScriptPath,
+        iconPath,
     ]
 
     /// The service worker, told what to keep: its version changes with any of it (the offline

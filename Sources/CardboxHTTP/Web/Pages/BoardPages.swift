@@ -28,7 +28,7 @@ struct BoardPage: Encodable {
         let count: Int
         let total: Int
         let order: Int
-        let arrows: Arrows
+        let arrows: JSONValue
         /// Whether a card was just added here (the cursor goes back to its New card field).
         let justAdded: Bool
         let cards: [Card]
@@ -43,7 +43,7 @@ struct BoardPage: Encodable {
         let hasDescription: Bool
         let isArchived: Bool
         let order: Int
-        let arrows: Arrows
+        let arrows: JSONValue
         /// The columns before and after the card's, where its side arrows move it.
         let previousColumn: String?
         let nextColumn: String?
@@ -164,7 +164,7 @@ extension WebApp {
         let caller = try context.pageCaller()
         let archived = request.uri.queryParameters["archived"] != nil
         let added = request.uri.queryParameters["added"].map(String.init)
-        // Archived cards are read even when hidden: a move's position counts them (see `Arrows`).
+        // Archived cards are read even when hidden: a move's position counts them (see `WebPageModels.arrows`).
         let board = try await actions.board(caller, try Self.boardId(context), archived: true)
         let columns = board.columns ?? []
         let page = BoardPage(
@@ -179,15 +179,16 @@ extension WebApp {
                 )
                 return BoardPage.Column(
                     id: column.id.description, title: column.listTitle, count: cards.count, total: all.count,
-                    order: index, arrows: Arrows(index, of: Array(columns.indices)),
+                    order: index, arrows: WebPageModels.arrows(index, of: Array(columns.indices)),
                     justAdded: column.id.description == added,
                     cards: cards.enumerated().map { position, card in
                         BoardPage.Card(
                             id: card.id.description, title: card.cardTitle, column: column.id.description,
                             description: card.cardDescription ?? "",
-                            descriptionHTML: WebText.linkified(card.cardDescription ?? ""),
+                            descriptionHTML: HTMLText.linkified(card.cardDescription ?? ""),
                             hasDescription: !(card.cardDescription ?? "").isEmpty, isArchived: card.isArchived,
-                            order: card.orderNumber, arrows: Arrows(position, of: orders), previousColumn: previous,
+                            order: card.orderNumber, arrows: WebPageModels.arrows(position, of: orders),
+                            previousColumn: previous,
                             nextColumn: next)
                     })
             })

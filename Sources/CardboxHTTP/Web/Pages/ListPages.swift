@@ -4,92 +4,6 @@ import CardboxStore
 import Foundation
 import Hummingbird
 
-/// The lists page: every list, in its order.
-struct ListsPage: Encodable {
-    struct Row: Encodable {
-        let id: String
-        let name: String
-        let count: Int
-        let order: Int
-        let arrows: Arrows
-    }
-
-    let lists: [Row]
-    let hasLists: Bool
-}
-
-/// A list's page: its items, the new-item form, and where an item can move.
-struct ListPage: Encodable {
-    struct Heading: Encodable {
-        let id: String
-        let name: String
-    }
-
-    /// What the new-item form shows again after a refusal.
-    struct Draft: Encodable {
-        let title: String
-        let quantity: String
-        let description: String
-
-        init(_ form: [String: String]) {
-            (title, quantity, description) = (form["title"] ?? "", form["quantity"] ?? "", form["description"] ?? "")
-        }
-    }
-
-    struct Item: Encodable {
-        struct Image: Encodable {
-            let id: String
-            let sha256: String
-            let itemId: String
-        }
-
-        let id: String
-        let title: String
-        let description: String
-        /// The description with its links made links.
-        let descriptionHTML: String
-        let hasDescription: Bool
-        let quantity: String
-        let hasQuantity: Bool
-        let crossed: Bool
-        let order: Int
-        let arrows: Arrows
-        /// Seed 002: a list shows how many images an item has; they load when its details open.
-        let images: [Image]
-        let hasImages: Bool
-        let imageLabel: String
-        let canAddImage: Bool
-
-        init(_ item: CardboxCore.Item, arrows: Arrows) {
-            id = item.id.description
-            (title, description) = (item.title, item.description)
-            descriptionHTML = WebText.linkified(item.description)
-            hasDescription = !item.description.isEmpty
-            quantity = item.quantity.map { String($0) } ?? ""
-            hasQuantity = item.quantity != nil
-            (crossed, order) = (item.isCrossedOut, item.orderNumber)
-            self.arrows = arrows
-            images = (item.images ?? []).map {
-                Image(id: $0.id.description, sha256: $0.sha256, itemId: item.id.description)
-            }
-            hasImages = !images.isEmpty
-            imageLabel = images.count == 1 ? "1 image" : "\(images.count) images"
-            canAddImage = images.count < Limits.imagesPerItem
-        }
-    }
-
-    let list: Heading
-    let items: [Item]
-    let hasItems: Bool
-    /// Whether the list has no item at all (rather than only crossed-out ones, hidden).
-    let isEmpty: Bool
-    let showCrossedOut: Bool
-    let draft: Draft
-    let justAdded: Bool
-    let otherLists: [Heading]
-    let hasOtherLists: Bool
-}
-
 /// Lists and their items.
 extension WebApp {
     func addListRoutes(to pages: RouterGroup<CardboxRequestContext>) {
@@ -182,13 +96,37 @@ extension WebApp {
     private func listsPage(_ context: CardboxRequestContext) async throws -> Response {
         let caller = try context.pageCaller()
         let lists = try await actions.lists(caller)
-        let page = ListsPage(
-            lists: lists.enumerated().map { index, entry in
-                ListsPage.Row(
-                    id: entry.list.id.description, name: entry.list.name, count: entry.items, order: index,
-                    arrows: Arrows(index, of: Array(lists.indices)))
-            }, hasLists: !lists.isEmpty)
-        return WebPage.html(.lists, title: "Lists", page, context: context, live: caller.cursor)
+        return WebPage.html(.lists, title: "Lists", Self.listsPageModel(lists), context: context, live: caller.cursor)
+    }
+
+    /// A list's page (`list` with the items shown), as the browser's replica makes it offline.
+    static func listPageModel(
+        _ list: ItemList, showCrossedOut: Bool, lists: [(list: ItemList, items: Int)], draft: [String: String] = [:],
+        justAdded: Bool = false
+    ) -> JSONValue {
+        let items = (list.items ?? []).map { item in
+            WebPageModels.ListItem(
+                id: item.id.description, title: item.title, description: item.description,
+                quantity: item.quantity.map(Int64.init), isCrossedOut: item.isCrossedOut,
+                orderNumber: item.orderNumber,
+                images: (item.images ?? []).map { (id: $0.id.description, sha256: $0.sha256) })
+        }
+        return WebPageModels.list(
+            Self.name(list), items: items, isEmpty: (lists.first { $0.list.id == list.id }?.items ?? 0) == 0,
+            showCrossedOut: showCrossedOut,
+            otherLists: lists.filter { $0.list.id != list.id }.map { Self.name($0.list) },
+            draft: .init(
+                title: draft["title"] ?? "", quantity: draft["quantity"] ?? "", description: draft["description"] ?? ""),
+            justAdded: justAdded)
+    }
+
+    /// The lists page, as the browser's replica makes it offline.
+    static func listsPageModel(_ lists: [(list: ItemList, items: Int)]) -> JSONValue {
+        WebPageModels.lists(lists.map { (Self.name($0.list), $0.items) })
+    }
+
+    private static func name(_ list: ItemList) -> WebPageModels.ListName {
+        .init(id: list.id.description, name: list.name)
     }
 
     /// A list's page; `justAdded` (after an item was added) puts the cursor back in New item.
@@ -197,16 +135,8 @@ extension WebApp {
     ) async throws -> Response {
         let caller = try context.pageCaller()
         let (list, showCrossedOut, lists) = try await actions.list(caller, try Self.listId(context))
-        let items = list.items ?? []
-        let orders = items.map(\.orderNumber)
-        let others = lists.filter { $0.list.id != list.id }
-        let page = ListPage(
-            list: .init(id: list.id.description, name: list.name),
-            items: items.enumerated().map { ListPage.Item($1, arrows: Arrows($0, of: orders)) },
-            hasItems: !items.isEmpty, isEmpty: (lists.first { $0.list.id == list.id }?.items ?? 0) == 0,
-            showCrossedOut: showCrossedOut, draft: ListPage.Draft(draft), justAdded: justAdded,
-            otherLists: others.map { .init(id: $0.list.id.description, name: $0.list.name) },
-            hasOtherLists: !others.isEmpty)
+        let page = Self.listPageModel(
+            list, showCrossedOut: showCrossedOut, lists: lists, draft: draft, justAdded: justAdded)
         return WebPage.html(
             .list, title: list.name, page, context: context, error: error, status: error == nil ? .ok : .badRequest,
             live: caller.cursor)

@@ -58,24 +58,6 @@ struct MenuOption: Encodable {
     let selected: Bool
 }
 
-/// The arrows that move a row shown at `index` one place back (up, left) or forward (down, right),
-/// given the place among all its siblings of each row shown (`orders`): a move's position counts
-/// the rows the page hides (crossed-out items, archived board cards), so a row goes to the place
-/// of the row shown before or after it. The first row has no back arrow, the last no forward one.
-struct Arrows: Encodable {
-    let hasBefore: Bool
-    let before: Int
-    let hasAfter: Bool
-    let after: Int
-
-    init(_ index: Int, of orders: [Int]) {
-        hasBefore = index > 0
-        before = hasBefore ? orders[index - 1] : 0
-        hasAfter = index + 1 < orders.count
-        after = hasAfter ? orders[index + 1] : 0
-    }
-}
-
 /// Texts every page writes the same way.
 enum PageText {
     /// A deck's languages as every page shows them: "Spanish → English".

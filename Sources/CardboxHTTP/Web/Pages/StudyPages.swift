@@ -5,43 +5,6 @@ import CardboxStore
 import Foundation
 import Hummingbird
 
-/// The study screen: the next card of a deck, its answer and the four ratings with their intervals.
-struct StudyPage: Encodable {
-    struct Next: Encodable {
-        struct Card: Encodable {
-            let id: String
-            /// The front as asked (a cloze card's deletions hidden), and as revealed.
-            let question: String
-            let revealed: String
-            let back: String
-            let notes: String
-            let isCloze: Bool
-        }
-
-        struct Remaining: Encodable {
-            let new: Int
-            let learning: Int
-            let review: Int
-        }
-
-        struct Button: Encodable {
-            let rating: Int
-            let label: String
-            /// When the card comes back after this rating: "10m", "4d".
-            let interval: String
-        }
-
-        let card: Card
-        let hasNotes: Bool
-        let remaining: Remaining
-        let buttons: [Button]
-    }
-
-    let deck: DeckHeading
-    let next: Next?
-    let canUndo: Bool
-}
-
 /// A deck's stats page: charts of its reviews, retention, cards coming due and workload ahead.
 struct StatsPage: Encodable {
     struct Span: Encodable {
@@ -104,27 +67,24 @@ extension WebApp {
     /// The next card of the deck; `?answered` (after an answer) offers to undo it.
     private func studyPage(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
         let (deck, next) = try await actions.nextCard(try context.pageCaller(), in: try Self.deckId(context))
-        let page = StudyPage(
-            deck: DeckHeading(deck),
+        let page = Self.studyPageModel(deck, next, canUndo: request.uri.queryParameters["answered"] != nil)
+        return WebPage.html(.study, title: "Study \(deck.name)", page, context: context)
+    }
+
+    /// A deck's study page with its next card, as the browser's replica makes it offline.
+    static func studyPageModel(_ deck: Deck, _ next: StudyCard?, canUndo: Bool) -> JSONValue {
+        WebPageModels.study(
+            deck: .init(id: deck.id.description, name: deck.name),
             next: next.map { next in
                 let card = next.card
-                return StudyPage.Next(
-                    card: .init(
-                        id: card.id.description, question: WebText.cardSide(card, revealed: false),
-                        revealed: WebText.cardSide(card, revealed: true), back: card.back, notes: card.notes,
-                        isCloze: card.isCloze),
-                    hasNotes: !card.notes.isEmpty,
-                    remaining: .init(
-                        new: next.remaining.new, learning: next.remaining.learning, review: next.remaining.review),
-                    buttons: StudyInterval.buttons.enumerated().map { index, label in
-                        StudyPage.Next.Button(
-                            rating: index + 1, label: label,
-                            interval: next.nextDue[String(index + 1)].map { StudyInterval.label(from: next.at, to: $0) }
-                                ?? "")
-                    })
-            },
-            canUndo: request.uri.queryParameters["answered"] != nil)
-        return WebPage.html(.study, title: "Study \(deck.name)", page, context: context)
+                return WebPageModels.StudyCard(
+                    id: card.id.description, front: card.front, back: card.back, notes: card.notes,
+                    clozeNumber: card.clozeNumber, imageHash: card.imageHash,
+                    intervals: (1...4).map { rating in
+                        next.nextDue[String(rating)].map { StudyInterval.label(from: next.at, to: $0) } ?? ""
+                    },
+                    remaining: (next.remaining.new, next.remaining.learning, next.remaining.review))
+            }, canUndo: canUndo)
     }
 
     /// A deck's study figures as charts: reviews per day, retention, and the cards coming due.

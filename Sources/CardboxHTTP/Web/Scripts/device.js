@@ -354,7 +354,7 @@
     }).then(function () { return sync().catch(function () { }); });
   }
 
-  // MARK: The offline list pages
+  // MARK: Pages drawn from the replica, as the server draws them
 
   function escape(text) {
     return String(text).replace(/[&<>"']/g, function (c) {
@@ -364,80 +364,45 @@
 
   function count(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
 
+  // mustache.js and the server's templates of the pages drawn offline (`setup.pages`), loaded once.
+  var templatesLoaded = null;
+  function templates() {
+    templatesLoaded = templatesLoaded || new Promise(function (resolve, reject) {
+      if (self.Mustache && self.cardboxTemplates) return resolve();
+      var script = document.createElement("script");
+      script.src = setup.pages;
+      script.onload = function () { resolve(); };
+      script.onerror = function () { templatesLoaded = null; reject(new Error("the pages' templates did not load")); };
+      document.head.appendChild(script);
+    });
+    return templatesLoaded;
+  }
+
+  // `model` (made by the replica's Swift, as the server makes it) drawn with the server's template
+  // `name` (the pages script escapes `{{…}}` as the server does).
+  function render(name, model) { return Mustache.render(self.cardboxTemplates[name], model); }
+
   // The quiet status line of an offline page: how many changes wait for the network.
   function offlineNote(replica) {
-    var waiting = replica.pendingCount();
+    var waiting = replica.pendingOperations();
     return "<p class=\"muted\" id=\"offline-note\" role=\"status\">Offline: "
       + (waiting ? count(waiting, "change") + " wait" + (waiting === 1 ? "s" : "") : "nothing waits to be sent") + "</p>";
   }
 
-  function drawLists(replica) {
-    var lists = replica.lists().filter(function (list) { return !list.isArchived; });
-    return "<h1>Lists</h1>" + offlineNote(replica)
-      + "<form id=\"new-list\"><label>New list <input name=\"name\" required></label> "
-      + "<button type=\"submit\">Create</button></form>"
-      + "<p class=\"error\" role=\"alert\" id=\"refusal\" hidden></p>"
-      + (lists.length ? "<ul class=\"rows\">" + lists.map(function (list) {
-        return "<li><a href=\"/lists/" + list.id + "\">" + escape(list.name) + "</a> <span class=\"muted\">"
-          + list.remaining + " of " + count(list.items, "item") + " left</span></li>";
-      }).join("") + "</ul>" : "<p>No lists yet.</p>");
-  }
-
-  // One item's row, or (being edited) its editor: title, quantity and description, saved or deleted.
-  function drawItem(item, index, last, editing) {
-    var attributes = " data-item=\"" + item.id + "\"" + (item.isCrossedOut ? " class=\"crossed\"" : "");
-    if (editing) {
-      return "<li" + attributes + "><form class=\"edit-item\">"
-        + "<label>Title <input name=\"title\" value=\"" + escape(item.title) + "\" required></label> "
-        + "<label>Quantity <input name=\"quantity\" inputmode=\"numeric\" size=\"4\" value=\""
-        + (item.quantity === null ? "" : item.quantity) + "\"></label> "
-        + "<label>Description <textarea name=\"description\">" + escape(item.description) + "</textarea></label> "
-        + "<button type=\"submit\">Save</button> <button type=\"button\" data-action=\"delete\">Delete</button> "
-        + "<button type=\"button\" data-action=\"close\">Cancel</button></form></li>";
-    }
-    var quantity = item.quantity === null ? "" : " <span class=\"muted\">× " + item.quantity + "</span>";
-    return "<li" + attributes + ">"
-      + "<button type=\"button\" data-action=\"cross\" aria-pressed=\"" + item.isCrossedOut + "\">"
-      + (item.isCrossedOut ? "Uncross" : "Cross out") + "</button> "
-      + "<span class=\"title\">" + escape(item.title) + "</span>" + quantity
-      + (item.description ? " <span class=\"muted\">" + escape(item.description) + "</span>" : "")
-      + " <button type=\"button\" data-action=\"edit\" aria-label=\"Edit " + escape(item.title) + "\">Edit</button>"
-      + (index > 0 ? " <button type=\"button\" data-action=\"up\" aria-label=\"Move up\">↑</button>" : "")
-      + (index < last ? " <button type=\"button\" data-action=\"down\" aria-label=\"Move down\">↓</button>" : "")
-      + "</li>";
-  }
-
-  function drawList(replica, id, editing) {
-    var list = replica.list(id);
-    var items = list.items.map(function (item, index) {
-      return drawItem(item, index, list.items.length - 1, item.id === editing);
-    }).join("");
-    return "<p><a href=\"/lists\">← Lists</a></p><h1>" + escape(list.name) + "</h1>" + offlineNote(replica)
-      + "<ol class=\"rows\" id=\"items\">" + items + "</ol>"
-      + "<form id=\"add-item\" data-list=\"" + list.id + "\"><label>Item <input name=\"title\" required></label> "
-      + "<label>Quantity <input name=\"quantity\" inputmode=\"numeric\" size=\"4\"></label> "
-      + "<button type=\"submit\">Add item</button></form>"
-      + "<p class=\"error\" role=\"alert\" id=\"refusal\" hidden></p>";
-  }
-
-  // A quantity as typed: none, a whole number, or text the replica refuses by name.
-  function typedQuantity(text) {
-    text = text.trim();
-    return text === "" ? null : /^-?[0-9]+$/.test(text) ? Number(text) : text;
-  }
-
-  // Draws an offline page from the replica: `render(replica)` answers its HTML, `drawn()` runs once
+  // Draws an offline page from the replica: `draw(replica)` answers its HTML, `drawn()` runs once
   // it is in place. The reason the server refused changes made here shows above it; a failure
   // shows its own reason under `title`.
-  function drawShell(render, title, drawn) {
-    return withReplica(function (replica, state) {
-      shell.innerHTML = render(replica);
-      if (state.refusal) {
-        shell.insertAdjacentHTML("afterbegin", "<p class=\"error\" role=\"alert\" id=\"sync-refusal\">The server "
-          + "refused changes made here: " + escape(state.refusal) + "</p>");
-      }
-      showSetAside(state);
-      if (drawn) drawn();
+  function drawShell(draw, title, drawn) {
+    return templates().then(function () {
+      return withReplica(function (replica, state) {
+        shell.innerHTML = offlineNote(replica) + draw(replica);
+        if (state.refusal) {
+          shell.insertAdjacentHTML("afterbegin", "<p class=\"error\" role=\"alert\" id=\"sync-refusal\">The server "
+            + "refused changes made here: " + escape(state.refusal) + "</p>");
+        }
+        showSetAside(state);
+        if (drawn) drawn();
+      });
     }).then(function () { body.dataset.replicaReady = "true"; }, function (error) {
       shell.innerHTML = "<h1>" + title + "</h1><p class=\"error\" role=\"alert\">" + escape(error.message) + "</p>";
       body.dataset.replicaReady = "failed";
@@ -459,78 +424,128 @@
       }).join("") + "</ul></div>");
   }
 
-  // A write the replica refused, said by name under the form.
+  // A write the replica refused (or one that needs the network), said by name above the page.
   function showRefusal(error) {
     var note = document.getElementById("refusal");
+    if (!note) {
+      document.getElementById("offline-note").insertAdjacentHTML("afterend",
+        "<p class=\"error\" role=\"alert\" id=\"refusal\"></p>");
+      note = document.getElementById("refusal");
+    }
     note.textContent = error.message;
     note.hidden = false;
   }
 
-  function showOffline() {
-    var match = /^\/lists\/([0-9a-f-]{36})$/.exec(location.pathname);
-    var editing = null;   // the item whose editor is open
-    var draw = function () {
-      return drawShell(function (replica) {
-        return match ? drawList(replica, match[1], editing) : drawLists(replica);
-      }, "Lists");
-    };
-    var refuse = showRefusal;
-    var act = function (change) { return write(change).then(draw); };
-    shell.addEventListener("click", function (event) {
-      var button = event.target.closest("button[data-action]");
-      if (!button) return;
-      var row = button.closest("[data-item]");
-      var id = row.dataset.item;
-      var index = Array.prototype.indexOf.call(row.parentNode.children, row);
-      var title = row.querySelector(".title, input[name=title]");
-      switch (button.dataset.action) {
-        case "edit": editing = id; draw(); return;
-        case "close": editing = null; draw(); return;
-        case "delete":
-          if (!confirm("Delete “" + (title.value || title.textContent) + "”?")) return;
-          editing = null;
-          act(function (replica) { replica.deleteItem({ id: id }, Date.now()); }).catch(refuse);
-          return;
-        case "cross": act(function (replica) { replica.crossItem({ id: id, crossedOut: null }, Date.now()); }).catch(refuse); return;
-        default:
-          act(function (replica) {
-            replica.moveItem({ id: id, to: button.dataset.action === "up" ? index - 1 : index + 1 }, Date.now());
-          }).catch(refuse);
-      }
-    });
-    shell.addEventListener("submit", function (event) {
-      event.preventDefault();
-      var form = event.target;
-      var fields = form.elements;
-      if (form.id === "new-list") {
-        var id = uuid();
-        write(function (replica) { replica.createList({ id: id, name: fields.name.value }, Date.now()); })
-          .then(function () { location.assign("/lists/" + id); }, refuse);
-      } else if (form.id === "add-item") {
-        act(function (replica) {
-          replica.addItem({
-            id: uuid(), listId: form.dataset.list, title: fields.title.value, description: "",
-            quantity: typedQuantity(fields.quantity.value),
-          }, Date.now());
-        }).then(function () {
-          var field = document.querySelector("#add-item input[name=title]");
-          if (field) field.focus();
-        }, refuse);
-      } else {
-        var id = form.closest("[data-item]").dataset.item;
-        act(function (replica) {
-          replica.editItem({
-            id: id, title: fields.title.value, description: fields.description.value,
-            quantity: typedQuantity(fields.quantity.value),
-          }, Date.now());
-          editing = null;
-        }).catch(refuse);
-      }
-    });
-    draw();
+  // MARK: What the server's forms do with no network
+
+  // A quantity as typed: none, a whole number, or text the replica refuses by name.
+  function typedQuantity(text) {
+    text = (text || "").trim();
+    return text === "" ? null : /^-?[0-9]+$/.test(text) ? Number(text) : text;
   }
 
-  // MARK: The offline study page
+  var id = "([0-9a-f-]{36})";
+  var item = "^/lists/" + id + "/items/" + id;
+  // Each form (and drop) of a page drawn here, by the address it posts to on the server: the
+  // replica's write it makes, `write(match, fields)` answering a promise. A form not here needs
+  // the network.
+  var offlineForms = [
+    [new RegExp("^/lists$"), function (match, fields) {
+      var list = uuid();
+      return write(function (replica) { replica.createList({ id: list, name: fields.name }, Date.now()); })
+        .then(function () { location.assign("/lists/" + list); });
+    }],
+    [new RegExp("^/lists/" + id + "/items$"), function (match, fields) {
+      return write(function (replica) {
+        replica.addItem({ id: uuid(), listId: match[1], title: fields.title, description: fields.description || "",
+          quantity: typedQuantity(fields.quantity) }, Date.now());
+      }).then(redraw).then(function () {
+        var field = document.getElementById("title");
+        if (field) field.focus();
+      });
+    }],
+    [new RegExp(item + "$"), function (match, fields) {
+      return write(function (replica) {
+        replica.editItem({ id: match[2], title: fields.title, description: fields.description,
+          quantity: typedQuantity(fields.quantity) }, Date.now());
+      }).then(redraw);
+    }],
+    [new RegExp(item + "/cross$"), function (match) {
+      return write(function (replica) { replica.crossItem({ id: match[2], crossedOut: null }, Date.now()); }).then(redraw);
+    }],
+    [new RegExp(item + "/move$"), function (match, fields) {
+      if (fields.list !== undefined || fields.position === undefined) return needsNetwork();
+      return write(function (replica) { replica.moveItem({ id: match[2], to: Number(fields.position) }, Date.now()); })
+        .then(redraw);
+    }],
+    [new RegExp(item + "/delete$"), function (match) {
+      return write(function (replica) { replica.deleteItem({ id: match[2] }, Date.now()); }).then(redraw);
+    }],
+    [new RegExp("^/lists/" + id + "/crossed-out$"), function (match, fields) {
+      return write(function (replica) { replica.showCrossedOut({ show: fields.show === "true" }, Date.now()); })
+        .then(redraw);
+    }],
+    [new RegExp("^/decks/" + id + "/study$"), function (match, fields) {
+      // Only the queue's first card is answered: when another tab answered this one meanwhile,
+      // the replica refuses and the page moves on.
+      var duration = Math.min(Math.max(0, Date.now() - shownAt), 86400000);
+      return write(function (replica) {
+        var now = Date.now();
+        replica.answer(Object.assign(studyRequest(replica, match[1], now), { card: fields.card,
+          rating: Number(fields.rating), durationMs: duration, reviewId: uuid() }), now);
+      }).catch(function () { }).then(redraw);
+    }],
+    [new RegExp("^/decks/" + id + "/study/undo$"), function (match) {
+      return write(function (replica) { replica.undo({ deck: match[1] }, Date.now()); }).catch(function () { }).then(redraw);
+    }],
+  ];
+
+  function needsNetwork() { return Promise.reject(new Error("This needs the network.")); }
+
+  var redraw = function () { };   // draws the page shown again
+  var shownAt = Date.now();       // when the page was last drawn: how long an answer took
+  var busy = false;               // one form at a time: a double tap does not answer twice
+
+  // Does what a form posting `fields` to `action` does on the server, in the replica.
+  function perform(action, fields) {
+    if (busy) return Promise.resolve();
+    busy = true;
+    var done = function () { busy = false; };
+    for (var index = 0; index < offlineForms.length; index++) {
+      var match = offlineForms[index][0].exec(action);
+      if (match) {
+        return offlineForms[index][1](match, fields).then(done, function (error) {
+          done();
+          throw error;
+        });
+      }
+    }
+    done();
+    return needsNetwork();
+  }
+
+  // An offline page drawn with the server's template: `draw(replica)` answers its HTML. Its forms
+  // (and the rows dropped by app.js, through `cardboxPost`) do what they do on the server.
+  function showPage(draw, title) {
+    redraw = function () {
+      return drawShell(draw, title, function () {
+        shownAt = Date.now();
+        // How many times the page was drawn: a test waits for the next one.
+        body.dataset.pageDrawn = String(Number(body.dataset.pageDrawn || 0) + 1);
+      });
+    };
+    shell.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var fields = {};
+      new FormData(event.target).forEach(function (value, name) { fields[name] = value; });
+      if (event.submitter && event.submitter.name) fields[event.submitter.name] = event.submitter.value;
+      perform(event.target.getAttribute("action"), fields).catch(showRefusal);
+    });
+    window.cardboxPost = function (url, fields) { return perform(url, fields).catch(showRefusal); };
+    redraw();
+  }
+
+  // MARK: The study day
 
   // The study day holding `now` (milliseconds), as the account's settings set it: it starts at
   // `dayStartHour` (4 a.m. unless set) in the account's time zone, or this browser's when it has
@@ -579,78 +594,6 @@
     return replica.study(studyRequest(replica, deck, now), now);
   }
 
-  var ratingNames = ["Again", "Hard", "Good", "Easy"];
-
-  function drawStudy(replica, view) {
-    var head = "<h1>" + escape(view.deck.name) + "</h1>" + offlineNote(replica)
-      + "<p class=\"muted\" id=\"counts\">" + view.counts.learning + " learning · " + view.counts.review
-      + " to review · " + view.counts.new + " new</p>";
-    var undo = view.canUndo ? "<p><button type=\"button\" class=\"link\" data-undo>Undo the last answer "
-      + "<kbd>u</kbd></button></p>" : "";
-    var card = view.card;
-    if (!card) return head + "<p id=\"done\">Nothing left to study in this deck today.</p>" + undo;
-    var buttons = ratingNames.map(function (name, index) {
-      return "<button type=\"button\" data-rating=\"" + (index + 1) + "\" class=\"rating-" + (index + 1) + "\">"
-        + name + " <small>" + card.labels[index] + "</small></button>";
-    }).join("");
-    var picture = card.imageHash ? "<img src=\"/images/" + escape(card.imageHash)
-      + "/thumbnail\" alt=\"\" class=\"thumbnail\" id=\"picture\">" : "";
-    return head + "<article class=\"study\" id=\"study\" data-card=\"" + card.id + "\"><p class=\"front\" id=\"front\">"
-      + card.question + "</p>" + picture + "<details id=\"answer\"><summary class=\"button show-answer\">Show answer "
-      + "<kbd>space</kbd></summary>" + (card.revealed ? "<p class=\"front\">" + card.revealed + "</p>" : "")
-      + "<hr><p class=\"back\" id=\"back\">" + escape(card.back) + "</p>"
-      + (card.notes ? "<p class=\"muted\">" + escape(card.notes) + "</p>" : "")
-      + "<div class=\"ratings\">" + buttons + "</div></details></article>" + undo;
-  }
-
-  // A deck's study screen with no network, from the replica: each answer is the replica's own
-  // write (a card's schedule and a review log entry), kept at once and sent with the network.
-  function showStudy(deck) {
-    var shownAt = Date.now();
-    var busy = false;   // one answer or undo at a time: a double tap does not answer twice
-    var draw = function () {
-      return drawShell(function (replica) { return drawStudy(replica, studyView(replica, deck)); }, "No network",
-        function () {
-          shownAt = Date.now();
-          // How many times the screen was drawn: a test waits for the next one.
-          body.dataset.studyDrawn = String(Number(body.dataset.studyDrawn || 0) + 1);
-        });
-    };
-    var act = function (change) {
-      if (busy) return;
-      busy = true;
-      write(change).catch(function () { }).then(draw).then(function () { busy = false; });
-    };
-    var answer = function (rating) {
-      var shown = document.getElementById("study");
-      if (!shown) return;
-      var card = shown.dataset.card;
-      var duration = Math.min(Math.max(0, Date.now() - shownAt), 86400000);
-      act(function (replica) {
-        // Only the queue's first card is answered: when another tab answered this one meanwhile,
-        // the replica refuses and the page moves on.
-        var now = Date.now();
-        replica.answer(Object.assign(studyRequest(replica, deck, now),
-          { card: card, rating: rating, durationMs: duration, reviewId: uuid() }), now);
-      });
-    };
-    var undo = function () { act(function (replica) { replica.undo({ deck: deck }, Date.now()); }); };
-    shell.addEventListener("click", function (event) {
-      var button = event.target.closest("button");
-      if (!button) return;
-      if (button.dataset.rating) answer(Number(button.dataset.rating));
-      if (button.hasAttribute("data-undo")) undo();
-    });
-    document.addEventListener("keydown", function (event) {
-      if (event.repeat || event.ctrlKey || event.metaKey || event.altKey) return;
-      var details = document.getElementById("answer");
-      if (event.key === " " && details && !details.open) { event.preventDefault(); details.open = true; return; }
-      if (/^[1-4]$/.test(event.key) && details && details.open) answer(Number(event.key));
-      if (event.key === "u" && document.querySelector("[data-undo]")) undo();
-    });
-    draw();
-  }
-
   // MARK: The offline deck page
 
   // New cards' ids, more than a text needs: one for each `{{c` it holds, and one.
@@ -674,7 +617,7 @@
   }
 
   function drawDeck(replica, view, editing) {
-    return "<h1>" + escape(view.deck.name) + "</h1>" + offlineNote(replica)
+    return "<h1>" + escape(view.deck.name) + "</h1>"
       + "<p><a href=\"/decks/" + view.deck.id + "/study\">Study</a></p>"
       + "<form id=\"add-card\" class=\"stack\"><label>Front <input name=\"front\" required></label>"
       + "<label>Back <input name=\"back\"></label><button type=\"submit\">Add card</button></form>"
@@ -797,7 +740,7 @@
       });
     };
     sync().then(leave, function () {
-      withReplica(function (replica) { return replica.pendingCount(); }).then(function (waiting) {
+      withReplica(function (replica) { return replica.pendingOperations(); }).then(function (waiting) {
         if (waiting === 0 || confirm(count(waiting, "change") + " made on this device could not be sent. Sign out and lose them?")) leave();
       }, function () {
         if (confirm("Changes made on this device may not have been sent. Sign out and lose them?")) leave();
@@ -806,7 +749,16 @@
   }, true);
 
   if (shell) {
-    if (studying) showStudy(studying[1]); else if (deckPage) showDeck(deckPage[1]); else showOffline();
+    var listPage = /^\/lists\/([0-9a-f-]{36})$/.exec(location.pathname);
+    if (studying) {
+      showPage(function (replica) { return render("studybody", studyView(replica, studying[1]).page); }, "No network");
+    } else if (deckPage) {
+      showDeck(deckPage[1]);
+    } else if (listPage) {
+      showPage(function (replica) { return render("listbody", replica.listPage(listPage[1])); }, "Lists");
+    } else {
+      showPage(function (replica) { return render("listsbody", replica.listsPage()); }, "Lists");
+    }
     window.addEventListener("online", function () { sync().then(function () { location.reload(); }, function () { }); });
   } else if (signedIn) {
     var synced = sync().then(function (sent) {

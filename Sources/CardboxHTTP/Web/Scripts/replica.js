@@ -85,6 +85,8 @@
   Replica.prototype.createList = function (request, now, seed) {
     this.call("createList", JSON.stringify(request), now, seedOf(seed));
   };
+  //   showCrossedOut({show: true or false}): seed 002's setting, whether lists show crossed-out items
+  Replica.prototype.showCrossedOut = function (request, now) { this.call("showCrossedOut", JSON.stringify(request), now); };
   Replica.prototype.moveItem = function (request, now, seed) {
     this.call("moveItem", JSON.stringify(request), now, seedOf(seed));
   };
@@ -93,10 +95,9 @@
   //   answer({card, deck, rating: 1…4, durationMs or null, reviewId}), undo({deck})
   Replica.prototype.answer = function (request, now) { this.call("answerCard", JSON.stringify(request), now); };
   Replica.prototype.undo = function (request, now) { this.call("undoAnswer", JSON.stringify(request), now); };
-  // A deck's study screen at `now`, within the study day {deck, dayStart, dayEnd} (milliseconds):
-  // {deck: {id, name}, counts: {learning, review, new}, card: null or {id, part, front, back,
-  // notes, clozeNumber, imageHash, question and revealed (HTML), due: [after Again, Hard, Good,
-  // Easy]}, canUndo, pictures: [image hashes of the coming cards]}.
+  // A deck's study page at `now`, within the study day {deck, dayStart, dayEnd} (milliseconds):
+  // {page: the study template's model, as the server's (`WebPageModels.study`), pictures: [image
+  // hashes of the coming cards]}.
   Replica.prototype.study = function (request, now) {
     this.call("studyView", JSON.stringify(request), now);
     return JSON.parse(this.output());
@@ -142,6 +143,8 @@
   Replica.prototype.markSent = function (through) { this.wasm.markSent(through); };
   // How many records wait to be sent.
   Replica.prototype.pendingCount = function () { return this.wasm.pendingCount(); };
+  // How many changes wait to be sent, as a person counts them (an answer is one).
+  Replica.prototype.pendingOperations = function () { return this.wasm.pendingOperations(); };
   // Stops sending a record the server refused ({entity, id}); answers its label (name, title or
   // front, else its id). It waits again once written again.
   Replica.prototype.setAside = function (record) {
@@ -171,14 +174,14 @@
   // Takes what waits to be sent from a kept `pending(…).text`, in place of what waited here.
   Replica.prototype.resumePending = function (pendingText) { this.call("resumePending", pendingText); };
 
-  // What the list pages show: every list ([{id, name, isArchived, items, remaining}]), and one
-  // list with its items ({id, name, items: [{id, title, description, quantity, isCrossedOut}]}).
-  Replica.prototype.lists = function () {
-    if (this.wasm.listsView() !== 0) throw new Error(this.output());
+  // The models the list pages are drawn from, as the server's (Swift's `WebPageModels`): the lists
+  // page's, and a list's page's.
+  Replica.prototype.listsPage = function () {
+    if (this.wasm.listsPage() !== 0) throw new Error(this.output());
     return JSON.parse(this.output());
   };
-  Replica.prototype.list = function (id) {
-    this.call("listView", id);
+  Replica.prototype.listPage = function (id) {
+    this.call("listPage", id);
     return JSON.parse(this.output());
   };
 

@@ -1,0 +1,179 @@
+/// What the web app's list, lists and study templates read (`Web/Templates/*-body.mustache`), made
+/// by one builder for the server's pages (from its store) and for the browser's offline pages (from
+/// its replica, in WebAssembly): a page drawn offline is the page drawn online. Each model is the
+/// template's context as JSON, its names the ones the template reads.
+public enum WebPageModels {
+    /// An item as a list's page shows it. `orderNumber` is its place among all of the list's items,
+    /// crossed-out ones included: where the arrows move it to.
+    public struct ListItem: Sendable {
+        public var id: String
+        public var title: String
+        public var description: String
+        public var quantity: Int64?
+        public var isCrossedOut: Bool
+        public var orderNumber: Int
+        /// Its pictures in order: each image record's id and its image's hash.
+        public var images: [(id: String, sha256: String)]
+
+        public init(
+            id: String, title: String, description: String, quantity: Int64?, isCrossedOut: Bool, orderNumber: Int,
+            images: [(id: String, sha256: String)]
+        ) {
+            (self.id, self.title, self.description, self.quantity) = (id, title, description, quantity)
+            (self.isCrossedOut, self.orderNumber, self.images) = (isCrossedOut, orderNumber, images)
+        }
+    }
+
+    /// A list's heading, or a list another item can move to.
+    public struct ListName: Sendable {
+        public var id: String
+        public var name: String
+
+        public init(id: String, name: String) { (self.id, self.name) = (id, name) }
+    }
+
+    /// What the new-item form shows again after a refusal.
+    public struct ItemDraft: Sendable {
+        public var title = ""
+        public var quantity = ""
+        public var description = ""
+
+        public init(title: String = "", quantity: String = "", description: String = "") {
+            (self.title, self.quantity, self.description) = (title, quantity, description)
+        }
+    }
+
+    /// The lists page: every list in its order, with how many items it has.
+    public static func lists(_ lists: [(list: ListName, items: Int)]) -> JSONValue {
+        .object([
+            "hasLists": .bool(!lists.isEmpty),
+            "lists": .array(
+                lists.enumerated().map { index, entry in
+                    .object([
+                        "id": .string(entry.list.id), "name": .string(entry.list.name),
+                        "count": .int(Int64(entry.items)), "order": .int(Int64(index)),
+                        "arrows": arrows(index, of: Array(lists.indices)),
+                    ])
+                }),
+        ])
+    }
+
+    /// A list's page: `items` as shown (crossed-out ones left out unless `showCrossedOut`),
+    /// `isEmpty` when the list has no item at all, the lists an item can move to, and the new-item
+    /// form's draft (`justAdded`: the cursor goes back to it).
+    public static func list(
+        _ list: ListName, items: [ListItem], isEmpty: Bool, showCrossedOut: Bool, otherLists: [ListName],
+        draft: ItemDraft = ItemDraft(), justAdded: Bool = false
+    ) -> JSONValue {
+        let orders = items.map { $0.orderNumber }
+        return .object([
+            "list": name(list), "items": .array(items.enumerated().map { item($1, arrows: arrows($0, of: orders)) }),
+            "hasItems": .bool(!items.isEmpty), "isEmpty": .bool(isEmpty), "showCrossedOut": .bool(showCrossedOut),
+            "draft": .object([
+                "title": .string(draft.title), "quantity": .string(draft.quantity),
+                "description": .string(draft.description),
+            ]),
+            "justAdded": .bool(justAdded), "otherLists": .array(otherLists.map(name)),
+            "hasOtherLists": .bool(!otherLists.isEmpty),
+        ])
+    }
+
+    private static func name(_ list: ListName) -> JSONValue {
+        .object(["id": .string(list.id), "name": .string(list.name)])
+    }
+
+    private static func item(_ item: ListItem, arrows: JSONValue) -> JSONValue {
+        let images = item.images.map { image in
+            JSONValue.object(["id": .string(image.id), "sha256": .string(image.sha256), "itemId": .string(item.id)])
+        }
+        return .object([
+            "id": .string(item.id), "title": .string(item.title), "description": .string(item.description),
+            // Seed 002: a description's web addresses show as links.
+            "descriptionHTML": .string(HTMLText.linkified(item.description)),
+            "hasDescription": .bool(!item.description.isEmpty),
+            "quantity": .string(item.quantity.map { "\($0)" } ?? ""), "hasQuantity": .bool(item.quantity != nil),
+            "crossed": .bool(item.isCrossedOut), "order": .int(Int64(item.orderNumber)), "arrows": arrows,
+            // Seed 002: a list shows how many images an item has; they load when its details open.
+            "images": .array(images), "hasImages": .bool(!images.isEmpty),
+            "imageLabel": .string(images.count == 1 ? "1 image" : "\(images.count) images"),
+            "canAddImage": .bool(images.count < Limits.imagesPerItem),
+        ])
+    }
+
+    /// The arrows that move a row shown at `index` one place back (up, left) or forward (down,
+    /// right), given the place among all its siblings of each row shown (`orders`): a move's
+    /// position counts the rows the page hides (crossed-out items, archived board cards), so a row
+    /// goes to the place of the row shown before or after it. The first row has no back arrow, the
+    /// last no forward one.
+    public static func arrows(_ index: Int, of orders: [Int]) -> JSONValue {
+        let hasBefore = index > 0
+        let hasAfter = index + 1 < orders.count
+        return .object([
+            "hasBefore": .bool(hasBefore), "before": .int(Int64(hasBefore ? orders[index - 1] : 0)),
+            "hasAfter": .bool(hasAfter), "after": .int(Int64(hasAfter ? orders[index + 1] : 0)),
+        ])
+    }
+
+    /// The card a study page shows next, and how many are left of each kind.
+    public struct StudyCard: Sendable {
+        public var id: String
+        public var front: String
+        public var back: String
+        public var notes: String
+        public var clozeNumber: Int?
+        public var imageHash: String?
+        /// When the card comes back after each rating, Again to Easy, as read: "10m", "4d".
+        public var intervals: [String]
+        public var remaining: (new: Int, learning: Int, review: Int)
+
+        public init(
+            id: String, front: String, back: String, notes: String, clozeNumber: Int?, imageHash: String?,
+            intervals: [String], remaining: (new: Int, learning: Int, review: Int)
+        ) {
+            (self.id, self.front, self.back, self.notes) = (id, front, back, notes)
+            (self.clozeNumber, self.imageHash, self.intervals, self.remaining) =
+                (clozeNumber, imageHash, intervals, remaining)
+        }
+    }
+
+    /// The four answer buttons, ratings 1 to 4 (Anki's names).
+    public static let ratingNames = ["Again", "Hard", "Good", "Easy"]
+
+    /// A deck's study page: its next card (none: the day is done), and whether an answer can be undone.
+    public static func study(deck: ListName, next: StudyCard?, canUndo: Bool) -> JSONValue {
+        var model: [String: JSONValue] = [
+            "deck": .object(["id": .string(deck.id), "name": .string(deck.name)]), "canUndo": .bool(canUndo),
+        ]
+        if let next {
+            let buttons = ratingNames.enumerated().map { index, label in
+                JSONValue.object([
+                    "rating": .int(Int64(index + 1)), "label": .string(label),
+                    "interval": .string(index < next.intervals.count ? next.intervals[index] : ""),
+                ])
+            }
+            model["next"] = .object([
+                "card": .object([
+                    "id": .string(next.id), "question": .string(side(next, revealed: false)),
+                    "revealed": .string(side(next, revealed: true)), "back": .string(next.back),
+                    "notes": .string(next.notes), "isCloze": .bool(next.clozeNumber != nil),
+                    "imageHash": next.imageHash.map(JSONValue.string) ?? .null,
+                    "hasPicture": .bool(next.imageHash != nil),
+                ]),
+                "hasNotes": .bool(!next.notes.isEmpty),
+                "remaining": .object([
+                    "new": .int(Int64(next.remaining.new)), "learning": .int(Int64(next.remaining.learning)),
+                    "review": .int(Int64(next.remaining.review)),
+                ]),
+                "buttons": .array(buttons),
+            ])
+        }
+        return .object(model)
+    }
+
+    /// One side of a card as HTML: a cloze card's deletions hidden (or marked once revealed), any
+    /// other card's front escaped.
+    static func side(_ card: StudyCard, revealed: Bool) -> String {
+        guard let number = card.clozeNumber else { return HTMLText.escape(card.front) }
+        return Cloze.html(of: card.front, number: number, revealed: revealed)
+    }
+}

@@ -1,0 +1,107 @@
+import CardboxConvergence
+import CardboxCore
+import CardboxStore
+import CardboxSync
+import Foundation
+import Testing
+
+@testable import CardboxHTTP
+
+/// The pages the browser draws from its replica with no network (the lists, a list, a deck's study
+/// page) are the server's: the replica makes the same model from the same records
+/// (`WebPageModels`), and mustache.js draws the server's template from it as swift-mustache does.
+@Suite("Offline pages: the server's templates, the server's models")
+struct OfflinePagesTests {
+    /// A store with two lists (crossed-out items, quantities, descriptions with links and text a
+    /// page must escape, a name with a combining mark after a quote), and a replica of it.
+    static func shopping(showCrossedOut: Bool) throws -> (CardboxStore, ReplicaRecords, [ListID]) {
+        let setting = ListWritesParityTests.Setting(seed: 3)
+        let store = try CardboxStore.inMemory(environment: setting.environment())
+        let groceries = try store.createList(name: "Groceries \"\u{301} <b>")
+        let hardware = try store.createList(name: "Hardware")
+        _ = try store.createList(name: "Empty")
+        let milk = try store.addItem(to: groceries.id, title: "milk", description: "", quantity: 2)
+        _ = try store.addItem(
+            to: groceries.id, title: "bread & 'butter'", description: "see https://example.org/bread. Or not <i>")
+        let eggs = try store.addItem(to: groceries.id, title: "eggs", description: "", quantity: -1)
+        _ = try store.addItem(to: groceries.id, title: "tea", description: "HTTP://TEA.example, (http://x.y)")
+        _ = try store.crossItem(milk.id, crossedOut: true)
+        _ = try store.crossItem(eggs.id, crossedOut: true)
+        _ = try store.addItem(to: hardware.id, title: "nails", description: "")
+        _ = try store.setSetting("showCrossedOutItems", to: showCrossedOut ? "TRUE" : "off")
+        let (replica, _) = try ListWritesParityTests.replica(of: store, at: setting.milliseconds)
+        return (store, replica, try store.lists().map(\.id))
+    }
+
+    static func listsWithCounts(_ store: CardboxStore) throws -> [(list: ItemList, items: Int)] {
+        try store.lists().map { ($0, try store.list($0.id, includeCrossedOut: true).items?.count ?? 0) }
+    }
+
+    @Test("the lists and each list, crossed-out items shown or not: the replica's model is the server's")
+    func listModels() throws {
+        for showCrossedOut in [false, true] {
+            let (store, replica, lists) = try Self.shopping(showCrossedOut: showCrossedOut)
+            let counts = try Self.listsWithCounts(store)
+            #expect(replica.listsPage() == WebApp.listsPageModel(counts))
+            for id in lists {
+                let server = WebApp.listPageModel(try store.list(id), showCrossedOut: showCrossedOut, lists: counts)
+                #expect(try replica.listPage(id.description) == server)
+            }
+            let groceries = try replica.listPage(lists[0].description)
+            let html = WebTemplates.render(.listbody, groceries)
+            #expect(html.contains("eggs") == showCrossedOut && html.contains("tea"))
+            #expect(html.contains(#"<a href="https://example.org/bread" rel="noopener noreferrer nofollow""#))
+        }
+    }
+
+    @Test("a deck's study page: the replica's model is the server's, its intervals, counts and notes")
+    func studyModel() throws {
+        let setting = ListWritesParityTests.Setting(seed: 4)
+        let store = try CardboxStore.inMemory(environment: setting.environment())
+        let deck = try store.createDeck(name: "Words <3", frontLanguage: "es", backLanguage: "en")
+        // The first new card is the oldest.
+        _ = try store.addWrittenCards(to: deck.id, CardDraft(front: "perro", back: "dog", notes: "a \"pet\""))
+        setting.milliseconds += 1_000
+        _ = try store.addWrittenCards(
+            to: deck.id, CardDraft(front: "{{c1::rojo::color}} y {{c2::azul}}", back: "colores"))
+        setting.milliseconds += 1_000
+        let (replica, _) = try ListWritesParityTests.replica(of: store, at: setting.milliseconds)
+        let now = setting.milliseconds
+        let view = try replica.studyView(
+            deck: deck.id.description, now: Int64(now), day: StudyWritesParityTests.day(now))
+        guard case .object(let members) = view else {
+            Issue.record("the study view is an object")
+            return
+        }
+        let server = WebApp.studyPageModel(deck, try store.nextStudyCard(in: deck.id), canUndo: false)
+        #expect(members["page"] == server)
+        #expect(WebTemplates.render(.studybody, server).contains("a &quot;pet&quot;"))
+    }
+
+    @Test("mustache.js (the browser's) draws each model with the server's template as swift-mustache does")
+    func sameHTMLInTheBrowser() throws {
+        let (browser, folder) = try ReplicaWasmTests.node()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pages = folder.appendingPathComponent("pages.js")
+        try Data(WebAssets.pagesScript.utf8).write(to: pages)
+        var models: [(Template, JSONValue)] = []
+        for showCrossedOut in [false, true] {
+            let (store, replica, lists) = try Self.shopping(showCrossedOut: showCrossedOut)
+            models.append((.listsbody, replica.listsPage()))
+            for id in lists { models.append((.listbody, try replica.listPage(id.description))) }
+            models.append((.listbody, WebApp.listPageModel(try store.list(lists[0]), showCrossedOut: true, lists: [])))
+        }
+        let next = WebPageModels.StudyCard(
+            id: "c", front: "{{c1::<b>rojo</b>::hint}} & {{c2::azul}}", back: "'colores'", notes: "", clozeNumber: 1,
+            imageHash: String(repeating: "ab", count: 32), intervals: ["1m", "6m", "10m", "4d"],
+            remaining: (1, 2, 3))
+        models.append((.studybody, WebPageModels.study(deck: .init(id: "d", name: "Días"), next: next, canUndo: true)))
+        models.append((.studybody, WebPageModels.study(deck: .init(id: "d", name: "x"), next: nil, canUndo: false)))
+        models.append((.listsbody, WebPageModels.lists([])))
+        for (template, model) in models {
+            let object = try JSONSerialization.jsonObject(with: Data(model.jsonText.utf8))
+            let answer = try browser.send(["pages": pages.path, "render": template.rawValue, "model": object])
+            #expect(answer["html"] == .string(WebTemplates.render(template, model)), "\(template)")
+        }
+    }
+}
