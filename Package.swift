@@ -3,7 +3,8 @@ import PackageDescription
 
 /// The web app's page templates (`Sources/CardboxHTTP/Web/Templates`), one per `Template` case.
 let webTemplates = [
-    "account", "board", "boards", "card", "cardlist", "deck", "decks", "exchange", "layout", "list", "listbody",
+    "account", "board", "boardbody", "boards", "boardsbody", "card", "cardlist", "deck", "decks", "exchange", "layout",
+    "list", "listbody",
     "lists",
     "listsbody", "message", "newaccount", "offline", "offlinelists", "setup", "signin", "signup", "stats", "study",
     "studybody",

@@ -402,6 +402,43 @@ func showCrossedOut(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseco
     }
 }
 
+/// Moves a board card: `{"id", "column" (or null: its own), "to": its index there (or null: the
+/// end)}`, at `milliseconds`, with `seed` for its position key.
+@_expose(wasm, "moveBoardCard") @_cdecl("moveBoardCard")
+func moveBoardCard(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double, _ seed: UInt64) -> Int32 {
+    replicaWrite(pointer, count, "moveBoardCard") { request, records throws(CardboxError) in
+        var random = SeededGenerator(seed: seed)
+        var index: Int?
+        if case .int(let to) = request.optional("to") { index = Int(clamping: to) }
+        var column: String?
+        if case .string(let id) = request.optional("column") { column = id }
+        try records.moveBoardCard(
+            id: try request.text("id"), to: index, column: column, at: UInt64(milliseconds), random: &random)
+    }
+}
+
+/// Writes the boards page's model (`ReplicaRecords.boardsPage`) to the output.
+@_expose(wasm, "boardsPage") @_cdecl("boardsPage")
+func boardsPage() -> Int32 {
+    guard let records = replica else { return refuse("configure the replica first") }
+    output = Array(records.boardsPage().jsonText.utf8)
+    return 0
+}
+
+/// Writes a board page's model (`ReplicaRecords.boardPage`) to the output: `{"id", "archived"}`.
+@_expose(wasm, "boardPage") @_cdecl("boardPage")
+func boardPage(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
+    guard let records = replica else { return refuse("configure the replica first") }
+    guard let root = request(pointer, count, "boardPage") else { return 1 }
+    do throws(CardboxError) {
+        let archived = root.optional("archived") == .bool(true)
+        output = Array(try records.boardPage(try root.text("id"), archived: archived).jsonText.utf8)
+    } catch {
+        return refuse(error.message)
+    }
+    return 0
+}
+
 // MARK: Study
 
 /// A study day's bounds as a request gives them: `{"dayStart", "dayEnd"}` in milliseconds.

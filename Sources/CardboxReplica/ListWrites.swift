@@ -47,7 +47,9 @@ extension ReplicaRecords {
             description, field: "description", maximum: Limits.itemDescriptionMaximum)
         let list = try visibleList(listId)
         let clock = tick(milliseconds)
-        let position = try place(at: nil, among: items(ofList: listId), inList: listId, clock: clock, random: &random)
+        let position = try place(
+            at: nil, among: items(ofList: listId), placement: { Self.placement(listId, $0) }, clock: clock,
+            random: &random)
         let now = JSONValue.int(Int64(milliseconds))
         create(
             itemEntity, id: id,
@@ -140,7 +142,8 @@ extension ReplicaRecords {
             throw CardboxError.invalid(field: "position", reason: "must be 0 to \(others.count), got \(index)")
         }
         let clock = tick(milliseconds)
-        let position = try place(at: index, among: others, inList: listId, clock: clock, random: &random)
+        let position = try place(
+            at: index, among: others, placement: { Self.placement(listId, $0) }, clock: clock, random: &random)
         updateItem(
             id, inList: listId, ["placement": Self.placement(listId, position)], at: clock,
             now: .int(Int64(milliseconds)))
@@ -180,20 +183,21 @@ extension ReplicaRecords {
         (position(a), a.id) < (position(b), b.id)
     }
 
-    /// A position key for slot `index` (checked by the caller) among `siblings` (the list's other
-    /// items, in order), as the store chooses one: after the last for nil; between the neighbours
-    /// otherwise; and, when two devices minted the same key there, the siblings laid out anew first,
-    /// in the same write.
-    private mutating func place(
-        at index: Int?, among siblings: [ReplicaRow<NamedEntity>], inList listId: String, clock: WriteClock,
-        random: inout some RandomNumberGenerator
+    /// A position key for slot `index` (checked by the caller) among `siblings` (a parent's other
+    /// children, in order: a list's items, a column's cards), as the store chooses one: after the
+    /// last for nil; between the neighbours otherwise; and, when two devices minted the same key
+    /// there, the siblings laid out anew first, in the same write (`placement(key)` is a sibling's
+    /// placement field with its new key).
+    mutating func place(
+        at index: Int?, among siblings: [ReplicaRow<NamedEntity>], placement: (String) -> JSONValue,
+        clock: WriteClock, random: inout some RandomNumberGenerator
     ) throws(CardboxError) -> String {
         guard let index else { return try PositionKey.between(siblings.last.map(Self.position), nil, using: &random) }
         var keys = siblings.map(Self.position)
         if index > 0, index < keys.count, keys[index - 1] >= keys[index] {
             keys = PositionKey.sequence(count: siblings.count)
             for (sibling, key) in zip(siblings, keys) {
-                update(Key(itemEntity, sibling.id), ["placement": Self.placement(listId, key)], at: clock)
+                update(Key(sibling.entity, sibling.id), ["placement": placement(key)], at: clock)
             }
         }
         return try PositionKey.between(

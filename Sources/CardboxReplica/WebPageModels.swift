@@ -114,6 +114,75 @@ public enum WebPageModels {
         ])
     }
 
+    /// A board's card; `orderNumber` is its place among all of its column's cards, archived ones
+    /// included.
+    public struct BoardCard: Sendable {
+        public var id: String
+        public var title: String
+        public var description: String?
+        public var isArchived: Bool
+        public var orderNumber: Int
+
+        public init(id: String, title: String, description: String?, isArchived: Bool, orderNumber: Int) {
+            (self.id, self.title, self.description) = (id, title, description)
+            (self.isArchived, self.orderNumber) = (isArchived, orderNumber)
+        }
+    }
+
+    /// A board's column with all of its cards in order, archived ones included.
+    public struct BoardColumn: Sendable {
+        public var id: String
+        public var title: String
+        public var cards: [BoardCard]
+
+        public init(id: String, title: String, cards: [BoardCard]) {
+            (self.id, self.title, self.cards) = (id, title, cards)
+        }
+    }
+
+    /// The boards page: every board (`name` is its title), in order.
+    public static func boards(_ boards: [ListName]) -> JSONValue {
+        .object([
+            "hasBoards": .bool(!boards.isEmpty),
+            "boards": .array(boards.map { .object(["id": .string($0.id), "title": .string($0.name)]) }),
+        ])
+    }
+
+    /// A board's page: its columns side by side, each with its cards (archived ones only when
+    /// `archived`; a drop's position counts them either way), and the column a card was just
+    /// added to (its New card field takes the cursor).
+    public static func board(
+        _ board: ListName, archived: Bool, columns: [BoardColumn], justAddedTo added: String? = nil
+    ) -> JSONValue {
+        .object([
+            "board": .object(["id": .string(board.id), "title": .string(board.name)]), "archived": .bool(archived),
+            "columns": .array(
+                columns.enumerated().map { index, column in
+                    let shown = archived ? column.cards : column.cards.filter { !$0.isArchived }
+                    let orders = shown.map { $0.orderNumber }
+                    let previous = index > 0 ? JSONValue.string(columns[index - 1].id) : .null
+                    let next = index + 1 < columns.count ? JSONValue.string(columns[index + 1].id) : .null
+                    return .object([
+                        "id": .string(column.id), "title": .string(column.title), "count": .int(Int64(shown.count)),
+                        "total": .int(Int64(column.cards.count)), "order": .int(Int64(index)),
+                        "arrows": arrows(index, of: Array(columns.indices)), "justAdded": .bool(column.id == added),
+                        "cards": .array(
+                            shown.enumerated().map { position, card in
+                                let description = card.description ?? ""
+                                return .object([
+                                    "id": .string(card.id), "title": .string(card.title), "column": .string(column.id),
+                                    "description": .string(description),
+                                    "descriptionHTML": .string(HTMLText.linkified(description)),
+                                    "hasDescription": .bool(!description.isEmpty), "isArchived": .bool(card.isArchived),
+                                    "order": .int(Int64(card.orderNumber)), "arrows": arrows(position, of: orders),
+                                    "previousColumn": previous, "nextColumn": next,
+                                ])
+                            }),
+                    ])
+                }),
+        ])
+    }
+
     /// The card a study page shows next, and how many are left of each kind.
     public struct StudyCard: Sendable {
         public var id: String

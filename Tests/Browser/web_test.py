@@ -973,6 +973,16 @@ def offline_lists(browser: Browser, server: Server) -> None:
     wait.until(lambda d: titles() == ["Nails"])
     check(urlparse(browser.driver.current_url).path != list_path and browser.find("h1").text == "Hardware",
           "offline, a new list opens on its page and takes items")
+    # A board offline: the server's board page, from the replica; a card moved to the next column.
+    browser.open("/boards")
+    wait.until(lambda d: ready(d) == "true")
+    browser.driver.find_element(By.LINK_TEXT, "Trip").click()
+    wait.until(lambda d: ready(d) == "true" and d.find_element(By.TAG_NAME, "h1").text == "Trip")
+    browser.find('button[aria-label="Move Book flights to the next column"]').click()
+    wait.until(lambda d: "Book flights" in d.execute_script(
+        "return [...document.querySelectorAll('.column')][2].textContent"))
+    check(True, "offline, a board's card moves to the next column")
+    board_path = urlparse(browser.driver.current_url).path
     # A record the server refuses (an id not in the sync's form), first among what waits: the push
     # names it, the browser sets it aside, and the rest still goes through.
     browser.driver.execute_async_script(BOGUS_PENDING)
@@ -997,6 +1007,9 @@ def offline_lists(browser: Browser, server: Server) -> None:
           f"the record the server refused is set aside and shown with its reason ({set_aside!r})")
     browser.open("/lists")
     check("Hardware" in browser.text(), "and so is the list made offline")
+    browser.open(board_path)
+    done = browser.driver.execute_script("return [...document.querySelectorAll('.column')][2].textContent")
+    check("Book flights" in done, "and the board card moved offline")
     wait.until(lambda d: ready(d) in ("true", "failed"))
     browser.open("/lists")
     wait.until(lambda d: ready(d) in ("true", "failed"))

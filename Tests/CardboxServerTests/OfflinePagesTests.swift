@@ -8,7 +8,7 @@ import Testing
 @testable import CardboxHTTP
 
 /// The pages the browser draws from its replica with no network (the lists, a list, a deck's study
-/// page) are the server's: the replica makes the same model from the same records
+/// page, the boards, a board) are the server's: the replica makes the same model from the same records
 /// (`WebPageModels`), and mustache.js draws the server's template from it as swift-mustache does.
 @Suite("Offline pages: the server's templates, the server's models")
 struct OfflinePagesTests {
@@ -78,6 +78,39 @@ struct OfflinePagesTests {
         #expect(WebTemplates.render(.studybody, server).contains("a &quot;pet&quot;"))
     }
 
+    /// A store with two boards (one card archived, one with a description), and a replica of it.
+    static func boards() throws -> (CardboxStore, ReplicaRecords, [BoardID]) {
+        let setting = ListWritesParityTests.Setting(seed: 5)
+        let store = try CardboxStore.inMemory(environment: setting.environment())
+        let trip = try store.createBoard(title: "Trip <3")
+        setting.milliseconds += 1_000
+        let other = try store.createBoard(title: "Another")
+        let todo = try store.addColumn(to: trip.id, title: "To do")
+        let doing = try store.addColumn(to: trip.id, title: "Doing")
+        _ = try store.addColumn(to: trip.id, title: "Done")
+        let tent = try store.addBoardCard(to: todo.id, title: "tent")
+        _ = try store.addBoardCard(to: todo.id, title: "map")
+        _ = try store.editBoardCard(tent.id, description: "see https://example.org/tent")
+        _ = try store.setBoardCardArchived(try store.addBoardCard(to: todo.id, title: "old").id, true)
+        _ = try store.addBoardCard(to: doing.id, title: "boots & 'socks'")
+        let (replica, _) = try ListWritesParityTests.replica(of: store, at: setting.milliseconds)
+        return (store, replica, [trip.id, other.id])
+    }
+
+    @Test("the boards and each board, archived cards shown or not: the replica's model is the server's")
+    func boardModels() throws {
+        let (store, replica, boards) = try Self.boards()
+        #expect(replica.boardsPage() == WebApp.boardsPageModel(try store.boards()))
+        for id in boards {
+            for archived in [false, true] {
+                let server = WebApp.boardPageModel(try store.board(id, includeArchived: true), archived: archived)
+                #expect(try replica.boardPage(id.description, archived: archived) == server)
+            }
+        }
+        let trip = WebTemplates.render(.boardbody, try replica.boardPage(boards[0].description, archived: false))
+        #expect(trip.contains("tent") && !trip.contains(">old<") && trip.contains("boots &amp; &#39;socks&#39;"))
+    }
+
     @Test("mustache.js (the browser's) draws each model with the server's template as swift-mustache does")
     func sameHTMLInTheBrowser() throws {
         let (browser, folder) = try ReplicaWasmTests.node()
@@ -98,6 +131,14 @@ struct OfflinePagesTests {
         models.append((.studybody, WebPageModels.study(deck: .init(id: "d", name: "Días"), next: next, canUndo: true)))
         models.append((.studybody, WebPageModels.study(deck: .init(id: "d", name: "x"), next: nil, canUndo: false)))
         models.append((.listsbody, WebPageModels.lists([])))
+        let (_, boardReplica, boards) = try Self.boards()
+        models.append((.boardsbody, boardReplica.boardsPage()))
+        models.append((.boardsbody, WebPageModels.boards([])))
+        for id in boards {
+            for archived in [false, true] {
+                models.append((.boardbody, try boardReplica.boardPage(id.description, archived: archived)))
+            }
+        }
         for (template, model) in models {
             let object = try JSONSerialization.jsonObject(with: Data(model.jsonText.utf8))
             let answer = try browser.send(["pages": pages.path, "render": template.rawValue, "model": object])

@@ -9,10 +9,11 @@ import Mustache
 /// included). The few raw `{{{…}}}` are markup this code made.
 enum Template: String, CaseIterable, Sendable {
     case layout, signin, signup, newaccount, setup, decks, deck, cardlist, card, stats, exchange, study, account,
-        message, lists, list, boards, board, offline, offlinelists, listsbody, listbody, studybody
+        message, lists, list, boards, board, offline, offlinelists, listsbody, listbody, studybody,
+        boardsbody, boardbody
 
     /// The bodies the browser draws from its replica with no network, by the names the pages use.
-    static let drawnOffline: [Template] = [.listsbody, .listbody, .studybody]
+    static let drawnOffline: [Template] = [.listsbody, .listbody, .studybody, .boardsbody, .boardbody]
 
     /// The template's text, as its file holds it.
     var text: String { String(decoding: bytes, as: UTF8.self) }
@@ -42,6 +43,8 @@ enum Template: String, CaseIterable, Sendable {
         case .listsbody: PackageResources.listsbody_mustache
         case .listbody: PackageResources.listbody_mustache
         case .studybody: PackageResources.studybody_mustache
+        case .boardsbody: PackageResources.boardsbody_mustache
+        case .boardbody: PackageResources.boardbody_mustache
         }
     }
 }

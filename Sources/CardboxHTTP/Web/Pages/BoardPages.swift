@@ -4,57 +4,6 @@ import CardboxStore
 import Foundation
 import Hummingbird
 
-struct BoardsPage: Encodable {
-    struct Row: Encodable {
-        let id: String
-        let title: String
-    }
-
-    let boards: [Row]
-    let hasBoards: Bool
-}
-
-/// A board: its columns side by side, each with its cards.
-struct BoardPage: Encodable {
-    struct Heading: Encodable {
-        let id: String
-        let title: String
-    }
-
-    struct Column: Encodable {
-        let id: String
-        let title: String
-        /// The cards shown, and all of them (archived ones too: a drop's position counts them).
-        let count: Int
-        let total: Int
-        let order: Int
-        let arrows: JSONValue
-        /// Whether a card was just added here (the cursor goes back to its New card field).
-        let justAdded: Bool
-        let cards: [Card]
-    }
-
-    struct Card: Encodable {
-        let id: String
-        let title: String
-        let column: String
-        let description: String
-        let descriptionHTML: String
-        let hasDescription: Bool
-        let isArchived: Bool
-        let order: Int
-        let arrows: JSONValue
-        /// The columns before and after the card's, where its side arrows move it.
-        let previousColumn: String?
-        let nextColumn: String?
-    }
-
-    let board: Heading
-    /// Whether archived cards are shown.
-    let archived: Bool
-    let columns: [Column]
-}
-
 /// Boards, their columns and cards.
 extension WebApp {
     func addBoardRoutes(to pages: RouterGroup<CardboxRequestContext>) {
@@ -154,44 +103,38 @@ extension WebApp {
     private func boardsPage(_ context: CardboxRequestContext) async throws -> Response {
         let caller = try context.pageCaller()
         let boards = try await actions.boards(caller)
-        let page = BoardsPage(
-            boards: boards.map { .init(id: $0.id.description, title: $0.boardTitle) }, hasBoards: !boards.isEmpty)
-        return WebPage.html(.boards, title: "Boards", page, context: context, live: caller.cursor)
+        return WebPage.html(
+            .boards, title: "Boards", Self.boardsPageModel(boards), context: context, live: caller.cursor)
+    }
+
+    /// The boards page, as the browser's replica makes it offline.
+    static func boardsPageModel(_ boards: [Board]) -> JSONValue {
+        WebPageModels.boards(boards.map { .init(id: $0.id.description, name: $0.boardTitle) })
     }
 
     /// A board: its columns side by side, each with its cards; `?archived` shows archived cards too.
     private func boardPage(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
         let caller = try context.pageCaller()
-        let archived = request.uri.queryParameters["archived"] != nil
-        let added = request.uri.queryParameters["added"].map(String.init)
         // Archived cards are read even when hidden: a move's position counts them (see `WebPageModels.arrows`).
         let board = try await actions.board(caller, try Self.boardId(context), archived: true)
-        let columns = board.columns ?? []
-        let page = BoardPage(
-            board: .init(id: board.id.description, title: board.boardTitle), archived: archived,
-            columns: columns.enumerated().map { index, column in
-                let all = column.cards ?? []
-                let cards = archived ? all : all.filter { !$0.isArchived }
-                let orders = cards.map(\.orderNumber)
-                let (previous, next) = (
-                    index > 0 ? columns[index - 1].id.description : nil,
-                    index + 1 < columns.count ? columns[index + 1].id.description : nil
-                )
-                return BoardPage.Column(
-                    id: column.id.description, title: column.listTitle, count: cards.count, total: all.count,
-                    order: index, arrows: WebPageModels.arrows(index, of: Array(columns.indices)),
-                    justAdded: column.id.description == added,
-                    cards: cards.enumerated().map { position, card in
-                        BoardPage.Card(
-                            id: card.id.description, title: card.cardTitle, column: column.id.description,
-                            description: card.cardDescription ?? "",
-                            descriptionHTML: HTMLText.linkified(card.cardDescription ?? ""),
-                            hasDescription: !(card.cardDescription ?? "").isEmpty, isArchived: card.isArchived,
-                            order: card.orderNumber, arrows: WebPageModels.arrows(position, of: orders),
-                            previousColumn: previous,
-                            nextColumn: next)
-                    })
-            })
+        let page = Self.boardPageModel(
+            board, archived: request.uri.queryParameters["archived"] != nil,
+            justAddedTo: request.uri.queryParameters["added"].map(String.init))
         return WebPage.html(.board, title: board.boardTitle, page, context: context, live: caller.cursor)
+    }
+
+    /// A board's page (`board` read with its archived cards), as the browser's replica makes it offline.
+    static func boardPageModel(_ board: Board, archived: Bool, justAddedTo added: String? = nil) -> JSONValue {
+        WebPageModels.board(
+            .init(id: board.id.description, name: board.boardTitle), archived: archived,
+            columns: (board.columns ?? []).map { column in
+                WebPageModels.BoardColumn(
+                    id: column.id.description, title: column.listTitle,
+                    cards: (column.cards ?? []).map { card in
+                        WebPageModels.BoardCard(
+                            id: card.id.description, title: card.cardTitle, description: card.cardDescription,
+                            isArchived: card.isArchived, orderNumber: card.orderNumber)
+                    })
+            }, justAddedTo: added)
     }
 }

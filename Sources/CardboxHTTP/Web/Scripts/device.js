@@ -485,6 +485,12 @@
       return write(function (replica) { replica.showCrossedOut({ show: fields.show === "true" }, Date.now()); })
         .then(redraw);
     }],
+    [new RegExp("^/boards/" + id + "/cards/" + id + "/move$"), function (match, fields) {
+      return write(function (replica) {
+        replica.moveBoardCard({ id: match[2], column: fields.column || null,
+          to: fields.position === undefined ? null : Number(fields.position) }, Date.now());
+      }).then(redraw);
+    }],
     [new RegExp("^/decks/" + id + "/study$"), function (match, fields) {
       // Only the queue's first card is answered: when another tab answered this one meanwhile,
       // the replica refuses and the page moves on.
@@ -750,10 +756,18 @@
 
   if (shell) {
     var listPage = /^\/lists\/([0-9a-f-]{36})$/.exec(location.pathname);
+    var board = /^\/boards\/([0-9a-f-]{36})$/.exec(location.pathname);
+    var archived = /[?&]archived(=|&|$)/.test(location.search);
     if (studying) {
       showPage(function (replica) { return render("studybody", studyView(replica, studying[1]).page); }, "No network");
     } else if (deckPage) {
       showDeck(deckPage[1]);
+    } else if (board) {
+      showPage(function (replica) {
+        return render("boardbody", replica.boardPage({ id: board[1], archived: archived }));
+      }, "Boards");
+    } else if (location.pathname === "/boards") {
+      showPage(function (replica) { return render("boardsbody", replica.boardsPage()); }, "Boards");
     } else if (listPage) {
       showPage(function (replica) { return render("listbody", replica.listPage(listPage[1])); }, "Lists");
     } else {

@@ -185,6 +185,22 @@
     return JSON.parse(this.output());
   };
 
+  // The models the board pages are drawn from, as the server's: the boards page's, and a board's
+  // ({id, archived: whether its archived cards show}).
+  Replica.prototype.boardsPage = function () {
+    if (this.wasm.boardsPage() !== 0) throw new Error(this.output());
+    return JSON.parse(this.output());
+  };
+  Replica.prototype.boardPage = function (request) {
+    this.call("boardPage", JSON.stringify(request));
+    return JSON.parse(this.output());
+  };
+  //   moveBoardCard({id, column: a column of its board or null for its own, to: index there or
+  //   null for the end}): seed 003's move, as a store makes it
+  Replica.prototype.moveBoardCard = function (request, now, seed) {
+    this.call("moveBoardCard", JSON.stringify(request), now, seedOf(seed));
+  };
+
   // Every record a person sees, one JSON line each, as a device store's canonical dump.
   Replica.prototype.dump = function () {
     if (this.wasm.dumpRecords() !== 0) throw new Error(this.output());

@@ -1,6 +1,6 @@
 // Cardbox's service worker: it keeps the app's shell (style, scripts, the replica's module, the
 // offline pages), answers pictures' thumbnails kept for offline study (`device.js` keeps them in
-// the "cardbox-pictures" cache), and, when a deck's page, its study page or a list page cannot be
+// the "cardbox-pictures" cache), and, when a deck's page, its study page, a list or a board cannot be
 // reached, answers with an offline page drawn from the browser's replica (device.js).
 // Everything else goes to the network as if it were not there. `self.cardboxShell` (the versioned addresses, and a version naming them all) is set
 // by the server in front of this script.
@@ -24,7 +24,7 @@ self.addEventListener("activate", function (event) {
 
 var studyPage = /^\/decks\/[0-9a-f-]{36}\/study$/;
 var deckPage = /^\/decks\/[0-9a-f-]{36}$/;
-var listPage = /^\/lists(\/[0-9a-f-]{36})?$/;
+var listPage = /^\/(lists|boards)(\/[0-9a-f-]{36})?$/;
 
 self.addEventListener("fetch", function (event) {
   var request = event.request;
@@ -40,7 +40,7 @@ self.addEventListener("fetch", function (event) {
     // A deck or its study page with no network: drawn from the browser's replica (device.js).
     event.respondWith(fetch(request).catch(function () { return caches.match(shell.offlinePage); }));
   } else if (request.mode === "navigate" && listPage.test(url.pathname)) {
-    // A list page with no network: drawn from the browser's replica (device.js).
+    // A list or board page with no network: drawn from the browser's replica (device.js).
     event.respondWith(fetch(request).catch(function () { return caches.match(shell.offlineListsPage); }));
   } else if (shell.paths.indexOf(url.pathname) >= 0) {
     event.respondWith(caches.match(url.pathname).then(function (kept) { return kept || fetch(request); }));
