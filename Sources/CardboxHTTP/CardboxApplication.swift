@@ -53,6 +53,7 @@ public enum CardboxApplication {
         let router = Router(context: CardboxRequestContext.self)
         let metrics = ServerMetrics()
         router.add(middleware: RequestObserver(metrics: metrics))
+        router.add(middleware: ResponsePolicy(secure: secure))
         router.add(middleware: JSONErrorMiddleware())
         router.add(middleware: HostCheck(publicURL: options.publicURL))
         let metricsAccess = MetricsAccess(token: options.metricsToken)

@@ -63,6 +63,12 @@ extension CardboxRequestContext {
         return address
     }
 
+    /// Whether the request's socket peer is one of the trusted reverse proxies (whose forwarded
+    /// headers are believed).
+    func cameThroughProxy(_ proxies: Set<String>) -> Bool {
+        remoteAddress?.ipAddress.map(Self.plainAddress).map(proxies.contains) ?? false
+    }
+
     /// Whether the request came straight from this machine, through no proxy.
     func isDirectlyFromThisMachine(_ request: Request) -> Bool {
         guard let ip = remoteAddress?.ipAddress.map(Self.plainAddress) else { return false }

@@ -67,6 +67,8 @@ struct JSONErrorMiddleware: RouterMiddleware {
     }
 
     private static func response(for error: any Error, _ request: Request, _ context: Context) -> Response {
+        // A person who mistyped an address reads a page; a program (and the API's paths) reads JSON.
+        if Self.wantsPage(request) { return WebPage.errorPage(error, context: context) }
         let answer = Self.answer(for: error)
         if answer.status.code >= 500 {
             context.logger.error(
@@ -77,6 +79,14 @@ struct JSONErrorMiddleware: RouterMiddleware {
         let body: JSONValue = .object(["error": .string(answer.message)])
         return Response(
             status: answer.status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body.jsonText + "\n")))
+    }
+
+    /// Whether the request is a browser's for a page: it takes HTML, and its path is none of the
+    /// API's, the sync's or the files'.
+    static func wantsPage(_ request: Request) -> Bool {
+        let path = request.uri.path
+        guard request.headers[.accept]?.contains("text/html") == true else { return false }
+        return !["/v1/", "/api/", "/static/", "/images/", "/metrics", "/openapi.yaml"].contains { path.hasPrefix($0) }
     }
 
     static func answer(for error: any Error) -> APIError {
@@ -109,5 +119,27 @@ struct JSONErrorMiddleware: RouterMiddleware {
         default:
             return APIError(.internalServerError, "the server failed; try again later")
         }
+    }
+}
+
+/// The headers every answer carries, whatever made it (a page, the API, an error, a refusal before
+/// any route): no sniffing, no framing, the pages' content policy where the answer has none, and,
+/// when browsers reach the server over HTTPS, HSTS.
+struct ResponsePolicy: RouterMiddleware {
+    typealias Context = CardboxRequestContext
+    /// Whether browsers reach the server over HTTPS (its own TLS, or an https public address).
+    let secure: Bool
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var response = try await next(request, context)
+        for field in WebSession.securityHeaders where response.headers[field.name] == nil {
+            response.headers.append(field)
+        }
+        if secure, response.headers[.strictTransportSecurity] == nil {
+            response.headers[.strictTransportSecurity] = "max-age=31536000"
+        }
+        return response
     }
 }

@@ -60,6 +60,41 @@ public struct AccountService: Sendable {
         try await store.setPasswordHash(try await hash(password), account: account, keeping: device, now: now)
     }
 
+    /// Changes the password of the account signed in on `device`, given its current one (checked,
+    /// and throttled as a sign-in: a wrong one counts against the name and `client`), and signs out
+    /// every other device of the account.
+    public func changePassword(
+        of account: ServerAccount, current: String, new password: String, keeping device: UUID, client: String? = nil,
+        now: Date = Date()
+    ) async throws {
+        let key = type(of: store).nameKey(account.name)
+        try await throttle.check(key, client: client, now: now)
+        let found = try await store.account(named: key)
+        let matches = try await passwordWork.run { [hasher] in hasher.verify(current, hash: found?.passwordHash) }
+        guard matches, found?.account.id == account.id else {
+            await throttle.failed(key, client: client, now: now)
+            throw CardboxError.invalid(field: "current password", reason: "is not this account's password")
+        }
+        try await setPassword(password, account: account.id, keeping: device, now: now)
+    }
+
+    /// Names a device of the account anew: 1 to 100 characters, none of them control characters.
+    public func renameDevice(_ device: UUID, account: UUID, name: String) async throws {
+        let name = name.trimmingCharacters(in: .whitespaces)
+        try Self.checkDeviceName(name)
+        guard try await store.renameDevice(device, account: account, name: name) else {
+            throw CardboxError.notFound(kind: "device", reference: device.uuidString.lowercased())
+        }
+    }
+
+    static func checkDeviceName(_ name: String) throws {
+        guard (1...100).contains(name.unicodeScalars.count), !name.containsControlCharacters else {
+            throw CardboxError.invalid(
+                field: "device",
+                reason: "the device's name must be 1 to 100 characters, none of them control characters")
+        }
+    }
+
     private func hash(_ password: String) async throws -> String {
         try PasswordHasher.check(password)
         return try await passwordWork.run { [hasher] in try hasher.hash(password) }
@@ -82,25 +117,24 @@ public struct AccountService: Sendable {
             throw Self.wrongCredentials
         }
         await throttle.succeeded(key)
-        guard (1...100).contains(deviceName.unicodeScalars.count),
-            !deviceName.containsControlCharacters
-        else {
-            throw CardboxError.invalid(
-                field: "device",
-                reason: "the device's name must be 1 to 100 characters, none of them control characters")
-        }
+        try Self.checkDeviceName(deviceName)
         let token = DeviceToken.mint(account: account.id, device: UUID())
         let device = try await store.addDevice(
             token.device, account: account.id, name: deviceName, tokenHash: token.secretHash, now: now)
         return SignIn(token: token.text, account: account, device: device)
     }
 
-    /// The caller a token names, or nil when it is malformed, unknown or revoked.
-    public func caller(token text: String, now: Date = Date()) async throws -> Caller? {
+    /// The caller a token names, or nil when it is malformed, unknown or revoked. With `idleLimit`
+    /// (a browser's session), a token unused for longer is revoked and names no one.
+    public func caller(token text: String, now: Date = Date(), idleLimit: TimeInterval? = nil) async throws -> Caller? {
         guard let token = DeviceToken(text),
             let found = try await store.signedInDevice(token.device, account: token.account, seenAt: now),
             found.device.revokedAt == nil, token.matches(found.tokenHash)
         else { return nil }
+        if let idleLimit, let seen = found.seenBefore, now.timeIntervalSince(seen) > idleLimit {
+            _ = try await store.revokeDevice(token.device, account: token.account, now: now)
+            return nil
+        }
         return Caller(account: found.account, device: found.device, cursor: found.cursor)
     }
 }

@@ -66,6 +66,10 @@ public protocol AccountStore: Sendable {
     func signedInDevice(_ id: UUID, account: UUID, seenAt now: Date) async throws -> SignedInDevice?
     /// Revokes a device's token for good; false when the account has no such device.
     func revokeDevice(_ id: UUID, account: UUID, now: Date) async throws -> Bool
+    /// Revokes every device's token of the account but `keeping`'s; answers how many it revoked.
+    func revokeDevices(account: UUID, keeping device: UUID?, now: Date) async throws -> Int
+    /// Names a device of the account anew (checked by the caller); false when it has no such device.
+    func renameDevice(_ id: UUID, account: UUID, name: String) async throws -> Bool
 
     /// Notes a device's sync at `now`: the cursor a finished pull reached (nil: no pull, or one
     /// with more pages), and what its push met: `.some(nil)` accepted (clears a refusal),
@@ -108,12 +112,16 @@ public struct SignedInDevice: Sendable {
     public var account: ServerAccount
     /// The account's cursor in the sync state, read with the device (see `Caller.cursor`).
     public var cursor: Int64
+    /// When the device was seen before this request (its `lastSeenAt` is now this one's time).
+    public var seenBefore: Date?
 
-    public init(device: ServerDevice, tokenHash: String, account: ServerAccount, cursor: Int64) {
+    public init(device: ServerDevice, tokenHash: String, account: ServerAccount, cursor: Int64, seenBefore: Date? = nil)
+    {
         self.device = device
         self.tokenHash = tokenHash
         self.account = account
         self.cursor = cursor
+        self.seenBefore = seenBefore ?? device.lastSeenAt
     }
 }
 

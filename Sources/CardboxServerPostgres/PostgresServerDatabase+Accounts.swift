@@ -248,6 +248,29 @@ extension PostgresServerDatabase {
         }
     }
 
+    public func revokeDevices(account: UUID, keeping device: UUID?, now: Date) async throws -> Int {
+        try await translatingErrors {
+            try await client.query(
+                """
+                UPDATE server_device SET revoked_at = \(now)
+                WHERE account_id = \(account) AND device_id IS DISTINCT FROM \(device) AND revoked_at IS NULL
+                RETURNING device_id
+                """, logger: logger
+            ).collect().count
+        }
+    }
+
+    public func renameDevice(_ id: UUID, account: UUID, name: String) async throws -> Bool {
+        try await translatingErrors {
+            try await !client.query(
+                """
+                UPDATE server_device SET name = \(name)
+                WHERE account_id = \(account) AND device_id = \(id) RETURNING device_id
+                """, logger: logger
+            ).collect().isEmpty
+        }
+    }
+
     private static func account(_ id: UUID, _ name: String, _ plan: String, _ createdAt: Date) throws -> ServerAccount {
         guard let plan = Plan(rawValue: plan) else {
             throw CardboxError.storage("the server database holds an account with an unknown plan '\(plan)'")

@@ -251,6 +251,33 @@ extension SQLiteServerDatabase {
         }
     }
 
+    public func revokeDevices(account: UUID, keeping device: UUID?, now: Date) async throws -> Int {
+        try await translatingErrors {
+            try await writer.write { db in
+                try db.execute(
+                    sql: """
+                        UPDATE serverDevice SET revokedAt = ?
+                        WHERE accountId = ? AND deviceId IS NOT ? AND revokedAt IS NULL
+                        """,
+                    arguments: [
+                        now.timeIntervalSince1970, account.uuidString.lowercased(), device?.uuidString.lowercased(),
+                    ])
+                return db.changesCount
+            }
+        }
+    }
+
+    public func renameDevice(_ id: UUID, account: UUID, name: String) async throws -> Bool {
+        try await translatingErrors {
+            try await writer.write { db in
+                try db.execute(
+                    sql: "UPDATE serverDevice SET name = ? WHERE accountId = ? AND deviceId = ?",
+                    arguments: [name, account.uuidString.lowercased(), id.uuidString.lowercased()])
+                return db.changesCount == 1
+            }
+        }
+    }
+
     private static func account(from row: Row) throws -> ServerAccount {
         try account(id: row["accountId"], name: row["name"], plan: row["plan"], createdAt: row["createdAt"])
     }

@@ -187,6 +187,26 @@ struct ServerEndToEndTests {
         #expect(try laptop.runProcess(["card", "list", "Fotos"]).stdout.contains("poisoned.png"))
     }
 
+    @Test("the server's database is its user's only, whichever command makes it; one readable by others is closed")
+    func databaseModes() throws {
+        let admin = try CLI()
+        defer { admin.remove() }
+        let folder = admin.folder.appendingPathComponent("data/server")
+        let database = folder.appendingPathComponent("server.sqlite").path
+        func permissions(_ path: String) throws -> Int {
+            try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        }
+        let added = try admin.runProcess(
+            ["admin", "--database", database, "user", "add", "ana", "--password-stdin"], store: false,
+            input: "correct horse\n")
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try permissions(database) == 0o600 && permissions(folder.path) == 0o700)
+        // Left readable by all (an older Cardbox, a copy): the next command closes it again.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: database)
+        #expect(try admin.runProcess(["admin", "--database", database, "user", "list"], store: false).status == 0)
+        #expect(try permissions(database) == 0o600)
+    }
+
     @Test(
         "serve prints a setup link while it has no account and keeps its files to itself; on a signed-in store the plan is the server's"
     )

@@ -94,6 +94,58 @@ struct AccountStoreContractTests {
         }
     }
 
+    @Test(
+        "a session unused past its idle limit ends; every other device signs out at once; a device is renamed",
+        arguments: SyncStates.all)
+    func sessionsEnd(_ implementation: String) async throws {
+        try await SyncStates.with(implementation) { database in
+            let accounts = service(database)
+            let name = uniqueName("Bo")
+            let account = try await accounts.addAccount(name: name, password: "correct horse")
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            let day: TimeInterval = 86_400
+            func signIn(_ device: String) async throws -> SignIn {
+                try await accounts.signIn(name: name, password: "correct horse", deviceName: device, now: start)
+            }
+            let (browser, laptop, phone) = (
+                try await signIn("Chrome on Linux"), try await signIn("laptop"), try await signIn("phone")
+            )
+            // Used within the limit, a session slides on; unused past it, it ends for good.
+            #expect(try await accounts.caller(token: browser.token, now: start + 29 * day, idleLimit: 30 * day) != nil)
+            #expect(try await accounts.caller(token: browser.token, now: start + 58 * day, idleLimit: 30 * day) != nil)
+            #expect(try await accounts.caller(token: browser.token, now: start + 89 * day, idleLimit: 30 * day) == nil)
+            #expect(try await accounts.caller(token: browser.token, now: start + 89 * day) == nil)
+            // A device token without the limit (the command line's) is not ended by idling.
+            #expect(try await accounts.caller(token: laptop.token, now: start + 400 * day) != nil)
+            try await accounts.renameDevice(laptop.device.id, account: account.id, name: "  Work laptop ")
+            await #expect(throws: CardboxError.self) {
+                try await accounts.renameDevice(laptop.device.id, account: account.id, name: "\u{7}")
+            }
+            await #expect(
+                throws: CardboxError.notFound(kind: "device", reference: laptop.device.id.uuidString.lowercased())
+            ) {
+                try await accounts.renameDevice(laptop.device.id, account: UUID(), name: "mine")
+            }
+            let names = try await database.devices(account: account.id).map(\.name)
+            #expect(names.sorted() == ["Chrome on Linux", "Work laptop", "phone"])
+            #expect(try await database.revokeDevices(account: account.id, keeping: phone.device.id, now: start) == 1)
+            #expect(try await accounts.caller(token: laptop.token) == nil)
+            #expect(try await accounts.caller(token: phone.token) != nil)
+            // Changing the password takes the current one, and keeps only the device that changed it.
+            let other = try await signIn("tablet")
+            await #expect(
+                throws: CardboxError.invalid(field: "current password", reason: "is not this account's password")
+            ) {
+                try await accounts.changePassword(
+                    of: account, current: "wrong horse", new: "new horse 1", keeping: phone.device.id)
+            }
+            try await accounts.changePassword(
+                of: account, current: "correct horse", new: "new horse 1", keeping: phone.device.id)
+            #expect(try await accounts.caller(token: other.token) == nil)
+            #expect(try await accounts.caller(token: phone.token) != nil)
+        }
+    }
+
     @Test("wrong passwords are refused alike, and repeated failures must wait", arguments: SyncStates.all)
     func throttled(_ implementation: String) async throws {
         try await SyncStates.with(implementation) { database in

@@ -122,10 +122,11 @@ struct WebAppTests {
 
     /// A server with copies of accounts in a new folder (the web app works on them).
     static func withWebServer(
-        openSignup: Bool = false,
+        openSignup: Bool = false, trustedProxies: Set<String> = [],
         _ body: (_ url: String, _ database: any ServerDatabase, _ accounts: AccountService) async throws -> Void
     ) async throws {
         var options = ServerOptions(openSignup: openSignup)
+        options.trustedProxies = trustedProxies
         options.setupToken = setupToken
         options.replicaFolder = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("cardbox-web-\(UUID().uuidString)")
@@ -191,6 +192,18 @@ struct WebAppTests {
         return try #require(answer.location)
     }
 
+    @Test("behind a trusted reverse proxy, the browser's host comes as X-Forwarded-Host and a form passes")
+    func forwardedHost() async throws {
+        try await Self.withWebServer(trustedProxies: ["127.0.0.1", "::1"]) { url, _, _ in
+            let proxied = TestBrowser(url)
+            proxied.headers = [("Origin", "https://cards.example.com"), ("X-Forwarded-Host", "cards.example.com")]
+            // It passes the check, and is refused for its short password.
+            let behindProxy = try await proxied.post(
+                "/setup?token=\(Self.setupToken)", ["user": "admin", "password": "short"])
+            #expect(behindProxy.status == 400 && behindProxy.body.contains("password"))
+        }
+    }
+
     @Test("the setup link makes the first account and signs it in; then setup is closed")
     func firstRun() async throws {
         try await Self.withWebServer { url, database, _ in
@@ -206,13 +219,12 @@ struct WebAppTests {
                 }
             }
             #expect(try await database.accounts().isEmpty)
-            // Behind a reverse proxy the browser's host comes as X-Forwarded-Host: the form passes
-            // the check (and is refused for its short password).
+            // X-Forwarded-Host from a client that is no trusted proxy is its own word: refused.
             let setup = "/setup?token=\(Self.setupToken)"
             let proxied = TestBrowser(url)
             proxied.headers = [("Origin", "https://cards.example.com"), ("X-Forwarded-Host", "cards.example.com")]
-            let behindProxy = try await proxied.post(setup, ["user": "admin", "password": "short"])
-            #expect(behindProxy.status == 400 && behindProxy.body.contains("password"))
+            let notProxy = try await proxied.post(setup, ["user": "admin", "password": "short"])
+            #expect(notProxy.status == 403 && notProxy.body.contains("came from another site"))
             // The server's own page says it is: same origin.
             browser.headers = [("Origin", url), ("Sec-Fetch-Site", "same-origin")]
             let weak = try await browser.post(setup, ["user": "admin", "password": "short"])
@@ -276,6 +288,65 @@ struct WebAppTests {
             replay.cookie = stolen
             #expect(try await replay.get("/decks").location == "/signin")
             _ = database
+        }
+    }
+
+    @Test("the account page: a password change (old and new) signs out every other session; so does one button")
+    func sessionControls() async throws {
+        try await Self.withWebServer { url, _, accounts in
+            let name = "ana-\(UUID().uuidString.prefix(8))"
+            _ = try await accounts.addAccount(name: name, password: "correct horse")
+            func browser() async throws -> TestBrowser {
+                let browser = TestBrowser(url)
+                _ = try await browser.post("/signin", ["user": name, "password": "correct horse"])
+                return browser
+            }
+            let (laptop, phone, tablet) = (try await browser(), try await browser(), try await browser())
+            // A wrong current password, or two new ones that differ, change nothing.
+            let wrong = try await laptop.post(
+                "/account/password",
+                [
+                    "csrf": try await laptop.csrf(), "current": "wrong horse", "new": "new horse 1",
+                    "repeat": "new horse 1",
+                ])
+            #expect(wrong.status == 400 && wrong.body.contains("current password: is not this account&#39;s password"))
+            let differ = try await laptop.post(
+                "/account/password",
+                [
+                    "csrf": try await laptop.csrf(), "current": "correct horse", "new": "new horse 1",
+                    "repeat": "new horse 2",
+                ])
+            #expect(differ.status == 400 && differ.body.contains("the two new passwords differ"))
+            #expect(try await phone.get("/decks").status == 200)
+            let changed = try await laptop.post(
+                "/account/password",
+                [
+                    "csrf": try await laptop.csrf(), "current": "correct horse", "new": "new horse 1",
+                    "repeat": "new horse 1",
+                ])
+            #expect(changed.location == "/account?changed=password")
+            // This browser stays; the others are out, and the old password no longer signs in.
+            let page = try await laptop.get("/account?changed=password").body
+            #expect(page.contains("Password changed.") && page.contains("this browser"))
+            #expect(try await phone.get("/decks").location == "/signin")
+            #expect(try await tablet.get("/decks").location == "/signin")
+            let old = try await TestBrowser(url).post("/signin", ["user": name, "password": "correct horse"])
+            #expect(old.status == 401)
+            // Signed-out devices leave the list; a device is renamed; one button signs out the rest.
+            #expect(page.components(separatedBy: "<li><strong>").count == 2)
+            let again = TestBrowser(url)
+            _ = try await again.post("/signin", ["user": name, "password": "new horse 1"])
+            let own = try await again.get("/account").body
+            let id = try #require(own.firstMatch(of: /devices\/([0-9a-f-]{36})\/rename/).map { String($0.1) })
+            let rename = "/account/devices/\(id)/rename"
+            #expect(
+                try await again.post(rename, ["csrf": try await again.csrf(), "name": "Kitchen tablet"]).status == 303)
+            #expect(try await again.post(rename, ["csrf": try await again.csrf(), "name": " "]).status == 400)
+            #expect(try await laptop.get("/account").body.contains("<strong>Kitchen tablet</strong>"))
+            let out = try await laptop.post("/account/devices/sign-out-others", ["csrf": try await laptop.csrf()])
+            #expect(out.location == "/account?changed=devices")
+            #expect(try await again.get("/decks").location == "/signin")
+            #expect(try await laptop.get("/decks").status == 200)
         }
     }
 

@@ -38,8 +38,9 @@ struct WebApp: Sendable {
             router.get(RouterPath(String(path.dropFirst()))) { _, _ in Self.asset(content, type: type) }
         }
         addAppShellRoutes(to: router)
-        let pages = router.group().add(middleware: WebSession(accounts: accounts))
-        addSessionRoutes(to: pages.group().add(middleware: PageForms(needs: .sameOrigin)))
+        let pages = router.group().add(middleware: WebSession(accounts: accounts, secure: secure, now: options.now))
+        addSessionRoutes(
+            to: pages.group().add(middleware: PageForms(needs: .sameOrigin, trustedProxies: options.trustedProxies)))
         let signedIn = pages.group().add(middleware: PageForms(needs: .session))
         addSignOutRoute(to: signedIn)
         addDeckRoutes(to: signedIn)

@@ -13,29 +13,42 @@ import NIOCore
 struct WebSession: RouterMiddleware {
     typealias Context = CardboxRequestContext
     let accounts: AccountService
+    /// Whether the cookie is `Secure` (the server is reached over HTTPS).
+    let secure: Bool
+    let now: @Sendable () -> Date
 
     static let cookieName = "cardbox_session"
+    /// A session unused for this long ends (its device is revoked); each page it opens renews it.
+    static let idleLimit: TimeInterval = 30 * 86_400
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
         var context = context
         if let token = request.cookies[Self.cookieName]?.value,
-            let caller = try await accounts.caller(token: token)
+            let caller = try await accounts.caller(token: token, now: now(), idleLimit: Self.idleLimit)
         {
             context.caller = caller
             context.sessionToken = token
         }
         do {
             var response = try await next(request, context)
-            response.headers.append(contentsOf: Self.securityHeaders)
+            // The cookie's own lifetime slides with the session's, unless the page set it (sign-out).
+            if let token = context.sessionToken,
+                !response.headers[values: .setCookie].contains(where: {
+                    $0.hasPrefix(Self.cookieName + "=")
+                })
+            {
+                response.setCookie(Self.cookie(token, secure: secure))
+            }
             return response
         } catch {
             return WebPage.errorPage(error, context: context)
         }
     }
 
-    /// Pages come from this origin only, and no other site may frame them. Images may also be
+    /// Pages come from this origin only, and no other site may frame them (every answer carries
+    /// these: `ResponsePolicy`). Images may also be
     /// `blob:` URLs: the editor's preview of a picture chosen but not yet sent. Scripts may compile
     /// WebAssembly (the FSRS step, for offline study), and nothing else at run time.
     static let securityHeaders: HTTPFields = [
@@ -48,7 +61,7 @@ struct WebSession: RouterMiddleware {
     /// The session cookie for `token` (nil: the one that clears it).
     static func cookie(_ token: String?, secure: Bool) -> Cookie {
         Cookie(
-            name: cookieName, value: token ?? "", maxAge: token == nil ? 0 : 365 * 86_400, path: "/", secure: secure,
+            name: cookieName, value: token ?? "", maxAge: token == nil ? 0 : Int(idleLimit), path: "/", secure: secure,
             httpOnly: true, sameSite: .lax)
     }
 
@@ -57,8 +70,9 @@ struct WebSession: RouterMiddleware {
     /// site opened in a browser on the server's machine could make itself the first account, or
     /// sign the browser in to an account of its own. Browsers say where a form came from
     /// (`Sec-Fetch-Site`, `Origin`); a client that says neither (a script) is not a browser on
-    /// someone else's page.
-    static func requireSameOrigin(_ request: Request) throws {
+    /// someone else's page. `X-Forwarded-Host` counts only from a trusted proxy (`throughProxy`):
+    /// from anyone else it is the client's own word.
+    static func requireSameOrigin(_ request: Request, throughProxy: Bool) throws {
         let refusal = APIError(
             .forbidden, "this form came from another site: open this server's own page and try again")
         if let site = request.headers[secFetchSite] {
@@ -67,7 +81,8 @@ struct WebSession: RouterMiddleware {
         }
         guard let origin = request.headers[.origin] else { return }
         // Behind a reverse proxy the page's host may reach the server as the forwarded one.
-        let hosts = [request.head.authority, request.headers[forwardedHost]].compactMap { $0?.lowercased() }
+        let forwarded = throughProxy ? request.headers[forwardedHost] : nil
+        let hosts = [request.head.authority, forwarded].compactMap { $0?.lowercased() }
         guard let host = origin.split(separator: "://", maxSplits: 1).dropFirst().first,
             hosts.contains(host.lowercased())
         else { throw refusal }
@@ -113,6 +128,8 @@ struct PageForms: RouterMiddleware {
     }
 
     let needs: Need
+    /// The reverse proxies whose `X-Forwarded-Host` is believed (`--trusted-proxy`).
+    var trustedProxies: Set<String> = []
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -123,7 +140,7 @@ struct PageForms: RouterMiddleware {
         let isMultipart = request.headers[.contentType]?.lowercased().hasPrefix("multipart/") ?? false
         switch needs {
         case .sameOrigin:
-            try WebSession.requireSameOrigin(request)
+            try WebSession.requireSameOrigin(request, throughProxy: context.cameThroughProxy(trustedProxies))
             if !isMultipart { context.formFields = try await WebPage.form(request) }
         case .session where isMultipart:
             try context.checkCSRF(request.uri.queryParameters["csrf"].map(String.init))

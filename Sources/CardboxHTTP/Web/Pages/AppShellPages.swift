@@ -26,14 +26,13 @@ extension WebApp {
                 status: .ok, headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "no-cache"],
                 body: .init(byteBuffer: ByteBuffer(string: AppShell.serviceWorker)))
         }
-        // The same for everyone (no session: they are kept by the browser), with the pages' headers.
+        // The same for everyone (no session: they are kept by the browser).
         for (path, template, title) in [
             (AppShell.offlinePage, Template.offline, "Offline"),
-            (AppShell.offlineListsPage, Template.offlinelists, "Lists"),
+            (AppShell.offlineListsPage, Template.offlinelists, "Offline"),
         ] {
             router.get(RouterPath(String(path.dropFirst()))) { _, context in
                 var response = WebPage.html(template, title: title, context: context)
-                response.headers.append(contentsOf: WebSession.securityHeaders)
                 response.headers[.cacheControl] = "no-cache"
                 return response
             }
@@ -45,7 +44,7 @@ extension WebApp {
 enum AppShell {
     /// What a deck's page or its study page shows with no network, drawn from the browser's replica.
     static let offlinePage = "/offline"
-    /// What a list page shows with no network: the lists drawn from the browser's replica.
+    /// What a list or board page shows with no network, drawn from the browser's replica.
     static let offlineListsPage = "/offline/lists"
     static let iconPath = "/static/icon-\(WebAssets.version(of: icon)).svg"
     static let themeColour = "#2f6fde"
