@@ -48,10 +48,11 @@ extension ReplicaRecords {
     }
 
     /// Seed 002's `showCrossedOutItems` setting as the store reads its text: off unless set on.
+    /// A setting's record is named by its key, so it is read straight, not found among all records.
     private func showsCrossedOutItems() -> Bool {
-        guard case .object(let values) = settingValues(), case .string(let text)? = values["showCrossedOutItems"] else {
-            return false
-        }
+        guard let entity = schema.entity(named: "setting"), isVisible(Key(entity, "showCrossedOutItems")),
+            case .string(let text)? = records.rows[Key(entity, "showCrossedOutItems")]?.fields["value"]?.value
+        else { return false }
         // In any case, as the store reads it (these words are ASCII).
         let lowered = String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
         return ["true", "yes", "on", "1"].contains(lowered)
