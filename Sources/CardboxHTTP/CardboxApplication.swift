@@ -56,7 +56,8 @@ public enum CardboxApplication {
         router.add(middleware: ResponsePolicy(secure: secure))
         router.add(middleware: JSONErrorMiddleware())
         router.add(middleware: HostCheck(publicURL: options.publicURL))
-        let metricsAccess = MetricsAccess(token: options.metricsToken)
+        let metricsAccess = MetricsAccess(
+            token: options.metricsToken, behindProxy: options.publicURL != nil || !options.trustedProxies.isEmpty)
         router.get("metrics") { request, context in
             try metricsAccess.check(request, context)
             return Response(

@@ -90,6 +90,10 @@ extension CardboxRequestContext {
 /// bearing it; without, only this machine, asked directly.
 struct MetricsAccess {
     let token: String?
+    /// Whether the server sits behind a reverse proxy (a public address or a trusted proxy given):
+    /// a proxy on this machine makes every request it forwards come from here, with or without a
+    /// forwarded header (nginx sends none unless told to), so "this machine" proves nothing.
+    let behindProxy: Bool
 
     func check(_ request: Request, _ context: CardboxRequestContext) throws {
         if let token {
@@ -99,6 +103,10 @@ struct MetricsAccess {
             guard let bearer, constantTimeEqual(bearer, token) else {
                 throw APIError(.unauthorized, "/metrics needs the server's metrics token: Authorization: Bearer TOKEN")
             }
+        } else if behindProxy {
+            throw APIError(
+                .forbidden,
+                "behind a reverse proxy, /metrics needs the server's metrics token: start it with --metrics-token")
         } else if !context.isDirectlyFromThisMachine(request) {
             throw APIError(
                 .forbidden, "/metrics is served to this machine only; start the server with --metrics-token to read it")

@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// A JSON answer.
 struct JSONResponse: ResponseGenerator {
@@ -116,6 +117,9 @@ struct JSONErrorMiddleware: RouterMiddleware {
             }
         case let error as HTTPError:
             return APIError(error.status, error.body ?? error.status.reasonPhrase)
+        case let error as HTTPParserError:
+            // The client's mistake (a malformed chunked body, say): not a failure worth a log line.
+            return APIError(.badRequest, "the request is not well-formed HTTP (\(error))")
         default:
             return APIError(.internalServerError, "the server failed; try again later")
         }

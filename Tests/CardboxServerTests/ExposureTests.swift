@@ -288,7 +288,7 @@ struct ExposureTests {
         }
     }
 
-    @Test("/metrics: this machine only when asked directly, or anyone with the metrics token")
+    @Test("/metrics: this machine only when asked directly and not behind a proxy, or anyone with the token")
     func metricsAccess() async throws {
         try await Self.withExposedServer { url, _, _ in
             let browser = TestBrowser(url)
@@ -296,6 +296,11 @@ struct ExposureTests {
             browser.headers = [("X-Forwarded-For", "203.0.113.5")]
             let proxied = try await browser.get("/metrics")
             #expect(direct.status == 200 && proxied.status == 403)
+        }
+        // Behind a reverse proxy on this machine (which need send no forwarded header), only the token.
+        try await Self.withExposedServer({ $0.trustedProxies = ["127.0.0.1", "::1"] }) { url, _, _ in
+            let answer = try await TestBrowser(url).get("/metrics")
+            #expect(answer.status == 403 && answer.body.contains("--metrics-token"))
         }
         try await Self.withExposedServer({ $0.metricsToken = "metrics-secret-0123456789" }) { url, _, _ in
             let browser = TestBrowser(url)
@@ -307,6 +312,18 @@ struct ExposureTests {
     }
 
     // MARK: Bodies and connections
+
+    @Test("a malformed chunked body is the client's mistake: 400, not a server failure")
+    func malformedChunkedBody() async throws {
+        try await Self.withExposedServer { url, _, _ in
+            let connection = try RawConnection(url)
+            connection.send(
+                "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n")
+            let answer = await connection.read(within: 10)
+            #expect(answer?.hasPrefix("HTTP/1.1 400") == true, "\(String(describing: answer))")
+        }
+    }
 
     @Test("a body is refused before it is read: without a session, without a file form's CSRF token, or too long")
     func bodiesRefusedUnread() async throws {
