@@ -81,9 +81,8 @@ extension ReplicaRecords {
     /// A card's front as the study pages draw it (HTML): a cloze card's deletion hidden, or marked
     /// once revealed; any other card's front escaped.
     static func side(of card: ReplicaRow<NamedEntity>, revealed: Bool) -> String {
-        var front = ""
-        if case .string(let text)? = card.fields["front"]?.value { front = text }
-        guard case .int(let number)? = card.fields["clozeNumber"]?.value else { return HTMLText.escape(front) }
-        return Cloze.html(of: front, number: Int(number), revealed: revealed)
+        var clozeNumber: Int?
+        if case .int(let number)? = card.fields["clozeNumber"]?.value { clozeNumber = Int(number) }
+        return WebPageModels.cardSide(front: text(card, "front"), clozeNumber: clozeNumber, revealed: revealed)
     }
 }

@@ -242,7 +242,14 @@ public enum WebPageModels {
     /// One side of a card as HTML: a cloze card's deletions hidden (or marked once revealed), any
     /// other card's front escaped.
     static func side(_ card: StudyCard, revealed: Bool) -> String {
-        guard let number = card.clozeNumber else { return HTMLText.escape(card.front) }
-        return Cloze.html(of: card.front, number: number, revealed: revealed)
+        cardSide(front: card.front, clozeNumber: card.clozeNumber, revealed: revealed)
+    }
+
+    /// A card's front as the study pages draw it (HTML): a cloze card's deletion hidden, or marked
+    /// once revealed; any other card's front escaped. The server's pages, the replica's and the
+    /// last release's offline study answer all draw it here.
+    public static func cardSide(front: String, clozeNumber: Int?, revealed: Bool) -> String {
+        guard let number = clozeNumber else { return HTMLText.escape(front) }
+        return Cloze.html(of: front, number: number, revealed: revealed)
     }
 }

@@ -67,14 +67,15 @@ public struct AccountService: Sendable {
         of account: ServerAccount, current: String, new password: String, keeping device: UUID, client: String? = nil,
         now: Date = Date()
     ) async throws {
-        let key = type(of: store).nameKey(account.name)
-        try await throttle.check(key, client: client, now: now)
-        let found = try await store.account(named: key)
-        let matches = try await passwordWork.run { [hasher] in hasher.verify(current, hash: found?.passwordHash) }
-        guard matches, found?.account.id == account.id else {
-            await throttle.failed(key, client: client, now: now)
-            throw CardboxError.invalid(field: "current password", reason: "is not this account's password")
+        let wrong = CardboxError.invalid(field: "current password", reason: "is not this account's password")
+        let found: ServerAccount
+        do {
+            found = try await verified(
+                type(of: store).nameKey(account.name), password: current, client: client, now: now)
+        } catch let error as CardboxError where error == Self.wrongCredentials {
+            throw wrong
         }
+        guard found.id == account.id else { throw wrong }
         try await setPassword(password, account: account.id, keeping: device, now: now)
     }
 
@@ -108,6 +109,18 @@ public struct AccountService: Sendable {
         // One form of the name for the throttle and the lookup alike: every spelling that signs in
         // to an account (" alice", "ALICE") counts against the same name.
         let key = type(of: store).nameKey(name)
+        let account = try await verified(key, password: password, client: client, now: now)
+        await throttle.succeeded(key)
+        try Self.checkDeviceName(deviceName)
+        let token = DeviceToken.mint(account: account.id, device: UUID())
+        let device = try await store.addDevice(
+            token.device, account: account.id, name: deviceName, tokenHash: token.secretHash, now: now)
+        return SignIn(token: token.text, account: account, device: device)
+    }
+
+    /// The account the name `key` signs in to, when `password` is its password; throttled, and a
+    /// failure counted against the name and `client` (`wrongCredentials` whichever was wrong).
+    private func verified(_ key: String, password: String, client: String?, now: Date) async throws -> ServerAccount {
         try await throttle.check(key, client: client, now: now)
         // A name no account can have is not looked up (PostgreSQL refuses some text, NUL among it).
         let found = (try? type(of: store).checkName(key)) == nil ? nil : try await store.account(named: key)
@@ -116,12 +129,7 @@ public struct AccountService: Sendable {
             await throttle.failed(key, client: client, now: now)
             throw Self.wrongCredentials
         }
-        await throttle.succeeded(key)
-        try Self.checkDeviceName(deviceName)
-        let token = DeviceToken.mint(account: account.id, device: UUID())
-        let device = try await store.addDevice(
-            token.device, account: account.id, name: deviceName, tokenHash: token.secretHash, now: now)
-        return SignIn(token: token.text, account: account, device: device)
+        return account
     }
 
     /// The caller a token names, or nil when it is malformed, unknown or revoked. With `idleLimit`

@@ -9,7 +9,6 @@ enum WebText {
     /// One side of a cloze card as HTML: its deletions `<span class="cloze">` — `[...]` (or the hint)
     /// on the question, the answer once revealed; the rest escaped. Any other card: its front.
     static func cardSide(_ card: Card, revealed: Bool) -> String {
-        guard let number = card.clozeNumber else { return escape(card.front) }
-        return Cloze.html(of: card.front, number: number, revealed: revealed)
+        WebPageModels.cardSide(front: card.front, clozeNumber: card.clozeNumber, revealed: revealed)
     }
 }
