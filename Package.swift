@@ -3,7 +3,9 @@ import PackageDescription
 
 /// The web app's page templates (`Sources/CardboxHTTP/Web/Templates`), one per `Template` case.
 let webTemplates = [
-    "account", "board", "boardbody", "boards", "boardsbody", "card", "cardlist", "deck", "decks", "exchange", "layout",
+    "account", "board", "boardbody", "boards", "boardsbody", "card", "cardbody", "deck", "deckbody", "decks",
+    "exchange",
+    "layout",
     "list", "listbody",
     "lists",
     "listsbody", "message", "newaccount", "offline", "offlinelists", "setup", "signin", "signup", "stats", "study",
@@ -270,7 +272,8 @@ let package = Package(
         .testTarget(name: "CardboxCoreTests", dependencies: ["CardboxCore"]),
         // Replays every fuzz seed and every saved crash through its target.
         .testTarget(name: "CardboxFuzzTests", dependencies: ["CardboxFuzzTargets"]),
-        .testTarget(name: "CardboxSyncTests", dependencies: ["CardboxSync"]),
+        .testTarget(
+            name: "CardboxSyncTests", dependencies: ["CardboxSync", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "CardboxSchedulingTests", dependencies: ["CardboxScheduling", "CardboxFSRS"], exclude: ["Fixtures"]
         ),

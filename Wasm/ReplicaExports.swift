@@ -385,6 +385,22 @@ func recordView(
     return 0
 }
 
+/// Writes a view the JSON request `{…}` asks for to the output, `view(request, records)`; a request
+/// that is not JSON, or a refusal, is its message.
+func requestView(
+    _ pointer: UnsafePointer<UInt8>, _ count: Int32, _ name: String,
+    _ view: (WireValue, ReplicaRecords) throws(CardboxError) -> JSONValue
+) -> Int32 {
+    guard let records = replica else { return refuse("configure the replica first") }
+    guard let root = request(pointer, count, name) else { return 1 }
+    do throws(CardboxError) {
+        output = Array(try view(root, records).jsonText.utf8)
+    } catch {
+        return refuse(error.message)
+    }
+    return 0
+}
+
 /// Writes a list page's model (`ReplicaRecords.listPage`) to the output; the list's id is the text.
 @_expose(wasm, "listPage") @_cdecl("listPage")
 func listPage(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
@@ -428,15 +444,9 @@ func boardsPage() -> Int32 {
 /// Writes a board page's model (`ReplicaRecords.boardPage`) to the output: `{"id", "archived"}`.
 @_expose(wasm, "boardPage") @_cdecl("boardPage")
 func boardPage(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
-    guard let records = replica else { return refuse("configure the replica first") }
-    guard let root = request(pointer, count, "boardPage") else { return 1 }
-    do throws(CardboxError) {
-        let archived = root.optional("archived") == .bool(true)
-        output = Array(try records.boardPage(try root.text("id"), archived: archived).jsonText.utf8)
-    } catch {
-        return refuse(error.message)
+    requestView(pointer, count, "boardPage") { root, records throws(CardboxError) in
+        try records.boardPage(try root.text("id"), archived: root.optional("archived") == .bool(true))
     }
-    return 0
 }
 
 // MARK: Study
@@ -489,16 +499,9 @@ func undoAnswer(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds:
 /// "dayEnd"}`, at `milliseconds`.
 @_expose(wasm, "studyView") @_cdecl("studyView")
 func studyView(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
-    guard let records = replica else { return refuse("configure the replica first") }
-    guard let root = request(pointer, count, "studyView") else { return 1 }
-    do throws(CardboxError) {
-        let view = try records.studyView(
-            deck: try root.text("deck"), now: Int64(milliseconds), day: try studyDay(root))
-        output = Array(view.jsonText.utf8)
-    } catch {
-        return refuse(error.message)
+    requestView(pointer, count, "studyView") { root, records throws(CardboxError) in
+        try records.studyView(deck: try root.text("deck"), now: Int64(milliseconds), day: try studyDay(root))
     }
-    return 0
 }
 
 /// Writes the account's settings (`ReplicaRecords.settingValues`) to the output.
@@ -528,8 +531,8 @@ func texts(_ value: JSONValue, _ field: String) throws(CardboxError) -> [String]
 }
 
 /// Adds what a person wrote to a deck (one card, or a cloze text's cards): `{"deck", "front",
-/// "back", "notes", "ids": new cards' ids, more than enough}`, at `milliseconds`; writes the ids
-/// used to the output.
+/// "back", "notes", "tags": the tags field as typed, "account": the account's id (names the tags),
+/// "ids": new cards' ids, more than enough}`, at `milliseconds`; writes the ids used to the output.
 @_expose(wasm, "addCards") @_cdecl("addCards")
 func addCards(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
     var used: [String] = []
@@ -537,26 +540,62 @@ func addCards(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: D
         used = try records.addWrittenCards(
             deck: try request.text("deck"), front: try request.text("front"),
             back: try request.optionalText("back") ?? "", notes: try request.optionalText("notes") ?? "",
-            ids: try texts(request.optional("ids"), "ids"), at: Int64(milliseconds))
+            tags: TagNames.split(try request.optionalText("tags") ?? ""),
+            account: try request.optionalText("account") ?? "", ids: try texts(request.optional("ids"), "ids"),
+            at: Int64(milliseconds))
     }
     if status == 0 { output = Array(JSONValue.array(used.map(JSONValue.string)).jsonText.utf8) }
     return status
 }
 
-/// Changes a card's text: `{"card", and any of "front", "back", "notes"; "ids" for the cards a cloze
-/// text's new deletions make}`, at `milliseconds`.
+/// Changes a card as its editor does: `{"card", and any of "front", "back", "notes", "cardType",
+/// "frontLanguage", "backLanguage", "isFavorite" (true or false), "tags" (the field as typed: all
+/// of the card's tags), "removeImage" (true); "account" (names the tags); "ids" for the cards a
+/// cloze text's new deletions make}`, at `milliseconds`.
 @_expose(wasm, "editCard") @_cdecl("editCard")
 func editCard(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
     replicaWrite(pointer, count, "editCard") { request, records throws(CardboxError) in
-        try records.editCardText(
-            card: try request.text("card"), front: try request.optionalText("front"),
-            back: try request.optionalText("back"), notes: try request.optionalText("notes"),
+        var edit = ReplicaRecords.CardEdit(
+            front: try request.optionalText("front"), back: try request.optionalText("back"),
+            notes: try request.optionalText("notes"), cardType: try request.optionalText("cardType"),
+            frontLanguage: try request.optionalText("frontLanguage"),
+            backLanguage: try request.optionalText("backLanguage"),
+            tags: try request.optionalText("tags").map(TagNames.split),
+            removeImage: request.optional("removeImage") == .bool(true))
+        switch request.optional("isFavorite") {
+        case .bool(let favorite): edit.isFavorite = favorite
+        case .null: break
+        default: throw CardboxError.invalid(field: "isFavorite", reason: "must be true or false")
+        }
+        try records.editCard(
+            card: try request.text("card"), edit, account: try request.optionalText("account") ?? "",
             ids: try texts(request.optional("ids"), "ids"), at: Int64(milliseconds))
     }
 }
 
-/// Writes a deck's page (`ReplicaRecords.deckView`) to the output; the deck's id is the text.
-@_expose(wasm, "deckView") @_cdecl("deckView")
-func deckView(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
-    recordView(pointer, count) { records, id throws(CardboxError) in try records.deckView(deck: id) }
+/// Writes a deck's page (`ReplicaRecords.deckPage`) to the output: `{"deck", "query": [[name,
+/// value], …] (the page's, decoded), "dayStart", "dayEnd"}`, at `milliseconds`.
+@_expose(wasm, "deckPage") @_cdecl("deckPage")
+func deckPage(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
+    requestView(pointer, count, "deckPage") { root, records throws(CardboxError) in
+        var items: [(name: String, value: String)] = []
+        if case .array(let pairs) = root.optional("query") {
+            for pair in pairs {
+                guard case .array(let both) = pair, both.count == 2, case .string(let name) = both[0],
+                    case .string(let value) = both[1]
+                else { throw CardboxError.invalid(field: "query", reason: "must be a list of [name, value] texts") }
+                items.append((name, value))
+            }
+        }
+        return try records.deckPage(
+            .init(deck: try root.text("deck"), query: items), now: Int64(milliseconds), day: try studyDay(root))
+    }
+}
+
+/// Writes a card's editor (`ReplicaRecords.cardPage`) to the output: `{"deck", "card"}`.
+@_expose(wasm, "cardPage") @_cdecl("cardPage")
+func cardPage(_ pointer: UnsafePointer<UInt8>, _ count: Int32) -> Int32 {
+    requestView(pointer, count, "cardPage") { root, records throws(CardboxError) in
+        try records.cardPage(deck: try root.text("deck"), card: try root.text("card"))
+    }
 }

@@ -154,7 +154,7 @@ public struct Card: Codable, Sendable, Equatable, Identifiable {
 
     public static let defaultType = CardText.defaultType
     /// Types an editor offers first; any short identifier is allowed (`CardType.validate`).
-    public static let suggestedTypes = ["basic", "vocabulary", "phrase"]
+    public static let suggestedTypes = CardText.suggestedTypes
 
     /// Every field, empty ones as `null`, so readers see the whole data model.
     public func encode(to encoder: any Encoder) throws {
@@ -253,9 +253,7 @@ extension CardText {
 
 public enum CardType {
     /// Card types are short identifiers ("basic", "vocabulary", "phrase"); compared case-insensitively.
-    public static func validate(_ type: String) throws -> String {
-        try Validate.text(type, field: "cardType", length: Limits.cardType).lowercased()
-    }
+    public static func validate(_ type: String) throws -> String { try CardText.cardType(type) }
 }
 
 /// Filters of seed 001's `filteredItems`: language first, then tag, then favorites; all combinable.
@@ -284,9 +282,7 @@ public struct CardFilter: Sendable, Equatable {
         if let language, card.frontLanguage != language && card.backLanguage != language { return false }
         if let tag, !card.tags.contains(where: { TagName.normalize($0) == TagName.normalize(tag) }) { return false }
         if favoritesOnly && !card.isFavorite { return false }
-        if let search,
-            ![card.front, card.back, card.notes].contains(where: { $0.localizedCaseInsensitiveContains(search) })
-        {
+        if let search, !CardSearch.matches(front: card.front, back: card.back, notes: card.notes, search: search) {
             return false
         }
         return true
@@ -296,57 +292,14 @@ public struct CardFilter: Sendable, Equatable {
 /// Tag names: found or created by name, case-insensitively and trimmed (seed 001's `findOrCreateTag`).
 public enum TagName {
     /// The key two names share when they name the same tag: trimmed, inner white space folded, lowercased.
-    public static func normalize(_ name: String) -> String {
-        lowercased(folded(name))
-    }
+    public static func normalize(_ name: String) -> String { TagNames.key(name) }
 
-    /// `lowercased()`, but a name with no capital letter and nothing beyond ASCII (most tags) is
-    /// returned as it is, without making a new string.
-    static func lowercased(_ name: String) -> String {
-        name.utf8.contains { (0x41...0x5A).contains($0) || $0 >= 0x80 } ? name.lowercased() : name
-    }
+    static func lowercased(_ name: String) -> String { TagNames.lowercased(name) }
 
-    public static func validate(_ name: String) throws -> String {
-        try Validate.text(folded(name), field: "tag", length: Limits.tagName)
-    }
+    public static func validate(_ name: String) throws -> String { try TagNames.validate(name) }
 
-    /// Trimmed, each run of white space inside made one space.
-    static func folded(_ name: String) -> String {
-        isFolded(name) ? name : name.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-    }
+    static func folded(_ name: String) -> String { TagNames.folded(name) }
 
-    /// Whether `name` is ASCII words between single spaces, as most tags are (`verbs`, `group 3`):
-    /// then folding leaves it as it is, told from its bytes without splitting it into `Character`s
-    /// (an import of 100,000 cards validates 200,000 tags).
-    static func isFolded(_ name: String) -> Bool {
-        var afterSpace = true
-        for byte in name.utf8 {
-            let space = byte == UInt8(ascii: " ")
-            if byte >= 0x80 || (!space && Unicode.Scalar(byte).isWhiteSpace) { return false }
-            if space && afterSpace { return false }
-            afterSpace = space
-        }
-        return !afterSpace || name.isEmpty
-    }
-
-    /// Validates a card's tags, keeping the first spelling of each distinct tag. A card's few tags
-    /// are compared with each other one by one; a set of their keys is made only for a long list
-    /// (an import validates every row's tags, and hashing them into a set was half of the work).
-    public static func validateList(_ names: [String]) throws -> [String] {
-        var result: [String] = []
-        result.reserveCapacity(names.count)
-        let usesSet = names.count > 16
-        var keys: [String] = []
-        var seen = Set<String>()
-        if usesSet { seen.reserveCapacity(names.count) } else { keys.reserveCapacity(names.count) }
-        for name in names {
-            let valid = try validate(name)
-            let key = lowercased(valid)
-            let isNew = usesSet ? seen.insert(key).inserted : !keys.contains(key)
-            guard isNew else { continue }
-            if !usesSet { keys.append(key) }
-            result.append(valid)
-        }
-        return result
-    }
+    /// Validates a card's tags, keeping the first spelling of each distinct tag.
+    public static func validateList(_ names: [String]) throws -> [String] { try TagNames.validateList(names) }
 }

@@ -1,22 +1,16 @@
+import CardboxReplica
 import Foundation
 
 /// ISO 639-1 language codes: decks have a pair (front = the language being learned, back = the user's).
 public enum Language {
     /// Returns the lowercased code when it is an ISO 639-1 code, else an error naming `field`.
     public static func validate(_ code: String, field: String) throws -> String {
-        let normalized = code.trimmedWhitespace.lowercased()
-        guard iso6391LanguageNames[normalized] != nil else {
-            throw CardboxError.invalid(
-                field: field, reason: "'\(code)' is not an ISO 639-1 language code (e.g. es, en)")
-        }
-        return normalized
+        try LanguageNames.validate(code, field: field)
     }
 
     /// Every code `validate` takes, sorted.
     public static var codes: [String] { iso6391LanguageNames.keys.sorted() }
 
     /// The English name of a code ("es" → "Spanish"), or the code itself when unknown.
-    public static func name(of code: String) -> String {
-        iso6391LanguageNames[code] ?? code
-    }
+    public static func name(of code: String) -> String { LanguageNames.name(of: code) }
 }

@@ -128,11 +128,3 @@ public struct RejectedSuggestion: Codable, Sendable, Equatable, Identifiable {
         self.deletedAt = deletedAt
     }
 }
-
-/// Matching of suggestions against rejected ones and existing cards: same card type, same front text
-/// once trimmed and case-folded ("Hola " matches "hola").
-public enum SuggestionMatch {
-    public static func frontKey(_ front: String) -> String {
-        front.trimmedWhitespace.lowercased()
-    }
-}

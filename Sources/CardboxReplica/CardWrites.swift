@@ -1,8 +1,9 @@
 /// Seed 001's card writes on a replica that holds records by name (the browser's), with the rules
 /// and field values a device's `CardStore` writes: what a person writes as a front and back (one
-/// card, or a cloze text's cards), the plan's card limit, and an edit of a card's text, which a
-/// cloze card shares with the cards made from the same text (a deletion the edit adds makes a card
-/// with the text's tags). Tagging and pictures are left to the network.
+/// card, or a cloze text's cards) with its tags, the plan's card limit, and an edit of a card's
+/// fields from its editor (a cloze card's text and back are shared with the cards made from the
+/// same text; a deletion the edit adds makes a card with the text's tags). Pictures are left to
+/// the network.
 extension ReplicaRecords {
     /// Seed 001's limit: the free plan's account may hold `freeCardLimit` cards (current and
     /// archived); adding `count` more past it is refused whole, with the seed's message.
@@ -37,18 +38,36 @@ extension ReplicaRecords {
     /// number (the back their extra), any other front one card; all of them, or none when they would
     /// pass the plan's limit. `ids` are the new cards' ids, used in order (the page makes more than
     /// enough). Answers the ids used.
+    /// `tags` are found or made by name, as the account's (`account`, its id) on every device.
     @discardableResult
     public mutating func addWrittenCards(
-        deck deckId: String, front: String, back: String, notes: String, ids: [String], at milliseconds: Int64
+        deck deckId: String, front: String, back: String, notes: String, tags: [String] = [], account: String = "",
+        ids: [String], at milliseconds: Int64
     ) throws(CardboxError) -> [String] {
         let numbers = Cloze.numbers(in: front)
         let texts = try CardTexts(front: front, back: back, notes: notes)
+        let tags = try TagNames.validateList(tags)
         try checkCanAdd(batchOf: max(numbers.count, 1))
         let deck = try visibleDeck(deckId)
+        try Self.requireAccount(account, naming: tags)
         let drafts: [Int?] = numbers.isEmpty ? [nil] : numbers.map { $0 }
-        return try insertCards(
+        let clock = tick(UInt64(milliseconds))
+        let made = try insertCards(
             drafts, deck: deck, front: texts.front ?? "", back: texts.back ?? "", notes: texts.notes ?? "", ids: ids,
-            clock: tick(UInt64(milliseconds)), at: milliseconds)
+            clock: clock, at: milliseconds)
+        for card in made {
+            for name in tags {
+                link(card: card, tag: findOrCreateTag(named: name, account: account, clock, milliseconds), clock)
+            }
+        }
+        return made
+    }
+
+    /// Tags are named by the account's id: without it, a write that names one is refused.
+    static func requireAccount(_ account: String, naming tags: [String]) throws(CardboxError) {
+        guard tags.isEmpty || !account.isEmpty else {
+            throw CardboxError.invalid(field: "account", reason: "is needed to name the tags")
+        }
     }
 
     /// Inserts new cards, one per cloze number (nil: a card that is not a cloze card), each field as
@@ -87,30 +106,88 @@ extension ReplicaRecords {
         return Array(ids.prefix(clozeNumbers.count))
     }
 
-    /// Changes a card's front, back or notes (each nil stays), checked as the store checks them. A
-    /// cloze card's text and back belong to every card made from the text (its siblings: the same
-    /// deck, the same text): they change with it, a deletion the new text adds gets a card (with
-    /// the first of `ids`), and one it drops while a card studies it is refused.
-    public mutating func editCardText(
-        card cardId: String, front: String?, back: String?, notes: String?, ids: [String] = [], at milliseconds: Int64
+    /// What a card's editor changes: each field given (nil stays as it is), checked as the store
+    /// checks it.
+    public struct CardEdit: Sendable {
+        public var front: String?
+        public var back: String?
+        public var notes: String?
+        public var cardType: String?
+        public var frontLanguage: String?
+        public var backLanguage: String?
+        public var isFavorite: Bool?
+        /// The card's tags, all of them (nil: its tags stay).
+        public var tags: [String]?
+        public var removeImage = false
+
+        public init(
+            front: String? = nil, back: String? = nil, notes: String? = nil, cardType: String? = nil,
+            frontLanguage: String? = nil, backLanguage: String? = nil, isFavorite: Bool? = nil, tags: [String]? = nil,
+            removeImage: Bool = false
+        ) {
+            (self.front, self.back, self.notes, self.cardType) = (front, back, notes, cardType)
+            (self.frontLanguage, self.backLanguage, self.isFavorite) = (frontLanguage, backLanguage, isFavorite)
+            (self.tags, self.removeImage) = (tags, removeImage)
+        }
+    }
+
+    /// Changes a card as its editor does (`CardStore.editCard`): its fields, its tags, its favorite
+    /// mark, its picture taken away. A cloze card's text and back belong to every card made from
+    /// the text (its siblings: the same deck, the same text): they change with it, a deletion the
+    /// new text adds gets a card (with the first of `ids`), and one it drops while a card studies
+    /// it is refused. A card keeps being a cloze card or not.
+    public mutating func editCard(
+        card cardId: String, _ edit: CardEdit, account: String = "", ids: [String] = [], at milliseconds: Int64
     ) throws(CardboxError) {
-        let texts = try CardTexts(front: front, back: back, notes: notes)
+        // In the store's order: the first field it refuses is the one named.
+        let front = try edit.front.map { text throws(CardboxError) in try CardText.front(text) }
+        let back = try edit.back.map { text throws(CardboxError) in try CardText.back(text) }
+        let cardType = try edit.cardType.map { text throws(CardboxError) in try CardText.cardType(text) }
+        var fields: [String: JSONValue] = [:]
+        if let front { fields["front"] = .string(front) }
+        if let back { fields["back"] = .string(back) }
+        if let cardType { fields["cardType"] = .string(cardType) }
+        if let code = edit.frontLanguage {
+            fields["frontLanguage"] = .string(try LanguageNames.validate(code, field: "front language"))
+        }
+        if let code = edit.backLanguage {
+            fields["backLanguage"] = .string(try LanguageNames.validate(code, field: "back language"))
+        }
+        if let notes = edit.notes { fields["notes"] = .string(try CardText.notes(notes)) }
+        let tags = try edit.tags.map { names throws(CardboxError) in try TagNames.validateList(names) }
         let key = Key(cardEntity, cardId)
         guard isVisible(key), let card = records.rows[key] else {
             throw CardboxError.notFound(kind: "card", reference: cardId)
         }
-        let clock = tick(UInt64(milliseconds))
-        let now = JSONValue.int(milliseconds)
-        if case .int? = card.fields["clozeNumber"]?.value, texts.front != nil || texts.back != nil {
-            try editClozeText(of: card, front: texts.front, back: texts.back, ids: ids, clock: clock, at: milliseconds)
+        try Self.requireAccount(account, naming: tags ?? [])
+        var isCloze = false
+        if case .int? = card.fields["clozeNumber"]?.value { isCloze = true }
+        if let cardType, cardType != Self.text(card, "cardType"), (cardType == Cloze.cardType) != isCloze {
+            throw CardboxError.invalid(
+                field: "cardType",
+                reason: isCloze
+                    ? "a cloze card keeps its type: add the text as other cards instead"
+                    : "a cloze card is made from text with {{c1::…}} deletions, one card for each number")
         }
-        var fields: [String: JSONValue] = [:]
-        if let front = texts.front { fields["front"] = .string(front) }
-        if let back = texts.back { fields["back"] = .string(back) }
-        if let notes = texts.notes { fields["notes"] = .string(notes) }
-        guard !fields.isEmpty else { return }
-        fields["modifiedAt"] = now
+        let clock = tick(UInt64(milliseconds))
+        if isCloze, front != nil || back != nil {
+            try editClozeText(of: card, front: front, back: back, ids: ids, clock: clock, at: milliseconds)
+        }
+        if edit.removeImage { fields["imageHash"] = .null }
+        if let tags { try replaceTags(of: cardId, with: tags, account: account, clock, milliseconds) }
+        if let favorite = edit.isFavorite, favorite != (card.fields["isFavorite"]?.value == .bool(true)) {
+            update(key, ["isFavorite": .bool(favorite), "modifiedAt": .int(milliseconds)], at: clock)
+        }
+        guard !fields.isEmpty || tags != nil else { return }
+        fields["modifiedAt"] = .int(milliseconds)
         update(key, fields, at: clock)
+    }
+
+    /// Changes a card's front, back or notes (each nil stays): `editCard` with those fields.
+    public mutating func editCardText(
+        card cardId: String, front: String?, back: String?, notes: String?, ids: [String] = [], at milliseconds: Int64
+    ) throws(CardboxError) {
+        try editCard(card: cardId, CardEdit(front: front, back: back, notes: notes), ids: ids, at: milliseconds)
     }
 
     /// The cloze cards of `card`'s deck made from its text, itself included: id and deletion number,
@@ -171,18 +248,11 @@ extension ReplicaRecords {
     }
 
     /// Gives `cards` the tags card `source` has, as a store gives a new cloze card the tags of the
-    /// card whose text made it: a tag link (`cardTag`, named `card/tag`) each.
+    /// card whose text made it.
     private mutating func giveTags(of source: String, to cards: [String], at clock: WriteClock) {
-        guard let link = schema.entity(named: "cardTag") else { return }
-        var tags: [String] = []
-        forEachRow(of: link, naming: ParentReference(entity: cardEntity.rawValue, id: source)) { row in
-            guard isVisible(Key(link, row.id)), case .string(let tag)? = row.fields["tagId"]?.value else { return }
-            tags.append(tag)
-        }
+        let tags = tagIds(of: source).sorted()
         for card in cards {
-            for tag in tags.sorted() {
-                create(link, id: card + "/" + tag, ["cardId": .string(card), "tagId": .string(tag)], at: clock)
-            }
+            for tag in tags { link(card: card, tag: tag, clock) }
         }
     }
 }

@@ -52,32 +52,6 @@ extension ReplicaRecords {
 }
 
 extension ReplicaRecords {
-    /// How many of a deck's cards its offline page lists, newest first.
-    static let cardsListed = 100
-
-    /// A deck's page drawn from the replica (offline): `{"deck": {"id", "name"}, "count", "cards":
-    /// [{"id", "front", "back", "notes", "clozeNumber", "question"}]}`, its current cards newest
-    /// first (at most `cardsListed`); seed 000's not-found for a deck a person does not see.
-    public func deckView(deck deckId: String) throws(CardboxError) -> JSONValue {
-        let deck = try visibleDeck(deckId)
-        var cards: [ReplicaRow<NamedEntity>] = []
-        forEachStudiedCard(ofDeck: deckId) { cards.append($0) }
-        let newest = cards.sorted { (Self.time($0, "createdAt"), $0.id) > (Self.time($1, "createdAt"), $1.id) }
-        return .object([
-            "deck": .object(["id": .string(deckId), "name": deck.fields["name"]?.value ?? .string("")]),
-            "count": .int(Int64(cards.count)),
-            "cards": .array(
-                newest.prefix(Self.cardsListed).map { card in
-                    var fields: [String: JSONValue] = ["id": .string(card.id)]
-                    for name in ["front", "back", "notes", "clozeNumber"] {
-                        fields[name] = card.fields[name]?.value ?? .null
-                    }
-                    fields["question"] = .string(Self.side(of: card, revealed: false))
-                    return .object(fields)
-                }),
-        ])
-    }
-
     /// A card's front as the study pages draw it (HTML): a cloze card's deletion hidden, or marked
     /// once revealed; any other card's front escaped.
     static func side(of card: ReplicaRow<NamedEntity>, revealed: Bool) -> String {

@@ -168,6 +168,13 @@ extension Unicode.Scalar {
 public enum CardText {
     /// The type of every card that is not a cloze card, unless a person chose another.
     public static let defaultType = "basic"
+    /// Types an editor offers first; any short identifier is allowed (`cardType`).
+    public static let suggestedTypes = ["basic", "vocabulary", "phrase"]
+
+    /// A card's type: a short identifier ("basic", "vocabulary", "phrase"), compared in lowercase.
+    public static func cardType(_ type: String) throws(CardboxError) -> String {
+        try Validate.text(type, field: "cardType", length: Limits.cardType).lowercased()
+    }
 
     /// The front: required, trimmed, at most 10,000 characters.
     public static func front(_ text: String) throws(CardboxError) -> String {

@@ -172,10 +172,10 @@ extension CardboxStore {
         }
         if filter.favoritesOnly { sql += " AND isFavorite = 1" }
         if let search = filter.search {
-            // cardbox_folded: Swift's case folding, so "ÁRBOL" finds "árbol" (SQLite's lower() and
-            // LIKE fold ASCII letters only).
+            // cardbox_folded: `CardSearch.folded`, so "ÁRBOL" finds "árbol" (SQLite's lower() and
+            // LIKE fold ASCII letters only), as the browser's replica finds it.
             sql += " AND instr(cardbox_folded(front || char(10) || back || char(10) || notes), ?) > 0"
-            arguments += [search.folding(options: [.caseInsensitive], locale: nil)]
+            arguments += [CardSearch.folded(search)]
         }
         return (sql, arguments)
     }

@@ -198,15 +198,15 @@ public final class CardboxStore: Sendable {
             file: StoreFile(writer: queue, path: nil, reopen: nil), account: account, environment: environment)
     }
 
-    /// SQL functions the store's queries use: `cardbox_folded(text)`, the text case-folded as Swift
-    /// folds it (SQLite's own lower() and LIKE fold ASCII letters only), for searching cards; and
+    /// SQL functions the store's queries use: `cardbox_folded(text)`, the text folded as card
+    /// search folds it (`CardSearch.folded`; SQLite's own lower() and LIKE fold ASCII letters only); and
     /// `cardbox_uuid_bytes(text)` and `cardbox_uuid_text(bytes)`, an id's two stored forms, for the
     /// tables that keep ids as bytes (`SyncedEntity.keepsIdAsBytes`). This SQLite (3.40) has no
     /// `unhex`.
     static func addFunctions(to db: Database) {
         db.add(
             function: DatabaseFunction("cardbox_folded", argumentCount: 1, pure: true) { values in
-                String.fromDatabaseValue(values[0])?.folding(options: [.caseInsensitive], locale: nil)
+                String.fromDatabaseValue(values[0]).map(CardSearch.folded)
             })
         StoredID.addFunctions(to: db)
     }

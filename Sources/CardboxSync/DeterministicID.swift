@@ -1,3 +1,4 @@
+import CardboxCore
 import Crypto
 import Foundation
 
@@ -8,11 +9,7 @@ public enum DeterministicID {
     public static let namespace = UUID(uuidString: "6f1d3c2e-8a47-5b1e-9c3d-2a7e4f0b8c91")!
 
     public static func uuidV5(namespace: UUID = namespace, name: String) -> UUID {
-        var bytes = withUnsafeBytes(of: namespace.uuid) { Array($0) }
-        bytes.append(contentsOf: Array(name.utf8))
-        var hash = Array(Insecure.SHA1.hash(data: bytes).prefix(16))
-        hash[6] = (hash[6] & 0x0F) | 0x50  // version 5
-        hash[8] = (hash[8] & 0x3F) | 0x80  // RFC 4122 variant
+        let hash = NameBasedID.uuidV5(namespace: withUnsafeBytes(of: namespace.uuid) { Array($0) }, name: name)
         return UUID(
             uuid: (
                 hash[0], hash[1], hash[2], hash[3], hash[4], hash[5], hash[6], hash[7],
@@ -22,7 +19,7 @@ public enum DeterministicID {
 
     /// The id of an account's tag: the same on every device of the account, whatever the spelling's case.
     public static func tagID(accountId: UUID, normalizedName: String) -> UUID {
-        uuidV5(name: "tag:\(accountId.uuidString.lowercased()):\(normalizedName)")
+        UUID(uuidString: NameBasedID.tagID(account: accountId.uuidString, key: normalizedName))!
     }
 }
 

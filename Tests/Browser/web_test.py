@@ -793,31 +793,40 @@ def offline_study(browser: Browser, server: Server, work: str) -> None:
     note = browser.find("#offline-note").text
     check(re.fullmatch(r"Offline: \d+ changes wait", note) is not None, f"the page says how many changes wait ({note!r})")
     browser.shoot("study-offline")
-    # Still offline, the deck's page: a card added, a cloze text's two cards, an edit.
+    # Still offline, the deck's page (the server's, drawn from the replica): a card added with a
+    # tag, a cloze text's two cards, an edit in the card's own editor.
     browser.open(deck)
     def cards_listed() -> list:
         return browser.driver.execute_script(
-            "return Array.from(document.querySelectorAll('#cards .front')).map(e => e.textContent)")
+            "return Array.from(document.querySelectorAll('#cards > li strong a')).map(e => e.textContent)")
     wait.until(lambda _: len(cards_listed()) == 3)
-    def add_card(front: str, back: str) -> None:
+    add_form = "form[action$='/cards']"
+    def add_card(front: str, back: str, tags: str = "") -> None:
         before = len(cards_listed())
-        browser.find("#add-card input[name=front]").send_keys(front)
-        browser.find("#add-card input[name=back]").send_keys(back)
-        browser.find("#add-card button[type=submit]").click()
+        browser.find(f"{add_form} input[name=front]").send_keys(front)
+        browser.find(f"{add_form} input[name=back]").send_keys(back)
+        browser.find(f"{add_form} input[name=tags]").send_keys(tags)
+        browser.find(f"{add_form} button[type=submit]").click()
         wait.until(lambda _: len(cards_listed()) > before)
-    add_card("estrella", "star")
+    add_card("estrella", "star", "astro, Sky")
     add_card("{{c1::sol}} y {{c2::luna}}", "sky")
-    # Newest first; a cloze text's cards share their time, and their ids are made in order (c1 first).
-    check(cards_listed()[:3] == ["sol y [...]", "[...] y luna", "estrella"],
+    # In the order they were made; a cloze text's cards share their time and list by deletion (c1,
+    # which hides "sol", first).
+    check(cards_listed()[-3:] == ["estrella", "[...] y luna", "sol y [...]"],
           f"offline, a card is added, and a cloze text makes a card per deletion ({cards_listed()})")
-    browser.find("#cards li:last-child button[data-action=edit]").click()
-    back = browser.find("#cards form.edit-card textarea[name=back]")
+    check("astro" in browser.find("#cards").text and "Sky" in browser.find("#cards").text,
+          "the tags typed show on the new card")
+    check(browser.find("#front").get_attribute("value") == "" and
+          browser.driver.switch_to.active_element.get_attribute("id") == "front",
+          "after adding, the form is empty and Front has the cursor, as online")
+    browser.find("#cards a[aria-label='Edit sol']").click()
+    back = browser.find("#card-editor textarea[name=back]")
     back.clear()
     back.send_keys("the sun")
-    browser.find("#cards form.edit-card button[type=submit]").click()
+    browser.find("#card-editor button[type=submit]").click()
     wait.until(lambda d: "the sun" in d.find_element(By.ID, "cards").text)
-    browser.find("#add-card input[name=front]").send_keys(" ")
-    browser.find("#add-card button[type=submit]").click()
+    browser.find(f"{add_form} input[name=front]").send_keys(" ")
+    browser.find(f"{add_form} button[type=submit]").click()
     wait.until(lambda d: d.find_element(By.ID, "refusal").is_displayed())
     check(browser.find("#refusal").text == "front: cannot be empty",
           f"a card the store would refuse is refused offline, by name ({browser.find('#refusal').text!r})")
@@ -848,6 +857,8 @@ def offline_study(browser: Browser, server: Server, work: str) -> None:
           f"the cards added offline reached the server ({fronts_on_server})")
     check([card["back"] for card in on_server if card["front"] == "sol"] == ["the sun"],
           "and so did the edit made offline")
+    check([card["tags"] for card in on_server if card["front"] == "estrella"] == [["astro", "Sky"]],
+          "and the tags given offline, found or made by name as any device does")
     store = ["--store", os.path.join(work, "offline-laptop.sqlite")]
     def laptop(*arguments: str, stdin: str = "") -> str:
         return subprocess.run([server.cardbox, *store, *arguments], input=stdin, text=True, check=True,

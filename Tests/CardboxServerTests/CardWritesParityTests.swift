@@ -12,12 +12,14 @@ import Testing
 @Suite("Cards: the browser's replica adds and edits as the store does")
 struct CardWritesParityTests {
     enum Write: Sendable {
-        case add(front: String, back: String = "", notes: String = "")
+        case add(front: String, back: String = "", notes: String = "", tags: [String] = [])
         /// Edits card `card` (by the order the cards were made).
         case edit(card: Int, front: String? = nil, back: String? = nil, notes: String? = nil)
         case editUnknown
         /// Edits the text of the tagged cloze card made before the replica was (its first card).
         case editTagged(front: String)
+        /// Card `card`'s editor sent: any of its fields, tags, favorite mark, picture removed.
+        case editAll(card: Int, ReplicaRecords.CardEdit)
     }
 
     static let writes: [Write] = [
@@ -30,6 +32,24 @@ struct CardWritesParityTests {
         .edit(card: 0, front: ""), .editUnknown,
         .add(front: "{{c1::a}} {{c2::b}} {{c3::c}}"), .add(front: "perro", back: "dog"),
         .add(front: "gato", back: "cat"), .add(front: "{{c1::x}}", back: String(repeating: "y", count: 50_001)),
+    ]
+
+    /// Tags found or made by name, and the editor's every field.
+    static let editorWrites: [Write] = [
+        .add(front: "casa", back: "house", tags: ["Home", " home ", "places"]),
+        .add(front: "{{c1::mesa}} y {{c2::silla}}", tags: ["furniture"]),
+        .add(front: "x", tags: [String(repeating: "t", count: 51)]),
+        .editAll(
+            card: 0,
+            .init(
+                front: "casa", back: "home", notes: "", cardType: "Vocabulary", frontLanguage: "FR",
+                backLanguage: "en", isFavorite: true, tags: ["places", "new   tag"])),
+        .editAll(card: 0, .init(tags: [])), .editAll(card: 0, .init(isFavorite: false, removeImage: true)),
+        .editAll(card: 1, .init(front: "{{c1::mesa}} y {{c2::silla}} y {{c3::cama}}", tags: ["furniture", "HOME"])),
+        .editAll(card: 0, .init(cardType: "cloze")), .editAll(card: 1, .init(cardType: "basic")),
+        .editAll(card: 0, .init(frontLanguage: "xx")),
+        .editAll(card: 0, .init(notes: String(repeating: "n", count: 50_001), frontLanguage: "es")),
+        .editAll(card: 2, .init(back: "furniture", isFavorite: true, tags: ["home"])),
     ]
 
     struct Outcome {
@@ -51,6 +71,7 @@ struct CardWritesParityTests {
         _ = try store.setPlan(.free, freeCardLimit: 11)
         var (replica, startTexts) = try ListWritesParityTests.replica(of: store, at: setting.milliseconds)
         let deckId = deck.id.uuid.uuidString.lowercased()
+        let account = store.accountId.uuidString.lowercased()
         var outcome = Outcome(store: "", replica: "", refusals: [], replicaRefusals: [], browserRequest: [:])
         var browserWrites: [[String: Any]] = []
         var cards: [String] = []
@@ -64,9 +85,10 @@ struct CardWritesParityTests {
             var (refusal, replicaRefusal): (String?, String?) = (nil, nil)
             let before = try cardIds()
             switch write {
-            case .add(let front, let back, let notes):
+            case .add(let front, let back, let notes, let tags):
                 do {
-                    _ = try store.addWrittenCards(to: deck.id, CardDraft(front: front, back: back, notes: notes))
+                    _ = try store.addWrittenCards(
+                        to: deck.id, CardDraft(front: front, back: back, notes: notes, tags: tags))
                 } catch { refusal = error.localizedDescription }
                 // The new cards' ids in the order the store made them; fresh ones when it made none.
                 let made = try store.cards(in: deck.id).map { $0.id.uuid.uuidString.lowercased() }
@@ -74,13 +96,43 @@ struct CardWritesParityTests {
                 let ids = made.isEmpty ? (0..<4).map { _ in UUID().uuidString.lowercased() } : made
                 do throws(CardboxError) {
                     let used = try replica.addWrittenCards(
-                        deck: deckId, front: front, back: back, notes: notes, ids: ids, at: now)
+                        deck: deckId, front: front, back: back, notes: notes, tags: tags, account: account, ids: ids,
+                        at: now)
                     cards += used
                 } catch { replicaRefusal = error.message }
                 browserWrites.append([
                     "kind": "addCards",
-                    "request": ["deck": deckId, "front": front, "back": back, "notes": notes, "ids": ids], "now": now,
+                    "request": [
+                        "deck": deckId, "front": front, "back": back, "notes": notes, "ids": ids,
+                        "tags": tags.joined(separator: ","), "account": account,
+                    ],
+                    "now": now,
                 ])
+            case .editAll(let index, let edit):
+                let id = cards[index]
+                do {
+                    _ = try store.editCard(
+                        try #require(CardID(id)),
+                        CardChanges(
+                            front: edit.front, back: edit.back, cardType: edit.cardType, notes: edit.notes,
+                            tags: edit.tags, removeImage: edit.removeImage, frontLanguage: edit.frontLanguage,
+                            backLanguage: edit.backLanguage, isFavorite: edit.isFavorite))
+                } catch { refusal = error.localizedDescription }
+                let made = try cardIds().subtracting(before).sorted()
+                do throws(CardboxError) {
+                    try replica.editCard(card: id, edit, account: account, ids: made, at: now)
+                } catch { replicaRefusal = error.message }
+                cards += made
+                var request: [String: Any] = ["card": id, "ids": made, "account": account]
+                let texts = [
+                    ("front", edit.front), ("back", edit.back), ("notes", edit.notes), ("cardType", edit.cardType),
+                    ("frontLanguage", edit.frontLanguage), ("backLanguage", edit.backLanguage),
+                    ("tags", edit.tags?.joined(separator: ", ")),
+                ]
+                for case (let name, let value?) in texts { request[name] = value }
+                if let favorite = edit.isFavorite { request["isFavorite"] = favorite }
+                if edit.removeImage { request["removeImage"] = true }
+                browserWrites.append(["kind": "editCard", "request": request, "now": now])
             case .edit(let index, let front, let back, let notes):
                 let id = cards[index]
                 do {
@@ -153,17 +205,32 @@ struct CardWritesParityTests {
         #expect(outcome.store.contains("\"geography, still\"") && !outcome.store.contains("\"geography\""))
     }
 
+    @Test("tags by name (one tag to every spelling), the editor's every field, its refusals")
+    func editorRecords() throws {
+        let outcome = try Self.run(Self.editorWrites)
+        #expect(outcome.replica == outcome.store)
+        #expect(outcome.replicaRefusals == outcome.refusals)
+        // A tag too long, a card becoming a cloze card and back, a language that is none, notes too long.
+        #expect(outcome.refusals.compactMap { $0 }.count == 5)
+        let tags = outcome.store.split(separator: "\n").filter { $0.contains("\"entity\":\"tag\"") }
+        // colors and basic (the tagged text's), Home, places, furniture, "new tag".
+        #expect(tags.count == 6)
+        #expect(outcome.store.contains("\"new tag\"") && outcome.store.contains("\"vocabulary\""))
+    }
+
     @Test("the WebAssembly module under Node: the same records and refusals")
     func sameRecordsInTheBrowser() throws {
         let (browser, folder) = try ReplicaWasmTests.node()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let outcome = try Self.run(Self.writes)
-        let answer = try browser.send(outcome.browserRequest)
-        #expect(answer["dump"] == .string(outcome.store))
-        guard case .array(let refusals)? = answer["refusals"] else {
-            Issue.record("no refusals in \(answer)")
-            return
+        for writes in [Self.writes, Self.editorWrites] {
+            let outcome = try Self.run(writes)
+            let answer = try browser.send(outcome.browserRequest)
+            #expect(answer["dump"] == .string(outcome.store))
+            guard case .array(let refusals)? = answer["refusals"] else {
+                Issue.record("no refusals in \(answer)")
+                return
+            }
+            #expect(refusals == outcome.replicaRefusals.map { $0.map(JSONValue.string) ?? .null })
         }
-        #expect(refusals == outcome.replicaRefusals.map { $0.map(JSONValue.string) ?? .null })
     }
 }

@@ -111,6 +111,97 @@ struct OfflinePagesTests {
         #expect(trip.contains("tent") && !trip.contains(">old<") && trip.contains("boots &amp; &#39;socks&#39;"))
     }
 
+    /// A store with a deck of many cards (tags in two spellings, a favorite, a cloze text, capitals
+    /// beyond ASCII, one card in French, an archived one, one answered and due again), suggestions
+    /// shown, waiting and rejected, and a replica of it.
+    static func deck() throws -> (CardboxStore, ReplicaRecords, DeckID, UInt64) {
+        let setting = ListWritesParityTests.Setting(seed: 6)
+        let store = try CardboxStore.inMemory(environment: setting.environment())
+        _ = try store.setPlan(.premium)
+        let deck = try store.createDeck(name: "Días <3", frontLanguage: "es", backLanguage: "en")
+        let dog = try store.addCards(
+            to: deck.id, [CardDraft(front: "perro", back: "dog", notes: "a \"pet\"", tags: ["Animals", "pets"])])[0]
+        _ = try store.setFavorite(dog.id, true)
+        setting.milliseconds += 1_000
+        _ = try store.addWrittenCards(
+            to: deck.id, CardDraft(front: "{{c1::rojo}} y {{c2::azul}}", back: "colores", tags: ["animals "]))
+        // Cards made in one millisecond list in the order they were made, which the replica tells
+        // from the ids a real device mints in order; these ids are random, so each card has its own.
+        setting.milliseconds += 1
+        let tree = try store.addCards(to: deck.id, [CardDraft(front: "ÁRBOL", back: "tree <b>")])[0]
+        var french = CardChanges()
+        french.frontLanguage = "fr"
+        _ = try store.editCard(tree.id, french)
+        for number in 1...55 {
+            setting.milliseconds += 10
+            _ = try store.addCards(to: deck.id, [CardDraft(front: "word \(number)", back: "palabra \(number)")])
+        }
+        _ = try store.setArchived(try store.addCards(to: deck.id, [CardDraft(front: "old", back: "viejo")])[0].id, true)
+        _ = try store.answer(dog.id, rating: 1)
+        let picture = ImageStoreContractTests.png
+        _ = try store.addSuggestion(to: deck.id, SuggestionDraft(front: "gato", back: "cat"), image: picture)
+        _ = try store.addSuggestion(to: deck.id, SuggestionDraft(front: "pez", back: "fish", imagePrompt: "a fish"))
+        let rejected = try store.addSuggestion(
+            to: deck.id, SuggestionDraft(front: "Loro ", back: "parrot"), image: picture)
+        _ = try store.skipSuggestion(rejected.id)
+        setting.milliseconds += 20 * 60_000
+        let (replica, _) = try ListWritesParityTests.replica(of: store, at: setting.milliseconds)
+        return (store, replica, deck.id, setting.milliseconds)
+    }
+
+    /// Deck pages' queries: each tab, each filter, a second page, a page past the last.
+    static let deckQueries: [[(name: String, value: String)]] = [
+        [], [("tab", "archived")], [("q", " árbol ")], [("q", "PET")], [("tag", "ANIMALS")], [("favorites", "")],
+        [("language", "fr"), ("tab", "current")], [("page", "2")], [("q", "word"), ("page", "2"), ("added", "")],
+        [("page", "99")], [("tab", "suggestions")], [("tab", "waiting")], [("tab", "rejected")], [("tab", "nonsense")],
+        [("q", "no such card é&=")],
+    ]
+
+    /// The server's deck page body for `query`, from the store.
+    static func serverDeckPage(
+        _ store: CardboxStore, _ deck: DeckID, _ query: [(name: String, value: String)]
+    ) throws -> JSONValue {
+        let asked = ReplicaRecords.DeckPageRequest(deck: deck.description, query: query)
+        let detail = AccountActions.DeckDetail(
+            deck: try store.deck(deck), counts: try store.deckCounts(deck), today: try store.studyCounts(in: deck),
+            cards: [])
+        let found =
+            asked.tab == .current || asked.tab == .archived
+            ? try AccountActions.cardPage(
+                store, deck, WebApp.cardFilter(asked.query, archived: asked.tab == .archived),
+                limit: WebPageModels.cardsPerPage, offset: (asked.page - 1) * WebPageModels.cardsPerPage) : nil
+        return WebApp.deckPageModel(detail, cards: found, asked, csrf: "")
+    }
+
+    @Test("a deck's page, each tab, filter and page: the replica's model is the server's")
+    func deckModels() throws {
+        let (store, replica, deck, now) = try Self.deck()
+        for query in Self.deckQueries {
+            let server = try Self.serverDeckPage(store, deck, query)
+            let offline = try replica.deckPage(
+                .init(deck: deck.description, query: query), now: Int64(now), day: StudyWritesParityTests.day(now))
+            #expect(offline == server, "\(query)")
+        }
+        let knownTags = try store.tags().map(\.name)
+        for card in try store.cards(in: deck) + store.cards(in: deck, filter: CardFilter(archived: true)) {
+            let server = WebApp.cardEditorModel(try store.deck(deck), card, knownTags: knownTags)
+            #expect(try replica.cardPage(deck: deck.description, card: card.id.description) == server)
+        }
+        #expect(throws: CardboxError.notFound(kind: "card", reference: deck.description)) {
+            try replica.cardPage(deck: deck.description, card: deck.description)
+        }
+        let first = WebTemplates.render(.deckbody, try Self.serverDeckPage(store, deck, []))
+        // Seed 000's counts: 59 current cards, one due again (its learning step passed), 50 a page.
+        #expect(first.contains("59 cards ·\n1 due") && first.contains("page 1 of 2"))
+        #expect(first.contains("cloze c2") && first.contains("tree &lt;b&gt;") && !first.contains(">old<"))
+        let searched = WebTemplates.render(.deckbody, try Self.serverDeckPage(store, deck, [("q", "árbol")]))
+        #expect(searched.contains("ÁRBOL") && !searched.contains("perro"))
+        let tabs = WebTemplates.render(.deckbody, try Self.serverDeckPage(store, deck, [("tab", "suggestions")]))
+        #expect(tabs.contains("Suggestions\n<span class=\"muted\">1</span>"))
+        #expect(tabs.contains("Waiting\n<span class=\"muted\">1</span>"))
+        #expect(tabs.contains("Rejected\n<span class=\"muted\">1</span>"))
+    }
+
     @Test("mustache.js (the browser's) draws each model with the server's template as swift-mustache does")
     func sameHTMLInTheBrowser() throws {
         let (browser, folder) = try ReplicaWasmTests.node()
@@ -139,6 +230,25 @@ struct OfflinePagesTests {
                 models.append((.boardbody, try boardReplica.boardPage(id.description, archived: archived)))
             }
         }
+        let (deckStore, deckReplica, deck, now) = try Self.deck()
+        for query in Self.deckQueries {
+            models.append(
+                (
+                    .deckbody,
+                    try deckReplica.deckPage(
+                        .init(deck: deck.description, query: query), now: Int64(now),
+                        day: StudyWritesParityTests.day(now))
+                ))
+        }
+        for card in try deckStore.cards(in: deck).prefix(4) {
+            models.append((.cardbody, try deckReplica.cardPage(deck: deck.description, card: card.id.description)))
+        }
+        var refused = try Self.serverDeckPage(deckStore, deck, [])
+        if case .object(var members) = refused {
+            members["draft"] = .object(["front": .string("<i>x</i>"), "back": .string("'"), "tags": .string("a, b")])
+            refused = .object(members)
+        }
+        models.append((.deckbody, refused))
         for (template, model) in models {
             let object = try JSONSerialization.jsonObject(with: Data(model.jsonText.utf8))
             let answer = try browser.send(["pages": pages.path, "render": template.rawValue, "model": object])

@@ -67,9 +67,10 @@ struct ReplicaWasmTests {
         #expect(bytes.starts(with: [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]))
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(text.contains("fillRandom") && text.contains("parseNumber"))
-        // 703 kB with the list, card and board writes, studying, the pages' models and the straight
-        // wire reader (267 kB gzipped): growth past this bound is a library pulled in by mistake,
-        // not rules added.
-        #expect(bytes.count < 740_000)
+        // 872 kB with the list, card and board writes, studying, the pages' models (the deck page
+        // and the card editor among them), tags by name (SHA-1 ids, Unicode lowercasing) and the
+        // straight wire reader (329 kB gzipped): growth past this bound is a library pulled in by
+        // mistake, not rules added.
+        #expect(bytes.count < 910_000)
     }
 }

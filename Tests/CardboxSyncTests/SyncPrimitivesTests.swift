@@ -1,5 +1,6 @@
 import CardboxCore
 import CardboxSync
+import Crypto
 import Foundation
 import Testing
 
@@ -116,6 +117,22 @@ struct DeterministicIDTests {
         #expect(
             DeterministicID.uuidV5(namespace: dns, name: "www.example.com")
                 == UUID(uuidString: "2ed6657d-e927-568b-95e1-2665a8aea6a2"))
+    }
+
+    @Test("the replica's own SHA-1 mints the ids swift-crypto's does, names of every length to three blocks")
+    func sameIdsAsCrypto() {
+        let namespace = withUnsafeBytes(of: DeterministicID.namespace.uuid) { Array($0) }
+        for length in 0...200 {
+            let name = String((0..<length).map { Character(UnicodeScalar(UInt8(32 + ($0 * 7 + length) % 90))) }) + "é"
+            var hash = Array(Insecure.SHA1.hash(data: namespace + Array(name.utf8)).prefix(16))
+            hash[6] = (hash[6] & 0x0F) | 0x50
+            hash[8] = (hash[8] & 0x3F) | 0x80
+            #expect(NameBasedID.uuidV5(name: name) == hash, "\(length)")
+        }
+        let account = UUID(uuidString: "0A1B2C3D-0000-4000-8000-000000000001")!
+        #expect(
+            DeterministicID.tagID(accountId: account, normalizedName: "verbs").uuidString.lowercased()
+                == NameBasedID.tagID(account: account.uuidString, key: "verbs"))
     }
 
     @Test("SHA-256 in lowercase hex matches FIPS 180-2's examples")

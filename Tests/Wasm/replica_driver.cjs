@@ -32,7 +32,8 @@ globalThis.CardboxReplica.load(fs.readFileSync(modulePath)).then((replica) => {
           globalThis.self = globalThis;
           require("vm").runInThisContext(fs.readFileSync(request.pages, "utf8"));
         }
-        answer = { html: globalThis.Mustache.render(globalThis.cardboxTemplates[request.render], request.model) };
+        answer = { html: globalThis.Mustache.render(globalThis.cardboxTemplates[request.render], request.model,
+          globalThis.cardboxTemplates) };
       } else if (request.schema !== undefined) {
         schema = request.schema;
         replica.configure(schema);

@@ -123,7 +123,7 @@ struct AccountActions: Sendable {
     }
 
     /// A page of a deck's cards through `filter`, how many match in all, and the account's tags.
-    private static func cardPage(
+    static func cardPage(
         _ store: CardboxStore, _ deck: DeckID, _ filter: CardFilter, limit: Int, offset: Int
     ) throws -> (cards: [Card], total: Int, tags: [String]) {
         (

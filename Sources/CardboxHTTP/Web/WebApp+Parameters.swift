@@ -59,6 +59,23 @@ extension WebApp {
 
     /// Tags as typed in one field, separated by commas.
     static func tags(_ text: String) -> [String] {
-        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        TagNames.split(text)
+    }
+}
+
+extension Request {
+    /// The query as a browser's GET form sends it (`application/x-www-form-urlencoded`): names and
+    /// values percent-decoded, a "+" a space, in order. Hummingbird's `queryParameters` decodes
+    /// values alone and keeps a "+", so a search for two words would look for "two+words".
+    var formQuery: [(name: String, value: String)] {
+        guard let query = uri.query, !query.isEmpty else { return [] }
+        func decoded(_ text: Substring) -> String {
+            let spaced = text.replacingOccurrences(of: "+", with: " ")
+            return spaced.removingPercentEncoding ?? spaced
+        }
+        return query.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (decoded(parts[0]), parts.count > 1 ? decoded(parts[1]) : "")
+        }
     }
 }

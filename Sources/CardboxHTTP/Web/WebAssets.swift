@@ -329,12 +329,12 @@ enum WebAssets {
         // cloze deletion, {{cN::…}}; with nothing selected, an empty one to type into.
         (function () {
           var buttons = document.querySelectorAll("[data-cloze-for]");
-          for (var index = 0; index < buttons.length; index++) {
-            buttons[index].hidden = false;
-            buttons[index].addEventListener("click", function (event) {
-              makeDeletion(document.getElementById(event.currentTarget.dataset.clozeFor));
-            });
-          }
+          for (var index = 0; index < buttons.length; index++) buttons[index].hidden = false;
+          // Found when clicked: a page drawn offline puts its buttons in after this ran.
+          document.addEventListener("click", function (event) {
+            var button = event.target.closest && event.target.closest("[data-cloze-for]");
+            if (button) makeDeletion(document.getElementById(button.dataset.clozeFor));
+          });
           document.addEventListener("keydown", function (event) {
             var field = event.target;
             if (!(event.ctrlKey && event.shiftKey && (event.key === "C" || event.key === "c"))) return;

@@ -8,12 +8,14 @@ import Mustache
 /// `{{name}}` escapes HTML, so whatever a person typed shows as text (a card titled `<script>`
 /// included). The few raw `{{{…}}}` are markup this code made.
 enum Template: String, CaseIterable, Sendable {
-    case layout, signin, signup, newaccount, setup, decks, deck, cardlist, card, stats, exchange, study, account,
+    case layout, signin, signup, newaccount, setup, decks, deck, card, stats, exchange, study, account,
         message, lists, list, boards, board, offline, offlinelists, listsbody, listbody, studybody,
-        boardsbody, boardbody
+        boardsbody, boardbody, deckbody, cardbody
 
     /// The bodies the browser draws from its replica with no network, by the names the pages use.
-    static let drawnOffline: [Template] = [.listsbody, .listbody, .studybody, .boardsbody, .boardbody]
+    static let drawnOffline: [Template] = [
+        .listsbody, .listbody, .studybody, .boardsbody, .boardbody, .deckbody, .cardbody,
+    ]
 
     /// The template's text, as its file holds it.
     var text: String { String(decoding: bytes, as: UTF8.self) }
@@ -27,7 +29,6 @@ enum Template: String, CaseIterable, Sendable {
         case .setup: PackageResources.setup_mustache
         case .decks: PackageResources.decks_mustache
         case .deck: PackageResources.deck_mustache
-        case .cardlist: PackageResources.cardlist_mustache
         case .card: PackageResources.card_mustache
         case .stats: PackageResources.stats_mustache
         case .exchange: PackageResources.exchange_mustache
@@ -45,6 +46,8 @@ enum Template: String, CaseIterable, Sendable {
         case .studybody: PackageResources.studybody_mustache
         case .boardsbody: PackageResources.boardsbody_mustache
         case .boardbody: PackageResources.boardbody_mustache
+        case .deckbody: PackageResources.deckbody_mustache
+        case .cardbody: PackageResources.cardbody_mustache
         }
     }
 }

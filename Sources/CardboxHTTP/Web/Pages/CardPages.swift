@@ -5,31 +5,6 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// The card editor: every field of a card, as stored or as typed before a refusal.
-struct CardEditorPage: Encodable {
-    struct Fields: Encodable {
-        let id: String
-        let front: String
-        let back: String
-        let cardType: String
-        let notes: String
-        let isFavorite: Bool
-        /// Its tags, separated by commas.
-        let tags: String
-        let isCloze: Bool
-    }
-
-    let deck: DeckHeading
-    let card: Fields
-    let frontLanguages: [LanguageChoice]
-    let backLanguages: [LanguageChoice]
-    let cardTypes: [String]
-    /// The account's tags, offered as the field is typed.
-    let knownTags: [String]
-    /// The picture's hash, if the card has one.
-    let image: String?
-}
-
 /// A card of a deck: its editor, its moves, and the account's images.
 extension WebApp {
     func addCardRoutes(to pages: RouterGroup<CardboxRequestContext>) {
@@ -57,19 +32,27 @@ extension WebApp {
     ) async throws -> Response {
         let (deck, card, knownTags) = try await actions.card(
             try context.pageCaller(), try Self.id(context, "card"), in: try Self.deckId(context))
-        let page = CardEditorPage(
-            deck: DeckHeading(deck),
-            card: CardEditorPage.Fields(
-                id: card.id.description, front: typed?.front ?? card.front, back: typed?.back ?? card.back,
-                cardType: typed?.cardType ?? card.cardType, notes: typed?.notes ?? card.notes,
-                isFavorite: typed.map { $0.isFavorite == "true" } ?? card.isFavorite,
-                tags: typed?.tags ?? card.tags.joined(separator: ", "), isCloze: card.isCloze),
-            frontLanguages: LanguageChoice.all(selected: typed?.frontLanguage ?? card.frontLanguage),
-            backLanguages: LanguageChoice.all(selected: typed?.backLanguage ?? card.backLanguage),
-            cardTypes: Card.suggestedTypes, knownTags: knownTags, image: card.imageHash)
+        let page = Self.cardEditorModel(deck, card, knownTags: knownTags, typed: typed)
         return WebPage.html(
             .card, title: "Edit \(card.front.prefix(40))", page, context: context, error: error,
             status: error == nil ? .ok : .badRequest)
+    }
+
+    /// The card editor's model, as the browser's replica makes it offline.
+    static func cardEditorModel(_ deck: Deck, _ card: Card, knownTags: [String], typed: CardForm? = nil) -> JSONValue {
+        WebPageModels.cardEditor(
+            deck: .init(
+                id: deck.id.description, name: deck.name, frontLanguage: deck.frontLanguage,
+                backLanguage: deck.backLanguage),
+            card: .init(
+                id: card.id.description, front: typed?.front ?? card.front, back: typed?.back ?? card.back,
+                cardType: typed?.cardType ?? card.cardType, notes: typed?.notes ?? card.notes,
+                frontLanguage: typed?.frontLanguage ?? card.frontLanguage,
+                backLanguage: typed?.backLanguage ?? card.backLanguage,
+                isFavorite: typed.map { $0.isFavorite == "true" } ?? card.isFavorite,
+                tags: typed?.tags ?? card.tags.joined(separator: ", "), isCloze: card.isCloze,
+                imageHash: card.imageHash),
+            knownTags: knownTags)
     }
 
     private func editCard(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {

@@ -35,26 +35,9 @@ struct DecksPage: Encodable {
     let limit: Limit?
 }
 
-/// A deck's page: its counts, its five lists as tabs and the current tab's records.
+/// A deck's page: its body (heading, tabs and card tabs: `WebPageModels.deck`, which the browser's
+/// replica makes too) and what only the server shows: suggestions and the settings form.
 struct DeckPage: Encodable {
-    /// What the add-card form shows again after a refusal.
-    struct Draft: Encodable {
-        let front: String
-        let back: String
-        let tags: String
-
-        init(_ form: [String: String]) {
-            (front, back, tags) = (form["front"] ?? "", form["back"] ?? "", form["tags"] ?? "")
-        }
-    }
-
-    struct Tab: Encodable {
-        let name: String
-        let label: String
-        let count: Int
-        let selected: Bool
-    }
-
     struct Suggestion: Encodable {
         let id: String
         let front: String
@@ -82,22 +65,9 @@ struct DeckPage: Encodable {
         let date: String
     }
 
-    let deck: DeckHeading
-    let counts: DeckCountsView
-    let tab: String
-    let tabs: [Tab]
-    let isCurrent: Bool
-    let isArchived: Bool
-    let isSuggestions: Bool
-    let isWaiting: Bool
-    let isRejected: Bool
-    let hasDue: Bool
-    let justAdded: Bool
-    let draft: Draft
+    let body: JSONValue
     /// Whether the refusal shown is the card limit's (the layout then offers to upgrade).
     let limitReached: Bool
-    /// The current or archived tab's cards.
-    var cards: CardList?
     var suggestions: [Suggestion] = [] { didSet { hasSuggestions = !suggestions.isEmpty } }
     var hasSuggestions = false
     var waiting: [Waiting] = [] { didSet { hasWaiting = !waiting.isEmpty } }
@@ -108,64 +78,9 @@ struct DeckPage: Encodable {
     var settings: DeckSettingsForm?
 }
 
-/// A page of a deck's current or archived cards, its filter form and its pages.
-struct CardList: Encodable {
-    struct Filter: Encodable {
-        struct Tag: Encodable {
-            let name: String
-            let selected: Bool
-        }
-
-        let q: String
-        let favorites: Bool
-        let isFiltered: Bool
-        let tags: [Tag]
-        let languages: [LanguageChoice]
-    }
-
-    struct Paging: Encodable {
-        let page: Int
-        let pages: Int
-        let previous: String?
-        let next: String?
-    }
-
-    let hasCards: Bool
-    /// The rows, as `CardRows` writes them.
-    let cardRows: String
-    let filter: Filter
-    let paging: Paging?
-}
-
 /// Decks, their cards and suggestions.
 extension WebApp {
-    /// Cards a deck's page shows at a time.
-    static let cardsPerPage = 50
-
-    /// Seed 000's five lists of a deck, as the deck page's tabs (`?tab=`).
-    enum DeckTab: String, CaseIterable {
-        case current, archived, suggestions, waiting, rejected
-
-        var label: String {
-            switch self {
-            case .current: "Cards"
-            case .archived: "Archived"
-            case .suggestions: "Suggestions"
-            case .waiting: "Waiting"
-            case .rejected: "Rejected"
-            }
-        }
-
-        func count(_ counts: DeckCounts) -> Int {
-            switch self {
-            case .current: counts.currentCards
-            case .archived: counts.archivedCards
-            case .suggestions: counts.visibleSuggestions
-            case .waiting: counts.invisibleSuggestions
-            case .rejected: counts.rejectedSuggestions
-            }
-        }
-    }
+    typealias DeckTab = WebPageModels.DeckTab
 
     func addDeckRoutes(to pages: RouterGroup<CardboxRequestContext>) {
         pages.get("decks") { _, context in try await decksPage(context) }
@@ -244,32 +159,26 @@ extension WebApp {
         _ request: Request, _ context: CardboxRequestContext, _ extras: DeckPageExtras = DeckPageExtras()
     ) async throws -> WebPage.Rendered {
         let caller = try context.pageCaller()
-        let query = request.uri.queryParameters
-        let tab = extras.tab ?? query["tab"].flatMap { DeckTab(rawValue: String($0)) } ?? .current
-        let filter = tab == .current || tab == .archived ? Self.cardFilter(request, archived: tab == .archived) : nil
-        // Past the last page shows an empty one; the bound keeps the offset from overflowing.
-        let pageNumber = min(max(1, Int(query["page"].map(String.init) ?? "") ?? 1), Int.max / Self.cardsPerPage)
+        let asked = ReplicaRecords.DeckPageRequest(
+            deck: try Self.deckId(context).description,
+            query: request.formQuery, tab: extras.tab)
+        let tab = asked.tab
+        let filter =
+            tab == .current || tab == .archived ? Self.cardFilter(asked.query, archived: tab == .archived) : nil
         let (detail, found) = try await actions.deckPage(
-            caller, try Self.deckId(context), cards: filter, limit: Self.cardsPerPage,
-            offset: (pageNumber - 1) * Self.cardsPerPage)
+            caller, try Self.deckId(context), cards: filter, limit: WebPageModels.cardsPerPage,
+            offset: (asked.page - 1) * WebPageModels.cardsPerPage)
+        let deck = detail.deck
         var page = DeckPage(
-            deck: DeckHeading(detail.deck), counts: DeckCountsView(detail.counts, detail.today), tab: tab.rawValue,
-            tabs: DeckTab.allCases.map {
-                DeckPage.Tab(name: $0.rawValue, label: $0.label, count: $0.count(detail.counts), selected: $0 == tab)
-            },
-            isCurrent: tab == .current, isArchived: tab == .archived, isSuggestions: tab == .suggestions,
-            isWaiting: tab == .waiting, isRejected: tab == .rejected, hasDue: detail.counts.dueCards > 0,
-            justAdded: query["added"] != nil, draft: DeckPage.Draft(extras.draft), limitReached: extras.limitReached)
+            body: Self.deckPageModel(detail, cards: found, asked, draft: extras.draft, csrf: context.csrf),
+            limitReached: extras.limitReached)
         switch tab {
-        case .current, .archived:
-            if let filter, let found {
-                page.cards = Self.cardList(request, detail.deck, filter, found, page: pageNumber, csrf: context.csrf)
-            }
-            if tab == .current { page.settings = DeckSettingsForm(detail.deck, extras.settings) }
+        case .current: page.settings = DeckSettingsForm(deck, extras.settings)
+        case .archived: break
         case .suggestions:
-            page.suggestions = try await actions.suggestions(caller, in: detail.deck.id).map(DeckPage.Suggestion.init)
+            page.suggestions = try await actions.suggestions(caller, in: deck.id).map(DeckPage.Suggestion.init)
         case .waiting, .rejected:
-            let hidden = try await actions.hiddenSuggestions(caller, in: detail.deck.id)
+            let hidden = try await actions.hiddenSuggestions(caller, in: deck.id)
             page.waiting = hidden.waiting.map { DeckPage.Waiting(front: $0.front, back: $0.back) }
             let zone = try await actions.timeZone(caller)
             page.rejected = hidden.rejected.map {
@@ -277,50 +186,55 @@ extension WebApp {
             }
         }
         return WebPage.rendered(
-            .deck, title: detail.deck.name, page, context: context, error: extras.error,
+            .deck, title: deck.name, page, context: context, error: extras.error,
             status: extras.error == nil ? .ok : .badRequest, live: caller.cursor)
     }
 
-    /// Seed 001's filters of the current or archived tab, from the page's query.
-    private static func cardFilter(_ request: Request, archived: Bool) -> CardFilter {
-        CardFilter(
-            archived: archived, favoritesOnly: request.uri.queryParameters["favorites"] != nil,
-            tag: request.textQuery("tag"), language: request.textQuery("language"),
-            search: request.uri.queryParameters["q"].map(String.init))
+    /// A deck's page body, as the browser's replica makes it offline: `found` is the card tab's page
+    /// of cards, how many match and the account's tags.
+    static func deckPageModel(
+        _ detail: AccountActions.DeckDetail, cards found: (cards: [Card], total: Int, tags: [String])?,
+        _ asked: ReplicaRecords.DeckPageRequest, draft: [String: String] = [:], csrf: String
+    ) -> JSONValue {
+        let deck = detail.deck
+        let cards = found.map { found in
+            WebPageModels.CardPage(
+                rows: found.cards.map(Self.cardRow), total: found.total, page: asked.page, tags: found.tags,
+                query: asked.queryItems)
+        }
+        return WebPageModels.deck(
+            .init(
+                id: deck.id.description, name: deck.name, frontLanguage: deck.frontLanguage,
+                backLanguage: deck.backLanguage),
+            counts: Self.counts(detail), tab: asked.tab, cards: cards, query: asked.query,
+            draft: .init(front: draft["front"] ?? "", back: draft["back"] ?? "", tags: draft["tags"] ?? ""),
+            justAdded: asked.justAdded, csrf: csrf)
     }
 
-    /// The current or archived tab's cards (a page of them), its filter form and its pages.
-    private static func cardList(
-        _ request: Request, _ deck: Deck, _ filter: CardFilter, _ found: (cards: [Card], total: Int, tags: [String]),
-        page: Int, csrf: String
-    ) -> CardList {
-        let pages = max(1, (found.total + Self.cardsPerPage - 1) / Self.cardsPerPage)
-        var paging: CardList.Paging?
-        if pages > 1 {
-            var allowed = CharacterSet.alphanumerics
-            allowed.insert(charactersIn: "-._~")
-            var items = request.uri.queryParameters.filter { $0.key != "page" }.map {
-                "\($0.key)=\(String($0.value).addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
-            }
-            items.sort()
-            let base = "/decks/\(deck.id)?" + (items + ["page="]).joined(separator: "&")
-            paging = CardList.Paging(
-                page: page, pages: pages, previous: page > 1 ? base + "\(page - 1)" : nil,
-                next: page < pages ? base + "\(page + 1)" : nil)
-        }
-        return CardList(
-            hasCards: !found.cards.isEmpty,
-            cardRows: CardRows.html(
-                found.cards, deck: deck.id, csrf: csrf, tab: filter.archived ? .archived : .current),
-            filter: CardList.Filter(
-                q: filter.search ?? "", favorites: filter.favoritesOnly,
-                isFiltered: filter != CardFilter(archived: filter.archived),
-                tags: found.tags.map { CardList.Filter.Tag(name: $0, selected: $0 == filter.tag) },
-                languages: ([deck.frontLanguage] + (deck.backLanguage == deck.frontLanguage ? [] : [deck.backLanguage]))
-                    .map {
-                        LanguageChoice(code: $0, name: Language.name(of: $0), selected: $0 == filter.language)
-                    }),
-            paging: paging)
+    /// Seed 001's filters of the current or archived tab, as the store takes them.
+    static func cardFilter(_ query: WebPageModels.CardQuery, archived: Bool) -> CardFilter {
+        CardFilter(
+            archived: archived, favoritesOnly: query.favoritesOnly, tag: query.tag, language: query.language,
+            search: query.search)
+    }
+
+    private static func cardRow(_ card: Card) -> WebPageModels.CardRow {
+        .init(
+            id: card.id.description, front: card.front, back: card.back, clozeNumber: card.clozeNumber,
+            tags: card.tags, isFavorite: card.isFavorite)
+    }
+
+    private static func counts(_ detail: AccountActions.DeckDetail) -> WebPageModels.DeckCounts {
+        var counts = WebPageModels.DeckCounts()
+        counts.current = detail.counts.currentCards
+        counts.archived = detail.counts.archivedCards
+        counts.suggestions = detail.counts.visibleSuggestions
+        counts.waiting = detail.counts.invisibleSuggestions
+        counts.rejected = detail.counts.rejectedSuggestions
+        counts.dueNow = detail.counts.dueCards
+        counts.dueToday = detail.today.learning + detail.today.review
+        counts.newToday = detail.today.new
+        return counts
     }
 
     private func addCard(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {

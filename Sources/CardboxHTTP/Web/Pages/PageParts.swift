@@ -46,9 +46,7 @@ struct LanguageChoice: Encodable {
         byName.map { LanguageChoice(code: $0.code, name: $0.name, selected: $0.code == selected) }
     }
 
-    private static let byName = Language.codes.map { (code: $0, name: Language.name(of: $0)) }.sorted {
-        $0.name < $1.name
-    }
+    private static let byName = LanguageNames.byName
 }
 
 /// An option of a `<select>` whose values are not languages.
@@ -61,9 +59,7 @@ struct MenuOption: Encodable {
 /// Texts every page writes the same way.
 enum PageText {
     /// A deck's languages as every page shows them: "Spanish → English".
-    static func languagePair(_ front: String, _ back: String) -> String {
-        "\(Language.name(of: front)) → \(Language.name(of: back))"
-    }
+    static func languagePair(_ front: String, _ back: String) -> String { LanguageNames.pair(front, back) }
 
     /// A moment as people read it, in the account's zone (the browser's, given at sign-in):
     /// "26 Nov 2026, 14:32".

@@ -3,8 +3,9 @@
 // database per account, and syncs it through the sync API as any device does: what it wrote goes
 // to /v1/sync/push under a batch id kept until the server has it (a resend is a retry, not a second
 // write), then /v1/sync/pull brings what the others wrote. With no network the service worker
-// answers a list page with /offline/lists and a deck's page or its study page with /offline, which
-// this script draws from the replica: lists are kept, cards added and edited, and decks studied by
+// answers a list page with /offline/lists and a deck's page, a card's editor or a deck's study page
+// with /offline, which this script draws from the replica with the server's templates: lists are
+// kept, cards added (tagged too) and edited, and decks studied by
 // the same rules as on any device, in the replica's Swift. What is done there is sent the next
 // time a page of the account opens with the network.
 // `self.cardboxReplicaSetup` (the schema, the registry's version and the module's address) is set
@@ -23,6 +24,7 @@
   var studyPath = /^\/decks\/([0-9a-f-]{36})\/study$/;
   var studying = studyPath.exec(location.pathname);
   var deckPage = /^\/decks\/([0-9a-f-]{36})$/.exec(location.pathname);
+  var cardEditor = /^\/decks\/([0-9a-f-]{36})\/cards\/([0-9a-f-]{36})$/.exec(location.pathname);
   if (!account) {
     if (shell) {
       shell.innerHTML = "<h1>No network</h1><p>Open Cardbox once with the network to keep your decks and lists "
@@ -380,7 +382,7 @@
 
   // `model` (made by the replica's Swift, as the server makes it) drawn with the server's template
   // `name` (the pages script escapes `{{…}}` as the server does).
-  function render(name, model) { return Mustache.render(self.cardboxTemplates[name], model); }
+  function render(name, model) { return Mustache.render(self.cardboxTemplates[name], model, self.cardboxTemplates); }
 
   // The quiet status line of an offline page: how many changes wait for the network.
   function offlineNote(replica) {
@@ -491,6 +493,26 @@
           to: fields.position === undefined ? null : Number(fields.position) }, Date.now());
       }).then(redraw);
     }],
+    [new RegExp("^/decks/" + id + "/cards$"), function (match, fields) {
+      return write(function (replica) {
+        replica.addCards({ deck: match[1], front: fields.front, back: fields.back || "", notes: "",
+          tags: fields.tags || "", account: account, ids: newIds(fields.front || "") }, Date.now());
+      }).then(function () {
+        // As the server's answer does: the deck again, the cursor back in Front.
+        history.replaceState(null, "", "/decks/" + match[1] + "?added");
+        return redraw();
+      });
+    }],
+    [new RegExp("^/decks/" + id + "/cards/" + id + "$"), function (match, fields) {
+      // The editor's form, as the server reads it: a checkbox left clear is false.
+      if (fields.image && fields.image.size > 0) return Promise.reject(new Error("A picture needs the network."));
+      return write(function (replica) {
+        replica.editCard({ card: match[2], front: fields.front, back: fields.back || "", notes: fields.notes || "",
+          cardType: fields.cardType, frontLanguage: fields.frontLanguage, backLanguage: fields.backLanguage,
+          isFavorite: fields.isFavorite === "true", tags: fields.tags || "", removeImage: fields.removeImage === "true",
+          account: account, ids: newIds(fields.front || "") }, Date.now());
+      }).then(function () { location.assign("/decks/" + match[1]); });
+    }],
     [new RegExp("^/decks/" + id + "/study$"), function (match, fields) {
       // Only the queue's first card is answered: when another tab answered this one meanwhile,
       // the replica refuses and the page moves on.
@@ -515,6 +537,7 @@
   // Does what a form posting `fields` to `action` does on the server, in the replica.
   function perform(action, fields) {
     if (busy) return Promise.resolve();
+    action = action.split("?")[0];   // the editor's form names its CSRF token in its address
     busy = true;
     var done = function () { busy = false; };
     for (var index = 0; index < offlineForms.length; index++) {
@@ -536,12 +559,22 @@
     redraw = function () {
       return drawShell(draw, title, function () {
         shownAt = Date.now();
+        // The page's script runs: its buttons that need one show (as app.js shows them online).
+        shell.querySelectorAll("[data-cloze-for]").forEach(function (button) { button.hidden = false; });
+        // A field the page puts the cursor in (after adding a card or an item), as a page load does.
+        var focused = shell.querySelector("[autofocus]");
+        if (focused) focused.focus();
         // How many times the page was drawn: a test waits for the next one.
         body.dataset.pageDrawn = String(Number(body.dataset.pageDrawn || 0) + 1);
       });
     };
     shell.addEventListener("submit", function (event) {
       event.preventDefault();
+      if ((event.target.getAttribute("method") || "get").toLowerCase() === "get") {
+        // A filter: the page at its address (drawn offline again, from its query).
+        location.assign(event.target.getAttribute("action") + "?" + new URLSearchParams(new FormData(event.target)));
+        return;
+      }
       var fields = {};
       new FormData(event.target).forEach(function (value, name) { fields[name] = value; });
       if (event.submitter && event.submitter.name) fields[event.submitter.name] = event.submitter.value;
@@ -608,70 +641,14 @@
   // (c1 first), and a device that pulls them gets them in that order too.
   function newIds(text) { return Array.apply(null, Array(text.split("{{c").length)).map(uuid).sort(); }
 
-  function drawCard(card, editing) {
-    if (editing) {
-      return "<li data-card=\"" + card.id + "\"><form class=\"edit-card stack\">"
-        + "<label>Front <textarea name=\"front\" required>" + escape(card.front) + "</textarea></label>"
-        + "<label>Back <textarea name=\"back\">" + escape(card.back) + "</textarea></label>"
-        + "<label>Notes <textarea name=\"notes\">" + escape(card.notes) + "</textarea></label>"
-        + "<p><button type=\"submit\">Save</button> <button type=\"button\" data-action=\"close\">Cancel</button></p>"
-        + "</form></li>";
-    }
-    return "<li data-card=\"" + card.id + "\"><span class=\"front\">" + card.question + "</span> <span class=\"muted\">"
-      + escape(card.back) + "</span> <button type=\"button\" data-action=\"edit\" aria-label=\"Edit "
-      + escape(card.front) + "\">Edit</button></li>";
-  }
-
-  function drawDeck(replica, view, editing) {
-    return "<h1>" + escape(view.deck.name) + "</h1>"
-      + "<p><a href=\"/decks/" + view.deck.id + "/study\">Study</a></p>"
-      + "<form id=\"add-card\" class=\"stack\"><label>Front <input name=\"front\" required></label>"
-      + "<label>Back <input name=\"back\"></label><button type=\"submit\">Add card</button></form>"
-      + "<p class=\"error\" role=\"alert\" id=\"refusal\" hidden></p>"
-      + "<p class=\"muted\" id=\"card-count\">" + count(view.count, "card") + (view.count > view.cards.length
-        ? ", the newest " + view.cards.length + " here" : "") + "</p>"
-      + "<ul class=\"rows\" id=\"cards\">" + view.cards.map(function (card) {
-        return drawCard(card, card.id === editing);
-      }).join("") + "</ul>";
-  }
-
-  // A deck's page with no network, from the replica: add a card (a cloze text makes its cards) and
-  // edit a card's text, by the store's rules in the replica's Swift.
-  function showDeck(deck) {
-    var editing = null;
-    var draw = function () {
-      return drawShell(function (replica) { return drawDeck(replica, replica.deck(deck), editing); }, "No network");
-    };
-    var refuse = showRefusal;
-    shell.addEventListener("click", function (event) {
-      var button = event.target.closest("button[data-action]");
-      if (!button) return;
-      editing = button.dataset.action === "edit" ? button.closest("[data-card]").dataset.card : null;
-      draw();
-    });
-    shell.addEventListener("submit", function (event) {
-      event.preventDefault();
-      var form = event.target;
-      var fields = form.elements;
-      if (form.id === "add-card") {
-        var front = fields.front.value;
-        write(function (replica) {
-          replica.addCards({ deck: deck, front: front, back: fields.back.value, notes: "", ids: newIds(front) },
-            Date.now());
-        }).then(draw).then(function () {
-          var field = document.querySelector("#add-card input[name=front]");
-          if (field) field.focus();
-        }, refuse);
-      } else {
-        var card = form.closest("[data-card]").dataset.card;
-        write(function (replica) {
-          replica.editCard({ card: card, front: fields.front.value, back: fields.back.value, notes: fields.notes.value,
-            ids: newIds(fields.front.value) }, Date.now());
-          editing = null;
-        }).then(draw, refuse);
-      }
-    });
-    draw();
+  // A deck's page with no network, from the replica: its tab, filters and page as the address
+  // gives them (the server's own query names). The tabs the replica cannot draw say so.
+  function drawDeck(replica, deck) {
+    var now = Date.now();
+    var request = studyRequest(replica, deck, now);
+    request.query = Array.from(new URLSearchParams(location.search));
+    var model = replica.deckPage(request, now);
+    return render("deckbody", model) + (model.cards ? "" : "<p id=\"needs-network\">This list needs the network.</p>");
   }
 
   // On a deck's study page with the network: the thumbnails of the coming cards, kept in the cache
@@ -761,7 +738,11 @@
     if (studying) {
       showPage(function (replica) { return render("studybody", studyView(replica, studying[1]).page); }, "No network");
     } else if (deckPage) {
-      showDeck(deckPage[1]);
+      showPage(function (replica) { return drawDeck(replica, deckPage[1]); }, "No network");
+    } else if (cardEditor) {
+      showPage(function (replica) {
+        return render("cardbody", replica.cardPage({ deck: cardEditor[1], card: cardEditor[2] }));
+      }, "No network");
     } else if (board) {
       showPage(function (replica) {
         return render("boardbody", replica.boardPage({ id: board[1], archived: archived }));

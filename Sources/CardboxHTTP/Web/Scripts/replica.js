@@ -104,19 +104,28 @@
   };
 
   // Seed 001's card writes, each at `now`. A refusal throws its message.
-  //   addCards({deck, front, back, notes, ids: new cards' ids, more than enough}) answers the ids
-  //   used (a cloze text makes a card per deletion); editCard({card, and any of front, back, notes;
-  //   ids for the cards a cloze text's new deletions make})
+  //   addCards({deck, front, back, notes, tags (as typed), account (its id names the tags), ids:
+  //   new cards' ids, more than enough}) answers the ids used (a cloze text makes a card per
+  //   deletion); editCard({card, and any of front, back, notes, cardType, frontLanguage,
+  //   backLanguage, isFavorite, tags (as typed), removeImage; account; ids for the cards a cloze
+  //   text's new deletions make})
   Replica.prototype.addCards = function (request, now) {
     this.call("addCards", JSON.stringify(request), now);
     return JSON.parse(this.output());
   };
   Replica.prototype.editCard = function (request, now) { this.call("editCard", JSON.stringify(request), now); };
 
-  // A deck's page: {deck: {id, name}, count, cards: [{id, front, back, notes, clozeNumber,
-  // question (HTML)}], newest first, at most 100}.
-  Replica.prototype.deck = function (id) {
-    this.call("deckView", id);
+  // A deck's page at `now`, within the study day: {deck, query: [[name, value], …] (the page's
+  // address's, decoded), dayStart, dayEnd}: the deck template's model, as the server's
+  // (`WebPageModels.deck`).
+  Replica.prototype.deckPage = function (request, now) {
+    this.call("deckPage", JSON.stringify(request), now);
+    return JSON.parse(this.output());
+  };
+
+  // A card's editor {deck, card}: the card template's model, as the server's (`WebPageModels.cardEditor`).
+  Replica.prototype.cardPage = function (request) {
+    this.call("cardPage", JSON.stringify(request));
     return JSON.parse(this.output());
   };
 

@@ -23,7 +23,7 @@ self.addEventListener("activate", function (event) {
 });
 
 var studyPage = /^\/decks\/[0-9a-f-]{36}\/study$/;
-var deckPage = /^\/decks\/[0-9a-f-]{36}$/;
+var deckPage = /^\/decks\/[0-9a-f-]{36}(\/cards\/[0-9a-f-]{36})?$/;
 var listPage = /^\/(lists|boards)(\/[0-9a-f-]{36})?$/;
 
 self.addEventListener("fetch", function (event) {
@@ -37,7 +37,8 @@ self.addEventListener("fetch", function (event) {
   }
   if (request.method !== "GET") return;
   if (request.mode === "navigate" && (studyPage.test(url.pathname) || deckPage.test(url.pathname))) {
-    // A deck or its study page with no network: drawn from the browser's replica (device.js).
+    // A deck, a card's editor or the deck's study page with no network: drawn from the browser's
+    // replica (device.js).
     event.respondWith(fetch(request).catch(function () { return caches.match(shell.offlinePage); }));
   } else if (request.mode === "navigate" && listPage.test(url.pathname)) {
     // A list or board page with no network: drawn from the browser's replica (device.js).

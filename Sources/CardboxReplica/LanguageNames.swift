@@ -1,5 +1,6 @@
-/// Every ISO 639-1 two-letter language code with its English name (the 183 codes of the current standard).
-let iso6391LanguageNames: [String: String] = [
+/// Every ISO 639-1 two-letter language code with its English name (the 183 codes of the current
+/// standard): what a deck's languages are, named on the server's pages and the browser's alike.
+public let iso6391LanguageNames: [String: String] = [
     "aa": "Afar",
     "ab": "Abkhazian",
     "ae": "Avestan",
@@ -184,3 +185,35 @@ let iso6391LanguageNames: [String: String] = [
     "zh": "Chinese",
     "zu": "Zulu",
 ]
+
+public enum LanguageNames {
+    /// The lowercased code when it is an ISO 639-1 code, else an error naming `field`.
+    public static func validate(_ code: String, field: String) throws(CardboxError) -> String {
+        let normalized = code.trimmedWhitespace.lowercased()
+        guard iso6391LanguageNames[normalized] != nil else {
+            throw CardboxError.invalid(
+                field: field, reason: "'\(code)' is not an ISO 639-1 language code (e.g. es, en)")
+        }
+        return normalized
+    }
+
+    /// The English name of a code ("es" → "Spanish"), or the code itself when unknown.
+    public static func name(of code: String) -> String { iso6391LanguageNames[code] ?? code }
+
+    /// Every language by name, for a menu: `[{"code", "name", "selected"}]`, `selected` chosen.
+    public static func choices(selected: String) -> JSONValue {
+        .array(
+            byName.map {
+                .object(["code": .string($0.code), "name": .string($0.name), "selected": .bool($0.code == selected)])
+            })
+    }
+
+    /// Every code with its name, by name.
+    public static let byName: [(code: String, name: String)] = iso6391LanguageNames.map {
+        (code: $0.key, name: $0.value)
+    }
+    .sorted { ($0.name, $0.code) < ($1.name, $1.code) }
+
+    /// "Spanish → English": a deck's pair of languages as its pages head it.
+    public static func pair(_ front: String, _ back: String) -> String { "\(name(of: front)) → \(name(of: back))" }
+}
