@@ -573,6 +573,20 @@ func editCard(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: D
     }
 }
 
+/// Archives, restores, deletes or marks a card as a favorite (or not): `{"card", "deck", "move":
+/// "archive", "restore", "delete" or "favorite"}`, at `milliseconds`.
+@_expose(wasm, "moveCard") @_cdecl("moveCard")
+func moveCard(_ pointer: UnsafePointer<UInt8>, _ count: Int32, _ milliseconds: Double) -> Int32 {
+    replicaWrite(pointer, count, "moveCard") { request, records throws(CardboxError) in
+        let name = try request.text("move")
+        guard let move = ReplicaRecords.CardMove(rawValue: name) else {
+            throw CardboxError.invalid(field: "move", reason: "'\(name)' is none of archive, restore, delete, favorite")
+        }
+        try records.moveCard(
+            card: try request.text("card"), deck: try request.text("deck"), move, at: Int64(milliseconds))
+    }
+}
+
 /// Writes a deck's page (`ReplicaRecords.deckPage`) to the output: `{"deck", "query": [[name,
 /// value], …] (the page's, decoded), "dayStart", "dayEnd"}`, at `milliseconds`.
 @_expose(wasm, "deckPage") @_cdecl("deckPage")

@@ -2,7 +2,8 @@ import Foundation
 
 /// The id of one kind of record: a card's id cannot be passed where a deck's is expected, and an
 /// operation on a record takes its id, never a name a person typed (the CLI resolves names and short
-/// ids first, with `CardboxStore.resolve`). On the wire and in JSON it is the plain UUID.
+/// ids first, with `CardboxStore.resolve`). On the wire and in JSON it is the UUID in lowercase, as
+/// it is stored and in every address (`/decks/ID`).
 public struct TypedID<Record>: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
     public let uuid: UUID
 
@@ -16,7 +17,10 @@ public struct TypedID<Record>: Hashable, Comparable, Sendable, Codable, CustomSt
 
     public init(from decoder: any Decoder) throws { uuid = try UUID(from: decoder) }
 
-    public func encode(to encoder: any Encoder) throws { try uuid.encode(to: encoder) }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
 
     /// The stored form: lowercase with dashes.
     public var description: String { uuid.uuidString.lowercased() }

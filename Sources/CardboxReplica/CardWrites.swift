@@ -183,6 +183,37 @@ extension ReplicaRecords {
         update(key, fields, at: clock)
     }
 
+    /// What a deck's card lists do to one card (seed 000's movement flows, seed 001's favorite).
+    public enum CardMove: String, Sendable {
+        case archive, restore, delete, favorite
+    }
+
+    /// Archives, restores, deletes or marks (or unmarks) a card of `deck` as the store does: archiving
+    /// keeps it in its deck with `archivedAt`, restoring clears it, either one again changes nothing;
+    /// a delete tombstones it with its review log and tag links; favorite toggles the mark. Seed
+    /// 001's not-found for a card a person does not see, or one of another deck.
+    public mutating func moveCard(
+        card cardId: String, deck deckId: String, _ move: CardMove, at milliseconds: Int64
+    ) throws(CardboxError) {
+        let key = Key(cardEntity, cardId)
+        guard isVisible(key), let card = records.rows[key], card.fields["deckId"]?.value == .string(deckId) else {
+            throw CardboxError.notFound(kind: "card", reference: cardId)
+        }
+        let now = JSONValue.int(milliseconds)
+        switch move {
+        case .archive, .restore:
+            let archived = move == .archive
+            guard Self.isArchived(card) != archived else { return }
+            let archive = JSONValue.object(["isArchived": .bool(archived), "archivedAt": archived ? now : .null])
+            update(key, ["archive": archive, "modifiedAt": now], at: tick(UInt64(milliseconds)))
+        case .favorite:
+            let favorite = card.fields["isFavorite"]?.value != .bool(true)
+            update(key, ["isFavorite": .bool(favorite), "modifiedAt": now], at: tick(UInt64(milliseconds)))
+        case .delete:
+            delete(key, at: tick(UInt64(milliseconds)))
+        }
+    }
+
     /// Changes a card's front, back or notes (each nil stays): `editCard` with those fields.
     public mutating func editCardText(
         card cardId: String, front: String?, back: String?, notes: String?, ids: [String] = [], at milliseconds: Int64

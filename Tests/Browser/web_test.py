@@ -176,7 +176,9 @@ class Browser:
     def check_names(self, page: str) -> None:
         """Every visible form control and button has an accessible name, as Chromium computes it for
         screen readers, and every image a text alternative."""
-        shown = "(element) => element.type !== 'hidden' && element.getClientRects().length > 0"
+        # checkVisibility: a closed <details>' content keeps its boxes in Chromium (content-visibility:
+        # hidden), but it is not shown, and screen readers do not reach it.
+        shown = "(element) => element.type !== 'hidden' && element.checkVisibility()"
         controls = self.driver.execute_script(
             f"return [...document.querySelectorAll('input, select, textarea, button')].filter({shown})")
         unnamed = [control.get_attribute("outerHTML")[:160] for control in controls
@@ -750,6 +752,10 @@ def offline_study(browser: Browser, server: Server, work: str) -> None:
         wait.until(lambda d: d.execute_script("return document.body.dataset.offlineReady") in ("true", "failed"))
         return browser.driver.execute_script("return document.body.dataset.offlineReady")
     check(ready() == "true", "the study page keeps the deck and its pictures for offline study")
+    # The deck's page as the server draws it, kept to compare with the same page drawn offline.
+    browser.open(deck)
+    ready()
+    deck_online = page_body(browser)
     browser.open(deck + "/study")
     wait.until(lambda d: d.execute_script("return !!(navigator.serviceWorker && navigator.serviceWorker.controller)"))
     errors = browser.driver.execute_cdp_cmd("Page.getInstallabilityErrors", {}).get("installabilityErrors", [])
@@ -764,6 +770,13 @@ def offline_study(browser: Browser, server: Server, work: str) -> None:
     wait.until(lambda d: d.execute_script("return document.body.dataset.pageDrawn"))
     check(browser.find("#offline-note").text == "Offline: nothing waits to be sent",
           f"with no network the study page still opens, and says so ({browser.find('#offline-note').text!r})")
+    browser.open(deck)
+    wait.until(lambda d: d.execute_script("return document.body.dataset.pageDrawn"))
+    deck_offline = page_body(browser)
+    check(deck_online.startswith(deck_offline) and "Add a card" in deck_offline,
+          "offline, the deck's page is the server's (its settings, which need the network, aside)")
+    browser.open(deck + "/study")
+    wait.until(lambda d: d.execute_script("return document.body.dataset.pageDrawn"))
     fronts = []
     def drawn() -> int:
         return int(browser.driver.execute_script("return document.body.dataset.pageDrawn || '0'"))
@@ -825,6 +838,8 @@ def offline_study(browser: Browser, server: Server, work: str) -> None:
     back.send_keys("the sun")
     browser.find("#card-editor button[type=submit]").click()
     wait.until(lambda d: "the sun" in d.find_element(By.ID, "cards").text)
+    browser.find("#cards button[aria-label='Mark estrella as a favorite']").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#cards button[aria-label='Unmark estrella as a favorite']"))
     browser.find(f"{add_form} input[name=front]").send_keys(" ")
     browser.find(f"{add_form} button[type=submit]").click()
     wait.until(lambda d: d.find_element(By.ID, "refusal").is_displayed())
@@ -843,7 +858,8 @@ def offline_study(browser: Browser, server: Server, work: str) -> None:
     on_server = browser.driver.execute_async_script(
         "var done = arguments[0]; fetch('/api/v1/decks/" + deck.split("/")[2] + "/cards?limit=50', "
         "{credentials: 'same-origin'}).then(r => r.json()).then(j => done(j.cards));")
-    by_id = {card["id"].lower(): card for card in on_server}
+    check(all(card["id"] == card["id"].lower() for card in on_server), "the JSON API's ids are in lowercase")
+    by_id = {card["id"]: card for card in on_server}
     for card in kept:
         server_card = by_id[card["id"]]
         due = datetime.fromisoformat(server_card["dueAt"].replace("Z", "+00:00")).timestamp()
@@ -857,8 +873,9 @@ def offline_study(browser: Browser, server: Server, work: str) -> None:
           f"the cards added offline reached the server ({fronts_on_server})")
     check([card["back"] for card in on_server if card["front"] == "sol"] == ["the sun"],
           "and so did the edit made offline")
-    check([card["tags"] for card in on_server if card["front"] == "estrella"] == [["astro", "Sky"]],
-          "and the tags given offline, found or made by name as any device does")
+    check([(card["tags"], card["isFavorite"]) for card in on_server if card["front"] == "estrella"]
+          == [(["astro", "Sky"], True)],
+          "and the tags given and the favorite marked offline, tags found or made by name as any device does")
     store = ["--store", os.path.join(work, "offline-laptop.sqlite")]
     def laptop(*arguments: str, stdin: str = "") -> str:
         return subprocess.run([server.cardbox, *store, *arguments], input=stdin, text=True, check=True,

@@ -20,6 +20,8 @@ struct CardWritesParityTests {
         case editTagged(front: String)
         /// Card `card`'s editor sent: any of its fields, tags, favorite mark, picture removed.
         case editAll(card: Int, ReplicaRecords.CardEdit)
+        /// Archives, restores, deletes or toggles the favorite mark of card `card`.
+        case move(card: Int, ReplicaRecords.CardMove)
     }
 
     static let writes: [Write] = [
@@ -50,6 +52,9 @@ struct CardWritesParityTests {
         .editAll(card: 0, .init(frontLanguage: "xx")),
         .editAll(card: 0, .init(notes: String(repeating: "n", count: 50_001), frontLanguage: "es")),
         .editAll(card: 2, .init(back: "furniture", isFavorite: true, tags: ["home"])),
+        .move(card: 0, .archive), .move(card: 0, .archive), .move(card: 0, .favorite), .move(card: 0, .restore),
+        .move(card: 1, .delete), .move(card: 1, .delete), .move(card: 2, .favorite), .move(card: 2, .favorite),
+        .move(card: 3, .archive),
     ]
 
     struct Outcome {
@@ -107,6 +112,22 @@ struct CardWritesParityTests {
                         "tags": tags.joined(separator: ","), "account": account,
                     ],
                     "now": now,
+                ])
+            case .move(let index, let move):
+                let id = cards[index]
+                do {
+                    let card = try #require(CardID(id))
+                    switch move {
+                    case .archive, .restore: _ = try store.setArchived(card, move == .archive)
+                    case .delete: try store.deleteCard(card)
+                    case .favorite: _ = try store.setFavorite(card)
+                    }
+                } catch { refusal = error.localizedDescription }
+                do throws(CardboxError) {
+                    try replica.moveCard(card: id, deck: deckId, move, at: now)
+                } catch { replicaRefusal = error.message }
+                browserWrites.append([
+                    "kind": "moveCard", "request": ["card": id, "deck": deckId, "move": move.rawValue], "now": now,
                 ])
             case .editAll(let index, let edit):
                 let id = cards[index]
@@ -205,13 +226,17 @@ struct CardWritesParityTests {
         #expect(outcome.store.contains("\"geography, still\"") && !outcome.store.contains("\"geography\""))
     }
 
-    @Test("tags by name (one tag to every spelling), the editor's every field, its refusals")
+    @Test("tags by name (one tag to every spelling), the editor's every field, archive, restore, favorite, delete")
     func editorRecords() throws {
         let outcome = try Self.run(Self.editorWrites)
         #expect(outcome.replica == outcome.store)
         #expect(outcome.replicaRefusals == outcome.refusals)
-        // A tag too long, a card becoming a cloze card and back, a language that is none, notes too long.
-        #expect(outcome.refusals.compactMap { $0 }.count == 5)
+        // A tag too long, a card becoming a cloze card and back, a language that is none, notes too
+        // long, a card deleted twice.
+        #expect(outcome.refusals.compactMap { $0 }.count == 6)
+        // The tagged text's two cards, casa, the three of mesa's text but the one deleted; one archived.
+        let cards = outcome.store.split(separator: "\n").filter { $0.contains("\"entity\":\"card\"") }
+        #expect(cards.count == 5 && cards.filter { $0.contains("\"isArchived\":true") }.count == 1)
         let tags = outcome.store.split(separator: "\n").filter { $0.contains("\"entity\":\"tag\"") }
         // colors and basic (the tagged text's), Home, places, furniture, "new tag".
         #expect(tags.count == 6)

@@ -127,11 +127,10 @@ struct WebAppTests {
     ) async throws {
         var options = ServerOptions(openSignup: openSignup)
         options.trustedProxies = trustedProxies
-        options.setupToken = setupToken
         options.replicaFolder = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("cardbox-web-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: options.replicaFolder!) }
-        try await withServer("sqlite-memory", options: options, body)
+        try await withServer("sqlite-memory", options: options, setupToken: setupToken, body)
     }
 
     /// A browser signed in to a new account.
@@ -668,6 +667,8 @@ struct WebAppTests {
                 try await rawRequest(.GET, url + "/api/v1/decks/\(deck)/cards?q=ADI", body: Data(), token: token).body)
             let id = try #require(
                 found["cards"]?.jsonText.split(separator: "\"").drop { $0 != "id" }.dropFirst(2).first)
+            // Ids in lowercase, as in every address (the service worker matches them so).
+            #expect(id == id.lowercased() && deck == deck.lowercased())
             let archived = try await rawPost(url + "/api/v1/decks/\(deck)/cards/\(id)/archive", body: "", token: token)
             #expect(try archived.status == 200 && Self.json(archived.body)["counts"]?["archivedCards"] == .int(1))
             let flow = try await rawPost(url + "/api/v1/decks/\(deck)/flows/clear-suggestions", body: "", token: token)

@@ -503,6 +503,16 @@
         return redraw();
       });
     }],
+    [new RegExp("^/decks/" + id + "/cards/" + id + "/(archive|restore|delete|favorite)$"), function (match, fields) {
+      return write(function (replica) {
+        replica.moveCard({ card: match[2], deck: match[1], move: match[3] }, Date.now());
+      }).then(function () {
+        // As the server's answer does: back to the tab the form came from.
+        var tab = fields.tab && fields.tab !== "current" ? "?tab=" + encodeURIComponent(fields.tab) : "";
+        history.replaceState(null, "", "/decks/" + match[1] + tab);
+        return redraw();
+      });
+    }],
     [new RegExp("^/decks/" + id + "/cards/" + id + "$"), function (match, fields) {
       // The editor's form, as the server reads it: a checkbox left clear is false.
       if (fields.image && fields.image.size > 0) return Promise.reject(new Error("A picture needs the network."));
@@ -578,7 +588,9 @@
       var fields = {};
       new FormData(event.target).forEach(function (value, name) { fields[name] = value; });
       if (event.submitter && event.submitter.name) fields[event.submitter.name] = event.submitter.value;
-      perform(event.target.getAttribute("action"), fields).catch(showRefusal);
+      // A button with its own formaction (a card's Archive, Delete) posts there.
+      var action = (event.submitter && event.submitter.getAttribute("formaction")) || event.target.getAttribute("action");
+      perform(action, fields).catch(showRefusal);
     });
     window.cardboxPost = function (url, fields) { return perform(url, fields).catch(showRefusal); };
     redraw();

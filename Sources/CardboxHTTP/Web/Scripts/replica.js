@@ -114,6 +114,8 @@
     return JSON.parse(this.output());
   };
   Replica.prototype.editCard = function (request, now) { this.call("editCard", JSON.stringify(request), now); };
+  //   moveCard({card, deck, move: "archive", "restore", "delete" or "favorite" (toggles)})
+  Replica.prototype.moveCard = function (request, now) { this.call("moveCard", JSON.stringify(request), now); };
 
   // A deck's page at `now`, within the study day: {deck, query: [[name, value], …] (the page's
   // address's, decoded), dayStart, dayEnd}: the deck template's model, as the server's
