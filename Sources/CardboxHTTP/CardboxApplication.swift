@@ -18,7 +18,8 @@ public enum CardboxApplication {
     public static func make(
         database: any ServerDatabase, accounts: AccountService, options: ServerOptions, host: String, port: Int,
         tls: (certificate: String, key: String)? = nil, logger: Logger,
-        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        onRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+        onMetricsRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         guard WebAssets.mustacheScript != nil else {
             // The offline pages would draw nothing: better not to start than to fail on a train.
@@ -34,6 +35,11 @@ public enum CardboxApplication {
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
         application.addServices(StopNotice(logger: logger))
+        if let listen = options.metricsListen {
+            application.addServices(
+                metricsApplication(
+                    sync.metrics, host: listen.host, port: listen.port, logger: logger, onRunning: onMetricsRunning))
+        }
         if let replicas = sync.replicas { application.addServices(ReplicaMarksOnStop(replicas: replicas)) }
         if let settings = options.suggestions, let replicas = sync.replicas {
             application.addServices(
@@ -56,13 +62,13 @@ public enum CardboxApplication {
         router.add(middleware: ResponsePolicy(secure: secure))
         router.add(middleware: JSONErrorMiddleware())
         router.add(middleware: HostCheck(publicURL: options.publicURL))
-        let metricsAccess = MetricsAccess(
-            token: options.metricsToken, behindProxy: options.publicURL != nil || !options.trustedProxies.isEmpty)
-        router.get("metrics") { request, context in
-            try metricsAccess.check(request, context)
-            return Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                body: .init(byteBuffer: ByteBuffer(string: metrics.text)))
+        if options.metricsListen == nil {
+            let metricsAccess = MetricsAccess(
+                token: options.metricsToken, behindProxy: options.publicURL != nil || !options.trustedProxies.isEmpty)
+            router.get("metrics") { request, context in
+                try metricsAccess.check(request, context)
+                return metricsResponse(metrics)
+            }
         }
         router.get("openapi.yaml") { _, _ in
             Response(
@@ -80,6 +86,27 @@ public enum CardboxApplication {
         ).addRoutes(to: router)
         WebAPI(actions: actions, accounts: accounts, options: options, limiter: sync.limiter).addRoutes(to: router)
         return (router, sync)
+    }
+
+    static func metricsResponse(_ metrics: ServerMetrics) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+            body: .init(byteBuffer: ByteBuffer(string: metrics.text)))
+    }
+
+    /// `/metrics` alone, on an address of its own (`--metrics-listen`), to whoever reaches it: the
+    /// operator keeps that address away from the internet (loopback, a private network).
+    private static func metricsApplication(
+        _ metrics: ServerMetrics, host: String, port: Int, logger: Logger,
+        onRunning: @escaping @Sendable (Int) async -> Void
+    ) -> some ApplicationProtocol {
+        let router = Router(context: CardboxRequestContext.self)
+        router.add(middleware: ResponsePolicy(secure: false))
+        router.add(middleware: JSONErrorMiddleware())
+        router.get("metrics") { _, _ in metricsResponse(metrics) }
+        return Application(
+            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "cardbox-metrics"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) }, logger: logger)
     }
 
     /// HTTP/1.1, with TLS where asked. A connection that sends nothing for `idleTimeout` is closed:

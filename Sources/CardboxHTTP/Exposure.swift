@@ -2,7 +2,9 @@ import CardboxServer
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
+import Synchronization
 
 /// What keeps a server reachable from the internet safe from requests meant for another host:
 /// a page of another site whose name was pointed at this server (DNS rebinding) names its own
@@ -54,7 +56,10 @@ extension CardboxRequestContext {
     /// past every trusted proxy (the entries further left are the client's own word).
     func clientAddress(_ request: Request, trusting proxies: Set<String>) -> String? {
         guard var address = remoteAddress?.ipAddress.map(Self.plainAddress) else { return nil }
-        guard proxies.contains(address) else { return address }
+        guard proxies.contains(address) else {
+            if request.headers[Self.forwardedFor] != nil { ForwardedWarning.once(logger, peer: address) }
+            return address
+        }
         let hops = request.headers[values: Self.forwardedFor].flatMap { $0.split(separator: ",") }
         for hop in hops.reversed() {
             address = Self.plainAddress(hop.trimmingCharacters(in: .whitespaces))
@@ -84,6 +89,24 @@ extension CardboxRequestContext {
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
     static let forwarded = HTTPField.Name("Forwarded")!
     static let realIP = HTTPField.Name("X-Real-IP")!
+}
+
+/// Requests forwarded by a proxy the server was not told to trust (`--trusted-proxy`): every
+/// client behind it has the proxy's address, so the sign-in throttle's limit per address counts
+/// them all as one. Said once per process, at the first such request.
+enum ForwardedWarning {
+    private static let warned = Mutex(false)
+
+    static func once(_ logger: Logger, peer: String) {
+        let first = warned.withLock { warned in
+            defer { warned = true }
+            return !warned
+        }
+        guard first else { return }
+        logger.warning(
+            "requests from \(peer) carry X-Forwarded-For, but no --trusted-proxy is set: every client behind that proxy counts as one address for the sign-in limits; start with --trusted-proxy \(peer) if it is yours"
+        )
+    }
 }
 
 /// Who may read `/metrics` (it counts sign-ins and failures): with `--metrics-token`, a request

@@ -55,8 +55,11 @@ struct JSONErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
-            // A known path asked with a method it does not take: 405, saying which it takes.
-            guard let allowed = SyncAPI.allowedMethods(request.uri.path) else {
+            // A known path asked with a method it does not take: 405, saying which it takes. (One
+            // this server does not serve at all, `/metrics` on its own address, stays a 404.)
+            guard let allowed = SyncAPI.allowedMethods(request.uri.path),
+                !allowed.contains(request.method.rawValue)
+            else {
                 return Self.response(for: error, request, context)
             }
             let list = allowed.joined(separator: ", ")
@@ -104,6 +107,8 @@ struct JSONErrorMiddleware: RouterMiddleware {
                 headers: [.retryAfter: String(PasswordWorkBusy.retryAfter)])
         case let error as SetupClosed:
             return APIError(.forbidden, error.errorDescription ?? "setup is over")
+        case let error as SetupLinkRefused:
+            return APIError(.forbidden, error.errorDescription ?? "this setup link is not valid")
         case let error as CardboxError:
             let message = error.errorDescription ?? "\(error)"
             switch error {

@@ -57,12 +57,12 @@ public struct ServerOptions: Sendable {
     /// Reverse proxies whose `X-Forwarded-For` is believed (`--trusted-proxy`): the client of a
     /// request they pass is the address they say, for the sign-in throttle.
     public var trustedProxies: Set<String> = []
-    /// The secret of the one-time setup link `cardbox serve` prints while the server has no
-    /// account; nil: no first account from the browser.
-    public var setupToken: String?
     /// The bearer token `/metrics` asks for (`--metrics-token`); nil: served only to this machine,
     /// asked directly (not through a proxy).
     public var metricsToken: String?
+    /// Where `/metrics` is served instead, on a listener of its own and to whoever reaches it
+    /// (`--metrics-listen 127.0.0.1:9100`); the main address then has no `/metrics`.
+    public var metricsListen: (host: String, port: Int)?
     /// How long a connection may send nothing before it is closed (`CardboxApplication`). Devices'
     /// clients let their idle connections go sooner.
     public var idleTimeout: Duration = .seconds(30)

@@ -1,4 +1,5 @@
 import CardboxCore
+import CardboxSync
 import Foundation
 
 /// What signing a device in gives it: its token (shown once, never stored in the clear) and the
@@ -47,9 +48,38 @@ public struct AccountService: Sendable {
         try await store.addAccount(name: name, passwordHash: try await hash(password), plan: plan, now: now)
     }
 
-    /// The server's first account, made only while it has none: of several made at once, one is.
-    public func addFirstAccount(name: String, password: String, now: Date = Date()) async throws -> ServerAccount {
-        try await store.addFirstAccount(name: name, passwordHash: try await hash(password), now: now)
+    /// The server's first account, made only while it has none and only with the setup link's
+    /// secret (`setupToken`), which it uses up: of several made at once, one is.
+    public func addFirstAccount(name: String, password: String, setupToken: String, now: Date = Date())
+        async throws -> ServerAccount
+    {
+        try await store.addFirstAccount(
+            name: name, passwordHash: try await hash(password), setupTokenHash: sha256Hex(Data(setupToken.utf8)),
+            now: now)
+    }
+
+    /// How long a setup link works, unused.
+    public static let setupLinkLifetime: TimeInterval = 3_600
+
+    /// Offers the first account's setup with `secret` (the link's token) for `setupLinkLifetime`,
+    /// in place of any link offered before; its hash alone is kept, in the database.
+    public func offerSetup(secret: String, now: Date = Date()) async throws {
+        try await store.replaceSetupToken(
+            hash: sha256Hex(Data(secret.utf8)), expiresAt: now.addingTimeInterval(Self.setupLinkLifetime))
+    }
+
+    /// A new setup link's secret (128 random bits, in hex), offered for `setupLinkLifetime`.
+    public func newSetupLink(now: Date = Date()) async throws -> String {
+        var generator = SystemRandomNumberGenerator()
+        let secret = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }
+            .joined()
+        try await offerSetup(secret: secret, now: now)
+        return secret
+    }
+
+    /// Whether `secret` is the setup link's, unexpired and unused.
+    public func isSetupLink(_ secret: String, now: Date = Date()) async throws -> Bool {
+        try await store.isSetupToken(hash: sha256Hex(Data(secret.utf8)), now: now)
     }
 
     /// Sets the password and signs out every device of the account but `keeping` (the browser that
@@ -110,7 +140,7 @@ public struct AccountService: Sendable {
         // to an account (" alice", "ALICE") counts against the same name.
         let key = type(of: store).nameKey(name)
         let account = try await verified(key, password: password, client: client, now: now)
-        await throttle.succeeded(key)
+        await throttle.succeeded(key, client: client)
         try Self.checkDeviceName(deviceName)
         let token = DeviceToken.mint(account: account.id, device: UUID())
         let device = try await store.addDevice(
@@ -121,7 +151,8 @@ public struct AccountService: Sendable {
     /// The account the name `key` signs in to, when `password` is its password; throttled, and a
     /// failure counted against the name and `client` (`wrongCredentials` whichever was wrong).
     private func verified(_ key: String, password: String, client: String?, now: Date) async throws -> ServerAccount {
-        try await throttle.check(key, client: client, now: now)
+        let delay = try await throttle.check(key, client: client, now: now)
+        if delay > 0 { try await Task.sleep(for: .seconds(delay)) }
         // A name no account can have is not looked up (PostgreSQL refuses some text, NUL among it).
         let found = (try? type(of: store).checkName(key)) == nil ? nil : try await store.account(named: key)
         let matches = try await passwordWork.run { [hasher] in hasher.verify(password, hash: found?.passwordHash) }

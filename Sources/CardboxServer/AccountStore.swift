@@ -42,8 +42,15 @@ public protocol AccountStore: Sendable {
     /// Adds an account; refused when the name is taken (names are compared case-insensitively).
     func addAccount(name: String, passwordHash: String, plan: Plan, now: Date) async throws -> ServerAccount
     /// Adds the server's first account (on the free plan, as any new account), in one transaction
-    /// with the check that there is none: throws `SetupClosed` when there is one.
-    func addFirstAccount(name: String, passwordHash: String, now: Date) async throws -> ServerAccount
+    /// with the checks that there is none (`SetupClosed`) and that `setupTokenHash` is the setup
+    /// link's, unexpired at `now` (`SetupLinkRefused`); the link is used up.
+    func addFirstAccount(name: String, passwordHash: String, setupTokenHash: String, now: Date) async throws
+        -> ServerAccount
+    /// Keeps the hash of the setup link's secret until `expiresAt`, in place of any other: one
+    /// link per database, the one the server that started last printed.
+    func replaceSetupToken(hash: String, expiresAt: Date) async throws
+    /// Whether `hash` is the setup link's, unexpired at `now`.
+    func isSetupToken(hash: String, now: Date) async throws -> Bool
     /// Every account, by name (for the administrator).
     func accounts() async throws -> [ServerAccount]
     /// The account a name signs in to, with its password hash.
@@ -102,6 +109,15 @@ public struct SetupClosed: Error, LocalizedError, Equatable {
 
     public var errorDescription: String? {
         "this server has an account already: sign in, or ask its administrator"
+    }
+}
+
+/// The setup link was not the one kept, or it expired, or it was used.
+public struct SetupLinkRefused: Error, LocalizedError, Equatable {
+    public init() {}
+
+    public var errorDescription: String? {
+        "this setup link is not valid (a link works for an hour, once): restart 'cardbox serve' to print a new one"
     }
 }
 

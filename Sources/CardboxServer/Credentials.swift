@@ -117,29 +117,45 @@ private final class StandInHash: Sendable {
     }
 }
 
-/// Failed sign-ins, counted twice: per account name (normalized as the account lookup does, so
-/// " alice" and "ALICE" are one name), and per client address.
-/// - A name: after `allowed` failures in a row, each further attempt must wait, twice as long each
-///   time (1 s, 2 s, … up to 15 min). A success clears the name.
+/// Failed sign-ins, counted three ways. A name is normalized as the account lookup does, so
+/// " alice" and "ALICE" are one name.
+/// - A name from one address: after `allowed` failures in a row, each further attempt from there
+///   must wait, twice as long each time (1 s, 2 s, … up to 15 min). A success clears it. A lock is
+///   per (name, address) so that failing someone's name from one address never keeps them out:
+///   the right password from an address that has not failed goes through.
+/// - A name from everywhere: past `nameCap` failures in `clientWindow`, every attempt for it is
+///   delayed by `nameDelay` before its password is checked. It slows guesses spread over many
+///   addresses and never refuses.
 /// - An address: at most `allowedPerClient` failures in `clientWindow`, whatever names they tried
 ///   (guessing across many accounts); a success does not clear it, or one's own account would reset it.
 /// Kept in the server process: each server throttles on its own.
 public actor SignInThrottle {
-    private var failures: [String: (count: Int, lockedUntil: Date)] = [:]
+    private struct Attempts: Hashable {
+        let name: String
+        let client: String?
+    }
+
+    private var failures: [Attempts: (count: Int, lockedUntil: Date)] = [:]
+    private var nameFailures: [String: (count: Int, windowStart: Date)] = [:]
     private var clientFailures: [String: (count: Int, windowStart: Date)] = [:]
     private let allowed: Int
     private let allowedPerClient: Int
+    private let nameCap: Int
+    private let nameDelay: TimeInterval
     private let clientWindow: TimeInterval
 
-    public init(allowed: Int = 5, allowedPerClient: Int = 30, clientWindow: TimeInterval = 900) {
-        self.allowed = allowed
-        self.allowedPerClient = allowedPerClient
-        self.clientWindow = clientWindow
+    public init(
+        allowed: Int = 5, allowedPerClient: Int = 30, nameCap: Int = 20, nameDelay: TimeInterval = 1,
+        clientWindow: TimeInterval = 900
+    ) {
+        (self.allowed, self.allowedPerClient, self.clientWindow) = (allowed, allowedPerClient, clientWindow)
+        (self.nameCap, self.nameDelay) = (nameCap, nameDelay)
     }
 
-    /// Throws when `name` (already normalized) or `client` must wait, saying how long.
-    public func check(_ name: String, client: String?, now: Date) throws {
-        if let entry = failures[name], entry.lockedUntil > now {
+    /// Throws when `name` (already normalized) from `client`, or `client`, must wait, saying how
+    /// long; otherwise answers how long the attempt is to be delayed (0 unless the name is past its cap).
+    public func check(_ name: String, client: String?, now: Date) throws -> TimeInterval {
+        if let entry = failures[Attempts(name: name, client: client)], entry.lockedUntil > now {
             throw SignInThrottled(retryAfter: Int(entry.lockedUntil.timeIntervalSince(now).rounded(.up)))
         }
         if let client, let entry = clientFailures[client], entry.count >= allowedPerClient {
@@ -148,25 +164,34 @@ public actor SignInThrottle {
                 throw SignInThrottled(retryAfter: Int(end.timeIntervalSince(now).rounded(.up)), client: true)
             }
         }
+        guard let entry = nameFailures[name], entry.windowStart.addingTimeInterval(clientWindow) > now else { return 0 }
+        return entry.count >= nameCap ? nameDelay : 0
     }
 
     public func failed(_ name: String, client: String?, now: Date) {
-        let count = (failures[name]?.count ?? 0) + 1
+        let attempts = Attempts(name: name, client: client)
+        let count = (failures[attempts]?.count ?? 0) + 1
         let wait = count < allowed ? 0 : min(900, pow(2, Double(count - allowed)))
-        failures[name] = (count, now.addingTimeInterval(wait))
+        failures[attempts] = (count, now.addingTimeInterval(wait))
         if failures.count > 100_000 { failures = failures.filter { $0.value.lockedUntil > now } }
-        guard let client else { return }
-        if let entry = clientFailures[client], entry.windowStart.addingTimeInterval(clientWindow) > now {
-            clientFailures[client] = (entry.count + 1, entry.windowStart)
-        } else {
-            clientFailures[client] = (1, now)
-        }
-        if clientFailures.count > 100_000 {
-            clientFailures = clientFailures.filter { $0.value.windowStart.addingTimeInterval(clientWindow) > now }
-        }
+        Self.count(name, in: &nameFailures, window: clientWindow, now: now)
+        if let client { Self.count(client, in: &clientFailures, window: clientWindow, now: now) }
     }
 
-    public func succeeded(_ name: String) { failures[name] = nil }
+    /// One more failure for `key` within its window (a new window when the last one ended); past
+    /// 100,000 keys, the ended windows are forgotten.
+    private static func count(
+        _ key: String, in counts: inout [String: (count: Int, windowStart: Date)], window: TimeInterval, now: Date
+    ) {
+        if let entry = counts[key], entry.windowStart.addingTimeInterval(window) > now {
+            counts[key] = (entry.count + 1, entry.windowStart)
+        } else {
+            counts[key] = (1, now)
+        }
+        if counts.count > 100_000 { counts = counts.filter { $0.value.windowStart.addingTimeInterval(window) > now } }
+    }
+
+    public func succeeded(_ name: String, client: String?) { failures[Attempts(name: name, client: client)] = nil }
 }
 
 /// Too many failed sign-ins for one name: the answer says when to try again.

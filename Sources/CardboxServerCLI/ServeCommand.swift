@@ -104,6 +104,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help:
+            "Serve /metrics on this address of its own instead, to whoever reaches it (e.g. 127.0.0.1:9100); the main address then has none."
+    )
+    var metricsListen: String?
+    @Option(
+        name: .long,
+        help:
             "bcrypt's cost for passwords (4 to 31, default 12: about a quarter of a second a check here); lower only for load tests."
     )
     var passwordCost = 12
@@ -118,6 +124,9 @@ struct ServeCommand: AsyncParsableCommand {
             else {
                 throw ValidationError("--public-url must be an http:// or https:// address, got '\(publicURL)'")
             }
+        }
+        if let metricsListen, Self.hostAndPort(metricsListen) == nil {
+            throw ValidationError("--metrics-listen must be HOST:PORT (e.g. 127.0.0.1:9100), got '\(metricsListen)'")
         }
         if let metricsToken, metricsToken.count < 16 {
             throw ValidationError("--metrics-token must be at least 16 characters, got \(metricsToken.count)")
@@ -145,6 +154,7 @@ struct ServeCommand: AsyncParsableCommand {
             options.publicURL = publicURL.flatMap { URL(string: $0) }
             options.trustedProxies = Set(trustedProxy)
             options.metricsToken = metricsToken
+            options.metricsListen = metricsListen.flatMap(Self.hostAndPort)
             if suggestions != "off" {
                 options.suggestions = SuggestionServiceSettings(
                     suggestions: try ProviderChoice.suggestions(suggestions, environment: Terminal.current.environment),
@@ -153,29 +163,37 @@ struct ServeCommand: AsyncParsableCommand {
             }
             let tls = tlsCertificate.flatMap { certificate in tlsKey.map { (certificate, $0) } }
             let scheme = tls == nil ? "http" : "https"
-            if try await database.accounts().isEmpty { options.setupToken = Self.setupToken() }
+            // The link is one per database: a server started later on the same one replaces it.
+            let setupToken = try await database.accounts().isEmpty ? try await accounts.newSetupLink() : nil
             let app = try CardboxApplication.make(
                 database: database, accounts: accounts, options: options, host: host, port: port, tls: tls,
                 logger: logger
-            ) { [options] port in
+            ) { [options, setupToken] port in
                 let address = options.publicURL?.absoluteString ?? "\(scheme)://\(host):\(port)"
                 let root = address.hasSuffix("/") ? String(address.dropLast()) : address
                 Terminal.current.print("listening on \(scheme)://\(host):\(port)")
-                if let token = options.setupToken {
+                if let token = setupToken {
                     Terminal.current.print("create the first account at \(root)/setup?token=\(token)")
+                    Terminal.current.print("(the link works once, for an hour; a restart prints a new one)")
                 } else {
                     Terminal.current.print("open \(root)/ in a browser to sign in")
                 }
+            } onMetricsRunning: { [logger, options] port in
+                logger.notice("metrics on http://\(options.metricsListen?.host ?? host):\(port)/metrics")
             }
             try await app.runService()
             logger.notice("stopped")
         }
     }
 
-    /// The secret of the one-time setup link: 128 random bits, in hex.
-    private static func setupToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    /// `HOST:PORT` (an IPv6 host in brackets: `[::1]:9100`) as its parts; nil when it is not one.
+    static func hostAndPort(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (0...65535).contains(port)
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
     }
 
     private func replicaFolder(variable: (String) -> String? = Terminal.current.variable) -> URL? {

@@ -6,18 +6,48 @@ import PostgresNIO
 
 extension PostgresServerDatabase {
     public func addAccount(name: String, passwordHash: String, plan: Plan, now: Date) async throws -> ServerAccount {
-        try await addAccount(name: name, passwordHash: passwordHash, plan: plan, now: now, onlyIfFirst: false)
+        try await addAccount(name: name, passwordHash: passwordHash, plan: plan, now: now, onlyIfFirst: nil)
     }
 
-    public func addFirstAccount(name: String, passwordHash: String, now: Date) async throws -> ServerAccount {
-        try await addAccount(name: name, passwordHash: passwordHash, plan: .free, now: now, onlyIfFirst: true)
+    public func addFirstAccount(name: String, passwordHash: String, setupTokenHash: String, now: Date) async throws
+        -> ServerAccount
+    {
+        try await addAccount(
+            name: name, passwordHash: passwordHash, plan: .free, now: now, onlyIfFirst: setupTokenHash)
+    }
+
+    public func replaceSetupToken(hash: String, expiresAt: Date) async throws {
+        try await translatingErrors {
+            try await client.query(
+                """
+                INSERT INTO server_setup_token (only_row, token_hash, expires_at) VALUES (true, \(hash), \(expiresAt))
+                ON CONFLICT (only_row) DO UPDATE SET token_hash = excluded.token_hash, expires_at = excluded.expires_at
+                """, logger: logger)
+        }
+    }
+
+    public func isSetupToken(hash: String, now: Date) async throws -> Bool {
+        try await translatingErrors {
+            try await Self.isSetupToken(hash: hash, now: now, client.query(Self.setupTokenQuery, logger: logger))
+        }
+    }
+
+    private static let setupTokenQuery: PostgresQuery = "SELECT token_hash, expires_at FROM server_setup_token"
+
+    private static func isSetupToken(hash: String, now: Date, _ rows: PostgresRowSequence) async throws -> Bool {
+        for try await (kept, expiresAt) in rows.decode((String, Date).self) {
+            return constantTimeEqual(kept, hash) && now < expiresAt
+        }
+        return false
     }
 
     /// The key of the transaction lock that makes "no account yet, so add this one" one step for
     /// every server sharing the database.
     private static let firstAccountLock: Int64 = 0x6361_7264_626f_7801
 
-    private func addAccount(name: String, passwordHash: String, plan: Plan, now: Date, onlyIfFirst: Bool)
+    /// `onlyIfFirst`: the setup link's token hash, checked with "no account yet" in the same
+    /// transaction and then used up.
+    private func addAccount(name: String, passwordHash: String, plan: Plan, now: Date, onlyIfFirst: String?)
         async throws -> ServerAccount
     {
         let name = try Self.checkName(name)
@@ -25,12 +55,17 @@ extension PostgresServerDatabase {
         let key = Self.nameKey(name)
         try await translatingErrors {
             try await client.withTransaction(logger: logger) { connection in
-                if onlyIfFirst {
+                if let setupTokenHash = onlyIfFirst {
                     try await connection.query("SELECT pg_advisory_xact_lock(\(Self.firstAccountLock))", logger: logger)
                     let existing = try await connection.query(
                         "SELECT 1 FROM server_account LIMIT 1", logger: logger
                     ).collect()
                     guard existing.isEmpty else { throw SetupClosed() }
+                    let kept = try await connection.query(Self.setupTokenQuery, logger: logger)
+                    guard try await Self.isSetupToken(hash: setupTokenHash, now: now, kept) else {
+                        throw SetupLinkRefused()
+                    }
+                    try await connection.query("DELETE FROM server_setup_token", logger: logger)
                 }
                 // The name's row decides a race between two servers adding one name.
                 let claimed = try await connection.query(

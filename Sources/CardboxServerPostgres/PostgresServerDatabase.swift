@@ -144,6 +144,14 @@ public final class PostgresServerDatabase: ServerDatabase {
                 PRIMARY KEY (account_id, device_id))
             """
         ],
+        [
+            // One row at most: the setup link the server that started last printed.
+            """
+            CREATE TABLE server_setup_token (
+                only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row), token_hash text NOT NULL,
+                expires_at timestamptz NOT NULL)
+            """
+        ],
     ]
 
     private func migrate() async throws {

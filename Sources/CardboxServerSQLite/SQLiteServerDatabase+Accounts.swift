@@ -5,16 +5,43 @@ import GRDB
 
 extension SQLiteServerDatabase {
     public func addAccount(name: String, passwordHash: String, plan: Plan, now: Date) async throws -> ServerAccount {
-        try await addAccount(name: name, passwordHash: passwordHash, plan: plan, now: now, onlyIfFirst: false)
+        try await addAccount(name: name, passwordHash: passwordHash, plan: plan, now: now, onlyIfFirst: nil)
     }
 
-    public func addFirstAccount(name: String, passwordHash: String, now: Date) async throws -> ServerAccount {
-        try await addAccount(name: name, passwordHash: passwordHash, plan: .free, now: now, onlyIfFirst: true)
+    public func addFirstAccount(name: String, passwordHash: String, setupTokenHash: String, now: Date) async throws
+        -> ServerAccount
+    {
+        try await addAccount(
+            name: name, passwordHash: passwordHash, plan: .free, now: now, onlyIfFirst: setupTokenHash)
     }
 
-    /// One write: the check that the server has no account (`onlyIfFirst`) and the name is free,
-    /// then the insert.
-    private func addAccount(name: String, passwordHash: String, plan: Plan, now: Date, onlyIfFirst: Bool)
+    public func replaceSetupToken(hash: String, expiresAt: Date) async throws {
+        try await translatingErrors {
+            try await writer.write { db in
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO serverSetupToken (only, tokenHash, expiresAt) VALUES (1, ?, ?)",
+                    arguments: [hash, expiresAt.timeIntervalSince1970])
+            }
+        }
+    }
+
+    public func isSetupToken(hash: String, now: Date) async throws -> Bool {
+        try await translatingErrors {
+            try await writer.read { db in try Self.isSetupToken(hash: hash, now: now, db) }
+        }
+    }
+
+    private static func isSetupToken(hash: String, now: Date, _ db: Database) throws -> Bool {
+        guard
+            let row = try Row.fetchOne(db, sql: "SELECT tokenHash, expiresAt FROM serverSetupToken WHERE only = 1")
+        else { return false }
+        return constantTimeEqual(row["tokenHash"], hash) && now.timeIntervalSince1970 < row["expiresAt"]
+    }
+
+    /// One write: the checks that the server has no account and the setup link is the one kept
+    /// (`onlyIfFirst`: its token's hash; the link is then used up) and that the name is free, then
+    /// the insert.
+    private func addAccount(name: String, passwordHash: String, plan: Plan, now: Date, onlyIfFirst: String?)
         async throws -> ServerAccount
     {
         let name = try Self.checkName(name)
@@ -22,8 +49,12 @@ extension SQLiteServerDatabase {
         let id = account.id.uuidString.lowercased()
         return try await translatingErrors {
             try await writer.write { db in
-                if onlyIfFirst, try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM serverAccount)") == true {
-                    throw SetupClosed()
+                if let setupTokenHash = onlyIfFirst {
+                    if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM serverAccount)") == true {
+                        throw SetupClosed()
+                    }
+                    guard try Self.isSetupToken(hash: setupTokenHash, now: now, db) else { throw SetupLinkRefused() }
+                    try db.execute(sql: "DELETE FROM serverSetupToken")
                 }
                 let key = Self.nameKey(name)
                 guard

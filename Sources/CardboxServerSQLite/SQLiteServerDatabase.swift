@@ -124,6 +124,17 @@ public final class SQLiteServerDatabase: ServerDatabase {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v5: the setup link") { db in
+            // One row at most: the link the server that started last printed.
+            try db.execute(
+                sql: """
+                    CREATE TABLE serverSetupToken (
+                        only INTEGER PRIMARY KEY CHECK (only = 1),
+                        tokenHash TEXT NOT NULL,
+                        expiresAt REAL NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 

@@ -66,6 +66,9 @@ final class RawConnection: @unchecked Sendable {
 
 @Suite("A server safe to expose")
 struct ExposureTests {
+    /// The setup link's token of the servers `withExposedServer` starts.
+    static let setupToken = "0123456789abcdef0123456789abcdef"
+
     /// A web server with a setup link and copies of accounts, as `cardbox serve` starts one.
     static func withExposedServer(
         _ configure: (inout ServerOptions) -> Void = { _ in }, throttle: SignInThrottle = .init(),
@@ -74,10 +77,10 @@ struct ExposureTests {
         var options = ServerOptions()
         options.replicaFolder = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("cardbox-exposed-\(UUID().uuidString)")
-        options.setupToken = "0123456789abcdef0123456789abcdef"
         configure(&options)
         defer { try? FileManager.default.removeItem(at: options.replicaFolder!) }
-        try await withServer("sqlite-memory", options: options, throttle: throttle, body)
+        try await withServer(
+            "sqlite-memory", options: options, throttle: throttle, setupToken: Self.setupToken, body)
     }
 
     // MARK: Sign-in
@@ -102,6 +105,38 @@ struct ExposureTests {
                     try await accounts.signIn(name: spelling, password: "correct horse", deviceName: "d", now: now)
                 }
             }
+        }
+    }
+
+    @Test("a name's lock keeps out only the address that failed; past its cap a name is slowed, never refused")
+    func nameLockIsPerAddress() async throws {
+        let throttle = SignInThrottle(nameCap: 8, nameDelay: 0.2)
+        try await SyncStates.with("sqlite-memory") { database in
+            let accounts = AccountService(store: database, hasher: PasswordHasher(cost: 4), throttle: throttle)
+            _ = try await accounts.addAccount(name: "bob", password: "correct horse")
+            let (attacker, owner) = ("203.0.113.5", "198.51.100.7")
+            let now = Date()
+            func signIn(_ password: String, from client: String) async throws {
+                _ = try await accounts.signIn(
+                    name: "bob", password: password, deviceName: "d", client: client, now: now)
+            }
+            for _ in 0..<5 {
+                await #expect(throws: AccountService.wrongCredentials) { try await signIn("guess", from: attacker) }
+            }
+            // The address that failed waits, even with the right password; the owner elsewhere gets in.
+            await #expect(throws: SignInThrottled(retryAfter: 1)) { try await signIn("correct horse", from: attacker) }
+            try await signIn("correct horse", from: owner)
+            // Guesses spread over many addresses pass the name's cap: each attempt now waits first,
+            // and the right password still gets in.
+            for index in 0..<3 {
+                await #expect(throws: AccountService.wrongCredentials) {
+                    try await signIn("guess", from: "192.0.2.\(index)")
+                }
+            }
+            #expect(try await throttle.check("bob", client: "198.51.100.9", now: now) == 0.2)
+            let started = ContinuousClock.now
+            try await signIn("correct horse", from: "198.51.100.9")
+            #expect(ContinuousClock.now - started >= .milliseconds(200))
         }
     }
 
@@ -230,32 +265,59 @@ struct ExposureTests {
                 try await browser.post("/setup?token=\(token)", ["user": "dan", "password": "correct horse"]).status
                     == 403)
         }
-        // A server started with accounts prints no link: there is no setup.
+        // A server with no link kept (none offered, or one used by an account since removed): the
+        // setup page says how to get one, and nothing is made.
         try await withServer("sqlite-memory") { url, database, _ in
             let browser = TestBrowser(url)
-            let home = try await browser.get("/")
-            let refused = try await browser.post("/setup", ["user": "eve", "password": "correct horse"])
-            #expect(home.location == "/signin" && refused.status == 403)
+            let refused = try await browser.post(
+                "/setup?token=\(Self.setupToken)", ["user": "eve", "password": "correct horse"])
+            #expect(refused.status == 403 && refused.body.contains("restart"))
             #expect(try await database.accounts().isEmpty)
         }
     }
 
-    @Test("of several first accounts made at once, one is made", arguments: ["sqlite-file", "postgres-fresh"])
+    @Test(
+        "the setup link: one per database, kept hashed, for an hour, once; of first accounts made at once, one is",
+        arguments: ["sqlite-file", "postgres-fresh"])
     func firstAccountIsAtomic(_ implementation: String) async throws {
         try await SyncStates.with(implementation) { database in
             let accounts = AccountService(store: database, hasher: PasswordHasher(cost: 4))
+            let now = Date()
+            // Kept as its hash: the secret itself is not what the database holds.
+            let first = try await accounts.newSetupLink(now: now)
+            #expect(try await accounts.isSetupLink(first, now: now))
+            #expect(try await !database.isSetupToken(hash: first, now: now))
+            // An hour, then no more.
+            #expect(try await !accounts.isSetupLink(first, now: now.addingTimeInterval(3_601)))
+            await #expect(throws: SetupLinkRefused()) {
+                try await accounts.addFirstAccount(
+                    name: "late", password: "correct horse", setupToken: first, now: now.addingTimeInterval(3_601))
+            }
+            // A server started later on the same database replaces the link.
+            let second = try await accounts.newSetupLink(now: now)
+            #expect(try await !accounts.isSetupLink(first, now: now))
+            await #expect(throws: SetupLinkRefused()) {
+                try await accounts.addFirstAccount(name: "old", password: "correct horse", setupToken: first, now: now)
+            }
             let made = await withTaskGroup(of: Bool.self) { group in
                 for index in 0..<5 {
                     group.addTask {
-                        (try? await accounts.addFirstAccount(name: "owner\(index)", password: "correct horse")) != nil
+                        (try? await accounts.addFirstAccount(
+                            name: "owner\(index)", password: "correct horse", setupToken: second, now: now)) != nil
                     }
                 }
                 return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
-            let count = try await database.accounts().count
-            #expect(made == 1 && count == 1)
+            let owners = try await database.accounts()
+            #expect(made == 1 && owners.count == 1)
             await #expect(throws: SetupClosed()) {
-                try await accounts.addFirstAccount(name: "late", password: "correct horse")
+                try await accounts.addFirstAccount(name: "late", password: "correct horse", setupToken: second)
+            }
+            // Used once: with the only account removed, the old link does not work again.
+            try await database.removeAccount(owners[0].id)
+            #expect(try await !accounts.isSetupLink(second, now: now))
+            await #expect(throws: SetupLinkRefused()) {
+                try await accounts.addFirstAccount(name: "again", password: "correct horse", setupToken: second)
             }
         }
     }
@@ -308,6 +370,22 @@ struct ExposureTests {
             browser.headers = [("Authorization", "Bearer metrics-secret-0123456789")]
             let answer = try await browser.get("/metrics")
             #expect(answer.status == 200 && answer.body.contains("# TYPE"))
+        }
+    }
+
+    @Test("/metrics on an address of its own (--metrics-listen): there to anyone, gone from the main address")
+    func metricsListen() async throws {
+        let port = try freeLoopbackPort()
+        try await Self.withExposedServer({ $0.metricsListen = ("127.0.0.1", port) }) { url, _, _ in
+            #expect(try await TestBrowser(url).get("/metrics").status == 404)
+            let apart = TestBrowser("http://127.0.0.1:\(port)")
+            apart.headers = [("X-Forwarded-For", "203.0.113.5")]
+            var answer = try? await apart.get("/metrics")
+            for _ in 0..<50 where answer == nil {
+                try await Task.sleep(for: .milliseconds(100))
+                answer = try? await apart.get("/metrics")
+            }
+            #expect(answer?.status == 200 && answer?.body.contains("# TYPE") == true)
         }
     }
 
@@ -463,4 +541,21 @@ struct ExposureTests {
             #expect(ContinuousClock.now - start < .seconds(30))
         }
     }
+}
+
+/// A TCP port free on 127.0.0.1 a moment ago (the system chose it for a socket then closed).
+func freeLoopbackPort() throws -> Int {
+    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(socket) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+            bind(socket, socketAddress, length) == 0 && getsockname(socket, socketAddress, &length) == 0
+        }
+    }
+    guard bound else { throw CardboxError.storage("no free port on 127.0.0.1") }
+    return Int(UInt16(bigEndian: address.sin_port))
 }

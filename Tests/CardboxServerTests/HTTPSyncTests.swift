@@ -19,11 +19,12 @@ import Testing
 /// cancelling it or (`gracefully`) as SIGTERM stops `cardbox serve`.
 func withServer(
     _ implementation: String, options: ServerOptions = ServerOptions(), tls: (certificate: String, key: String)? = nil,
-    gracefully: Bool = false, throttle: SignInThrottle = .init(),
+    gracefully: Bool = false, throttle: SignInThrottle = .init(), setupToken: String? = nil,
     _ body: (_ url: String, _ database: any ServerDatabase, _ accounts: AccountService) async throws -> Void
 ) async throws {
     try await SyncStates.with(implementation) { database in
         let accounts = AccountService(store: database, hasher: PasswordHasher(cost: 4), throttle: throttle)
+        if let setupToken { try await accounts.offerSetup(secret: setupToken) }
         let server = try await LoopbackServer.start { onRunning in
             var logger = Logger(label: "cardbox.test-server")
             logger.logLevel = .warning

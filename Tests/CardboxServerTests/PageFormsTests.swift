@@ -21,7 +21,6 @@ struct PageFormsTests {
         try await SyncStates.with("sqlite-memory") { database in
             let accounts = AccountService(store: database, hasher: PasswordHasher(cost: 4))
             var options = ServerOptions(openSignup: true)
-            options.setupToken = "5e7c0a1b2c3d4e5f60718293a4b5c6d7"
             options.replicaFolder = URL(fileURLWithPath: NSTemporaryDirectory())
                 .appendingPathComponent("cardbox-forms-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: options.replicaFolder!) }

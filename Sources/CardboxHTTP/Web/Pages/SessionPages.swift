@@ -56,47 +56,49 @@ extension WebApp {
     }
 
     /// The first account is made from the browser only while the server has none, and only with
-    /// the one-time setup link `cardbox serve` printed (`ServerOptions.setupToken`): whoever reached
-    /// the server first would own it otherwise, and behind a reverse proxy every request seems to
-    /// come from this machine.
-    private func offersSetup() async throws -> Bool {
-        guard options.setupToken != nil else { return false }
-        return try await database.accounts().isEmpty
+    /// the setup link `cardbox serve` printed (its token's hash is kept in the database for an
+    /// hour, `AccountService.newSetupLink`): whoever reached the server first would own it
+    /// otherwise, and behind a reverse proxy every request seems to come from this machine.
+    private func offersSetup() async throws -> Bool { try await database.accounts().isEmpty }
+
+    /// The setup link's token the request carries, if any.
+    private func setupToken(_ request: Request) -> String? {
+        request.uri.queryParameters["token"].map(String.init)
     }
 
-    /// Whether the request carries the setup link's token.
-    private func hasSetupToken(_ request: Request) -> Bool {
-        guard let expected = options.setupToken, let given = request.uri.queryParameters["token"] else {
-            return false
-        }
-        return constantTimeEqual(String(given), expected)
+    /// Whether the request carries the setup link's token, unexpired and unused.
+    private func hasSetupToken(_ request: Request) async throws -> Bool {
+        guard let token = setupToken(request) else { return false }
+        return try await accounts.isSetupLink(token, now: options.now())
     }
 
     private func setupPage(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
         guard try await offersSetup() else { return WebPage.redirect("/signin") }
         return WebPage.html(
-            .setup, title: "Welcome", NewAccountPage(hasToken: hasSetupToken(request)), context: context)
+            .setup, title: "Welcome", NewAccountPage(hasToken: try await hasSetupToken(request)), context: context)
     }
 
     private func setup(_ request: Request, _ context: CardboxRequestContext) async throws -> Response {
         guard try await offersSetup() else { throw SetupClosed() }
-        guard hasSetupToken(request) else {
+        guard let token = setupToken(request) else {
             throw APIError(
                 .forbidden, "the first account is made from the setup link 'cardbox serve' printed when it started")
         }
-        return try await createAccount(request, context, page: .setup, title: "Welcome", first: true)
+        return try await createAccount(request, context, page: .setup, title: "Welcome", setupToken: token)
     }
 
     /// A new account from the form of `page` (a name not taken, a password of 8 or more
     /// characters), signed in at once; a refusal shows on the page with the name kept.
     private func createAccount(
-        _ request: Request, _ context: CardboxRequestContext, page: Template, title: String, first: Bool = false
+        _ request: Request, _ context: CardboxRequestContext, page: Template, title: String,
+        setupToken: String? = nil
     ) async throws -> Response {
         let form = context.formFields
         let (user, password) = (form["user"] ?? "", form["password"] ?? "")
         do {
-            if first {
-                _ = try await accounts.addFirstAccount(name: user, password: password)
+            if let setupToken {
+                _ = try await accounts.addFirstAccount(
+                    name: user, password: password, setupToken: setupToken, now: options.now())
             } else {
                 _ = try await accounts.addAccount(name: user, password: password)
             }
