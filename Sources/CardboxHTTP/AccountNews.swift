@@ -15,7 +15,51 @@ public actor AccountNews {
     /// Who else hears of news (the background suggestion service), by subscription.
     private var observers: [UUID: AsyncStream<UUID>.Continuation] = [:]
 
-    public init() {}
+    /// The event streams open, per account in the order they opened, each with its device (a
+    /// browser's session is a device too), and those told to close.
+    private var streams: [UUID: [(ticket: UUID, device: UUID)]] = [:]
+    private var closing: Set<UUID> = []
+    private let streamsPerDevice: Int
+    private let streamsPerAccount: Int
+
+    /// At most `streamsPerDevice` event streams for one device (a browser's tabs) and
+    /// `streamsPerAccount` for one account: past either, the oldest closes.
+    public init(streamsPerDevice: Int = 6, streamsPerAccount: Int = 24) {
+        (self.streamsPerDevice, self.streamsPerAccount) = (streamsPerDevice, streamsPerAccount)
+    }
+
+    /// Counts a stream of `device` opening on `account`; answers its ticket. Past the device's cap
+    /// its oldest stream is told to close, past the account's the account's oldest, and they are
+    /// woken to see it.
+    func openStream(account: UUID, device: UUID) -> UUID {
+        let ticket = UUID()
+        var open = streams[account, default: []]
+        open.append((ticket, device))
+        var closed: [UUID] = []
+        let mine = open.filter { $0.device == device }
+        if mine.count > streamsPerDevice { closed.append(mine[0].ticket) }
+        if open.count - closed.count > streamsPerAccount,
+            let oldest = open.first(where: { !closed.contains($0.ticket) })
+        {
+            closed.append(oldest.ticket)
+        }
+        streams[account] = open.filter { !closed.contains($0.ticket) }
+        if !closed.isEmpty {
+            closing.formUnion(closed)
+            wakeAll(account)
+        }
+        return ticket
+    }
+
+    /// Whether the stream with `ticket` may go on (it was not told to close).
+    func isOpen(_ ticket: UUID) -> Bool { !closing.contains(ticket) }
+
+    /// A stream ended, for whatever reason.
+    func closeStream(_ ticket: UUID, account: UUID) {
+        streams[account]?.removeAll { $0.ticket == ticket }
+        if streams[account]?.isEmpty == true { streams[account] = nil }
+        closing.remove(ticket)
+    }
 
     /// Every account that has news from now on, until the stream is dropped.
     public func observe() -> AsyncStream<UUID> {
@@ -39,7 +83,9 @@ public actor AccountNews {
     /// Wakes the account's streams without news for devices: each checks that its token still
     /// signs it in (a device was signed out). The edition moves too, so a stream that checked its
     /// token just before and waits just after is woken all the same.
-    public func signedOut(_ account: UUID) {
+    public func signedOut(_ account: UUID) { wakeAll(account) }
+
+    private func wakeAll(_ account: UUID) {
         editions[account, default: 0] += 1
         guard let waiting = waiters.removeValue(forKey: account) else { return }
         for waiter in waiting.values { waiter.resume() }
@@ -85,40 +131,60 @@ struct NewsStream {
     var pollInterval: Duration
     var heartbeat: Duration = .seconds(15)
 
-    /// The stream of `account`'s news after `cursor`, for as long as `stillSignedIn` says the
-    /// token that opened it is good (asked at each wake-up: a revoked device hears nothing more).
+    /// The stream of `account`'s news after `cursor` for `device`, for as long as `stillSignedIn`
+    /// says the token that opened it is good (asked at each wake-up: a revoked device hears
+    /// nothing more) and no newer stream took its place (`AccountNews.openStream`'s caps).
     func response(
-        account: UUID, after cursor: Int64, stillSignedIn: @escaping @Sendable () async throws -> Bool
+        account: UUID, device: UUID, after cursor: Int64, stillSignedIn: @escaping @Sendable () async throws -> Bool
     ) -> Response {
         Response(
             status: .ok,
             headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
-            body: ResponseBody { writer in
-                var known = cursor
-                var quiet: Duration = .zero
-                try await writer.write(ByteBuffer(string: ": cardbox news\n\n"))
-                // A server shutting down ends the stream at once, so it does not wait for the
-                // listeners, who never hang up by themselves; they connect again later.
-                while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                    let edition = await news.edition(of: account)
-                    guard try await stillSignedIn() else { break }
-                    let latest = try await database.cursor(account: account)
-                    if latest > known {
-                        known = latest
-                        try await writer.write(ByteBuffer(string: "event: changes\ndata: {\"cursor\":\(latest)}\n\n"))
-                        quiet = .zero
-                    }
-                    let start = ContinuousClock.now
-                    await cancelWhenGracefulShutdown { [news, pollInterval] in
-                        await news.wait(for: account, after: edition, timeout: pollInterval)
-                    }
-                    quiet += ContinuousClock.now - start
-                    if quiet >= heartbeat {
-                        try await writer.write(ByteBuffer(string: ": still here\n\n"))
-                        quiet = .zero
-                    }
+            body: ResponseBody { [news] writer in
+                let ticket = await news.openStream(account: account, device: device)
+                do {
+                    try await stream(account: account, after: cursor, ticket: ticket, to: &writer, stillSignedIn)
+                } catch {
+                    await news.closeStream(ticket, account: account)
+                    throw error
                 }
+                await news.closeStream(ticket, account: account)
                 try await writer.finish(nil)
             })
+    }
+
+    private func stream(
+        account: UUID, after cursor: Int64, ticket: UUID, to writer: inout any ResponseBodyWriter,
+        _ stillSignedIn: @escaping @Sendable () async throws -> Bool
+    ) async throws {
+        var known = cursor
+        var quiet: Duration = .zero
+        try await writer.write(ByteBuffer(string: ": cardbox news\n\n"))
+        // A server shutting down ends the stream at once, so it does not wait for the
+        // listeners, who never hang up by themselves; they connect again later.
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            let edition = await news.edition(of: account)
+            guard await news.isOpen(ticket), try await stillSignedIn() else { break }
+            let latest = try await database.cursor(account: account)
+            if latest > known {
+                known = latest
+                try await writer.write(ByteBuffer(string: "event: changes\ndata: {\"cursor\":\(latest)}\n\n"))
+                quiet = .zero
+            }
+            let start = ContinuousClock.now
+            await cancelWhenGracefulShutdown { [news, pollInterval] in
+                await news.wait(for: account, after: edition, timeout: pollInterval)
+            }
+            quiet += ContinuousClock.now - start
+            if quiet >= heartbeat {
+                try await writer.write(ByteBuffer(string: ": still here\n\n"))
+                quiet = .zero
+            }
+        }
+        // Closed for a newer stream: a browser's EventSource waits a minute before it comes
+        // back, so tabs past the cap do not take turns closing each other every few seconds.
+        if await !news.isOpen(ticket) {
+            try await writer.write(ByteBuffer(string: ": closed for a newer stream\nretry: 60000\n\n"))
+        }
     }
 }

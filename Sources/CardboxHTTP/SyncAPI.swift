@@ -45,6 +45,10 @@ public struct ServerOptions: Sendable {
     /// How often a device waiting for news has its account's cursor checked: pushes through
     /// another server sharing the database are seen this late (pushes here wake it at once).
     public var newsPollInterval: Duration = .seconds(2)
+    /// Event streams (`/v1/sync/events`, the pages' `/events`) one device may hold open, and one
+    /// account: past either, the oldest closes.
+    public var streamsPerDevice = 6
+    public var streamsPerAccount = 24
     /// Where the server keeps its own store of each account, from which new devices get a snapshot
     /// (`GET /v1/sync/snapshot`); nil: no snapshots, devices pull every record.
     public var replicaFolder: URL?
@@ -78,7 +82,7 @@ public struct SyncAPI: Sendable {
     let accounts: AccountService
     let options: ServerOptions
     let metrics: ServerMetrics
-    let news = AccountNews()
+    let news: AccountNews
     let replicas: AccountReplicas?
     let syncNotes: SyncNotes
     let cardLimits = CardLimitMemory()
@@ -94,6 +98,7 @@ public struct SyncAPI: Sendable {
         self.accounts = accounts
         self.options = options
         self.metrics = metrics
+        news = AccountNews(streamsPerDevice: options.streamsPerDevice, streamsPerAccount: options.streamsPerAccount)
         syncNotes = SyncNotes(database: database)
         limiter = RateLimiter(perSecond: options.requestsPerSecond)
         replicas = try options.replicaFolder.map { try AccountReplicas(folder: $0, state: database, now: options.now) }
@@ -138,7 +143,7 @@ public struct SyncAPI: Sendable {
                 context.sessionToken ?? request.headers[.authorization].map { String($0.dropFirst("Bearer ".count)) }
                 ?? ""
             return NewsStream(database: database, news: news, pollInterval: options.newsPollInterval).response(
-                account: caller.account.id, after: cursor,
+                account: caller.account.id, device: caller.device.id, after: cursor,
                 stillSignedIn: { [accounts] in try await accounts.caller(token: token) != nil })
         }
     }

@@ -389,6 +389,58 @@ struct ExposureTests {
         }
     }
 
+    @Test("event streams: a few per device, more per account; past either cap, the oldest closes")
+    func streamCaps() async throws {
+        try await Self.withExposedServer({ ($0.streamsPerDevice, $0.streamsPerAccount) = (2, 2) }) { url, _, accounts in
+            _ = try await accounts.addAccount(name: "ana", password: "correct horse")
+            let laptop = try await accounts.signIn(name: "ana", password: "correct horse", deviceName: "a").token
+            let phone = try await accounts.signIn(name: "ana", password: "correct horse", deviceName: "b").token
+            /// A stream opened with `token`, once its first comment came.
+            func open(_ token: String) async throws -> RawConnection {
+                let connection = try RawConnection(url)
+                connection.send(
+                    "GET /v1/sync/events?after=0 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n")
+                var seen = ""
+                while !seen.contains("cardbox news") {
+                    guard let more = await connection.read(within: 5), !more.isEmpty else {
+                        throw CardboxError.storage("the stream did not open: \(seen)")
+                    }
+                    seen += more
+                }
+                return connection
+            }
+            /// What the stream says as it ends (its last chunk, or the connection closed) within
+            /// seconds; nil when it does not end.
+            func ending(_ connection: RawConnection) async -> String? {
+                var said = ""
+                for _ in 0..<5 {
+                    guard let more = await connection.read(within: 2) else { return said }
+                    said += more
+                    if said.contains("0\r\n\r\n") { return said }
+                }
+                return nil
+            }
+            /// Whether it stays open for a second (a heartbeat may come; the last chunk may not).
+            func stillOpen(_ connection: RawConnection) async -> Bool {
+                guard let more = await connection.read(within: 1) else { return false }
+                return !more.contains("0\r\n\r\n")
+            }
+            let first = try await open(laptop)
+            let second = try await open(laptop)
+            let third = try await open(laptop)
+            // Told to wait a minute before it comes back: tabs past the cap do not take turns.
+            #expect(
+                await ending(first)?.contains("retry: 60000") == true, "the device's third stream closes its first")
+            #expect(await stillOpen(second))
+            #expect(await stillOpen(third))
+            // Another device: the account's third stream closes the account's oldest.
+            let other = try await open(phone)
+            #expect(await ending(second) != nil, "the account's third stream closes its oldest")
+            #expect(await stillOpen(third))
+            #expect(await stillOpen(other))
+        }
+    }
+
     // MARK: Bodies and connections
 
     @Test("a malformed chunked body is the client's mistake: 400, not a server failure")

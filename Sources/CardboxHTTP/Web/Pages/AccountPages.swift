@@ -57,7 +57,8 @@ extension WebApp {
             let caller = try context.pageCaller()
             let token = context.sessionToken ?? ""
             return NewsStream(database: database, news: news, pollInterval: options.newsPollInterval).response(
-                account: caller.account.id, after: try request.integerQuery("after", default: 0),
+                account: caller.account.id, device: caller.device.id,
+                after: try request.integerQuery("after", default: 0),
                 stillSignedIn: { [accounts] in try await accounts.caller(token: token) != nil })
         }
         pages.post("account/password") { request, context in
