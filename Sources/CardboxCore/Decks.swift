@@ -294,11 +294,7 @@ public enum TagName {
     /// The key two names share when they name the same tag: trimmed, inner white space folded, lowercased.
     public static func normalize(_ name: String) -> String { TagNames.key(name) }
 
-    static func lowercased(_ name: String) -> String { TagNames.lowercased(name) }
-
     public static func validate(_ name: String) throws -> String { try TagNames.validate(name) }
-
-    static func folded(_ name: String) -> String { TagNames.folded(name) }
 
     /// Validates a card's tags, keeping the first spelling of each distinct tag.
     public static func validateList(_ names: [String]) throws -> [String] { try TagNames.validateList(names) }

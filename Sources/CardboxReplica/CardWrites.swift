@@ -176,7 +176,7 @@ extension ReplicaRecords {
         if edit.removeImage { fields["imageHash"] = .null }
         if let tags { try replaceTags(of: cardId, with: tags, account: account, clock, milliseconds) }
         if let favorite = edit.isFavorite, favorite != (card.fields["isFavorite"]?.value == .bool(true)) {
-            update(key, ["isFavorite": .bool(favorite), "modifiedAt": .int(milliseconds)], at: clock)
+            fields["isFavorite"] = .bool(favorite)
         }
         guard !fields.isEmpty || tags != nil else { return }
         fields["modifiedAt"] = .int(milliseconds)
@@ -212,13 +212,6 @@ extension ReplicaRecords {
         case .delete:
             delete(key, at: tick(UInt64(milliseconds)))
         }
-    }
-
-    /// Changes a card's front, back or notes (each nil stays): `editCard` with those fields.
-    public mutating func editCardText(
-        card cardId: String, front: String?, back: String?, notes: String?, ids: [String] = [], at milliseconds: Int64
-    ) throws(CardboxError) {
-        try editCard(card: cardId, CardEdit(front: front, back: back, notes: notes), ids: ids, at: milliseconds)
     }
 
     /// The cloze cards of `card`'s deck made from its text, itself included: id and deletion number,

@@ -48,6 +48,9 @@ extension WebPageModels {
             }
         }
 
+        /// Whether the tab lists cards (the current or archived ones), through seed 001's filters.
+        public var listsCards: Bool { self == .current || self == .archived }
+
         func count(_ counts: DeckCounts) -> Int {
             switch self {
             case .current: counts.current

@@ -23,7 +23,7 @@ extension ReplicaRecords {
             self.deck = deck
             tab = chosen ?? first("tab").flatMap(WebPageModels.DeckTab.init(rawValue:)) ?? .current
             query =
-                tab == .current || tab == .archived
+                tab.listsCards
                 ? WebPageModels.CardQuery(
                     search: first("q"), tag: first("tag"), language: first("language"),
                     favoritesOnly: first("favorites") != nil)
@@ -35,11 +35,10 @@ extension ReplicaRecords {
         }
     }
 
-    /// A deck's page at `now` in the study `day`, with `draft` in its new-card form; seed 000's
-    /// not-found for a deck a person does not see.
-    public func deckPage(
-        _ request: DeckPageRequest, now: Int64, day: StudyDayBounds, draft: WebPageModels.CardDraft = .init()
-    ) throws(CardboxError) -> JSONValue {
+    /// A deck's page at `now` in the study `day`; seed 000's not-found for a deck a person does not see.
+    public func deckPage(_ request: DeckPageRequest, now: Int64, day: StudyDayBounds) throws(CardboxError)
+        -> JSONValue
+    {
         let deck = try visibleDeck(request.deck)
         var cards: [ReplicaRow<NamedEntity>] = []
         forEachStudiedCard(ofDeck: request.deck, includingArchived: true) { cards.append($0) }
@@ -55,13 +54,9 @@ extension ReplicaRecords {
         let today = Self.counts(of: try deckDay(deck: request.deck, now: now, day: day))
         (counts.dueToday, counts.newToday) = (today.learning + today.review, today.new)
         countSuggestions(ofDeck: request.deck, into: &counts)
-        let name = Self.deckName(deck)
-        var page: WebPageModels.CardPage?
-        if request.tab == .current || request.tab == .archived {
-            page = cardPage(cards, request)
-        }
         return WebPageModels.deck(
-            name, counts: counts, tab: request.tab, cards: page, query: request.query, draft: draft,
+            Self.deckName(deck), counts: counts, tab: request.tab,
+            cards: request.tab.listsCards ? cardPage(cards, request) : nil, query: request.query,
             justAdded: request.justAdded, csrf: "")
     }
 
@@ -73,10 +68,8 @@ extension ReplicaRecords {
         guard isVisible(key), let card = records.rows[key], card.fields["deckId"]?.value == .string(deckId) else {
             throw CardboxError.notFound(kind: "card", reference: cardId)
         }
-        var names: [String: String] = [:]
         let known = visibleTags()
-        for tag in known { names[tag.id] = tag.name }
-        let tags = tagIds(of: cardId).compactMap { names[$0] }.sorted { TagNames.key($0) < TagNames.key($1) }
+        let tags = cardTags(known)[cardId] ?? []
         let row = cardRow(card, tags: tags)
         var imageHash: String?
         if case .string(let hash)? = card.fields["imageHash"]?.value { imageHash = hash }
@@ -100,7 +93,8 @@ extension ReplicaRecords {
     /// archived ones newest archive first (as `CardStore.cards(in:filter:)`).
     private func cardPage(_ cards: [ReplicaRow<NamedEntity>], _ request: DeckPageRequest) -> WebPageModels.CardPage {
         let archived = request.tab == .archived
-        let tagsByCard = cardTags()
+        let known = visibleTags()
+        let tagsByCard = cardTags(known)
         var rows: [WebPageModels.CardRow] = []
         // Ties of time are broken as the store's order of making breaks them: a cloze text's cards by
         // deletion number, other cards by id (a device mints ids in order).
@@ -116,7 +110,7 @@ extension ReplicaRecords {
         let start = min((request.page - 1) * WebPageModels.cardsPerPage, sorted.count)
         let shown = Array(sorted[start..<min(start + WebPageModels.cardsPerPage, sorted.count)])
         return WebPageModels.CardPage(
-            rows: shown, total: sorted.count, page: request.page, tags: visibleTags().map { $0.name },
+            rows: shown, total: sorted.count, page: request.page, tags: known.map { $0.name },
             query: request.queryItems)
     }
 
@@ -168,20 +162,19 @@ extension ReplicaRecords {
         return tags.sorted { ($0.key, $0.id) < ($1.key, $1.id) }.map { ($0.id, $0.name) }
     }
 
-    /// Each card's tag names by their key (as the store reads a card's tags), in one pass over the links.
-    private func cardTags() -> [String: [String]] {
-        guard let link = schema.entity(named: "cardTag") else { return [:] }
-        var names: [String: String] = [:]
-        for tag in visibleTags() { names[tag.id] = tag.name }
-        var tags: [String: [String]] = [:]
-        for (key, row) in records.rows where key.entity == link && records.isLive(key) {
+    /// Each card's tag names in the order of `tags` (the account's, by key: as the store reads a
+    /// card's tags), in one pass over the links.
+    private func cardTags(_ tags: [(id: String, name: String)]) -> [String: [String]] {
+        var place: [String: Int] = [:]
+        for (index, tag) in tags.enumerated() { place[tag.id] = index }
+        var found: [String: [Int]] = [:]
+        for (key, row) in records.rows where key.entity == cardTagEntity && records.isLive(key) {
             guard case .string(let card)? = row.fields["cardId"]?.value,
-                case .string(let tag)? = row.fields["tagId"]?.value, let name = names[tag]
+                case .string(let tag)? = row.fields["tagId"]?.value, let index = place[tag]
             else { continue }
-            tags[card, default: []].append(name)
+            found[card, default: []].append(index)
         }
-        for (card, list) in tags { tags[card] = list.sorted { TagNames.key($0) < TagNames.key($1) } }
-        return tags
+        return found.mapValues { $0.sorted().map { tags[$0].name } }
     }
 
     /// The deck's suggestions in seed 000's three lists (as `DeckStore.deckCounts`): shown ones,

@@ -6,12 +6,12 @@ public enum TagNames {
 
     /// `lowercased()`, but a name with no capital letter and nothing beyond ASCII (most tags) is
     /// returned as it is, without making a new string.
-    public static func lowercased(_ name: String) -> String {
+    static func lowercased(_ name: String) -> String {
         name.utf8.contains { (0x41...0x5A).contains($0) || $0 >= 0x80 } ? name.lowercased() : name
     }
 
     /// Trimmed, each run of white space inside made one space.
-    public static func folded(_ name: String) -> String {
+    static func folded(_ name: String) -> String {
         isFolded(name) ? name : name.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
     }
 
@@ -98,11 +98,12 @@ extension ReplicaRecords {
         for tag in wanted.subtracting(current).sorted() { link(card: card, tag: tag, clock) }
     }
 
-    /// The ids of the tags a card is linked to (live links).
+    /// The ids of the tags a card is linked to (links a person sees: their tag too, as the store's
+    /// join of links and tags reads them).
     func tagIds(of card: String) -> [String] {
         var tags: [String] = []
         forEachRow(of: cardTagEntity, naming: ParentReference(entity: cardEntity.rawValue, id: card)) { row in
-            guard records.isLive(Key(cardTagEntity, row.id)), case .string(let tag)? = row.fields["tagId"]?.value
+            guard isVisible(Key(cardTagEntity, row.id)), case .string(let tag)? = row.fields["tagId"]?.value
             else { return }
             tags.append(tag)
         }

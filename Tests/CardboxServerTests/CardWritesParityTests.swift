@@ -162,7 +162,8 @@ struct CardWritesParityTests {
                 } catch { refusal = error.localizedDescription }
                 let made = try cardIds().subtracting(before).sorted()
                 do throws(CardboxError) {
-                    try replica.editCardText(card: id, front: front, back: back, notes: notes, ids: made, at: now)
+                    try replica.editCard(
+                        card: id, .init(front: front, back: back, notes: notes), ids: made, at: now)
                 } catch { replicaRefusal = error.message }
                 cards += made
                 var request: [String: Any] = ["card": id, "ids": made]
@@ -177,7 +178,7 @@ struct CardWritesParityTests {
                 }
                 let made = try cardIds().subtracting(before).sorted()
                 do throws(CardboxError) {
-                    try replica.editCardText(card: id, front: front, back: nil, notes: nil, ids: made, at: now)
+                    try replica.editCard(card: id, .init(front: front), ids: made, at: now)
                 } catch { replicaRefusal = error.message }
                 browserWrites.append([
                     "kind": "editCard", "request": ["card": id, "front": front, "ids": made], "now": now,
@@ -188,7 +189,7 @@ struct CardWritesParityTests {
                     refusal = error.localizedDescription
                 }
                 do throws(CardboxError) {
-                    try replica.editCardText(card: id, front: nil, back: "x", notes: nil, at: now)
+                    try replica.editCard(card: id, .init(back: "x"), at: now)
                 } catch { replicaRefusal = error.message }
                 browserWrites.append(["kind": "editCard", "request": ["card": id, "back": "x"], "now": now])
             }

@@ -166,7 +166,7 @@ struct OfflinePagesTests {
             deck: try store.deck(deck), counts: try store.deckCounts(deck), today: try store.studyCounts(in: deck),
             cards: [])
         let found =
-            asked.tab == .current || asked.tab == .archived
+            asked.tab.listsCards
             ? try AccountActions.cardPage(
                 store, deck, WebApp.cardFilter(asked.query, archived: asked.tab == .archived),
                 limit: WebPageModels.cardsPerPage, offset: (asked.page - 1) * WebPageModels.cardsPerPage) : nil

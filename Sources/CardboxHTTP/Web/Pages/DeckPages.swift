@@ -164,7 +164,7 @@ extension WebApp {
             query: request.formQuery, tab: extras.tab)
         let tab = asked.tab
         let filter =
-            tab == .current || tab == .archived ? Self.cardFilter(asked.query, archived: tab == .archived) : nil
+            tab.listsCards ? Self.cardFilter(asked.query, archived: tab == .archived) : nil
         let (detail, found) = try await actions.deckPage(
             caller, try Self.deckId(context), cards: filter, limit: WebPageModels.cardsPerPage,
             offset: (asked.page - 1) * WebPageModels.cardsPerPage)
