@@ -96,15 +96,14 @@ extension ReplicaRecords {
         let known = visibleTags()
         let tagsByCard = cardTags(known)
         var rows: [WebPageModels.CardRow] = []
-        // Ties of time are broken as the store's order of making breaks them: a cloze text's cards by
-        // deletion number, other cards by id (a device mints ids in order).
-        var order: [(time: Int64, number: Int, id: String)] = []
+        // Ties of time are broken by id, as the store breaks them: a device mints ids in order.
+        var order: [(time: Int64, id: String)] = []
         for card in cards where Self.isArchived(card) == archived {
             let row = cardRow(card, tags: tagsByCard[card.id] ?? [])
             guard matches(card, row, request.query) else { continue }
             rows.append(row)
             let time = archived ? -Self.archivedAt(card) : Self.time(card, "createdAt")
-            order.append((time, row.clozeNumber ?? 0, card.id))
+            order.append((time, card.id))
         }
         let sorted = zip(order, rows).sorted { $0.0 < $1.0 }.map { $0.1 }
         let start = min((request.page - 1) * WebPageModels.cardsPerPage, sorted.count)

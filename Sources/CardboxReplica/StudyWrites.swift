@@ -137,8 +137,8 @@ extension ReplicaRecords {
     }
 
     /// The first `limit` cards of a deck's queue at `now`, each with its part: as a device's
-    /// `dueQueue` orders them (new cards by when they were made, then id, where a device breaks
-    /// the tie by the order it stored them).
+    /// `dueQueue` orders them: by due time or, for new cards, by when they were made, ties broken by
+    /// id (`Schema.orderTiesById`).
     public func studyQueue(deck deckId: String, now: Int64, day: StudyDayBounds, limit: Int) throws(CardboxError)
         -> [(id: String, part: StudyQueuePart)]
     {

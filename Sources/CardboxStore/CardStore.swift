@@ -128,13 +128,13 @@ extension CardboxStore {
 
     /// Cards of a deck (or of every deck) through seed 001's filters. Current cards come in creation
     /// order; archived cards newest archive first (seed 000). Cards made at one moment (an import)
-    /// come in the order they were stored in (their key: see `Schema.addIntegerKeys`).
+    /// come by id, the order a device mints them in (see `Schema.orderTiesById`).
     public func cards(
         in deckReference: DeckID?, filter: CardFilter = CardFilter(), limit: Int? = nil, offset: Int = 0
     ) throws -> [Card] {
         try read { context in
             var (condition, arguments) = try Self.condition(deckReference, filter, context)
-            let order = filter.archived ? "archivedAt DESC, key" : "createdAt, key"
+            let order = filter.archived ? "archivedAt DESC, uid" : "createdAt, uid"
             arguments += [limit ?? Int(Int64.max), offset]
             return try context.cards(
                 context.db.cachedStatement(

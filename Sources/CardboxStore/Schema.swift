@@ -33,6 +33,8 @@ enum Schema {
             "v16: checks of a few named values written as comparisons", migrate: compareNamedValues)
         migrator.registerMigration(
             "v17: a card's id read from its bytes, not computed at every write", migrate: dropCardIdText)
+        migrator.registerMigration(
+            "v18: cards made at one moment ordered by id, as on every device", migrate: orderTiesById)
         return migrator
     }
 
@@ -770,6 +772,24 @@ enum Schema {
     /// a virtual column rewrites no row.
     static func dropCardIdText(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE card DROP COLUMN id")
+    }
+
+    /// Cards made in one moment (an import, a cloze text's cards) share their creation time, and
+    /// cards answered together may share a due time. Until v18 the store broke those ties by its
+    /// own row key, the order this file happened to store them in: another device (a browser's
+    /// replica, which has no such key) could offer another card first. Every device now breaks them
+    /// by id, which a device mints in order (UUIDv7), so the order of making is kept; the indexes
+    /// end with the id so that the queue and the deck's list still read them in order.
+    static func orderTiesById(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                DROP INDEX cardByDeck;
+                DROP INDEX cardQueue;
+                DROP INDEX cardNew;
+                CREATE INDEX cardByDeck ON card(deckKey, isArchived, createdAt, uid);
+                CREATE INDEX cardQueue ON card(deckKey, isArchived, state, dueAt, uid) WHERE dueAt IS NOT NULL;
+                CREATE INDEX cardNew ON card(deckKey, isArchived, state, createdAt, uid) WHERE state = 'new';
+                """)
     }
 
     /// Where `column IN list` is in a table's SQL, whatever white space comes before the list (a

@@ -412,7 +412,7 @@ extension StoreContext {
                     sql: """
                         SELECT key, \(order == "dueAt" ? "dueAt" : "NULL") AS due FROM card
                         WHERE \(Entity.card.binding("deckId")) AND isArchived = 0 AND \(condition)
-                        ORDER BY \(order), key LIMIT ?
+                        ORDER BY \(order), uid LIMIT ?
                         """
                 ).records([deck.id.storage] + values + [limit(left)]) {
                     ($0[0], ($0[1] as Int64?).map(Date.init(storageMillis:)))

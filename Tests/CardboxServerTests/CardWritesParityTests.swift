@@ -95,9 +95,10 @@ struct CardWritesParityTests {
                     _ = try store.addWrittenCards(
                         to: deck.id, CardDraft(front: front, back: back, notes: notes, tags: tags))
                 } catch { refusal = error.localizedDescription }
-                // The new cards' ids in the order the store made them; fresh ones when it made none.
-                let made = try store.cards(in: deck.id).map { $0.id.uuid.uuidString.lowercased() }
-                    .filter { !before.contains($0) }
+                // The new cards' ids in the order the store made them (by deletion number: these
+                // ids are random); fresh ones when it made none.
+                let made = try store.cards(in: deck.id).sorted { ($0.clozeNumber ?? 0) < ($1.clozeNumber ?? 0) }
+                    .map { $0.id.uuid.uuidString.lowercased() }.filter { !before.contains($0) }
                 let ids = made.isEmpty ? (0..<4).map { _ in UUID().uuidString.lowercased() } : made
                 do throws(CardboxError) {
                     let used = try replica.addWrittenCards(

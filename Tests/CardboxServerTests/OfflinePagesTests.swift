@@ -125,10 +125,11 @@ struct OfflinePagesTests {
         setting.milliseconds += 1_000
         _ = try store.addWrittenCards(
             to: deck.id, CardDraft(front: "{{c1::rojo}} y {{c2::azul}}", back: "colores", tags: ["animals "]))
-        // Cards made in one millisecond list in the order they were made, which the replica tells
-        // from the ids a real device mints in order; these ids are random, so each card has its own.
+        // Cards made in one millisecond list by id on every device (a real device mints them in
+        // order); these ids are random, so the store's order of storing them is not the ids'.
         setting.milliseconds += 1
-        let tree = try store.addCards(to: deck.id, [CardDraft(front: "ÁRBOL", back: "tree <b>")])[0]
+        let tree = try store.addCards(
+            to: deck.id, ["ÁRBOL", "uno", "dos", "tres"].map { CardDraft(front: $0, back: "tree <b>") })[0]
         var french = CardChanges()
         french.frontLanguage = "fr"
         _ = try store.editCard(tree.id, french)
@@ -182,6 +183,10 @@ struct OfflinePagesTests {
                 .init(deck: deck.description, query: query), now: Int64(now), day: StudyWritesParityTests.day(now))
             #expect(offline == server, "\(query)")
         }
+        // Study takes the cards made in one millisecond in the same order as the list.
+        let queue = try replica.studyQueue(
+            deck: deck.description, now: Int64(now), day: StudyWritesParityTests.day(now), limit: 100)
+        #expect(queue.map(\.id) == (try store.dueQueue(in: deck, limit: 100).map(\.id.description)))
         let knownTags = try store.tags().map(\.name)
         for card in try store.cards(in: deck) + store.cards(in: deck, filter: CardFilter(archived: true)) {
             let server = WebApp.cardEditorModel(try store.deck(deck), card, knownTags: knownTags)
@@ -191,8 +196,8 @@ struct OfflinePagesTests {
             try replica.cardPage(deck: deck.description, card: deck.description)
         }
         let first = WebTemplates.render(.deckbody, try Self.serverDeckPage(store, deck, []))
-        // Seed 000's counts: 59 current cards, one due again (its learning step passed), 50 a page.
-        #expect(first.contains("59 cards ·\n1 due") && first.contains("page 1 of 2"))
+        // Seed 000's counts: 62 current cards, one due again (its learning step passed), 50 a page.
+        #expect(first.contains("62 cards ·\n1 due") && first.contains("page 1 of 2"))
         #expect(first.contains("cloze c2") && first.contains("tree &lt;b&gt;") && !first.contains(">old<"))
         let searched = WebTemplates.render(.deckbody, try Self.serverDeckPage(store, deck, [("q", "árbol")]))
         #expect(searched.contains("ÁRBOL") && !searched.contains("perro"))

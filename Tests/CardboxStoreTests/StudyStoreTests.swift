@@ -127,6 +127,28 @@ struct StudyStoreTests {
         #expect(throws: CardboxError.self) { try store.answer(cards[3].id, rating: 3) }
     }
 
+    @Test("cards made or due at one moment come by id, not by the order this file stored them in")
+    func tiesById() throws {
+        let clock = TestClock()
+        // Ids handed out falling, as cards a sync or a backup brings arrive in any order of id.
+        let lock = NSLock()
+        nonisolated(unsafe) var falling = (0..<8).map { UUID(uuidString: "00000000-0000-7000-8000-00000000000\($0)")! }
+        var environment = TestStore.environment(clock)
+        environment.newID = { lock.withLock { falling.removeLast() } }
+        let store = try CardboxStore.inMemory(account: nil, environment: environment)
+        let deck = try store.createDeck(name: "D", frontLanguage: "es", backLanguage: "en").id
+        let made = try store.addCards(to: deck, (0..<4).map { CardDraft(front: "w\($0)", back: "-") })
+        #expect(Set(made.map(\.createdAt)).count == 1)
+        let byId = made.sorted { $0.id.description < $1.id.description }.map(\.front)
+        #expect(byId == ["w3", "w2", "w1", "w0"])
+        #expect(try store.dueQueue(in: deck).map(\.front) == byId)
+        #expect(try store.cards(in: deck).map(\.front) == byId)
+        for card in made { _ = try store.editCard(card.id, CardChanges(dueAt: .some(clock.now))) }
+        #expect(try store.dueQueue(in: deck).map(\.front) == byId)
+        for card in made { _ = try store.setArchived(card.id, true) }
+        #expect(try store.cards(in: deck, filter: CardFilter(archived: true)).map(\.front) == byId)
+    }
+
     @Test("daily limits for new cards and reviews, counted per study day")
     func dailyLimits() throws {
         let clock = TestClock(Date(timeIntervalSince1970: 1_750_000_000))
