@@ -49,10 +49,10 @@ extension ReplicaRecords {
 
     /// The boards page: every board a person sees, oldest first, then by id (as `BoardStore.boards()`).
     public func boardsPage() -> JSONValue {
-        var boards: [ReplicaRow<NamedEntity>] = []
-        for (key, row) in records.rows where key.entity == boardEntity && isVisible(key) { boards.append(row) }
-        return WebPageModels.boards(
-            boards.sorted { (Self.time($0, "createdAt"), $0.id) < (Self.time($1, "createdAt"), $1.id) }.map {
+        WebPageModels.boards(
+            visibleTopLevelRows(boardEntity).sorted {
+                (Self.time($0, "createdAt"), $0.id) < (Self.time($1, "createdAt"), $1.id)
+            }.map {
                 WebPageModels.ListName(id: $0.id, name: Self.text($0, "boardTitle"))
             })
     }

@@ -10,14 +10,18 @@ extension ReplicaRecords {
     func checkCanAdd(batchOf count: Int) throws(CardboxError) {
         var (plan, limit) = ("free", Limits.freeCardLimit)
         if let entity = schema.entity(named: "account") {
-            for (key, row) in records.rows where key.entity == entity && isVisible(key) {
+            for row in visibleTopLevelRows(entity) {
                 if case .string(let name)? = row.fields["plan"]?.value { plan = name }
                 if case .int(let number)? = row.fields["freeCardLimit"]?.value { limit = Int(clamping: number) }
             }
         }
         guard plan != "premium", count > 0 else { return }
         var cards = 0
-        for key in records.rows.keys where key.entity == cardEntity && isVisible(key) { cards += 1 }
+        for deck in visibleTopLevelRows(deckEntity) {
+            forEachRow(of: cardEntity, naming: ParentReference(entity: deckEntity.rawValue, id: deck.id)) { card in
+                if isVisible(Key(cardEntity, card.id)) { cards += 1 }
+            }
+        }
         try Limits.checkCardLimit(cardCount: cards, limit: limit, adding: count)
     }
 

@@ -69,7 +69,7 @@ extension ReplicaRecords {
             throw CardboxError.notFound(kind: "card", reference: cardId)
         }
         let known = visibleTags()
-        let tags = cardTags(known)[cardId] ?? []
+        let tags = cardTags([cardId], known)[cardId] ?? []
         let row = cardRow(card, tags: tags)
         var imageHash: String?
         if case .string(let hash)? = card.fields["imageHash"]?.value { imageHash = hash }
@@ -94,7 +94,7 @@ extension ReplicaRecords {
     private func cardPage(_ cards: [ReplicaRow<NamedEntity>], _ request: DeckPageRequest) -> WebPageModels.CardPage {
         let archived = request.tab == .archived
         let known = visibleTags()
-        let tagsByCard = cardTags(known)
+        let tagsByCard = cardTags(cards.map { $0.id }, known)
         var rows: [WebPageModels.CardRow] = []
         // Ties of time are broken by id, as the store breaks them: a device mints ids in order.
         var order: [(time: Int64, id: String)] = []
@@ -154,7 +154,7 @@ extension ReplicaRecords {
     func visibleTags() -> [(id: String, name: String)] {
         guard let entity = schema.entity(named: "tag") else { return [] }
         var tags: [(key: String, id: String, name: String)] = []
-        for (key, row) in records.rows where key.entity == entity && isVisible(key) {
+        for row in visibleTopLevelRows(entity) {
             let name = Self.text(row, "name")
             tags.append((TagNames.key(name), row.id, name))
         }
@@ -162,18 +162,22 @@ extension ReplicaRecords {
     }
 
     /// Each card's tag names in the order of `tags` (the account's, by key: as the store reads a
-    /// card's tags), in one pass over the links.
-    private func cardTags(_ tags: [(id: String, name: String)]) -> [String: [String]] {
+    /// card's tags), its links found through the index of children, not a pass over every record.
+    private func cardTags(_ cardIds: [String], _ tags: [(id: String, name: String)]) -> [String: [String]] {
         var place: [String: Int] = [:]
         for (index, tag) in tags.enumerated() { place[tag.id] = index }
-        var found: [String: [Int]] = [:]
-        for (key, row) in records.rows where key.entity == cardTagEntity && records.isLive(key) {
-            guard case .string(let card)? = row.fields["cardId"]?.value,
-                case .string(let tag)? = row.fields["tagId"]?.value, let index = place[tag]
-            else { continue }
-            found[card, default: []].append(index)
+        var found: [String: [String]] = [:]
+        for card in cardIds {
+            var indexes: [Int] = []
+            forEachRow(of: cardTagEntity, naming: ParentReference(entity: cardEntity.rawValue, id: card)) { link in
+                guard records.isLive(Key(cardTagEntity, link.id)), case .string(let tag)? = link.fields["tagId"]?.value,
+                    let index = place[tag]
+                else { return }
+                indexes.append(index)
+            }
+            if !indexes.isEmpty { found[card] = indexes.sorted().map { tags[$0].name } }
         }
-        return found.mapValues { $0.sorted().map { tags[$0].name } }
+        return found
     }
 
     /// The deck's suggestions in seed 000's three lists (as `DeckStore.deckCounts`): shown ones,

@@ -4,14 +4,12 @@ extension ReplicaRecords {
     /// The lists page: every list a person sees, by position key then id (as `ListStore.lists()`),
     /// with how many items it has.
     public func listsPage() -> JSONValue {
-        // Counted in one pass over the records: a pass per list made 300 lists of 100 items take
-        // 15 s in the browser.
-        var counts: [String: Int] = [:]
-        for (key, row) in records.rows where key.entity == itemEntity {
-            guard let listId = itemPlacement.parentId(in: row), isVisible(key) else { continue }
-            counts[listId, default: 0] += 1
-        }
-        return WebPageModels.lists(visibleLists().map { (Self.listName($0), counts[$0.id] ?? 0) })
+        // Each list's items are found through the index of children, not a pass over every record
+        // (a pass per list made 300 lists of 100 items take 15 s in the browser).
+        WebPageModels.lists(
+            visibleLists().map {
+                (Self.listName($0), visibleChildren(itemEntity, parent: itemPlacement, of: $0.id).count)
+            })
     }
 
     /// A list's page: its items in order, the crossed-out ones only when the `showCrossedOutItems`

@@ -87,9 +87,7 @@ extension ReplicaRecords {
 
     /// Every list a person sees, by position key then id.
     func visibleLists() -> [ReplicaRow<NamedEntity>] {
-        var lists: [ReplicaRow<NamedEntity>] = []
-        for (key, row) in records.rows where key.entity == listEntity && isVisible(key) { lists.append(row) }
-        return lists.sorted(by: Self.byPlace)
+        visibleTopLevelRows(listEntity).sorted(by: Self.byPlace)
     }
 
     /// Changes an item's title, description or quantity: each one given (a quantity of `.some(nil)`

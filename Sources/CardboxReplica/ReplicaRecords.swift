@@ -15,6 +15,9 @@ public struct ReplicaRecords {
     /// The rows that name each record as their parent: a list's items are found without a pass over
     /// every record (a list of a 30,000-record account took 300 ms to draw that way).
     private var children: [ParentReference: Set<Key>] = [:]
+    /// The keys of each entity whose rows name no parent (the account, settings, decks, lists,
+    /// boards, tags), rows and tombstones: the pages that show them read these, not every record.
+    private var topLevel: [String: Set<Key>] = [:]
 
     /// A record as a row's parent field names it.
     struct ParentReference: Hashable {
@@ -67,6 +70,7 @@ public struct ReplicaRecords {
     }
 
     private mutating func reindex(_ key: Key, from before: [ParentReference]) {
+        if schema.parents(of: key.entity).isEmpty { topLevel[key.entity.rawValue, default: []].insert(key) }
         let after = parentReferences(of: key)
         guard after != before else { return }
         for reference in before { children[reference]?.remove(key) }
@@ -81,6 +85,15 @@ public struct ReplicaRecords {
         for child in children[parent] ?? [] where child.entity == entity {
             if let row = records.rows[child] { body(row) }
         }
+    }
+
+    /// The rows of a top-level `entity` (one that names no parent) a person sees, in no order.
+    func visibleTopLevelRows(_ entity: NamedEntity) -> [ReplicaRow<NamedEntity>] {
+        var found: [ReplicaRow<NamedEntity>] = []
+        for key in topLevel[entity.rawValue] ?? [] where records.isLive(key) {
+            if let row = records.rows[key] { found.append(row) }
+        }
+        return found
     }
 
     /// The rows that name `parent` as their parent, in no order.

@@ -44,7 +44,7 @@ extension ReplicaRecords {
     public func settingValues() -> JSONValue {
         guard let setting = schema.entity(named: "setting") else { return .object([:]) }
         var values: [String: JSONValue] = [:]
-        for (key, row) in records.rows where key.entity == setting && isVisible(key) {
+        for row in visibleTopLevelRows(setting) {
             if case .string(let name)? = row.fields["key"]?.value { values[name] = row.fields["value"]?.value ?? .null }
         }
         return .object(values)

@@ -1051,7 +1051,8 @@ def offline_with_a_laptop(browser: Browser, server: Server, work: str) -> None:
     another item, crosses a third out and answers the browser's first card too. Back online, the
     browser, the server (a new device's first sync) and the laptop hold the same records, line for
     line with their clocks (`cardbox sync records`, the replica's own dump), the laptop's backup is
-    the server's, and the card both answered has both reviews in its history."""
+    the server's, and the card both answered has both reviews in its history. The browser keeps its
+    replica with a journal of two entries here, so the snapshot is written again as it works."""
     def device(name: str):
         store = ["--store", os.path.join(work, name + ".sqlite")]
         def run(*arguments: str, stdin: str = "") -> str:
@@ -1075,7 +1076,11 @@ def offline_with_a_laptop(browser: Browser, server: Server, work: str) -> None:
             browser.open(path)
             wait.until(lambda d: ready(d) in ("true", "failed"))
         check(ready(browser.driver) == "true", f"{path} syncs the browser's replica")
+    compacting = browser.driver.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": "self.cardboxJournalLimit = 2;"})["identifier"]
     settled("/lists/" + list_id)
+    snapshots = lambda: browser.driver.execute_async_script(RESTORE_KEPT + "restoreKept(function (_, state) { done(state.snapshotVersion); });")
+    first_snapshot = snapshots()
     browser.open(f"/decks/{deck_id}/study")
     wait.until(lambda d: d.execute_script("return document.body.dataset.offlineReady") == "true")
     conditions = {"latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
@@ -1125,6 +1130,8 @@ def offline_with_a_laptop(browser: Browser, server: Server, work: str) -> None:
     check(records["browser"] == records["laptop"] == records["server"],
           "the browser, the server and the laptop hold the same records, clocks and all "
           f"({[len(text.splitlines()) for text in records.values()]} lines)")
+    check(snapshots() > first_snapshot, "the browser wrote its snapshot again as it worked (a short journal)")
+    browser.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": compacting})
     def backup(run) -> dict:
         tables = json.loads(run("export", "backup"))["tables"]
         return {name: sorted(json.dumps(row, sort_keys=True) for row in rows)

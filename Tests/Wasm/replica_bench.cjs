@@ -136,11 +136,11 @@ globalThis.CardboxReplica.load(fs.readFileSync(modulePath)).then((replica) => {
   console.log("a list of 100 items in the wire form: " + perList + " kB");
 
   // Decks: a fresh browser's first load (the merge), a page load (restore), the study screen
-  // (the queue, counts and intervals), and an answer.
-  console.log("cards × reviews | records | MB   | merge ms | snapshot ms | restore ms | study screen ms | answer ms");
+  // (the queue, counts and intervals), the deck's page (its first 50 cards, tags, counts), and an answer.
+  console.log("cards × reviews | records | MB   | merge ms | snapshot ms | restore ms | study screen ms | deck page ms | answer ms");
   for (const [cards, reviews] of [[200, 0], [2000, 5], [10000, 0], [10000, 10]]) {
     const { text, deckId, now } = deck_changes(cards, reviews);
-    const figures = { merge: [], save: [], restore: [], study: [], answer: [] };
+    const figures = { merge: [], save: [], restore: [], study: [], deck: [], answer: [] };
     const day = { deck: deckId, dayStart: now - 3600000, dayEnd: now + 20 * 3600000 };
     for (let run = 0; run < runs; run++) {
       replica.configure(schema, "web");
@@ -149,6 +149,7 @@ globalThis.CardboxReplica.load(fs.readFileSync(modulePath)).then((replica) => {
       figures.save.push(timed(() => { saved = replica.saved(account, setup.registry); }));
       let view = null;
       figures.study.push(timed(() => { view = replica.study(day, now); }));
+      figures.deck.push(timed(() => replica.deckPage(Object.assign({ query: [] }, day), now)));
       // An answer as the page makes it: only the queue's first card, and the journal's entry.
       figures.answer.push(timed(() => {
         const before = replica.writeCount();
@@ -164,7 +165,8 @@ globalThis.CardboxReplica.load(fs.readFileSync(modulePath)).then((replica) => {
     const cell = (values) => median(values).toFixed(values === figures.answer ? 1 : 0);
     console.log([(cards + " × " + reviews).padEnd(15), String(1 + cards * (reviews + 1)).padEnd(7),
       (text.length / 1e6).toFixed(1).padEnd(4), cell(figures.merge).padEnd(8), cell(figures.save).padEnd(11),
-      cell(figures.restore).padEnd(10), cell(figures.study).padEnd(15), cell(figures.answer)].join(" | "));
+      cell(figures.restore).padEnd(10), cell(figures.study).padEnd(15), cell(figures.deck).padEnd(12),
+      cell(figures.answer)].join(" | "));
     if (cards === 200) console.log("a 200-card day in the wire form: " + (text.length / 1e3).toFixed(0) + " kB");
   }
 });

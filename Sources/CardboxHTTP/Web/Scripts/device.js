@@ -44,8 +44,9 @@
   //   records one write made here. Merging is idempotent, so the snapshot and the journal give the
   //   records back; a save writes its own entry only (writing every record at each answer took a
   //   110,000-record account 2 s). After `journalLimit` entries the snapshot is written again and
-  //   the journal starts over.
-  var journalLimit = 500;
+  //   the journal starts over. (The browser test sets `cardboxJournalLimit` lower, so that its pages
+  //   write snapshots as they work.)
+  var journalLimit = self.cardboxJournalLimit || 500;
 
   var opened = null;
   function database() {
@@ -648,9 +649,8 @@
   // MARK: The offline deck page
 
   // New cards' ids, more than a text needs: one for each `{{c` it holds, and one.
-  // In order, so a cloze text's cards (made in one millisecond) sort c1 first by id: the replica's
-  // study queue breaks ties of creation time by id, a store's by the order it made the cards in
-  // (c1 first), and a device that pulls them gets them in that order too.
+  // In order, so a cloze text's cards (made in one millisecond) sort c1 first by id: every device
+  // breaks ties of creation time by id.
   function newIds(text) { return Array.apply(null, Array(text.split("{{c").length)).map(uuid).sort(); }
 
   // A deck's page with no network, from the replica: its tab, filters and page as the address
