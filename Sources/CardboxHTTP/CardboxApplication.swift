@@ -30,7 +30,7 @@ public enum CardboxApplication {
             database: database, accounts: accounts, options: options,
             secure: tls != nil || options.publicURL?.scheme?.lowercased() == "https")
         var application = Application(
-            router: router, server: try serverBuilder(tls: tls, idleTimeout: options.idleTimeout),
+            router: router, server: try serverBuilder(tls: tls, options: options, metrics: sync.metrics),
             configuration: .init(address: .hostname(host, port: port), serverName: "cardbox"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
@@ -82,7 +82,7 @@ public enum CardboxApplication {
             published: { [news = sync.news] account in await news.published(account) })
         WebApp(
             database: database, accounts: accounts, actions: actions, options: options, secure: secure,
-            news: sync.news
+            news: sync.news, limiter: sync.limiter
         ).addRoutes(to: router)
         WebAPI(actions: actions, accounts: accounts, options: options, limiter: sync.limiter).addRoutes(to: router)
         return (router, sync)
@@ -110,12 +110,22 @@ public enum CardboxApplication {
     }
 
     /// HTTP/1.1, with TLS where asked. A connection that sends nothing for `idleTimeout` is closed:
-    /// between requests, and also while its request's headers or body trickle in (a slow client
-    /// holding connections open, a body that stopped coming).
-    private static func serverBuilder(tls: (certificate: String, key: String)?, idleTimeout: Duration) throws
-        -> HTTPServerBuilder
-    {
-        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: TimeAmount(idleTimeout)))
+    /// between requests, and also while its request's headers or body stop coming. One whose body
+    /// trickles in (each byte resets the idle time) is closed by `SlowBodyGuard`, and an address
+    /// holding its share of connections gets no more (`ConnectionCap`).
+    private static func serverBuilder(
+        tls: (certificate: String, key: String)?, options: ServerOptions, metrics: ServerMetrics
+    ) throws -> HTTPServerBuilder {
+        let limits = options.connectionLimits
+        let open = OpenConnections(limit: limits.perAddress)
+        let guards: @Sendable () -> [any RemovableChannelHandler] = { [trusted = options.trustedProxies] in
+            [
+                ConnectionCap(open, trustedProxies: trusted) { metrics.closedConnection("per_address") },
+                SlowBodyGuard(limits) { metrics.closedConnection("slow_body") },
+            ]
+        }
+        let http1 = HTTPServerBuilder.http1(
+            configuration: .init(additionalChannelHandlers: guards(), idleTimeout: TimeAmount(options.idleTimeout)))
         guard let tls else { return http1 }
         do {
             let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map {

@@ -35,6 +35,11 @@ public final class ServerMetrics: Sendable {
             counter("changes_applied", "Records merged into the sync state by pushes.")
         }
         static var pulls: MetricNameDescriptor { counter("pulls", "Pages of changes pulled.") }
+        static var connectionsClosed: MetricNameDescriptor {
+            counter(
+                "connections_closed",
+                "Connections the server closed, by why: too many from one address, a request body too slow.")
+        }
         static var changesPulled: MetricNameDescriptor { counter("changes_pulled", "Records sent in pulled pages.") }
 
         static func counter(_ name: String, _ help: String) -> MetricNameDescriptor {
@@ -60,6 +65,11 @@ public final class ServerMetrics: Sendable {
     func pulled(records: Int) {
         registry.makeCounter(descriptor: Name.pulls).increment()
         registry.makeCounter(descriptor: Name.changesPulled).increment(by: Int64(records))
+    }
+
+    /// A connection closed by `ConnectionCap` ("per_address") or `SlowBodyGuard` ("slow_body").
+    func closedConnection(_ reason: String) {
+        registry.makeCounter(descriptor: Name.connectionsClosed, labels: [("reason", reason)]).increment()
     }
 
     /// The text `/metrics` answers with.

@@ -70,6 +70,9 @@ public struct ServerOptions: Sendable {
     /// How long a connection may send nothing before it is closed (`CardboxApplication`). Devices'
     /// clients let their idle connections go sooner.
     public var idleTimeout: Duration = .seconds(30)
+    /// Connections per client address and the slowest a request body may come
+    /// (`--connections-per-address`).
+    public var connectionLimits = ConnectionLimits()
 
     public init(openSignup: Bool = false) { self.openSignup = openSignup }
 }

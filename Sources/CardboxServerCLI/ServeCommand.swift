@@ -110,6 +110,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help:
+            "Connections one client address may hold open at once (a trusted proxy's address has no cap); past it a new one is closed."
+    )
+    var connectionsPerAddress = 64
+    @Option(
+        name: .long,
+        help:
             "bcrypt's cost for passwords (4 to 31, default 12: about a quarter of a second a check here); lower only for load tests."
     )
     var passwordCost = 12
@@ -135,6 +141,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-certificate and --tls-key go together")
         }
+        guard connectionsPerAddress >= 1 else {
+            throw ValidationError("--connections-per-address must be 1 or more, got \(connectionsPerAddress)")
+        }
         guard rateLimit >= 1 else { throw ValidationError("--rate-limit must be 1 or more, got \(rateLimit)") }
         guard suggestionInterval >= 1 else {
             throw ValidationError("--suggestion-interval must be 1 or more, got \(suggestionInterval)")
@@ -155,6 +164,7 @@ struct ServeCommand: AsyncParsableCommand {
             options.trustedProxies = Set(trustedProxy)
             options.metricsToken = metricsToken
             options.metricsListen = metricsListen.flatMap(Self.hostAndPort)
+            options.connectionLimits.perAddress = connectionsPerAddress
             if suggestions != "off" {
                 options.suggestions = SuggestionServiceSettings(
                     suggestions: try ProviderChoice.suggestions(suggestions, environment: Terminal.current.environment),

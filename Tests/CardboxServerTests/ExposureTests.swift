@@ -389,6 +389,24 @@ struct ExposureTests {
         }
     }
 
+    @Test("signed-in pages and forms count toward the account's request rate, as the API does")
+    func pageRateLimit() async throws {
+        // One request every 100 s on average, bursts of one: the second request in a row waits.
+        try await Self.withExposedServer({ $0.requestsPerSecond = 0.01 }) { url, _, accounts in
+            _ = try await accounts.addAccount(name: "ana", password: "correct horse")
+            let browser = TestBrowser(url)
+            #expect(try await browser.post("/signin", ["user": "ana", "password": "correct horse"]).status == 303)
+            let csrf = try await browser.csrf()  // a page: the burst's one request
+            let refused = try await browser.post("/lists", ["csrf": csrf, "name": "Errands"])
+            #expect(refused.status == 429 && refused.body.contains("too many requests"), "\(refused.status)")
+            // Another account keeps its own rate.
+            _ = try await accounts.addAccount(name: "bea", password: "correct horse")
+            let other = TestBrowser(url)
+            #expect(try await other.post("/signin", ["user": "bea", "password": "correct horse"]).status == 303)
+            #expect(try await other.get("/decks").status == 200)
+        }
+    }
+
     @Test("event streams: a few per device, more per account; past either cap, the oldest closes")
     func streamCaps() async throws {
         try await Self.withExposedServer({ ($0.streamsPerDevice, $0.streamsPerAccount) = (2, 2) }) { url, _, accounts in
@@ -499,6 +517,72 @@ struct ExposureTests {
             // Closed (read gives nil), not left waiting (read gives "" when its own time is up).
             #expect(await slowHeaders.read(within: 8) == nil)
             #expect(await stalledBody.read(within: 8) == nil)
+        }
+    }
+
+    @Test("a body that trickles in is closed once it comes slower than the minimum; a steady one is answered")
+    func slowBodiesClose() async throws {
+        try await Self.withExposedServer({
+            $0.connectionLimits.bodyGrace = .seconds(1)
+            $0.connectionLimits.minimumBodyBytesPerSecond = 1_024
+        }) { url, _, _ in
+            // A byte every 200 ms: each resets the idle timeout (30 s), none makes the rate.
+            let trickle = try RawConnection(url)
+            trickle.send("POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 9000\r\n\r\n{")
+            let sending = Task {
+                for _ in 0..<40 {
+                    try await Task.sleep(for: .milliseconds(200))
+                    trickle.send(" ")
+                }
+            }
+            // Closed within 10 s, long before the idle timeout (30 s) would close it.
+            #expect(await trickle.read(within: 10) == nil, "closed, not answered or left open")
+            sending.cancel()
+            // 9 kB in 1.5 s (6 kB/s): slower than a quick client, faster than the minimum. Sent
+            // from a thread of its own, on time however busy the tests' shared threads are.
+            let steady = try RawConnection(url)
+            let password = String(repeating: "p", count: 9_000 - 31)
+            let body = Array("{\"user\":\"nobody\",\"password\":\"\(password)\"}".utf8)
+            steady.send("POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.count)\r\n\r\n")
+            Thread {
+                for part in stride(from: 0, to: body.count, by: 1_500) {
+                    usleep(250_000)
+                    steady.send(String(decoding: body[part..<min(part + 1_500, body.count)], as: UTF8.self))
+                }
+            }.start()
+            let answer = await steady.read(within: 15)
+            #expect(answer?.hasPrefix("HTTP/1.1 4") == true, "answered: \(answer ?? "closed")")
+            let metrics = try await TestBrowser(url).get("/metrics").body
+            #expect(metrics.contains("cardbox_connections_closed_total{reason=\"slow_body\"} 1"))
+        }
+    }
+
+    @Test("one address holds a few connections at once, past which a new one is closed; a trusted proxy, any")
+    func connectionsPerAddress() async throws {
+        try await Self.withExposedServer({ $0.connectionLimits.perAddress = 3 }) { url, _, _ in
+            var held = try (0..<3).map { _ in try RawConnection(url) }
+            let fourth = try RawConnection(url)
+            #expect(await fourth.read(within: 5) == nil, "the fourth is closed as it opens")
+            held[0].send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(await held[0].read(within: 5)?.hasPrefix("HTTP/1.1 200") == true)
+            // Once one closes, its place is free again.
+            held.removeLast()
+            var answered = false
+            for _ in 0..<50 where !answered {
+                let next = try RawConnection(url)
+                next.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                answered = await next.read(within: 5)?.hasPrefix("HTTP/1.1 200") == true
+                if !answered { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(answered, "a connection closed frees its place")
+        }
+        try await Self.withExposedServer({
+            $0.connectionLimits.perAddress = 3
+            $0.trustedProxies = ["127.0.0.1"]
+        }) { url, _, _ in
+            let held = try (0..<6).map { _ in try RawConnection(url) }
+            held[5].send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(await held[5].read(within: 5)?.hasPrefix("HTTP/1.1 200") == true, "a proxy's connections are many")
         }
     }
 

@@ -22,6 +22,8 @@ struct WebApp: Sendable {
     let secure: Bool
     /// Wakes a live page when its account changes (a device's push, another tab's action).
     let news: AccountNews
+    /// Each account's request rate, the same bucket as the API's: a signed-in page or form counts.
+    let limiter: RateLimiter
     /// The pages most asked for, kept a second while nothing they show has changed.
     let pageCache = PageCache()
     /// Held while a recommended retention is worked out (one at a time on a server).
@@ -42,6 +44,7 @@ struct WebApp: Sendable {
         addSessionRoutes(
             to: pages.group().add(middleware: PageForms(needs: .sameOrigin, trustedProxies: options.trustedProxies)))
         let signedIn = pages.group().add(middleware: PageForms(needs: .session))
+            .add(middleware: AccountRateLimit(limiter: limiter))
         addSignOutRoute(to: signedIn)
         addDeckRoutes(to: signedIn)
         addCardRoutes(to: signedIn)
