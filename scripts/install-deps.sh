@@ -6,9 +6,9 @@
 # that (what `scripts/cardbox.sh` needs). Otherwise also the sqlite3 shell (the benchmark's
 # reference) and PostgreSQL's server (the tests start a throwaway one; `cardbox serve --database
 # postgres://…` uses any). With --browser, also what the tests drive beyond Swift: Chromium, its
-# driver and selenium (the web app's browser test), and Node (which runs the browser's WebAssembly
-# scheduler and replica against the native ones, in the tests and in `cardbox-converge
-# --browser-replica`).
+# driver, selenium and axe-core-python (the web app's browser test and its accessibility audit),
+# and Node (which runs the browser's WebAssembly scheduler and replica against the native ones, in
+# the tests and in `cardbox-converge --browser-replica`).
 set -euo pipefail
 missing=()
 if [ "${1:-}" = "--browser" ]; then
@@ -42,5 +42,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 if [ "${1:-}" = "--browser" ]; then
     python3 -c "import selenium" 2>/dev/null || pip install --quiet selenium
+    python3 -c "import axe_core_python" 2>/dev/null || pip install --quiet axe-core-python
 fi
 command -v swift >/dev/null 2>&1 || { echo "error: the Swift toolchain (6.1 or newer) is not on PATH" >&2; exit 1; }

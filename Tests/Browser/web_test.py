@@ -33,6 +33,9 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 PHONE = (320, 640)
+# Deque's axe-core, as PyPI's axe-core-python ships it (scripts/install-deps.sh installs it).
+import axe_core_python  # noqa: E402
+AXE = open(os.path.join(os.path.dirname(axe_core_python.__file__), "axe.min.js")).read()
 DESKTOP = (1280, 800)
 
 
@@ -152,6 +155,11 @@ class Browser:
             self.check_reflows(f"{name} ({label})")
             if label == "desktop":
                 self.check_names(name)
+            if label == "phone":
+                self.check_phone(name)
+                self.check_axe(f"{name} (phone, dark)", dark=True)
+            if label != "zoom200":
+                self.check_axe(f"{name} ({label})")
             self.driver.execute_script("arguments[0].forEach((details) => { details.open = false; })", folded)
             viewport(max(height, self.driver.execute_script("return document.documentElement.scrollHeight")))
             self.driver.execute_script("window.scrollTo(0, 0)")
@@ -172,6 +180,52 @@ class Browser:
                     .slice(0, 5).map((element) => element.outerHTML.slice(0, 200));
             """)
             check(False, f"{page}: the page is {wide[0]} px wide in a {wide[1]} px window: {culprits}")
+
+    def check_phone(self, page: str) -> None:
+        """On a phone: the app's four parts in one row at the bottom, the current one marked; a
+        page's tabs in one row (scrolling sideways); every tap target at least 44 × 44 px."""
+        found = self.driver.execute_script("""
+            const shown = (element) => element.checkVisibility() && element.getBoundingClientRect().width > 0;
+            const nav = [...document.querySelectorAll("nav.main a")].map((a) => a.getBoundingClientRect());
+            const tabs = [...document.querySelectorAll("nav.tabs a")].map((a) => a.getBoundingClientRect().top);
+            const current = document.querySelector("nav.main a[aria-current=page]");
+            const targets = [...document.querySelectorAll(
+                "nav.main a, nav.tabs a, button:not(.link), .button")].filter(shown);
+            const small = targets.map((element) => [element, element.getBoundingClientRect()])
+                .filter(([_, box]) => box.width < 43.5 || box.height < 43.5)
+                .map(([element, box]) => `${element.outerHTML.slice(0, 80)} ${box.width}x${box.height}`);
+            return {nav: nav.map((box) => [box.top, box.bottom]), height: window.innerHeight, tabs,
+                    current: current && current.getAttribute("href"), small};
+        """)
+        if found["nav"]:
+            tops = {round(top) for top, _ in found["nav"]}
+            check(len(tops) == 1 and max(bottom for _, bottom in found["nav"]) <= found["height"] + 0.5
+                  and min(tops) > found["height"] - 90,
+                  f"{page} (phone): the navigation is one row at the bottom ({found['nav']})")
+            part = "/" + urlparse(self.driver.current_url).path.split("/")[1]
+            if part in ("/decks", "/lists", "/boards", "/account"):
+                check(found["current"] == part, f"{page} (phone): the current part is marked ({found['current']})")
+        check(len({round(top) for top in found["tabs"]}) <= 1, f"{page} (phone): the tabs are one row")
+        check(not found["small"], f"{page} (phone): tap targets under 44 × 44 px: {found['small'][:5]}")
+
+    def check_axe(self, page: str, dark: bool = False) -> None:
+        """axe-core (Deque's engine) finds no serious or critical violation of WCAG 2.1 A and AA, in
+        the light scheme or (`dark`) the dark one."""
+        # A page already dark (the dark-mode step) stays so.
+        dark = dark and not self.driver.execute_script("return matchMedia('(prefers-color-scheme: dark)').matches")
+        if dark:
+            self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+                "features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        result = self.driver.execute_async_script(AXE + """
+            const done = arguments[arguments.length - 1];
+            axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}})
+                .then((found) => done(found.violations.filter((v) => ["serious", "critical"].includes(v.impact))
+                    .map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`)))
+                .catch((error) => done(["axe failed: " + error]));
+        """)
+        if dark:
+            self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+        check(not result, f"{page}: axe-core finds {result}")
 
     def check_names(self, page: str) -> None:
         """Every visible form control and button has an accessible name, as Chromium computes it for

@@ -66,9 +66,12 @@ struct TemplateValuesTests {
         ])
         let frame = WebPage.Frame(
             title: "Lists", live: nil, signedIn: true, account: nil, csrf: "token",
-            assets: .init(css: "/a.css", javascript: "/a.js"),
+            assets: .init(css: "/a.css", javascript: "/a.js"), section: .init("lists"),
             error: nil, page: page)
         let html = WebTemplates.render(.lists, frame)
+        // The navigation marks the part of the app the page is in, and that one only.
+        #expect(html.contains(#"<a href="/lists" aria-current="page">"#))
+        #expect(html.components(separatedBy: "aria-current").count == 2)
         #expect(html.contains("Groceries &lt;b&gt;"))
         #expect(html.contains(#"<a href="/lists/l2"><strong>Books</strong></a>"#))
         // The first list moves down only, the last up only; every form carries the frame's token.

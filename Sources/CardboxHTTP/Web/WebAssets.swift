@@ -82,22 +82,40 @@ enum WebAssets {
     static let offlineScript = String(decoding: PackageResources.offline_js, as: UTF8.self)
 
     static let css = """
-        :root { --tint: #2f6fde; --muted: #5b6470; --line: #d7dce2; --bad: #b3261e; --ok: #1e7b34;
+        :root { --tint: #2962cc; --muted: #5b6470; --line: #d7dce2; --bad: #b3261e; --ok: #1e7b34;
           --text: #1b1f24; --bg: #f6f7f9; --surface: #fff; --tag: #eef2f8; --bad-bg: #fdecea; --ok-bg: #e7f4ea;
-          --on-tint: #fff; --new: #1565c0; --learning: #c62828; --review: #2e7d32; color-scheme: light dark; }
+          --on-tint: #fff; --column: #eceff3; --new: #1565c0; --learning: #c62828; --review: #2e7d32; color-scheme: light dark; }
         @media (prefers-color-scheme: dark) {
           :root { --tint: #7aa7ff; --muted: #a0a9b5; --line: #363c44; --bad: #ff8a80; --ok: #7bd88f;
-            --text: #e6e8eb; --bg: #121417; --surface: #1d2126; --tag: #2a3340; --bad-bg: #3a1d1b; --ok-bg: #17301d; --on-tint: #0d1117;
+            --text: #e6e8eb; --bg: #121417; --surface: #1d2126; --tag: #2a3340; --bad-bg: #3a1d1b; --ok-bg: #17301d; --on-tint: #0d1117; --column: #262b32;
             --new: #82b1ff; --learning: #ff8a80; --review: #7bd88f; }
           input, textarea, select { background: var(--surface); color: var(--text); border-color: var(--line); }
         }
         * { box-sizing: border-box; }
         body { margin: 0; font: 16px/1.5 system-ui, sans-serif; color: var(--text); background: var(--bg); }
-        header { display: flex; flex-wrap: wrap; gap: .3rem .9rem; align-items: center;
-          padding: .6rem 1rem; background: var(--surface); border-bottom: 1px solid var(--line); }
-        /* The brand and the links share the bar's lines: two at most on a phone. */
-        header nav { display: contents; }
+        header { display: flex; gap: .3rem .9rem; align-items: center;
+          padding: .4rem 1rem; background: var(--surface); border-bottom: 1px solid var(--line); }
         .brand { font-weight: 700; color: inherit; text-decoration: none; margin-right: auto; }
+        /* The four parts of the app, the current one marked; Import and Sign out beside them (on a
+           phone, on the account page). */
+        nav.main { display: flex; gap: .2rem; }
+        nav.main a, header .more a { display: inline-flex; align-items: center; gap: .35rem; min-height: 44px;
+          padding: 0 .6rem; border-radius: .5rem; color: var(--text); text-decoration: none; }
+        nav.main a[aria-current="page"], header .more a[aria-current="page"] { color: var(--tint); background: var(--tag);
+          font-weight: 600; }
+        nav.main svg { width: 1.3rem; height: 1.3rem; fill: none; stroke: currentColor; stroke-width: 1.8;
+          stroke-linecap: round; stroke-linejoin: round; }
+        header .more { display: flex; gap: .4rem; align-items: center; }
+        /* A phone: the parts are a tab bar at the bottom, in one row from 320 px up. */
+        @media (max-width: 640px) {
+          nav.main { position: fixed; left: 0; right: 0; bottom: 0; z-index: 10; gap: 0; background: var(--surface);
+            border-top: 1px solid var(--line); padding: .15rem .25rem calc(.15rem + env(safe-area-inset-bottom)); }
+          nav.main a { flex: 1; flex-direction: column; justify-content: center; gap: 0; padding: .2rem 0;
+            font-size: .75rem; min-height: 52px; }
+          nav.main a[aria-current="page"] { background: none; }
+          body:has(nav.main) { padding-bottom: 4.5rem; }
+          header .more { display: none; }
+        }
         main { max-width: 46rem; margin: 0 auto; padding: 1rem; }
         a { color: var(--tint); }
         :focus { outline: none; }
@@ -123,8 +141,11 @@ enum WebAssets {
         details.confirm > summary::-webkit-details-marker { display: none; }
         details.confirm[open] > summary { text-decoration: none; }
         ul.suggestions li { display: flex; gap: .8rem; align-items: flex-start; }
-        nav.tabs { display: flex; flex-wrap: wrap; gap: .2rem; border-bottom: 1px solid var(--line); margin: 1rem 0; }
-        nav.tabs a { padding: .4rem .7rem; text-decoration: none; border-radius: .4rem .4rem 0 0; }
+        /* Tabs stay on one line and scroll sideways where they do not fit (a phone). */
+        nav.tabs { display: flex; flex-wrap: nowrap; overflow-x: auto; scrollbar-width: none; gap: .2rem;
+          border-bottom: 1px solid var(--line); margin: 1rem 0; }
+        nav.tabs a { flex: none; white-space: nowrap; gap: .35rem; padding: .4rem .7rem; text-decoration: none;
+          border-radius: .4rem .4rem 0 0; display: inline-flex; align-items: center; min-height: 44px; }
         nav.tabs a[aria-current="page"] { background: var(--surface); border: 1px solid var(--line); border-bottom-color: var(--surface);
           margin-bottom: -1px; font-weight: 600; }
         .actions { margin-left: auto; display: flex; gap: .6rem; }
@@ -179,14 +200,13 @@ enum WebAssets {
         .study details[open] > summary { display: none; }
         .ratings { display: grid; grid-template-columns: repeat(4, 1fr); gap: .5rem; margin-top: 1.2rem; }
         .ratings button { display: flex; flex-direction: column; align-items: center; padding: .55rem .2rem; color: #fff; }
-        .ratings small { opacity: .9; }
         @media (max-width: 359px) { .ratings { grid-template-columns: repeat(2, 1fr); } }
         .ratings .rating-1 { background: #c62828; } .ratings .rating-2 { background: #5f6b7a; }
         .ratings .rating-3 { background: #2e7d32; } .ratings .rating-4 { background: #1565c0; }
         .remaining { display: flex; gap: 1rem; font-weight: 600; }
         .remaining .new { color: var(--new); } .remaining .learning { color: var(--learning); }
         .remaining .review { color: var(--review); }
-        button kbd, .button kbd { color: inherit; border-color: currentColor; opacity: .75; }
+        button kbd, .button kbd { color: inherit; border-color: currentColor; }
         .cloze { font-weight: 700; color: var(--tint); }
         .study:has(details[open]) .cloze-question { display: none; }
         summary { cursor: pointer; color: var(--tint); }
@@ -203,12 +223,19 @@ enum WebAssets {
         .reorder li.drop-target { outline: 2px dashed var(--tint); }
         main:has(.columns) { max-width: none; }
         .columns { display: flex; gap: .8rem; overflow-x: auto; align-items: flex-start; padding-bottom: .5rem; }
-        .column { flex: 0 0 17rem; background: #eceff3; border-radius: .6rem; padding: .6rem; }
+        .column { flex: 0 0 17rem; background: var(--column); border-radius: .6rem; padding: .6rem; }
         .column h2 { font-size: 1rem; margin: .2rem 0; display: inline-block; cursor: grab; }
         .column ul.cards { min-height: 2.5rem; margin: .4rem 0; }
         .column li.archived { opacity: .6; }
         .add-card input { flex: 1; min-width: 0; }
         kbd { font-size: .75rem; border: 1px solid var(--line); border-radius: .25rem; padding: 0 .3rem; color: var(--muted); }
+        /* Keyboard hints only where there is a keyboard and a mouse. */
+        @media (hover: none), (pointer: coarse) { kbd { display: none; } }
+        /* Tap targets of at least 44 × 44 px on a touch screen or a phone's width (Apple's HIG). */
+        @media (pointer: coarse), (max-width: 640px) {
+          button:not(.link), .button { min-height: 44px; }
+          button.check { width: 44px; height: 44px; flex: none; }
+        }
         """
 
     /// Study keys: space shows the answer, 1–4 answer, u undoes (not while typing in a field). A live

@@ -47,7 +47,7 @@ enum WebPage {
         let frame = Frame(
             title: title, live: live.map(String.init), signedIn: context.caller != nil,
             account: context.caller?.account.id.uuidString.lowercased(), csrf: context.csrf,
-            assets: Frame.Assets(), error: error,
+            assets: Frame.Assets(), section: Frame.Section(context.endpointPath), error: error,
             page: page)
         return Rendered(body: ByteBuffer(string: WebTemplates.render(template, frame)), status: status)
     }
@@ -65,6 +65,17 @@ enum WebPage {
             var icon = AppShell.iconPath
         }
 
+        /// The part of the app a page belongs to, marked in the navigation (`aria-current`).
+        struct Section: Encodable {
+            var decks = false, lists = false, boards = false, account = false, exchange = false
+
+            init(_ path: String?) {
+                let first = path?.split(separator: "/").first ?? ""
+                (decks, lists, boards) = (first == "decks", first == "lists", first == "boards")
+                (account, exchange) = (first == "account", first == "exchange")
+            }
+        }
+
         let title: String
         let live: String?
         let signedIn: Bool
@@ -72,6 +83,7 @@ enum WebPage {
         let account: String?
         let csrf: String
         let assets: Assets
+        let section: Section
         let error: String?
         let page: Page
     }
