@@ -955,9 +955,6 @@ def page_body(browser: Browser) -> str:
         var copy = main.cloneNode(true);
         copy.querySelectorAll("#offline-note, #changed, #set-aside, #sync-refusal").forEach(function (e) { e.remove(); });
         copy.querySelectorAll("input[name=csrf]").forEach(function (e) { e.removeAttribute("value"); });
-        copy.querySelectorAll("form[action*='csrf=']").forEach(function (e) {
-          e.setAttribute("action", e.getAttribute("action").replace(/csrf=[^&]*/, "csrf="));
-        });
         return copy.innerHTML.trim();""")
 
 

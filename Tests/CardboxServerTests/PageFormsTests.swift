@@ -78,7 +78,8 @@ struct PageFormsTests {
                         #expect(String(buffer: response.body).contains("this form has expired"), "\(path)")
                     }
                 }
-                // A file's form carries its token in its address: without it, refused before the file.
+                // A file's form must say it came from this server's page (`Sec-Fetch-Site`, `Origin`):
+                // saying nothing, it is refused before the file.
                 try await client.execute(
                     uri: path, method: .post,
                     headers: Self.form("", cookie: session, contentType: "multipart/form-data; boundary=x"), body: large

@@ -44,11 +44,16 @@ final class TestBrowser: @unchecked Sendable {
 
     /// Posts a file as a page's multipart form would, beside the form's other fields; its address
     /// carries the form's CSRF token, as the page's form's does.
-    func postFile(_ path: String, _ fields: [String: String], file: (name: String, data: Data)) async throws -> Answer {
-        let path = fields["csrf"].map { path + (path.contains("?") ? "&" : "?") + "csrf=" + Self.encode($0) } ?? path
+    /// A form with a file, posted as a browser posts it from a page of `site` (this server's own, or
+    /// "cross-site": a forgery), saying so in `Sec-Fetch-Site`; such a form holds no CSRF token.
+    func postFile(
+        _ path: String, _ fields: [String: String], file: (name: String, data: Data), site: String = "same-origin"
+    ) async throws -> Answer {
+        headers.append(("Sec-Fetch-Site", site))
+        defer { headers.removeLast() }
         let boundary = "----cardbox\(UUID().uuidString)"
         var body = Data()
-        for (key, value) in fields {
+        for (key, value) in fields where key != "csrf" {
             body.append(
                 Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(key)\"\r\n\r\n\(value)\r\n".utf8))
         }
@@ -802,8 +807,7 @@ struct WebAppTests {
                     editor, fields.merging(["csrf": try await eve.csrf()]) { $1 }, file: ("image", Data())
                 ).status == 404)
             #expect(
-                try await browser.postFile(editor, fields.merging(["csrf": "0"]) { $1 }, file: ("image", Data())).status
-                    == 403)
+                try await browser.postFile(editor, fields, file: ("image", Data()), site: "cross-site").status == 403)
         }
     }
 
@@ -1050,7 +1054,7 @@ struct WebAppTests {
             _ = try await DeviceSync(store: phone).sync()
             #expect(try phone.cards(in: nil).count == 2)
             let forged = try await browser.postFile(
-                "/exchange/import", fields.merging(["csrf": "0"]) { $1 }, file: ("file", words))
+                "/exchange/import", fields, file: ("file", words), site: "cross-site")
             #expect(forged.status == 403)
 
             let deck = try #require(try phone.decks().first?.id)
@@ -1351,7 +1355,7 @@ struct WebAppTests {
             #expect(text.status == 400 && text.body.contains("is not a JPEG, PNG or HEIC image"))
             let none = try await ana.post(item + "/images", ["csrf": try await ana.csrf()])
             #expect(none.status == 400 && none.body.contains("multipart/form-data"))
-            let forged = try await ana.postFile(item + "/images", ["csrf": "0"], file: ("image", photo))
+            let forged = try await ana.postFile(item + "/images", [:], file: ("image", photo), site: "cross-site")
             #expect(forged.status == 403)
             // Another account cannot add to or remove from this item.
             let eve = try await Self.signedIn(url, accounts)

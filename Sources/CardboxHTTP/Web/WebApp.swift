@@ -43,7 +43,7 @@ struct WebApp: Sendable {
         let pages = router.group().add(middleware: WebSession(accounts: accounts, secure: secure, now: options.now))
         addSessionRoutes(
             to: pages.group().add(middleware: PageForms(needs: .sameOrigin, trustedProxies: options.trustedProxies)))
-        let signedIn = pages.group().add(middleware: PageForms(needs: .session))
+        let signedIn = pages.group().add(middleware: PageForms(needs: .session, trustedProxies: options.trustedProxies))
             .add(middleware: AccountRateLimit(limiter: limiter))
         addSignOutRoute(to: signedIn)
         addDeckRoutes(to: signedIn)

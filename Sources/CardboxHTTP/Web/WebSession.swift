@@ -70,16 +70,20 @@ struct WebSession: RouterMiddleware {
     /// site opened in a browser on the server's machine could make itself the first account, or
     /// sign the browser in to an account of its own. Browsers say where a form came from
     /// (`Sec-Fetch-Site`, `Origin`); a client that says neither (a script) is not a browser on
-    /// someone else's page. `X-Forwarded-Host` counts only from a trusted proxy (`throughProxy`):
-    /// from anyone else it is the client's own word.
-    static func requireSameOrigin(_ request: Request, throughProxy: Bool) throws {
+    /// someone else's page, unless `required` (a signed-in form with a file: the browser must say).
+    /// `X-Forwarded-Host` counts only from a trusted proxy (`throughProxy`): from anyone else it is
+    /// the client's own word.
+    static func requireSameOrigin(_ request: Request, throughProxy: Bool, required: Bool = false) throws {
         let refusal = APIError(
             .forbidden, "this form came from another site: open this server's own page and try again")
         if let site = request.headers[secFetchSite] {
             guard site == "same-origin" || site == "none" else { throw refusal }
             return
         }
-        guard let origin = request.headers[.origin] else { return }
+        guard let origin = request.headers[.origin] else {
+            if required { throw refusal }
+            return
+        }
         // Behind a reverse proxy the page's host may reach the server as the forwarded one.
         let forwarded = throughProxy ? request.headers[forwardedHost] : nil
         let hosts = [request.head.authority, forwarded].compactMap { $0?.lowercased() }
@@ -116,10 +120,11 @@ extension CardboxRequestContext {
 /// that come before one (first run, sign-up, sign-in) a post from this server's own page.
 ///
 /// A form posted with a session then carries the session's CSRF token, which another site cannot
-/// read: a form with a file (`multipart/form-data`, up to 64 MB) in its address (`?csrf=`), checked
-/// here before the file is read, and read by its handler; any other form in its fields (at most
-/// `WebPage.formLimit`), read and checked here, its fields handed to the handler as
-/// `context.formFields`. So no handler sees a form whose checks it could have forgotten.
+/// read, in its fields (at most `WebPage.formLimit`), read and checked here, its fields handed to
+/// the handler as `context.formFields`. A form with a file (`multipart/form-data`, up to 64 MB) is
+/// checked before its file is read, by where the browser says it came from (`Sec-Fetch-Site` or
+/// `Origin`, one of which is required), so no token sits in an address (a log, a `Referer`). So no
+/// handler sees a form whose checks it could have forgotten.
 struct PageForms: RouterMiddleware {
     typealias Context = CardboxRequestContext
 
@@ -143,7 +148,10 @@ struct PageForms: RouterMiddleware {
             try WebSession.requireSameOrigin(request, throughProxy: context.cameThroughProxy(trustedProxies))
             if !isMultipart { context.formFields = try await WebPage.form(request) }
         case .session where isMultipart:
-            try context.checkCSRF(request.uri.queryParameters["csrf"].map(String.init))
+            // Its file is not read before this check, so no token from its body: the browser's word
+            // on where the form came from, which another site cannot forge.
+            try WebSession.requireSameOrigin(
+                request, throughProxy: context.cameThroughProxy(trustedProxies), required: true)
         case .session:
             context.formFields = try await WebPage.form(request)
             try context.checkCSRF(context.formFields["csrf"])

@@ -548,7 +548,6 @@
   // Does what a form posting `fields` to `action` does on the server, in the replica.
   function perform(action, fields) {
     if (busy) return Promise.resolve();
-    action = action.split("?")[0];   // the editor's form names its CSRF token in its address
     busy = true;
     var done = function () { busy = false; };
     for (var index = 0; index < offlineForms.length; index++) {
