@@ -162,6 +162,11 @@ public enum WebPageModels {
                     let orders = shown.map { $0.orderNumber }
                     let previous = index > 0 ? JSONValue.string(columns[index - 1].id) : .null
                     let next = index + 1 < columns.count ? JSONValue.string(columns[index + 1].id) : .null
+                    // Where a card's "Move to…" menu can send it: every other column, in order.
+                    let others = JSONValue.array(
+                        columns.filter { $0.id != column.id }.map {
+                            .object(["id": .string($0.id), "title": .string($0.title)])
+                        })
                     return .object([
                         "id": .string(column.id), "title": .string(column.title), "count": .int(Int64(shown.count)),
                         "total": .int(Int64(column.cards.count)), "order": .int(Int64(index)),
@@ -176,6 +181,7 @@ public enum WebPageModels {
                                     "hasDescription": .bool(!description.isEmpty), "isArchived": .bool(card.isArchived),
                                     "order": .int(Int64(card.orderNumber)), "arrows": arrows(position, of: orders),
                                     "previousColumn": previous, "nextColumn": next,
+                                    "moveTargets": others, "hasMoveTargets": .bool(columns.count > 1),
                                 ])
                             }),
                     ])

@@ -602,6 +602,36 @@ def boards(browser: Browser) -> None:
     browser.find('button[aria-label="Move Pack to the next column"]').click()
     browser.wait.until(gone(old))
     check(column_of("Pack") == "Doing", "the keyboard way (an arrow button) moves a card to the next column")
+    # The "Move to…" menu in a card's details: any column, for a screen reader or a thumb.
+    flights = browser.driver.find_element(By.XPATH, "//li[span[@class='title' and text()='Book flights']]")
+    flights.find_element(By.TAG_NAME, "summary").click()
+    Select(flights.find_element(By.CSS_SELECTOR, ".move-to select")).select_by_visible_text("Done")
+    browser.submit_in(flights, ".move-to button")
+    check(column_of("Book flights") == "Done", "a card's Move to menu moves it to the column chosen")
+    flights = browser.driver.find_element(By.XPATH, "//li[span[@class='title' and text()='Book flights']]")
+    flights.find_element(By.TAG_NAME, "summary").click()
+    Select(flights.find_element(By.CSS_SELECTOR, ".move-to select")).select_by_visible_text("Doing")
+    browser.submit_in(flights, ".move-to button")
+    check(column_of("Book flights") == "Doing", "and back, to a column before it")
+    # On a phone, one whole column at a time, swiped; the strip above names each and goes to it.
+    browser.at_width(390)
+    try:
+        columns = browser.driver.find_elements(By.CSS_SELECTOR, ".column")
+        box = browser.rect(browser.find(".columns"))  # what scrolls past its edges is not shown
+        width = browser.driver.execute_script("return document.documentElement.clientWidth")
+        first, second = browser.rect(columns[0]), browser.rect(columns[1])
+        check(box["right"] <= width and first["left"] >= box["left"] and first["right"] <= box["right"]
+              and second["left"] >= box["right"],
+              f"a phone shows one whole column ({first['left']:.0f}-{first['right']:.0f} of "
+              f"{box['left']:.0f}-{box['right']:.0f}, the next at {second['left']:.0f})")
+        strip = browser.driver.find_elements(By.CSS_SELECTOR, ".column-strip a")
+        names = [" ".join(link.text.split()) for link in strip]
+        check(names == ["To do 0", "Doing 2", "Done 0"] and strip[1].is_displayed(), f"the strip names the columns ({names})")
+        strip[1].click()
+        browser.wait.until(lambda _: abs(browser.rect(columns[1])["left"] - box["left"]) < 2)
+        check(browser.rect(columns[1])["right"] <= box["right"] + 1, "a tap on a column's name shows that column whole")
+    finally:
+        browser.full_size()
     browser.shoot("board")
     pack = browser.driver.find_element(By.XPATH, "//li[span[@class='title' and text()='Pack']]")
     pack.find_element(By.TAG_NAME, "summary").click()

@@ -224,6 +224,16 @@ enum WebAssets {
         main:has(.columns) { max-width: none; }
         .columns { display: flex; gap: .8rem; overflow-x: auto; align-items: flex-start; padding-bottom: .5rem; }
         .column { flex: 0 0 17rem; background: var(--column); border-radius: .6rem; padding: .6rem; }
+        /* A phone shows one whole column at a time, swiped (scroll snap), their names and counts in a
+           strip above that takes you to each. */
+        .column-strip { display: none; }
+        @media (max-width: 640px) {
+          .column-strip { display: flex; gap: .3rem; overflow-x: auto; scrollbar-width: none; margin: .5rem 0; }
+          .column-strip a { flex: none; display: inline-flex; gap: .35rem; align-items: center; min-height: 44px;
+            padding: 0 .8rem; border-radius: 1.4rem; background: var(--tag); text-decoration: none; }
+          .columns { scroll-snap-type: x mandatory; }
+          .column { flex: 0 0 100%; scroll-snap-align: start; }
+        }
         .column h2 { font-size: 1rem; margin: .2rem 0; display: inline-block; cursor: grab; }
         .column ul.cards { min-height: 2.5rem; margin: .4rem 0; }
         .column li.archived { opacity: .6; }
