@@ -134,8 +134,9 @@ final class SlowBodyGuard: ChannelDuplexHandler, RemovableChannelHandler {
         check = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(delay)) { [self] in
             guard inBody else { return }
             let waiting = waited + (waitingSince.map { .now - $0 } ?? .zero)
-            let seconds = Double(waiting.components.seconds) + Double(waiting.components.attoseconds) / 1e18
-            if waiting >= limits.bodyGrace, Double(received) < Double(limits.minimumBodyBytesPerSecond) * seconds {
+            if waiting >= limits.bodyGrace,
+                Double(received) < Double(limits.minimumBodyBytesPerSecond) * (waiting / .seconds(1))
+            {
                 closed()
                 context.close(promise: nil)
             } else {

@@ -18,9 +18,7 @@ actor RateLimiter {
     func take(_ account: UUID, now: ContinuousClock.Instant = .now) -> Int? {
         var (tokens, at) = buckets[account] ?? (burst, now)
         let elapsed = now - at
-        tokens = min(
-            burst,
-            tokens + perSecond * (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+        tokens = min(burst, tokens + perSecond * (elapsed / .seconds(1)))
         guard tokens >= 1 else {
             buckets[account] = (tokens, now)
             return Int(((1 - tokens) / perSecond).rounded(.up))

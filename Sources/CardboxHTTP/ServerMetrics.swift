@@ -35,12 +35,12 @@ public final class ServerMetrics: Sendable {
             counter("changes_applied", "Records merged into the sync state by pushes.")
         }
         static var pulls: MetricNameDescriptor { counter("pulls", "Pages of changes pulled.") }
+        static var changesPulled: MetricNameDescriptor { counter("changes_pulled", "Records sent in pulled pages.") }
         static var connectionsClosed: MetricNameDescriptor {
             counter(
                 "connections_closed",
                 "Connections the server closed, by why: too many from one address, a request body too slow.")
         }
-        static var changesPulled: MetricNameDescriptor { counter("changes_pulled", "Records sent in pulled pages.") }
 
         static func counter(_ name: String, _ help: String) -> MetricNameDescriptor {
             MetricNameDescriptor(namespace: "cardbox", metricName: name, unitName: "total", helpText: help)

@@ -162,19 +162,14 @@ extension ReplicaRecords {
     }
 
     /// Each card's tag names in the order of `tags` (the account's, by key: as the store reads a
-    /// card's tags), its links found through the index of children, not a pass over every record.
+    /// card's tags), its links found through the index of children (`tagIds`), not a pass over
+    /// every record.
     private func cardTags(_ cardIds: [String], _ tags: [(id: String, name: String)]) -> [String: [String]] {
         var place: [String: Int] = [:]
         for (index, tag) in tags.enumerated() { place[tag.id] = index }
         var found: [String: [String]] = [:]
         for card in cardIds {
-            var indexes: [Int] = []
-            forEachRow(of: cardTagEntity, naming: ParentReference(entity: cardEntity.rawValue, id: card)) { link in
-                guard records.isLive(Key(cardTagEntity, link.id)), case .string(let tag)? = link.fields["tagId"]?.value,
-                    let index = place[tag]
-                else { return }
-                indexes.append(index)
-            }
+            let indexes = tagIds(of: card).compactMap { place[$0] }
             if !indexes.isEmpty { found[card] = indexes.sorted().map { tags[$0].name } }
         }
         return found
