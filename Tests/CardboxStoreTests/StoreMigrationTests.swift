@@ -223,6 +223,13 @@ struct StoreMigrationTests {
                     """
             ).map { "\($0["name"] as String) \($0["partial"] as Int)" }
             #expect(studyIndexes == ["cardNew 1", "cardQueue 1"])
+            // Cards made or due at one moment come by id (v18): the three card indexes read in that
+            // order end with the id's bytes.
+            for index in ["cardByDeck", "cardQueue", "cardNew"] {
+                let columns = try String.fetchAll(
+                    db, sql: "SELECT name FROM pragma_index_info('\(index)') ORDER BY seqno")
+                #expect(columns.last == "uid", "\(index): \(columns)")
+            }
             // A card's id is kept as its 16 bytes (v14), read as the text it was (the rows compared
             // above), and nothing else: no column computed at every write (v17).
             let cards = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM card")
