@@ -3,7 +3,8 @@
 
 Each case file holds the scheduler options, review lines in replay's input format, and what py-fsrs
 says after each review: state, step, stability, difficulty, due, and the retrievability just before
-the review. Fuzz is off. Run: python3 scripts/fsrs_cases.py Tests/CardboxSchedulingTests/Fixtures
+the review. Fuzz is off. Dues follow Anki's order of the passing ratings (see `ordered_review`),
+which py-fsrs does not apply; everything else is py-fsrs's own. Made with fsrs 6.3.2. Run: python3 scripts/fsrs_cases.py Tests/CardboxSchedulingTests/Fixtures
 """
 import json
 import random
@@ -34,6 +35,26 @@ def random_parameters(rng: random.Random) -> list[float]:
     return values
 
 
+def ordered_review(scheduler: Scheduler, card: Card, rating: Rating, moment: datetime) -> Card:
+    """py-fsrs's review, with Anki's rule that a passing rating's day interval is at least a day
+    longer than the one below it (Good past Hard, Easy past Good), up to the maximum interval."""
+    def days(outcome: Card) -> int | None:
+        if outcome.state != fsrs.State.Review:
+            return None
+        return round((outcome.due - moment).total_seconds() / 86400)
+
+    reviewed, _ = scheduler.review_card(card, rating, review_datetime=moment)
+    interval = days(reviewed)
+    if interval is None or rating == Rating.Again:
+        return reviewed
+    shortest = 1
+    for lower in range(2, int(rating)):
+        below = days(scheduler.review_card(card, Rating(lower), review_datetime=moment)[0])
+        shortest = min(max(below, shortest) + 1, scheduler.maximum_interval) if below is not None else 1
+    reviewed.due = moment + timedelta(days=max(interval, shortest))
+    return reviewed
+
+
 def make_case(name: str, rng: random.Random, options: dict, cards: int) -> dict:
     scheduler = Scheduler(
         parameters=options["parameters"],
@@ -52,7 +73,7 @@ def make_case(name: str, rng: random.Random, options: dict, cards: int) -> dict:
         for _ in range(rng.randrange(1, 16)):
             rating = Rating(rng.choices([1, 2, 3, 4], weights=[2, 2, 6, 1])[0])
             before = scheduler.get_card_retrievability(card, current_datetime=moment)
-            card, _ = scheduler.review_card(card, rating, review_datetime=moment)
+            card = ordered_review(scheduler, card, rating, moment)
             lines.append({"card": card_id, "rating": int(rating), "time": iso(moment)})
             expected.append({
                 "card": card_id, "state": card.state.name.lower(), "step": card.step,

@@ -61,15 +61,62 @@ public struct FSRSStep: Sendable {
     /// The card after a review with `rating` (1 Again … 4 Easy) at `now`. The steps are durations in
     /// seconds. With `fuzz`, a day interval of 2.5 days or more moves within its band, to the day
     /// `pick(lower, upper)` chooses.
+    ///
+    /// As in Anki, the passing ratings' day intervals are kept in order: Good's is at least a day
+    /// longer than Hard's and Easy's a day longer than Good's (up to the longest interval), so two
+    /// buttons never offer the same day. FSRS alone can give Hard and Good one interval when
+    /// stability is small; py-fsrs leaves them equal.
     public func review(
         _ card: Card, rating: Int, at now: Double, learningSteps: UnsafeBufferPointer<Double>,
         relearningSteps: UnsafeBufferPointer<Double>, fuzz: Bool, pick: (_ lower: Int, _ upper: Int) -> Int
     ) -> Card {
         let rating = min(max(rating, 1), 4)
         let card = Self.withinBounds(card, stepCount: max(learningSteps.count, relearningSteps.count))
+        func outcome(_ rating: Int) -> Outcome {
+            self.outcome(card, rating: rating, at: now, learningSteps: learningSteps, relearningSteps: relearningSteps)
+        }
+        var result = outcome(rating)
+        if let days = result.days {
+            // The shortest interval this rating may offer: a day past the passing rating below it
+            // (Hard for Good; Good, itself kept past Hard, for Easy) when that one leaves the
+            // steps too.
+            var shortest = 1
+            if rating > 2 {
+                for lower in 2..<rating {
+                    shortest = outcome(lower).days.map { min(max($0, shortest) + 1, maximumInterval) } ?? 1
+                }
+            }
+            let ordered = max(days, shortest)
+            result.days = fuzz ? fuzzed(ordered, shortest: shortest, pick: pick) : ordered
+        }
+        var next = result.card
+        var seconds = result.seconds
+        if let interval = result.days {
+            // A day-scale interval means the card has left its steps.
+            next.phase = .review
+            next.step = nil
+            seconds = Double(interval) * 86_400
+        }
+        next.due = now + seconds
+        next.lastReview = now
+        return next
+    }
+
+    /// What one rating alone does to a card: its new memory and step, and either a wait in seconds
+    /// (a step) or an interval in days, before the passing ratings are put in order and fuzzed.
+    private struct Outcome {
+        var card: Card
+        var seconds: Double
+        var days: Int?
+    }
+
+    private func outcome(
+        _ card: Card, rating: Int, at now: Double, learningSteps: UnsafeBufferPointer<Double>,
+        relearningSteps: UnsafeBufferPointer<Double>
+    ) -> Outcome {
         var next = card
         let sameDay = card.lastReview.map { Self.wholeDays(from: $0, to: now) < 1 } ?? false
-        var seconds: Double
+        var seconds: Double = 0
         var days: Int?
 
         switch card.phase {
@@ -87,7 +134,6 @@ public struct FSRSStep: Sendable {
             }
             let stability = next.stability ?? Self.stabilityMinimum
             let step = card.step ?? 0
-            (seconds, days) = (0, nil)
             if steps.isEmpty || (step >= steps.count && rating != 1) {
                 days = nextInterval(stability)
             } else if rating == 1 {
@@ -109,7 +155,6 @@ public struct FSRSStep: Sendable {
                 ? shortTermStability(stability, rating)
                 : nextStability(difficulty, stability, retrievability(of: card, at: now), rating)
             next.difficulty = nextDifficulty(difficulty, rating)
-            (seconds, days) = (0, nil)
             if rating == 1 && !relearningSteps.isEmpty {
                 next.phase = .relearning
                 next.step = 0
@@ -118,16 +163,7 @@ public struct FSRSStep: Sendable {
                 days = nextInterval(next.stability ?? Self.stabilityMinimum)
             }
         }
-
-        if let interval = days {
-            // A day-scale interval means the card has left its steps.
-            next.phase = .review
-            next.step = nil
-            seconds = Double(fuzz ? fuzzed(interval, pick: pick) : interval) * 86_400
-        }
-        next.due = now + seconds
-        next.lastReview = now
-        return next
+        return Outcome(card: next, seconds: seconds, days: days)
     }
 
     /// The card with every value a stored card may hold out of bounds (an older store's, another
@@ -227,14 +263,15 @@ public struct FSRSStep: Sendable {
     }
 
     /// py-fsrs's fuzz: intervals of 2.5 days or more move within a band that widens by 15 % of the
-    /// days between 2.5 and 7, 10 % between 7 and 20, and 5 % beyond.
-    private func fuzzed(_ days: Int, pick: (Int, Int) -> Int) -> Int {
+    /// days between 2.5 and 7, 10 % between 7 and 20, and 5 % beyond; never below `shortest`, the
+    /// day the rating below keeps this one past.
+    private func fuzzed(_ days: Int, shortest: Int, pick: (Int, Int) -> Int) -> Int {
         let length = Double(days)
         guard length >= 2.5 else { return days }
         let delta =
             1 + 0.15 * max(min(length, 7) - 2.5, 0) + 0.1 * max(min(length, 20) - 7, 0) + 0.05 * max(length - 20, 0)
         let upper = min(Int((length + delta).rounded(.toNearestOrEven)), maximumInterval)
-        let lower = min(max(2, Int((length - delta).rounded(.toNearestOrEven))), upper)
-        return min(pick(lower, upper), maximumInterval)
+        let lower = min(max(2, shortest, Int((length - delta).rounded(.toNearestOrEven))), upper)
+        return min(max(pick(lower, upper), shortest), maximumInterval)
     }
 }

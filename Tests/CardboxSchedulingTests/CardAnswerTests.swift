@@ -72,3 +72,59 @@ struct CardAnswerTests {
         #expect(Set(spread).count > 1, "other cards get other fuzz")
     }
 }
+
+@Suite("The passing ratings' intervals, in Anki's order")
+struct PassingIntervalOrderTests {
+    let now = Date(timeIntervalSince1970: 1_750_000_000)
+
+    func days(_ state: MemoryState) -> Int { Int((state.due.timeIntervalSince(now) / 86_400).rounded()) }
+
+    @Test("Good is at least a day past Hard and Easy a day past Good, even where FSRS gives them one interval")
+    func ordered() throws {
+        let scheduler = try Scheduler(StudySettings())
+        var orderedByTheRule = 0
+        for hundredths in stride(from: 5, through: 400, by: 5) {
+            for difficulty in [1.0, 5.0, 9.5] {
+                let stability = Double(hundredths) / 100
+                let card = MemoryState(
+                    phase: .review, step: nil, stability: stability, difficulty: difficulty, due: now,
+                    lastReview: now.addingTimeInterval(-86_400 * max(1, stability.rounded())))
+                let (hard, good, easy) = (
+                    scheduler.review(card, rating: .hard, at: now), scheduler.review(card, rating: .good, at: now),
+                    scheduler.review(card, rating: .easy, at: now)
+                )
+                #expect(days(hard) < days(good) && days(good) < days(easy), "stability \(stability)")
+                // The memory is FSRS's own: only the day offered moves.
+                #expect(good.stability! > hard.stability!)
+                if scheduler.nextInterval(hard.stability!) == scheduler.nextInterval(good.stability!) {
+                    orderedByTheRule += 1
+                    #expect(days(good) == days(hard) + 1)
+                }
+            }
+        }
+        #expect(orderedByTheRule > 0, "the range must hold cards FSRS alone would give Hard and Good one day")
+    }
+
+    @Test("at the longest interval the ratings share it, and fuzz never takes Good below Hard's next day")
+    func ceilingAndFuzz() throws {
+        var settings = StudySettings()
+        settings.maximumInterval = 5
+        let scheduler = try Scheduler(settings)
+        let card = MemoryState(
+            phase: .review, step: nil, stability: 200, difficulty: 5, due: now,
+            lastReview: now.addingTimeInterval(-86_400 * 200))
+        #expect(Rating.allCases.dropFirst().allSatisfy { days(scheduler.review(card, rating: $0, at: now)) == 5 })
+
+        // Fuzz spreads Good over a band that can reach down to Hard's day; the band is cut there.
+        let plain = try Scheduler(StudySettings())
+        for tenths in stride(from: 10, through: 200, by: 5) {
+            let card = MemoryState(
+                phase: .review, step: nil, stability: Double(tenths) / 10, difficulty: 9, due: now,
+                lastReview: now.addingTimeInterval(-86_400 * Double(tenths) / 10))
+            let hard = days(plain.review(card, rating: .hard, at: now))
+            let good = days(plain.review(card, rating: .good, at: now) { $0.lowerBound })
+            let easy = days(plain.review(card, rating: .easy, at: now) { $0.lowerBound })
+            #expect(hard < good && good < easy, "stability \(Double(tenths) / 10)")
+        }
+    }
+}
