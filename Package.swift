@@ -137,6 +137,8 @@ let package = Package(
                 .embedInCode("Resources/openapi.yaml"), .embedInCode("Web/Scripts/scheduler.js"),
                 .embedInCode("Web/Scripts/offline.js"), .embedInCode("Web/Scripts/service-worker.js"),
                 .embedInCode("Web/Scripts/replica.js"), .embedInCode("Web/Scripts/device.js"),
+                .embedInCode("Web/Icons/icon.svg"), .embedInCode("Web/Icons/icon-180.png"),
+                .embedInCode("Web/Icons/icon-192.png"), .embedInCode("Web/Icons/icon-512.png"),
             ] + webTemplates.map { .embedInCode("Web/Templates/\($0).mustache") }
         ),
         // The browser's WebAssembly modules (the FSRS step, the replica), compiled from CardboxFSRS and

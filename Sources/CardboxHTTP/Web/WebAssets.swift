@@ -35,7 +35,8 @@ enum WebAssets {
         ]
     }()
 
-    static func version(of text: String) -> String { String(sha256Hex(Data(text.utf8)).prefix(12)) }
+    static func version(of text: String) -> String { version(of: Data(text.utf8)) }
+    static func version(of bytes: Data) -> String { String(sha256Hex(bytes).prefix(12)) }
 
     /// The FSRS step for the browser: the WebAssembly module the build compiles from
     /// `Sources/CardboxFSRS` (`Plugins/WasmModules`), and the script that drives it.

@@ -63,6 +63,7 @@ enum WebPage {
             var replica = WebAssets.replicaScriptPath
             var device = WebAssets.deviceScriptPath
             var icon = AppShell.iconPath
+            var touchIcon = AppShell.touchIcon.path
         }
 
         /// The part of the app a page belongs to, marked in the navigation (`aria-current`).

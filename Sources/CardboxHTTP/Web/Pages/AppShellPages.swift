@@ -14,11 +14,13 @@ extension WebApp {
                 status: .ok, headers: [.contentType: "application/manifest+json", .cacheControl: "no-cache"],
                 body: .init(byteBuffer: ByteBuffer(string: AppShell.manifest)))
         }
-        router.get(RouterPath(String(AppShell.iconPath.dropFirst()))) { _, _ in
-            Response(
-                status: .ok,
-                headers: [.contentType: "image/svg+xml", .cacheControl: "public, max-age=31536000, immutable"],
-                body: .init(byteBuffer: ByteBuffer(string: AppShell.icon)))
+        for icon in AppShell.icons {
+            router.get(RouterPath(String(icon.path.dropFirst()))) { _, _ in
+                Response(
+                    status: .ok,
+                    headers: [.contentType: icon.type, .cacheControl: "public, max-age=31536000, immutable"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: icon.bytes)))
+            }
         }
         // At the root, so it may look after every page; asked for again at each visit, never kept.
         router.get("service-worker.js") { _, _ in
@@ -46,8 +48,35 @@ enum AppShell {
     static let offlinePage = "/offline"
     /// What a list or board page shows with no network, drawn from the browser's replica.
     static let offlineListsPage = "/offline/lists"
-    static let iconPath = "/static/icon-\(WebAssets.version(of: icon)).svg"
-    static let themeColour = "#2f6fde"
+    static let themeColour = "#2962cc"
+
+    /// The app's icon, one drawing (`Web/Icons/icon.svg`) at every size, and the PNGs home screens
+    /// ask for, drawn from it by `scripts/make-icons.sh`.
+    struct Icon: Sendable {
+        /// 0 for the SVG, which any size may use.
+        let size: Int
+        let type: String
+        let bytes: [UInt8]
+        /// Versioned by content, so it may be kept for good.
+        let path: String
+
+        init(size: Int, bytes: [UInt8]) {
+            (self.size, self.bytes) = (size, bytes)
+            type = size == 0 ? "image/svg+xml" : "image/png"
+            let name = size == 0 ? "icon" : "icon-\(size)"
+            path = "/static/\(name)-\(WebAssets.version(of: Data(bytes))).\(size == 0 ? "svg" : "png")"
+        }
+    }
+
+    static let svgIcon = Icon(size: 0, bytes: PackageResources.icon_svg)
+    /// iOS's home screen (square: iOS rounds its corners itself).
+    static let touchIcon = Icon(size: 180, bytes: PackageResources.icon_180_png)
+    /// Android's and the manifest's.
+    static let pngIcons = [
+        Icon(size: 192, bytes: PackageResources.icon_192_png), Icon(size: 512, bytes: PackageResources.icon_512_png),
+    ]
+    static let icons = [svgIcon, touchIcon] + pngIcons
+    static let iconPath = svgIcon.path
 
     /// What the service worker keeps: every address the offline page needs.
     static let paths = [
@@ -79,19 +108,11 @@ enum AppShell {
           "display": "standalone",
           "background_color": "#f6f7f9",
           "theme_color": "\(themeColour)",
-          "icons": [{"src": "\(iconPath)", "sizes": "any", "type": "image/svg+xml", "purpose": "any maskable"}]
+          "icons": [
+            {"src": "\(iconPath)", "sizes": "any", "type": "image/svg+xml"},
+        \(pngIcons.map { #"    {"src": "\#($0.path)", "sizes": "\#($0.size)x\#($0.size)", "type": "image/png"}"# }
+            .joined(separator: ",\n"))
+          ]
         }
-        """
-
-    /// A box of cards, the front one showing a check: drawn for any size.
-    static let icon = """
-        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 512 512">
-        <rect width="512" height="512" rx="96" fill="\(themeColour)"/>
-        <rect x="136" y="104" width="264" height="184" rx="24" fill="#c9dafc" transform="rotate(-8 268 196)"/>
-        <rect x="120" y="136" width="272" height="192" rx="24" fill="#ffffff"/>
-        <path d="M196 232l40 40 84-84" fill="none" stroke="\(themeColour)" stroke-width="28" stroke-linecap="round" \
-        stroke-linejoin="round"/>
-        <rect x="96" y="296" width="320" height="120" rx="28" fill="#1b4fb0"/>
-        </svg>
         """
 }
