@@ -65,7 +65,8 @@ struct CardCommand: ParsableCommand {
         @Option(help: "A cloze text instead of a front and back: {{c1::answer}} marks a deletion.") var cloze: String?
         @Option(help: "With --cloze: text shown under the answer (Anki's Back Extra).") var extra = ""
         @Option(help: "Notes shown with the card.") var notes = ""
-        @Option(name: .customLong("type"), help: "Card type.") var cardType = Card.defaultType
+        @Option(name: .customLong("type"), help: "Card type: basic, reversed, vocabulary or phrase.") var cardType =
+            Card.defaultType
         @Option(name: .customLong("tag"), help: "A tag (repeat for several).") var tags: [String] = []
         @Option(help: "An image file (JPEG, PNG or HEIC, at most 5 MB).") var image: String?
         @Option(help: "The prompt an image generator would use.") var imagePrompt: String?
@@ -177,7 +178,8 @@ struct CardCommand: ParsableCommand {
         @Option(help: "New front text (1–10,000 characters).") var front: String?
         @Option(help: "New back text (up to 50,000 characters; may be empty).") var back: String?
         @Option(help: "New notes (empty removes them).") var notes: String?
-        @Option(name: .customLong("type"), help: "Card type.") var cardType: String?
+        @Option(name: .customLong("type"), help: "Card type: basic, reversed, vocabulary or phrase.") var cardType:
+            String?
         @Option(name: .customLong("tag"), help: "The card's tags (repeat; replaces all).") var tags: [String] = []
         @Flag(help: "Remove all tags.") var clearTags = false
         @Option(help: "A new image file (JPEG, PNG or HEIC, at most 5 MB).") var image: String?

@@ -45,7 +45,8 @@ struct SuggestionCommand: ParsableCommand {
         @Argument(help: "The deck (id or name).") var deck: String
         @Argument(help: "Front text.") var front: String
         @Argument(help: "Back text (may be the complete JSON content).") var back: String
-        @Option(name: .customLong("type"), help: "Card type.") var cardType = Card.defaultType
+        @Option(name: .customLong("type"), help: "Card type: basic, reversed, vocabulary or phrase.") var cardType =
+            Card.defaultType
         @Option(help: "Why it is suggested.") var context = ""
         @Option(
             help: "related_vocabulary, usage_examples, opposites or progressive_complexity.")

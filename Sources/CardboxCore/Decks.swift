@@ -153,8 +153,8 @@ public struct Card: Codable, Sendable, Equatable, Identifiable {
     }
 
     public static let defaultType = CardText.defaultType
-    /// Types an editor offers first; any short identifier is allowed (`CardType.validate`).
-    public static let suggestedTypes = CardText.suggestedTypes
+    /// The types Cardbox knows (`CardType.validate`).
+    public static let types = CardText.types
 
     /// Every field, empty ones as `null`, so readers see the whole data model.
     public func encode(to encoder: any Encoder) throws {
@@ -252,7 +252,7 @@ extension CardText {
 }
 
 public enum CardType {
-    /// Card types are short identifiers ("basic", "vocabulary", "phrase"); compared case-insensitively.
+    /// A new card's type: one Cardbox knows (`CardText.types`), in any case.
     public static func validate(_ type: String) throws -> String { try CardText.cardType(type) }
 }
 

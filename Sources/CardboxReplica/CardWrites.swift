@@ -146,7 +146,7 @@ extension ReplicaRecords {
         // In the store's order: the first field it refuses is the one named.
         let front = try edit.front.map { text throws(CardboxError) in try CardText.front(text) }
         let back = try edit.back.map { text throws(CardboxError) in try CardText.back(text) }
-        let cardType = try edit.cardType.map { text throws(CardboxError) in try CardText.cardType(text) }
+        let cardType = try edit.cardType.map { text throws(CardboxError) in try CardText.storedCardType(text) }
         var fields: [String: JSONValue] = [:]
         if let front { fields["front"] = .string(front) }
         if let back { fields["back"] = .string(back) }
@@ -166,6 +166,8 @@ extension ReplicaRecords {
         try Self.requireAccount(account, naming: tags ?? [])
         var isCloze = false
         if case .int? = card.fields["clozeNumber"]?.value { isCloze = true }
+        // Checked only when the type changes: a card keeps a type it was given before.
+        if let cardType, cardType != Self.text(card, "cardType") { _ = try CardText.cardType(cardType) }
         if let cardType, cardType != Self.text(card, "cardType"), (cardType == Cloze.cardType) != isCloze {
             throw CardboxError.invalid(
                 field: "cardType",

@@ -332,9 +332,17 @@ extension WebPageModels {
             ]),
             "frontLanguages": LanguageNames.choices(selected: card.frontLanguage),
             "backLanguages": LanguageNames.choices(selected: card.backLanguage),
-            "cardTypes": .array(CardText.suggestedTypes.map(JSONValue.string)),
+            "cardTypes": typeChoices(for: card),
             "knownTags": .array(knownTags.map(JSONValue.string)),
             "image": card.imageHash.map(JSONValue.string) ?? .null,
         ])
+    }
+
+    /// The types a card's editor offers: a cloze card keeps "cloze"; any other card may take any
+    /// other known type, and keeps one it was given that Cardbox does not know.
+    static func typeChoices(for card: EditedCard) -> JSONValue {
+        var types = card.isCloze ? [Cloze.cardType] : CardText.types.filter { $0 != Cloze.cardType }
+        if !types.contains(card.cardType) { types.append(card.cardType) }
+        return .array(types.map { .object(["type": .string($0), "selected": .bool($0 == card.cardType)]) })
     }
 }

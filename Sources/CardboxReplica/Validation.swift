@@ -168,11 +168,24 @@ extension Unicode.Scalar {
 public enum CardText {
     /// The type of every card that is not a cloze card, unless a person chose another.
     public static let defaultType = "basic"
-    /// Types an editor offers first; any short identifier is allowed (`cardType`).
-    public static let suggestedTypes = ["basic", "vocabulary", "phrase"]
+    /// The types Cardbox knows: a card made or given a type gets one of these. "reversed" is the
+    /// back-to-front card of an Anki note; "cloze" is made from a text's deletions.
+    public static let types = ["basic", "reversed", "vocabulary", "phrase", "cloze"]
 
-    /// A card's type: a short identifier ("basic", "vocabulary", "phrase"), compared in lowercase.
+    /// A new card's type, one of `types` in any case.
     public static func cardType(_ type: String) throws(CardboxError) -> String {
+        let type = try storedCardType(type)
+        guard types.contains(type) else {
+            throw CardboxError.invalid(
+                field: "cardType", reason: "'\(type)' is not a card type; the types are \(Wording.either(types))")
+        }
+        return type
+    }
+
+    /// A type as a card may already hold it: a short identifier in lowercase. Another device or an
+    /// older store may have given a type Cardbox does not know; the card keeps it until a person
+    /// changes it (`cardType` checks a new one).
+    public static func storedCardType(_ type: String) throws(CardboxError) -> String {
         try Validate.text(type, field: "cardType", length: Limits.cardType).lowercased()
     }
 

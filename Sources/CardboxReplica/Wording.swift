@@ -5,4 +5,10 @@ public enum Wording {
     public static func counted(_ count: Int, _ noun: String, plural: String? = nil) -> String {
         "\(count) \(count == 1 ? noun : plural ?? noun + "s")"
     }
+
+    /// Choices as a sentence says them: "a, b or c".
+    public static func either(_ choices: [String]) -> String {
+        guard let last = choices.last, choices.count > 1 else { return choices.first ?? "" }
+        return choices.dropLast().joined(separator: ", ") + " or " + last
+    }
 }

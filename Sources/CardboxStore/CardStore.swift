@@ -203,7 +203,7 @@ extension CardboxStore {
         var fields: Assignments<Columns.Card> = []
         let front = try changes.front.map(CardText.front)
         let back = try changes.back.map(CardText.back)
-        let cardType = try changes.cardType.map(CardType.validate)
+        let cardType = try changes.cardType.map(CardText.storedCardType)
         if let front { fields += [(.front, front), (.frontKey, SuggestionMatch.frontKey(front))] }
         if let back { fields.append((.back, back)) }
         if let cardType { fields.append((.cardType, cardType)) }
@@ -226,7 +226,9 @@ extension CardboxStore {
         return try write(decodingImages: Self.decoding(changes.image)) { tx in
             let id = try tx.context.existing(reference, .card)
             let old = try tx.context.card(id)
-            // Checked only when the type changes: a card typed "cloze" before cloze cards existed keeps it.
+            // Checked only when the type changes: a card keeps a type it was given before (one
+            // Cardbox does not know, or "cloze" before cloze cards existed).
+            if let cardType, cardType != old.cardType { _ = try CardText.cardType(cardType) }
             if let cardType, cardType != old.cardType, (cardType == Cloze.cardType) != old.isCloze {
                 throw CardboxError.invalid(
                     field: "cardType",

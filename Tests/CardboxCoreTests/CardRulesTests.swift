@@ -120,6 +120,19 @@ struct CardRulesTests {
         #expect(draft.front == "hola" && draft.cardType == "vocabulary")
     }
 
+    @Test("a new card's type is one Cardbox knows; a type a card already holds is kept as it is")
+    func cardTypes() throws {
+        #expect(CardText.types == ["basic", "reversed", "vocabulary", "phrase", "cloze"])
+        #expect(
+            throws: CardboxError.invalid(
+                field: "cardType",
+                reason: "'banana' is not a card type; the types are basic, reversed, vocabulary, phrase or cloze")
+        ) { try CardDraft(front: "a", back: "b", cardType: "Banana").validated() }
+        #expect(try CardText.cardType(" Phrase ") == "phrase")
+        #expect(try CardText.storedCardType("Banana") == "banana")
+        #expect(throws: CardboxError.self) { try CardText.storedCardType("") }
+    }
+
     @Test("suggestion categories are seed 000's four")
     func categories() throws {
         #expect(

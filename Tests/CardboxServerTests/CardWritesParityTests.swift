@@ -49,7 +49,7 @@ struct CardWritesParityTests {
         .editAll(card: 0, .init(tags: [])), .editAll(card: 0, .init(isFavorite: false, removeImage: true)),
         .editAll(card: 1, .init(front: "{{c1::mesa}} y {{c2::silla}} y {{c3::cama}}", tags: ["furniture", "HOME"])),
         .editAll(card: 0, .init(cardType: "cloze")), .editAll(card: 1, .init(cardType: "basic")),
-        .editAll(card: 0, .init(frontLanguage: "xx")),
+        .editAll(card: 0, .init(frontLanguage: "xx")), .editAll(card: 2, .init(cardType: "banana")),
         .editAll(card: 0, .init(notes: String(repeating: "n", count: 50_001), frontLanguage: "es")),
         .editAll(card: 2, .init(back: "furniture", isFavorite: true, tags: ["home"])),
         .move(card: 0, .archive), .move(card: 0, .archive), .move(card: 0, .favorite), .move(card: 0, .restore),
@@ -233,9 +233,10 @@ struct CardWritesParityTests {
         let outcome = try Self.run(Self.editorWrites)
         #expect(outcome.replica == outcome.store)
         #expect(outcome.replicaRefusals == outcome.refusals)
-        // A tag too long, a card becoming a cloze card and back, a language that is none, notes too
-        // long, a card deleted twice.
-        #expect(outcome.refusals.compactMap { $0 }.count == 6)
+        // A tag too long, a card becoming a cloze card and back, a language that is none, a type
+        // Cardbox does not know, notes too long, a card deleted twice.
+        #expect(outcome.refusals.compactMap { $0 }.count == 7)
+        #expect(outcome.refusals.contains { $0?.contains("'banana' is not a card type") == true })
         // The tagged text's two cards, casa, the three of mesa's text but the one deleted; one archived.
         let cards = outcome.store.split(separator: "\n").filter { $0.contains("\"entity\":\"card\"") }
         #expect(cards.count == 5 && cards.filter { $0.contains("\"isArchived\":true") }.count == 1)

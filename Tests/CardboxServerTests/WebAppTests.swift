@@ -758,6 +758,11 @@ struct WebAppTests {
             let page = try await browser.get(editor).body
             #expect(page.contains(">hola</textarea>") && page.contains(#"value="greeting""#))
             #expect(page.contains(#"<option value="es" selected>Spanish"#) && !page.contains("current-image"))
+            // The type is chosen from the ones Cardbox knows (a cloze card is made from its text).
+            #expect(
+                page.contains(
+                    #"<select id="cardType" name="cardType"><option selected>basic</option><option>reversed</option>"#
+                        + "<option>vocabulary</option><option>phrase</option></select>"))
             let csrf = try await browser.csrf()
             var fields = [
                 "csrf": csrf, "front": "¡hola!", "back": "hi", "frontLanguage": "ca", "backLanguage": "en",
@@ -787,6 +792,9 @@ struct WebAppTests {
             let text = try await browser.postFile(
                 editor, fields.merging(["frontLanguage": "es"]) { $1 }, file: ("image", Data("no".utf8)))
             #expect(text.status == 400 && text.body.contains("is not a JPEG, PNG or HEIC image"))
+            let banana = try await browser.postFile(
+                editor, fields.merging(["frontLanguage": "es", "cardType": "banana"]) { $1 }, file: ("image", Data()))
+            #expect(banana.status == 400 && banana.body.contains("&#39;banana&#39; is not a card type"))
             _ = try await DeviceSync(store: phone).sync()
             #expect(try phone.card(card.id) == card)
 
