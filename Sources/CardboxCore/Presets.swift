@@ -39,3 +39,19 @@ public struct PresetDeck: Sendable, Equatable {
         return preset
     }
 }
+
+extension PresetDeck {
+    /// The presets still worth offering: one whose deck is already there (a deck of its name, in
+    /// any case) is not offered again.
+    public static func offered(besides deckNames: [String]) -> [PresetDeck] {
+        let taken = Set(deckNames.map { $0.trimmedWhitespace.lowercased() })
+        return catalog.filter { !taken.contains($0.name.lowercased()) }
+    }
+
+    /// Why this preset cannot be added on `allowance`, said before a person tries: nil when its
+    /// cards fit. "Spanish Basics has 30 cards; the free plan has room for 25".
+    public func roomNote(_ allowance: CardAllowance) -> String? {
+        guard let remaining = allowance.remainingCards, cards.count > remaining else { return nil }
+        return "\(name) has \(cards.count) cards; the \(allowance.plan.rawValue) plan has room for \(remaining)"
+    }
+}

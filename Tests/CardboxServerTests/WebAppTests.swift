@@ -866,9 +866,18 @@ struct WebAppTests {
                 try PresetDeck.named("spanish-basics"), try PresetDeck.named("french-basics"),
                 try PresetDeck.named("german-basics")
             )
+            // A preset larger than the plan's room says so before adding, instead of an Add button.
             let offered = try await browser.get("/decks").body
-            #expect(PresetDeck.catalog.allSatisfy { offered.contains(#"action="/presets/\#($0.slug)""#) })
-            // 30 cards do not fit the free plan's 25: none is added, and seed 001's message says why.
+            for preset in PresetDeck.catalog {
+                let fits = preset.cards.count <= 25
+                #expect(offered.contains(#"action="/presets/\#(preset.slug)""#) == fits, "\(preset.slug)")
+                let note = "\(preset.name) has \(preset.cards.count) cards; the free plan has room for 25"
+                #expect(offered.contains(note) == !fits, "\(preset.slug)")
+            }
+            #expect(
+                spanish.cards.count > 25
+                    && offered.contains("Spanish Basics has 30 cards; the free plan has room for 25"))
+            // Posted anyway, 30 cards do not fit the free plan's 25: none is added, and seed 001's message says why.
             let refused = try await browser.post("/presets/spanish-basics", ["csrf": try await browser.csrf()])
             let message = JSONErrorMiddleware.answer(
                 for: CardboxError.cardLimitExceeded(
@@ -880,6 +889,12 @@ struct WebAppTests {
             let deck = try #require(added.location)
             let page = try await browser.get(deck).body
             #expect(page.contains(escaped(french.name)) && Self.cardFronts(page).count == french.cards.count)
+            // A preset already added is not offered again; the room left is counted after it.
+            let after = try await browser.get("/decks").body
+            #expect(!after.contains(#"action="/presets/french-basics""#))
+            let room = 25 - french.cards.count
+            #expect(
+                after.contains("\(german.name) has \(german.cards.count) cards; the free plan has room for \(room)"))
             let past = try await browser.post("/presets/german-basics", ["csrf": try await browser.csrf()])
             #expect(past.status == 400 && past.body.contains("Card limit exceeded"))
             #expect(!(try await browser.get("/decks").body.contains(escaped(german.name) + "</strong></a>")))

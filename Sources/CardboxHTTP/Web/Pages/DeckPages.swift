@@ -16,6 +16,8 @@ struct DecksPage: Encodable {
         let name: String
         let count: Int
         let languages: String
+        /// Set when the plan has no room for its cards: said instead of the Add button.
+        let noRoom: String?
     }
 
     /// The free plan's card limit, as seed 001 shows it.
@@ -30,6 +32,7 @@ struct DecksPage: Encodable {
     let decks: [Row]
     let hasDecks: Bool
     let presets: [Preset]
+    let hasPresets: Bool
     let frontLanguages: [LanguageChoice]
     let backLanguages: [LanguageChoice]
     let limit: Limit?
@@ -107,15 +110,17 @@ extension WebApp {
     private func decksPage(_ context: CardboxRequestContext, error: String? = nil) async throws -> Response {
         let caller = try context.pageCaller()
         let (decks, allowance) = try await actions.decks(caller)
+        let presets = PresetDeck.offered(besides: decks.map(\.deck.name))
         let page = DecksPage(
             decks: decks.map { DecksPage.Row(deck: DeckHeading($0.deck), counts: DeckCountsView($0.counts, $0.today)) },
             hasDecks: !decks.isEmpty,
-            presets: PresetDeck.catalog.map {
+            presets: presets.map {
                 DecksPage.Preset(
                     slug: $0.slug, name: $0.name, count: $0.cards.count,
-                    languages: PageText.languagePair($0.frontLanguage, $0.backLanguage))
+                    languages: PageText.languagePair($0.frontLanguage, $0.backLanguage), noRoom: $0.roomNote(allowance))
             },
-            frontLanguages: LanguageChoice.all(selected: "es"), backLanguages: LanguageChoice.all(selected: "en"),
+            hasPresets: !presets.isEmpty, frontLanguages: LanguageChoice.all(selected: "es"),
+            backLanguages: LanguageChoice.all(selected: "en"),
             limit: allowance.cardLimit.map { limit in
                 let remaining = allowance.remainingCards ?? 0
                 return DecksPage.Limit(
