@@ -1293,9 +1293,19 @@ struct WebAppTests {
             ]
             let refused = try await browser.post(
                 deck + "/settings", study.merging(["desiredRetention": "1.5", "name": "Other"]) { $1 })
-            #expect(refused.status == 400 && refused.body.contains("retention"))
-            let notSteps = try await browser.post(deck + "/settings", study.merging(["learningSteps": "soon"]) { $1 })
+            // A refusal names the field as the form does and keeps every edit, the form open.
+            #expect(
+                refused.status == 400 && refused.body.contains("Desired retention: must be from 0.7 to 0.99, got 1.5"))
+            #expect(refused.body.contains(#"id="deck-settings" open"#))
+            #expect(refused.body.contains(#"name="name" required maxlength="100" value="Other""#))
+            #expect(refused.body.contains(#"value="1.5""#) && refused.body.contains(#"value="2m,15m""#))
+            let notSteps = try await browser.post(
+                deck + "/settings", study.merging(["learningSteps": "1 minute", "reviewsPerDay": "120"]) { $1 })
             #expect(notSteps.status == 400)
+            #expect(notSteps.body.contains("Learning steps: &#39;1 minute&#39; is not a step like 1m, 10m"))
+            #expect(notSteps.body.contains(#"value="1 minute""#) && notSteps.body.contains(#"value="120""#))
+            let longest = try await browser.post(deck + "/settings", study.merging(["maximumInterval": "0"]) { $1 })
+            #expect(longest.body.contains("Longest interval: must be from 1 to 36500 days, got 0"))
             #expect(try await browser.post(deck + "/settings", study).status == 303)
             #expect(
                 try await browser.get(deck).body.contains(

@@ -151,6 +151,8 @@ extension WebApp {
         var limitReached = false
         var tab: DeckTab?
         var settings = DeckSettingsForm.Shown()
+        /// A refused settings form's fields, shown again as typed.
+        var typedSettings: [String: String]?
 
         init(refusal: CardboxError? = nil) {
             error = refusal.map(WebPage.message)
@@ -178,7 +180,7 @@ extension WebApp {
             body: Self.deckPageModel(detail, cards: found, asked, draft: extras.draft, csrf: context.csrf),
             limitReached: extras.limitReached)
         switch tab {
-        case .current: page.settings = DeckSettingsForm(deck, extras.settings)
+        case .current: page.settings = DeckSettingsForm(deck, extras.settings, typed: extras.typedSettings)
         case .archived: break
         case .suggestions:
             page.suggestions = try await actions.suggestions(caller, in: deck.id).map(DeckPage.Suggestion.init)

@@ -16,13 +16,14 @@ struct DeckSettingsForm: Encodable {
         var fit: FitResult?
     }
 
+    /// The study settings as the form shows them: as stored, or as typed before a refusal.
     struct Study: Encodable {
         let desiredRetention: String
-        let newCardsPerDay: Int
-        let reviewsPerDay: Int
+        let newCardsPerDay: String
+        let reviewsPerDay: String
         let learningSteps: String
         let relearningSteps: String
-        let maximumInterval: Int
+        let maximumInterval: String
         let enableFuzz: Bool
     }
 
@@ -46,26 +47,52 @@ struct DeckSettingsForm: Encodable {
         }
     }
 
-    let queuedSuggestions: Int
+    let deckName: String
+    let queuedSuggestions: String
     let study: Study
     let recommendation: String?
     let noRecommendation: String?
     let fit: Fit?
     let open: Bool
 
-    init(_ deck: Deck, _ shown: Shown) {
+    /// The form for `deck`; with `typed` (a refused form's fields), every field as it was typed,
+    /// and the form open.
+    init(_ deck: Deck, _ shown: Shown, typed: [String: String]? = nil) {
         let settings = deck.study
         let recommendation = shown.recommendation.map { String(format: "%.2f", $0) }
-        queuedSuggestions = deck.queuedSuggestions
+        func field(_ name: String, _ stored: some CustomStringConvertible) -> String {
+            typed.map { $0[name] ?? "" } ?? stored.description
+        }
+        deckName = field("name", deck.name)
+        queuedSuggestions = field("queuedSuggestions", deck.queuedSuggestions)
         study = Study(
-            desiredRetention: recommendation ?? String(describing: settings.desiredRetention),
-            newCardsPerDay: settings.newCardsPerDay, reviewsPerDay: settings.reviewsPerDay,
-            learningSteps: settings.learningSteps, relearningSteps: settings.relearningSteps,
-            maximumInterval: settings.maximumInterval, enableFuzz: settings.enableFuzz)
+            desiredRetention: recommendation ?? field("desiredRetention", settings.desiredRetention),
+            newCardsPerDay: field("newCardsPerDay", settings.newCardsPerDay),
+            reviewsPerDay: field("reviewsPerDay", settings.reviewsPerDay),
+            learningSteps: field("learningSteps", settings.learningSteps),
+            relearningSteps: field("relearningSteps", settings.relearningSteps),
+            maximumInterval: field("maximumInterval", settings.maximumInterval),
+            enableFuzz: typed.map { $0["enableFuzz"] == "true" } ?? settings.enableFuzz)
         self.recommendation = recommendation
         noRecommendation = shown.noRecommendation
         fit = shown.fit.map(Fit.init)
-        open = shown.recommendation != nil || shown.noRecommendation != nil || shown.fit != nil
+        open = typed != nil || shown.recommendation != nil || shown.noRecommendation != nil || shown.fit != nil
+    }
+
+    /// The form's labels, by the field names the rules refuse with: a refusal names the field as
+    /// the page does ("Learning steps: '1 minute' is not a step like 1m, …").
+    static let labels = [
+        "name": "Name", "queuedSuggestions": "Suggestions to keep queued",
+        "queued suggestions": "Suggestions to keep queued", "desired retention": "Desired retention",
+        "new cards a day": "New cards a day", "reviews a day": "Reviews a day", "learning steps": "Learning steps",
+        "relearning steps": "Relearning steps", "maximum interval": "Longest interval",
+        "longest interval": "Longest interval",
+    ]
+
+    /// `error` with its field named by the form's label.
+    static func labelled(_ error: CardboxError) -> CardboxError {
+        guard case .invalid(let field, let reason) = error, let label = labels[field] else { return error }
+        return .invalid(field: label, reason: reason)
     }
 }
 
@@ -117,7 +144,10 @@ extension WebApp {
             }
         } catch let error as CardboxError {
             if case .notFound = error { throw error }
-            return try await deckPage(request, context, DeckPageExtras(refusal: error)).response
+            var extras = DeckPageExtras(refusal: DeckSettingsForm.labelled(error))
+            // The settings form's own fields (the Keep button posts only parameters).
+            if context.formFields["name"] != nil { extras.typedSettings = context.formFields }
+            return try await deckPage(request, context, extras).response
         }
     }
 
