@@ -9,7 +9,7 @@ let webTemplates = [
     "list", "listbody",
     "lists",
     "listsbody", "message", "newaccount", "offline", "offlinelists", "setup", "signin", "signup", "stats", "study",
-    "studybody",
+    "studybody", "users",
 ]
 
 /// Executables built with `--static-swift-stdlib` get `-export-dynamic` from the toolchain's link

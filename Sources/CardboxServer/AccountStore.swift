@@ -7,12 +7,16 @@ public struct ServerAccount: Sendable, Equatable, Codable {
     public var name: String
     public var plan: Plan
     public var createdAt: Date
+    /// The server's administrator: its first account (made by the setup link, or the first
+    /// `cardbox admin user add`), who sets plans and adds accounts on the Users page.
+    public var isAdministrator: Bool
 
-    public init(id: UUID, name: String, plan: Plan, createdAt: Date) {
+    public init(id: UUID, name: String, plan: Plan, createdAt: Date, isAdministrator: Bool = false) {
         self.id = id
         self.name = name
         self.plan = plan
         self.createdAt = createdAt
+        self.isAdministrator = isAdministrator
     }
 }
 
@@ -40,6 +44,7 @@ public struct ServerDevice: Sendable, Equatable, Codable {
 /// The hashing itself is `Credentials`'s: the store keeps only what it is given.
 public protocol AccountStore: Sendable {
     /// Adds an account; refused when the name is taken (names are compared case-insensitively).
+    /// The server's first account is its administrator.
     func addAccount(name: String, passwordHash: String, plan: Plan, now: Date) async throws -> ServerAccount
     /// Adds the server's first account (on the free plan, as any new account), in one transaction
     /// with the checks that there is none (`SetupClosed`) and that `setupTokenHash` is the setup

@@ -51,15 +51,17 @@ extension PostgresServerDatabase {
         async throws -> ServerAccount
     {
         let name = try Self.checkName(name)
-        let account = ServerAccount(id: UUID(), name: name, plan: plan, createdAt: now)
+        let id = UUID()
         let key = Self.nameKey(name)
-        try await translatingErrors {
-            try await client.withTransaction(logger: logger) { connection in
+        let isAdministrator = try await translatingErrors {
+            try await client.withTransaction(logger: logger) { connection -> Bool in
+                // Whether this is the first account (the administrator) is decided under the lock,
+                // so two servers adding accounts to an empty database make one administrator.
+                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.firstAccountLock))", logger: logger)
+                let existing = try await connection.query(
+                    "SELECT 1 FROM server_account LIMIT 1", logger: logger
+                ).collect()
                 if let setupTokenHash = onlyIfFirst {
-                    try await connection.query("SELECT pg_advisory_xact_lock(\(Self.firstAccountLock))", logger: logger)
-                    let existing = try await connection.query(
-                        "SELECT 1 FROM server_account LIMIT 1", logger: logger
-                    ).collect()
                     guard existing.isEmpty else { throw SetupClosed() }
                     let kept = try await connection.query(Self.setupTokenQuery, logger: logger)
                     guard try await Self.isSetupToken(hash: setupTokenHash, now: now, kept) else {
@@ -70,28 +72,30 @@ extension PostgresServerDatabase {
                 // The name's row decides a race between two servers adding one name.
                 let claimed = try await connection.query(
                     """
-                    INSERT INTO server_account_name (name_key, account_id) VALUES (\(key), \(account.id))
+                    INSERT INTO server_account_name (name_key, account_id) VALUES (\(key), \(id))
                     ON CONFLICT DO NOTHING RETURNING account_id
                     """, logger: logger
                 ).collect()
                 guard !claimed.isEmpty else { throw CardboxError.alreadyExists(kind: "account", name: name) }
                 try await connection.query(
                     """
-                    INSERT INTO server_account (account_id, name, password_hash, plan, created_at)
-                    VALUES (\(account.id), \(name), \(passwordHash), \(plan.rawValue), \(now))
+                    INSERT INTO server_account (account_id, name, password_hash, plan, created_at, is_administrator)
+                    VALUES (\(id), \(name), \(passwordHash), \(plan.rawValue), \(now), \(existing.isEmpty))
                     """, logger: logger)
+                return existing.isEmpty
             }
         }
-        return account
+        return ServerAccount(id: id, name: name, plan: plan, createdAt: now, isAdministrator: isAdministrator)
     }
 
     public func accounts() async throws -> [ServerAccount] {
         try await translatingErrors {
             var accounts: [ServerAccount] = []
-            for try await (id, name, plan, createdAt) in try await client.query(
-                "SELECT account_id, name, plan, created_at FROM server_account ORDER BY name", logger: logger
-            ).decode((UUID, String, String, Date).self) {
-                accounts.append(try Self.account(id, name, plan, createdAt))
+            for try await (id, name, plan, createdAt, isAdministrator) in try await client.query(
+                "SELECT account_id, name, plan, created_at, is_administrator FROM server_account ORDER BY name",
+                logger: logger
+            ).decode((UUID, String, String, Date, Bool).self) {
+                accounts.append(try Self.account(id, name, plan, createdAt, isAdministrator))
             }
             return accounts
         }
@@ -100,14 +104,14 @@ extension PostgresServerDatabase {
     public func account(named name: String) async throws -> (account: ServerAccount, passwordHash: String)? {
         let key = Self.nameKey(name)
         return try await translatingErrors {
-            for try await (id, name, plan, createdAt, hash) in try await client.query(
+            for try await (id, name, plan, createdAt, isAdministrator, hash) in try await client.query(
                 """
-                SELECT a.account_id, a.name, a.plan, a.created_at, a.password_hash
+                SELECT a.account_id, a.name, a.plan, a.created_at, a.is_administrator, a.password_hash
                 FROM server_account_name n JOIN server_account a ON a.account_id = n.account_id
                 WHERE n.name_key = \(key)
                 """, logger: logger
-            ).decode((UUID, String, String, Date, String).self) {
-                return (try Self.account(id, name, plan, createdAt), hash)
+            ).decode((UUID, String, String, Date, Bool, String).self) {
+                return (try Self.account(id, name, plan, createdAt, isAdministrator), hash)
             }
             return nil
         }
@@ -115,11 +119,13 @@ extension PostgresServerDatabase {
 
     public func account(_ id: UUID) async throws -> ServerAccount? {
         try await translatingErrors {
-            for try await (id, name, plan, createdAt) in try await client.query(
-                "SELECT account_id, name, plan, created_at FROM server_account WHERE account_id = \(id)",
-                logger: logger
-            ).decode((UUID, String, String, Date).self) {
-                return try Self.account(id, name, plan, createdAt)
+            for try await (id, name, plan, createdAt, isAdministrator) in try await client.query(
+                """
+                SELECT account_id, name, plan, created_at, is_administrator FROM server_account
+                WHERE account_id = \(id)
+                """, logger: logger
+            ).decode((UUID, String, String, Date, Bool).self) {
+                return try Self.account(id, name, plan, createdAt, isAdministrator)
             }
             return nil
         }
@@ -212,14 +218,16 @@ extension PostgresServerDatabase {
     public func signedInDevice(_ id: UUID, account: UUID, seenAt now: Date) async throws -> SignedInDevice? {
         try await translatingErrors {
             var found: SignedInDevice?
-            for try await (name, hash, createdAt, lastSeenAt, revokedAt, accountName, plan, accountCreatedAt, cursor)
-                in try await client.execute(SignedInDeviceStatement(account: account, device: id), logger: logger)
-            {
+            for try await (
+                name, hash, createdAt, lastSeenAt, revokedAt, accountName, plan, accountCreatedAt, isAdministrator,
+                cursor
+            ) in try await client.execute(SignedInDeviceStatement(account: account, device: id), logger: logger) {
                 found = SignedInDevice(
                     device: ServerDevice(
                         id: id, accountId: account, name: name, createdAt: createdAt, lastSeenAt: lastSeenAt,
                         revokedAt: revokedAt),
-                    tokenHash: hash, account: try Self.account(account, accountName, plan, accountCreatedAt),
+                    tokenHash: hash,
+                    account: try Self.account(account, accountName, plan, accountCreatedAt, isAdministrator),
                     cursor: cursor)
             }
             guard var found else { return nil }
@@ -306,11 +314,13 @@ extension PostgresServerDatabase {
         }
     }
 
-    private static func account(_ id: UUID, _ name: String, _ plan: String, _ createdAt: Date) throws -> ServerAccount {
+    private static func account(
+        _ id: UUID, _ name: String, _ plan: String, _ createdAt: Date, _ isAdministrator: Bool
+    ) throws -> ServerAccount {
         guard let plan = Plan(rawValue: plan) else {
             throw CardboxError.storage("the server database holds an account with an unknown plan '\(plan)'")
         }
-        return ServerAccount(id: id, name: name, plan: plan, createdAt: createdAt)
+        return ServerAccount(id: id, name: name, plan: plan, createdAt: createdAt, isAdministrator: isAdministrator)
     }
 
     public func putImage(_ image: CheckedImage, account: UUID) async throws {

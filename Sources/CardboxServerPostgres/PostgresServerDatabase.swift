@@ -152,6 +152,14 @@ public final class PostgresServerDatabase: ServerDatabase {
                 expires_at timestamptz NOT NULL)
             """
         ],
+        [
+            // The first account is the administrator, on a server made before there was one too.
+            "ALTER TABLE server_account ADD COLUMN is_administrator boolean NOT NULL DEFAULT false",
+            """
+            UPDATE server_account SET is_administrator = true WHERE account_id =
+                (SELECT account_id FROM server_account ORDER BY created_at, account_id LIMIT 1)
+            """,
+        ],
     ]
 
     private func migrate() async throws {

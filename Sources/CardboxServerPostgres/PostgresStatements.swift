@@ -15,11 +15,11 @@ import PostgresNIO
 struct SignedInDeviceStatement: PostgresPreparedStatement {
     static let sql = """
         SELECT d.name, d.token_hash, d.created_at, d.last_seen_at, d.revoked_at, a.name, a.plan, a.created_at,
-            COALESCE((SELECT last_seq FROM sync_account s WHERE s.account_id = d.account_id), 0)
+            a.is_administrator, COALESCE((SELECT last_seq FROM sync_account s WHERE s.account_id = d.account_id), 0)
         FROM server_device d JOIN server_account a ON a.account_id = d.account_id
         WHERE d.account_id = $1 AND d.device_id = $2
         """
-    typealias Row = (String, String, Date, Date?, Date?, String, String, Date, Int64)
+    typealias Row = (String, String, Date, Date?, Date?, String, String, Date, Bool, Int64)
 
     var account: UUID
     var device: UUID

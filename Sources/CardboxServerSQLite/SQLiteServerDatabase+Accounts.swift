@@ -49,10 +49,9 @@ extension SQLiteServerDatabase {
         let id = account.id.uuidString.lowercased()
         return try await translatingErrors {
             try await writer.write { db in
+                let isFirst = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM serverAccount)") == false
                 if let setupTokenHash = onlyIfFirst {
-                    if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM serverAccount)") == true {
-                        throw SetupClosed()
-                    }
+                    guard isFirst else { throw SetupClosed() }
                     guard try Self.isSetupToken(hash: setupTokenHash, now: now, db) else { throw SetupLinkRefused() }
                     try db.execute(sql: "DELETE FROM serverSetupToken")
                 }
@@ -65,9 +64,12 @@ extension SQLiteServerDatabase {
                     sql: "INSERT INTO serverAccountName (nameKey, accountId) VALUES (?, ?)", arguments: [key, id])
                 try db.execute(
                     sql: """
-                        INSERT INTO serverAccount (accountId, name, passwordHash, plan, createdAt) VALUES (?, ?, ?, ?, ?)
-                        """, arguments: [id, name, passwordHash, plan.rawValue, now.timeIntervalSince1970])
-                return account
+                        INSERT INTO serverAccount (accountId, name, passwordHash, plan, createdAt, isAdministrator)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """, arguments: [id, name, passwordHash, plan.rawValue, now.timeIntervalSince1970, isFirst])
+                var added = account
+                added.isAdministrator = isFirst
+                return added
             }
         }
     }
@@ -196,6 +198,7 @@ extension SQLiteServerDatabase {
                     db.cachedStatement(
                         sql: """
                             SELECT d.*, a.name AS accountName, a.plan, a.createdAt AS accountCreatedAt,
+                                a.isAdministrator,
                                 (SELECT lastSeq FROM syncAccount s WHERE s.accountId = d.accountId) AS syncCursor
                             FROM serverDevice d JOIN serverAccount a ON a.accountId = d.accountId
                             WHERE d.accountId = ? AND d.deviceId = ?
@@ -206,7 +209,7 @@ extension SQLiteServerDatabase {
                         device: try Self.device(from: row), tokenHash: row["tokenHash"],
                         account: try Self.account(
                             id: row["accountId"], name: row["accountName"], plan: row["plan"],
-                            createdAt: row["accountCreatedAt"]),
+                            createdAt: row["accountCreatedAt"], isAdministrator: row["isAdministrator"]),
                         cursor: row["syncCursor"] ?? 0)
                 }
             }
@@ -310,14 +313,20 @@ extension SQLiteServerDatabase {
     }
 
     private static func account(from row: Row) throws -> ServerAccount {
-        try account(id: row["accountId"], name: row["name"], plan: row["plan"], createdAt: row["createdAt"])
+        try account(
+            id: row["accountId"], name: row["name"], plan: row["plan"], createdAt: row["createdAt"],
+            isAdministrator: row["isAdministrator"])
     }
 
-    private static func account(id: String, name: String, plan: String, createdAt: Double) throws -> ServerAccount {
+    private static func account(id: String, name: String, plan: String, createdAt: Double, isAdministrator: Bool)
+        throws -> ServerAccount
+    {
         guard let id = UUID(uuidString: id), let plan = Plan(rawValue: plan) else {
             throw CardboxError.storage("the server database holds a malformed account")
         }
-        return ServerAccount(id: id, name: name, plan: plan, createdAt: Date(timeIntervalSince1970: createdAt))
+        return ServerAccount(
+            id: id, name: name, plan: plan, createdAt: Date(timeIntervalSince1970: createdAt),
+            isAdministrator: isAdministrator)
     }
 
     private static func device(from row: Row) throws -> ServerDevice {

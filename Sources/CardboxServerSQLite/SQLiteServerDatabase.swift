@@ -135,6 +135,15 @@ public final class SQLiteServerDatabase: ServerDatabase {
                     );
                     """)
         }
+        migrator.registerMigration("v6: the administrator") { db in
+            // The first account is the administrator, on a server made before there was one too.
+            try db.execute(
+                sql: """
+                    ALTER TABLE serverAccount ADD COLUMN isAdministrator INTEGER NOT NULL DEFAULT 0;
+                    UPDATE serverAccount SET isAdministrator = 1 WHERE accountId =
+                        (SELECT accountId FROM serverAccount ORDER BY createdAt, accountId LIMIT 1);
+                    """)
+        }
         return migrator
     }
 

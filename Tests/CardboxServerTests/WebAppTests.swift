@@ -761,8 +761,9 @@ struct WebAppTests {
             // The type is chosen from the ones Cardbox knows (a cloze card is made from its text).
             #expect(
                 page.contains(
-                    #"<select id="cardType" name="cardType"><option selected>basic</option><option>reversed</option>"#
-                        + "<option>vocabulary</option><option>phrase</option></select>"))
+                    #"<select id="cardType" name="cardType"><option value="basic" selected>basic</option>"#
+                        + #"<option value="reversed">reversed</option><option value="vocabulary">vocabulary</option>"#
+                        + #"<option value="phrase">phrase</option></select>"#))
             let csrf = try await browser.csrf()
             var fields = [
                 "csrf": csrf, "front": "¡hola!", "back": "hi", "frontLanguage": "ca", "backLanguage": "en",
@@ -1760,5 +1761,65 @@ extension JSONValue {
     fileprivate var stringValue: String? {
         guard case .string(let text) = self else { return nil }
         return text
+    }
+}
+
+/// The administrator's Users page: accounts added, plans set and devices signed out from the
+/// browser, and no one else's to see.
+@Suite("The Users page")
+struct UsersPageTests {
+    @Test("the first account adds an account, sets its plan (its decks page follows at once) and signs its device out")
+    func users() async throws {
+        try await WebAppTests.withWebServer { url, database, accounts in
+            let owner = try await WebAppTests.signedIn(url, accounts)
+            let ownerPage = try await owner.get("/account").body
+            #expect(ownerPage.contains("You administer this server") && ownerPage.contains(#"href="/users""#))
+            #expect(!ownerPage.contains("cardbox admin user set-plan"))
+            let csrf = try await owner.csrf()
+            let added = try await owner.post(
+                "/users", ["csrf": csrf, "name": "bob", "password": "battery staple", "plan": "free"])
+            #expect(added.status == 303 && added.location == "/users?changed=added")
+            let taken = try await owner.post(
+                "/users", ["csrf": csrf, "name": "BOB", "password": "battery staple", "plan": "free"])
+            #expect(taken.status == 400 && taken.body.contains("already exists"))
+            let noPlan = try await owner.post(
+                "/users", ["csrf": csrf, "name": "carol", "password": "battery staple", "plan": "gold"])
+            #expect(noPlan.status == 400 && noPlan.body.contains("&#39;gold&#39; is not one of free, premium"))
+            #expect(try await !database.accounts().contains { $0.name == "carol" })
+
+            // Bob signs in: not the administrator, told whom to ask, no Users page.
+            let bob = TestBrowser(url)
+            #expect(try await bob.post("/signin", ["user": "bob", "password": "battery staple"]).status == 303)
+            let bobAccount = try await bob.get("/account").body
+            let ownerName = try #require(try await database.accounts().first { $0.isAdministrator }?.name)
+            #expect(bobAccount.contains("ask the administrator of this\nserver, \(ownerName)."))
+            #expect(try await bob.get("/users").status == 403)
+            let bobCsrf = try await bob.csrf()
+            #expect(
+                try await bob.post(
+                    "/users", ["csrf": bobCsrf, "name": "eve", "password": "x y z w", "plan": "premium"]
+                )
+                .status == 403)
+            #expect(try await bob.get("/decks").body.contains("0 of 25"))
+
+            // The plan set on the Users page holds at once on Bob's decks page.
+            let bobId = try #require(try await database.accounts().first { $0.name == "bob" }?.id)
+            let list = try await owner.get("/users").body
+            #expect(list.contains(#"<li id="user-\#(bobId.uuidString.lowercased())"><strong>bob</strong>"#))
+            let set = try await owner.post(
+                "/users/\(bobId.uuidString.lowercased())/plan", ["csrf": csrf, "plan": "premium"])
+            #expect(set.status == 303)
+            #expect(try await database.account(bobId)?.plan == .premium)
+            #expect(try await !bob.get("/decks").body.contains("of 25"))
+
+            // Bob's browser signed out from the Users page.
+            let device = try #require(try await database.devices(account: bobId).first { $0.revokedAt == nil })
+            #expect(try await owner.get("/users").body.contains("/devices/\(device.id.uuidString.lowercased())/revoke"))
+            let out = try await owner.post(
+                "/users/\(bobId.uuidString.lowercased())/devices/\(device.id.uuidString.lowercased())/revoke",
+                ["csrf": csrf])
+            #expect(out.status == 303 && out.location == "/users?changed=device")
+            #expect(try await bob.get("/decks").location == "/signin")
+        }
     }
 }

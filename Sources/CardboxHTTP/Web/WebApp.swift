@@ -55,6 +55,7 @@ struct WebApp: Sendable {
         addBoardRoutes(to: signedIn)
         addExchangeRoutes(to: signedIn)
         addAccountRoutes(to: signedIn)
+        addUserRoutes(to: signedIn)
     }
 
     /// An asset at its versioned address: it never changes there, so a browser keeps it a year.

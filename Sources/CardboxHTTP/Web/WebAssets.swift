@@ -171,6 +171,7 @@ enum WebAssets {
         .stack button { align-self: flex-start; margin-top: .4rem; }
         form.inline { display: inline; }
         ul.cards { list-style: none; padding: 0; }
+        ul.cards ul.devices { padding: 0; flex-basis: 100%; }
         /* A description takes a line of its own under the title, so the title's arrows never move. */
         ul.cards li > .description { order: 1; flex-basis: 100%; margin: 0; }
         ul.cards li > details.edit { order: 2; }

@@ -73,7 +73,7 @@ enum WebPage {
             init(_ path: String?) {
                 let first = path?.split(separator: "/").first ?? ""
                 (decks, lists, boards) = (first == "decks", first == "lists", first == "boards")
-                (account, exchange) = (first == "account", first == "exchange")
+                (account, exchange) = (first == "account" || first == "users", first == "exchange")
             }
         }
 

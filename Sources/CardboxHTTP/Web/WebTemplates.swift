@@ -10,7 +10,7 @@ import Mustache
 enum Template: String, CaseIterable, Sendable {
     case layout, signin, signup, newaccount, setup, decks, deck, card, stats, exchange, study, account,
         message, lists, list, boards, board, offline, offlinelists, listsbody, listbody, studybody,
-        boardsbody, boardbody, deckbody, cardbody
+        boardsbody, boardbody, deckbody, cardbody, users
 
     /// The bodies the browser draws from its replica with no network, by the names the pages use.
     static let drawnOffline: [Template] = [
@@ -34,6 +34,7 @@ enum Template: String, CaseIterable, Sendable {
         case .exchange: PackageResources.exchange_mustache
         case .study: PackageResources.study_mustache
         case .account: PackageResources.account_mustache
+        case .users: PackageResources.users_mustache
         case .message: PackageResources.message_mustache
         case .lists: PackageResources.lists_mustache
         case .list: PackageResources.list_mustache

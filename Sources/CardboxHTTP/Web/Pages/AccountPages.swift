@@ -41,6 +41,10 @@ struct AccountPage: Encodable {
     let planText: String
     /// Whether the account is on the free plan (the page says how to lift its limit).
     let free: Bool
+    /// Whether the account administers the server (it sets plans on the Users page).
+    let isAdministrator: Bool
+    /// Whom the others ask for a plan.
+    let administratorName: String?
     /// The devices signed in (revoked ones are gone from the list), this browser among them.
     let devices: [Device]
     /// Whether another device is signed in (the page offers to sign them all out).
@@ -130,7 +134,9 @@ extension WebApp {
             notice: changed.flatMap { Self.changes[$0] },
             planText: allowance.cardLimit.map { "Free plan: \(allowance.cardCount) of \($0) cards used." }
                 ?? "Premium plan: unlimited cards (\(allowance.cardCount) so far).",
-            free: allowance.cardLimit != nil,
+            free: allowance.cardLimit != nil, isAdministrator: caller.account.isAdministrator,
+            administratorName: caller.account.isAdministrator
+                ? nil : try await database.accounts().first(where: \.isAdministrator)?.name,
             devices: signedIn.map { device in
                 AccountPage.Device(
                     id: device.id.uuidString.lowercased(), name: device.name, current: device.id == caller.device.id,
