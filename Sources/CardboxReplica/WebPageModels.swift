@@ -60,14 +60,20 @@ public enum WebPageModels {
 
     /// A list's page: `items` as shown (crossed-out ones left out unless `showCrossedOut`),
     /// `isEmpty` when the list has no item at all, the lists an item can move to, and the new-item
-    /// form's draft (`justAdded`: the cursor goes back to it).
+    /// form's draft (`justAdded`: the cursor goes back to it). Crossed-out items sink below the
+    /// others, each part in the list's order, as in Reminders and ListAll; an item moves up or down
+    /// among the items of its part.
     public static func list(
         _ list: ListName, items: [ListItem], isEmpty: Bool, showCrossedOut: Bool, otherLists: [ListName],
         draft: ItemDraft = ItemDraft(), justAdded: Bool = false
     ) -> JSONValue {
-        let orders = items.map { $0.orderNumber }
+        let parts = [items.filter { !$0.isCrossedOut }, items.filter { $0.isCrossedOut }]
+        let shown = parts.flatMap { part in
+            let orders = part.map { $0.orderNumber }
+            return part.enumerated().map { item($1, arrows: arrows($0, of: orders)) }
+        }
         return .object([
-            "list": name(list), "items": .array(items.enumerated().map { item($1, arrows: arrows($0, of: orders)) }),
+            "list": name(list), "items": .array(shown),
             "hasItems": .bool(!items.isEmpty), "isEmpty": .bool(isEmpty), "showCrossedOut": .bool(showCrossedOut),
             "draft": .object([
                 "title": .string(draft.title), "quantity": .string(draft.quantity),

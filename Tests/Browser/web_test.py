@@ -110,9 +110,10 @@ class Browser:
     def find(self, selector: str):
         return self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, selector)))
 
-    def fill(self, fields: dict) -> None:
+    def fill(self, fields: dict, within: str = "") -> None:
+        """Types each value into the field of its name (the first on the page, or in `within`)."""
         for name, value in fields.items():
-            field = self.find(f'[name="{name}"]')
+            field = self.find(f'{within} [name="{name}"]'.strip())
             field.clear()
             field.send_keys(value)
 
@@ -242,19 +243,33 @@ class Browser:
             ".map((image) => image.outerHTML.slice(0, 160))")
         check(not unnamed, f"{page}: controls without a name: {unnamed}")
 
-    def drag(self, source, target) -> None:
-        """HTML5 drag and drop of `source` onto `target`, as a pointer would do it (chromedriver's own
-        mouse actions do not fire the drag events)."""
+    def drag(self, source, target, touch: bool = False, hold: float = 0.0) -> None:
+        """Drags `source` onto the middle of `target` with real input (DevTools' Input domain, which
+        Chromium turns into Pointer Events as it does a person's): the mouse, or a finger held `hold`
+        seconds first (a long press), moved in steps; then waits for the page that follows."""
         old = self.driver.find_element(By.TAG_NAME, "html")
-        self.driver.execute_script(
-            """
-            const [source, target] = arguments;
-            const data = new DataTransfer();
-            const fire = (element, type) => element.dispatchEvent(
-                new DragEvent(type, {bubbles: true, cancelable: true, dataTransfer: data}));
-            fire(source, "dragstart"); fire(target, "dragenter"); fire(target, "dragover");
-            fire(target, "drop"); fire(source, "dragend");
-            """, source, target)
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", source)
+        middle = lambda element: (lambda r: (r["left"] + r["width"] / 2, r["top"] + r["height"] / 2))(self.rect(element))
+        (x0, y0), (x1, y1) = middle(source), middle(target)
+        steps = [(x0 + (x1 - x0) * i / 12, y0 + (y1 - y0) * i / 12) for i in range(1, 13)]
+        cdp = self.driver.execute_cdp_cmd
+        if touch:
+            cdp("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})
+            try:
+                cdp("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]})
+                time.sleep(hold)
+                for x, y in steps:
+                    cdp("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+                cdp("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+            finally:
+                cdp("Emulation.setTouchEmulationEnabled", {"enabled": False})
+        else:
+            mouse = lambda kind, x, y, **extra: cdp("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, **extra})
+            mouse("mouseMoved", x0, y0)
+            mouse("mousePressed", x0, y0, button="left", buttons=1, clickCount=1)
+            for x, y in steps:
+                mouse("mouseMoved", x, y, button="left", buttons=1)
+            mouse("mouseReleased", x1, y1, button="left", buttons=0, clickCount=1)
         self.wait.until(gone(old))
 
     def at_width(self, width: int) -> None:
@@ -450,35 +465,52 @@ def lists(browser: Browser) -> None:
     browser.fill({"name": "Groceries"})
     browser.submit()
     check(browser.find("h1").text == "Groceries", "a new list opens on its page")
-    check(browser.find("#no-items").text == "No items yet: add the first one above.", "an empty list says so plainly")
-    for title, quantity, description in (("Milk", "2", "Oat, see https://example.org/oat"), ("Bread", "", ""),
-                                         ("Eggs", "12", "")):
-        browser.fill({"title": title, "quantity": quantity, "description": description})
+    check(browser.find("#no-items").text == "No items yet: add the first one below.", "an empty list says so plainly")
+    for title, quantity in (("Milk", "2"), ("Bread", ""), ("Eggs", "12")):
+        browser.fill({"title": title, "quantity": quantity}, within="#add-item")
         browser.submit('#add-item button[type="submit"]')
-        check(browser.focused_id() == "title", "after adding an item the cursor is back in New item")
+        check(browser.focused_id() == "title", "after adding an item the cursor is back in the Add item line")
     titles = lambda: [e.text for e in browser.driver.find_elements(By.CSS_SELECTOR, "#items .title")]
+    rows = lambda: browser.driver.find_elements(By.CSS_SELECTOR, "#items > li")
+    row = lambda title: next(r for r in rows() if r.find_element(By.CSS_SELECTOR, ".title").text == title)
     check(titles() == ["Milk", "Bread", "Eggs"], "items are added in order")
-    check(browser.rect(browser.find("#toggle-crossed"))["top"] > browser.rect(browser.find("#items"))["bottom"],
-          "Show crossed-out items sits under the items, apart from the New item form")
-    offsets = browser.driver.execute_script("""
-        return [...document.querySelectorAll("#items > li")].map((row) => {
-            const arrow = row.querySelector("form[action$='/move'] button");
-            return arrow ? Math.round(arrow.getBoundingClientRect().top - row.getBoundingClientRect().top) : null;
-        }).filter((offset) => offset !== null);
-    """)
-    check(len(set(offsets)) == 1, f"the arrows sit at one height, with or without a description ({offsets})")
+    check(browser.rect(browser.find("#add-item"))["top"] > browser.rect(browser.find("#items"))["bottom"],
+          "the Add item line comes after the items")
+    # A tap on an item's title opens its editor in place; the description is set there.
+    row("Milk").find_element(By.CSS_SELECTOR, "summary").click()
+    editor = row("Milk").find_element(By.CSS_SELECTOR, "details.edit > form")
+    editor.find_element(By.NAME, "description").send_keys("Oat, see https://example.org/oat")
+    browser.submit_in(editor, 'button[type="submit"]')
     link = browser.find("#items .description a")
     check(link.get_attribute("href") == "https://example.org/oat", "a web address in a description is a link")
-    rows = browser.driver.find_elements(By.CSS_SELECTOR, "#items li")
-    browser.drag(rows[2], rows[0])
-    check(titles() == ["Eggs", "Milk", "Bread"], "dragging Eggs onto Milk puts it first, and it stays after a reload")
+    # One line per item: its box, its title and its handle side by side, the description under them.
+    lines = browser.driver.execute_script("""
+        return [...document.querySelectorAll("#items > li")].map((row) => {
+            const middle = (e) => { const r = e.getBoundingClientRect(); return Math.round(r.top + r.height / 2); };
+            return [middle(row.querySelector("button.check")), middle(row.querySelector("summary")),
+                    middle(row.querySelector(".handle"))];
+        });
+    """)
+    check(all(max(line) - min(line) <= 2 for line in lines), f"box, title and handle share one line ({lines})")
+    browser.at_width(390)
+    try:
+        browser.drag(row("Eggs").find_element(By.CSS_SELECTOR, ".handle"), row("Milk"), touch=True)
+        check(titles() == ["Eggs", "Milk", "Bread"], "a finger drags Eggs by its handle onto Milk: it goes first, and stays")
+    finally:
+        browser.full_size()
+    browser.drag(row("Bread").find_element(By.CSS_SELECTOR, ".handle"), row("Milk"))
+    check(titles() == ["Eggs", "Bread", "Milk"], "the mouse drags Bread by its handle onto Milk: it takes Milk's place")
+    row("Bread").find_element(By.CSS_SELECTOR, "summary").click()
+    browser.submit_in(row("Bread"), ".item-moves button")
+    check(titles() == ["Bread", "Eggs", "Milk"], "the keyboard's way, an item's Move up in its editor, moves it up")
     old = browser.driver.find_element(By.TAG_NAME, "html")
-    browser.find('button[aria-label="Cross out Bread"]').click()
+    browser.find('button[aria-label="Cross out Eggs"]').click()
     browser.wait.until(gone(old))
-    check("Bread" not in titles(), "a crossed-out item is hidden while showCrossedOutItems is off")
+    check("Eggs" not in titles(), "a crossed-out item is hidden while showCrossedOutItems is off")
     browser.submit("#toggle-crossed")
     crossed = browser.driver.find_elements(By.CSS_SELECTOR, "#items li.crossed .title")
-    check([e.text for e in crossed] == ["Bread"], "shown again, it is struck through")
+    check([e.text for e in crossed] == ["Eggs"], "shown again, it is struck through")
+    check(titles() == ["Bread", "Milk", "Eggs"], "and sinks below the items not crossed out, as in Reminders")
     item_image(browser)
     browser.shoot("list")
     browser.open("/lists")
@@ -594,8 +626,8 @@ def boards(browser: Browser) -> None:
 
     card = browser.driver.find_element(By.XPATH, "//li[span[@class='title' and text()='Book flights']]")
     doing = browser.driver.find_elements(By.CSS_SELECTOR, ".column ul.cards")[1]
-    browser.drag(card, doing)
-    check(column_of("Book flights") == "Doing", "a card dragged onto another column moves there")
+    browser.drag(card, doing, touch=True, hold=0.7)
+    check(column_of("Book flights") == "Doing", "a card held down with a finger and dragged onto another column moves there")
     browser.open(browser.driver.current_url.replace(browser.base, ""))
     check(column_of("Book flights") == "Doing", "and is still there after a reload")
     old = browser.driver.find_element(By.TAG_NAME, "html")
@@ -982,8 +1014,11 @@ def offline_study(browser: Browser, server: Server, work: str) -> None:
           "a laptop that syncs has the same schedules")
 
 
-# The arrow that moves an item up, on a list page drawn online or offline.
-UP = 'button[name="position"][aria-label$=" up"]'
+def move_up(row) -> None:
+    """An item's Move up, in its editor (opened by a tap on its title), on a list page drawn online
+    or offline."""
+    row.find_element(By.CSS_SELECTOR, "details.edit > summary").click()
+    row.find_element(By.XPATH, ".//form[contains(@class, 'item-moves')]/button[text()='Move up']").click()
 
 
 def page_body(browser: Browser) -> str:
@@ -1008,7 +1043,7 @@ def offline_lists(browser: Browser, server: Server) -> None:
     browser.submit()
     list_path = urlparse(browser.driver.current_url).path
     for title, quantity in (("Apples", "3"), ("Pears", "")):
-        browser.fill({"title": title, "quantity": quantity, "description": ""})
+        browser.fill({"title": title, "quantity": quantity}, within="#add-item")
         browser.submit('#add-item button[type="submit"]')
     # The page reloads itself after a push: a read that meets it mid-way is tried again.
     wait = WebDriverWait(browser.driver, 30, ignored_exceptions=(WebDriverException,))
@@ -1051,22 +1086,24 @@ def offline_lists(browser: Browser, server: Server) -> None:
     browser.find('#add-item input[name="title"]').clear()
     add("Cheese", "2")
     wait.until(lambda d: titles() == ["Apples", "Pears", "Cheese"])
-    row = lambda title: browser.driver.find_element(By.XPATH, f"//li[span[@class='title' and text()='{title}']]")
+    row = lambda title: browser.driver.find_element(By.XPATH, f"//li[.//span[@class='title' and text()='{title}']]")
     row("Apples").find_element(By.CSS_SELECTOR, "button.check").click()
     wait.until(lambda d: "crossed" in (row("Apples").get_attribute("class") or ""))
-    row("Cheese").find_element(By.CSS_SELECTOR, UP).click()
-    wait.until(lambda d: titles() == ["Apples", "Cheese", "Pears"])
+    # Crossed out, Apples sinks below the others; Cheese moves up past Pears.
+    wait.until(lambda d: titles() == ["Pears", "Cheese", "Apples"])
+    move_up(row("Cheese"))
+    wait.until(lambda d: titles() == ["Cheese", "Pears", "Apples"])
     reload_offline()
     # Three records wait (two items and their list), written by three changes: add, cross, move.
     check(browser.find("#offline-note").text == "Offline: 3 changes wait",
           f"the line says how many changes wait ({browser.find('#offline-note').text!r})")
-    check(titles() == ["Apples", "Cheese", "Pears"] and "crossed" in (row("Apples").get_attribute("class") or ""),
+    check(titles() == ["Cheese", "Pears", "Apples"] and "crossed" in (row("Apples").get_attribute("class") or ""),
           f"what was done offline is kept across a reload ({titles()})")
     # The list shows crossed-out items (the setting an earlier step turned on): hidden, then shown.
     browser.find("#toggle-crossed").click()
     wait.until(lambda d: titles() == ["Cheese", "Pears"])
     browser.find("#toggle-crossed").click()
-    wait.until(lambda d: titles() == ["Apples", "Cheese", "Pears"])
+    wait.until(lambda d: titles() == ["Cheese", "Pears", "Apples"])
     row("Cheese").find_element(By.CSS_SELECTOR, "details.edit > summary").click()
     editor = row("Cheese").find_element(By.CSS_SELECTOR, "details.edit > form")
     editor.find_element(By.NAME, "quantity").clear()
@@ -1078,7 +1115,7 @@ def offline_lists(browser: Browser, server: Server) -> None:
     row("Pears").find_element(By.CSS_SELECTOR, "details.edit > summary").click()
     row("Pears").find_element(By.CSS_SELECTOR, "details.confirm > summary").click()
     row("Pears").find_element(By.CSS_SELECTOR, "details.confirm button.danger").click()
-    wait.until(lambda d: titles() == ["Apples", "Cheese"])
+    wait.until(lambda d: titles() == ["Cheese", "Apples"])
     browser.open("/lists")
     wait.until(lambda d: ready(d) in ("true", "failed"))
     check("Market" in browser.text() and "2 items" in browser.text(),
@@ -1193,14 +1230,17 @@ def offline_with_a_laptop(browser: Browser, server: Server, work: str) -> None:
     wait.until(lambda d: ready(d) == "true")
     titles = lambda: browser.driver.execute_script(
         "return [...document.querySelectorAll('#items .title')].map((title) => title.textContent.trim())")
-    row = lambda title: browser.driver.find_element(By.XPATH, f"//li[span[@class='title' and text()='{title}']]")
+    row = lambda title: browser.driver.find_element(By.XPATH, f"//li[.//span[@class='title' and text()='{title}']]")
+    # Items not crossed out, in order (crossed-out ones sink below them).
+    open_titles = lambda: browser.driver.execute_script(
+        "return [...document.querySelectorAll('#items > li:not(.crossed) .title')].map((t) => t.textContent.trim())")
     row("Tent").find_element(By.CSS_SELECTOR, "button.check").click()
     wait.until(lambda d: "crossed" in (row("Tent").get_attribute("class") or ""))
     browser.find('#add-item input[name="title"]').send_keys("Stove")
     browser.find('#add-item button[type="submit"]').click()
-    wait.until(lambda _: titles()[-1:] == ["Stove"])
-    row("Stove").find_element(By.CSS_SELECTOR, UP).click()
-    wait.until(lambda _: titles()[-2:] == ["Stove", "Boots"])
+    wait.until(lambda _: open_titles()[-1:] == ["Stove"])
+    move_up(row("Stove"))
+    wait.until(lambda _: open_titles()[-2:] == ["Stove", "Boots"])
     # Meanwhile the laptop, offline too: a rename, a cross, an answer of the browser's first card.
     laptop("item", "edit", items["Map"], "--title", "Paper map")
     laptop("item", "cross", items["Boots"])
@@ -1396,7 +1436,7 @@ def two_accounts(browser: Browser, server: Server) -> None:
     browser.fill({"name": "Errands"})
     browser.submit()
     list_path = urlparse(browser.driver.current_url).path
-    browser.fill({"title": "Stamps", "quantity": "", "description": ""})
+    browser.fill({"title": "Stamps", "quantity": ""}, within="#add-item")
     browser.submit('#add-item button[type="submit"]')
     wait = WebDriverWait(browser.driver, 30, ignored_exceptions=(WebDriverException,))
     ready = lambda d: d.execute_script("return document.body.dataset.replicaReady")

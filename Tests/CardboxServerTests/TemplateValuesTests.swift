@@ -80,4 +80,31 @@ struct TemplateValuesTests {
         #expect(html.components(separatedBy: #"name="csrf" value="token""#).count == 5)
         #expect(!html.contains("No lists yet"))
     }
+
+    @Test("a list's crossed-out items sink below the others; each moves up and down within its part")
+    func crossedOutSink() {
+        let items = [("A", true), ("B", false), ("C", true), ("D", false)].enumerated().map { index, item in
+            WebPageModels.ListItem(
+                id: item.0, title: item.0, description: "", quantity: nil, isCrossedOut: item.1, orderNumber: index,
+                images: [])
+        }
+        let model = WebPageModels.list(
+            .init(id: "l", name: "Groceries"), items: items, isEmpty: false, showCrossedOut: true, otherLists: [])
+        guard case .object(let page) = model, case .array(let shown)? = page["items"] else {
+            Issue.record("no items in \(model)")
+            return
+        }
+        func field(_ row: JSONValue, _ path: String...) -> JSONValue? {
+            path.reduce(row) { value, name in
+                guard case .object(let fields)? = value else { return nil }
+                return fields[name]
+            }
+        }
+        #expect(shown.map { field($0, "title") } == ["B", "D", "A", "C"].map { .string($0) })
+        // B moves down to D's place, D up to B's; A down to C's, C up to A's: never across the parts.
+        #expect(shown.map { field($0, "arrows", "hasBefore") } == [false, true, false, true].map { .bool($0) })
+        #expect(shown.map { field($0, "arrows", "hasAfter") } == [true, false, true, false].map { .bool($0) })
+        #expect(field(shown[0], "arrows", "after") == .int(3) && field(shown[1], "arrows", "before") == .int(1))
+        #expect(field(shown[2], "arrows", "after") == .int(2) && field(shown[3], "arrows", "before") == .int(0))
+    }
 }

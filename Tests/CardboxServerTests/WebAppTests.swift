@@ -1672,8 +1672,13 @@ struct WebAppTests {
     }
 
     /// The position a row's arrow button sends (nil: the row has no such arrow).
+    /// The place a row's arrow (a board's, "Move Pack up") or Move button (a list item's editor,
+    /// "Move up: Milk") sends it to.
     static func arrow(_ page: String, _ title: String, _ direction: String) -> String? {
-        ids(page, #"value="(\d+)" class="link" aria-label="Move \#(title) \#(direction)""#).first
+        ids(
+            page,
+            #"value="(\d+)" class="[^"]*" aria-label="Move (?:\#(direction): \#(title)|\#(title) \#(direction))""#
+        ).first
     }
 
     @Test(

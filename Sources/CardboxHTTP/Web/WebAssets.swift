@@ -220,9 +220,30 @@ enum WebAssets {
         details.edit { flex-basis: 100%; }
         .danger { color: var(--bad) !important; }
         textarea, select { font: inherit; padding: .45rem .6rem; border: 1px solid var(--line); border-radius: .4rem; }
-        .reorder li[draggable] { cursor: grab; }
-        .reorder li.dragging { opacity: .5; }
-        .reorder li.drop-target { outline: 2px dashed var(--tint); }
+        /* Dragging (Pointer Events): the row lifted, and the row it would take the place of. */
+        [data-move].dragging { opacity: .6; box-shadow: 0 .4rem 1rem rgba(0, 0, 0, .25); }
+        [data-move].drop-target { outline: 2px dashed var(--tint); }
+        .column li[data-move] { cursor: grab; user-select: none; -webkit-user-select: none; -webkit-touch-callout: none; }
+        .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%);
+          white-space: nowrap; }
+        /* A list like Reminders: one line per item, its box, its title (a tap opens the editor in
+           place), a handle to drag; the description under the title. */
+        ul.items { list-style: none; padding: 0; margin: .5rem 0; border-top: 1px solid var(--line); }
+        ul.items > li { display: flex; flex-wrap: wrap; align-items: flex-start; gap: 0 .5rem; padding: .15rem 0;
+          border-bottom: 1px solid var(--line); background: var(--bg); }
+        ul.items > li > details.edit { flex: 1; min-width: 0; }
+        ul.items > li > details.edit > summary { list-style: none; color: inherit; min-height: 44px; display: flex;
+          flex-wrap: wrap; align-items: center; gap: .2rem .5rem; overflow-wrap: anywhere; }
+        ul.items > li > details.edit > summary::-webkit-details-marker { display: none; }
+        ul.items > li > details.edit[open] { padding-bottom: .5rem; }
+        ul.items > li > .description { order: 1; flex-basis: 100%; margin: 0 0 .3rem 2.1rem; font-size: .9rem; }
+        .handle { flex: none; display: flex; align-items: center; justify-content: center; width: 44px; height: 44px;
+          color: var(--muted); cursor: grab; touch-action: none; }
+        .handle svg { width: 1.2rem; height: 1.2rem; fill: currentColor; }
+        .item-moves:empty { display: none; }
+        form.add-line { display: flex; gap: .5rem; align-items: center; margin: .6rem 0; }
+        form.add-line #title { flex: 1; min-width: 0; }
+        form.add-line #quantity { width: 4.5rem; flex: none; }
         main:has(.columns) { max-width: none; }
         .columns { display: flex; gap: .8rem; overflow-x: auto; align-items: flex-start; padding-bottom: .5rem; }
         .column { flex: 0 0 17rem; background: var(--column); border-radius: .6rem; padding: .6rem; }
@@ -247,6 +268,7 @@ enum WebAssets {
         @media (pointer: coarse), (max-width: 640px) {
           button:not(.link), .button { min-height: 44px; }
           button.check { width: 44px; height: 44px; flex: none; }
+          ul.items > li > .description { margin-left: calc(44px + .5rem); }
         }
         """
 
@@ -256,55 +278,135 @@ enum WebAssets {
     /// of its fields it only says so, keeping the typing.
     static let javascript = """
         (function () {
-          // Drag and drop: a dragged row ([data-move]) takes the place of the row of its kind it lands on,
-          // in its own container or, for board cards, in another column ([data-drop-column]), or goes
-          // to the end of the column it is dropped in. The server is told the new place; the page then
-          // shows what the server says.
-          var dragged = null;
-          document.addEventListener("dragstart", function (event) {
-            var row = event.target.closest && event.target.closest("[data-move]");
-            if (!row) return;
-            dragged = row;
-            row.classList.add("dragging");
-            event.dataTransfer.effectAllowed = "move";
-            event.dataTransfer.setData("text/plain", row.dataset.move);
-          });
-          document.addEventListener("dragend", function () {
-            if (dragged) dragged.classList.remove("dragging");
-            dragged = null;
-          });
-          document.addEventListener("dragover", function (event) {
-            if (target(event)) event.preventDefault();
-          });
-          document.addEventListener("drop", function (event) {
-            var fields = target(event);
-            if (!fields) return;
-            event.preventDefault();
-            // Through `cardboxPost`, which a page drawn offline (device.js) makes the replica's write.
-            window.cardboxPost(dragged.dataset.move, fields);
-          });
-          function target(event) {
-            if (!dragged || !event.target.closest) return null;
-            var kind = dragged.dataset.kind || "";
+          // Dragging to reorder, with a finger as with a mouse (Pointer Events). A list's item is lifted
+          // by its handle at once; a board's card, or a column by its title, by a long press of a finger
+          // (a finger that moves first scrolls the page) or by a mouse moved a few pixels. The row takes
+          // the place of the row of its kind it is dropped on, in its own container or, for board cards,
+          // in another column ([data-drop-column]), or goes to the end of the column it is dropped in.
+          // The server is told the new place; the page then shows what the server says. The keyboard's
+          // way is each row's Move buttons or Move to menu.
+          var longPress = 450, slop = 8, press = null, marked = null, scrolling = null;
+          document.addEventListener("pointerdown", function (event) {
+            if (press || event.button !== 0 || !event.target.closest) return;
             var row = event.target.closest("[data-move]");
+            if (!row) return;
+            var handle = event.target.closest(".handle");
+            if (!handle) {
+              if (row.querySelector(":scope > .handle")) return;
+              // Not from a control, nor from an editor opened in the row; a summary is the row's own.
+              if (event.target.closest("button, a, input, select, textarea, label")) return;
+              var opened = event.target.closest("details[open]");
+              if (opened && !event.target.closest("summary")) return;
+              if (row.dataset.kind === "column" && !event.target.closest("h2")) return;
+            }
+            press = { row: row, pointer: event.pointerId, x: event.clientX, y: event.clientY, startX: event.clientX,
+              startY: event.clientY, lifted: false };
+            if (handle) {
+              event.preventDefault();
+              lift();
+            } else if (event.pointerType !== "mouse") {
+              press.timer = setTimeout(lift, longPress);
+            }
+          });
+          document.addEventListener("pointermove", function (event) {
+            if (!press || event.pointerId !== press.pointer) return;
+            press.x = event.clientX;
+            press.y = event.clientY;
+            if (!press.lifted) {
+              if (Math.abs(event.clientX - press.startX) + Math.abs(event.clientY - press.startY) <= slop) return;
+              if (event.pointerType === "mouse") lift(); else return end();
+            }
+            event.preventDefault();
+            mark(target(event.clientX, event.clientY));
+          });
+          document.addEventListener("pointerup", function (event) {
+            if (!press || event.pointerId !== press.pointer) return;
+            // Where the pointer last moved to: a lifted finger's own position is not always given.
+            var found = press.lifted && target(press.x, press.y);
+            var row = press.row;
+            var lifted = press.lifted;
+            end();
+            if (lifted) swallowClick();
+            // Through `cardboxPost`, which a page drawn offline (device.js) makes the replica's write.
+            if (found) window.cardboxPost(row.dataset.move, found.fields);
+          });
+          document.addEventListener("pointercancel", function () { end(); });
+          // While a row is lifted the page does not scroll under the finger, nor open its menu.
+          document.addEventListener("touchmove", function (event) {
+            if (press && press.lifted) event.preventDefault();
+          }, { passive: false });
+          document.addEventListener("contextmenu", function (event) { if (press) event.preventDefault(); });
+          function lift() {
+            if (!press) return;
+            press.lifted = true;
+            press.row.classList.add("dragging");
+            try { press.row.setPointerCapture(press.pointer); } catch (error) { /* the pointer is gone */ }
+            if (navigator.vibrate) navigator.vibrate(15);
+            scrolling = setInterval(scrollNearEdges, 30);
+          }
+          function end() {
+            if (!press) return;
+            clearTimeout(press.timer);
+            clearInterval(scrolling);
+            press.row.classList.remove("dragging");
+            mark(null);
+            press = null;
+          }
+          // A drag ends with a click where it ended: not a click on what lies there.
+          function swallowClick() {
+            var swallow = function (event) { event.preventDefault(); event.stopPropagation(); };
+            document.addEventListener("click", swallow, true);
+            setTimeout(function () { document.removeEventListener("click", swallow, true); }, 0);
+          }
+          // Near an edge of the window, or of a board's columns, the page scrolls to what lies beyond.
+          function scrollNearEdges() {
+            if (!press) return;
+            var edge = 48, step = 14;
+            if (press.y < edge) window.scrollBy(0, -step);
+            else if (press.y > window.innerHeight - edge) window.scrollBy(0, step);
+            var columns = press.row.closest(".columns");
+            if (!columns) return;
+            var box = columns.getBoundingClientRect();
+            var across = press.x < box.left + edge ? -1 : press.x > box.right - edge ? 1 : 0;
+            if (across) {
+              columns.style.scrollSnapType = "none";
+              columns.scrollLeft += across * step * 2;
+            }
+            mark(target(press.x, press.y));
+          }
+          function mark(found) {
+            var element = found && found.element;
+            if (marked === element) return;
+            if (marked) marked.classList.remove("drop-target");
+            marked = element;
+            if (marked) marked.classList.add("drop-target");
+          }
+          function target(x, y) {
+            var dragged = press && press.row;
+            var under = dragged && document.elementFromPoint(x, y);
+            if (!under || !under.closest) return null;
+            var kind = dragged.dataset.kind || "";
+            var row = under.closest("[data-move]");
             while (row && (row.dataset.kind || "") !== kind) row = row.parentElement && row.parentElement.closest("[data-move]");
-            var column = null;
             if (row && row !== dragged) {
-              column = row.parentNode.dataset.dropColumn;
+              var column = row.parentNode.dataset.dropColumn;
               if (row.parentNode !== dragged.parentNode && !column) return null;
               // Its place among all its siblings, the rows this page hides (crossed out, archived) too.
               var fields = { position: row.dataset.order };
               if (column) fields.column = column;
-              return fields;
+              return { element: row, fields: fields };
             }
-            var container = kind === "card" && event.target.closest("[data-drop-column]");
+            var container = kind === "card" && (under.closest("[data-drop-column]")
+              || (under.closest(".column") && under.closest(".column").querySelector("[data-drop-column]")));
             if (!row && container && container !== dragged.parentNode) {
-              return { column: container.dataset.dropColumn, position: container.dataset.count };
+              return { element: container, fields: { column: container.dataset.dropColumn, position: container.dataset.count } };
             }
             return null;
           }
           window.cardboxPost = post;
           function post(url, fields) {
+            // The page is on its way out: its live news need not reload it (see below).
+            document.dispatchEvent(new Event("cardbox:leaving"));
             var body = new URLSearchParams(fields);
             body.set("csrf", document.querySelector("input[name=csrf]").value);
             // A refused move shows the server's page saying why, as the arrows' form would.
@@ -334,7 +436,7 @@ enum WebAssets {
           var leaving = false;
           function leave() { leaving = true; events.close(); }
           document.addEventListener("submit", leave);
-          document.addEventListener("drop", leave);
+          document.addEventListener("cardbox:leaving", leave);
           window.addEventListener("beforeunload", leave);
           events.addEventListener("changes", function () {
             if (leaving) return;
