@@ -221,7 +221,7 @@ struct BoardCommand: ParsableCommand {
                 discussion: "Example:\n  cardbox board card edit 8e31 --title \"Paint the gate\"")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
-            @Argument(help: "The card's id (or its short id).") var card: String
+            @Argument(help: "The card: its title, id or short id.") var card: String
             @Option(help: "A new title (1–200 characters).") var title: String?
             @Option(help: "A new description; an empty one removes it.") var description: String?
 
@@ -240,7 +240,7 @@ struct BoardCommand: ParsableCommand {
                 discussion: "Example:\n  cardbox board card move 8e31 --to-column 77b0 --position 0")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
-            @Argument(help: "The card's id (or its short id).") var card: String
+            @Argument(help: "The card: its title, id or short id.") var card: String
             @Option(help: "The column to move it to (id, short id or title); at its end unless --position says.")
             var toColumn: String?
             @Option(parsing: .unconditional, help: "The new position, counting from 0; end (or -1) for the last.")
@@ -266,7 +266,7 @@ struct BoardCommand: ParsableCommand {
                 discussion: "Example:\n  cardbox board card archive 8e31aa07")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
-            @Argument(help: "The card's id (or its short id).") var card: String
+            @Argument(help: "The card: its title, id or short id.") var card: String
             @Flag(help: "Bring the card back.") var undo = false
 
             func run(store: CardboxStore) throws {
@@ -281,7 +281,7 @@ struct BoardCommand: ParsableCommand {
                 commandName: "delete",
                 abstract: "Delete a card.", discussion: "Example:\n  cardbox board card delete 8e31")
             @OptionGroup var global: GlobalOptions
-            @Argument(help: "The card's id (or its short id).") var card: String
+            @Argument(help: "The card: its title, id or short id.") var card: String
 
             func run(store: CardboxStore) throws {
                 try store.deleteBoardCard(try store.resolve(card))

@@ -153,7 +153,7 @@ struct CardCommand: ParsableCommand {
             abstract: "Show one card.", discussion: "Example:\n  cardbox card show 3f2a9c1e")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The card's id (or its short id).") var card: String
+        @Argument(help: "The card: its front, id or short id.") var card: String
 
         func run(store: CardboxStore) throws {
             try Console.emit(try store.card(try store.resolve(card)), json: output.json, CardCommand.details)
@@ -174,7 +174,7 @@ struct CardCommand: ParsableCommand {
                 """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The card's id (or its short id).") var card: String
+        @Argument(help: "The card: its front, id or short id.") var card: String
         @Option(help: "New front text (1–10,000 characters).") var front: String?
         @Option(help: "New back text (up to 50,000 characters; may be empty).") var back: String?
         @Option(help: "New notes (empty removes them).") var notes: String?
@@ -216,7 +216,7 @@ struct CardCommand: ParsableCommand {
             discussion: "Example:\n  cardbox card archive 3f2a9c1e")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The card's id (or its short id).") var card: String
+        @Argument(help: "The card: its front, id or short id.") var card: String
 
         func run(store: CardboxStore) throws {
             try Console.emit(try store.setArchived(try store.resolve(card), true), json: output.json) {
@@ -232,7 +232,7 @@ struct CardCommand: ParsableCommand {
             discussion: "Example:\n  cardbox card restore 3f2a9c1e")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The card's id (or its short id).") var card: String
+        @Argument(help: "The card: its front, id or short id.") var card: String
 
         func run(store: CardboxStore) throws {
             try Console.emit(try store.setArchived(try store.resolve(card), false), json: output.json) {
@@ -247,7 +247,7 @@ struct CardCommand: ParsableCommand {
             abstract: "Delete a card permanently, or every card (of one deck) with --all.",
             discussion: "Examples:\n  cardbox card delete 3f2a9c1e\n  cardbox card delete --all --deck Spanish")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The card's id (or its short id).") var card: String?
+        @Argument(help: "The card: its front, id or short id.") var card: String?
         @Flag(help: "Delete every card, archived ones too (seed 001's delete all).") var all = false
         @Option(help: "With --all: only this deck's cards.") var deck: String?
 
@@ -275,7 +275,7 @@ struct CardCommand: ParsableCommand {
             discussion: "Example:\n  cardbox card favorite 3f2a9c1e --on")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The card's id (or its short id).") var card: String
+        @Argument(help: "The card: its front, id or short id.") var card: String
         @Flag(help: "Mark as favorite.") var on = false
         @Flag(help: "Remove the favorite mark.") var off = false
 

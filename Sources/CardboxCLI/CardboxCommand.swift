@@ -17,8 +17,9 @@ public struct CardboxCommand: AsyncParsableCommand {
             """
             The store is one SQLite file: --store PATH, else $CARDBOX_STORE, else
             $XDG_DATA_HOME/cardbox/cardbox.sqlite (~/.local/share/cardbox/cardbox.sqlite).
-            Decks, lists and boards are named by id or exact name; other records by id, or by the
-            short id shown (a unique end of the id; a unique start works too).
+            Records are named by id, by the short id shown (a unique end of the id; a unique start
+            works too), or by exact name: a deck's, list's or board's name, a card's front, an
+            item's, column's or board card's title.
             Commands that print records take --json.
 
             Example:

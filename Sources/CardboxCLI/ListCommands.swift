@@ -217,7 +217,7 @@ struct ItemCommand: ParsableCommand {
             abstract: "Show one item.", discussion: "Example:\n  cardbox item show 5d2e")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The item's id (or its short id).") var item: String
+        @Argument(help: "The item: its title, id or short id.") var item: String
 
         func run(store: CardboxStore) throws {
             try Console.emit(try store.item(try store.resolve(item)), json: output.json) { item in
@@ -233,7 +233,7 @@ struct ItemCommand: ParsableCommand {
             discussion: "Example:\n  cardbox item edit 5d2e --quantity 3\n  cardbox item edit 5d2e --no-quantity")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The item's id (or its short id).") var item: String
+        @Argument(help: "The item: its title, id or short id.") var item: String
         @Option(help: "A new title (1–200 characters).") var title: String?
         @Option(help: "A new description (up to 50,000 characters; empty removes it).") var description: String?
         @Option(parsing: .unconditional, help: "A quantity (a 32-bit integer; 0 and negative ones too).")
@@ -261,7 +261,7 @@ struct ItemCommand: ParsableCommand {
             discussion: "Example:\n  cardbox item cross 5d2e")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The item's id (or its short id).") var item: String
+        @Argument(help: "The item: its title, id or short id.") var item: String
         @Flag(help: "Uncross the item.") var undo = false
 
         func run(store: CardboxStore) throws {
@@ -278,7 +278,7 @@ struct ItemCommand: ParsableCommand {
             discussion: "Example:\n  cardbox item move 5d2e --position 0 --to-list Hardware")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The item's id (or its short id).") var item: String
+        @Argument(help: "The item: its title, id or short id.") var item: String
         @Option(parsing: .unconditional, help: "The new position, counting from 0; end (or -1) for the last.")
         var position: Position?
         @Option(help: "Move into this list (id or name); at its end unless --position says.") var toList: String?
@@ -303,7 +303,7 @@ struct ItemCommand: ParsableCommand {
             commandName: "delete",
             abstract: "Delete an item and its images.", discussion: "Example:\n  cardbox item delete 5d2e")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The item's id (or its short id).") var item: String
+        @Argument(help: "The item: its title, id or short id.") var item: String
 
         func run(store: CardboxStore) throws {
             let found = try store.item(try store.resolve(item))
@@ -329,7 +329,7 @@ struct ItemCommand: ParsableCommand {
                 discussion: "Example:\n  cardbox item image add 5d2e receipt.jpg")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
-            @Argument(help: "The item's id (or its short id).") var item: String
+            @Argument(help: "The item: its title, id or short id.") var item: String
             @Argument(help: "The image file.") var file: String
 
             func run(store: CardboxStore) throws {
@@ -362,7 +362,7 @@ struct ItemCommand: ParsableCommand {
                 abstract: "List an item's images.", discussion: "Example:\n  cardbox item image list 5d2e")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
-            @Argument(help: "The item's id (or its short id).") var item: String
+            @Argument(help: "The item: its title, id or short id.") var item: String
 
             /// An item image with its dimensions and thumbnail, for --json.
             struct Listed: Encodable {

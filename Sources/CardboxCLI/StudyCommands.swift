@@ -63,7 +63,7 @@ extension CardCommand {
             discussion: "Example:\n  cardbox card answer 3f2a9c1e 3 --duration 4200")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The card's id (or its short id).") var card: String
+        @Argument(help: "The card: its front, id or short id.") var card: String
         @Argument(help: "1 or again, 2 or hard, 3 or good, 4 or easy.") var rating: RatingArgument
         @Option(help: "How long the answer took, in milliseconds.") var duration: Int?
 

@@ -107,7 +107,7 @@ struct SuggestionCommand: ParsableCommand {
             discussion: "Example:\n  cardbox suggestion accept 9b1c22aa")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The suggestion's id (or its short id).") var suggestion: String
+        @Argument(help: "The suggestion: its front, id or short id.") var suggestion: String
 
         func run(store: CardboxStore) throws {
             try Console.emit(try store.acceptSuggestion(try store.resolve(suggestion)), json: output.json) {
@@ -123,7 +123,7 @@ struct SuggestionCommand: ParsableCommand {
             discussion: "Example:\n  cardbox suggestion reject 9b1c22aa")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The suggestion's id (or its short id).") var suggestion: String
+        @Argument(help: "The suggestion: its front, id or short id.") var suggestion: String
 
         func run(store: CardboxStore) throws {
             try Console.emit(try store.rejectSuggestion(try store.resolve(suggestion)), json: output.json) {
@@ -146,7 +146,7 @@ struct SuggestionCommand: ParsableCommand {
                 """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The suggestion's id (or its short id).") var suggestion: String
+        @Argument(help: "The suggestion: its front, id or short id.") var suggestion: String
 
         func run(store: CardboxStore) throws {
             try Console.emit(try store.skipSuggestion(try store.resolve(suggestion)), json: output.json) {
@@ -162,7 +162,7 @@ struct SuggestionCommand: ParsableCommand {
             discussion: "Example:\n  cardbox suggestion ready 9b1c22aa --image cat.png")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The suggestion's id (or its short id).") var suggestion: String
+        @Argument(help: "The suggestion: its front, id or short id.") var suggestion: String
         @Option(help: "The image (JPEG, PNG or HEIC, at most 5 MB).") var image: String
 
         func run(store: CardboxStore) throws {

@@ -30,8 +30,10 @@ struct StoreContext {
         return zone
     }
 
-    /// Finds the id of a record named by a person: its id, its exact name (decks, lists, boards; decks
-    /// also case-insensitively), or a unique prefix of its id.
+    /// Finds the id of a record named by a person: its id, its exact name (a deck's, list's or
+    /// board's, a card's front, an item's title: `Entity.nameColumn`; decks also case-insensitively),
+    /// or a unique start or end of its id. Names are matched after ids, so an id always names its
+    /// record.
     func resolve(_ reference: String, _ entity: Entity) throws -> String {
         let trimmed = reference.trimmedWhitespace
         guard !trimmed.isEmpty else {
@@ -48,7 +50,10 @@ struct StoreContext {
         if let nameColumn = entity.nameColumn {
             var ids = try String.fetchAll(
                 db.cachedStatement(
-                    sql: "SELECT id FROM \(table) WHERE \(nameColumn) = ? ORDER BY id LIMIT 6"),
+                    sql: """
+                        SELECT \(id) FROM \(table) WHERE \(nameColumn) = ?
+                        ORDER BY \(entity.storedColumn("id")) LIMIT 6
+                        """),
                 arguments: [trimmed])
             if ids.isEmpty && entity == .deck {
                 ids = try String.fetchAll(

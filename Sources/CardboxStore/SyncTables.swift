@@ -25,12 +25,16 @@ extension SyncedEntity {
         }
     }
 
-    /// The column a person may name the record by, besides its id.
+    /// The column a person may name the record by, besides its id: a deck's, list's or board's
+    /// name, a column's, item's or board card's title, a card's or suggestion's front.
     var nameColumn: String? {
         switch self {
         case .deck, .itemList: "name"
         case .board: "boardTitle"
         case .boardColumn: "listTitle"
+        case .card, .suggestion: "front"
+        case .item: "title"
+        case .boardCard: "cardTitle"
         default: nil
         }
     }

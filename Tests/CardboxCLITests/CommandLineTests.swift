@@ -204,6 +204,82 @@ struct CommandLineTests {
         }
     }
 
+    @Test("the README's tour runs as copied, line by line, in a new store (all but the interactive study)")
+    func readmeTour() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        let tour = try #require(readme.components(separatedBy: "## A tour").dropFirst().first)
+        let block = try #require(
+            tour.components(separatedBy: "```sh\n").dropFirst().first?.components(separatedBy: "```").first)
+        let lines = block.split(separator: "\n").map { line in
+            // A comment starts at " # " (none of the tour's own text holds one).
+            String(line.components(separatedBy: "  # ").first ?? "").trimmingCharacters(in: .whitespaces)
+        }.filter { $0.hasPrefix("cardbox ") && !$0.hasPrefix("cardbox study ") }
+        #expect(lines.count > 30)
+        for line in lines {
+            let words = Self.shellWords(line).dropFirst().map {
+                $0.replacingOccurrences(of: "/tmp/", with: cli.folder.path + "/")
+            }
+            // As a process: some commands (suggestion refill) run only from the program's entry point.
+            let result = try cli.runProcess(Array(words))
+            #expect(result.status == 0, "\(line): \(result.stderr)")
+        }
+    }
+
+    /// A command line's words as a shell splits them: spaces part them, double quotes keep them whole.
+    static func shellWords(_ line: String) -> [String] {
+        var words: [String] = []
+        var word: String?
+        var quoted = false
+        for character in line {
+            if character == "\"" {
+                quoted.toggle()
+                word = word ?? ""
+            } else if character == " " && !quoted {
+                if let finished = word { words.append(finished) }
+                word = nil
+            } else {
+                word = (word ?? "") + String(character)
+            }
+        }
+        if let word { words.append(word) }
+        return words
+    }
+
+    @Test("records are named by their text too: a card's front, an item's or board card's title; ids first")
+    func namedByText() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("deck", "create", "Spanish", "--front", "es", "--back", "en")
+        try cli.ok("card", "add", "Spanish", "el perro", "dog")
+        try cli.ok("card", "favorite", "el perro")
+        let cards = try #require(try cli.json("card", "list", "Spanish", "--favorites") as? [[String: Any]])
+        #expect(cards.map { $0["front"] as? String } == ["el perro"])
+        try cli.ok("card", "add", "Spanish", "--cloze", "El {{c1::gato}} {{c2::duerme}}")
+        let shared = try cli.run(["card", "show", "El {{c1::gato}} {{c2::duerme}}"])
+        #expect(shared.status == 1 && shared.stderr.contains("matches several cards"))
+        try cli.ok("list", "create", "Groceries")
+        try cli.ok("item", "add", "Groceries", "Milk", "--quantity", "2")
+        try cli.ok("item", "cross", "Milk")
+        let items = try #require(try cli.json("list", "show", "Groceries", "--all") as? [String: Any])
+        let rows = try #require(items["items"] as? [[String: Any]])
+        #expect(rows.map { $0["isCrossedOut"] as? Bool } == [true])
+        try cli.ok("board", "create", "Home")
+        try cli.ok("board", "column", "add", "Home", "To do")
+        try cli.ok("board", "column", "add", "Home", "Done")
+        try cli.ok("board", "card", "add", "To do", "Paint the fence")
+        try cli.ok("board", "card", "move", "Paint the fence", "--to-column", "Done")
+        let board = try cli.ok("board", "show", "Home")
+        #expect(board.contains("Done") && board.contains("Paint the fence"))
+        // An id still names its record first, whatever text another record holds.
+        let milk = try #require(rows.first?["id"] as? String)
+        try cli.ok("item", "add", "Groceries", milk)
+        try cli.ok("item", "cross", milk, "--undo")
+    }
+
     @Test("a deck's life: create, add, filter, favorite, archive, restore, delete")
     func deckWorkflow() throws {
         let cli = try CLI()
