@@ -9,7 +9,8 @@ struct BoardCommand: ParsableCommand {
         discussion:
             "Examples:\n  cardbox board create Home\n  cardbox board column add Home \"To do\"\n  cardbox board show Home",
         subcommands: [
-            Create.self, List.self, Show.self, Rename.self, Delete.self, ColumnCommand.self, CardCommand.self,
+            Create.self, List.self, Show.self, Rename.self, Delete.self, Merge.self, ColumnCommand.self,
+            CardCommand.self,
         ])
 
     static func describe(_ board: Board) -> String { "\(board.boardTitle)  \(Console.short(board.id))" }
@@ -90,6 +91,32 @@ struct BoardCommand: ParsableCommand {
         func run(store: CardboxStore) throws {
             try Console.emit(try store.renameBoard(try store.resolve(board), to: newTitle), json: output.json) {
                 "renamed board \(BoardCommand.describe($0))"
+            }
+        }
+    }
+
+    struct Merge: StoreCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "merge",
+            abstract: "Move a board's columns and cards into another board; delete it.",
+            discussion: Help.paragraphs(
+                """
+                A column whose title the other board has already gives its cards to that column's end;
+                any other column moves to the end of the board. For two boards of one title, name them
+                by their short ids.
+
+                Example:
+                  cardbox board merge 0b7d2e55 --into 41aa0c9d
+                """))
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The board to merge away (id or title).") var board: String
+        @Option(help: "The board that takes its columns (id or title).") var into: String
+
+        func run(store: CardboxStore) throws {
+            let merged = try store.mergeBoard(try store.resolve(board), into: try store.resolve(into))
+            try Console.emit(merged, json: output.json) {
+                "merged into board \($0.boardTitle)  \(Console.short($0.id))"
             }
         }
     }

@@ -8,7 +8,7 @@ struct DeckCommand: ParsableCommand {
         commandName: "deck", abstract: "Create, inspect and manage flashcard decks.",
         discussion: "Examples:\n  cardbox deck create Spanish --front es --back en\n  cardbox deck list",
         subcommands: [
-            Create.self, List.self, Show.self, Rename.self, Edit.self, Delete.self, ArchiveDue.self,
+            Create.self, List.self, Show.self, Rename.self, Edit.self, Delete.self, Merge.self, ArchiveDue.self,
             ClearSuggestions.self, ResetRejected.self, Presets.self,
         ])
 
@@ -181,6 +181,34 @@ struct DeckCommand: ParsableCommand {
             let found = try store.deck(try store.resolve(deck))
             try store.deleteDeck(found.id)
             Terminal.current.print("deleted deck \(found.name)")
+        }
+    }
+
+    struct Merge: StoreCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "merge",
+            abstract: "Move a deck's cards, with their reviews and schedules, into another deck; delete it.",
+            discussion: Help.paragraphs(
+                """
+                For two decks of one name (two devices each made one before they synced): name them by
+                the short ids 'deck list' shows. The deck merged away's suggestions go with it.
+
+                Example:
+                  cardbox deck merge 5b1e09c3 --into 7c0d4a11
+                """))
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The deck to merge away (id or name).") var deck: String
+        @Option(help: "The deck that takes its cards (id or name).") var into: String
+
+        func run(store: CardboxStore) throws {
+            let source = try store.deck(try store.resolve(deck))
+            let counts = try store.deckCounts(source.id)
+            let moved = counts.currentCards + counts.archivedCards
+            let merged = try store.mergeDeck(source.id, into: try store.resolve(into))
+            try Console.emit(merged, json: output.json) {
+                "merged \(Wording.counted(moved, "card")) into \(DeckCommand.describe($0))"
+            }
         }
     }
 

@@ -7,7 +7,9 @@ struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "Create, show and order lists (shopping lists, checklists, …).",
         discussion: "Examples:\n  cardbox list create Groceries\n  cardbox list show Groceries --all",
-        subcommands: [Create.self, List.self, Show.self, Rename.self, Delete.self, Move.self, ClearCrossed.self])
+        subcommands: [
+            Create.self, List.self, Show.self, Rename.self, Delete.self, Merge.self, Move.self, ClearCrossed.self,
+        ])
 
     static func describe(_ list: ItemList) -> String {
         "\(list.orderNumber). \(list.name)  \(Console.short(list.id))"
@@ -126,6 +128,23 @@ struct ListCommand: ParsableCommand {
             try Console.emit(try store.renameList(try store.resolve(list), to: newName), json: output.json) {
                 "renamed list \(ListCommand.describe($0))"
             }
+        }
+    }
+
+    struct Merge: StoreCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "merge",
+            abstract: "Move a list's items to the end of another list, in order; delete it.",
+            discussion: "For two lists of one name, name them by their short ids.\n\nExample:\n"
+                + "  cardbox list merge 9e2f1b77 --into 41aa0c9d")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The list to merge away (id or name).") var list: String
+        @Option(help: "The list that takes its items (id or name).") var into: String
+
+        func run(store: CardboxStore) throws {
+            let merged = try store.mergeList(try store.resolve(list), into: try store.resolve(into))
+            try Console.emit(merged, json: output.json) { "merged into \(ListCommand.describe($0))" }
         }
     }
 

@@ -43,19 +43,35 @@ public enum WebPageModels {
         }
     }
 
-    /// The lists page: every list in its order, with how many items it has.
+    /// The lists page: every list in its order, with how many items it has, and for lists of one
+    /// name (two devices each made "Groceries" before they synced) the others it can merge into.
     public static func lists(_ lists: [(list: ListName, items: Int)]) -> JSONValue {
-        .object([
+        let labels = lists.map { "\($0.list.name) · \(Wording.counted($0.items, "item"))" }
+        return .object([
             "hasLists": .bool(!lists.isEmpty),
             "lists": .array(
                 lists.enumerated().map { index, entry in
-                    .object([
-                        "id": .string(entry.list.id), "name": .string(entry.list.name),
-                        "count": .int(Int64(entry.items)), "order": .int(Int64(index)),
-                        "arrows": arrows(index, of: Array(lists.indices)),
-                    ])
+                    var fields = mergeTargets(index, lists.map { $0.list }, labels: labels)
+                    fields["id"] = .string(entry.list.id)
+                    fields["name"] = .string(entry.list.name)
+                    fields["count"] = .int(Int64(entry.items))
+                    fields["order"] = .int(Int64(index))
+                    fields["arrows"] = arrows(index, of: Array(lists.indices))
+                    return .object(fields)
                 }),
         ])
+    }
+
+    /// The records named like the one at `index` (letters of any case), which it can be merged
+    /// into, each with a label that tells them apart: `mergeTargets` and `hasMergeTargets`.
+    static func mergeTargets(_ index: Int, _ records: [ListName], labels: [String]) -> [String: JSONValue] {
+        let name = records[index].name.lowercased()
+        let targets = records.indices.filter { $0 != index && records[$0].name.lowercased() == name }
+        return [
+            "hasMergeTargets": .bool(!targets.isEmpty),
+            "mergeTargets": .array(
+                targets.map { .object(["id": .string(records[$0].id), "label": .string(labels[$0])]) }),
+        ]
     }
 
     /// A list's page: `items` as shown (crossed-out ones left out unless `showCrossedOut`),
@@ -148,9 +164,23 @@ public enum WebPageModels {
 
     /// The boards page: every board (`name` is its title), in order.
     public static func boards(_ boards: [ListName]) -> JSONValue {
-        .object([
+        // Boards of one title are told apart by their place among them: "Home (2 of 2)".
+        let labels = boards.indices.map { index in
+            let name = boards[index].name.lowercased()
+            let same = boards.indices.filter { boards[$0].name.lowercased() == name }
+            guard same.count > 1, let place = same.firstIndex(of: index) else { return boards[index].name }
+            return "\(boards[index].name) (\(place + 1) of \(same.count))"
+        }
+        return .object([
             "hasBoards": .bool(!boards.isEmpty),
-            "boards": .array(boards.map { .object(["id": .string($0.id), "title": .string($0.name)]) }),
+            "boards": .array(
+                boards.indices.map { index in
+                    var fields = mergeTargets(index, boards, labels: labels)
+                    fields["id"] = .string(boards[index].id)
+                    fields["title"] = .string(boards[index].name)
+                    fields["label"] = .string(labels[index])
+                    return .object(fields)
+                }),
         ])
     }
 

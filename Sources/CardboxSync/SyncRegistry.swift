@@ -173,8 +173,10 @@ public struct SyncedField: Sendable, Equatable {
 public struct ParentReference: Sendable, Equatable {
     public let column: String
     public let parent: SyncedEntity
-    /// A move changes it (an item to another list, a board card to another column). Such a child is
-    /// kept aside, not deleted, when its parent is deleted: a later move may bring it back.
+    /// A move changes it (an item to another list, a board card to another column, a column to
+    /// another board when one board is merged into another). Such a child is kept aside, not
+    /// deleted, when its parent is deleted: a later move may bring it back (a merge's moves and its
+    /// deletion may arrive in either order).
     public let isMovable: Bool
 }
 
@@ -399,7 +401,7 @@ public enum SyncRegistry {
         .boardColumn: EntityDescriptor(
             fields: plain(.init("boardId", .id), .init("listTitle", .text, .length(Limits.boardTitle)))
                 + [SyncedField("placement", [.init("position", .text)])] + stamps,
-            parents: [parent("boardId", .board)], ordering: ("placement", "boardId")),
+            parents: [parent("boardId", .board, movable: true)], ordering: ("placement", "boardId")),
         .boardCard: EntityDescriptor(
             fields: [SyncedField("placement", [.init("columnId", .id), .init("position", .text)])]
                 + plain(

@@ -280,6 +280,26 @@ struct CommandLineTests {
         try cli.ok("item", "cross", milk, "--undo")
     }
 
+    @Test("deck, list and board merge: one into another, the other deleted; never into itself")
+    func merges() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok("deck", "create", "Spanish", "--front", "es", "--back", "en")
+        try cli.ok("deck", "create", "Español", "--front", "es", "--back", "en")
+        try cli.ok("card", "add", "Español", "perro", "dog")
+        #expect(try cli.ok("deck", "merge", "Español", "--into", "Spanish").contains("merged 1 card into Spanish"))
+        let decks = try #require(try cli.json("deck", "list") as? [[String: Any]])
+        #expect(decks.map { $0["name"] as? String } == ["Spanish"])
+        let itself = try cli.run(["deck", "merge", "Spanish", "--into", "Spanish"])
+        #expect(itself.status == 1 && itself.stderr == "error: deck: a deck cannot be merged into itself\n")
+        for (kind, other) in [("list", "Shop"), ("board", "Jobs")] {
+            try cli.ok(kind, "create", "Home")
+            try cli.ok(kind, "create", other)
+            #expect(try cli.ok(kind, "merge", other, "--into", "Home").contains("merged into"))
+            #expect(try cli.run([kind, "show", other]).status == 1)
+        }
+    }
+
     @Test("a deck's life: create, add, filter, favorite, archive, restore, delete")
     func deckWorkflow() throws {
         let cli = try CLI()

@@ -536,6 +536,31 @@ struct CardLimitTests {
         }
     }
 
+    @Test(
+        "a deck merged into another at the card limit: the push is taken (the count is the same), other devices follow",
+        arguments: SyncStates.all)
+    func mergeAtTheLimit(_ implementation: String) async throws {
+        let account = UUID()
+        try await SyncStates.with(implementation) { state in
+            let (phone, laptop) = (try Device(account: account), try Device(account: account))
+            let mine = try phone.store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            _ = try phone.store.addCards(to: mine.id, (0..<10).map { CardDraft(front: "uno \($0)", back: "w") })
+            let theirs = try laptop.store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+            _ = try laptop.store.addCards(to: theirs.id, (0..<15).map { CardDraft(front: "dos \($0)", back: "w") })
+            try await phone.sync(with: state, account: account)
+            try await laptop.sync(with: state, account: account)
+            try await phone.sync(with: state, account: account)
+            _ = try phone.store.mergeDeck(theirs.id, into: mine.id)
+            let (changes, _) = try phone.store.changes(since: phone.sent)
+            _ = try await state.push(changes, batch: UUID(), account: account, cardLimit: 25, now: Date())
+            try await phone.sync(with: state, account: account)
+            try await laptop.sync(with: state, account: account)
+            #expect(try laptop.store.decks().map(\.id) == [mine.id])
+            #expect(try laptop.store.cards(in: mine.id).count == 25)
+            #expect(try phone.store.canonicalDump() == laptop.store.canonicalDump())
+        }
+    }
+
     @Test("a push that would take the account past its card limit is refused whole", arguments: SyncStates.all)
     func limit(_ implementation: String) async throws {
         let account = UUID()

@@ -1828,3 +1828,58 @@ struct UsersPageTests {
         }
     }
 }
+
+/// Two devices that each made "Spanish" before they synced: the pages tell the two apart and merge
+/// one into the other.
+@Suite("Merging same-named decks, lists and boards on their pages")
+struct MergePagesTests {
+    @Test("decks say when each was made and merge; lists and boards are told apart and merge")
+    func merges() async throws {
+        try await WebAppTests.withWebServer { url, _, accounts in
+            let (browser, phone) = try await WebAppTests.browserAndPhone(url, accounts)
+            let deck = try await WebAppTests.createDeck(browser, "Spanish")
+            let csrf = try await browser.csrf()
+            _ = try await browser.post(deck + "/cards", ["csrf": csrf, "front": "hola", "back": "hello"])
+            let theirs = try phone.createDeck(name: "spanish", frontLanguage: "es", backLanguage: "en")
+            _ = try phone.addCard(to: theirs.id, CardDraft(front: "perro", back: "dog"))
+            let theirList = try phone.createList(name: "Groceries")
+            _ = try phone.addItem(to: theirList.id, title: "Milk")
+            let theirBoard = try phone.createBoard(title: "Home")
+            _ = try await DeviceSync(store: phone).sync()
+            let list = try #require(try await browser.post("/lists", ["csrf": csrf, "name": "Groceries"]).location)
+            let board = try #require(try await browser.post("/boards", ["csrf": csrf, "title": "Home"]).location)
+
+            let decks = try await browser.get("/decks").body
+            // Each row says when its deck was made, and so does the other's option in its Merge menu.
+            #expect(decks.components(separatedBy: "· made ").count == 5)
+            #expect(decks.contains(#"action="/decks/\#(theirs.id)/merge""#))
+            let merged = try await browser.post(
+                "/decks/\(theirs.id)/merge", ["csrf": csrf, "into": String(deck.split(separator: "/").last!)])
+            #expect(merged.status == 303 && merged.location == deck)
+            let page = try await browser.get(deck).body
+            #expect(WebAppTests.cardFronts(page).sorted() == ["hola", "perro"])
+            #expect(!(try await browser.get("/decks").body.contains("· made ")))
+
+            let lists = try await browser.get("/lists").body
+            #expect(lists.contains("Groceries · 1 item</option>") && lists.contains("Groceries · 0 items</option>"))
+            let listId = String(list.split(separator: "/").last!)
+            #expect(
+                try await browser.post("/lists/\(theirList.id)/merge", ["csrf": csrf, "into": listId]).location == list)
+            #expect(try await browser.get(list).body.contains(">Milk</span>"))
+
+            let boards = try await browser.get("/boards").body
+            #expect(boards.contains("Home (1 of 2)") && boards.contains("Home (2 of 2)"))
+            let boardId = String(board.split(separator: "/").last!)
+            #expect(
+                try await browser.post("/boards/\(theirBoard.id)/merge", ["csrf": csrf, "into": boardId]).location
+                    == board)
+            #expect(!(try await browser.get("/boards").body.contains("of 2)")))
+            // Into itself, or into what is not there: refused, nothing changes.
+            let refused = try await browser.post("/lists/\(listId)/merge", ["csrf": csrf, "into": listId])
+            #expect(refused.status == 400 && refused.body.contains("cannot be merged into itself"))
+            #expect(
+                try await browser.post("/boards/\(boardId)/merge", ["csrf": csrf, "into": UUID().uuidString]).status
+                    == 404)
+        }
+    }
+}

@@ -318,7 +318,8 @@ struct ReplicaRecordsTests {
             rows == [
                 .object([
                     "id": .string(Self.list), "name": .string("Shop"), "count": .int(2), "order": .int(0),
-                    "arrows": WebPageModels.arrows(0, of: [0]),
+                    "arrows": WebPageModels.arrows(0, of: [0]), "hasMergeTargets": .bool(false),
+                    "mergeTargets": .array([]),
                 ])
             ])
         var random = SeededRandom(seed: 8)

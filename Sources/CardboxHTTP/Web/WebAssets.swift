@@ -232,6 +232,8 @@ enum WebAssets {
         ul.items > li { display: flex; flex-wrap: wrap; align-items: flex-start; gap: 0 .5rem; padding: .15rem 0;
           border-bottom: 1px solid var(--line); background: var(--bg); }
         ul.items > li > details.edit { flex: 1; min-width: 0; }
+        /* The box, the title and the handle centred in one 44 px band, whether the editor is open. */
+        ul.items > li > form.inline { display: flex; align-items: center; min-height: 44px; }
         ul.items > li > details.edit > summary { list-style: none; color: inherit; min-height: 44px; display: flex;
           flex-wrap: wrap; align-items: center; gap: .2rem .5rem; overflow-wrap: anywhere; }
         ul.items > li > details.edit > summary::-webkit-details-marker { display: none; }

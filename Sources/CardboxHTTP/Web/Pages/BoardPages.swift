@@ -19,6 +19,11 @@ extension WebApp {
                 try await actions.renameBoard(caller, try Self.boardId(context), to: form["title"] ?? "")
             }
         }
+        pages.post("boards/:board/merge") { _, context in
+            try await change(context, then: { into in "/boards/\(into)" }) { caller, form in
+                try await actions.mergeBoard(caller, try Self.boardId(context), into: form["into"] ?? "").id.description
+            }
+        }
         pages.post("boards/:board/delete") { _, context in
             try await change(context, then: { _ in "/boards" }) { caller, _ in
                 try await actions.deleteBoard(caller, try Self.boardId(context))

@@ -9,6 +9,16 @@ struct DecksPage: Encodable {
     struct Row: Encodable {
         let deck: DeckHeading
         let counts: DeckCountsView
+        /// When it was made, for decks of one name (two devices each made "Spanish" before they
+        /// synced), with the others it can merge into.
+        let made: String?
+        let hasMergeTargets: Bool
+        let mergeTargets: [MergeTarget]
+    }
+
+    struct MergeTarget: Encodable {
+        let id: String
+        let label: String
     }
 
     struct Preset: Encodable {
@@ -112,7 +122,7 @@ extension WebApp {
         let (decks, allowance) = try await actions.decks(caller)
         let presets = PresetDeck.offered(besides: decks.map(\.deck.name))
         let page = DecksPage(
-            decks: decks.map { DecksPage.Row(deck: DeckHeading($0.deck), counts: DeckCountsView($0.counts, $0.today)) },
+            decks: Self.deckRows(decks, zone: try await actions.timeZone(caller)),
             hasDecks: !decks.isEmpty,
             presets: presets.map {
                 DecksPage.Preset(
@@ -129,6 +139,21 @@ extension WebApp {
         return WebPage.html(
             .decks, title: "Decks", page, context: context, error: error, status: error == nil ? .ok : .badRequest,
             live: caller.cursor)
+    }
+
+    /// The decks page's rows: decks of one name (letters of any case) say when each was made and
+    /// offer to merge into the others.
+    private static func deckRows(_ decks: [AccountActions.DeckSummary], zone: TimeZone) -> [DecksPage.Row] {
+        let key = { (deck: Deck) in deck.name.lowercased() }
+        let made = { (deck: Deck) in "\(deck.name) · made \(PageText.time(deck.createdAt, zone))" }
+        return decks.map { entry in
+            let others = decks.filter { $0.deck.id != entry.deck.id && key($0.deck) == key(entry.deck) }
+            return DecksPage.Row(
+                deck: DeckHeading(entry.deck), counts: DeckCountsView(entry.counts, entry.today),
+                made: others.isEmpty ? nil : PageText.time(entry.deck.createdAt, zone),
+                hasMergeTargets: !others.isEmpty,
+                mergeTargets: others.map { .init(id: $0.deck.id.description, label: made($0.deck)) })
+        }
     }
 
     private func createDeck(_ context: CardboxRequestContext) async throws -> Response {

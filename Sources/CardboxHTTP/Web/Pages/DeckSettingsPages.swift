@@ -118,6 +118,11 @@ extension WebApp {
                 try await actions.keepParameters(caller, deck, form["parameters"] ?? "")
             }
         }
+        pages.post("decks/:deck/merge") { _, context in
+            try await change(context, then: { into in "/decks/\(into)" }) { caller, form in
+                try await actions.mergeDeck(caller, try Self.deckId(context), into: form["into"] ?? "").id.description
+            }
+        }
         pages.post("decks/:deck/delete") { _, context in
             try await change(context, then: { _ in "/decks" }) { caller, _ in
                 try await actions.deleteDeck(caller, try Self.deckId(context))

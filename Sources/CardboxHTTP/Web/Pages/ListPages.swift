@@ -26,6 +26,11 @@ extension WebApp {
                 _ = try await actions.renameList(caller, list, to: form["name"] ?? "")
             }
         }
+        pages.post("lists/:list/merge") { _, context in
+            try await change(context, then: { into in "/lists/\(into)" }) { caller, form in
+                try await actions.mergeList(caller, try Self.listId(context), into: form["into"] ?? "").id.description
+            }
+        }
         pages.post("lists/:list/delete") { _, context in
             try await change(context, then: { _ in "/lists" }) { caller, _ in
                 try await actions.deleteList(caller, try Self.listId(context))
