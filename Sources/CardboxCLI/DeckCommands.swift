@@ -191,7 +191,9 @@ struct DeckCommand: ParsableCommand {
             discussion: Help.paragraphs(
                 """
                 For two decks of one name (two devices each made one before they synced): name them by
-                the short ids 'deck list' shows. The deck merged away's suggestions go with it.
+                the short ids 'deck list' shows. The deck merged away's suggestions go with it, and so
+                do cards another device adds to it before it syncs the merge: merge once every device
+                has synced.
 
                 Example:
                   cardbox deck merge 5b1e09c3 --into 7c0d4a11

@@ -166,9 +166,10 @@ extension ReplicaRecords {
         try Self.requireAccount(account, naming: tags ?? [])
         var isCloze = false
         if case .int? = card.fields["clozeNumber"]?.value { isCloze = true }
-        // Checked only when the type changes: a card keeps a type it was given before.
-        if let cardType, cardType != Self.text(card, "cardType") { _ = try CardText.cardType(cardType) }
-        if let cardType, cardType != Self.text(card, "cardType"), (cardType == Cloze.cardType) != isCloze {
+        // Checked only when the type changes: a card keeps a type it was given before (in any case).
+        let kept = Self.text(card, "cardType").lowercased()
+        if let cardType, cardType != kept { _ = try CardText.cardType(cardType) }
+        if let cardType, cardType != kept, (cardType == Cloze.cardType) != isCloze {
             throw CardboxError.invalid(
                 field: "cardType",
                 reason: isCloze

@@ -61,8 +61,11 @@ public protocol AccountStore: Sendable {
     /// The account a name signs in to, with its password hash.
     func account(named name: String) async throws -> (account: ServerAccount, passwordHash: String)?
     func account(_ id: UUID) async throws -> ServerAccount?
-    /// Removes the account and everything it holds: devices, sync state, images.
+    /// Removes the account and everything it holds: devices, sync state, images. When it was the
+    /// administrator, the oldest account left becomes the administrator.
     func removeAccount(_ id: UUID) async throws
+    /// Makes the account the server's administrator, in place of the one before (one at a time).
+    func setAdministrator(_ account: UUID) async throws
     /// Sets the account's password and, in the same write, signs out every device of the account
     /// but `keeping` (the one that changed it, when it was one): whoever held an old token is out.
     func setPasswordHash(_ hash: String, account: UUID, keeping device: UUID?, now: Date) async throws

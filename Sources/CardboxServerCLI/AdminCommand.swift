@@ -31,7 +31,7 @@ struct AdminCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "user", abstract: "Add, list, remove accounts; change passwords and plans.",
             discussion: "Example:\n  cardbox admin user list",
-            subcommands: [Add.self, List.self, Remove.self, Passwd.self, SetPlan.self])
+            subcommands: [Add.self, List.self, Remove.self, Passwd.self, SetPlan.self, SetAdmin.self])
 
         @OptionGroup var database: ServerDatabaseOptions
 
@@ -68,7 +68,12 @@ struct AdminCommand: ParsableCommand {
                     accounts.isEmpty
                         ? "no accounts"
                         : Console.table(
-                            accounts.map { [$0.name, $0.plan.rawValue, $0.id.uuidString.lowercased()] },
+                            accounts.map {
+                                [
+                                    $0.name + ($0.isAdministrator ? " (administrator)" : ""), $0.plan.rawValue,
+                                    $0.id.uuidString.lowercased(),
+                                ]
+                            },
                             header: ["USER", "PLAN", "ID"])
                 }
             }
@@ -105,6 +110,23 @@ struct AdminCommand: ParsableCommand {
                     try await AccountService(store: database).setPassword(password, account: account.id)
                 }
                 Terminal.current.print("changed the password of \(name)")
+            }
+        }
+
+        struct SetAdmin: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "set-admin",
+                abstract: "Make an account the server's administrator (its Users page), in place of the one before.",
+                discussion: "The server's first account is its administrator until this.\n\nExample:\n"
+                    + "  cardbox admin user set-admin ana")
+            @OptionGroup var database: ServerDatabaseOptions
+            @Argument(help: "The account's name.") var name: String
+
+            func run() async throws {
+                try await database.with { database in
+                    try await database.setAdministrator(try await AdminCommand.account(named: name, in: database).id)
+                }
+                Terminal.current.print("\(name) is the server's administrator")
             }
         }
 

@@ -143,6 +143,29 @@ extension PostgresServerDatabase {
                         PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE account_id = $1", binds: Self.binds(id)),
                         logger: logger)
                 }
+                try await connection.query(PostgresQuery(unsafeSQL: Self.administratorLeft), logger: logger)
+            }
+        }
+    }
+
+    /// A server whose administrator went has its oldest account as administrator.
+    static let administratorLeft = """
+        UPDATE server_account SET is_administrator = true
+        WHERE account_id = (SELECT account_id FROM server_account ORDER BY created_at, account_id LIMIT 1)
+        AND NOT EXISTS (SELECT 1 FROM server_account WHERE is_administrator)
+        """
+
+    public func setAdministrator(_ account: UUID) async throws {
+        try await translatingErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                let found = try await connection.query(
+                    "SELECT 1 FROM server_account WHERE account_id = \(account)", logger: logger
+                ).collect()
+                guard !found.isEmpty else {
+                    throw CardboxError.notFound(kind: "account", reference: account.uuidString.lowercased())
+                }
+                try await connection.query(
+                    "UPDATE server_account SET is_administrator = (account_id = \(account))", logger: logger)
             }
         }
     }

@@ -155,10 +155,7 @@ public final class PostgresServerDatabase: ServerDatabase {
         [
             // The first account is the administrator, on a server made before there was one too.
             "ALTER TABLE server_account ADD COLUMN is_administrator boolean NOT NULL DEFAULT false",
-            """
-            UPDATE server_account SET is_administrator = true WHERE account_id =
-                (SELECT account_id FROM server_account ORDER BY created_at, account_id LIMIT 1)
-            """,
+            PostgresServerDatabase.administratorLeft,
         ],
     ]
 

@@ -119,6 +119,28 @@ extension SQLiteServerDatabase {
                 ] {
                     try db.execute(sql: "DELETE FROM \(table) WHERE accountId = ?", arguments: [id])
                 }
+                try db.execute(sql: Self.administratorLeft)
+            }
+        }
+    }
+
+    /// A server whose administrator went has its oldest account as administrator.
+    static let administratorLeft = """
+        UPDATE serverAccount SET isAdministrator = 1
+        WHERE accountId = (SELECT accountId FROM serverAccount ORDER BY createdAt, accountId LIMIT 1)
+        AND NOT EXISTS (SELECT 1 FROM serverAccount WHERE isAdministrator = 1)
+        """
+
+    public func setAdministrator(_ account: UUID) async throws {
+        let id = account.uuidString.lowercased()
+        try await translatingErrors {
+            try await writer.write { db in
+                guard
+                    try Bool.fetchOne(db, sql: "SELECT 1 FROM serverAccount WHERE accountId = ?", arguments: [id])
+                        != nil
+                else { throw CardboxError.notFound(kind: "account", reference: id) }
+                try db.execute(
+                    sql: "UPDATE serverAccount SET isAdministrator = (accountId = ?)", arguments: [id])
             }
         }
     }

@@ -140,8 +140,7 @@ public final class SQLiteServerDatabase: ServerDatabase {
             try db.execute(
                 sql: """
                     ALTER TABLE serverAccount ADD COLUMN isAdministrator INTEGER NOT NULL DEFAULT 0;
-                    UPDATE serverAccount SET isAdministrator = 1 WHERE accountId =
-                        (SELECT accountId FROM serverAccount ORDER BY createdAt, accountId LIMIT 1);
+                    \(administratorLeft);
                     """)
         }
         return migrator

@@ -228,8 +228,9 @@ extension CardboxStore {
             let old = try tx.context.card(id)
             // Checked only when the type changes: a card keeps a type it was given before (one
             // Cardbox does not know, or "cloze" before cloze cards existed).
-            if let cardType, cardType != old.cardType { _ = try CardText.cardType(cardType) }
-            if let cardType, cardType != old.cardType, (cardType == Cloze.cardType) != old.isCloze {
+            let changedType = cardType.flatMap { $0 == old.cardType.lowercased() ? nil : $0 }
+            if let changedType { _ = try CardText.cardType(changedType) }
+            if let changedType, (changedType == Cloze.cardType) != old.isCloze {
                 throw CardboxError.invalid(
                     field: "cardType",
                     reason: old.isCloze

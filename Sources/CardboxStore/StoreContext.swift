@@ -30,10 +30,10 @@ struct StoreContext {
         return zone
     }
 
-    /// Finds the id of a record named by a person: its id, its exact name (a deck's, list's or
-    /// board's, a card's front, an item's title: `Entity.nameColumn`; decks also case-insensitively),
-    /// or a unique start or end of its id. Names are matched after ids, so an id always names its
-    /// record.
+    /// Finds the id of a record named by a person: its id, its exact name (a deck's, list's, board's
+    /// or column's), a unique start or end of its id, or its exact text (a card's front, an item's
+    /// title: `Entity.nameColumn`; decks also case-insensitively). A short id names its record before
+    /// any card's or item's text does.
     func resolve(_ reference: String, _ entity: Entity) throws -> String {
         let trimmed = reference.trimmedWhitespace
         guard !trimmed.isEmpty else {
@@ -47,23 +47,8 @@ struct StoreContext {
         {
             return id
         }
-        if let nameColumn = entity.nameColumn {
-            var ids = try String.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT \(id) FROM \(table) WHERE \(nameColumn) = ?
-                        ORDER BY \(entity.storedColumn("id")) LIMIT 6
-                        """),
-                arguments: [trimmed])
-            if ids.isEmpty && entity == .deck {
-                ids = try String.fetchAll(
-                    db.cachedStatement(sql: "SELECT id FROM deck WHERE nameKey = ? LIMIT 6"),
-                    arguments: [Self.nameKey(trimmed)])
-            }
-            if ids.count == 1 { return ids[0] }
-            if ids.count > 1 {
-                throw CardboxError.ambiguous(kind: entity.kind, reference: trimmed, candidates: ids)
-            }
+        if let nameColumn = entity.nameColumn, !entity.isNamedByText, let id = try named(trimmed, entity, nameColumn) {
+            return id
         }
         // Ids are time-ordered (UUIDv7): records made together share their first digits, so people
         // are shown the random last digits. Either end of an id names it, when only one id has it.
@@ -85,7 +70,31 @@ struct StoreContext {
                 }
             }
         }
+        // A card's front or an item's title comes after the short ids: a short id a script printed
+        // keeps naming its record whatever text another record holds.
+        if let nameColumn = entity.nameColumn, entity.isNamedByText, let id = try named(trimmed, entity, nameColumn) {
+            return id
+        }
         throw CardboxError.notFound(kind: entity.kind, reference: trimmed)
+    }
+
+    /// The one record of `entity` whose name is `name` (a deck's also in any case); ambiguous when
+    /// several are.
+    private func named(_ name: String, _ entity: Entity, _ nameColumn: String) throws -> String? {
+        var ids = try String.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT \(entity.idExpression) FROM \(entity.table) WHERE \(nameColumn) = ?
+                    ORDER BY \(entity.storedColumn("id")) LIMIT 6
+                    """),
+            arguments: [name])
+        if ids.isEmpty && entity == .deck {
+            ids = try String.fetchAll(
+                db.cachedStatement(sql: "SELECT id FROM deck WHERE nameKey = ? LIMIT 6"),
+                arguments: [Self.nameKey(name)])
+        }
+        if ids.count > 1 { throw CardboxError.ambiguous(kind: entity.kind, reference: name, candidates: ids) }
+        return ids.first
     }
 
     /// The stored id of a record the caller names by its typed id, once it is known to exist in this

@@ -25,6 +25,9 @@ extension SyncedEntity {
         }
     }
 
+    /// Whether its name is its text (a card's front, an item's title), matched after short ids.
+    var isNamedByText: Bool { [.card, .suggestion, .item, .boardCard].contains(self) }
+
     /// The column a person may name the record by, besides its id: a deck's, list's or board's
     /// name, a column's, item's or board card's title, a card's or suggestion's front.
     var nameColumn: String? {

@@ -877,6 +877,13 @@ def offline_study(browser: Browser, server: Server, work: str) -> None:
         wait.until(lambda d: d.execute_script("return document.body.dataset.offlineReady") in ("true", "failed"))
         return browser.driver.execute_script("return document.body.dataset.offlineReady")
     check(ready() == "true", "the study page keeps the deck and its pictures for offline study")
+    # Online, the study page shows the card's picture as the offline page does, centred on the card.
+    online_picture = browser.find("#picture")
+    wait.until(lambda _: online_picture.get_attribute("naturalWidth") == "120")
+    shown, card = browser.rect(online_picture), browser.rect(browser.find(".study"))
+    middle = lambda box: (box["left"] + box["right"]) / 2
+    check(browser.find("#front").text == "sol" and abs(middle(shown) - middle(card)) < 2,
+          "online, the study page shows the card's picture, centred")
     # The deck's page as the server draws it, kept to compare with the same page drawn offline.
     browser.open(deck)
     ready()

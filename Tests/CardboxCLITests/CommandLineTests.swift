@@ -274,10 +274,14 @@ struct CommandLineTests {
         try cli.ok("board", "card", "move", "Paint the fence", "--to-column", "Done")
         let board = try cli.ok("board", "show", "Home")
         #expect(board.contains("Done") && board.contains("Paint the fence"))
-        // An id still names its record first, whatever text another record holds.
+        // An id, or the short id printed, names its record before another's title does.
         let milk = try #require(rows.first?["id"] as? String)
-        try cli.ok("item", "add", "Groceries", milk)
-        try cli.ok("item", "cross", milk, "--undo")
+        for reference in [milk, String(milk.suffix(8))] {
+            try cli.ok("item", "add", "Groceries", reference)
+            let shown = try #require(try cli.json("item", "cross", reference, "--undo") as? [String: Any])
+            #expect(shown["title"] as? String == "Milk" && shown["isCrossedOut"] as? Bool == false)
+            try cli.ok("item", "cross", "Milk")
+        }
     }
 
     @Test("deck, list and board merge: one into another, the other deleted; never into itself")

@@ -35,8 +35,17 @@ struct AdministratorTests {
             #expect(
                 try await database.signedInDevice(device, account: administrator.id, seenAt: Date())?.account
                     .isAdministrator == true)
-            // A later account is not.
-            #expect(try await !accounts.addAccount(name: "later", password: "correct horse").isAdministrator)
+            // A later account is not; set-admin hands the role over; removal passes it to the oldest left.
+            let later = try await accounts.addAccount(name: "later", password: "correct horse")
+            #expect(!later.isAdministrator)
+            try await database.setAdministrator(later.id)
+            #expect(try await database.accounts().filter(\.isAdministrator).map(\.id) == [later.id])
+            await #expect(throws: CardboxError.self) { try await database.setAdministrator(UUID()) }
+            try await database.removeAccount(later.id)
+            let oldest = try #require(
+                try await database.accounts().min { ($0.createdAt, $0.name) < ($1.createdAt, $1.name) })
+            let left = try await database.accounts().filter(\.isAdministrator)
+            #expect(left.count == 1 && left.first?.createdAt == oldest.createdAt)
         }
     }
 

@@ -1796,8 +1796,10 @@ struct UsersPageTests {
             let bob = TestBrowser(url)
             #expect(try await bob.post("/signin", ["user": "bob", "password": "battery staple"]).status == 303)
             let bobAccount = try await bob.get("/account").body
+            // Told whom to ask and what to say, without the administrator's name (a sign-in name).
             let ownerName = try #require(try await database.accounts().first { $0.isAdministrator }?.name)
-            #expect(bobAccount.contains("ask the administrator of this\nserver, \(ownerName)."))
+            #expect(bobAccount.contains("ask the administrator of this\nserver to move your account, bob, to it."))
+            #expect(!bobAccount.contains(ownerName))
             #expect(try await bob.get("/users").status == 403)
             let bobCsrf = try await bob.csrf()
             #expect(
@@ -1806,6 +1808,14 @@ struct UsersPageTests {
                 )
                 .status == 403)
             #expect(try await bob.get("/decks").body.contains("0 of 25"))
+            // Nor may Bob set a plan or sign a device out through the page's addresses.
+            let administrator = try #require(try await database.accounts().first { $0.isAdministrator })
+            let administratorPath = "/users/\(administrator.id.uuidString.lowercased())"
+            #expect(try await bob.post(administratorPath + "/plan", ["csrf": bobCsrf, "plan": "free"]).status == 403)
+            let administratorDevice = try #require(try await database.devices(account: administrator.id).first)
+            let revoke = administratorPath + "/devices/\(administratorDevice.id.uuidString.lowercased())/revoke"
+            #expect(try await bob.post(revoke, ["csrf": bobCsrf]).status == 403)
+            #expect(try await database.devices(account: administrator.id).first?.revokedAt == nil)
 
             // The plan set on the Users page holds at once on Bob's decks page.
             let bobId = try #require(try await database.accounts().first { $0.name == "bob" }?.id)

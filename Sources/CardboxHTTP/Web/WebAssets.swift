@@ -223,7 +223,9 @@ enum WebAssets {
         /* Dragging (Pointer Events): the row lifted, and the row it would take the place of. */
         [data-move].dragging { opacity: .6; box-shadow: 0 .4rem 1rem rgba(0, 0, 0, .25); }
         [data-move].drop-target { outline: 2px dashed var(--tint); }
-        .column li[data-move] { cursor: grab; user-select: none; -webkit-user-select: none; -webkit-touch-callout: none; }
+        /* What a long press or a mouse's drag lifts is not text to select. */
+        .column li[data-move], #lists > li[data-move], .column > h2 { cursor: grab; user-select: none;
+          -webkit-user-select: none; -webkit-touch-callout: none; }
         .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%);
           white-space: nowrap; }
         /* A list like Reminders: one line per item, its box, its title (a tap opens the editor in
@@ -312,6 +314,8 @@ enum WebAssets {
           });
           document.addEventListener("pointermove", function (event) {
             if (!press || event.pointerId !== press.pointer) return;
+            // A mouse let go outside the window: its release never came here.
+            if (event.pointerType === "mouse" && !(event.buttons & 1)) return end();
             press.x = event.clientX;
             press.y = event.clientY;
             if (!press.lifted) {
@@ -332,7 +336,11 @@ enum WebAssets {
             // Through `cardboxPost`, which a page drawn offline (device.js) makes the replica's write.
             if (found) window.cardboxPost(row.dataset.move, found.fields);
           });
-          document.addEventListener("pointercancel", function () { end(); });
+          document.addEventListener("pointercancel", function (event) {
+            if (press && event.pointerId === press.pointer) end();
+          });
+          // Escape puts a lifted row down where it was.
+          document.addEventListener("keydown", function (event) { if (press && event.key === "Escape") end(); });
           // While a row is lifted the page does not scroll under the finger, nor open its menu.
           document.addEventListener("touchmove", function (event) {
             if (press && press.lifted) event.preventDefault();
@@ -350,6 +358,8 @@ enum WebAssets {
             if (!press) return;
             clearTimeout(press.timer);
             clearInterval(scrolling);
+            var columns = press.row.closest(".columns");
+            if (columns) columns.style.scrollSnapType = "";
             press.row.classList.remove("dragging");
             mark(null);
             press = null;
@@ -420,7 +430,9 @@ enum WebAssets {
                   document.write(page);
                   document.close();
                 });
-              });
+              })
+              // No answer (the network went): the page as the server or the offline replica has it.
+              .catch(function () { window.location.reload(); });
           }
         })();
         (function () {

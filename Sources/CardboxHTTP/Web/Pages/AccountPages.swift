@@ -43,8 +43,6 @@ struct AccountPage: Encodable {
     let free: Bool
     /// Whether the account administers the server (it sets plans on the Users page).
     let isAdministrator: Bool
-    /// Whom the others ask for a plan.
-    let administratorName: String?
     /// The devices signed in (revoked ones are gone from the list), this browser among them.
     let devices: [Device]
     /// Whether another device is signed in (the page offers to sign them all out).
@@ -135,8 +133,6 @@ extension WebApp {
             planText: allowance.cardLimit.map { "Free plan: \(allowance.cardCount) of \($0) cards used." }
                 ?? "Premium plan: unlimited cards (\(allowance.cardCount) so far).",
             free: allowance.cardLimit != nil, isAdministrator: caller.account.isAdministrator,
-            administratorName: caller.account.isAdministrator
-                ? nil : try await database.accounts().first(where: \.isAdministrator)?.name,
             devices: signedIn.map { device in
                 AccountPage.Device(
                     id: device.id.uuidString.lowercased(), name: device.name, current: device.id == caller.device.id,
