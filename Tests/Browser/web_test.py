@@ -191,7 +191,7 @@ class Browser:
             const tabs = [...document.querySelectorAll("nav.tabs a")].map((a) => a.getBoundingClientRect().top);
             const current = document.querySelector("nav.main a[aria-current=page]");
             const targets = [...document.querySelectorAll(
-                "nav.main a, nav.tabs a, button:not(.link), .button")].filter(shown);
+                "nav.main a, nav.tabs a, button, .button, details.confirm > summary")].filter(shown);
             const small = targets.map((element) => [element, element.getBoundingClientRect()])
                 .filter(([_, box]) => box.width < 43.5 || box.height < 43.5)
                 .map(([element, box]) => `${element.outerHTML.slice(0, 80)} ${box.width}x${box.height}`);
@@ -626,7 +626,8 @@ def boards(browser: Browser) -> None:
 
     card = browser.driver.find_element(By.XPATH, "//li[span[@class='title' and text()='Book flights']]")
     doing = browser.driver.find_elements(By.CSS_SELECTOR, ".column ul.cards")[1]
-    browser.drag(card, doing, touch=True, hold=0.7)
+    # Pressed on its title, as a thumb would (its buttons do their own thing).
+    browser.drag(card.find_element(By.CSS_SELECTOR, ".title"), doing, touch=True, hold=0.7)
     check(column_of("Book flights") == "Doing", "a card held down with a finger and dragged onto another column moves there")
     browser.open(browser.driver.current_url.replace(browser.base, ""))
     check(column_of("Book flights") == "Doing", "and is still there after a reload")

@@ -132,13 +132,14 @@ enum WebAssets {
         button, .button { font: inherit; cursor: pointer; display: inline-block; padding: .45rem .9rem;
           border: 0; border-radius: .4rem; background: var(--tint); color: var(--on-tint); text-decoration: none; }
         .small { padding: .2rem .6rem; font-size: .9rem; }
-        button.link { background: none; color: var(--tint); padding: 0; text-decoration: underline; }
+        /* An action drawn light (a text button, not an underlined link): tinted, bold, no box. */
+        button.link { background: none; color: var(--tint); padding: 0 .2rem; font-weight: 600; }
         button.secondary { background: var(--surface); color: var(--tint); border: 1px solid var(--tint); }
         button.danger:not(.link) { background: var(--bad); }
         .link.danger, summary.danger { color: var(--bad); }
         /* A destructive action asks once more: its summary opens the button that does it (no script). */
         details.confirm { display: inline-flex; gap: .5rem; align-items: center; }
-        details.confirm > summary { display: inline; list-style: none; cursor: pointer; text-decoration: underline; }
+        details.confirm > summary { display: inline; list-style: none; cursor: pointer; font-weight: 600; }
         details.confirm > summary::-webkit-details-marker { display: none; }
         details.confirm[open] > summary { text-decoration: none; }
         ul.suggestions li { display: flex; gap: .8rem; align-items: flex-start; }
@@ -271,6 +272,8 @@ enum WebAssets {
         /* Tap targets of at least 44 × 44 px on a touch screen or a phone's width (Apple's HIG). */
         @media (pointer: coarse), (max-width: 640px) {
           button:not(.link), .button { min-height: 44px; }
+          button.link, details.confirm > summary { display: inline-flex; align-items: center; justify-content: center;
+            min-height: 44px; min-width: 44px; }
           button.check { width: 44px; height: 44px; flex: none; }
           ul.items > li > .description { margin-left: calc(44px + .5rem); }
         }
