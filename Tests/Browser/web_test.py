@@ -1288,6 +1288,34 @@ def offline_with_a_laptop(browser: Browser, server: Server, work: str) -> None:
 KEPT_DUMP = RESTORE_KEPT + "restoreKept(function (replica) { done(replica.dump()); });"
 
 
+def merged_decks(browser: Browser, server: Server, work: str) -> None:
+    """A deck made in the browser and one of the same name made on a laptop before it first synced:
+    the decks page tells them apart by when each was made, and one is merged into the other."""
+    browser.open("/decks")
+    browser.fill({"name": "Twins"})
+    browser.choose({"front": "es", "back": "en"})
+    browser.submit()
+    store = ["--store", os.path.join(work, "twin-laptop.sqlite")]
+    run = lambda *arguments, stdin="": subprocess.run(
+        [server.cardbox, *store, *arguments], input=stdin, text=True, check=True, capture_output=True).stdout
+    run("deck", "create", "Twins", "--front", "es", "--back", "en")
+    run("card", "add", "Twins", "gemelo", "twin")
+    run("login", server.url, "--user", "admin", "--password-stdin", stdin="correct horse\n")
+    run("sync")
+    browser.open("/decks")
+    rows = [row for row in browser.driver.find_elements(By.CSS_SELECTOR, "#decks > li")
+            if row.find_element(By.TAG_NAME, "strong").text == "Twins"]
+    check(len(rows) == 2 and all("made" in row.text for row in rows), "two decks of one name say when each was made")
+    rows[0].find_element(By.CSS_SELECTOR, "details.confirm > summary").click()
+    browser.submit_in(rows[0], "details.confirm button[type=submit]")
+    check("gemelo" in browser.find("#cards").text, "merged, the deck kept holds the other's card")
+    browser.open("/decks")
+    names = [e.text for e in browser.driver.find_elements(By.CSS_SELECTOR, "#decks > li strong")]
+    check(names.count("Twins") == 1, f"and the merged deck is gone ({names})")
+    run("sync")
+    check(run("deck", "list").count("Twins") == 1, "the laptop has one Twins after its next sync")
+
+
 def upgraded_from_the_last_release(browser: Browser) -> None:
     """A browser that kept its replica the last release's way (IndexedDB version 1: every record in
     one text in the state) and has a change waiting: the next page upgrades the database (the text
@@ -1558,6 +1586,7 @@ def main() -> None:
         step("offline study", lambda: offline_study(browser, server, work))
         step("offline lists", lambda: offline_lists(browser, server))
         step("offline with a laptop", lambda: offline_with_a_laptop(browser, server, work))
+        step("merged decks", lambda: merged_decks(browser, server, work))
         step("upgraded from the last release", lambda: upgraded_from_the_last_release(browser))
         step("two tabs", lambda: two_tabs(browser, server))
         step("two accounts", lambda: two_accounts(browser, server))
