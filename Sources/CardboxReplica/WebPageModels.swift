@@ -47,11 +47,12 @@ public enum WebPageModels {
     /// name (two devices each made "Groceries" before they synced) the others it can merge into.
     public static func lists(_ lists: [(list: ListName, items: Int)]) -> JSONValue {
         let labels = lists.map { "\($0.list.name) · \(Wording.counted($0.items, "item"))" }
+        let others = namesakes(lists.map { $0.list.name })
         return .object([
             "hasLists": .bool(!lists.isEmpty),
             "lists": .array(
                 lists.enumerated().map { index, entry in
-                    var fields = mergeTargets(index, lists.map { $0.list }, labels: labels)
+                    var fields = mergeTargets(others[index], lists.map { $0.list }, labels: labels)
                     fields["id"] = .string(entry.list.id)
                     fields["name"] = .string(entry.list.name)
                     fields["count"] = .int(Int64(entry.items))
@@ -62,12 +63,19 @@ public enum WebPageModels {
         ])
     }
 
-    /// The records named like the one at `index` (letters of any case), which it can be merged
-    /// into, each with a label that tells them apart: `mergeTargets` and `hasMergeTargets`.
-    static func mergeTargets(_ index: Int, _ records: [ListName], labels: [String]) -> [String: JSONValue] {
-        let name = records[index].name.lowercased()
-        let targets = records.indices.filter { $0 != index && records[$0].name.lowercased() == name }
-        return [
+    /// For each name, the places of the others of that name (letters of any case): records two
+    /// devices made apart before they synced, to tell apart and merge. Each name is folded once.
+    public static func namesakes(_ names: [String]) -> [[Int]] {
+        let keys = names.map { $0.lowercased() }
+        var places: [String: [Int]] = [:]
+        for (index, key) in keys.enumerated() { places[key, default: []].append(index) }
+        return keys.enumerated().map { index, key in (places[key] ?? []).filter { $0 != index } }
+    }
+
+    /// The records at `targets` (a record's namesakes), which it can be merged into, each with a
+    /// label that tells them apart: `mergeTargets` and `hasMergeTargets`.
+    static func mergeTargets(_ targets: [Int], _ records: [ListName], labels: [String]) -> [String: JSONValue] {
+        [
             "hasMergeTargets": .bool(!targets.isEmpty),
             "mergeTargets": .array(
                 targets.map { .object(["id": .string(records[$0].id), "label": .string(labels[$0])]) }),
@@ -165,17 +173,17 @@ public enum WebPageModels {
     /// The boards page: every board (`name` is its title), in order.
     public static func boards(_ boards: [ListName]) -> JSONValue {
         // Boards of one title are told apart by their place among them: "Home (2 of 2)".
+        let others = namesakes(boards.map { $0.name })
         let labels = boards.indices.map { index in
-            let name = boards[index].name.lowercased()
-            let same = boards.indices.filter { boards[$0].name.lowercased() == name }
-            guard same.count > 1, let place = same.firstIndex(of: index) else { return boards[index].name }
-            return "\(boards[index].name) (\(place + 1) of \(same.count))"
+            guard !others[index].isEmpty else { return boards[index].name }
+            let place = others[index].filter { $0 < index }.count
+            return "\(boards[index].name) (\(place + 1) of \(others[index].count + 1))"
         }
         return .object([
             "hasBoards": .bool(!boards.isEmpty),
             "boards": .array(
                 boards.indices.map { index in
-                    var fields = mergeTargets(index, boards, labels: labels)
+                    var fields = mergeTargets(others[index], boards, labels: labels)
                     fields["id"] = .string(boards[index].id)
                     fields["title"] = .string(boards[index].name)
                     fields["label"] = .string(labels[index])

@@ -103,7 +103,9 @@ extension CardboxStore {
         }
     }
 
-    private static func insert(_ row: [String: JSONValue], into table: String, tx: WriteContext) throws {
+    /// Inserts a row of wire values (a backup's, a merge's copy) as this device's write; its id is
+    /// read from its identity columns.
+    static func insert(_ row: [String: JSONValue], into table: String, tx: WriteContext) throws {
         // Synced rows are written as the restore's own writes, so a later sync sends them.
         if let entity = Entity(rawValue: table) {
             let rowId = RecordID.make(entity.identityColumns.map { row[$0].flatMap(\.text) ?? "" })

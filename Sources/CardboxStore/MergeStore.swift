@@ -1,5 +1,4 @@
 import CardboxCore
-import CardboxSync
 import Foundation
 import GRDB
 
@@ -25,19 +24,16 @@ extension CardboxStore {
             try Self.copyRows(.card, of: "deckId", from, tx) { row in
                 let id = tx.newID()
                 cards[row["id"]?.text ?? ""] = id
-                row["deckId"] = .string(to)
-                return id
+                (row["id"], row["deckId"]) = (.string(id), .string(to))
             }
             try Self.copyRows(.reviewLog, of: "deckId", from, tx) { row in
+                row["id"] = .string(tx.newID())
                 row["deckId"] = .string(to)
                 row["cardId"] = row["cardId"].flatMap(\.text).flatMap { cards[$0] }.map(JSONValue.string) ?? .null
-                return tx.newID()
             }
+            // A tag link's id is its card's and its tag's.
             for (old, new) in cards.sorted(by: { $0.value < $1.value }) {
-                try Self.copyRows(.cardTag, of: "cardId", old, tx) { row in
-                    row["cardId"] = .string(new)
-                    return RecordID.make([new, row["tagId"]?.text ?? ""])
-                }
+                try Self.copyRows(.cardTag, of: "cardId", old, tx) { row in row["cardId"] = .string(new) }
             }
             let images = try String.fetchAll(
                 tx.db.cachedStatement(
@@ -53,10 +49,10 @@ extension CardboxStore {
     }
 
     /// Inserts a copy of every `entity` row whose `parent` column names `parentId`, in the order
-    /// they were made, as this device's writes: `change` edits a row's values and gives its new id.
+    /// they were made, as this device's writes: `change` edits a row's values, its new id included.
     private static func copyRows(
         _ entity: Entity, of parent: String, _ parentId: String, _ tx: WriteContext,
-        _ change: (inout [String: JSONValue]) throws -> String
+        _ change: (inout [String: JSONValue]) throws -> Void
     ) throws {
         let storedOnly = storedOnlyColumns(entity)
         // By id, the order records were made in (ids are time-ordered); a card's tag links have none.
@@ -70,9 +66,8 @@ extension CardboxStore {
         for stored in rows {
             var row = values(stored)
             for column in storedOnly { row[column] = nil }
-            let id = try change(&row)
-            let columns = row.keys.sorted().filter { $0 != "accountId" && $0 != "id" }
-            try tx.insertRow(entity, id: id, columns: columns, columns.map { databaseValue(row[$0]!) })
+            try change(&row)
+            try insert(row, into: entity.rawValue, tx: tx)
         }
     }
 

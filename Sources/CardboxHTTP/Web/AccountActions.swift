@@ -230,22 +230,16 @@ struct AccountActions: Sendable {
     }
 
     /// Moves a deck's cards into another deck of the account and deletes it (`mergeDeck`).
-    func mergeDeck(_ caller: Caller, _ deck: DeckID, into target: String) async throws -> Deck {
-        try await write(caller) { store in try store.mergeDeck(deck, into: try Self.id(target, "deck")) }
+    func mergeDeck(_ caller: Caller, _ deck: DeckID, into target: DeckID) async throws -> Deck {
+        try await write(caller) { store in try store.mergeDeck(deck, into: target) }
     }
 
-    func mergeList(_ caller: Caller, _ list: ListID, into target: String) async throws -> ItemList {
-        try await write(caller) { store in try store.mergeList(list, into: try Self.id(target, "list")) }
+    func mergeList(_ caller: Caller, _ list: ListID, into target: ListID) async throws -> ItemList {
+        try await write(caller) { store in try store.mergeList(list, into: target) }
     }
 
-    func mergeBoard(_ caller: Caller, _ board: BoardID, into target: String) async throws -> Board {
-        try await write(caller) { store in try store.mergeBoard(board, into: try Self.id(target, "board")) }
-    }
-
-    /// A record's id as a form names it; not found when it names none.
-    private static func id<Record>(_ text: String, _ kind: String) throws -> TypedID<Record> {
-        guard let id = TypedID<Record>(text) else { throw CardboxError.notFound(kind: kind, reference: text) }
-        return id
+    func mergeBoard(_ caller: Caller, _ board: BoardID, into target: BoardID) async throws -> Board {
+        try await write(caller) { store in try store.mergeBoard(board, into: target) }
     }
 
     /// Seed 000's deck-wide flows, and seed 001's delete all (of the deck's cards).

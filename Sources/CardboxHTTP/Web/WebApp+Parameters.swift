@@ -24,6 +24,14 @@ extension WebApp {
         return id
     }
 
+    /// The UUID a path parameter names (an account's, a device's on the server), or not found.
+    static func uuid(_ context: CardboxRequestContext, _ parameter: String) throws -> UUID {
+        guard let id = context.parameters.get(parameter).flatMap(UUID.init(uuidString:)) else {
+            throw CardboxError.notFound(kind: parameter, reference: context.parameters.get(parameter) ?? "")
+        }
+        return id
+    }
+
     /// The choice a path parameter names from a closed set (an action's name), or not found.
     static func choice<Choice: RawRepresentable>(_ context: CardboxRequestContext, _ parameter: String) throws -> Choice
     where Choice.RawValue == String {

@@ -89,9 +89,7 @@ extension WebApp {
         }
         pages.post("account/devices/:device/rename") { _, context in
             let caller = try context.pageCaller()
-            guard let device = context.parameters.get("device").flatMap(UUID.init(uuidString:)) else {
-                throw CardboxError.notFound(kind: "device", reference: context.parameters.get("device") ?? "")
-            }
+            let device = try Self.uuid(context, "device")
             do {
                 try await accounts.renameDevice(
                     device, account: caller.account.id, name: context.formFields["name"] ?? "")
@@ -103,9 +101,10 @@ extension WebApp {
         }
         pages.post("account/devices/:device/revoke") { _, context in
             let caller = try context.pageCaller()
-            guard let device = context.parameters.get("device").flatMap(UUID.init(uuidString:)),
-                try await database.revokeDevice(device, account: caller.account.id, now: options.now())
-            else { throw CardboxError.notFound(kind: "device", reference: context.parameters.get("device") ?? "") }
+            let device = try Self.uuid(context, "device")
+            guard try await database.revokeDevice(device, account: caller.account.id, now: options.now()) else {
+                throw CardboxError.notFound(kind: "device", reference: context.parameters.get("device") ?? "")
+            }
             await news.signedOut(caller.account.id)
             return WebPage.redirect("/account")
         }

@@ -21,7 +21,9 @@ extension WebApp {
         }
         pages.post("boards/:board/merge") { _, context in
             try await change(context, then: { into in "/boards/\(into)" }) { caller, form in
-                try await actions.mergeBoard(caller, try Self.boardId(context), into: form["into"] ?? "").id.description
+                try await actions.mergeBoard(
+                    caller, try Self.boardId(context), into: try Self.id(form["into"] ?? "", kind: "board")
+                ).id.description
             }
         }
         pages.post("boards/:board/delete") { _, context in

@@ -144,15 +144,16 @@ extension WebApp {
     /// The decks page's rows: decks of one name (letters of any case) say when each was made and
     /// offer to merge into the others.
     private static func deckRows(_ decks: [AccountActions.DeckSummary], zone: TimeZone) -> [DecksPage.Row] {
-        let key = { (deck: Deck) in deck.name.lowercased() }
-        let made = { (deck: Deck) in "\(deck.name) · made \(PageText.time(deck.createdAt, zone))" }
-        return decks.map { entry in
-            let others = decks.filter { $0.deck.id != entry.deck.id && key($0.deck) == key(entry.deck) }
+        let made = decks.map { PageText.time($0.deck.createdAt, zone) }
+        let others = WebPageModels.namesakes(decks.map(\.deck.name))
+        return decks.indices.map { index in
+            let entry = decks[index]
             return DecksPage.Row(
                 deck: DeckHeading(entry.deck), counts: DeckCountsView(entry.counts, entry.today),
-                made: others.isEmpty ? nil : PageText.time(entry.deck.createdAt, zone),
-                hasMergeTargets: !others.isEmpty,
-                mergeTargets: others.map { .init(id: $0.deck.id.description, label: made($0.deck)) })
+                made: others[index].isEmpty ? nil : made[index], hasMergeTargets: !others[index].isEmpty,
+                mergeTargets: others[index].map {
+                    .init(id: decks[$0].deck.id.description, label: "\(decks[$0].deck.name) · made \(made[$0])")
+                })
         }
     }
 

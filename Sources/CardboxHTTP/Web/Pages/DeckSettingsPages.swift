@@ -120,7 +120,9 @@ extension WebApp {
         }
         pages.post("decks/:deck/merge") { _, context in
             try await change(context, then: { into in "/decks/\(into)" }) { caller, form in
-                try await actions.mergeDeck(caller, try Self.deckId(context), into: form["into"] ?? "").id.description
+                try await actions.mergeDeck(
+                    caller, try Self.deckId(context), into: try Self.id(form["into"] ?? "", kind: "deck")
+                ).id.description
             }
         }
         pages.post("decks/:deck/delete") { _, context in

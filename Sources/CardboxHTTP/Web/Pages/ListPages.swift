@@ -28,7 +28,9 @@ extension WebApp {
         }
         pages.post("lists/:list/merge") { _, context in
             try await change(context, then: { into in "/lists/\(into)" }) { caller, form in
-                try await actions.mergeList(caller, try Self.listId(context), into: form["into"] ?? "").id.description
+                try await actions.mergeList(
+                    caller, try Self.listId(context), into: try Self.id(form["into"] ?? "", kind: "list")
+                ).id.description
             }
         }
         pages.post("lists/:list/delete") { _, context in

@@ -50,16 +50,16 @@ extension WebApp {
         }
         pages.post("users/:account/plan") { _, context in
             try await administering(context) { form in
-                try await database.setPlan(try Plan.validate(form["plan"] ?? ""), account: try Self.accountId(context))
+                try await database.setPlan(
+                    try Plan.validate(form["plan"] ?? ""), account: try Self.uuid(context, "account"))
                 return "plan"
             }
         }
         pages.post("users/:account/devices/:device/revoke") { _, context in
             try await administering(context) { _ in
-                let account = try Self.accountId(context)
-                guard let device = context.parameters.get("device").flatMap(UUID.init(uuidString:)),
-                    try await database.revokeDevice(device, account: account, now: options.now())
-                else {
+                let account = try Self.uuid(context, "account")
+                let device = try Self.uuid(context, "device")
+                guard try await database.revokeDevice(device, account: account, now: options.now()) else {
                     throw CardboxError.notFound(kind: "device", reference: context.parameters.get("device") ?? "")
                 }
                 await news.signedOut(account)
@@ -82,13 +82,6 @@ extension WebApp {
             throw APIError(.forbidden, "only the administrator of this server sees its users")
         }
         return caller
-    }
-
-    private static func accountId(_ context: CardboxRequestContext) throws -> UUID {
-        guard let id = context.parameters.get("account").flatMap(UUID.init(uuidString:)) else {
-            throw CardboxError.notFound(kind: "account", reference: context.parameters.get("account") ?? "")
-        }
-        return id
     }
 
     /// A change only the administrator may make: back to the Users page saying what changed, or the
