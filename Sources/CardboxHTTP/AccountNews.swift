@@ -4,8 +4,10 @@ import Hummingbird
 import NIOCore
 import ServiceLifecycle
 
-/// Tells waiting devices that their account has news: a push on this server wakes them at once;
-/// a push on another server sharing the database is seen by polling, every `pollInterval`.
+/// Tells waiting devices that their account has news: a push on this server wakes them at once,
+/// and so does one on another server sharing the database when it has a news channel
+/// (PostgreSQL's); without one, or while it is down, such a push is seen by polling, every
+/// `pollInterval`.
 public actor AccountNews {
     private var waiters: [UUID: [UUID: CheckedContinuation<Void, Never>]] = [:]
     /// How many times each account had news: a device that read its cursor at edition N and then
@@ -21,11 +23,14 @@ public actor AccountNews {
     private var closing: Set<UUID> = []
     private let streamsPerDevice: Int
     private let streamsPerAccount: Int
+    /// Where the other servers sharing the database hear this one's news.
+    private let channel: (any ServerNewsChannel)?
 
     /// At most `streamsPerDevice` event streams for one device (a browser's tabs) and
     /// `streamsPerAccount` for one account: past either, the oldest closes.
-    public init(streamsPerDevice: Int = 6, streamsPerAccount: Int = 24) {
+    public init(streamsPerDevice: Int = 6, streamsPerAccount: Int = 24, channel: (any ServerNewsChannel)? = nil) {
         (self.streamsPerDevice, self.streamsPerAccount) = (streamsPerDevice, streamsPerAccount)
+        self.channel = channel
     }
 
     /// Counts a stream of `device` opening on `account`; answers its ticket. Past the device's cap
@@ -72,18 +77,34 @@ public actor AccountNews {
 
     private func stopObserving(_ id: UUID) { observers[id] = nil }
 
-    /// Wakes every device waiting on `account`.
+    /// Wakes every device waiting on `account`, here and on the other servers.
     public func published(_ account: UUID) {
         for observer in observers.values { observer.yield(account) }
-        editions[account, default: 0] += 1
-        guard let waiting = waiters.removeValue(forKey: account) else { return }
-        for waiter in waiting.values { waiter.resume() }
+        wakeAll(account)
+        tellOtherServers(.changed(account: account))
     }
 
     /// Wakes the account's streams without news for devices: each checks that its token still
     /// signs it in (a device was signed out). The edition moves too, so a stream that checked its
     /// token just before and waits just after is woken all the same.
-    public func signedOut(_ account: UUID) { wakeAll(account) }
+    public func signedOut(_ account: UUID) {
+        wakeAll(account)
+        tellOtherServers(.signedOut(account: account))
+    }
+
+    /// News another server announced: its streams here wake. Who observes this server's news
+    /// (its suggestion service) does not hear it: the other server's own does the work.
+    func heard(_ news: ServerNews) {
+        switch news {
+        case .changed(let account), .signedOut(let account): wakeAll(account)
+        }
+    }
+
+    /// Sent apart from the request that made the news: its answer does not wait for it.
+    private func tellOtherServers(_ news: ServerNews) {
+        guard let channel else { return }
+        Task { await channel.announce(news) }
+    }
 
     private func wakeAll(_ account: UUID) {
         editions[account, default: 0] += 1

@@ -41,6 +41,9 @@ public enum CardboxApplication {
                     sync.metrics, host: listen.host, port: listen.port, logger: logger, onRunning: onMetricsRunning))
         }
         if let replicas = sync.replicas { application.addServices(ReplicaMarksOnStop(replicas: replicas)) }
+        if let channel = database.newsChannel {
+            application.addServices(OtherServersNews(channel: channel, news: sync.news, logger: logger))
+        }
         if let settings = options.suggestions, let replicas = sync.replicas {
             application.addServices(
                 SuggestionService(
@@ -122,6 +125,7 @@ public enum CardboxApplication {
             [
                 ConnectionCap(open, trustedProxies: trusted) { metrics.closedConnection("per_address") },
                 SlowBodyGuard(limits) { metrics.closedConnection("slow_body") },
+                ClientPresence(),
             ]
         }
         let http1 = HTTPServerBuilder.http1(
@@ -163,5 +167,29 @@ struct ReplicaMarksOnStop: Service {
     func run() async throws {
         try? await gracefulShutdown()
         await replicas.saveAllMarks()
+    }
+}
+
+/// Listens for the news of the other servers sharing the database, for as long as the server runs;
+/// when the connection drops, its streams poll until it is back (tried again every few seconds).
+struct OtherServersNews: Service {
+    let channel: any ServerNewsChannel
+    let news: AccountNews
+    let logger: Logger
+    var retryAfter: Duration = .seconds(3)
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await channel.listen { [news] heard in await news.heard(heard) }
+                } catch {
+                    if Task.isCancelled { break }
+                    logger.warning(
+                        "not hearing the other servers' news (polling instead): \(String(reflecting: error))")
+                }
+                try? await Task.sleep(for: retryAfter)
+            }
+        }
     }
 }

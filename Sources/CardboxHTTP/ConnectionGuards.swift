@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTPTypes
+import Synchronization
 
 /// What a connection may cost the server before it is closed: how many one client address may hold
 /// open, and how slowly a request's body may come (`ServerOptions.connectionLimits`).
@@ -143,5 +144,28 @@ final class SlowBodyGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 scheduleCheck(context, in: .seconds(1))
             }
         }
+    }
+}
+
+/// Notes when the client has hung up. The server lets a client close its half of the connection
+/// and still answer (HTTP allows it), so the connection stays active after a client gives up: a
+/// route doing slow work for one client alone (a sign-in) asks this instead.
+final class ClientPresence: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+
+    private let left = Atomic<Bool>(false)
+
+    /// Whether the client closed its side, or the connection is gone.
+    var hasLeft: Bool { left.load(ordering: .relaxed) }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .inputClosed? = event as? ChannelEvent { left.store(true, ordering: .relaxed) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        left.store(true, ordering: .relaxed)
+        context.fireChannelInactive()
     }
 }

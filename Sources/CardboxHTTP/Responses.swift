@@ -105,6 +105,9 @@ struct JSONErrorMiddleware: RouterMiddleware {
             return APIError(
                 .tooManyRequests, error.errorDescription ?? "too many requests",
                 headers: [.retryAfter: String(PasswordWorkBusy.retryAfter)])
+        case let error as ClientLeft:
+            // No one reads it: the status is for the access log.
+            return APIError(.requestTimeout, error.errorDescription ?? "the client left")
         case let error as SetupClosed:
             return APIError(.forbidden, error.errorDescription ?? "setup is over")
         case let error as SetupLinkRefused:

@@ -21,10 +21,21 @@ public struct CardboxRequestContext: RequestContext {
     /// The socket's peer: the client, or the reverse proxy in front of the server
     /// (`clientAddress(_:trusting:)` reads past a trusted one).
     public let remoteAddress: SocketAddress?
+    /// The request's connection: asked whether its client still waits (`clientIsThere`).
+    private let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
+    }
+
+    /// Whether the client still waits for the answer, asked before slow work done for it alone
+    /// (a sign-in's password check, which may have waited in a queue): the connection is open and
+    /// the client has not closed its side (`ClientPresence`).
+    func clientIsThere() async -> @Sendable () -> Bool {
+        let presence = try? await channel.pipeline.handler(type: ClientPresence.self).get()
+        return { [channel] in channel.isActive && presence?.hasLeft != true }
     }
 
     /// The largest body a request may send: one change set (`ChangeSet.maximumBytes`).
@@ -101,7 +112,9 @@ public struct SyncAPI: Sendable {
         self.accounts = accounts
         self.options = options
         self.metrics = metrics
-        news = AccountNews(streamsPerDevice: options.streamsPerDevice, streamsPerAccount: options.streamsPerAccount)
+        news = AccountNews(
+            streamsPerDevice: options.streamsPerDevice, streamsPerAccount: options.streamsPerAccount,
+            channel: database.newsChannel)
         syncNotes = SyncNotes(database: database)
         limiter = RateLimiter(perSecond: options.requestsPerSecond)
         replicas = try options.replicaFolder.map { try AccountReplicas(folder: $0, state: database, now: options.now) }
@@ -165,7 +178,8 @@ public struct SyncAPI: Sendable {
         let body = try await JSONBody(request, context)
         let signIn = try await accounts.signIn(
             name: try body.string("user"), password: try body.string("password"), deviceName: try body.string("device"),
-            client: context.clientAddress(request, trusting: options.trustedProxies))
+            client: context.clientAddress(request, trusting: options.trustedProxies),
+            clientIsThere: await context.clientIsThere())
         return JSONResponse(
             ["token": .string(signIn.token), "account": signIn.account.json, "device": signIn.device.json],
             status: .created)

@@ -132,16 +132,20 @@ public struct AccountService: Sendable {
     }
 
     /// Checks the name and password and signs a new device in. `client` is the address the
-    /// attempt came from (nil: not known), throttled apart from the name.
+    /// attempt came from (nil: not known), throttled apart from the name. `clientIsThere` says
+    /// whether whoever asked still waits for the answer: a sign-in that waited in the password
+    /// queue after its client gave up is neither checked nor makes a device no one holds.
     public func signIn(
-        name: String, password: String, deviceName: String, client: String? = nil, now: Date = Date()
+        name: String, password: String, deviceName: String, client: String? = nil, now: Date = Date(),
+        clientIsThere: @escaping @Sendable () -> Bool = { true }
     ) async throws -> SignIn {
         // One form of the name for the throttle and the lookup alike: every spelling that signs in
         // to an account (" alice", "ALICE") counts against the same name.
         let key = type(of: store).nameKey(name)
-        let account = try await verified(key, password: password, client: client, now: now)
-        await throttle.succeeded(key, client: client)
+        let account = try await verified(key, password: password, client: client, now: now, clientIsThere)
+        try await throttle.succeeded(key, client: client, in: store)
         try Self.checkDeviceName(deviceName)
+        guard clientIsThere() else { throw ClientLeft() }
         let token = DeviceToken.mint(account: account.id, device: UUID())
         let device = try await store.addDevice(
             token.device, account: account.id, name: deviceName, tokenHash: token.secretHash, now: now)
@@ -150,14 +154,20 @@ public struct AccountService: Sendable {
 
     /// The account the name `key` signs in to, when `password` is its password; throttled, and a
     /// failure counted against the name and `client` (`wrongCredentials` whichever was wrong).
-    private func verified(_ key: String, password: String, client: String?, now: Date) async throws -> ServerAccount {
-        let delay = try await throttle.check(key, client: client, now: now)
+    private func verified(
+        _ key: String, password: String, client: String?, now: Date,
+        _ clientIsThere: @escaping @Sendable () -> Bool = { true }
+    ) async throws -> ServerAccount {
+        let delay = try await throttle.check(key, client: client, now: now, in: store)
         if delay > 0 { try await Task.sleep(for: .seconds(delay)) }
         // A name no account can have is not looked up (PostgreSQL refuses some text, NUL among it).
         let found = (try? type(of: store).checkName(key)) == nil ? nil : try await store.account(named: key)
-        let matches = try await passwordWork.run { [hasher] in hasher.verify(password, hash: found?.passwordHash) }
+        let matches = try await passwordWork.run { [hasher] in
+            guard clientIsThere() else { throw ClientLeft() }
+            return hasher.verify(password, hash: found?.passwordHash)
+        }
         guard matches, let account = found?.account else {
-            await throttle.failed(key, client: client, now: now)
+            try await throttle.failed(key, client: client, now: now, in: store)
             throw Self.wrongCredentials
         }
         return account
@@ -176,4 +186,11 @@ public struct AccountService: Sendable {
         }
         return Caller(account: found.account, device: found.device, cursor: found.cursor)
     }
+}
+
+/// Whoever asked hung up before the answer was ready: the work it asked for is not done.
+public struct ClientLeft: Error, LocalizedError, Equatable {
+    public init() {}
+
+    public var errorDescription: String? { "the client hung up before its sign-in was checked" }
 }

@@ -42,7 +42,7 @@ public struct ServerDevice: Sendable, Equatable, Codable {
 /// Accounts, their password hashes and their devices' token hashes. Every table's key starts with
 /// the account id, but for the one index a sign-in needs: account names (a small reference table).
 /// The hashing itself is `Credentials`'s: the store keeps only what it is given.
-public protocol AccountStore: Sendable {
+public protocol AccountStore: SignInFailureStore {
     /// Adds an account; refused when the name is taken (names are compared case-insensitively).
     /// The server's first account is its administrator.
     func addAccount(name: String, passwordHash: String, plan: Plan, now: Date) async throws -> ServerAccount
@@ -153,6 +153,12 @@ public struct SignedInDevice: Sendable {
 public protocol ServerDatabase: SyncState, AccountStore, ImageStore {
     /// Closes its connections (PostgreSQL's pool); nothing to do for a file.
     func close() async
+    /// How its servers tell each other news (PostgreSQL's `LISTEN`/`NOTIFY`); nil when they poll.
+    var newsChannel: (any ServerNewsChannel)? { get }
+}
+
+extension ServerDatabase {
+    public var newsChannel: (any ServerNewsChannel)? { nil }
 }
 
 extension AccountStore {

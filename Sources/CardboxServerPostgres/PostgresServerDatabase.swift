@@ -18,6 +18,11 @@ public final class PostgresServerDatabase: ServerDatabase {
     private let running: Task<Void, Never>
     private let optimisticAttempts: Int
     let logger: Logger
+    /// This server, among those sharing the database: the news it announces carries it, so it
+    /// ignores its own.
+    let origin = UUID()
+    /// Opens once the server listens for the others' news.
+    let listening = Latch()
 
     /// Connects to `url` (`postgres://user:password@host:port/database`, `?sslmode=disable|prefer|require`)
     /// and brings its tables up to date.
@@ -29,15 +34,17 @@ public final class PostgresServerDatabase: ServerDatabase {
 
     /// `open`, with the number of times a push tries without a lock before it takes one (`push`):
     /// tests also run with none.
+    /// `migratingThrough`: the last migration to make (tests make an older database so).
     package static func open(
-        url: String, optimisticAttempts: Int, logger: Logger = Logger(label: "cardbox.postgres")
+        url: String, optimisticAttempts: Int, migratingThrough: Int = migrations.count,
+        logger: Logger = Logger(label: "cardbox.postgres")
     ) async throws -> PostgresServerDatabase {
         let state = PostgresServerDatabase(
             client: PostgresClient(configuration: try Self.configuration(url), backgroundLogger: logger),
             optimisticAttempts: optimisticAttempts, logger: logger)
         await state.started.first { _ in true }
         do {
-            try await state.migrate()
+            try await state.migrate(through: migratingThrough)
         } catch {
             await state.close()
             throw error
@@ -157,9 +164,19 @@ public final class PostgresServerDatabase: ServerDatabase {
             "ALTER TABLE server_account ADD COLUMN is_administrator boolean NOT NULL DEFAULT false",
             PostgresServerDatabase.administratorLeft,
         ],
+        [
+            // Counted here rather than in a server's memory, so every server sharing the database
+            // counts the same failures (`SignInThrottle`).
+            """
+            CREATE TABLE sign_in_failure (
+                kind text NOT NULL, key text NOT NULL, count integer NOT NULL, first_at double precision NOT NULL,
+                last_at double precision NOT NULL, window_seconds double precision, PRIMARY KEY (kind, key))
+            """,
+            "CREATE INDEX sign_in_failure_by_last_at ON sign_in_failure (last_at)",
+        ],
     ]
 
-    private func migrate() async throws {
+    private func migrate(through last: Int) async throws {
         try await translatingErrors {
             try await client.withTransaction(logger: logger) { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(20261123)", logger: logger)
@@ -171,7 +188,7 @@ public final class PostgresServerDatabase: ServerDatabase {
                 ).decode(Int.self) {
                     done = version
                 }
-                for (index, statements) in Self.migrations.enumerated().dropFirst(done) {
+                for (index, statements) in Self.migrations.enumerated().prefix(last).dropFirst(done) {
                     for sql in statements {
                         try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
                     }

@@ -143,6 +143,23 @@ public final class SQLiteServerDatabase: ServerDatabase {
                     \(administratorLeft);
                     """)
         }
+        migrator.registerMigration("v7: failed sign-ins") { db in
+            // Counted here rather than in a server's memory, so processes sharing the file count
+            // the same failures (`SignInThrottle`).
+            try db.execute(
+                sql: """
+                    CREATE TABLE serverSignInFailure (
+                        kind TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        count INTEGER NOT NULL,
+                        firstAt REAL NOT NULL,
+                        lastAt REAL NOT NULL,
+                        windowSeconds REAL,
+                        PRIMARY KEY (kind, key)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX serverSignInFailureByLastAt ON serverSignInFailure (lastAt);
+                    """)
+        }
         return migrator
     }
 

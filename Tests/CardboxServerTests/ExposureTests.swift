@@ -6,8 +6,11 @@ import CardboxSyncClient
 import CardboxTestSupport
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
+import NIOEmbedded
 import NIOHTTP1
+import Synchronization
 import Testing
 
 @testable import CardboxHTTP
@@ -133,7 +136,7 @@ struct ExposureTests {
                     try await signIn("guess", from: "192.0.2.\(index)")
                 }
             }
-            #expect(try await throttle.check("bob", client: "198.51.100.9", now: now) == 0.2)
+            #expect(try await throttle.check("bob", client: "198.51.100.9", now: now, in: database) == 0.2)
             let started = ContinuousClock.now
             try await signIn("correct horse", from: "198.51.100.9")
             #expect(ContinuousClock.now - started >= .milliseconds(200))
@@ -226,6 +229,65 @@ struct ExposureTests {
         // The refusal is a 429 that says when to try again.
         let answer = JSONErrorMiddleware.answer(for: PasswordWorkBusy())
         #expect(answer.status.code == 429 && answer.headers[.retryAfter] == "2")
+    }
+
+    @Test("a sign-in whose client hung up while it waited for a password worker is not checked and makes no device")
+    func queuedSignInWhoseClientLeft() async throws {
+        try await SyncStates.with("sqlite-memory") { database in
+            let work = PasswordWork(workers: 1, queueLimit: 4)
+            let accounts = AccountService(store: database, hasher: PasswordHasher(cost: 4), passwordWork: work)
+            let account = try await accounts.addAccount(name: "ivy", password: "correct horse")
+            let (started, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+            let holding = Task {
+                try await work.run {
+                    started.signal()
+                    release.wait()
+                }
+            }
+            await started.waitOffThePool(count: 1)
+            let present = Presence()
+            let queued = Task {
+                try await accounts.signIn(
+                    name: "ivy", password: "correct horse", deviceName: "phone", clientIsThere: present.check)
+            }
+            while await work.queued < 1 { try await Task.sleep(for: .milliseconds(10)) }
+            present.leave()
+            release.signal()
+            try await holding.value
+            await #expect(throws: ClientLeft()) { try await queued.value }
+            #expect(try await database.devices(account: account.id).isEmpty)
+            // Its check was not made, so not counted against the name: the next sign-in goes through.
+            _ = try await accounts.signIn(name: "ivy", password: "correct horse", deviceName: "phone")
+            #expect(try await database.devices(account: account.id).count == 1)
+        }
+    }
+
+    /// Whether a test's client is still there, as a request context says it.
+    final class Presence: Sendable {
+        private let left = Atomic<Bool>(false)
+        func leave() { left.store(true, ordering: .relaxed) }
+        var check: @Sendable () -> Bool { { [self] in !left.load(ordering: .relaxed) } }
+    }
+
+    @Test("a request's context knows when its client closed its side of the connection, or the connection closed")
+    func clientPresence() async throws {
+        for closing in ["input", "connection"] {
+            let channel = NIOAsyncTestingChannel()
+            try await channel.pipeline.addHandler(ClientPresence())
+            try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).get()
+            let context = CardboxRequestContext(
+                source: ApplicationRequestContextSource(channel: channel, logger: Logger(label: "test")))
+            let isThere = await context.clientIsThere()
+            #expect(isThere())
+            if closing == "input" {
+                try await channel.testingEventLoop.executeInContext {
+                    channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+                }
+            } else {
+                try await channel.close()
+            }
+            #expect(!isThere(), "after the \(closing) closed")
+        }
     }
 
     // MARK: First run

@@ -23,18 +23,30 @@ func withServer(
     _ body: (_ url: String, _ database: any ServerDatabase, _ accounts: AccountService) async throws -> Void
 ) async throws {
     try await SyncStates.with(implementation) { database in
-        let accounts = AccountService(store: database, hasher: PasswordHasher(cost: 4), throttle: throttle)
-        if let setupToken { try await accounts.offerSetup(secret: setupToken) }
-        let server = try await LoopbackServer.start { onRunning in
-            var logger = Logger(label: "cardbox.test-server")
-            logger.logLevel = .warning
-            return try CardboxApplication.make(
-                database: database, accounts: accounts, options: options, host: "127.0.0.1", port: 0, tls: tls,
-                logger: logger, onRunning: onRunning)
-        }
-        try await server.serving(stopGracefully: gracefully) { port in
-            try await body("\(tls == nil ? "http" : "https")://127.0.0.1:\(port)", database, accounts)
-        }
+        try await withServer(
+            on: database, options: options, tls: tls, gracefully: gracefully, throttle: throttle,
+            setupToken: setupToken, body)
+    }
+}
+
+/// `withServer` over a database opened already (one of several servers sharing it).
+func withServer(
+    on database: any ServerDatabase, options: ServerOptions = ServerOptions(),
+    tls: (certificate: String, key: String)? = nil, gracefully: Bool = false, throttle: SignInThrottle = .init(),
+    setupToken: String? = nil,
+    _ body: (_ url: String, _ database: any ServerDatabase, _ accounts: AccountService) async throws -> Void
+) async throws {
+    let accounts = AccountService(store: database, hasher: PasswordHasher(cost: 4), throttle: throttle)
+    if let setupToken { try await accounts.offerSetup(secret: setupToken) }
+    let server = try await LoopbackServer.start { onRunning in
+        var logger = Logger(label: "cardbox.test-server")
+        logger.logLevel = .warning
+        return try CardboxApplication.make(
+            database: database, accounts: accounts, options: options, host: "127.0.0.1", port: 0, tls: tls,
+            logger: logger, onRunning: onRunning)
+    }
+    try await server.serving(stopGracefully: gracefully) { port in
+        try await body("\(tls == nil ? "http" : "https")://127.0.0.1:\(port)", database, accounts)
     }
 }
 

@@ -140,7 +140,8 @@ extension WebApp {
     ) async throws -> Response {
         let signIn = try await accounts.signIn(
             name: user, password: password, deviceName: BrowserName.describe(userAgent: request.headers[.userAgent]),
-            client: context.clientAddress(request, trusting: options.trustedProxies))
+            client: context.clientAddress(request, trusting: options.trustedProxies),
+            clientIsThere: await context.clientIsThere())
         if let timeZone, TimeZone(identifier: timeZone) != nil,
             let caller = try await accounts.caller(token: signIn.token)
         {
