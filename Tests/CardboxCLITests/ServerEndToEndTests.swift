@@ -273,6 +273,33 @@ struct ServerEndToEndTests {
         #expect(server.log.contains("stopping: finishing the requests in flight") && server.log.contains("stopped"))
     }
 
+    @Test("serve warns once of requests forwarded by a proxy it was not told to trust, and never of a trusted one")
+    func forwardedWarning() throws {
+        let folder = try CLI()
+        defer { folder.remove() }
+        let warning = "carry X-Forwarded-For, but no --trusted-proxy is set"
+        for trusted in [false, true] {
+            let server = try ServerProcess(
+                database: folder.folder.appendingPathComponent("server-\(trusted).sqlite").path,
+                extraArguments: trusted ? ["--trusted-proxy", "127.0.0.1"] : [])
+            for _ in 0..<2 {
+                let curl = Process()
+                curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+                curl.arguments = [
+                    "-s", "-o", "/dev/null", "-H", "X-Forwarded-For: 203.0.113.5",
+                    "-H", "Content-Type: application/json",
+                    "-d", #"{"user":"ana","password":"wrong horse","device":"d"}"#, server.url + "/v1/sessions",
+                ]
+                try curl.run()
+                curl.waitUntilExit()
+                #expect(curl.terminationStatus == 0)
+            }
+            #expect(server.stop() == 0)
+            let said = server.log.components(separatedBy: warning).count - 1
+            #expect(said == (trusted ? 0 : 1), "\(server.log)")
+        }
+    }
+
     @Test("serve stops on SIGTERM within seconds while a device listens for news (sync --watch)")
     func stopsWhileDevicesListen() throws {
         let admin = try CLI()

@@ -5,6 +5,7 @@ import GRDB
 import Testing
 
 @testable import CardboxServer
+@testable import CardboxServerPostgres
 @testable import CardboxServerSQLite
 
 /// The server's first account is its administrator: whichever way it is made, on either database,
@@ -69,5 +70,22 @@ struct AdministratorTests {
         }
         let database = try SQLiteServerDatabase(path: path)
         #expect(try await database.accounts().filter(\.isAdministrator).map(\.name) == ["zoe"])
+    }
+
+    @Test("a PostgreSQL database made before migration 6 makes its oldest account the administrator")
+    func migratedPostgres() async throws {
+        let url = try TestPostgres.newDatabase()
+        await (try await PostgresServerDatabase.open(url: url, optimisticAttempts: 3, migratingThrough: 5)).close()
+        let rows = [("zoe", "2020-01-01"), ("ana", "2021-01-01"), ("bob", "2022-01-01")].map { name, created in
+            "('\(UUID().uuidString.lowercased())', '\(name)', 'x', 'free', '\(created)')"
+        }
+        let (status, printed) = try IsolatedShell.run(
+            "psql '\(url)' -q -v ON_ERROR_STOP=1 -c \"INSERT INTO server_account "
+                + "(account_id, name, password_hash, plan, created_at) VALUES \(rows.joined(separator: ", "))\"")
+        #expect(status == 0, "\(printed)")
+        let database = try await PostgresServerDatabase.open(url: url)
+        let administrators = try await database.accounts().filter(\.isAdministrator).map(\.name)
+        await database.close()
+        #expect(administrators == ["zoe"])
     }
 }
