@@ -61,15 +61,20 @@ extension FSRSCommand {
                 costs of answers measured from its reviews (fsrs-rs's defaults where it has few).
                 Memorized is the sum of every studied card's chance of recall that day.
 
+                With several --seed, each seed is a run of its own, and the report gives each run's
+                totals and their mean: one command compares a deck over several runs.
+
                 Examples:
                   cardbox fsrs simulate Spanish --desired-retention 0.85
                   cardbox fsrs simulate --days 90 --new-per-day 20 --json
+                  cardbox fsrs simulate --cards 500 --days 90 --seed 42 --seed 43 --seed 44
                 """))
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @OptionGroup var options: SimulationOptions
         @Option(help: "Desired retention, 0.7 to 0.99 (default: the deck's).") var desiredRetention: Double?
-        @Option(help: "The random seed: the same seed gives the same run.") var seed: UInt64 = 42
+        @Option(help: "The random seed: the same seed gives the same run. Repeat it for several runs.")
+        var seed: [UInt64] = [42]
 
         struct Report: Encodable {
             var deck: String
@@ -84,25 +89,85 @@ extension FSRSCommand {
             var newCards: Int
             var minutes: Double
             var memorized: Double
+
+            init(_ result: SimulationResult) {
+                reviews = result.reviews.reduce(0, +)
+                newCards = result.newCards.reduce(0, +)
+                minutes = result.seconds.reduce(0, +) / 60
+                memorized = result.memorized.last ?? 0
+            }
+
+            /// The mean of several runs' totals (reviews and new cards rounded).
+            init(mean runs: [Totals]) {
+                let count = Double(max(1, runs.count))
+                reviews = Int((Double(runs.map(\.reviews).reduce(0, +)) / count).rounded())
+                newCards = Int((Double(runs.map(\.newCards).reduce(0, +)) / count).rounded())
+                minutes = runs.map(\.minutes).reduce(0, +) / count
+                memorized = runs.map(\.memorized).reduce(0, +) / count
+            }
+        }
+
+        /// Several seeds: each run's totals and days, and the mean of the totals.
+        struct Runs: Encodable {
+            struct Run: Encodable {
+                var seed: UInt64
+                var totals: Totals
+                var perDay: SimulationResult
+            }
+
+            var deck: String
+            var desiredRetention: Double
+            var days: Int
+            var runs: [Run]
+            var mean: Totals
         }
 
         func validate() throws {
             if let desiredRetention, !(0.7...0.99).contains(desiredRetention) {
                 throw ValidationError("--desired-retention must be 0.7 to 0.99, got \(desiredRetention)")
             }
+            guard seed.count <= 100 else { throw ValidationError("--seed may be given at most 100 times") }
         }
 
         func run() throws {
             let (simulation, deckRetention, name) = try options.simulation(global)
             let retention = desiredRetention ?? deckRetention
-            let result = try simulation.simulator.simulate(
-                desiredRetention: retention, existing: simulation.existing, seed: seed)
-            let totals = Totals(
-                reviews: result.reviews.reduce(0, +), newCards: result.newCards.reduce(0, +),
-                minutes: result.seconds.reduce(0, +) / 60, memorized: result.memorized.last ?? 0)
-            let report = Report(
-                deck: name, desiredRetention: retention, days: options.days, totals: totals, perDay: result)
-            try Console.emit(report, json: output.json) { report in Self.describe(report) }
+            let runs = try seed.map { seed in
+                let result = try simulation.simulator.simulate(
+                    desiredRetention: retention, existing: simulation.existing, seed: seed)
+                return Runs.Run(seed: seed, totals: Totals(result), perDay: result)
+            }
+            if let only = runs.first, runs.count == 1 {
+                let report = Report(
+                    deck: name, desiredRetention: retention, days: options.days, totals: only.totals,
+                    perDay: only.perDay)
+                try Console.emit(report, json: output.json) { report in Self.describe(report) }
+            } else {
+                let report = Runs(
+                    deck: name, desiredRetention: retention, days: options.days, runs: runs,
+                    mean: Totals(mean: runs.map(\.totals)))
+                try Console.emit(report, json: output.json) { report in Self.describe(report) }
+            }
+        }
+
+        static func describe(_ report: Runs) -> String {
+            let rows = report.runs.map { run in
+                [String(run.seed)] + Self.cells(run.totals)
+            }
+            return [
+                "\(report.deck), \(Wording.counted(report.days, "day")) at desired retention \(String(format: "%.2f", report.desiredRetention)), \(Wording.counted(report.runs.count, "run")):",
+                "",
+                Console.table(
+                    rows + [["mean"] + Self.cells(report.mean)],
+                    header: ["seed", "reviews", "new", "hours", "memorized"]),
+            ].joined(separator: "\n")
+        }
+
+        private static func cells(_ totals: Totals) -> [String] {
+            [
+                totals.reviews.formatted(), totals.newCards.formatted(), String(format: "%.1f", totals.minutes / 60),
+                String(format: "%.0f", totals.memorized),
+            ]
         }
 
         static func describe(_ report: Report) -> String {

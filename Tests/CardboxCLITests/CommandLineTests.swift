@@ -864,6 +864,25 @@ struct CommandLineTests {
         #expect(deckDays["newCards"]?.prefix(2) == [2, 0], "two new cards left, two a day")
         let text = try cli.ok("fsrs", "simulate", "D", "--days", "21", "--desired-retention", "0.8")
         #expect(text.hasPrefix("D, 21 days at desired retention 0.80:") && text.contains("minutes a day"))
+        // Several seeds in one run: each run as its own seed gives it, and their mean.
+        func simulated(_ seeds: [String], json: Bool = true) throws -> (text: String, report: [String: Any]) {
+            let result = try cli.run(
+                ["fsrs", "simulate", "--cards", "200", "--days", "60"] + seeds.flatMap { ["--seed", $0] }
+                    + (json ? ["--json"] : []))
+            #expect(result.status == 0, "\(result.stderr)")
+            return (result.stdout, json ? try #require(try result.json() as? [String: Any]) : [:])
+        }
+        func reviews(_ totals: Any?) -> Int? { (totals as? [String: Any])?["reviews"] as? Int }
+        let runs = try simulated(["7", "8"]).report
+        let each = try #require(runs["runs"] as? [[String: Any]])
+        #expect(each.map { $0["seed"] as? Int } == [7, 8])
+        for (index, seed) in ["7", "8"].enumerated() {
+            #expect(reviews(try simulated([seed]).report["totals"]) == reviews(each[index]["totals"]))
+        }
+        let total = each.compactMap { reviews($0["totals"]) }.reduce(0, +)
+        #expect(reviews(runs["mean"]) == Int((Double(total) / 2).rounded()))
+        let table = try simulated(["7", "8"], json: false).text
+        #expect(table.contains("2 runs") && table.contains("mean"))
         let best = try #require(
             try cli.json("fsrs", "optimal-retention", "--cards", "100", "--days", "400") as? [String: Any])
         #expect((0.7...0.95).contains(try #require(best["desiredRetention"] as? Double)))
