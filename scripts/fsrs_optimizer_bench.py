@@ -6,8 +6,9 @@ the defaults.
 A simulated learner's memory follows "true" FSRS-6 parameters (the defaults, each scaled by a random
 factor within the population's spread, kept in FSRS's bounds); cards are scheduled by py-fsrs and each
 review is remembered with the true model's probability. Both optimizers fit the same reviews; every
-parameter set is then scored by fsrs-rs's own evaluate (log loss, RMSE(bins)). Times: Cardbox as a
-whole process (reading the file included), fsrs-rs as a call inside Python; the best of three runs each.
+parameter set is then scored by fsrs-rs's own evaluate (log loss, RMSE(bins)). Times, the best of three
+runs each: the fit alone in process (Cardbox's through `cardbox-bench --only fit`, fsrs-rs's call inside
+Python), and `cardbox fsrs optimize --input` as a whole process (start-up and reading the file too).
 
 Usage: python3 scripts/fsrs_optimizer_bench.py CARDBOX_BINARY [CARDS DAYS [SPREAD]]
   with CARDS and DAYS: that one population (SPREAD: the parameters' spread, default 0.3), as JSON.
@@ -92,6 +93,10 @@ def compare(binary: str, cards: int, days: int, spread: float, seed: int, runs: 
             output = subprocess.run([binary, "fsrs", "optimize", "--input", path, "--json"], check=True,
                                     capture_output=True, text=True).stdout
             cardbox_seconds = min(cardbox_seconds, time.perf_counter() - started)
+        # The fit alone, in process, as fsrs-rs's call is measured (cardbox-bench beside the binary).
+        bench = os.path.join(os.path.dirname(binary), "cardbox-bench")
+        fit = json.loads(subprocess.run([bench, "--only", "fit", "--reviews", path, "--runs", str(runs)],
+                                        check=True, capture_output=True, text=True).stdout)
     cardbox = json.loads(output)
     print("fsrs-rs compute_parameters", file=sys.stderr, flush=True)
     fsrs_rs_seconds = float("inf")
@@ -107,7 +112,8 @@ def compare(binary: str, cards: int, days: int, spread: float, seed: int, runs: 
     return {
         "reviews": len(reviews), "items": len(items),
         "defaults": score(DEFAULT_PARAMETERS),
-        "cardbox": {**score(cardbox["parameters"]), "seconds": cardbox_seconds, "own": cardbox["after"]},
+        "cardbox": {**score(cardbox["parameters"]), "seconds": cardbox_seconds, "fitSeconds": fit["fitSeconds"],
+                    "own": cardbox["after"]},
         "fsrsRs": {**score(fitted), "seconds": fsrs_rs_seconds},
     }
 
@@ -120,14 +126,15 @@ def main() -> None:
         spread = float(sys.argv[4]) if len(sys.argv) > 4 else 0.3
         print(json.dumps(compare(binary, int(sys.argv[2]), int(sys.argv[3]), spread, 7), indent=1))
         return
-    header = ("population", "reviews", "fsrs-rs", "Cardbox", "ratio", "RMSE fsrs-rs", "RMSE Cardbox")
+    header = ("population", "reviews", "fsrs-rs fit", "Cardbox fit", "ratio", "cardbox fsrs optimize",
+              "RMSE fsrs-rs", "RMSE Cardbox")
     rows = []
     for name, cards, days, spread, seed in POPULATIONS:
         result = compare(binary, cards, days, spread, seed)
         theirs, ours = result["fsrsRs"], result["cardbox"]
-        rows.append((name, f"{result['reviews']:,}", f"{theirs['seconds']:.3f} s", f"{ours['seconds']:.3f} s",
-                     f"{ours['seconds'] / theirs['seconds']:.2f} ×", f"{theirs['rmseBins']:.4f}",
-                     f"{ours['rmseBins']:.4f}"))
+        rows.append((name, f"{result['reviews']:,}", f"{theirs['seconds']:.3f} s", f"{ours['fitSeconds']:.3f} s",
+                     f"{ours['fitSeconds'] / theirs['seconds']:.2f} ×", f"{ours['seconds']:.3f} s",
+                     f"{theirs['rmseBins']:.4f}", f"{ours['rmseBins']:.4f}"))
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)).rstrip())

@@ -3,6 +3,7 @@ import CardboxCore
 import CardboxScheduling
 import CardboxStore
 import Foundation
+import Synchronization
 
 extension FSRSCommand {
     struct Optimize: StoreCommand {
@@ -97,20 +98,47 @@ extension FSRSCommand {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw CardboxError.invalid(field: "input", reason: "cannot read '\(path)'")
             }
-            var reviews: [(card: String, rating: Rating, time: Date)] = []
-            // Lines split as bytes: splitting the text by Characters was a fifth of a fit's time.
-            let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-            for (index, bytes) in lines.enumerated() {
-                let line = String(decoding: bytes, as: UTF8.self)
-                if line.allSatisfy(\.isWhitespace) { continue }
-                guard let review = try? ReviewLine.parse(line, lineNumber: index + 1) else {
+            // Lines split as bytes of an array: splitting the text by Characters was a fifth of a fit's
+            // time, and reading lines as slices of `Data` (byte by byte, through its generic
+            // collection) most of the rest.
+            let lines = [UInt8](data).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            // Read on every core at once, in consecutive parts: reading was still half the command.
+            let count = max(1, min(ProcessInfo.processInfo.activeProcessorCount, lines.count / 2_000))
+            let parts = Mutex<[Result<[Review], CardboxError>?]>(Array(repeating: nil, count: count))
+            DispatchQueue.concurrentPerform(iterations: count) { part in
+                let range = lines.count * part / count..<lines.count * (part + 1) / count
+                let result = Result { () throws(CardboxError) in
+                    try reviews(lines[range], firstLine: range.lowerBound + 1, path)
+                }
+                parts.withLock { $0[part] = result }
+            }
+            // The earliest part's failure names the file's first bad line.
+            return ReviewHistory.from(try parts.withLock { $0 }.flatMap { try $0!.get() })
+        }
+
+        typealias Review = (card: String, rating: Rating, time: Date)
+
+        /// The reviews of `lines`, the first of which is the file's line `firstLine`.
+        private static func reviews(_ lines: ArraySlice<ArraySlice<UInt8>>, firstLine: Int, _ path: String)
+            throws(CardboxError) -> [Review]
+        {
+            var reviews: [Review] = []
+            reviews.reserveCapacity(lines.count)
+            for (offset, bytes) in lines.enumerated() {
+                if bytes.allSatisfy(isBlank) { continue }
+                let number = firstLine + offset
+                guard let review = try? ReviewLine.parse(String(decoding: bytes, as: UTF8.self), lineNumber: number)
+                else {
                     throw CardboxError.invalid(
-                        field: "input", reason: "\(path) line \(index + 1) is not {\"card\", \"rating\": 1-4, \"time\"}"
-                    )
+                        field: "input", reason: "\(path) line \(number) is not {\"card\", \"rating\": 1-4, \"time\"}")
                 }
                 reviews.append((review.card, review.rating, review.time))
             }
-            return ReviewHistory.from(reviews)
+            return reviews
         }
+
+        /// Blank lines are skipped, judged by bytes: by Characters, this check was a fifth of the
+        /// whole command's time.
+        private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D }
     }
 }

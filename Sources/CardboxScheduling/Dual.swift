@@ -47,10 +47,12 @@ struct Dual {
     /// ∂value/∂w_i in lane i.
     var gradient: Gradient
 
-    init(_ value: Double, gradient: Gradient = .zero) {
+    init(_ value: Double, gradient: Gradient) {
         self.value = value
         self.gradient = gradient
     }
+
+    init(_ value: Double) { self.init(value, gradient: .zero) }
 
     /// The parameter w_index itself.
     static func parameter(_ value: Double, index: Int) -> Dual {
@@ -108,4 +110,48 @@ struct Dual {
 
     static func min(_ a: Dual, _ b: Dual) -> Dual { a.value <= b.value ? a : b }
     static func max(_ a: Dual, _ b: Double) -> Dual { a.value >= b ? a : Dual(b) }
+}
+
+/// What the FSRS model computes with: plain numbers (`Double`) to evaluate parameters, dual numbers
+/// (`Dual`) to train them. One model serves both, specialized for each, so an evaluation pays for no
+/// derivatives it throws away.
+protocol ModelNumber {
+    init(_ value: Double)
+    var value: Double { get }
+    static func + (a: Self, b: Self) -> Self
+    static func - (a: Self, b: Self) -> Self
+    static func * (a: Self, b: Self) -> Self
+    static func / (a: Self, b: Self) -> Self
+    static func + (a: Self, b: Double) -> Self
+    static func + (a: Double, b: Self) -> Self
+    static func - (a: Self, b: Double) -> Self
+    static func - (a: Double, b: Self) -> Self
+    static func * (a: Self, b: Double) -> Self
+    static func * (a: Double, b: Self) -> Self
+    static func / (a: Self, b: Double) -> Self
+    static prefix func - (a: Self) -> Self
+    static func exp(_ a: Self) -> Self
+    static func log(_ a: Self) -> Self
+    static func pow(_ a: Self, _ b: Self) -> Self
+    static func pow(_ a: Double, _ b: Self) -> Self
+    static func min(_ a: Self, _ b: Self) -> Self
+    static func max(_ a: Self, _ b: Double) -> Self
+    func clamped(_ lower: Double, _ upper: Double) -> Self
+}
+
+extension Dual: ModelNumber {}
+
+extension Double: ModelNumber {
+    var value: Double { self }
+    static func exp(_ a: Double) -> Double { Foundation.exp(a) }
+    static func log(_ a: Double) -> Double { Foundation.log(a) }
+    static func pow(_ a: Double, _ b: Double) -> Double { Foundation.pow(a, b) }
+    static func min(_ a: Double, _ b: Double) -> Double { a <= b ? a : b }
+    static func max(_ a: Double, _ b: Double) -> Double { a >= b ? a : b }
+    /// As `Dual.clamped`: the bounds win, in that order.
+    func clamped(_ lower: Double, _ upper: Double = .infinity) -> Double {
+        if self < lower { return lower }
+        if self > upper { return upper }
+        return self
+    }
 }

@@ -145,7 +145,7 @@ public struct FSRSOptimizer: Sendable {
     /// differentiation.
     static func gradient(_ parameters: [Double], on histories: [ReviewHistory]) -> Gradient {
         inParts(histories) { piece in
-            let model = Model(parameters, differentiable: true)
+            let model = Model<Dual>(differentiating: parameters)
             var total = Dual(0)
             for history in piece { _ = model.loss(history, into: &total) }
             return total.gradient
@@ -155,10 +155,11 @@ public struct FSRSOptimizer: Sendable {
     public static func evaluate(_ parameters: [Double], on histories: [ReviewHistory]) -> ModelMetrics {
         typealias Tally = (loss: Double, count: Int, bins: [Bin: (count: Double, predicted: Double, actual: Double)])
         let tallies = inParts(histories) { piece -> Tally in
-            let model = Model(parameters, differentiable: false)
+            let model = Model<Double>(parameters)
             var tally: Tally = (0, 0, [:])
             for history in piece {
-                model.predictions(history) { recall, remembered, bin in
+                model.predictions(history) { recall, remembered, lapses, days, index in
+                    let bin = Bin(lapses: lapses, days: days, reviews: index)
                     tally.loss -= remembered ? log(recall) : log(1 - recall)
                     tally.count += 1
                     tally.bins[bin, default: (0, 0, 0)].count += 1
@@ -188,10 +189,10 @@ public struct FSRSOptimizer: Sendable {
 
     /// The summed log loss over all predicted reviews (for checks of the gradient).
     static func totalLoss(_ parameters: [Double], on histories: [ReviewHistory]) -> Double {
-        let model = Model(parameters, differentiable: false)
-        var total = Dual(0)
+        let model = Model<Double>(parameters)
+        var total = 0.0
         for history in histories { _ = model.loss(history, into: &total) }
-        return total.value
+        return total
     }
 
     /// w0…w3: for each first rating, the stability whose forgetting curve best fits the first review
@@ -219,10 +220,19 @@ public struct FSRSOptimizer: Sendable {
             }
             var (low, high) = (log(FSRSParameters.lowerBounds[rating]), log(FSRSParameters.upperBounds[rating]))
             let ratio = (sqrt(5) - 1) / 2
+            // Each narrowing keeps one of the two inner points, and its loss: one new loss a step.
+            var (a, b) = (high - ratio * (high - low), low + ratio * (high - low))
+            var (lossA, lossB) = (loss(a), loss(b))
             for _ in 0..<60 {
-                let a = high - ratio * (high - low)
-                let b = low + ratio * (high - low)
-                if loss(a) < loss(b) { high = b } else { low = a }
+                if lossA < lossB {
+                    (high, b, lossB) = (b, a, lossA)
+                    a = high - ratio * (high - low)
+                    lossA = loss(a)
+                } else {
+                    (low, a, lossA) = (a, b, lossB)
+                    b = low + ratio * (high - low)
+                    lossB = loss(b)
+                }
             }
             weights[rating] = exp((low + high) / 2)
         }
@@ -248,50 +258,59 @@ public struct FSRSOptimizer: Sendable {
     }
 }
 
-/// The FSRS-6 forward pass over one card's history, in dual numbers.
-private struct Model {
-    let w: [Dual]
-    let decay: Dual
-    let factor: Dual
+/// The FSRS-6 forward pass over one card's history: in plain numbers to evaluate parameters, in dual
+/// numbers (`Model<Dual>`) for the gradient too.
+private struct Model<Number: ModelNumber> {
+    let w: [Number]
+    let decay: Number
+    let factor: Number
+    /// The initial difficulty of Easy, which every difficulty update reverts towards.
+    let easyInitialDifficulty: Number
 
-    init(_ values: [Double], differentiable: Bool) {
-        w = values.enumerated().map { differentiable ? Dual.parameter($1, index: $0) : Dual($1) }
+    init(_ w: [Number]) {
+        self.w = w
         decay = -w[20]
-        factor = Dual.pow(0.9, Dual(1) / decay) - 1
+        factor = Number.pow(0.9, Number(1) / decay) - 1
+        easyInitialDifficulty = w[4] - Number.exp(w[5] * 3) + 1
     }
 
-    func initialDifficulty(_ rating: Int) -> Dual { w[4] - Dual.exp(w[5] * Double(rating - 1)) + 1 }
+    func initialDifficulty(_ rating: Int) -> Number { w[4] - Number.exp(w[5] * Double(rating - 1)) + 1 }
 
-    func nextDifficulty(_ difficulty: Dual, _ rating: Int) -> Dual {
+    func nextDifficulty(_ difficulty: Number, _ rating: Int) -> Number {
         let delta = -(w[6] * Double(rating - 3))
         let damped = difficulty + (10 - difficulty) * delta / 9
-        return (w[7] * initialDifficulty(4) + (1 - w[7]) * damped).clamped(1, 10)
+        return (w[7] * easyInitialDifficulty + (1 - w[7]) * damped).clamped(1, 10)
     }
 
-    func shortTermStability(_ stability: Dual, _ rating: Int) -> Dual {
-        var increase = Dual.exp(w[17] * (w[18] + Double(rating - 3))) * Dual.pow(stability, -w[19])
-        if rating > 1 { increase = Dual.max(increase, 1) }
-        return (stability * increase).clamped(FSRSParameters.stabilityMinimum)
+    func shortTermStability(_ stability: Number, _ rating: Int) -> Number {
+        var increase = Number.exp(w[17] * (w[18] + Double(rating - 3))) * Number.pow(stability, -w[19])
+        if rating > 1 { increase = Number.max(increase, 1) }
+        return (stability * increase).clamped(FSRSParameters.stabilityMinimum, .infinity)
     }
 
-    func nextStability(_ difficulty: Dual, _ stability: Dual, _ recall: Dual, _ rating: Int) -> Dual {
+    func nextStability(_ difficulty: Number, _ stability: Number, _ recall: Number, _ rating: Int) -> Number {
         if rating == 1 {
             let longTerm =
-                w[11] * Dual.pow(difficulty, -w[12]) * (Dual.pow(stability + 1, w[13]) - 1)
-                * Dual.exp((1 - recall) * w[14])
-            return Dual.min(longTerm, stability / Dual.exp(w[17] * w[18])).clamped(FSRSParameters.stabilityMinimum)
+                w[11] * Number.pow(difficulty, -w[12]) * (Number.pow(stability + 1, w[13]) - 1)
+                * Number.exp((1 - recall) * w[14])
+            return Number.min(longTerm, stability / Number.exp(w[17] * w[18])).clamped(
+                FSRSParameters.stabilityMinimum, .infinity)
         }
         var growth =
-            Dual.exp(w[8]) * (11 - difficulty) * Dual.pow(stability, -w[9]) * (Dual.exp((1 - recall) * w[10]) - 1)
+            Number.exp(w[8]) * (11 - difficulty) * Number.pow(stability, -w[9]) * (Number.exp((1 - recall) * w[10]) - 1)
         if rating == 2 { growth = growth * w[15] }
         if rating == 4 { growth = growth * w[16] }
-        return (stability * (growth + 1)).clamped(FSRSParameters.stabilityMinimum)
+        return (stability * (growth + 1)).clamped(FSRSParameters.stabilityMinimum, .infinity)
     }
 
-    /// Walks the history, calling `observe` with each predicted recall (reviews a day or more apart).
-    func predictions(_ history: ReviewHistory, observe: (Dual, Bool, FSRSOptimizer.Bin) -> Void) {
+    /// Walks the history, calling `observe` with each predicted recall (reviews a day or more apart),
+    /// whether it was remembered, and what places it in a bin: lapses so far, days since the previous
+    /// review, its position in the history.
+    func predictions(
+        _ history: ReviewHistory, observe: (Number, Bool, _ lapses: Int, _ days: Int, _ index: Int) -> Void
+    ) {
         guard let first = history.reviews.first else { return }
-        var stability = w[first.rating.rawValue - 1].clamped(FSRSParameters.stabilityMinimum)
+        var stability = w[first.rating.rawValue - 1].clamped(FSRSParameters.stabilityMinimum, .infinity)
         var difficulty = initialDifficulty(first.rating.rawValue).clamped(1, 10)
         var lapses = first.rating == .again ? 1 : 0
         for (index, review) in history.reviews.enumerated().dropFirst() {
@@ -299,9 +318,9 @@ private struct Model {
             if review.elapsedDays == 0 {
                 stability = shortTermStability(stability, rating)
             } else {
-                let recall = Dual.pow(1 + factor * Double(review.elapsedDays) / stability, decay).clamped(
+                let recall = Number.pow(1 + factor * Double(review.elapsedDays) / stability, decay).clamped(
                     1e-6, 1 - 1e-6)
-                observe(recall, rating > 1, FSRSOptimizer.Bin(lapses: lapses, days: review.elapsedDays, reviews: index))
+                observe(recall, rating > 1, lapses, review.elapsedDays, index)
                 stability = nextStability(difficulty, stability, recall, rating)
             }
             difficulty = nextDifficulty(difficulty, rating)
@@ -309,20 +328,21 @@ private struct Model {
         }
     }
 
-    func predictions(_ history: ReviewHistory, observe: (Double, Bool, FSRSOptimizer.Bin) -> Void) {
-        predictions(history) { (recall: Dual, remembered: Bool, bin: FSRSOptimizer.Bin) in
-            observe(recall.value, remembered, bin)
-        }
-    }
-
     /// Adds this history's log loss to `total`; returns how many reviews it predicted.
-    func loss(_ history: ReviewHistory, into total: inout Dual) -> Int {
+    func loss(_ history: ReviewHistory, into total: inout Number) -> Int {
         var count = 0
-        predictions(history) { (recall: Dual, remembered: Bool, _: FSRSOptimizer.Bin) in
-            total = total - (remembered ? Dual.log(recall) : Dual.log(1 - recall))
+        predictions(history) { recall, remembered, _, _, _ in
+            total = total - (remembered ? Number.log(recall) : Number.log(1 - recall))
             count += 1
         }
         return count
+    }
+}
+
+extension Model<Dual> {
+    /// The model whose every number carries its derivatives with respect to the parameters.
+    init(differentiating parameters: [Double]) {
+        self.init(parameters.enumerated().map { Dual.parameter($1, index: $0) })
     }
 }
 

@@ -26,7 +26,9 @@ struct CardboxBench: ParsableCommand {
     @Option(help: "Folder for the stores (default: a new temporary folder).") var work: String?
     @Option(help: "The Anki peer script; left out, Anki is not measured.") var ankiScript: String?
     @Option(help: "The sqlite3 shell.") var sqlite3 = "/usr/bin/sqlite3"
-    @Option(help: "Run only this step (insert, moves, scheduler, study or apply), for profiling.") var only: String?
+    @Option(help: "Run only this step (insert, moves, scheduler, study, apply or fit), for profiling.")
+    var only: String?
+    @Option(help: "With --only fit: the reviews (fsrs replay's JSON Lines) the optimizer fits.") var reviews: String?
     @Option(help: "The Anki study peer script; left out, Anki's study figures are not measured.")
     var ankiStudyScript: String?
 
@@ -61,6 +63,12 @@ struct CardboxBench: ParsableCommand {
             print("  written as JSON: \(Report.ms(wire.encode))")
             print("  parsed from JSON: \(Report.ms(wire.parse))")
             print("  checked and applied to an empty store: \(Report.ms(wire.apply))")
+            return
+        }
+        if only == "fit" {
+            guard let reviews else { throw ValidationError("--only fit needs --reviews FILE") }
+            let seconds = try Self.fitSeconds(reviews, runs: runs)
+            print(String(format: "{\"fitSeconds\": %.4f}", seconds))
             return
         }
         if only == "scheduler" {
@@ -531,5 +539,27 @@ extension Array where Element == Double {
     var median: Double {
         let sorted = self.sorted()
         return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+}
+
+extension CardboxBench {
+    /// The optimizer's fit alone, in process (the best of `runs`): what fsrs-rs's
+    /// `compute_parameters` does when Python calls it, without a process start or a file to read.
+    static func fitSeconds(_ path: String, runs: Int) throws -> Double {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        var reviews: [(card: String, rating: Rating, time: Date)] = []
+        for (index, line) in text.split(separator: "\n").enumerated() {
+            let review = try ReviewLine.parse(line, lineNumber: index + 1)
+            reviews.append((review.card, review.rating, review.time))
+        }
+        let histories = ReviewHistory.from(reviews)
+        let clock = ContinuousClock()
+        var best = Duration.seconds(1_000)
+        for _ in 0..<max(1, runs) {
+            let start = clock.now
+            _ = try FSRSOptimizer().fit(histories)
+            best = min(best, clock.now - start)
+        }
+        return Double(best.components.seconds) + Double(best.components.attoseconds) / 1e18
     }
 }

@@ -836,6 +836,14 @@ struct CommandLineTests {
         try "not json\n".write(to: file, atomically: true, encoding: .utf8)
         let bad = try cli.run(["fsrs", "optimize", "--input", file.path], store: false)
         #expect(bad.stderr.contains("line 1 is not"))
+        // A large file is read in parts at once: a bad line far in is still named by its own number,
+        // and blank lines anywhere are passed over.
+        var many = Array(repeating: lines, count: 4).flatMap { $0 }
+        many[100] = "   "
+        many[4_320] = "not json"
+        try many.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+        let far = try cli.run(["fsrs", "optimize", "--input", file.path], store: false)
+        #expect(far.status == 1 && far.stderr.contains("line 4321 is not"), "\(far.stderr)")
     }
 
     @Test("fsrs simulate and optimal-retention: fsrs-rs's default deck, or a deck's own cards and limits")
