@@ -44,13 +44,12 @@ public struct ServerDevice: Sendable, Equatable, Codable {
 /// The hashing itself is `Credentials`'s: the store keeps only what it is given.
 public protocol AccountStore: SignInFailureStore {
     /// Adds an account; refused when the name is taken (names are compared case-insensitively).
-    /// The server's first account is its administrator.
-    func addAccount(name: String, passwordHash: String, plan: Plan, now: Date) async throws -> ServerAccount
-    /// Adds the server's first account (on the free plan, as any new account), in one transaction
-    /// with the checks that there is none (`SetupClosed`) and that `setupTokenHash` is the setup
-    /// link's, unexpired at `now` (`SetupLinkRefused`); the link is used up.
-    func addFirstAccount(name: String, passwordHash: String, setupTokenHash: String, now: Date) async throws
-        -> ServerAccount
+    /// The server's first account is its administrator. With `onlyIfFirst` (the setup link's token
+    /// hash), in one transaction with the checks that there is no account yet (`SetupClosed`) and
+    /// that the hash is the setup link's, unexpired at `now` (`SetupLinkRefused`); the link is then
+    /// used up.
+    func addAccount(name: String, passwordHash: String, plan: Plan, now: Date, onlyIfFirst setupTokenHash: String?)
+        async throws -> ServerAccount
     /// Keeps the hash of the setup link's secret until `expiresAt`, in place of any other: one
     /// link per database, the one the server that started last printed.
     func replaceSetupToken(hash: String, expiresAt: Date) async throws
@@ -162,6 +161,18 @@ extension ServerDatabase {
 }
 
 extension AccountStore {
+    /// Adds an account, whether or not it is the first.
+    public func addAccount(name: String, passwordHash: String, plan: Plan, now: Date) async throws -> ServerAccount {
+        try await addAccount(name: name, passwordHash: passwordHash, plan: plan, now: now, onlyIfFirst: nil)
+    }
+
+    /// Adds the server's first account (on the free plan, as any new account) through the setup link.
+    public func addFirstAccount(name: String, passwordHash: String, setupTokenHash: String, now: Date) async throws
+        -> ServerAccount
+    {
+        try await addAccount(name: name, passwordHash: passwordHash, plan: .free, now: now, onlyIfFirst: setupTokenHash)
+    }
+
     /// The key account names are unique by: trimmed, case-folded.
     package static func nameKey(_ name: String) -> String {
         name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()

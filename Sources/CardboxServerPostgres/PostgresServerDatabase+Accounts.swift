@@ -5,17 +5,6 @@ import NIOCore
 import PostgresNIO
 
 extension PostgresServerDatabase {
-    public func addAccount(name: String, passwordHash: String, plan: Plan, now: Date) async throws -> ServerAccount {
-        try await addAccount(name: name, passwordHash: passwordHash, plan: plan, now: now, onlyIfFirst: nil)
-    }
-
-    public func addFirstAccount(name: String, passwordHash: String, setupTokenHash: String, now: Date) async throws
-        -> ServerAccount
-    {
-        try await addAccount(
-            name: name, passwordHash: passwordHash, plan: .free, now: now, onlyIfFirst: setupTokenHash)
-    }
-
     public func replaceSetupToken(hash: String, expiresAt: Date) async throws {
         try await translatingErrors {
             try await client.query(
@@ -47,7 +36,7 @@ extension PostgresServerDatabase {
 
     /// `onlyIfFirst`: the setup link's token hash, checked with "no account yet" in the same
     /// transaction and then used up.
-    private func addAccount(name: String, passwordHash: String, plan: Plan, now: Date, onlyIfFirst: String?)
+    public func addAccount(name: String, passwordHash: String, plan: Plan, now: Date, onlyIfFirst: String?)
         async throws -> ServerAccount
     {
         let name = try Self.checkName(name)

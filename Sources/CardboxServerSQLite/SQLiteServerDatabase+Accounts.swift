@@ -4,17 +4,6 @@ import Foundation
 import GRDB
 
 extension SQLiteServerDatabase {
-    public func addAccount(name: String, passwordHash: String, plan: Plan, now: Date) async throws -> ServerAccount {
-        try await addAccount(name: name, passwordHash: passwordHash, plan: plan, now: now, onlyIfFirst: nil)
-    }
-
-    public func addFirstAccount(name: String, passwordHash: String, setupTokenHash: String, now: Date) async throws
-        -> ServerAccount
-    {
-        try await addAccount(
-            name: name, passwordHash: passwordHash, plan: .free, now: now, onlyIfFirst: setupTokenHash)
-    }
-
     public func replaceSetupToken(hash: String, expiresAt: Date) async throws {
         try await translatingErrors {
             try await writer.write { db in
@@ -41,7 +30,7 @@ extension SQLiteServerDatabase {
     /// One write: the checks that the server has no account and the setup link is the one kept
     /// (`onlyIfFirst`: its token's hash; the link is then used up) and that the name is free, then
     /// the insert.
-    private func addAccount(name: String, passwordHash: String, plan: Plan, now: Date, onlyIfFirst: String?)
+    public func addAccount(name: String, passwordHash: String, plan: Plan, now: Date, onlyIfFirst: String?)
         async throws -> ServerAccount
     {
         let name = try Self.checkName(name)
