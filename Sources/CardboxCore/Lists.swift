@@ -142,11 +142,10 @@ public struct UserSettings: Codable, Sendable, Equatable {
     public mutating func set(_ key: String, to text: String) throws {
         switch key {
         case "showCrossedOutItems":
-            switch text.lowercased() {
-            case "true", "yes", "on", "1": showCrossedOutItems = true
-            case "false", "no", "off", "0": showCrossedOutItems = false
-            default: throw CardboxError.invalid(field: key, reason: "must be true or false, got '\(text)'")
+            guard let show = SettingFlag.read(text) else {
+                throw CardboxError.invalid(field: key, reason: "must be true or false, got '\(text)'")
             }
+            showCrossedOutItems = show
         case "exportPreferences":
             let value = try JSONValue.parse(text, field: key)
             guard case .object = value else {

@@ -51,9 +51,7 @@ extension ReplicaRecords {
         guard let entity = schema.entity(named: "setting"), isVisible(Key(entity, "showCrossedOutItems")),
             case .string(let text)? = records.rows[Key(entity, "showCrossedOutItems")]?.fields["value"]?.value
         else { return false }
-        // In any case, as the store reads it (these words are ASCII).
-        let lowered = String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
-        return ["true", "yes", "on", "1"].contains(lowered)
+        return SettingFlag.read(text) == true
     }
 
     private static func listName(_ list: ReplicaRow<NamedEntity>) -> WebPageModels.ListName {

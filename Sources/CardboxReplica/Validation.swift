@@ -214,3 +214,19 @@ extension Limits {
             currentCount: cardCount, limit: limit, remainingCards: max(0, limit - cardCount), adding: adding)
     }
 }
+
+/// A yes-or-no setting as its text is stored and typed (`showCrossedOutItems`): one reading for the
+/// store, the command line and the browser's replica.
+public enum SettingFlag {
+    /// true for "true", "yes", "on" or "1", false for "false", "no", "off" or "0", in any case; nil
+    /// for any other text.
+    public static func read(_ text: String) -> Bool? {
+        // Lowered by hand: these words are ASCII, and the browser's build has no Unicode tables.
+        let lowered = String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+        switch lowered {
+        case "true", "yes", "on", "1": return true
+        case "false", "no", "off", "0": return false
+        default: return nil
+        }
+    }
+}

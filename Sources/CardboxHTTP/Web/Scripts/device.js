@@ -359,10 +359,13 @@
 
   // MARK: Pages drawn from the replica, as the server draws them
 
-  function escape(text) {
-    return String(text).replace(/[&<>"']/g, function (c) {
-      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
-    });
+  // An element whose `text` is text, never read as HTML, with its attributes: what a page says
+  // beside the templates' output is built so, and needs no escaping of its own.
+  function element(tag, text, attributes) {
+    var made = document.createElement(tag);
+    if (text !== undefined) made.textContent = text;
+    Object.keys(attributes || {}).forEach(function (name) { made.setAttribute(name, attributes[name]); });
+    return made;
   }
 
   function count(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
@@ -400,14 +403,14 @@
       return withReplica(function (replica, state) {
         shell.innerHTML = offlineNote(replica) + draw(replica);
         if (state.refusal) {
-          shell.insertAdjacentHTML("afterbegin", "<p class=\"error\" role=\"alert\" id=\"sync-refusal\">The server "
-            + "refused changes made here: " + escape(state.refusal) + "</p>");
+          shell.prepend(element("p", "The server refused changes made here: " + state.refusal,
+            { "class": "error", role: "alert", id: "sync-refusal" }));
         }
         showSetAside(state);
         if (drawn) drawn();
       });
     }).then(function () { body.dataset.replicaReady = "true"; }, function (error) {
-      shell.innerHTML = "<h1>" + title + "</h1><p class=\"error\" role=\"alert\">" + escape(error.message) + "</p>";
+      shell.replaceChildren(element("h1", title), element("p", error.message, { "class": "error", role: "alert" }));
       body.dataset.replicaReady = "failed";
     });
   }
@@ -419,12 +422,14 @@
     if (shown) shown.remove();
     if (!state || !state.setAside || state.setAside.length === 0) return;
     var place = shell || document.querySelector("main") || body;
-    place.insertAdjacentHTML("afterbegin", "<div class=\"error\" role=\"alert\" id=\"set-aside\"><p>The server "
-      + "refused " + count(state.setAside.length, "change") + " made on this device; "
-      + (state.setAside.length === 1 ? "it is" : "they are") + " kept here, not sent:</p><ul>"
-      + state.setAside.map(function (record) {
-        return "<li>" + escape(record.entity) + " “" + escape(record.label) + "”: " + escape(record.reason) + "</li>";
-      }).join("") + "</ul></div>");
+    var box = element("div", undefined, { "class": "error", role: "alert", id: "set-aside" });
+    var list = element("ul");
+    state.setAside.forEach(function (record) {
+      list.append(element("li", record.entity + " “" + record.label + "”: " + record.reason));
+    });
+    box.append(element("p", "The server refused " + count(state.setAside.length, "change") + " made on this device; "
+      + (state.setAside.length === 1 ? "it is" : "they are") + " kept here, not sent:"), list);
+    place.prepend(box);
   }
 
   // A write the replica refused (or one that needs the network), said by name above the page.
