@@ -31,9 +31,7 @@ extension ReplicaRecords {
             throw CardboxError.invalid(field: "column", reason: "cards move between columns of the same board only")
         }
         let others = cards(ofColumn: target).filter { $0.id != id }
-        if let index, index < 0 || index > others.count {
-            throw CardboxError.invalid(field: "position", reason: "must be 0 to \(others.count), got \(index)")
-        }
+        try Self.checkSlot(index, among: others)
         let clock = tick(milliseconds)
         let position = try place(
             at: index, among: others, placement: { Self.cardPlacement(target, $0) }, clock: clock, random: &random)

@@ -136,9 +136,7 @@ extension ReplicaRecords {
         let item = try visibleItem(id)
         guard let listId = itemPlacement.parentId(in: item) else { return }
         let others = items(ofList: listId).filter { $0.id != id }
-        if let index, index < 0 || index > others.count {
-            throw CardboxError.invalid(field: "position", reason: "must be 0 to \(others.count), got \(index)")
-        }
+        try Self.checkSlot(index, among: others)
         let clock = tick(milliseconds)
         let position = try place(
             at: index, among: others, placement: { Self.placement(listId, $0) }, clock: clock, random: &random)
@@ -181,7 +179,13 @@ extension ReplicaRecords {
         (position(a), a.id) < (position(b), b.id)
     }
 
-    /// A position key for slot `index` (checked by the caller) among `siblings` (a parent's other
+    /// Refuses a slot that is not 0…`siblings.count` (nil, the end, is one), before anything is written.
+    static func checkSlot(_ index: Int?, among siblings: [ReplicaRow<NamedEntity>]) throws(CardboxError) {
+        guard let index, index < 0 || index > siblings.count else { return }
+        throw CardboxError.invalid(field: "position", reason: "must be 0 to \(siblings.count), got \(index)")
+    }
+
+    /// A position key for slot `index` (checked by `checkSlot`) among `siblings` (a parent's other
     /// children, in order: a list's items, a column's cards), as the store chooses one: after the
     /// last for nil; between the neighbours otherwise; and, when two devices minted the same key
     /// there, the siblings laid out anew first, in the same write (`placement(key)` is a sibling's
