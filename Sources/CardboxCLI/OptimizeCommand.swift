@@ -3,7 +3,6 @@ import CardboxCore
 import CardboxScheduling
 import CardboxStore
 import Foundation
-import Synchronization
 
 extension FSRSCommand {
     struct Optimize: StoreCommand {
@@ -103,30 +102,24 @@ extension FSRSCommand {
             // collection) most of the rest.
             let lines = [UInt8](data).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
             // Read on every core at once, in consecutive parts: reading was still half the command.
-            let count = max(1, min(ProcessInfo.processInfo.activeProcessorCount, lines.count / 2_000))
-            let parts = Mutex<[Result<[Review], CardboxError>?]>(Array(repeating: nil, count: count))
-            DispatchQueue.concurrentPerform(iterations: count) { part in
-                let range = lines.count * part / count..<lines.count * (part + 1) / count
-                let result = Result { () throws(CardboxError) in
-                    try reviews(lines[range], firstLine: range.lowerBound + 1, path)
-                }
-                parts.withLock { $0[part] = result }
+            let parts = FSRSOptimizer.inParts(Array(lines.enumerated())) { piece in
+                Result { () throws(CardboxError) in try reviews(piece, path) }
             }
             // The earliest part's failure names the file's first bad line.
-            return ReviewHistory.from(try parts.withLock { $0 }.flatMap { try $0!.get() })
+            return ReviewHistory.from(try parts.flatMap { try $0.get() })
         }
 
         typealias Review = (card: String, rating: Rating, time: Date)
 
-        /// The reviews of `lines`, the first of which is the file's line `firstLine`.
-        private static func reviews(_ lines: ArraySlice<ArraySlice<UInt8>>, firstLine: Int, _ path: String)
+        /// The reviews of `lines`, each with its offset in the file (from 0).
+        private static func reviews(_ lines: [(offset: Int, element: ArraySlice<UInt8>)], _ path: String)
             throws(CardboxError) -> [Review]
         {
             var reviews: [Review] = []
             reviews.reserveCapacity(lines.count)
-            for (offset, bytes) in lines.enumerated() {
+            for (offset, bytes) in lines {
                 if bytes.allSatisfy(isBlank) { continue }
-                let number = firstLine + offset
+                let number = offset + 1
                 guard let review = try? ReviewLine.parse(String(decoding: bytes, as: UTF8.self), lineNumber: number)
                 else {
                     throw CardboxError.invalid(

@@ -117,7 +117,6 @@ struct Dual {
 /// derivatives it throws away.
 protocol ModelNumber {
     init(_ value: Double)
-    var value: Double { get }
     static func + (a: Self, b: Self) -> Self
     static func - (a: Self, b: Self) -> Self
     static func * (a: Self, b: Self) -> Self
@@ -142,7 +141,6 @@ protocol ModelNumber {
 extension Dual: ModelNumber {}
 
 extension Double: ModelNumber {
-    var value: Double { self }
     static func exp(_ a: Double) -> Double { Foundation.exp(a) }
     static func log(_ a: Double) -> Double { Foundation.log(a) }
     static func pow(_ a: Double, _ b: Double) -> Double { Foundation.pow(a, b) }

@@ -37,6 +37,4 @@ public protocol ServerNewsChannel: Sendable {
     func announce(_ news: ServerNews) async
     /// Hears what the other servers announce until cancelled or the connection fails (thrown).
     func listen(_ heard: @escaping @Sendable (ServerNews) async -> Void) async throws
-    /// Returns once `listen` hears: news announced after that reaches this server.
-    func untilListening() async
 }

@@ -38,23 +38,23 @@ public struct SignInThrottle: Sendable {
     public func check(_ name: String, client: String?, now: Date, in store: any SignInFailureStore) async throws
         -> TimeInterval
     {
-        let keys = Self.keys(name, client: client)
-        let counts = try await store.signInFailures(keys)
-        if let attempts = counts[keys[0]], case let lock = lock(after: attempts.count), lock > 0 {
+        let keys = Keys(name, client: client)
+        let counts = try await store.signInFailures(keys.all)
+        if let attempts = counts[keys.attempt], case let lock = lock(after: attempts.count), lock > 0 {
             let lockedUntil = attempts.lastAt.addingTimeInterval(lock)
             if lockedUntil > now { throw SignInThrottled(retryAfter: Self.seconds(from: now, to: lockedUntil)) }
         }
-        if keys.count > 2, let address = counts[keys[2]], address.count >= allowedPerClient {
+        if let address = keys.address.flatMap({ counts[$0] }), address.count >= allowedPerClient {
             let end = address.firstAt.addingTimeInterval(clientWindow)
             if end > now { throw SignInThrottled(retryAfter: Self.seconds(from: now, to: end), client: true) }
         }
-        guard let named = counts[keys[1]], named.firstAt.addingTimeInterval(clientWindow) > now else { return 0 }
+        guard let named = counts[keys.name], named.firstAt.addingTimeInterval(clientWindow) > now else { return 0 }
         return named.count >= nameCap ? nameDelay : 0
     }
 
     /// Counts a failure of `name` from `client` three ways, in one write.
     public func failed(_ name: String, client: String?, now: Date, in store: any SignInFailureStore) async throws {
-        let keys = Self.keys(name, client: client).map { key in
+        let keys = Keys(name, client: client).all.map { key in
             (key: key, window: key.kind == .attempt ? nil : clientWindow)
         }
         try await store.countSignInFailure(
@@ -63,7 +63,7 @@ public struct SignInThrottle: Sendable {
 
     /// A success clears the (name, address) lock, and only that.
     public func succeeded(_ name: String, client: String?, in store: any SignInFailureStore) async throws {
-        try await store.clearSignInFailures(Self.keys(name, client: client)[0])
+        try await store.clearSignInFailures(Keys(name, client: client).attempt)
     }
 
     /// How long attempts must wait after the `count`th failure in a row.
@@ -71,16 +71,22 @@ public struct SignInThrottle: Sendable {
         count < allowed ? 0 : min(Self.longestLock, pow(2, Double(count - allowed)))
     }
 
-    /// The (name, address) key, the name's and, with a known client, the address's. A name is kept
-    /// as its SHA-256: a sign-in may send any text as a name, up to its body's size, NUL among it.
-    private static func keys(_ name: String, client: String?) -> [SignInFailureKey] {
-        let hashed = sha256Hex(Data(name.utf8))
-        var keys = [
-            SignInFailureKey(kind: .attempt, key: hashed + " " + (client ?? "")),
-            SignInFailureKey(kind: .name, key: hashed),
-        ]
-        if let client { keys.append(SignInFailureKey(kind: .address, key: client)) }
-        return keys
+    /// What one attempt is counted under: the (name, address) pair, the name and, with a known
+    /// client, the address. A name is kept as its SHA-256: a sign-in may send any text as a name,
+    /// up to its body's size, NUL among it.
+    private struct Keys {
+        let attempt: SignInFailureKey
+        let name: SignInFailureKey
+        let address: SignInFailureKey?
+
+        init(_ name: String, client: String?) {
+            let hashed = sha256Hex(Data(name.utf8))
+            attempt = SignInFailureKey(kind: .attempt, key: hashed + " " + (client ?? ""))
+            self.name = SignInFailureKey(kind: .name, key: hashed)
+            address = client.map { SignInFailureKey(kind: .address, key: $0) }
+        }
+
+        var all: [SignInFailureKey] { [attempt, name] + (address.map { [$0] } ?? []) }
     }
 
     /// Whole seconds, at least one; a time read back from the database may be a hair off the one
@@ -92,7 +98,7 @@ public struct SignInThrottle: Sendable {
 
 /// What failed sign-ins are counted under: a (name, address) pair, a name, or an address.
 public struct SignInFailureKey: Sendable, Hashable {
-    public enum Kind: String, Sendable, CaseIterable {
+    public enum Kind: String, Sendable {
         case attempt, name, address
     }
 

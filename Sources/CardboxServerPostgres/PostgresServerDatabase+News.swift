@@ -36,6 +36,8 @@ extension PostgresServerDatabase: ServerNewsChannel {
         }
     }
 
+    /// Returns once `listen` hears: news announced after that reaches this server (for tests that
+    /// must not announce before).
     public func untilListening() async { await listening.wait() }
 }
 
