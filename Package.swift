@@ -68,6 +68,9 @@ let package = Package(
             dependencies: ["CardboxCore", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // The store: schema, migrations, queries, transactions, change capture. All SQL lives here.
+        // The sync API's and /api/v1's request and answer bodies, as Codable values: the server, the
+        // device's client and the tests write and read the same types.
+        .target(name: "CardboxWire", dependencies: ["CardboxCore", "CardboxSync"]),
         .target(
             name: "CardboxStore",
             dependencies: [
@@ -119,7 +122,8 @@ let package = Package(
         .target(
             name: "CardboxHTTP",
             dependencies: [
-                "CardboxCore", "CardboxSync", "CardboxServer", "CardboxServerSQLite", "CardboxAccountCopies",
+                "CardboxCore", "CardboxSync", "CardboxWire", "CardboxServer", "CardboxServerSQLite",
+                "CardboxAccountCopies",
                 "CardboxStore", "CardboxSuggest", "CardboxExchange", "CardboxWebAssembly",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
@@ -150,7 +154,7 @@ let package = Package(
         .target(
             name: "CardboxSyncClient",
             dependencies: [
-                "CardboxCore", "CardboxSync", "CardboxStore",
+                "CardboxCore", "CardboxSync", "CardboxWire", "CardboxStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -293,6 +297,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .testTarget(name: "CardboxConvergenceTests", dependencies: ["CardboxConvergence"]),
+        .testTarget(name: "CardboxWireTests", dependencies: ["CardboxWire", "CardboxSync", "CardboxCore"]),
         .testTarget(
             name: "CardboxCLITests",
             dependencies: ["CardboxCLI", "CardboxServerCLI", "CardboxStore", "CardboxTestSupport", "CardboxImaging"]),
@@ -311,7 +316,7 @@ let package = Package(
                 "CardboxScheduling",
                 "CardboxServerPostgres", "CardboxStore", "CardboxSync",
                 "CardboxImaging", "CardboxExchange",
-                "CardboxHTTP", "CardboxSyncClient", "CardboxConvergence",
+                "CardboxHTTP", "CardboxSyncClient", "CardboxConvergence", "CardboxWire",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

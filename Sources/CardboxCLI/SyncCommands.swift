@@ -37,12 +37,12 @@ struct LoginCommand: AsyncParsableCommand {
             if signUp { try await connection.signUp(user: user, password: password) }
             let signedIn = try await connection.signIn(
                 user: user, password: password, device: device ?? ProcessInfo.processInfo.hostName)
-            let joined = try store.joinAccount(signedIn.accountId)
+            let joined = try store.joinAccount(signedIn.account.id)
             try joined.saveSyncLink(
-                SyncLink(server: connection.server, user: signedIn.accountName, token: signedIn.token))
-            if try joined.allowance().plan != signedIn.plan { _ = try joined.setPlan(signedIn.plan) }
+                SyncLink(server: connection.server, user: signedIn.account.name, token: signedIn.token))
+            if try joined.allowance().plan != signedIn.account.plan { _ = try joined.setPlan(signedIn.account.plan) }
             try joined.checkpoint()
-            return (server: connection.server, name: signedIn.accountName)
+            return (server: connection.server, name: signedIn.account.name)
         }
         Terminal.current.print("signed in to \(signedIn.server) as \(signedIn.name); now run: cardbox sync")
     }

@@ -1,4 +1,5 @@
 import CardboxServer
+import CardboxWire
 import Foundation
 import Hummingbird
 import NIOCore
@@ -189,7 +190,8 @@ struct NewsStream {
             let latest = try await database.cursor(account: account)
             if latest > known {
                 known = latest
-                try await writer.write(ByteBuffer(string: "event: changes\ndata: {\"cursor\":\(latest)}\n\n"))
+                let event = try WireCoding.text(NewsEvent(cursor: latest))
+                try await writer.write(ByteBuffer(string: "event: changes\ndata: \(event)\n\n"))
                 quiet = .zero
             }
             let start = ContinuousClock.now

@@ -1,5 +1,6 @@
 import CardboxCore
 import CardboxServer
+import CardboxWire
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -28,6 +29,25 @@ struct JSONResponse: ResponseGenerator {
         Response(
             status: status, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(string: text + "\n")))
+    }
+}
+
+/// A JSON answer written by the coders every body goes through (`WireCoding`).
+struct EncodedJSON<Value: Encodable>: ResponseGenerator {
+    var value: Value
+    var status: HTTPResponse.Status = .ok
+
+    init(_ value: Value, status: HTTPResponse.Status = .ok) {
+        self.value = value
+        self.status = status
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var data = try WireCoding.encoder().encode(value)
+        data.append(UInt8(ascii: "\n"))
+        return Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
 
@@ -80,9 +100,9 @@ struct JSONErrorMiddleware: RouterMiddleware {
         }
         var headers = answer.headers
         headers[.contentType] = "application/json"
-        let body: JSONValue = .object(["error": .string(answer.message)])
-        return Response(
-            status: answer.status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body.jsonText + "\n")))
+        var body = (try? WireCoding.encoder().encode(ErrorReply(error: answer.message))) ?? Data()
+        body.append(UInt8(ascii: "\n"))
+        return Response(status: answer.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     /// Whether the request is a browser's for a page: it takes HTML, and its path is none of the

@@ -2,6 +2,7 @@ import CardboxAccountCopies
 import CardboxCore
 import CardboxServer
 import CardboxSync
+import CardboxWire
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -127,7 +128,7 @@ public struct SyncAPI: Sendable {
     static func allowedMethods(_ path: String) -> [String]? { OpenAPIDocument.methods(for: path) }
 
     public func addRoutes(to router: Router<CardboxRequestContext>) {
-        router.get("health") { _, _ in JSONResponse(["status": .string("ok")]) }
+        router.get("health") { _, _ in EncodedJSON(HealthReply(status: "ok")) }
         router.post("v1/accounts") { request, context in try await signUp(request, context) }
         router.post("v1/sessions") { request, context in try await signIn(request, context) }
         let authenticated = router.group("v1").add(middleware: BearerAuthentication(accounts: accounts))
@@ -137,7 +138,7 @@ public struct SyncAPI: Sendable {
             middleware: EarlyBearerAuthentication(accounts: accounts, limiter: limiter, recent: RecentCallers()))
         authenticated.get("account") { _, context in
             let caller = try context.requireCaller()
-            return JSONResponse(["account": caller.account.json, "device": caller.device.json])
+            return EncodedJSON(AccountReply(account: caller.account.wire, device: caller.device.wire))
         }
         authenticated.delete("sessions/current") { _, context in
             let caller = try context.requireCaller()
@@ -164,28 +165,29 @@ public struct SyncAPI: Sendable {
         }
     }
 
-    private func signUp(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
+    private func signUp(_ request: Request, _ context: CardboxRequestContext) async throws -> EncodedJSON<AccountReply>
+    {
         guard options.openSignup else {
             throw APIError(.forbidden, "sign-up is closed on this server; ask its administrator for an account")
         }
-        let body = try await JSONBody(request, context)
-        let account = try await accounts.addAccount(
-            name: try body.string("user"), password: try body.string("password"))
-        return JSONResponse(["account": account.json], status: .created)
+        let body = try await request.decodeBody(SignUpRequest.self, context)
+        let account = try await accounts.addAccount(name: body.user, password: body.password)
+        return EncodedJSON(AccountReply(account: account.wire), status: .created)
     }
 
-    private func signIn(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
-        let body = try await JSONBody(request, context)
+    private func signIn(_ request: Request, _ context: CardboxRequestContext) async throws -> EncodedJSON<SessionReply>
+    {
+        let body = try await request.decodeBody(SignInRequest.self, context)
         let signIn = try await accounts.signIn(
-            name: try body.string("user"), password: try body.string("password"), deviceName: try body.string("device"),
+            name: body.user, password: body.password, deviceName: body.device,
             client: context.clientAddress(request, trusting: options.trustedProxies),
             clientIsThere: await context.clientIsThere())
-        return JSONResponse(
-            ["token": .string(signIn.token), "account": signIn.account.json, "device": signIn.device.json],
+        return EncodedJSON(
+            SessionReply(token: signIn.token, account: signIn.account.wire, device: signIn.device.wire),
             status: .created)
     }
 
-    private func push(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
+    private func push(_ request: Request, _ context: CardboxRequestContext) async throws -> EncodedJSON<PushReceipt> {
         let heldBack: Bool
         switch request.uri.queryParameters["heldBack"] {
         case nil, "false": heldBack = false
@@ -195,11 +197,7 @@ public struct SyncAPI: Sendable {
         let (receipt, caller) = try await pushBody(request, context)
         // A push of what a refused one held but its cards leaves the refusal in place: the cards wait.
         recordSync(caller, pulledTo: nil, refusal: heldBack ? nil : .some(nil), context)
-        return JSONResponse(
-            [
-                "cursor": .int(receipt.cursor), "retry": .bool(receipt.wasRetry),
-                "previousCursor": receipt.previousCursor.map(JSONValue.int) ?? .null,
-            ])
+        return EncodedJSON(receipt)
     }
 
     /// Merges the request's change set under the batch its query names (read beside the token's
@@ -252,9 +250,9 @@ public struct SyncAPI: Sendable {
     private func pull(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
         let (cursor, limit) = try pageQuery(request)
         let caller = try context.requireCaller()
-        let page = try await pageMembers(caller, after: cursor, limit: limit)
-        recordSync(caller, pulledTo: page.finishedAt, refusal: nil, context)
-        return JSONResponse(text: "{\(page.members)}")
+        let page = try await page(caller, after: cursor, limit: limit)
+        recordSync(caller, pulledTo: page.hasMore ? nil : page.cursor, refusal: nil, context)
+        return JSONResponse(text: PullReply(page: page).text)
     }
 
     /// `POST /v1/sync/exchange?batch=UUID&after=N&limit=M`: a push and the first page of a pull in one
@@ -264,9 +262,9 @@ public struct SyncAPI: Sendable {
     private func exchange(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
         let (cursor, limit) = try pageQuery(request)
         let (receipt, caller) = try await pushBody(request, context)
-        let page = try await pageMembers(caller, after: cursor, limit: limit, pushed: receipt)
-        recordSync(caller, pulledTo: page.finishedAt, refusal: .some(nil), context)
-        return JSONResponse(text: #"{\#(page.members),"pushed":\#(receipt.cursor),"retry":\#(receipt.wasRetry)}"#)
+        let page = try await page(caller, after: cursor, limit: limit, pushed: receipt)
+        recordSync(caller, pulledTo: page.hasMore ? nil : page.cursor, refusal: .some(nil), context)
+        return JSONResponse(text: PullReply(page: page, pushed: receipt).text)
     }
 
     /// A pull's `after` (default 0) and `limit` (default and most: the largest page).
@@ -291,15 +289,14 @@ public struct SyncAPI: Sendable {
         }
     }
 
-    /// The members of a page answer, `"changes":…,"cursor":…,"hasMore":…,"plan":…`, and the cursor
-    /// reached when it is the last page.
-    /// The members of a page of the pull after `cursor`. After a push of the caller's own whose
-    /// receipt shows nobody else pushed since `cursor`, the page is empty and ends at the push:
-    /// what came after `cursor` is what the caller sent, merged into a state it held already.
-    private func pageMembers(
+    /// A page of the pull after `cursor`, with the account's plan (a device follows its account's
+    /// plan without asking apart). After a push of the caller's own whose receipt shows nobody else
+    /// pushed since `cursor`, the page is empty and ends at the push: what came after `cursor` is
+    /// what the caller sent, merged into a state it held already.
+    private func page(
         _ caller: Caller, after cursor: Int64, limit: Int, pushed receipt: PushReceipt? = nil
-    ) async throws -> (members: String, finishedAt: Int64?) {
-        let page: PullPage
+    ) async throws -> PullPage {
+        var page: PullPage
         if let receipt, receipt.isOwnEcho(after: cursor) {
             page = PullPage(
                 changes: ChangeSet(accountId: caller.account.id, replicaId: serverReplicaId), cursor: receipt.cursor,
@@ -308,13 +305,8 @@ public struct SyncAPI: Sendable {
             page = try await database.pull(account: caller.account.id, after: cursor, limit: limit)
         }
         metrics.pulled(records: page.changes.rows.count + page.changes.tombstones.count)
-        // The plan comes with every page: a device follows its account's plan without asking apart.
-        // Keys in sorted order, as every answer writes them.
-        let plan = JSONValue.string(caller.account.plan.rawValue).jsonText
-        return (
-            #""changes":\#(page.changes.jsonText),"cursor":\#(page.cursor),"hasMore":\#(page.hasMore),"plan":\#(plan)"#,
-            page.hasMore ? nil : page.cursor
-        )
+        page.plan = caller.account.plan
+        return page
     }
 }
 
@@ -372,7 +364,7 @@ extension SyncAPI {
     static let planHeader = HTTPField.Name("Cardbox-Plan")!
 
     /// `PUT /v1/images/SHA256`: the bytes of an image the account's records name (seed 002's rules).
-    func putImage(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
+    func putImage(_ request: Request, _ context: CardboxRequestContext) async throws -> EncodedJSON<StoredImageReply> {
         let caller = try context.requireCaller()
         let hash = try CheckedImage.checkHash(context.parameters.get("sha256") ?? "")
         let buffer = try await request.collectBody(
@@ -380,11 +372,8 @@ extension SyncAPI {
         let bytes = Data(buffer.readableBytesView)
         let image = try await WebApp.offThePool { try CheckedImage(bytes, sha256: hash) }
         try await database.putImage(image, account: caller.account.id)
-        return JSONResponse(
-            [
-                "sha256": .string(image.sha256), "mimeType": .string(image.mimeType),
-                "byteCount": .int(Int64(image.data.count)),
-            ],
+        return EncodedJSON(
+            StoredImageReply(sha256: image.sha256, mimeType: image.mimeType, byteCount: image.data.count),
             status: .created)
     }
 
@@ -402,19 +391,18 @@ extension SyncAPI {
     }
 
     /// `POST /v1/images/missing` `{"sha256": [...]}`: which of them the server has no bytes for.
-    func missingImages(_ request: Request, _ context: CardboxRequestContext) async throws -> JSONResponse {
+    func missingImages(_ request: Request, _ context: CardboxRequestContext) async throws
+        -> EncodedJSON<MissingImagesReply>
+    {
         let caller = try context.requireCaller()
-        let body = try await JSONBody(request, context, limit: 1 << 20)
-        guard case .array(let items)? = body.members["sha256"], items.count <= 10_000
-        else { throw CardboxError.invalid(field: "sha256", reason: "must be a list of at most 10000 hashes") }
-        let hashes = try items.map { item in
-            guard case .string(let hash) = item else {
-                throw CardboxError.invalid(field: "sha256", reason: "must hold strings")
-            }
-            return try CheckedImage.checkHash(hash)
+        let body = try await request.decodeBody(MissingImagesRequest.self, context, limit: 1 << 20)
+        guard body.sha256.count <= MissingImagesRequest.most else {
+            throw CardboxError.invalid(
+                field: "sha256", reason: "must be a list of at most \(MissingImagesRequest.most) hashes")
         }
+        let hashes = try body.sha256.map(CheckedImage.checkHash)
         let missing = try await database.missingImages(hashes, account: caller.account.id)
-        return JSONResponse(["missing": .array(missing.map { .string($0) })])
+        return EncodedJSON(MissingImagesReply(missing: missing))
     }
 }
 
@@ -451,6 +439,15 @@ struct JSONBody {
 }
 
 extension Request {
+    /// The body read as `T` (at most `limit` bytes: 16 KiB unless said); a body that is not `T` is
+    /// refused naming the member (`body.user: is required`).
+    func decodeBody<T: Decodable>(_ type: T.Type, _ context: CardboxRequestContext, limit: Int = 16_384)
+        async throws -> T
+    {
+        let buffer = try await collectBody(upTo: limit)
+        return try WireCoding.decode(type, from: Data(buffer.readableBytesView))
+    }
+
     /// The whole body, at most `limit` bytes; a larger one is refused with a 413 saying `tooLarge`:
     /// at once when its declared length says so, before a byte of it is read.
     func collectBody(upTo limit: Int, tooLarge: @autoclosure () -> String? = nil) async throws -> ByteBuffer {
@@ -479,22 +476,11 @@ extension Request {
 }
 
 extension ServerAccount {
-    var json: JSONValue {
-        .object([
-            "id": .string(id.uuidString.lowercased()), "name": .string(name), "plan": .string(plan.rawValue),
-            "createdAt": .string(ISO8601DateFormatter().string(from: createdAt)),
-        ])
-    }
+    var wire: WireAccount { WireAccount(id: id, name: name, plan: plan, createdAt: createdAt) }
 }
 
 extension ServerDevice {
-    var json: JSONValue {
-        var members: [String: JSONValue] = [
-            "id": .string(id.uuidString.lowercased()), "name": .string(name),
-            "createdAt": .string(ISO8601DateFormatter().string(from: createdAt)),
-        ]
-        if let lastSeenAt { members["lastSeenAt"] = .string(ISO8601DateFormatter().string(from: lastSeenAt)) }
-        if let revokedAt { members["revokedAt"] = .string(ISO8601DateFormatter().string(from: revokedAt)) }
-        return .object(members)
+    var wire: WireDevice {
+        WireDevice(id: id, name: name, createdAt: createdAt, lastSeenAt: lastSeenAt, revokedAt: revokedAt)
     }
 }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import CardboxCore
 import CardboxSync
+import CardboxWire
 import Crypto
 import Foundation
 import NIOCore
@@ -46,35 +47,21 @@ public struct ServerConnection: Sendable {
         self.client = client
     }
 
-    /// What signing in returned: the token and the ids the device belongs to.
-    public struct SignedIn: Sendable {
-        public var token: String
-        public var accountId: UUID
-        public var accountName: String
-        public var plan: Plan
-        public var deviceId: UUID
-    }
-
-    public func signIn(user: String, password: String, device: String) async throws -> SignedIn {
-        let body: JSONValue = .object(["user": .string(user), "password": .string(password), "device": .string(device)])
-        let answer: JSONValue
+    /// Signs a device in: its token, its account and itself.
+    public func signIn(user: String, password: String, device: String) async throws -> SessionReply {
         do {
-            answer = try await send(.POST, "/v1/sessions", body: body.jsonText)
+            return try await send(
+                .POST, "/v1/sessions", SignInRequest(user: user, password: password, device: device),
+                answer: SessionReply.self)
         } catch SyncClientError.refused(status: 404, _) {
             throw notACardboxServer
         }
-        guard case .string(let token)? = answer["token"], let account = answer["account"],
-            let accountId = account.id, case .string(let name)? = account["name"],
-            case .string(let planName)? = account["plan"], let plan = Plan(rawValue: planName),
-            let deviceId = answer["device"]?.id
-        else { throw Self.malformed("/v1/sessions") }
-        return SignedIn(token: token, accountId: accountId, accountName: name, plan: plan, deviceId: deviceId)
     }
 
     public func signUp(user: String, password: String) async throws {
-        let body: JSONValue = .object(["user": .string(user), "password": .string(password)])
         do {
-            _ = try await send(.POST, "/v1/accounts", body: body.jsonText)
+            _ = try await send(
+                .POST, "/v1/accounts", SignUpRequest(user: user, password: password), answer: AccountReply.self)
         } catch SyncClientError.refused(status: 404, _) {
             throw notACardboxServer
         }
@@ -95,16 +82,12 @@ public struct ServerConnection: Sendable {
 
     /// Revokes this device's token on the server.
     public func signOut() async throws {
-        _ = try await send(.DELETE, "/v1/sessions/current")
+        _ = try await exchange(.DELETE, "/v1/sessions/current")
     }
 
     /// The account's plan as the server keeps it.
     public func plan() async throws -> Plan {
-        let answer = try await send(.GET, "/v1/account")
-        guard case .string(let name)? = answer["account"]?["plan"], let plan = Plan(rawValue: name) else {
-            throw Self.malformed("/v1/account")
-        }
-        return plan
+        try await send(.GET, "/v1/account", answer: AccountReply.self).account.plan
     }
 
     /// Sends a change set under a batch id; sending the same batch again is answered, not applied again.
@@ -129,10 +112,8 @@ public struct ServerConnection: Sendable {
 
     private func push(text: String, batch: UUID, heldBack: Bool = false) async throws -> PushReceipt {
         let query = "batch=\(batch.uuidString.lowercased())" + (heldBack ? "&heldBack=true" : "")
-        let answer = try await send(.POST, "/v1/sync/push?\(query)", body: text)
-        guard case .int(let cursor)? = answer["cursor"] else { throw Self.malformed("/v1/sync/push") }
-        let previous: Int64? = if case .int(let previous)? = answer["previousCursor"] { previous } else { nil }
-        return PushReceipt(cursor: cursor, wasRetry: answer["retry"] == .bool(true), previousCursor: previous)
+        return try decode(
+            PushReceipt.self, try await exchange(.POST, "/v1/sync/push?\(query)", json: text), "/v1/sync/push")
     }
 
     /// A change set as the texts of the requests that carry it: one, unless its text is larger
@@ -155,7 +136,7 @@ public struct ServerConnection: Sendable {
     }
 
     public func pull(after cursor: Int64, limit: Int) async throws -> PullPage {
-        try Self.page(from: try await send(.GET, "/v1/sync/pull?after=\(cursor)&limit=\(limit)"), "/v1/sync/pull")
+        try reply(try await exchange(.GET, "/v1/sync/pull?after=\(cursor)&limit=\(limit)"), "/v1/sync/pull").page
     }
 
     /// Sends a change set under a batch id and gets the first page after `cursor`, in one request.
@@ -163,17 +144,18 @@ public struct ServerConnection: Sendable {
         // A change set too large for one request: all but its last piece are pushed first.
         let last = try await pushAllButLast(of: changes, batch: batch)
         let path = "/v1/sync/exchange?batch=\(last.batch.uuidString.lowercased())&after=\(cursor)&limit=\(limit)"
-        let answer = try await send(.POST, path, body: last.text)
-        guard case .int? = answer["pushed"] else { throw Self.malformed("/v1/sync/exchange") }
-        return try Self.page(from: answer, "/v1/sync/exchange")
+        let reply = try reply(try await exchange(.POST, path, json: last.text), "/v1/sync/exchange")
+        guard reply.pushed != nil else { throw Self.malformed("/v1/sync/exchange") }
+        return reply.page
     }
 
-    private static func page(from answer: JSONValue, _ path: String) throws -> PullPage {
-        guard let json = answer["changes"], case .int(let next)? = answer["cursor"],
-            case .bool(let hasMore)? = answer["hasMore"]
-        else { throw Self.malformed(path) }
-        let plan: Plan? = if case .string(let name)? = answer["plan"] { Plan(rawValue: name) } else { nil }
-        return PullPage(changes: try ChangeSet(json: json), cursor: next, hasMore: hasMore, plan: plan)
+    /// A pull page's answer (read by hand: see `PullReply`).
+    private func reply(_ bytes: ByteBuffer, _ path: String) throws -> PullReply {
+        do {
+            return try PullReply(text: String(buffer: bytes))
+        } catch {
+            throw Self.malformed(path)
+        }
     }
 
     /// A snapshot downloaded: the cursor it holds everything up to; whether, as the server says, it
@@ -202,10 +184,7 @@ public struct ServerConnection: Sendable {
             let cursor = Int64(cursorText), let expected = response.headers.first(name: "Cardbox-SHA256")
         else {
             let bytes = try? await response.body.collect(upTo: 1 << 16)
-            let answer = bytes.flatMap { try? JSONValue.parse(String(buffer: $0), field: "answer") }
-            if case .string(let message)? = answer?["error"] {
-                throw SyncClientError.refused(status: Int(response.status.code), message: message)
-            }
+            if let refusal = bytes.flatMap({ Self.refusal(Int(response.status.code), $0) }) { throw refusal }
             throw Self.malformed("/v1/sync/snapshot")
         }
         let accountCursor = response.headers.first(name: "Cardbox-Account-Cursor").flatMap { Int64($0) }
@@ -260,14 +239,10 @@ public struct ServerConnection: Sendable {
     /// Which of `hashes` the server has no bytes for.
     public func missingImages(_ hashes: [String]) async throws -> [String] {
         var missing: [String] = []
-        // The server takes 10,000 a request.
-        for start in stride(from: 0, to: hashes.count, by: 10_000) {
-            let body: JSONValue = .object([
-                "sha256": .array(hashes[start..<min(start + 10_000, hashes.count)].map { .string($0) })
-            ])
-            let answer = try await send(.POST, "/v1/images/missing", body: body.jsonText)
-            guard case .array(let items)? = answer["missing"] else { throw Self.malformed("/v1/images/missing") }
-            missing += items.compactMap { if case .string(let hash) = $0 { hash } else { nil } }
+        for start in stride(from: 0, to: hashes.count, by: MissingImagesRequest.most) {
+            let part = MissingImagesRequest(
+                sha256: Array(hashes[start..<min(start + MissingImagesRequest.most, hashes.count)]))
+            missing += try await send(.POST, "/v1/images/missing", part, answer: MissingImagesReply.self).missing
         }
         return missing
     }
@@ -307,9 +282,8 @@ public struct ServerConnection: Sendable {
                 let event = pending[..<end.lowerBound]
                 pending = String(pending[end.upperBound...])
                 for line in event.split(separator: "\n") where line.hasPrefix("data: ") {
-                    if case .int(let next)? = (try? JSONValue.parse(String(line.dropFirst(6)), field: "event"))?[
-                        "cursor"],
-                        next > cursor
+                    let data = Data(line.dropFirst(6).utf8)
+                    if let next = (try? WireCoding.decoder().decode(NewsEvent.self, from: data))?.cursor, next > cursor
                     {
                         return next
                     }
@@ -319,14 +293,32 @@ public struct ServerConnection: Sendable {
         return nil
     }
 
-    private func send(_ method: HTTPMethod, _ path: String, body: String? = nil) async throws -> JSONValue {
-        let bytes = try await exchange(
-            method, path, body: body.map { ByteBuffer(string: $0) }, type: body == nil ? nil : "application/json")
-        guard bytes.readableBytes > 0 else { return .object([:]) }
-        guard let json = try? JSONValue.parse(String(buffer: bytes), field: "answer") else {
+    /// One request with `body` as JSON (none: no body), its answer read as `Answer`.
+    private func send<Answer: Decodable>(
+        _ method: HTTPMethod, _ path: String, _ body: (some Encodable)? = String?.none, answer: Answer.Type
+    ) async throws -> Answer {
+        let text = try body.map { try WireCoding.text($0) }
+        return try decode(answer, try await exchange(method, path, json: text), path)
+    }
+
+    private func decode<Answer: Decodable>(_ type: Answer.Type, _ bytes: ByteBuffer, _ path: String) throws -> Answer {
+        do {
+            return try WireCoding.decoder().decode(type, from: Data(bytes.readableBytesView))
+        } catch {
             throw Self.malformed(path)
         }
-        return json
+    }
+
+    /// One request whose body, if any, is JSON text.
+    private func exchange(_ method: HTTPMethod, _ path: String, json: String?) async throws -> ByteBuffer {
+        try await exchange(method, path, body: json.map { ByteBuffer(string: $0) }, type: "application/json")
+    }
+
+    /// A refusal as the server worded it (`{"error": "…"}`); nil when the body is no such answer.
+    private static func refusal(_ status: Int, _ bytes: ByteBuffer) -> SyncClientError? {
+        guard let answer = try? WireCoding.decoder().decode(ErrorReply.self, from: Data(bytes.readableBytesView))
+        else { return nil }
+        return .refused(status: status, message: answer.error)
     }
 
     /// One request; the body of a 2xx answer, or the server's error as a `SyncClientError`.
@@ -349,10 +341,8 @@ public struct ServerConnection: Sendable {
             throw SyncClientError.unreachable(server: server, reason: ConnectionFailure.reason(error))
         }
         guard (200..<300).contains(response.status.code) else {
-            if case .string(let message)? = (try? JSONValue.parse(String(buffer: bytes), field: "answer"))?["error"] {
-                throw SyncClientError.refused(status: Int(response.status.code), message: message)
-            }
-            throw SyncClientError.refused(status: Int(response.status.code), message: "\(response.status)")
+            throw Self.refusal(Int(response.status.code), bytes)
+                ?? SyncClientError.refused(status: Int(response.status.code), message: "\(response.status)")
         }
         return bytes
     }
@@ -380,18 +370,6 @@ public enum SyncClientError: Error, LocalizedError, Equatable {
         case .unreachable(let server, let reason): return "cannot reach \(server): \(reason)"
         case .refused(let status, let message): return "the server refused (\(status)): \(message)"
         }
-    }
-}
-
-extension JSONValue {
-    subscript(_ key: String) -> JSONValue? {
-        guard case .object(let members) = self else { return nil }
-        return members[key]
-    }
-
-    var id: UUID? {
-        guard case .string(let text)? = self["id"] else { return nil }
-        return UUID(uuidString: text)
     }
 }
 

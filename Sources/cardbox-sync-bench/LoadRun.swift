@@ -113,7 +113,7 @@ struct LoadDevice: Sendable {
     static func signIn(_ server: String, _ user: String, _ password: String, name: String) async throws -> LoadDevice {
         let signedIn = try await ServerConnection(server: server, token: nil).signIn(
             user: user, password: password, device: name)
-        let store = try CardboxStore.inMemory(account: signedIn.accountId)
+        let store = try CardboxStore.inMemory(account: signedIn.account.id)
         try store.saveSyncLink(SyncLink(server: server, user: user, token: signedIn.token))
         return LoadDevice(name: name, store: store)
     }

@@ -108,7 +108,7 @@ struct FirstSync: AsyncParsableCommand {
         let store = try CardboxStore.open(path: path, concurrentReads: false)
         let signedIn = try await ServerConnection(server: server, token: nil).signIn(
             user: user, password: password, device: "bench")
-        let joined = try store.joinAccount(signedIn.accountId)
+        let joined = try store.joinAccount(signedIn.account.id)
         try joined.saveSyncLink(SyncLink(server: server, user: user, token: signedIn.token))
         // As `cardbox login` leaves it: the new store's log folded into its file.
         try joined.checkpoint()

@@ -5,6 +5,7 @@ import CardboxStore
 import CardboxSync
 import CardboxSyncClient
 import CardboxTestSupport
+import CardboxWire
 import Foundation
 import Hummingbird
 import Logging
@@ -103,7 +104,7 @@ func refusal(_ body: () async throws -> Void) async -> (status: Int, message: St
 func signIn(_ store: CardboxStore, to url: String, user: String, password: String) async throws -> CardboxStore {
     let signedIn = try await ServerConnection(server: url, token: nil).signIn(
         user: user, password: password, device: "test device")
-    let joined = try store.joinAccount(signedIn.accountId)
+    let joined = try store.joinAccount(signedIn.account.id)
     try joined.saveSyncLink(SyncLink(server: url, user: user, token: signedIn.token))
     return joined
 }
@@ -603,7 +604,7 @@ struct HTTPSyncTests {
             }
             #expect(refused >= 1)
             // A push is read beside its token's check, and refused with the same 429.
-            let empty = ChangeSet(accountId: fay.accountId, replicaId: UUID().uuidString.lowercased())
+            let empty = ChangeSet(accountId: fay.account.id, replicaId: UUID().uuidString.lowercased())
             await #expect {
                 for _ in 0..<5 {
                     _ = try await ServerConnection(server: url, token: fay.token).push(empty, batch: UUID())
@@ -676,7 +677,7 @@ struct HTTPSyncTests {
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
             let signedIn = try await ServerConnection(server: url, token: nil, client: client).signIn(
                 user: "hal", password: "password hal", device: "d")
-            #expect(signedIn.accountName == "hal")
+            #expect(signedIn.account.name == "hal")
             // Plain HTTP to the HTTPS port gets no answer.
             let plain = url.replacingOccurrences(of: "https://", with: "http://")
             await #expect(throws: SyncClientError.self) {
@@ -744,6 +745,12 @@ struct HTTPSyncTests {
             // Sign-up is closed unless the server opens it.
             let signUp = try await rawPost(url + "/v1/accounts", body: #"{"user":"eve","password":"password eve"}"#)
             #expect(signUp.status == 403)
+            // A sign-in whose body lacks a member is refused naming it.
+            let noDevice = try await rawPost(url + "/v1/sessions", body: #"{"user":"ana","password":"password ana"}"#)
+            #expect(noDevice.status == 400)
+            #expect(
+                try WireCoding.decode(ErrorReply.self, from: Data(noDevice.body.utf8)).error
+                    == "body.device: is required")
         }
     }
 }

@@ -273,31 +273,6 @@ struct AddedCards: Encodable {
 /// An `Encodable` value as a JSON answer, with the command line's `--json` conventions: the data
 /// model's field names, sorted keys, ISO 8601 times.
 
-struct EncodedJSON<Value: Encodable>: ResponseGenerator {
-    var value: Value
-    var status: HTTPResponse.Status = .ok
-
-    init(_ value: Value, status: HTTPResponse.Status = .ok) {
-        self.value = value
-        self.status = status
-    }
-
-    static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }
-
-    func response(from request: Request, context: some RequestContext) throws -> Response {
-        var data = try Self.encoder.encode(value)
-        data.append(UInt8(ascii: "\n"))
-        return Response(
-            status: status, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
-    }
-}
-
 /// A card's changes as JSON: every member optional, `null`-free; `removeImage: true` drops the picture
 /// (a new one is sent with `PUT …/image`).
 enum CardEdit {

@@ -1,0 +1,63 @@
+import CardboxCore
+import CardboxSync
+import CardboxWire
+import Foundation
+import Testing
+
+@Suite("The sync API's bodies")
+struct WireTests {
+    @Test("a body that is not what the route takes is refused naming the member and what it must be")
+    func refusalsNameTheMember() throws {
+        let cases: [(String, String)] = [
+            (#"{"user": "ana", "password": "correct horse"}"#, "body.device: is required"),
+            (#"{"user": "ana", "password": 7, "device": "phone"}"#, "body.password: must be a string"),
+            (#"{"user": "ana", "password": null, "device": "phone"}"#, "body.password: must be a string, not null"),
+            (#"["ana"]"#, "body: must be an object"),
+            ("ana", "body: is not JSON"),
+        ]
+        for (text, message) in cases {
+            do {
+                _ = try WireCoding.decode(SignInRequest.self, from: Data(text.utf8))
+                Issue.record("\(text) was read")
+            } catch let error as CardboxError {
+                #expect(error.errorDescription == message, "\(text)")
+            }
+        }
+        let hashes = #"{"sha256": ["ab", 3]}"#
+        #expect(throws: CardboxError.invalid(field: "body.sha256[1]", reason: "must be a string")) {
+            try WireCoding.decode(MissingImagesRequest.self, from: Data(hashes.utf8))
+        }
+    }
+
+    @Test("ids are written in lowercase, dates as ISO 8601, keys sorted; a receipt always names previousCursor")
+    func writtenForm() throws {
+        let id = UUID(uuidString: "01A25056-1BA8-7000-84D7-C912DB1B864D")!
+        let account = WireAccount(id: id, name: "ana", plan: .free, createdAt: Date(timeIntervalSince1970: 0))
+        #expect(
+            try WireCoding.text(AccountReply(account: account))
+                == #"{"account":{"createdAt":"1970-01-01T00:00:00Z","id":"01a25056-1ba8-7000-84d7-c912db1b864d","name":"ana","plan":"free"}}"#
+        )
+        #expect(
+            try WireCoding.text(PushReceipt(cursor: 4, wasRetry: true))
+                == #"{"cursor":4,"previousCursor":null,"retry":true}"#)
+        let receipt = PushReceipt(cursor: 9, wasRetry: false, previousCursor: 7)
+        #expect(try WireCoding.decode(PushReceipt.self, from: Data(try WireCoding.text(receipt).utf8)) == receipt)
+        let session = SessionReply(
+            token: "t", account: account,
+            device: WireDevice(id: id, name: "phone", createdAt: Date(timeIntervalSince1970: 60)))
+        #expect(try WireCoding.decode(SessionReply.self, from: Data(try WireCoding.text(session).utf8)) == session)
+    }
+
+    @Test("a pull answer reads back as written, an exchange's with its push; a malformed one names what is wrong")
+    func pullReply() throws {
+        let changes = ChangeSet(accountId: UUID(), replicaId: "phone")
+        let page = PullPage(changes: changes, cursor: 12, hasMore: true, plan: .premium)
+        for reply in [PullReply(page: page), PullReply(page: page, pushed: PushReceipt(cursor: 11, wasRetry: false))] {
+            #expect(try PullReply(text: reply.text) == reply)
+        }
+        #expect(PullReply(page: page).text.hasSuffix(#","cursor":12,"hasMore":true,"plan":"premium"}"#))
+        #expect(throws: CardboxError.invalid(field: "hasMore", reason: "is required, as true or false")) {
+            try PullReply(text: #"{"changes": \#(changes.jsonText), "cursor": 1}"#)
+        }
+    }
+}
