@@ -2,15 +2,23 @@
 # Where a cold start of the README's run command (`bash scripts/cardbox.sh`) spends its time: in a
 # fresh clone of this repository (a scratch folder, removed after), the dependency install, package
 # resolution, then the release builds of cardbox, cardbox-image-worker and cardbox-server, each
-# compiler job timed.
+# compiler job timed. With --tests, the debug build of the whole package and its tests instead (what
+# `bash scripts/test.sh` and CI build first).
 # A wrapper around swiftc and clang (SwiftPM takes them from SWIFT_EXEC and CC) logs each job's
 # module, start and end. Prints the phases, then the modules that took the longest.
 #
-#   bash scripts/build_profile.sh [--top 25]
+#   bash scripts/build_profile.sh [--tests] [--top 25]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=25
-[ "${1:-}" = "--top" ] && top=$2
+tests=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --tests) tests=1; shift ;;
+        --top) top=$2; shift 2 ;;
+        *) echo "usage: bash scripts/build_profile.sh [--tests] [--top N]" >&2; exit 2 ;;
+    esac
+done
 work=$(mktemp -d /tmp/cardbox-build-profile.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 git clone -q "$(pwd)" "$work/clone"
@@ -51,17 +59,25 @@ phase() {  # NAME COMMAND…: runs the command, appends "NAME seconds" to the ph
     echo "$name $(awk -v start="$started" -v end="$(date +%s.%N)" 'BEGIN { print end - start }')" >>"$work/phases"
 }
 cd "$work/clone"
-echo "profiling a cold release build in $work/clone (15-25 minutes on two cores)…" >&2
-phase install bash scripts/install-deps.sh --run
-phase resolve swift package resolve
-export SWIFT_EXEC="$work/bin/swiftc" CC="$work/bin/clang"
-phase build-cardbox swift build -c release --static-swift-stdlib --product cardbox
-phase build-image-worker swift build -c release --static-swift-stdlib --product cardbox-image-worker
-phase build-server swift build -c release --static-swift-stdlib --product cardbox-server
+if [ "$tests" = 1 ]; then
+    echo "profiling a cold debug build of the package and its tests in $work/clone (10-15 minutes on two cores)…" >&2
+    phase install bash scripts/install-deps.sh --browser
+    phase resolve swift package resolve
+    export SWIFT_EXEC="$work/bin/swiftc" CC="$work/bin/clang"
+    phase build-tests swift build --build-tests
+else
+    echo "profiling a cold release build in $work/clone (15-25 minutes on two cores)…" >&2
+    phase install bash scripts/install-deps.sh --run
+    phase resolve swift package resolve
+    export SWIFT_EXEC="$work/bin/swiftc" CC="$work/bin/clang"
+    phase build-cardbox swift build -c release --static-swift-stdlib --product cardbox
+    phase build-image-worker swift build -c release --static-swift-stdlib --product cardbox-image-worker
+    phase build-server swift build -c release --static-swift-stdlib --product cardbox-server
+fi
 python3 - "$work/phases" "$log" "$top" <<'PY'
 import collections, sys
 phases = [line.split() for line in open(sys.argv[1])]
-print("cold start of scripts/cardbox.sh, by phase")
+print("cold build, by phase")
 for name, seconds in phases:
     print(f"  {name:20} {float(seconds):8.1f} s")
 print(f"  {'total':20} {sum(float(s) for _, s in phases):8.1f} s")
