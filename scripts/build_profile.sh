@@ -27,6 +27,11 @@ git clone -q "$(pwd)" "$work/clone"
 toolchain=$(dirname "$(readlink -f "$(command -v swiftc)")")
 mkdir "$work/bin"
 for file in "$toolchain"/*; do ln -s "$file" "$work/bin/$(basename "$file")"; done
+# …and its other folders beside bin (the Embedded Swift libraries the WebAssembly build reads are
+# found through swiftc's path: bin/../lib).
+for folder in "$(dirname "$toolchain")"/*; do
+    [ "$(basename "$folder")" = bin ] || ln -s "$folder" "$work/$(basename "$folder")"
+done
 log="$work/jobs.log"
 for tool in swiftc clang; do
     real=$toolchain/$tool

@@ -63,7 +63,8 @@ public enum CardboxApplication {
         let metrics = ServerMetrics()
         router.add(middleware: RequestObserver(metrics: metrics))
         router.add(middleware: ResponsePolicy(secure: secure))
-        router.add(middleware: JSONErrorMiddleware())
+        let routes = RouteMethods()
+        router.add(middleware: JSONErrorMiddleware(routes: routes))
         router.add(middleware: HostCheck(publicURL: options.publicURL))
         if options.metricsListen == nil {
             let metricsAccess = MetricsAccess(
@@ -88,6 +89,7 @@ public enum CardboxApplication {
             news: sync.news, limiter: sync.limiter
         ).addRoutes(to: router)
         WebAPI(actions: actions, accounts: accounts, options: options, limiter: sync.limiter).addRoutes(to: router)
+        routes.load(router.routes)
         return (router, sync)
     }
 
@@ -105,8 +107,10 @@ public enum CardboxApplication {
     ) -> some ApplicationProtocol {
         let router = Router(context: CardboxRequestContext.self)
         router.add(middleware: ResponsePolicy(secure: false))
-        router.add(middleware: JSONErrorMiddleware())
+        let routes = RouteMethods()
+        router.add(middleware: JSONErrorMiddleware(routes: routes))
         router.get("metrics") { _, _ in metricsResponse(metrics) }
+        routes.load(router.routes)
         return Application(
             router: router, configuration: .init(address: .hostname(host, port: port), serverName: "cardbox-metrics"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) }, logger: logger)

@@ -68,6 +68,8 @@ struct APIError: Error {
 /// `{"error": "…"}`; only the server's own failures are 500s, logged with the request.
 struct JSONErrorMiddleware: RouterMiddleware {
     typealias Context = CardboxRequestContext
+    /// What a 405 names (filled once the router's routes are added).
+    let routes: RouteMethods
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -77,7 +79,7 @@ struct JSONErrorMiddleware: RouterMiddleware {
         } catch let error as HTTPError where error.status == .notFound {
             // A known path asked with a method it does not take: 405, saying which it takes. (One
             // this server does not serve at all, `/metrics` on its own address, stays a 404.)
-            guard let allowed = SyncAPI.allowedMethods(request.uri.path),
+            guard let allowed = routes.methods(for: request.uri.path),
                 !allowed.contains(request.method.rawValue)
             else {
                 return Self.response(for: error, request, context)

@@ -121,12 +121,6 @@ public struct SyncAPI: Sendable {
         replicas = try options.replicaFolder.map { try AccountReplicas(folder: $0, state: database, now: options.now) }
     }
 
-    /// The methods a path takes, for a 405: those `/openapi.yaml` documents for it (every route the
-    /// server answers is documented: `OpenAPIDocumentTests` holds them equal). A literal segment
-    /// outranks a parameter, so `…/cards/{card}/image` (PUT) is not taken for `…/cards/{card}/{move}`
-    /// (POST).
-    static func allowedMethods(_ path: String) -> [String]? { OpenAPIDocument.methods(for: path) }
-
     public func addRoutes(to router: Router<CardboxRequestContext>) {
         router.get("health") { _, _ in EncodedJSON(HealthReply(status: "ok")) }
         router.post("v1/accounts") { request, context in try await signUp(request, context) }
@@ -414,34 +408,18 @@ func bodyText(_ request: Request, _ context: CardboxRequestContext) async throws
     return text
 }
 
-/// A small JSON object body (sign-in, sign-up: at most 16 KiB; a list of image hashes: 1 MiB).
-struct JSONBody {
-    let members: [String: JSONValue]
-
-    /// A JSON object's members, as a body's (an object inside one).
-    init(members: [String: JSONValue]) { self.members = members }
-
-    init(_ request: Request, _ context: CardboxRequestContext, limit: Int = 16_384) async throws {
-        let buffer = try await request.collectBody(upTo: limit)
-        let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) ?? ""
-        guard case .object(let members) = try JSONValue.parse(text, field: "body") else {
-            throw CardboxError.invalid(field: "body", reason: "must be a JSON object")
-        }
-        self.members = members
-    }
-
-    func string(_ name: String) throws -> String {
-        guard case .string(let value)? = members[name] else {
-            throw CardboxError.invalid(field: name, reason: "is required, as a string")
-        }
-        return value
-    }
-}
-
 extension Request {
     /// The body read as `T` (at most `limit` bytes: 16 KiB unless said); a body that is not `T` is
-    /// refused naming the member (`body.user: is required`).
+    /// refused naming the member (`user: is required`).
     func decodeBody<T: Decodable>(_ type: T.Type, _ context: CardboxRequestContext, limit: Int = 16_384)
+        async throws -> T
+    {
+        let buffer = try await collectBody(upTo: limit)
+        return try WireCoding.decode(type, from: Data(buffer.readableBytesView))
+    }
+
+    /// A closed body (`/api/v1`'s) read as `T`: a member `T` does not know is refused too.
+    func decodeBody<T: ClosedBody>(_ type: T.Type, _ context: CardboxRequestContext, limit: Int = 16_384)
         async throws -> T
     {
         let buffer = try await collectBody(upTo: limit)

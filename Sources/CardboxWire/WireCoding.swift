@@ -26,21 +26,73 @@ public enum WireCoding {
         String(decoding: try encoder().encode(value), as: UTF8.self)
     }
 
-    /// A body read as `T`; what does not fit is an error naming the member (`body.user: is required`).
-    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, field: String = "body") throws -> T {
+    /// A body read as `T`; what does not fit is an error naming the member (`user: is required`,
+    /// `answers[2].rating: must be a number`), or `body` when the body as a whole is wrong.
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         do {
             return try decoder().decode(type, from: data)
         } catch let error as DecodingError {
-            throw Self.invalid(error, field: field)
+            throw Self.invalid(error)
         }
     }
 
-    /// A decoding error as a `CardboxError` naming where it is and what was expected.
-    static func invalid(_ error: DecodingError, field: String) -> CardboxError {
-        func place(_ path: [any CodingKey]) -> String {
-            path.reduce(field) { place, key in
-                key.intValue.map { "\(place)[\($0)]" } ?? "\(place).\(key.stringValue)"
+    /// A closed body read as `T`: as `decode`, and a member `T` does not know is refused.
+    public static func decode<T: ClosedBody>(_ type: T.Type, from data: Data) throws -> T {
+        try decode(Closed<T>.self, from: data).value
+    }
+
+    /// The container of an object whose members must all be `Keys` (a nested closed body's
+    /// `init(from:)` calls it): another member is an error naming it, and so is a `null` (a member
+    /// is given or left out) but for the members named `nullable`.
+    public static func closedContainer<Keys: CodingKey & CaseIterable>(
+        _ decoder: any Decoder, keyedBy keys: Keys.Type, nullable: Set<String> = []
+    ) throws -> KeyedDecodingContainer<Keys> {
+        let members = try decoder.container(keyedBy: AnyKey.self)
+        let known = Set(Keys.allCases.map(\.stringValue))
+        for key in members.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+            let problem =
+                if !known.contains(key.stringValue) {
+                    "is not a field of this request"
+                } else if !nullable.contains(key.stringValue), try members.decodeNil(forKey: key) {
+                    "must not be null: give a value or leave it out"
+                } else {
+                    String?.none
+                }
+            if let problem {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: members.codingPath + [key], debugDescription: problem))
             }
+        }
+        return try decoder.container(keyedBy: keys)
+    }
+
+    /// `T`, its members checked first.
+    private struct Closed<T: ClosedBody>: Decodable {
+        let value: T
+
+        init(from decoder: any Decoder) throws {
+            _ = try WireCoding.closedContainer(decoder, keyedBy: T.CodingKeys.self, nullable: T.nullable)
+            value = try T(from: decoder)
+        }
+    }
+
+    /// Any member's name.
+    private struct AnyKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// A decoding error as a `CardboxError` naming where it is and what was expected.
+    static func invalid(_ error: DecodingError) -> CardboxError {
+        let field = "body"
+        func place(_ path: [any CodingKey]) -> String {
+            let named = path.reduce("") { place, key in
+                if let index = key.intValue { return "\(place)[\(index)]" }
+                return place.isEmpty ? key.stringValue : "\(place).\(key.stringValue)"
+            }
+            return named.isEmpty ? field : named
         }
         switch error {
         case .keyNotFound(let key, let context):

@@ -750,7 +750,7 @@ struct HTTPSyncTests {
             #expect(noDevice.status == 400)
             #expect(
                 try WireCoding.decode(ErrorReply.self, from: Data(noDevice.body.utf8)).error
-                    == "body.device: is required")
+                    == "device: is required")
         }
     }
 }

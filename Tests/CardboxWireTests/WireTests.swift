@@ -9,9 +9,9 @@ struct WireTests {
     @Test("a body that is not what the route takes is refused naming the member and what it must be")
     func refusalsNameTheMember() throws {
         let cases: [(String, String)] = [
-            (#"{"user": "ana", "password": "correct horse"}"#, "body.device: is required"),
-            (#"{"user": "ana", "password": 7, "device": "phone"}"#, "body.password: must be a string"),
-            (#"{"user": "ana", "password": null, "device": "phone"}"#, "body.password: must be a string, not null"),
+            (#"{"user": "ana", "password": "correct horse"}"#, "device: is required"),
+            (#"{"user": "ana", "password": 7, "device": "phone"}"#, "password: must be a string"),
+            (#"{"user": "ana", "password": null, "device": "phone"}"#, "password: must be a string, not null"),
             (#"["ana"]"#, "body: must be an object"),
             ("ana", "body: is not JSON"),
         ]
@@ -24,9 +24,38 @@ struct WireTests {
             }
         }
         let hashes = #"{"sha256": ["ab", 3]}"#
-        #expect(throws: CardboxError.invalid(field: "body.sha256[1]", reason: "must be a string")) {
+        #expect(throws: CardboxError.invalid(field: "sha256[1]", reason: "must be a string")) {
             try WireCoding.decode(MissingImagesRequest.self, from: Data(hashes.utf8))
         }
+    }
+
+    @Test("an /api/v1 body refuses a member it does not know, at any depth; a quantity may be left, cleared or set")
+    func closedBodies() throws {
+        #expect(throws: CardboxError.invalid(field: "note", reason: "is not a field of this request")) {
+            try WireCoding.decode(CardEditRequest.self, from: Data(#"{"notes": "a", "note": "b"}"#.utf8))
+        }
+        let answers = #"{"answers": [{"id": "a", "card": "b", "rating": 3, "answeredAt": "t", "durationMS": 5}]}"#
+        #expect(throws: CardboxError.invalid(field: "answers[0].durationMS", reason: "is not a field of this request"))
+        {
+            try WireCoding.decode(GivenAnswersRequest.self, from: Data(answers.utf8))
+        }
+        #expect(throws: CardboxError.invalid(field: "answers[0].rating", reason: "must be a number")) {
+            let answer = #"{"id": "a", "card": "b", "rating": "3", "answeredAt": "t"}"#
+            return try WireCoding.decode(GivenAnswersRequest.self, from: Data(#"{"answers": [\#(answer)]}"#.utf8))
+        }
+        // Left out, a member means "unchanged"; null is refused, but where the document allows it.
+        #expect(throws: CardboxError.invalid(field: "tags", reason: "must not be null: give a value or leave it out")) {
+            try WireCoding.decode(NewCardRequest.self, from: Data(#"{"front": "a", "tags": null}"#.utf8))
+        }
+        #expect(
+            try WireCoding.decode(NewItemRequest.self, from: Data(#"{"title": "a", "quantity": null}"#.utf8)).quantity
+                == nil)
+        func quantity(_ text: String) throws -> Int?? {
+            try WireCoding.decode(ItemEditRequest.self, from: Data(text.utf8)).quantity
+        }
+        #expect(try quantity("{}") == .none)
+        #expect(try quantity(#"{"quantity": null}"#) == .some(.none))
+        #expect(try quantity(#"{"quantity": 4}"#) == .some(.some(4)))
     }
 
     @Test("ids are written in lowercase, dates as ISO 8601, keys sorted; a receipt always names previousCursor")

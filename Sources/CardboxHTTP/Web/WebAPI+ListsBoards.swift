@@ -1,6 +1,7 @@
 import CardboxCore
 import CardboxServer
 import CardboxStore
+import CardboxWire
 import Foundation
 import Hummingbird
 
@@ -15,8 +16,8 @@ extension WebAPI {
             return EncodedJSON(["lists": lists.map { ListSummary(list: $0.list, items: $0.items) }])
         }
         api.post("lists") { request, context in
-            let body = try await JSONBody(request, context).allowing(only: ["name"])
-            let list = try await actions.createList(try context.requireCaller(), name: try body.string("name"))
+            let body = try await request.decodeBody(NameRequest.self, context)
+            let list = try await actions.createList(try context.requireCaller(), name: body.name)
             return EncodedJSON(["list": list], status: .created)
         }
         api.get("lists/:list") { _, context in
@@ -24,15 +25,15 @@ extension WebAPI {
             return EncodedJSON(ListAnswer(list: found.list, showCrossedOutItems: found.showCrossedOut))
         }
         api.post("lists/:list/rename") { request, context in
-            let body = try await JSONBody(request, context).allowing(only: ["name"])
+            let body = try await request.decodeBody(NameRequest.self, context)
             let list = try await actions.renameList(
-                try context.requireCaller(), try WebApp.listId(context), to: try body.string("name"))
+                try context.requireCaller(), try WebApp.listId(context), to: body.name)
             return EncodedJSON(["list": list])
         }
         api.post("lists/:list/move") { request, context in
-            let body = try await JSONBody(request, context).allowing(only: ["position"])
+            let body = try await request.decodeBody(PositionRequest.self, context)
             let list = try await actions.moveList(
-                try context.requireCaller(), try WebApp.listId(context), to: try body.position())
+                try context.requireCaller(), try WebApp.listId(context), to: try Self.position(body.position))
             return EncodedJSON(["list": list])
         }
         api.delete("lists/:list") { _, context in
@@ -40,19 +41,18 @@ extension WebAPI {
             return Response(status: .noContent)
         }
         api.post("lists/:list/items") { request, context in
-            let body = try await JSONBody(request, context, limit: 1 << 20)
-                .allowing(only: ["title", "description", "quantity"])
+            let body = try await request.decodeBody(NewItemRequest.self, context, limit: 1 << 20)
             let item = try await actions.addItem(
                 try context.requireCaller(), to: try WebApp.listId(context),
                 ItemDraft(
-                    title: try body.string("title"), description: try body.optionalString("description") ?? "",
-                    quantity: try body.quantity() ?? nil))
+                    title: body.title, description: body.description ?? "",
+                    quantity: try Self.quantity(body.quantity)))
             return EncodedJSON(["item": item], status: .created)
         }
         addItemRoutes(to: api)
         api.post("settings") { request, context in
-            let body = try await JSONBody(request, context).allowing(only: ["showCrossedOutItems", "timeZone"])
-            let (show, zone) = (try body.optionalBool("showCrossedOutItems"), try body.optionalString("timeZone"))
+            let body = try await request.decodeBody(SettingsRequest.self, context)
+            let (show, zone) = (body.showCrossedOutItems, body.timeZone)
             guard show != nil || zone != nil else {
                 throw CardboxError.invalid(field: "body", reason: "needs showCrossedOutItems or timeZone")
             }
@@ -66,28 +66,27 @@ extension WebAPI {
     private func addItemRoutes(to api: RouterGroup<CardboxRequestContext>) {
         let item = "lists/:list/items/:item"
         api.post(RouterPath(item)) { request, context in
-            let body = try await JSONBody(request, context, limit: 1 << 20)
-                .allowing(only: ["title", "description", "quantity"])
+            let body = try await request.decodeBody(ItemEditRequest.self, context, limit: 1 << 20)
             let changed = try await actions.editItem(
                 try context.requireCaller(), try WebApp.itemId(context), in: try WebApp.listId(context),
                 ItemChanges(
-                    title: try body.optionalString("title"), description: try body.optionalString("description"),
-                    quantity: try body.quantity()))
+                    title: body.title, description: body.description,
+                    quantity: try body.quantity.map(Self.quantity)))
             return EncodedJSON(["item": changed])
         }
         api.post(RouterPath(item + "/cross")) { request, context in
-            let body = try await JSONBody(request, context).allowing(only: ["crossedOut"])
+            let body = try await request.decodeBody(CrossRequest.self, context)
             let changed = try await actions.crossItem(
                 try context.requireCaller(), try WebApp.itemId(context), in: try WebApp.listId(context),
-                crossedOut: try body.optionalBool("crossedOut"))
+                crossedOut: body.crossedOut)
             return EncodedJSON(["item": changed])
         }
         api.post(RouterPath(item + "/move")) { request, context in
-            let body = try await JSONBody(request, context).allowing(only: ["position", "list"])
-            let target: ListID? = try body.optionalString("list").map { try WebApp.id($0, kind: "list") }
+            let body = try await request.decodeBody(ItemMoveRequest.self, context)
+            let target: ListID? = try body.list.map { try WebApp.id($0, kind: "list") }
             let moved = try await actions.moveItem(
                 try context.requireCaller(), try WebApp.itemId(context), in: try WebApp.listId(context),
-                to: body.members["position"] == nil ? nil : try body.position(), into: target)
+                to: try body.position.map(Self.position), into: target)
             return EncodedJSON(["item": moved])
         }
         api.delete(RouterPath(item)) { _, context in
@@ -117,8 +116,8 @@ extension WebAPI {
             EncodedJSON(["boards": try await actions.boards(try context.requireCaller())])
         }
         api.post("boards") { request, context in
-            let body = try await JSONBody(request, context).allowing(only: ["title"])
-            let board = try await actions.createBoard(try context.requireCaller(), title: try body.string("title"))
+            let body = try await request.decodeBody(TitleRequest.self, context)
+            let board = try await actions.createBoard(try context.requireCaller(), title: body.title)
             return EncodedJSON(["board": board], status: .created)
         }
         api.get("boards/:board") { request, context in
@@ -126,9 +125,8 @@ extension WebAPI {
             return try await boardAnswer(context, archived: archived)
         }
         api.post("boards/:board/rename") { request, context in
-            let body = try await JSONBody(request, context).allowing(only: ["title"])
-            try await actions.renameBoard(
-                try context.requireCaller(), try WebApp.boardId(context), to: try body.string("title"))
+            let body = try await request.decodeBody(TitleRequest.self, context)
+            try await actions.renameBoard(try context.requireCaller(), try WebApp.boardId(context), to: body.title)
             return try await boardAnswer(context)
         }
         api.delete("boards/:board") { _, context in
@@ -136,24 +134,26 @@ extension WebAPI {
             return Response(status: .noContent)
         }
         api.post("boards/:board/columns") { request, context in
-            let body = try await JSONBody(request, context).allowing(only: ["title"])
+            let body = try await request.decodeBody(TitleRequest.self, context)
             let column = try await actions.addColumn(
-                try context.requireCaller(), to: try WebApp.boardId(context), title: try body.string("title"))
+                try context.requireCaller(), to: try WebApp.boardId(context), title: body.title)
             return EncodedJSON(["column": column], status: .created)
         }
         api.post("boards/:board/columns/:column/move") { request, context in
-            let body = try await JSONBody(request, context).allowing(only: ["position"])
-            let (column, position): (ColumnID, Int) = (try WebApp.id(context, "column"), try body.position())
+            let body = try await request.decodeBody(PositionRequest.self, context)
+            let (column, position): (ColumnID, Int) = (
+                try WebApp.id(context, "column"), try Self.position(body.position)
+            )
             try await actions.changeColumn(try context.requireCaller(), column, of: try WebApp.boardId(context)) {
                 _ = try $0.moveColumn(column, to: position)
             }
             return try await boardAnswer(context)
         }
         api.post("boards/:board/columns/:column/cards") { request, context in
-            let body = try await JSONBody(request, context, limit: 1 << 20).allowing(only: ["title"])
+            let body = try await request.decodeBody(TitleRequest.self, context, limit: 1 << 20)
             try await actions.addBoardCard(
                 try context.requireCaller(), to: try WebApp.id(context, "column"), of: try WebApp.boardId(context),
-                title: try body.string("title"))
+                title: body.title)
             return try await boardAnswer(context, status: .created)
         }
         addBoardCardRoutes(to: api)
@@ -161,23 +161,23 @@ extension WebAPI {
 
     private func addBoardCardRoutes(to api: RouterGroup<CardboxRequestContext>) {
         api.post("boards/:board/cards/:card") { request, context in
-            let body = try await JSONBody(request, context, limit: 1 << 20).allowing(only: ["title", "description"])
-            let (title, description) = (try body.optionalString("title"), try body.optionalString("description"))
+            let body = try await request.decodeBody(BoardCardEditRequest.self, context, limit: 1 << 20)
+            let (title, description) = (body.title, body.description)
             return try await changeBoardCard(context) { store, card in
                 _ = try store.editBoardCard(card, title: title, description: description)
             }
         }
         api.post("boards/:board/cards/:card/move") { request, context in
-            let body = try await JSONBody(request, context).allowing(only: ["position", "column"])
-            let column: ColumnID? = try body.optionalString("column").map { try WebApp.id($0, kind: "column") }
-            let position = body.members["position"] == nil ? nil : try body.position()
+            let body = try await request.decodeBody(BoardCardMoveRequest.self, context)
+            let column: ColumnID? = try body.column.map { try WebApp.id($0, kind: "column") }
+            let position = try body.position.map(Self.position)
             return try await changeBoardCard(context) { store, card in
                 _ = try store.moveBoardCard(card, to: position, inColumn: column)
             }
         }
         api.post("boards/:board/cards/:card/archive") { request, context in
-            let body = try await JSONBody(request, context).allowing(only: ["archived"])
-            let archived = try body.optionalBool("archived") ?? true
+            let body = try await request.decodeBody(ArchiveRequest.self, context)
+            let archived = body.archived ?? true
             return try await changeBoardCard(context) { store, card in
                 _ = try store.setBoardCardArchived(card, archived)
             }
@@ -221,12 +221,11 @@ extension WebAPI {
             return Response(status: .noContent)
         }
         api.post("decks/:deck/settings") { request, context in
-            let body = try await JSONBody(request, context).allowing(only: ["name", "queuedSuggestions", "study"])
+            let body = try await request.decodeBody(DeckSettingsRequest.self, context)
             let caller = try context.requireCaller()
             let deck = try WebApp.deckId(context)
             try await actions.configureDeck(
-                caller, deck, name: try body.string("name"), queuedSuggestions: try body.integer("queuedSuggestions"),
-                study: try body.studySettings())
+                caller, deck, name: body.name, queuedSuggestions: body.queuedSuggestions, study: body.study)
             return EncodedJSON(["deck": try await actions.deck(caller, deck, limit: 0).deck])
         }
         api.delete("decks/:deck") { _, context in
@@ -246,38 +245,15 @@ extension WebAPI {
     }
 }
 
-extension JSONBody {
-    /// `position`: a place in an order, 0 first.
-    func position() throws -> Int {
-        guard case .int(let value)? = members["position"], let position = Int(exactly: value), position >= 0 else {
-            throw CardboxError.invalid(field: "position", reason: "is required, as a whole number 0 or more")
-        }
-        return position
+extension WebAPI {
+    /// A place in an order, 0 first.
+    static func position(_ value: Int) throws -> Int {
+        guard value >= 0 else { throw CardboxError.invalid(field: "position", reason: "must be 0 or more") }
+        return value
     }
 
-    /// `study`: a deck's study settings, every member given (the fitted FSRS parameters stay).
-    func studySettings() throws -> StudySettings? {
-        guard let value = members["study"] else { return nil }
-        guard case .object = value else { throw CardboxError.invalid(field: "study", reason: "must be an object") }
-        do {
-            return try JSONDecoder().decode(StudySettings.self, from: Data(value.jsonText.utf8))
-        } catch {
-            throw CardboxError.invalid(
-                field: "study",
-                reason: "must give desiredRetention, learningSteps, relearningSteps, maximumInterval, newCardsPerDay, "
-                    + "reviewsPerDay and enableFuzz")
-        }
-    }
-
-    /// `quantity`: missing (nil: unchanged), null (no quantity), or a whole number seed 002 allows.
-    func quantity() throws -> Int32?? {
-        switch members["quantity"] {
-        case nil: return nil
-        case .null?: return .some(nil)
-        case .int(let value)?: return .some(try Validate.quantity(text: String(value)))
-        default: throw CardboxError.invalid(field: "quantity", reason: "must be a whole number or null")
-        }
-    }
+    /// An item's quantity, as seed 002 allows it (nil: none).
+    static func quantity(_ value: Int?) throws -> Int32? { try Validate.quantity(value) }
 }
 
 /// `POST /api/v1/settings`'s answer: the settings it sets, as they are now.

@@ -1,6 +1,7 @@
 import CardboxCore
 import CardboxScheduling
 import CardboxStore
+import CardboxWire
 import Foundation
 import Hummingbird
 
@@ -15,52 +16,40 @@ extension WebAPI {
             return EncodedJSON(try OfflineStudyAnswer(study))
         }
         api.post("decks/:deck/answers") { request, context in
-            let body = try await JSONBody(request, context, limit: 1 << 20).allowing(only: ["answers"])
+            let body = try await request.decodeBody(GivenAnswersRequest.self, context, limit: 1 << 20)
             let outcomes = try await actions.applyGivenAnswers(
                 try context.requireCaller(), in: try WebApp.deckId(context), try Self.givenAnswers(body))
             return EncodedJSON(["outcomes": outcomes])
         }
     }
 
-    /// The answers of a request's body: `[{id, card, rating, answeredAt, durationMs?}]`, each field
-    /// checked, naming the answer that is wrong.
-    static func givenAnswers(_ body: JSONBody) throws -> [GivenAnswer] {
-        guard case .array(let items)? = body.members["answers"] else {
-            throw CardboxError.invalid(field: "answers", reason: "is required, as a list of answers")
-        }
-        guard items.count <= answersPerRequest else {
+    /// The answers of a request's body, each field checked, naming the answer that is wrong.
+    static func givenAnswers(_ body: GivenAnswersRequest) throws -> [GivenAnswer] {
+        guard body.answers.count <= answersPerRequest else {
             throw CardboxError.invalid(field: "answers", reason: "at most \(answersPerRequest) in one request")
         }
-        return try items.enumerated().map { index, item in
+        return try body.answers.enumerated().map { index, answer in
             do {
-                return try givenAnswer(item)
+                return try givenAnswer(answer)
             } catch CardboxError.invalid(let name, let reason) {
-                throw CardboxError.invalid(
-                    field: "answers[\(index)]" + (name.isEmpty ? "" : ".\(name)"), reason: reason)
+                throw CardboxError.invalid(field: "answers[\(index)].\(name)", reason: reason)
             }
         }
     }
 
-    private static func givenAnswer(_ item: JSONValue) throws -> GivenAnswer {
-        guard case .object(let members) = item else {
-            throw CardboxError.invalid(field: "", reason: "must be an object")
-        }
-        let answer = try JSONBody(members: members).allowing(only: [
-            "id", "card", "rating", "answeredAt", "durationMs",
-        ])
-        func id<Record>(_ name: String) throws -> TypedID<Record> {
-            guard let id = TypedID<Record>(try answer.string(name)) else {
+    private static func givenAnswer(_ answer: GivenAnswersRequest.Answer) throws -> GivenAnswer {
+        func id<Record>(_ text: String, _ name: String) throws -> TypedID<Record> {
+            guard let id = TypedID<Record>(text) else {
                 throw CardboxError.invalid(field: name, reason: "must be a UUID")
             }
             return id
         }
-        guard let time = ISOTime.parse(try answer.string("answeredAt")) else {
+        guard let time = ISOTime.parse(answer.answeredAt) else {
             throw CardboxError.invalid(field: "answeredAt", reason: "must be an ISO 8601 time")
         }
-        let duration: Int? = try answer.members["durationMs"].map { _ in try answer.integer("durationMs") }
         return GivenAnswer(
-            id: try id("id"), card: try id("card"), rating: try answer.integer("rating"), answeredAt: time,
-            durationMs: duration)
+            id: try id(answer.id, "id"), card: try id(answer.card, "card"), rating: answer.rating, answeredAt: time,
+            durationMs: answer.durationMs)
     }
 }
 

@@ -2,6 +2,7 @@ import CardboxCore
 import CardboxExchange
 import CardboxServer
 import CardboxStore
+import CardboxWire
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -38,10 +39,10 @@ struct WebAPI: Sendable {
             return EncodedJSON(DecksAnswer(decks: decks, allowance: allowance))
         }
         api.post("decks") { request, context in
-            let body = try await JSONBody(request, context)
+            let body = try await request.decodeBody(NewDeckRequest.self, context)
             let deck = try await actions.createDeck(
-                try context.requireCaller(), name: try body.string("name"),
-                frontLanguage: try body.string("frontLanguage"), backLanguage: try body.string("backLanguage"))
+                try context.requireCaller(), name: body.name, frontLanguage: body.frontLanguage,
+                backLanguage: body.backLanguage)
             return EncodedJSON(["deck": deck], status: .created)
         }
         api.post("import") { request, context in
@@ -80,10 +81,9 @@ struct WebAPI: Sendable {
     private func addCardRoutes(to api: RouterGroup<CardboxRequestContext>) {
         api.post("decks/:deck/cards") { request, context in
             // A card's texts may be long (seed limits: front 10,000, back and notes 50,000 characters).
-            let body = try await JSONBody(request, context, limit: 1 << 20)
+            let body = try await request.decodeBody(NewCardRequest.self, context, limit: 1 << 20)
             let draft = CardDraft(
-                front: try body.string("front"), back: try body.optionalString("back") ?? "",
-                notes: try body.optionalString("notes") ?? "", tags: try body.strings("tags"))
+                front: body.front, back: body.back ?? "", notes: body.notes ?? "", tags: body.tags ?? [])
             let cards = try await actions.addCards(try context.requireCaller(), to: try WebApp.deckId(context), draft)
             return EncodedJSON(AddedCards(card: cards[0], cards: cards), status: .created)
         }
@@ -93,10 +93,13 @@ struct WebAPI: Sendable {
             return EncodedJSON(["card": card])
         }
         api.post("decks/:deck/cards/:card") { request, context in
-            let body = try await JSONBody(request, context, limit: 1 << 20).allowing(only: CardEdit.fields)
+            let body = try await request.decodeBody(CardEditRequest.self, context, limit: 1 << 20)
             let card = try await actions.editCard(
                 try context.requireCaller(), try WebApp.id(context, "card"), in: try WebApp.deckId(context),
-                try CardEdit.changes(body))
+                CardChanges(
+                    front: body.front, back: body.back, cardType: body.cardType, notes: body.notes, tags: body.tags,
+                    removeImage: body.removeImage ?? false, frontLanguage: body.frontLanguage,
+                    backLanguage: body.backLanguage, isFavorite: body.isFavorite))
             return EncodedJSON(["card": card])
         }
         api.put("decks/:deck/cards/:card/image") { request, context in
@@ -147,13 +150,12 @@ struct WebAPI: Sendable {
             return EncodedJSON(NextAnswer(next: next))
         }
         api.post("decks/:deck/study") { request, context in
-            let body = try await JSONBody(request, context)
-            guard let card = CardID(try body.string("card")) else {
+            let body = try await request.decodeBody(AnswerRequest.self, context)
+            guard let card = CardID(body.card) else {
                 throw CardboxError.invalid(field: "card", reason: "must be a card's id")
             }
             let answer = try await actions.answer(
-                try context.requireCaller(), in: try WebApp.deckId(context), card: card,
-                rating: try body.integer("rating"))
+                try context.requireCaller(), in: try WebApp.deckId(context), card: card, rating: body.rating)
             return EncodedJSON(answer)
         }
         api.post("decks/:deck/study/undo") { _, context in
@@ -268,73 +270,4 @@ struct WebAPIAuthentication: RouterMiddleware {
 struct AddedCards: Encodable {
     var card: Card
     var cards: [Card]
-}
-
-/// An `Encodable` value as a JSON answer, with the command line's `--json` conventions: the data
-/// model's field names, sorted keys, ISO 8601 times.
-
-/// A card's changes as JSON: every member optional, `null`-free; `removeImage: true` drops the picture
-/// (a new one is sent with `PUT …/image`).
-enum CardEdit {
-    static let fields: Set<String> = [
-        "front", "back", "frontLanguage", "backLanguage", "cardType", "notes", "tags", "isFavorite", "removeImage",
-    ]
-
-    static func changes(_ body: JSONBody) throws -> CardChanges {
-        CardChanges(
-            front: try body.optionalString("front"), back: try body.optionalString("back"),
-            cardType: try body.optionalString("cardType"), notes: try body.optionalString("notes"),
-            tags: body.members["tags"] == nil ? nil : try body.strings("tags"),
-            removeImage: try body.optionalBool("removeImage") ?? false,
-            frontLanguage: try body.optionalString("frontLanguage"),
-            backLanguage: try body.optionalString("backLanguage"), isFavorite: try body.optionalBool("isFavorite"))
-    }
-}
-
-extension JSONBody {
-    func optionalString(_ name: String) throws -> String? {
-        switch members[name] {
-        case nil: return nil
-        case .string(let value)?: return value
-        default: throw CardboxError.invalid(field: name, reason: "must be a string")
-        }
-    }
-
-    /// A list of strings; missing means none.
-    func strings(_ name: String) throws -> [String] {
-        switch members[name] {
-        case nil: return []
-        case .array(let values)?:
-            return try values.map { value in
-                guard case .string(let text) = value else {
-                    throw CardboxError.invalid(field: name, reason: "must be a list of strings")
-                }
-                return text
-            }
-        default: throw CardboxError.invalid(field: name, reason: "must be a list of strings")
-        }
-    }
-
-    func optionalBool(_ name: String) throws -> Bool? {
-        switch members[name] {
-        case nil: return nil
-        case .bool(let value)?: return value
-        default: throw CardboxError.invalid(field: name, reason: "must be true or false")
-        }
-    }
-
-    /// Refuses a member this body does not know: a misspelt field would otherwise change nothing, silently.
-    func allowing(only names: Set<String>) throws -> JSONBody {
-        if let unknown = members.keys.sorted().first(where: { !names.contains($0) }) {
-            throw CardboxError.invalid(field: unknown, reason: "is not a field of this request")
-        }
-        return self
-    }
-
-    func integer(_ name: String) throws -> Int {
-        guard case .int(let value)? = members[name], let number = Int(exactly: value) else {
-            throw CardboxError.invalid(field: name, reason: "is required, as a whole number")
-        }
-        return number
-    }
 }

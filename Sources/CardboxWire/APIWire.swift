@@ -1,0 +1,242 @@
+import CardboxCore
+import Foundation
+
+// `/api/v1`'s request bodies (openapi.yaml documents each). Every one is closed: a member it does not
+// know is refused (`WireCoding.decode`), so a misspelt field never changes nothing silently.
+
+/// A body whose members are its `CodingKeys`, and no others; none of them `null` but `nullable`'s.
+public protocol ClosedBody: Decodable {
+    associatedtype CodingKeys: CodingKey, CaseIterable
+    static var nullable: Set<String> { get }
+}
+
+extension ClosedBody {
+    public static var nullable: Set<String> { [] }
+}
+
+/// `POST /api/v1/decks`.
+public struct NewDeckRequest: ClosedBody, Encodable, Sendable {
+    public var name: String
+    public var frontLanguage: String
+    public var backLanguage: String
+    public enum CodingKeys: String, CodingKey, CaseIterable { case name, frontLanguage, backLanguage }
+
+    public init(name: String, frontLanguage: String, backLanguage: String) {
+        (self.name, self.frontLanguage, self.backLanguage) = (name, frontLanguage, backLanguage)
+    }
+}
+
+/// `POST /api/v1/decks/{deck}/cards`: a card's texts and tags (a cloze text makes several cards).
+public struct NewCardRequest: ClosedBody, Encodable, Sendable {
+    public var front: String
+    public var back: String?
+    public var notes: String?
+    public var tags: [String]?
+    public enum CodingKeys: String, CodingKey, CaseIterable { case front, back, notes, tags }
+
+    public init(front: String, back: String? = nil, notes: String? = nil, tags: [String]? = nil) {
+        (self.front, self.back, self.notes, self.tags) = (front, back, notes, tags)
+    }
+}
+
+/// `POST /api/v1/decks/{deck}/cards/{card}`: the fields to change, each optional; `removeImage`
+/// drops the picture (a new one goes with `PUT …/image`).
+public struct CardEditRequest: ClosedBody, Encodable, Sendable {
+    public var front: String?
+    public var back: String?
+    public var frontLanguage: String?
+    public var backLanguage: String?
+    public var cardType: String?
+    public var notes: String?
+    public var tags: [String]?
+    public var isFavorite: Bool?
+    public var removeImage: Bool?
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case front, back, frontLanguage, backLanguage, cardType, notes, tags, isFavorite, removeImage
+    }
+
+    public init() {}
+}
+
+/// `POST /api/v1/decks/{deck}/study`: the card answered (its id) and the rating, 1 to 4.
+public struct AnswerRequest: ClosedBody, Encodable, Sendable {
+    public var card: String
+    public var rating: Int
+    public enum CodingKeys: String, CodingKey, CaseIterable { case card, rating }
+
+    public init(card: String, rating: Int) { (self.card, self.rating) = (card, rating) }
+}
+
+/// `POST /api/v1/decks/{deck}/answers`: answers given while offline, in the order given.
+public struct GivenAnswersRequest: ClosedBody, Encodable, Sendable {
+    public var answers: [Answer]
+    public enum CodingKeys: String, CodingKey, CaseIterable { case answers }
+
+    /// One answer: its own id (an answer sent twice counts once), the card, the rating, when.
+    public struct Answer: ClosedBody, Encodable, Sendable {
+        public var id: String
+        public var card: String
+        public var rating: Int
+        public var answeredAt: String
+        public var durationMs: Int?
+        public enum CodingKeys: String, CodingKey, CaseIterable { case id, card, rating, answeredAt, durationMs }
+
+        public init(id: String, card: String, rating: Int, answeredAt: String, durationMs: Int? = nil) {
+            (self.id, self.card, self.rating, self.answeredAt, self.durationMs) = (
+                id, card, rating, answeredAt, durationMs
+            )
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try WireCoding.closedContainer(decoder, keyedBy: CodingKeys.self)
+            id = try container.decode(String.self, forKey: .id)
+            card = try container.decode(String.self, forKey: .card)
+            rating = try container.decode(Int.self, forKey: .rating)
+            answeredAt = try container.decode(String.self, forKey: .answeredAt)
+            durationMs = try container.decodeIfPresent(Int.self, forKey: .durationMs)
+        }
+    }
+
+    public init(answers: [Answer]) { self.answers = answers }
+}
+
+/// `POST /api/v1/decks/{deck}/settings`: the deck's name, how many suggestions to keep queued and,
+/// when given, its study settings (every member of them).
+public struct DeckSettingsRequest: ClosedBody, Encodable, Sendable {
+    public var name: String
+    public var queuedSuggestions: Int
+    public var study: StudySettings?
+    public enum CodingKeys: String, CodingKey, CaseIterable { case name, queuedSuggestions, study }
+
+    public init(name: String, queuedSuggestions: Int, study: StudySettings? = nil) {
+        (self.name, self.queuedSuggestions, self.study) = (name, queuedSuggestions, study)
+    }
+}
+
+/// A new list, or a list's new name.
+public struct NameRequest: ClosedBody, Encodable, Sendable {
+    public var name: String
+    public enum CodingKeys: String, CodingKey, CaseIterable { case name }
+
+    public init(name: String) { self.name = name }
+}
+
+/// A new board, column or board card, or a board's new title.
+public struct TitleRequest: ClosedBody, Encodable, Sendable {
+    public var title: String
+    public enum CodingKeys: String, CodingKey, CaseIterable { case title }
+
+    public init(title: String) { self.title = title }
+}
+
+/// A place in an order, 0 first (a list among lists, a column on its board).
+public struct PositionRequest: ClosedBody, Encodable, Sendable {
+    public var position: Int
+    public enum CodingKeys: String, CodingKey, CaseIterable { case position }
+
+    public init(position: Int) { self.position = position }
+}
+
+/// `POST /api/v1/lists/{list}/items`.
+public struct NewItemRequest: ClosedBody, Encodable, Sendable {
+    public var title: String
+    public var description: String?
+    public var quantity: Int?
+    public enum CodingKeys: String, CodingKey, CaseIterable { case title, description, quantity }
+    public static var nullable: Set<String> { ["quantity"] }
+
+    public init(title: String, description: String? = nil, quantity: Int? = nil) {
+        (self.title, self.description, self.quantity) = (title, description, quantity)
+    }
+}
+
+/// `POST /api/v1/lists/{list}/items/{item}`: what to change. `quantity` absent leaves it, `null`
+/// takes it away.
+public struct ItemEditRequest: ClosedBody, Encodable, Sendable {
+    public var title: String?
+    public var description: String?
+    public var quantity: Int??
+    public enum CodingKeys: String, CodingKey, CaseIterable { case title, description, quantity }
+    public static var nullable: Set<String> { ["quantity"] }
+
+    public init(title: String? = nil, description: String? = nil, quantity: Int?? = nil) {
+        (self.title, self.description, self.quantity) = (title, description, quantity)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        title = try container.decodeIfPresent(String.self, forKey: .title)
+        description = try container.decodeIfPresent(String.self, forKey: .description)
+        if !container.contains(.quantity) {
+            quantity = nil
+        } else if try container.decodeNil(forKey: .quantity) {
+            quantity = .some(nil)
+        } else {
+            quantity = .some(try container.decode(Int.self, forKey: .quantity))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(title, forKey: .title)
+        try container.encodeIfPresent(description, forKey: .description)
+        if let quantity { try container.encode(quantity, forKey: .quantity) }
+    }
+}
+
+/// `POST /api/v1/lists/{list}/items/{item}/cross`: crossed out or not (absent: the other way).
+public struct CrossRequest: ClosedBody, Encodable, Sendable {
+    public var crossedOut: Bool?
+    public enum CodingKeys: String, CodingKey, CaseIterable { case crossedOut }
+
+    public init(crossedOut: Bool? = nil) { self.crossedOut = crossedOut }
+}
+
+/// An item's move: to a place in its list, or into another list (`list`, at its end unless a
+/// position is given).
+public struct ItemMoveRequest: ClosedBody, Encodable, Sendable {
+    public var position: Int?
+    public var list: String?
+    public enum CodingKeys: String, CodingKey, CaseIterable { case position, list }
+
+    public init(position: Int? = nil, list: String? = nil) { (self.position, self.list) = (position, list) }
+}
+
+/// `POST /api/v1/settings`: the account's crossed-out setting and time zone (at least one).
+public struct SettingsRequest: ClosedBody, Encodable, Sendable {
+    public var showCrossedOutItems: Bool?
+    public var timeZone: String?
+    public enum CodingKeys: String, CodingKey, CaseIterable { case showCrossedOutItems, timeZone }
+
+    public init(showCrossedOutItems: Bool? = nil, timeZone: String? = nil) {
+        (self.showCrossedOutItems, self.timeZone) = (showCrossedOutItems, timeZone)
+    }
+}
+
+/// `POST /api/v1/boards/{board}/cards/{card}`: a board card's new title or description.
+public struct BoardCardEditRequest: ClosedBody, Encodable, Sendable {
+    public var title: String?
+    public var description: String?
+    public enum CodingKeys: String, CodingKey, CaseIterable { case title, description }
+
+    public init(title: String? = nil, description: String? = nil) {
+        (self.title, self.description) = (title, description)
+    }
+}
+
+/// A board card's move: to a place in its column, or into another column.
+public struct BoardCardMoveRequest: ClosedBody, Encodable, Sendable {
+    public var position: Int?
+    public var column: String?
+    public enum CodingKeys: String, CodingKey, CaseIterable { case position, column }
+
+    public init(position: Int? = nil, column: String? = nil) { (self.position, self.column) = (position, column) }
+}
+
+/// `POST /api/v1/boards/{board}/cards/{card}/archive`: archived or not (absent: archived).
+public struct ArchiveRequest: ClosedBody, Encodable, Sendable {
+    public var archived: Bool?
+    public enum CodingKeys: String, CodingKey, CaseIterable { case archived }
+
+    public init(archived: Bool? = nil) { self.archived = archived }
+}
