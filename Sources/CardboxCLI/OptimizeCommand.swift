@@ -39,7 +39,8 @@ extension FSRSCommand {
 
         func run() throws {
             if let input {
-                try report(fit(try Self.histories(fromFile: input), start: FSRSParameters.defaultValues), stored: false)
+                try report(
+                    fit(try ReviewLine.histories(fromFile: input), start: FSRSParameters.defaultValues), stored: false)
             } else {
                 try run(store: global.openStore())
             }
@@ -91,47 +92,5 @@ extension FSRSCommand {
                 return metrics + "\n\nparameters: " + parameters + "\n" + verdict
             }
         }
-
-        /// Reviews in fsrs replay's format: {"card":"c1","rating":3,"time":"2025-01-01T09:00:00Z"}.
-        static func histories(fromFile path: String) throws -> [ReviewHistory] {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw CardboxError.invalid(field: "input", reason: "cannot read '\(path)'")
-            }
-            // Lines split as bytes of an array: splitting the text by Characters was a fifth of a fit's
-            // time, and reading lines as slices of `Data` (byte by byte, through its generic
-            // collection) most of the rest.
-            let lines = [UInt8](data).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-            // Read on every core at once, in consecutive parts: reading was still half the command.
-            let parts = FSRSOptimizer.inParts(Array(lines.enumerated())) { piece in
-                Result { () throws(CardboxError) in try reviews(piece, path) }
-            }
-            // The earliest part's failure names the file's first bad line.
-            return ReviewHistory.from(try parts.flatMap { try $0.get() })
-        }
-
-        typealias Review = (card: String, rating: Rating, time: Date)
-
-        /// The reviews of `lines`, each with its offset in the file (from 0).
-        private static func reviews(_ lines: [(offset: Int, element: ArraySlice<UInt8>)], _ path: String)
-            throws(CardboxError) -> [Review]
-        {
-            var reviews: [Review] = []
-            reviews.reserveCapacity(lines.count)
-            for (offset, bytes) in lines {
-                if bytes.allSatisfy(isBlank) { continue }
-                let number = offset + 1
-                guard let review = try? ReviewLine.parse(String(decoding: bytes, as: UTF8.self), lineNumber: number)
-                else {
-                    throw CardboxError.invalid(
-                        field: "input", reason: "\(path) line \(number) is not {\"card\", \"rating\": 1-4, \"time\"}")
-                }
-                reviews.append((review.card, review.rating, review.time))
-            }
-            return reviews
-        }
-
-        /// Blank lines are skipped, judged by bytes: by Characters, this check was a fifth of the
-        /// whole command's time.
-        private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D }
     }
 }

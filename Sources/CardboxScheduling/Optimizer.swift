@@ -127,7 +127,7 @@ public struct FSRSOptimizer: Sendable {
     /// `work` over each of `parts` consecutive pieces of `items`, at once on as many threads (a
     /// fit's batches and evaluations, a review file's lines: two cores halve them); results in the
     /// pieces' order.
-    package static func inParts<Item: Sendable, Part: Sendable>(
+    static func inParts<Item: Sendable, Part: Sendable>(
         _ items: [Item], parts: Int = ProcessInfo.processInfo.activeProcessorCount,
         _ work: @Sendable ([Item]) -> Part
     ) -> [Part] {

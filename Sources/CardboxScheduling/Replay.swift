@@ -40,6 +40,52 @@ public struct ReviewLine: Sendable, Equatable {
     }
 }
 
+extension ReviewLine {
+    /// A review file's histories (lines in `ReviewLine`'s form; blank lines skipped): what
+    /// `fsrs optimize --input` fits and `cardbox-bench --only fit` times. A bad line is an error
+    /// naming the file and the line.
+    public static func histories(fromFile path: String) throws -> [ReviewHistory] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CardboxError.invalid(field: "input", reason: "cannot read '\(path)'")
+        }
+        // Lines split as bytes of an array: splitting the text by Characters was a fifth of a fit's
+        // time, and reading lines as slices of `Data` (byte by byte, through its generic
+        // collection) most of the rest.
+        let lines = [UInt8](data).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        // Read on every core at once, in consecutive parts: reading was still half the command.
+        let parts = FSRSOptimizer.inParts(Array(lines.enumerated())) { piece in
+            Result { () throws(CardboxError) in try reviews(piece, path) }
+        }
+        // The earliest part's failure names the file's first bad line.
+        return ReviewHistory.from(try parts.flatMap { try $0.get() })
+    }
+
+    typealias Review = (card: String, rating: Rating, time: Date)
+
+    /// The reviews of `lines`, each with its offset in the file (from 0).
+    private static func reviews(_ lines: [(offset: Int, element: ArraySlice<UInt8>)], _ path: String)
+        throws(CardboxError) -> [Review]
+    {
+        var reviews: [Review] = []
+        reviews.reserveCapacity(lines.count)
+        for (offset, bytes) in lines {
+            if bytes.allSatisfy(isBlank) { continue }
+            let number = offset + 1
+            guard let review = try? ReviewLine.parse(String(decoding: bytes, as: UTF8.self), lineNumber: number)
+            else {
+                throw CardboxError.invalid(
+                    field: "input", reason: "\(path) line \(number) is not {\"card\", \"rating\": 1-4, \"time\"}")
+            }
+            reviews.append((review.card, review.rating, review.time))
+        }
+        return reviews
+    }
+
+    /// Blank lines are skipped, judged by bytes: by Characters, this check was a fifth of the
+    /// whole command's time.
+    private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D }
+}
+
 /// Replays review histories through the scheduler, one JSON line in, one JSON line out:
 /// in `{"card":"c1","rating":3,"time":"2025-01-01T09:00:00Z"}` (each card's lines in time order),
 /// out `{"card","state","step","stability","difficulty","due","retrievability"}` — the card after the

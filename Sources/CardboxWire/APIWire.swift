@@ -240,3 +240,104 @@ public struct ArchiveRequest: ClosedBody, Encodable, Sendable {
 
     public init(archived: Bool? = nil) { self.archived = archived }
 }
+
+// `/api/v1`'s answers: each names the record it holds, as it is now.
+
+/// A card added, read, changed or answered back.
+public struct CardReply: Codable, Sendable, Equatable {
+    public var card: Card
+    public init(card: Card) { self.card = card }
+}
+
+public struct DeckReply: Codable, Sendable, Equatable {
+    public var deck: Deck
+    public init(deck: Deck) { self.deck = deck }
+}
+
+/// A deck's counts after a card's move (archived, restored, …).
+public struct CountsReply: Codable, Sendable, Equatable {
+    public var counts: DeckCounts
+    public init(counts: DeckCounts) { self.counts = counts }
+}
+
+public struct SuggestionsReply: Codable, Sendable, Equatable {
+    public var suggestions: [Suggestion]
+    public init(suggestions: [Suggestion]) { self.suggestions = suggestions }
+}
+
+/// The preset decks one can start from.
+public struct PresetsReply: Codable, Sendable, Equatable {
+    public var presets: [Preset]
+
+    public struct Preset: Codable, Sendable, Equatable {
+        public var slug: String
+        public var name: String
+        public var frontLanguage: String
+        public var backLanguage: String
+        public var cards: Int
+
+        public init(slug: String, name: String, frontLanguage: String, backLanguage: String, cards: Int) {
+            (self.slug, self.name, self.frontLanguage, self.backLanguage, self.cards) = (
+                slug, name, frontLanguage, backLanguage, cards
+            )
+        }
+    }
+
+    public init(presets: [Preset]) { self.presets = presets }
+}
+
+/// What became of each answer given offline, in the order given (`applied`, `card-gone`, …).
+public struct OutcomesReply: Codable, Sendable, Equatable {
+    public var outcomes: [String]
+    public init(outcomes: [String]) { self.outcomes = outcomes }
+}
+
+public struct ListReply: Codable, Sendable, Equatable {
+    public var list: ItemList
+    public init(list: ItemList) { self.list = list }
+}
+
+/// Every list, with how many items each holds.
+public struct ListsReply: Codable, Sendable, Equatable {
+    public var lists: [Summary]
+
+    public struct Summary: Codable, Sendable, Equatable {
+        public var list: ItemList
+        public var items: Int
+        public init(list: ItemList, items: Int) { (self.list, self.items) = (list, items) }
+    }
+
+    public init(lists: [Summary]) { self.lists = lists }
+}
+
+public struct ItemReply: Codable, Sendable, Equatable {
+    public var item: Item
+    public init(item: Item) { self.item = item }
+}
+
+public struct ItemImageReply: Codable, Sendable, Equatable {
+    public var image: ItemImage
+    public init(image: ItemImage) { self.image = image }
+}
+
+/// A board with its columns and cards.
+public struct BoardReply: Codable, Sendable, Equatable {
+    public var board: Board
+    public init(board: Board) { self.board = board }
+}
+
+public struct BoardsReply: Codable, Sendable, Equatable {
+    public var boards: [Board]
+    public init(boards: [Board]) { self.boards = boards }
+}
+
+public struct ColumnReply: Codable, Sendable, Equatable {
+    public var column: BoardColumn
+    public init(column: BoardColumn) { self.column = column }
+}
+
+/// The account's devices: when each was last seen, and whether it is signed out.
+public struct DevicesReply: Codable, Sendable, Equatable {
+    public var devices: [WireDevice]
+    public init(devices: [WireDevice]) { self.devices = devices }
+}

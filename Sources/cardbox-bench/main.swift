@@ -546,13 +546,7 @@ extension CardboxBench {
     /// The optimizer's fit alone, in process (the best of `runs`): what fsrs-rs's
     /// `compute_parameters` does when Python calls it, without a process start or a file to read.
     static func fitSeconds(_ path: String, runs: Int) throws -> Double {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        var reviews: [(card: String, rating: Rating, time: Date)] = []
-        for (index, line) in text.split(separator: "\n").enumerated() {
-            let review = try ReviewLine.parse(line, lineNumber: index + 1)
-            reviews.append((review.card, review.rating, review.time))
-        }
-        let histories = ReviewHistory.from(reviews)
+        let histories = try ReviewLine.histories(fromFile: path)
         let clock = ContinuousClock()
         var best = Duration.seconds(1_000)
         for _ in 0..<max(1, runs) {

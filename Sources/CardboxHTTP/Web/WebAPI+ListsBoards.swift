@@ -13,12 +13,12 @@ extension WebAPI {
     func addListRoutes(to api: RouterGroup<CardboxRequestContext>) {
         api.get("lists") { _, context in
             let lists = try await actions.lists(try context.requireCaller())
-            return EncodedJSON(["lists": lists.map { ListSummary(list: $0.list, items: $0.items) }])
+            return EncodedJSON(ListsReply(lists: lists.map { ListsReply.Summary(list: $0.list, items: $0.items) }))
         }
         api.post("lists") { request, context in
             let body = try await request.decodeBody(NameRequest.self, context)
             let list = try await actions.createList(try context.requireCaller(), name: body.name)
-            return EncodedJSON(["list": list], status: .created)
+            return EncodedJSON(ListReply(list: list), status: .created)
         }
         api.get("lists/:list") { _, context in
             let found = try await actions.list(try context.requireCaller(), try WebApp.listId(context))
@@ -28,13 +28,13 @@ extension WebAPI {
             let body = try await request.decodeBody(NameRequest.self, context)
             let list = try await actions.renameList(
                 try context.requireCaller(), try WebApp.listId(context), to: body.name)
-            return EncodedJSON(["list": list])
+            return EncodedJSON(ListReply(list: list))
         }
         api.post("lists/:list/move") { request, context in
             let body = try await request.decodeBody(PositionRequest.self, context)
             let list = try await actions.moveList(
                 try context.requireCaller(), try WebApp.listId(context), to: try Self.position(body.position))
-            return EncodedJSON(["list": list])
+            return EncodedJSON(ListReply(list: list))
         }
         api.delete("lists/:list") { _, context in
             try await actions.deleteList(try context.requireCaller(), try WebApp.listId(context))
@@ -47,7 +47,7 @@ extension WebAPI {
                 ItemDraft(
                     title: body.title, description: body.description ?? "",
                     quantity: try Self.quantity(body.quantity)))
-            return EncodedJSON(["item": item], status: .created)
+            return EncodedJSON(ItemReply(item: item), status: .created)
         }
         addItemRoutes(to: api)
         api.post("settings") { request, context in
@@ -72,14 +72,14 @@ extension WebAPI {
                 ItemChanges(
                     title: body.title, description: body.description,
                     quantity: try body.quantity.map(Self.quantity)))
-            return EncodedJSON(["item": changed])
+            return EncodedJSON(ItemReply(item: changed))
         }
         api.post(RouterPath(item + "/cross")) { request, context in
             let body = try await request.decodeBody(CrossRequest.self, context)
             let changed = try await actions.crossItem(
                 try context.requireCaller(), try WebApp.itemId(context), in: try WebApp.listId(context),
                 crossedOut: body.crossedOut)
-            return EncodedJSON(["item": changed])
+            return EncodedJSON(ItemReply(item: changed))
         }
         api.post(RouterPath(item + "/move")) { request, context in
             let body = try await request.decodeBody(ItemMoveRequest.self, context)
@@ -87,7 +87,7 @@ extension WebAPI {
             let moved = try await actions.moveItem(
                 try context.requireCaller(), try WebApp.itemId(context), in: try WebApp.listId(context),
                 to: try body.position.map(Self.position), into: target)
-            return EncodedJSON(["item": moved])
+            return EncodedJSON(ItemReply(item: moved))
         }
         api.delete(RouterPath(item)) { _, context in
             try await actions.deleteItem(
@@ -101,7 +101,7 @@ extension WebAPI {
             let image = try await actions.addItemImage(
                 try context.requireCaller(), try WebApp.itemId(context), in: try WebApp.listId(context),
                 data: Data(buffer: data))
-            return EncodedJSON(["image": image], status: .created)
+            return EncodedJSON(ItemImageReply(image: image), status: .created)
         }
         api.delete(RouterPath(item + "/images/:image")) { _, context in
             try await actions.removeItemImage(
@@ -113,12 +113,12 @@ extension WebAPI {
 
     func addBoardRoutes(to api: RouterGroup<CardboxRequestContext>) {
         api.get("boards") { _, context in
-            EncodedJSON(["boards": try await actions.boards(try context.requireCaller())])
+            EncodedJSON(BoardsReply(boards: try await actions.boards(try context.requireCaller())))
         }
         api.post("boards") { request, context in
             let body = try await request.decodeBody(TitleRequest.self, context)
             let board = try await actions.createBoard(try context.requireCaller(), title: body.title)
-            return EncodedJSON(["board": board], status: .created)
+            return EncodedJSON(BoardReply(board: board), status: .created)
         }
         api.get("boards/:board") { request, context in
             let archived = request.uri.queryParameters["archived"] == "true"
@@ -137,7 +137,7 @@ extension WebAPI {
             let body = try await request.decodeBody(TitleRequest.self, context)
             let column = try await actions.addColumn(
                 try context.requireCaller(), to: try WebApp.boardId(context), title: body.title)
-            return EncodedJSON(["column": column], status: .created)
+            return EncodedJSON(ColumnReply(column: column), status: .created)
         }
         api.post("boards/:board/columns/:column/move") { request, context in
             let body = try await request.decodeBody(PositionRequest.self, context)
@@ -191,7 +191,7 @@ extension WebAPI {
     /// Changes the card in the path, a card of the board in the path; answers the board.
     private func changeBoardCard(
         _ context: CardboxRequestContext, _ change: @escaping @Sendable (CardboxStore, BoardCardID) throws -> Void
-    ) async throws -> EncodedJSON<[String: Board]> {
+    ) async throws -> EncodedJSON<BoardReply> {
         let card: BoardCardID = try WebApp.id(context, "card")
         try await actions.changeBoardCard(try context.requireCaller(), card, of: try WebApp.boardId(context)) {
             try change($0, card)
@@ -202,16 +202,17 @@ extension WebAPI {
     /// The board in the path with its columns and cards (archived ones too, with `archived`).
     private func boardAnswer(
         _ context: CardboxRequestContext, archived: Bool = false, status: HTTPResponse.Status = .ok
-    ) async throws -> EncodedJSON<[String: Board]> {
+    ) async throws -> EncodedJSON<BoardReply> {
         let board = try await actions.board(
             try context.requireCaller(), try WebApp.boardId(context), archived: archived)
-        return EncodedJSON(["board": board], status: status)
+        return EncodedJSON(BoardReply(board: board), status: status)
     }
 
     func addAccountRoutes(to api: RouterGroup<CardboxRequestContext>) {
         api.get("account/devices") { _, context in
             let caller = try context.requireCaller()
-            return EncodedJSON(["devices": try await accounts.store.devices(account: caller.account.id)])
+            return EncodedJSON(
+                DevicesReply(devices: try await accounts.store.devices(account: caller.account.id).map(\.wire)))
         }
         api.post("account/devices/:device/revoke") { _, context in
             let caller = try context.requireCaller()
@@ -226,17 +227,12 @@ extension WebAPI {
             let deck = try WebApp.deckId(context)
             try await actions.configureDeck(
                 caller, deck, name: body.name, queuedSuggestions: body.queuedSuggestions, study: body.study)
-            return EncodedJSON(["deck": try await actions.deck(caller, deck, limit: 0).deck])
+            return EncodedJSON(DeckReply(deck: try await actions.deck(caller, deck, limit: 0).deck))
         }
         api.delete("decks/:deck") { _, context in
             try await actions.deleteDeck(try context.requireCaller(), try WebApp.deckId(context))
             return Response(status: .noContent)
         }
-    }
-
-    struct ListSummary: Encodable {
-        var list: ItemList
-        var items: Int
     }
 
     struct ListAnswer: Encodable {

@@ -19,7 +19,7 @@ extension WebAPI {
             let body = try await request.decodeBody(GivenAnswersRequest.self, context, limit: 1 << 20)
             let outcomes = try await actions.applyGivenAnswers(
                 try context.requireCaller(), in: try WebApp.deckId(context), try Self.givenAnswers(body))
-            return EncodedJSON(["outcomes": outcomes])
+            return EncodedJSON(OutcomesReply(outcomes: outcomes.map(\.rawValue)))
         }
     }
 

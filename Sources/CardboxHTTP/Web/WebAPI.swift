@@ -43,7 +43,7 @@ struct WebAPI: Sendable {
             let deck = try await actions.createDeck(
                 try context.requireCaller(), name: body.name, frontLanguage: body.frontLanguage,
                 backLanguage: body.backLanguage)
-            return EncodedJSON(["deck": deck], status: .created)
+            return EncodedJSON(DeckReply(deck: deck), status: .created)
         }
         api.post("import") { request, context in
             let text = request.textQuery
@@ -60,7 +60,7 @@ struct WebAPI: Sendable {
             try await WebApp.download(actions, request, context, caller: try context.requireCaller())
         }
         api.get("presets") { _, _ in
-            EncodedJSON(["presets": PresetDeck.catalog.map(PresetAnswer.init)])
+            EncodedJSON(PresetsReply(presets: PresetDeck.catalog.map(WebAPI.preset)))
         }
         api.post("presets/:preset") { _, context in
             let preset = try PresetDeck.named(context.parameters.get("preset") ?? "")
@@ -90,7 +90,7 @@ struct WebAPI: Sendable {
         api.get("decks/:deck/cards/:card") { _, context in
             let (_, card, _) = try await actions.card(
                 try context.requireCaller(), try WebApp.id(context, "card"), in: try WebApp.deckId(context))
-            return EncodedJSON(["card": card])
+            return EncodedJSON(CardReply(card: card))
         }
         api.post("decks/:deck/cards/:card") { request, context in
             let body = try await request.decodeBody(CardEditRequest.self, context, limit: 1 << 20)
@@ -100,7 +100,7 @@ struct WebAPI: Sendable {
                     front: body.front, back: body.back, cardType: body.cardType, notes: body.notes, tags: body.tags,
                     removeImage: body.removeImage ?? false, frontLanguage: body.frontLanguage,
                     backLanguage: body.backLanguage, isFavorite: body.isFavorite))
-            return EncodedJSON(["card": card])
+            return EncodedJSON(CardReply(card: card))
         }
         api.put("decks/:deck/cards/:card/image") { request, context in
             let data = try await request.collectBody(
@@ -109,7 +109,7 @@ struct WebAPI: Sendable {
             let card = try await actions.editCard(
                 try context.requireCaller(), try WebApp.id(context, "card"), in: try WebApp.deckId(context),
                 CardChanges(image: Data(buffer: data)))
-            return EncodedJSON(["card": card])
+            return EncodedJSON(CardReply(card: card))
         }
         api.get("decks/:deck/cards") { request, context in
             let query = request.uri.queryParameters
@@ -139,7 +139,7 @@ struct WebAPI: Sendable {
             let caller = try context.requireCaller()
             let deck = try WebApp.deckId(context)
             try await actions.move(caller, try WebApp.id(context, "card"), in: deck, move)
-            return EncodedJSON(["counts": try await actions.deck(caller, deck, limit: 0).counts])
+            return EncodedJSON(CountsReply(counts: try await actions.deck(caller, deck, limit: 0).counts))
         }
     }
 
@@ -160,7 +160,7 @@ struct WebAPI: Sendable {
         }
         api.post("decks/:deck/study/undo") { _, context in
             let card = try await actions.undo(try context.requireCaller(), in: try WebApp.deckId(context))
-            return EncodedJSON(["card": card])
+            return EncodedJSON(CardReply(card: card))
         }
     }
 
@@ -175,17 +175,17 @@ struct WebAPI: Sendable {
         }
         api.get("decks/:deck/suggestions") { _, context in
             EncodedJSON(
-                [
-                    "suggestions": try await actions.suggestions(
+                SuggestionsReply(
+                    suggestions: try await actions.suggestions(
                         try context.requireCaller(), in: try WebApp.deckId(context))
-                ])
+                ))
         }
         api.post("decks/:deck/suggestions/:suggestion/:review") { _, context in
             let review: AccountActions.SuggestionReview = try WebApp.choice(context, "review")
             let caller = try context.requireCaller()
             let deck = try WebApp.deckId(context)
             try await actions.review(caller, try WebApp.id(context, "suggestion"), in: deck, review)
-            return EncodedJSON(["suggestions": try await actions.suggestions(caller, in: deck)])
+            return EncodedJSON(SuggestionsReply(suggestions: try await actions.suggestions(caller, in: deck)))
         }
         api.get("images/:sha256") { _, context in
             try await WebApp.image(actions, context, caller: try context.requireCaller(), thumbnail: false)
@@ -205,18 +205,10 @@ struct WebAPI: Sendable {
         var counts: DeckCounts
     }
 
-    struct PresetAnswer: Encodable {
-        var slug: String
-        var name: String
-        var frontLanguage: String
-        var backLanguage: String
-        var cards: Int
-
-        init(_ preset: PresetDeck) {
-            (slug, name, frontLanguage, backLanguage, cards) = (
-                preset.slug, preset.name, preset.frontLanguage, preset.backLanguage, preset.cards.count
-            )
-        }
+    static func preset(_ preset: PresetDeck) -> PresetsReply.Preset {
+        PresetsReply.Preset(
+            slug: preset.slug, name: preset.name, frontLanguage: preset.frontLanguage,
+            backLanguage: preset.backLanguage, cards: preset.cards.count)
     }
 
     struct PresetDeckAnswer: Encodable {
