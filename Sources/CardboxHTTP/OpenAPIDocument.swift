@@ -3,5 +3,4 @@
 /// answer has a documented status and shape.
 enum OpenAPIDocument {
     static let yaml = String(decoding: PackageResources.openapi_yaml, as: UTF8.self)
-
 }

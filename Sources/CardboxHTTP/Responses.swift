@@ -14,10 +14,6 @@ struct JSONResponse: ResponseGenerator {
     var text: String
     var status: HTTPResponse.Status = .ok
 
-    init(_ members: [String: JSONValue], status: HTTPResponse.Status = .ok) {
-        self.init(text: JSONValue.object(members).jsonText, status: status)
-    }
-
     /// A body already written as JSON (a pull page, whose change set writes itself faster than a
     /// value tree does).
     init(text: String, status: HTTPResponse.Status = .ok) {

@@ -410,16 +410,8 @@ func bodyText(_ request: Request, _ context: CardboxRequestContext) async throws
 
 extension Request {
     /// The body read as `T` (at most `limit` bytes: 16 KiB unless said); a body that is not `T` is
-    /// refused naming the member (`user: is required`).
+    /// refused naming the member (`user: is required`), and a `ClosedBody`'s unknown member too.
     func decodeBody<T: Decodable>(_ type: T.Type, _ context: CardboxRequestContext, limit: Int = 16_384)
-        async throws -> T
-    {
-        let buffer = try await collectBody(upTo: limit)
-        return try WireCoding.decode(type, from: Data(buffer.readableBytesView))
-    }
-
-    /// A closed body (`/api/v1`'s) read as `T`: a member `T` does not know is refused too.
-    func decodeBody<T: ClosedBody>(_ type: T.Type, _ context: CardboxRequestContext, limit: Int = 16_384)
         async throws -> T
     {
         let buffer = try await collectBody(upTo: limit)

@@ -149,11 +149,12 @@ public struct ServerConnection: Sendable {
         return reply.page
     }
 
-    /// A pull page's answer (read by hand: see `PullReply`).
+    /// A pull page's answer (read by hand: see `PullReply`). A change set this Cardbox cannot read
+    /// (a newer server's) is said as its reader words it.
     private func reply(_ bytes: ByteBuffer, _ path: String) throws -> PullReply {
         do {
             return try PullReply(text: String(buffer: bytes))
-        } catch {
+        } catch is PullReply.Malformed {
             throw Self.malformed(path)
         }
     }

@@ -2,7 +2,9 @@ import CardboxCore
 import Foundation
 
 // `/api/v1`'s request bodies (openapi.yaml documents each). Every one is closed: a member it does not
-// know is refused (`WireCoding.decode`), so a misspelt field never changes nothing silently.
+// know is refused (`WireCoding.decode`), so a misspelt field never changes nothing silently. A type
+// nested in a body is closed by its own `init(from:)` (`GivenAnswersRequest.Answer`); a deck's
+// `study` settings are read as the store's `StudySettings`, every member required.
 
 /// A body whose members are its `CodingKeys`, and no others; none of them `null` but `nullable`'s.
 public protocol ClosedBody: Decodable {
@@ -88,7 +90,7 @@ public struct GivenAnswersRequest: ClosedBody, Encodable, Sendable {
         }
 
         public init(from decoder: any Decoder) throws {
-            let container = try WireCoding.closedContainer(decoder, keyedBy: CodingKeys.self)
+            let container = try WireCoding.closedContainer(decoder, keyedBy: CodingKeys.self, nullable: Self.nullable)
             id = try container.decode(String.self, forKey: .id)
             card = try container.decode(String.self, forKey: .card)
             rating = try container.decode(Int.self, forKey: .rating)

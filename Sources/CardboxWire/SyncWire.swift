@@ -200,20 +200,21 @@ public struct PullReply: Sendable, Equatable {
         return "{" + members.joined(separator: ",") + "}"
     }
 
-    /// Reads an answer; anything malformed is an error naming the member.
+    /// An answer whose envelope (`changes`, `cursor`, `hasMore`) is not a pull page's.
+    public struct Malformed: Error, Equatable {
+        public var member: String
+        public init(member: String) { self.member = member }
+    }
+
+    /// Reads an answer. An envelope that is not a page's is `Malformed`; a change set this Cardbox
+    /// cannot read is its own error, which says why (`registry: 2 is not known to this Cardbox`).
     public init(text: String) throws {
-        guard case .object(let members) = try JSONValue.parse(text, field: "answer") else {
-            throw CardboxError.invalid(field: "answer", reason: "must be a JSON object")
+        guard case .object(let members)? = try? JSONValue.parse(text, field: "answer") else {
+            throw Malformed(member: "answer")
         }
-        guard let changes = members["changes"] else {
-            throw CardboxError.invalid(field: "changes", reason: "is required")
-        }
-        guard case .int(let cursor)? = members["cursor"] else {
-            throw CardboxError.invalid(field: "cursor", reason: "is required, as a number")
-        }
-        guard case .bool(let hasMore)? = members["hasMore"] else {
-            throw CardboxError.invalid(field: "hasMore", reason: "is required, as true or false")
-        }
+        guard let changes = members["changes"] else { throw Malformed(member: "changes") }
+        guard case .int(let cursor)? = members["cursor"] else { throw Malformed(member: "cursor") }
+        guard case .bool(let hasMore)? = members["hasMore"] else { throw Malformed(member: "hasMore") }
         let plan: Plan? = if case .string(let name)? = members["plan"] { Plan(rawValue: name) } else { nil }
         page = PullPage(changes: try ChangeSet(json: changes), cursor: cursor, hasMore: hasMore, plan: plan)
         if case .int(let cursor)? = members["pushed"] {

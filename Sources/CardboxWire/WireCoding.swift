@@ -27,18 +27,19 @@ public enum WireCoding {
     }
 
     /// A body read as `T`; what does not fit is an error naming the member (`user: is required`,
-    /// `answers[2].rating: must be a number`), or `body` when the body as a whole is wrong.
+    /// `answers[2].rating: must be a whole number`), or `body` when the body as a whole is wrong. A
+    /// `ClosedBody` also refuses a member it does not know (checked whatever the caller's `T` is
+    /// constrained to: one entry point, so a generic caller cannot skip it).
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        func closed<C: ClosedBody>(_ closed: C.Type) throws -> T {
+            try decoder().decode(Closed<C>.self, from: data).value as! T
+        }
         do {
+            if let closedType = type as? any ClosedBody.Type { return try closed(closedType) }
             return try decoder().decode(type, from: data)
         } catch let error as DecodingError {
-            throw Self.invalid(error)
+            throw Self.invalid(error, data: data)
         }
-    }
-
-    /// A closed body read as `T`: as `decode`, and a member `T` does not know is refused.
-    public static func decode<T: ClosedBody>(_ type: T.Type, from data: Data) throws -> T {
-        try decode(Closed<T>.self, from: data).value
     }
 
     /// The container of an object whose members must all be `Keys` (a nested closed body's
@@ -60,7 +61,8 @@ public enum WireCoding {
                 }
             if let problem {
                 throw DecodingError.dataCorrupted(
-                    .init(codingPath: members.codingPath + [key], debugDescription: problem))
+                    .init(codingPath: members.codingPath + [key], debugDescription: problem, underlyingError: Refusal())
+                )
             }
         }
         return try decoder.container(keyedBy: keys)
@@ -76,6 +78,9 @@ public enum WireCoding {
         }
     }
 
+    /// Marks the errors `closedContainer` words itself (their text is said as it is).
+    private struct Refusal: Error {}
+
     /// Any member's name.
     private struct AnyKey: CodingKey {
         let stringValue: String
@@ -85,7 +90,7 @@ public enum WireCoding {
     }
 
     /// A decoding error as a `CardboxError` naming where it is and what was expected.
-    static func invalid(_ error: DecodingError) -> CardboxError {
+    static func invalid(_ error: DecodingError, data: Data? = nil) -> CardboxError {
         let field = "body"
         func place(_ path: [any CodingKey]) -> String {
             let named = path.reduce("") { place, key in
@@ -102,9 +107,21 @@ public enum WireCoding {
         case .typeMismatch(let type, let context):
             return .invalid(field: place(context.codingPath), reason: "must be \(Self.name(of: type))")
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
-            return .invalid(field: field, reason: "is not JSON")
-        case .dataCorrupted(let context):
+            // Foundation on Linux says "not valid JSON", naming no member, also for a number that
+            // does not fit its member (3.5 or 1e30 for a whole number): told apart by reading it.
+            let isJSON = data.map { (try? JSONSerialization.jsonObject(with: $0, options: .fragmentsAllowed)) != nil }
+            return .invalid(
+                field: field,
+                reason: isJSON == true ? "holds a number where a whole number in range goes" : "is not JSON")
+        case .dataCorrupted(let context) where context.underlyingError is Refusal:
             return .invalid(field: place(context.codingPath), reason: context.debugDescription)
+        case .dataCorrupted(let context):
+            // Foundation's own words (they differ between platforms); a number that does not fit
+            // its member is the usual case: 3.5 or 1e30 for a whole number.
+            let fits = !context.debugDescription.contains("does not fit")
+            return .invalid(
+                field: place(context.codingPath),
+                reason: fits ? "is not a valid value" : "must be a whole number in range")
         @unknown default:
             return .invalid(field: field, reason: "is not what this API takes")
         }
@@ -115,7 +132,8 @@ public enum WireCoding {
         switch type {
         case is String.Type, is UUID.Type, is Date.Type: "a string"
         case is Bool.Type: "true or false"
-        case is Int.Type, is Int64.Type, is Double.Type: "a number"
+        case is Int.Type, is Int64.Type: "a whole number"
+        case is Double.Type: "a number"
         case is [Any].Type: "a list"
         default: "an object"
         }

@@ -39,9 +39,22 @@ struct WireTests {
         {
             try WireCoding.decode(GivenAnswersRequest.self, from: Data(answers.utf8))
         }
-        #expect(throws: CardboxError.invalid(field: "answers[0].rating", reason: "must be a number")) {
+        #expect(throws: CardboxError.invalid(field: "answers[0].rating", reason: "must be a whole number")) {
             let answer = #"{"id": "a", "card": "b", "rating": "3", "answeredAt": "t"}"#
             return try WireCoding.decode(GivenAnswersRequest.self, from: Data(#"{"answers": [\#(answer)]}"#.utf8))
+        }
+        // Foundation's own words are not passed on: a fraction where a whole number goes.
+        #expect(
+            throws: CardboxError.invalid(field: "body", reason: "holds a number where a whole number in range goes")
+        ) {
+            try WireCoding.decode(AnswerRequest.self, from: Data(#"{"card": "c", "rating": 3.5}"#.utf8))
+        }
+        // A generic caller gets the closed check too.
+        func generic<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+            try WireCoding.decode(type, from: Data(text.utf8))
+        }
+        #expect(throws: CardboxError.invalid(field: "nme", reason: "is not a field of this request")) {
+            try generic(NameRequest.self, #"{"name": "a", "nme": "b"}"#)
         }
         // Left out, a member means "unchanged"; null is refused, but where the document allows it.
         #expect(throws: CardboxError.invalid(field: "tags", reason: "must not be null: give a value or leave it out")) {
@@ -85,8 +98,19 @@ struct WireTests {
             #expect(try PullReply(text: reply.text) == reply)
         }
         #expect(PullReply(page: page).text.hasSuffix(#","cursor":12,"hasMore":true,"plan":"premium"}"#))
-        #expect(throws: CardboxError.invalid(field: "hasMore", reason: "is required, as true or false")) {
+        #expect(throws: PullReply.Malformed(member: "hasMore")) {
             try PullReply(text: #"{"changes": \#(changes.jsonText), "cursor": 1}"#)
+        }
+        // A newer server's change set says why this Cardbox cannot read it.
+        let newer = changes.jsonText.replacingOccurrences(of: #""registry":1"#, with: #""registry":99"#)
+        #expect(newer != changes.jsonText)
+        #expect(throws: CardboxError.self) {
+            try PullReply(text: #"{"changes": \#(newer), "cursor": 1, "hasMore": false}"#)
+        }
+        do {
+            _ = try PullReply(text: #"{"changes": \#(newer), "cursor": 1, "hasMore": false}"#)
+        } catch {
+            #expect("\(error.localizedDescription)".contains("99 is not known to this Cardbox"))
         }
     }
 }
