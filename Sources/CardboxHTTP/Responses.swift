@@ -39,11 +39,14 @@ struct EncodedJSON<Value: Encodable>: ResponseGenerator {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: try body()))
+    }
+
+    /// The answer's body: the value's JSON and a line end.
+    func body() throws -> ByteBuffer {
         var data = try WireCoding.encoder().encode(value)
         data.append(UInt8(ascii: "\n"))
-        return Response(
-            status: status, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return ByteBuffer(bytes: data)
     }
 }
 
@@ -98,9 +101,8 @@ struct JSONErrorMiddleware: RouterMiddleware {
         }
         var headers = answer.headers
         headers[.contentType] = "application/json"
-        var body = (try? WireCoding.encoder().encode(ErrorReply(error: answer.message))) ?? Data()
-        body.append(UInt8(ascii: "\n"))
-        return Response(status: answer.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        let body = (try? EncodedJSON(ErrorReply(error: answer.message)).body()) ?? ByteBuffer()
+        return Response(status: answer.status, headers: headers, body: .init(byteBuffer: body))
     }
 
     /// Whether the request is a browser's for a page: it takes HTML, and its path is none of the

@@ -72,10 +72,8 @@ struct OpenAPIDocumentTests {
                 }.joined(separator: "/")
             }
             let served = Set(
-                router.routes.map { "\($0.method) \(shape("\($0.path)"))" }.filter {
-                    $0.contains(" /v1/") || $0.contains(" /api/v1/")
-                        || ["/health", "/metrics", "/openapi.yaml"].contains($0.split(separator: " ").last ?? "")
-                })
+                router.routes.map { (method: $0.method, path: shape("\($0.path)")) }
+                    .filter { RouteMethods.isAPI($0.path) }.map { "\($0.method) \($0.path)" })
             let documented = Set(
                 try Self.documented().flatMap { operation in
                     operation.methods.map { "\($0) \(shape(operation.template))" }
