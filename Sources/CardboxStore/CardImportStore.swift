@@ -203,7 +203,7 @@ extension WriteContext {
         let scheduler = try Scheduler(deck.study)
         let archivedAt = Date(storageMillis: nowMillis)
         let deckKey = try key(of: deck)
-        let reviews = try reviewsByKey()
+        let reviews = TableInserter(self, .reviewLog)
         var replayed: [ReplayedAnswer] = []
         try insertCards(imports.map { ($0.draft, $0.image) }, into: deck) { index, build in
             let imported = imports[index]

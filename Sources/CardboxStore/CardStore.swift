@@ -138,7 +138,8 @@ extension CardboxStore {
             arguments += [limit ?? Int(Int64.max), offset]
             return try context.cards(
                 context.db.cachedStatement(
-                    sql: "SELECT \(CardColumns.select) FROM card WHERE \(condition) ORDER BY \(order) LIMIT ? OFFSET ?"),
+                    sql: "SELECT \(Columns.Card.record) FROM card WHERE \(condition) ORDER BY \(order) LIMIT ? OFFSET ?"
+                ),
                 arguments)
         }
     }
@@ -292,7 +293,7 @@ extension CardboxStore {
         try write { tx in
             let (scope, arguments) = try tx.context.deckScope(deckReference, of: .card)
             let cards = try Row.fetchAll(
-                tx.db, sql: "SELECT \(CardColumns.select) FROM card WHERE \(scope)", arguments: arguments
+                tx.db, sql: "SELECT \(Columns.Card.record) FROM card WHERE \(scope)", arguments: arguments
             ).map { try Card(row: $0, tags: []) }
             for card in cards { try tx.deleteCardRow(card) }
             return cards.count
@@ -309,39 +310,9 @@ extension CardboxStore {
     }
 }
 
-/// The card table's columns, in the order `Card.init(row:tags:)` reads them.
-enum CardColumns {
-    /// The columns a new card row is inserted with, after `id`: the deck by its key, read once for a
-    /// batch instead of found by its id at every row.
-    static let insert: [Columns.Card] = [
-        .deckKey, .front, .frontKey, .back, .cardType, .notes, .frontLanguage, .backLanguage, .isFavorite, .imageHash,
-        .imagePrompt, .jsonContent, .isArchived, .archivedAt, .isIncomplete, .createdAt, .modifiedAt, .clozeNumber,
-    ]
-
-    /// The columns a card is read from, in the order `Card(row:)` reads them.
-    /// The deck is read as its id from the card's deck key: the columns are read `FROM card`.
-    static let select = CardColumn.allCases.map { column in
-        switch column {
-        case .id, .deckId: "\(Entity.card.selectExpression("\(column)", table: "card")) AS \(column)"
-        default: "\(column)"
-        }
-    }.joined(separator: ", ")
-}
-
-/// A column of `CardColumns.select`: reading a card by these is as fast as reading by position, and
-/// the order lives in one place.
-enum CardColumn: Int, CaseIterable {
-    case id, deckId, front, back, cardType, notes, frontLanguage, backLanguage, isFavorite, imageHash, imagePrompt
-    case jsonContent, isArchived, archivedAt, isIncomplete, dueAt, createdAt, modifiedAt, state, step, stability
-    case difficulty, lastReviewAt, reps, lapses, clozeNumber
-    /// The row's local key, not part of the card: what its tag links are found by.
-    case key
-}
-
-extension PositionalRow {
-    subscript<Value: DatabaseValueConvertible>(_ column: CardColumn) -> Value { self[column.rawValue] }
-
-    func millis(_ column: CardColumn) -> Date? { (self[column] as Int64?).map(Date.init(storageMillis:)) }
+extension Columns.Card {
+    /// What a whole card is read from (`Card.init(row:tags:)`); the deck as its id, from its key.
+    static let record = recordSelect()
 }
 
 extension WriteContext {
@@ -370,10 +341,10 @@ extension WriteContext {
         let deckKey = try key(of: deck)
         let (frontLanguage, backLanguage) = (deck.frontLanguage.databaseValue, deck.backLanguage.databaseValue)
         let (zero, created) = (Int64(0).databaseValue, nowMillis.databaseValue)
-        let newCards = try inserter(.card, columns: CardColumns.insert)
-        // Cards inserted with a state of their own (imported with their reviews): made at the first.
-        var startedCards: RowInserter?
-        let links = try tagLinksByKey()
+        let cards = TableInserter(self, .card)
+        // Links are written by the keys just written: an import links hundreds of thousands, and
+        // finding the card again by its id's bytes and the tag by its id cost as much as the link.
+        let links = TableInserter(self, .cardTag)
         let now = Date(storageMillis: nowMillis)
         for (index, (draft, image)) in drafts.enumerated() {
             let uuid = newUUID()
@@ -387,29 +358,33 @@ extension WriteContext {
                     imagePrompt: draft.imagePrompt, jsonContent: draft.jsonContent, isIncomplete: draft.isIncomplete,
                     createdAt: now, modifiedAt: now, clozeNumber: draft.clozeNumber)
             }
+            // A card inserted with a state of its own (imported with its reviews, archived) adds
+            // its scheduling columns.
             let started = try start(index, build)
-            let values: [DatabaseValue] = [
-                deckKey.databaseValue, draft.front.databaseValue, SuggestionMatch.frontKey(draft.front).databaseValue,
-                draft.back.databaseValue, draft.cardType.databaseValue, draft.notes.databaseValue, frontLanguage,
-                backLanguage, zero, imageHash.databaseValue, draft.imagePrompt.databaseValue,
-                draft.jsonContent.databaseValue, (started?.isArchived ?? false).storage.databaseValue,
-                started?.archivedAt?.storageMillis.databaseValue ?? .null, draft.isIncomplete.storage.databaseValue,
-                created, created, draft.clozeNumber.databaseValue,
+            var row: [(Columns.Card, DatabaseValue)] = [
+                (.deckKey, deckKey.databaseValue), (.front, draft.front.databaseValue),
+                (.frontKey, SuggestionMatch.frontKey(draft.front).databaseValue), (.back, draft.back.databaseValue),
+                (.cardType, draft.cardType.databaseValue), (.notes, draft.notes.databaseValue),
+                (.frontLanguage, frontLanguage), (.backLanguage, backLanguage), (.isFavorite, zero),
+                (.imageHash, imageHash.databaseValue), (.imagePrompt, draft.imagePrompt.databaseValue),
+                (.jsonContent, draft.jsonContent.databaseValue),
+                (.isArchived, (started?.isArchived ?? false).storage.databaseValue),
+                (.archivedAt, started?.archivedAt?.storageMillis.databaseValue ?? .null),
+                (.isIncomplete, draft.isIncomplete.storage.databaseValue), (.createdAt, created),
+                (.modifiedAt, created), (.clozeNumber, draft.clozeNumber.databaseValue),
             ]
             if let started {
-                let schedule = Self.scheduleFields(started)
-                let inserter = try startedCards ?? inserter(.card, columns: CardColumns.insert + schedule.map(\.0))
-                startedCards = inserter
-                try inserter.insert(id: id, values + schedule.map { $0.1?.databaseValue ?? .null })
-            } else {
-                try newCards.insert(id: id, values)
+                row += Self.scheduleFields(started).map { ($0.0, $0.1?.databaseValue ?? .null) }
             }
+            try cards.insert(id: id, row)
             // The card was the last row inserted (no trigger on `card` writes another); a new card
             // has no links yet, so none is looked for first.
             let cardKey = db.lastInsertedRowID
             for name in draft.tags {
                 let tag = try findOrCreateTag(named: name, cache: &tags)
-                try links.insert(id: RecordID.make([id, tag.id]), [cardKey.databaseValue, tag.key.databaseValue])
+                try links.insert(
+                    id: RecordID.make([id, tag.id]),
+                    [(.cardKey, cardKey.databaseValue), (.tagKey, tag.key.databaseValue)])
             }
             try inserted(cardKey) { started ?? build() }
         }
@@ -458,7 +433,7 @@ extension StoreContext {
 
     func card(_ id: String) throws -> Card {
         let statement = try db.cachedStatement(
-            sql: "SELECT \(CardColumns.select) FROM card WHERE \(Entity.card.binding("id"))")
+            sql: "SELECT \(Columns.Card.record) FROM card WHERE \(Entity.card.binding("id"))")
         guard let card = try cards(statement, [id]).first else {
             throw CardboxError.notFound(kind: "card", reference: id)
         }
@@ -482,22 +457,22 @@ extension StoreContext {
         _ values: [Value], padding: Value, column: String, condition: (Int) -> String
     ) throws -> [Card] {
         var found: [Value: (card: Card, key: Int64)] = [:]
-        let lookup = CardColumn.allCases.count
+        let lookup = Columns.Card.recordWidth
         for chunk in paddedChunks(values, padding: padding) {
             let statement = try db.cachedStatement(
-                sql: "SELECT \(CardColumns.select), \(column) AS lookup FROM card WHERE \(condition(chunk.count))")
+                sql: "SELECT \(Columns.Card.record), \(column) AS lookup FROM card WHERE \(condition(chunk.count))")
             try statement.forEachRow(StatementArguments(chunk)) { row in
-                found[row[lookup]] = (try Card(row: row, tags: []), row[CardColumn.key])
+                found[row[lookup]] = (try Card(row: row, tags: []), RecordRow(row, Columns.Card.self).key)
             }
         }
         return try withTags(values.compactMap { found[$0] })
     }
 
-    /// The cards `statement` reads (its columns `CardColumns.select`), with their tags.
+    /// The cards `statement` reads (its columns `Columns.Card.record`), with their tags.
     func cards(_ statement: Statement, _ arguments: StatementArguments) throws -> [Card] {
         try withTags(
             statement.records(arguments) { row -> (card: Card, key: Int64) in
-                (try Card(row: row, tags: []), row[CardColumn.key])
+                (try Card(row: row, tags: []), RecordRow(row, Columns.Card.self).key)
             })
     }
 
@@ -532,25 +507,24 @@ private func paddedChunks<Value>(_ values: [Value], padding: Value) -> [[Value]]
 }
 
 extension Card {
-    /// A card from a row of `CardColumns.select`.
-    init(row: some PositionalRow, tags: [String]) throws {
+    /// A card from a row of `Columns.Card.record`.
+    init(row source: some PositionalRow, tags: [String]) throws {
+        let row = RecordRow(source, Columns.Card.self)
         self.init(
-            id: try .init(stored: row[CardColumn.id]), deckId: try .init(stored: row[CardColumn.deckId]),
-            front: row[CardColumn.front], back: row[CardColumn.back], cardType: row[CardColumn.cardType],
-            notes: row[CardColumn.notes], frontLanguage: row[CardColumn.frontLanguage],
-            backLanguage: row[CardColumn.backLanguage], isFavorite: row[CardColumn.isFavorite], tags: tags,
-            imageHash: row[CardColumn.imageHash], imagePrompt: row[CardColumn.imagePrompt],
-            jsonContent: row[CardColumn.jsonContent], isArchived: row[CardColumn.isArchived],
-            archivedAt: row.millis(.archivedAt), isIncomplete: row[CardColumn.isIncomplete], dueAt: row.millis(.dueAt),
-            createdAt: Date(storageMillis: row[CardColumn.createdAt]),
-            modifiedAt: Date(storageMillis: row[CardColumn.modifiedAt]), clozeNumber: row[CardColumn.clozeNumber])
-        state = CardState(rawValue: row[CardColumn.state]) ?? .new
-        step = row[CardColumn.step]
-        stability = row[CardColumn.stability]
-        difficulty = row[CardColumn.difficulty]
+            id: try .init(stored: row.id), deckId: try .init(stored: row[.deckId]), front: row[.front],
+            back: row[.back], cardType: row[.cardType], notes: row[.notes], frontLanguage: row[.frontLanguage],
+            backLanguage: row[.backLanguage], isFavorite: row[.isFavorite], tags: tags, imageHash: row[.imageHash],
+            imagePrompt: row[.imagePrompt], jsonContent: row[.jsonContent], isArchived: row[.isArchived],
+            archivedAt: row.millis(.archivedAt), isIncomplete: row[.isIncomplete], dueAt: row.millis(.dueAt),
+            createdAt: Date(storageMillis: row[.createdAt]), modifiedAt: Date(storageMillis: row[.modifiedAt]),
+            clozeNumber: row[.clozeNumber])
+        state = CardState(rawValue: row[.state]) ?? .new
+        step = row[.step]
+        stability = row[.stability]
+        difficulty = row[.difficulty]
         lastReviewAt = row.millis(.lastReviewAt)
-        reps = row[CardColumn.reps]
-        lapses = row[CardColumn.lapses]
+        reps = row[.reps]
+        lapses = row[.lapses]
     }
 }
 

@@ -241,7 +241,7 @@ struct RowInserter {
         statement = try FastStatement(context.db, sql, leading: [stamp, context.replicaKey.databaseValue, stamp])
     }
 
-    func insert(id: String, _ values: [DatabaseValue]) throws {
+    func insert(id: String, _ values: some Collection<DatabaseValue>) throws {
         try context.clearTombstone(entity, id: id)
         try context.supersedeHeld(entity, id: id)
         if entity.identity == .uuid {
@@ -250,6 +250,28 @@ struct RowInserter {
             try statement.execute(values)
         }
         context.batch.note(entity, id: id, .insert, fields: [])
+    }
+}
+
+/// Inserts rows given column by column (`[(.front, value), …]`), so a column and its value are
+/// written side by side: a batch's rows name the same columns, and the prepared insert is looked up
+/// again only when a row's columns differ from the last row's.
+final class TableInserter<Column: TableColumn> {
+    private unowned let context: WriteContext
+    private var last: (columns: [Column], inserter: RowInserter)?
+
+    init(_ context: WriteContext, _ table: Table<Column>) { self.context = context }
+
+    func insert(id: String, _ row: [(Column, DatabaseValue)]) throws {
+        let inserter: RowInserter
+        if let last, last.columns.elementsEqual(row.lazy.map(\.0)) {
+            inserter = last.inserter
+        } else {
+            let columns = row.map(\.0)
+            inserter = try context.inserter(Table<Column>(), columns: columns)
+            last = (columns, inserter)
+        }
+        try inserter.insert(id: id, row.lazy.map(\.1))
     }
 }
 

@@ -31,7 +31,7 @@ extension CardboxStore {
 
     public func decks() throws -> [Deck] {
         try read { context in
-            try context.db.cachedStatement(sql: "SELECT \(DeckColumn.select) FROM deck ORDER BY nameKey, id")
+            try context.db.cachedStatement(sql: "SELECT \(Columns.Deck.record) FROM deck ORDER BY nameKey, id")
                 .records([], Deck.init(row:))
         }
     }
@@ -201,7 +201,7 @@ extension WriteContext {
 
 extension StoreContext {
     func deck(_ id: String) throws -> Deck {
-        let statement = try db.cachedStatement(sql: "SELECT \(DeckColumn.select) FROM deck WHERE id = ?")
+        let statement = try db.cachedStatement(sql: "SELECT \(Columns.Deck.record) FROM deck WHERE id = ?")
         guard let deck = try statement.records([id], Deck.init(row:)).first else {
             throw CardboxError.notFound(kind: "deck", reference: id)
         }
@@ -209,36 +209,27 @@ extension StoreContext {
     }
 }
 
-/// A column of `DeckColumn.select`, the columns a deck is read from, in the order `Deck(row:)`
-/// reads them: reading by these is as fast as by position, and the order lives in one place.
-enum DeckColumn: Int, CaseIterable {
-    case id, name, frontLanguage, backLanguage, queuedSuggestions, createdAt, modifiedAt, desiredRetention
-    case learningSteps, relearningSteps, maximumInterval, newCardsPerDay, reviewsPerDay, enableFuzz, fsrsParameters
-
-    static let select = allCases.map { "\($0)" }.joined(separator: ", ")
-}
-
-extension PositionalRow {
-    subscript<Value: DatabaseValueConvertible>(_ column: DeckColumn) -> Value { self[column.rawValue] }
+extension Columns.Deck {
+    /// What a whole deck is read from (`Deck.init(row:)`).
+    static let record = recordSelect()
 }
 
 extension Deck {
-    /// A deck from a row of `DeckColumn.select`.
-    init(row: some PositionalRow) throws {
+    /// A deck from a row of `Columns.Deck.record`.
+    init(row source: some PositionalRow) throws {
+        let row = RecordRow(source, Columns.Deck.self)
         self.init(
-            id: try .init(stored: row[DeckColumn.id]), name: row[DeckColumn.name],
-            frontLanguage: row[DeckColumn.frontLanguage], backLanguage: row[DeckColumn.backLanguage],
-            queuedSuggestions: row[DeckColumn.queuedSuggestions],
-            createdAt: Date(storageMillis: row[DeckColumn.createdAt]),
-            modifiedAt: Date(storageMillis: row[DeckColumn.modifiedAt]))
-        study.desiredRetention = row[DeckColumn.desiredRetention]
-        study.learningSteps = row[DeckColumn.learningSteps]
-        study.relearningSteps = row[DeckColumn.relearningSteps]
-        study.maximumInterval = row[DeckColumn.maximumInterval]
-        study.newCardsPerDay = row[DeckColumn.newCardsPerDay]
-        study.reviewsPerDay = row[DeckColumn.reviewsPerDay]
-        study.enableFuzz = row[DeckColumn.enableFuzz]
-        if let text = row[DeckColumn.fsrsParameters] as String?,
+            id: try .init(stored: row.id), name: row[.name], frontLanguage: row[.frontLanguage],
+            backLanguage: row[.backLanguage], queuedSuggestions: row[.queuedSuggestions],
+            createdAt: Date(storageMillis: row[.createdAt]), modifiedAt: Date(storageMillis: row[.modifiedAt]))
+        study.desiredRetention = row[.desiredRetention]
+        study.learningSteps = row[.learningSteps]
+        study.relearningSteps = row[.relearningSteps]
+        study.maximumInterval = row[.maximumInterval]
+        study.newCardsPerDay = row[.newCardsPerDay]
+        study.reviewsPerDay = row[.reviewsPerDay]
+        study.enableFuzz = row[.enableFuzz]
+        if let text = row[.fsrsParameters] as String?,
             case .array(let values) = try? JSONValue.parse(text, field: "")
         {
             study.fsrsParameters = values.compactMap {

@@ -1,16 +1,13 @@
 import Foundation
-import GRDB
-import GRDBSQLite
 
 /// An id's two stored forms: the text every reader sees (lowercase 8-4-4-4-12 hex digits) and the
 /// 16 bytes a table that keeps ids as bytes stores (`SyncedEntity.keepsIdAsBytes`).
 ///
 /// Text becomes bytes in SQL, through `cardbox_uuid_bytes(text)`, at every insert and lookup of a
 /// card, and bytes become text through `cardbox_uuid_text(bytes)` wherever a card's id is read.
-/// Both are registered through SQLite's C API and do the hex digits themselves: through GRDB's
-/// function wrapper and Foundation's `UUID(uuidString:)` (which calls `sscanf`) the first was 7.8 %
-/// of an `.apkg` import. Fuzz target `storedid` checks both ways against `UUID.isStoredForm` and
-/// Foundation's formatting.
+/// Both do the hex digits themselves and are registered through SQLite's C API
+/// (`SQLiteHotPaths.swift`). Fuzz target `storedid` checks both ways against `UUID.isStoredForm`
+/// and Foundation's formatting.
 public enum StoredID {
     /// The bytes of an id in its stored form; nil for any other text (upper case included, as a
     /// lookup by `id = ?` on text found no row for it either).
@@ -37,49 +34,8 @@ public enum StoredID {
     /// The SQL function reading 16 bytes as a stored id's text: how a card's id is read.
     static let textFunctionName = "cardbox_uuid_text"
 
-    /// Registers `cardbox_uuid_bytes(text)` (the bytes of a stored id, NULL for anything else) and
-    /// `cardbox_uuid_text(bytes)` (the text of 16 bytes, NULL for anything else) on a connection.
-    static func addFunctions(to db: Database) {
-        addBytesFunction(to: db)
-        sqlite3_create_function_v2(
-            db.sqliteConnection, textFunctionName, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
-            { context, _, arguments in
-                guard let argument = arguments?[0], sqlite3_value_type(argument) == SQLITE_BLOB,
-                    sqlite3_value_bytes(argument) == 16, let blob = sqlite3_value_blob(argument)
-                else { return sqlite3_result_null(context) }
-                var text: (UInt64, UInt64, UInt64, UInt64, UInt32) = (0, 0, 0, 0, 0)
-                withUnsafeMutableBytes(of: &text) { out in
-                    StoredID.format(UnsafeRawBufferPointer(start: blob, count: 16), into: out)
-                    sqlite3_result_text(
-                        context, out.baseAddress?.assumingMemoryBound(to: CChar.self), 36, StoredID.transient)
-                }
-            }, nil, nil, nil)
-    }
-
-    private static func addBytesFunction(to db: Database) {
-        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
-        sqlite3_create_function_v2(
-            db.sqliteConnection, functionName, 1, flags, nil,
-            { context, _, arguments in
-                guard let argument = arguments?[0], sqlite3_value_type(argument) == SQLITE_TEXT,
-                    let text = sqlite3_value_text(argument)
-                else { return sqlite3_result_null(context) }
-                let utf8 = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(argument)))
-                var bytes: (UInt64, UInt64) = (0, 0)
-                guard withUnsafeMutableBytes(of: &bytes, { StoredID.parse(utf8, into: $0) }) else {
-                    return sqlite3_result_null(context)
-                }
-                withUnsafeBytes(of: &bytes) {
-                    sqlite3_result_blob(context, $0.baseAddress, 16, StoredID.transient)
-                }
-            }, nil, nil, nil)
-    }
-
-    /// SQLite copies the result, so the stack's bytes need not outlive the call.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
     /// Writes the text of 16 bytes (36 characters) into `out`.
-    private static func format(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
+    static func format(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
         let digits: StaticString = "0123456789abcdef"
         var offset = 0
         for (index, byte) in bytes.enumerated() {
@@ -94,7 +50,7 @@ public enum StoredID {
     }
 
     /// Reads a stored id's 36 characters into `out`'s first 16 bytes; false for any other text.
-    private static func parse(_ utf8: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableRawBufferPointer) -> Bool {
+    static func parse(_ utf8: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableRawBufferPointer) -> Bool {
         guard utf8.count == 36, out.count >= 16 else { return false }
         var offset = 0
         var written = 0

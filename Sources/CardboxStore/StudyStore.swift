@@ -166,8 +166,8 @@ extension CardboxStore {
 }
 
 extension Columns.Card {
-    /// The card columns an answer changes, which undo restores.
-    static let schedule: [Self] = [.state, .step, .stability, .difficulty, .dueAt, .lastReviewAt, .reps, .lapses]
+    /// The card columns an answer changes, which undo restores: the registry's `schedule` field.
+    static let schedule: [Self] = Entity.card.field(named: "schedule")!.columns.map { Self(rawValue: $0.name)! }
 }
 
 extension WriteContext {
@@ -289,32 +289,26 @@ extension WriteContext {
         ).snapshotText
     }
 
-    /// Inserts review-log entries of cards inserted in this transaction, naming the card and its
-    /// deck by the keys the import holds (`logReplayed`): finding them again by their ids was a
-    /// fifth of logging an imported review.
-    func reviewsByKey() throws -> RowInserter {
-        try inserter(
-            .reviewLog,
-            columns: [
-                .cardKey, .deckKey, .rating, .reviewedAt, .stateBefore, .stateAfter, .elapsedDays, .durationMs,
-                .previous,
-            ])
-    }
-
     /// Logs the replayed past answers of a card this transaction imported (no fuzz), each as a
-    /// review-log entry, through `reviewsByKey`; the card was inserted, under `cardKey`, in the state
-    /// they lead to.
-    func logReplayed(_ answers: [ReplayedAnswer], cardKey: Int64, deckKey: Int64, into reviews: RowInserter) throws {
+    /// review-log entry; the card was inserted, under `cardKey`, in the state they lead to. The
+    /// entries name the card and its deck by the keys the import holds: finding them again by
+    /// their ids was a fifth of logging an imported review.
+    func logReplayed(
+        _ answers: [ReplayedAnswer], cardKey: Int64, deckKey: Int64, into reviews: TableInserter<Columns.ReviewLog>
+    ) throws {
         for answer in answers {
             let before = answer.before
             try reviews.insert(
                 id: newID(),
                 [
-                    cardKey.databaseValue, deckKey.databaseValue,
-                    answer.rating.rawValue.databaseValue, answer.review.at.storageMillis.databaseValue,
-                    before.state.rawValue.databaseValue, answer.stateAfter.rawValue.databaseValue,
-                    answer.elapsedDays.databaseValue, answer.review.durationMs.databaseValue,
-                    Self.schedulingSnapshot(before).databaseValue,
+                    (.cardKey, cardKey.databaseValue), (.deckKey, deckKey.databaseValue),
+                    (.rating, answer.rating.rawValue.databaseValue),
+                    (.reviewedAt, answer.review.at.storageMillis.databaseValue),
+                    (.stateBefore, before.state.rawValue.databaseValue),
+                    (.stateAfter, answer.stateAfter.rawValue.databaseValue),
+                    (.elapsedDays, answer.elapsedDays.databaseValue),
+                    (.durationMs, answer.review.durationMs.databaseValue),
+                    (.previous, Self.schedulingSnapshot(before).databaseValue),
                 ])
         }
     }
@@ -356,7 +350,7 @@ extension StoreContext {
 
     private func studyDecks(_ deckReference: DeckID?) throws -> [Deck] {
         if let deckReference { return [try deck(existing(deckReference, .deck))] }
-        return try db.cachedStatement(sql: "SELECT \(DeckColumn.select) FROM deck ORDER BY nameKey")
+        return try db.cachedStatement(sql: "SELECT \(Columns.Deck.record) FROM deck ORDER BY nameKey")
             .records([], Deck.init(row:))
     }
 

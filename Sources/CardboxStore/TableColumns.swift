@@ -1,4 +1,5 @@
 import CardboxSync
+import Foundation
 import GRDB
 
 /// A column of one of the store's synced tables, named as the wire names it (a key reference by the
@@ -21,6 +22,48 @@ extension TableColumn {
         if SyncRegistry.derivedColumns.contains(rawValue) { return nil }
         return Self.entity.field(ofColumn: Self.entity.wireColumn(rawValue))
     }
+}
+
+extension TableColumn {
+    /// The column's place in `allCases`. A raw-valued enum without payloads is stored as its case's
+    /// place, and a whole-record read asks it at every column (`RecordRow`); `TableColumnTests`
+    /// holds it equal to `allCases`' order for every table.
+    var ordinal: Int { Int(withUnsafeBytes(of: self) { $0[0] }) }
+
+    /// What a whole record is read from: the row's local `key`, its `id`, then every column in
+    /// declaration order (a key reference as the id it names). `RecordRow` reads it by position,
+    /// so the declaration is the one place the order lives. Columns a query adds after these start
+    /// at `recordWidth`.
+    static func recordSelect() -> String {
+        let table = entity.table
+        let columns = ["id"] + allCases.map(\.name)
+        return
+            (["\(table).key AS key"]
+            + columns.map { "\(entity.selectExpression($0, table: table)) AS \($0)" }).joined(separator: ", ")
+    }
+
+    /// The number of columns `recordSelect()` reads.
+    static var recordWidth: Int { allCases.count + 2 }
+}
+
+/// A row of `Column.recordSelect()`, read by position: as fast as reading by index (a name is
+/// looked up in a dictionary GRDB builds per row), with the columns named by their declaration.
+struct RecordRow<Column: TableColumn, Source: PositionalRow> {
+    let source: Source
+
+    init(_ source: Source, _ columns: Column.Type) { self.source = source }
+
+    /// Like `Row`'s subscript: `NULL` reads as nil when `Value` is optional.
+    subscript<Value: DatabaseValueConvertible>(_ column: Column) -> Value { source[column.ordinal + 2] }
+
+    /// A time column, kept as milliseconds since 1970.
+    func millis(_ column: Column) -> Date? { (self[column] as Int64?).map(Date.init(storageMillis:)) }
+
+    /// The row's local key: what rows naming it are joined by (a card's tag links).
+    var key: Int64 { source[0] }
+
+    /// The row's wire id.
+    var id: String { source[1] }
 }
 
 /// A synced table as a write names it: `.card`, `.item`. Its type carries the table's columns, so

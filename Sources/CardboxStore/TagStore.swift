@@ -104,13 +104,6 @@ extension WriteContext {
         return id
     }
 
-    /// Inserts tag links of cards inserted in this transaction, named by the keys just written:
-    /// an import links hundreds of thousands, and finding the card again by its id's bytes and the
-    /// tag by its id cost as much as the link itself.
-    func tagLinksByKey() throws -> RowInserter {
-        try inserter(.cardTag, columns: [.cardKey, .tagKey])
-    }
-
     func linkTag(cardId: String, tagId: String) throws {
         let linked = try context.count(
             "SELECT COUNT(*) FROM cardTag WHERE \(Entity.cardTag.rowCondition)", [cardId, tagId])

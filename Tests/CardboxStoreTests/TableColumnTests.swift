@@ -29,6 +29,31 @@ struct TableColumnTests {
         }
     }
 
+    static func declarationOrder<Column: TableColumn>(_ type: Column.Type) -> Bool {
+        Column.allCases.enumerated().allSatisfy { $0.offset == $0.element.ordinal }
+    }
+
+    @Test("a column's ordinal is its place in its type's declaration, where a whole-record read finds it")
+    func ordinalsFollowDeclaration() throws {
+        for type in Columns.all {
+            let inOrder = Self.declarationOrder(type)
+            #expect(inOrder, "\(type)")
+        }
+        let store = try TestStore.make()
+        let deck = try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+        _ = try store.addCard(to: deck.id, CardDraft(front: "hola", back: "hello"))
+        let (cardNames, deckNames) = try store.read { context in
+            (
+                Array(try Row.fetchOne(context.db, sql: "SELECT \(Columns.Card.record) FROM card")!.columnNames),
+                Array(try Row.fetchOne(context.db, sql: "SELECT \(Columns.Deck.record) FROM deck")!.columnNames)
+            )
+        }
+        #expect(cardNames.count == Columns.Card.recordWidth && deckNames.count == Columns.Deck.recordWidth)
+        #expect(cardNames.prefix(2) == ["key", "id"] && deckNames.prefix(2) == ["key", "id"])
+        for column in Columns.Card.allCases { #expect(cardNames[column.ordinal + 2] == column.name) }
+        for column in Columns.Deck.allCases { #expect(deckNames[column.ordinal + 2] == column.name) }
+    }
+
     @Test("the store's tables have every column their types name, where the types say they are kept")
     func tablesHaveTheColumns() throws {
         let store = try TestStore.make()
