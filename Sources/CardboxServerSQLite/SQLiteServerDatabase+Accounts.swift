@@ -21,10 +21,8 @@ extension SQLiteServerDatabase {
     }
 
     private static func isSetupToken(hash: String, now: Date, _ db: Database) throws -> Bool {
-        guard
-            let row = try Row.fetchOne(db, sql: "SELECT tokenHash, expiresAt FROM serverSetupToken WHERE only = 1")
-        else { return false }
-        return constantTimeEqual(row["tokenHash"], hash) && now.timeIntervalSince1970 < row["expiresAt"]
+        guard let token = try SetupTokenRecord.fetchOne(db) else { return false }
+        return constantTimeEqual(token.tokenHash, hash) && now.timeIntervalSince1970 < token.expiresAt
     }
 
     /// One write: the checks that the server has no account and the setup link is the one kept
@@ -51,13 +49,9 @@ extension SQLiteServerDatabase {
                 else { throw CardboxError.alreadyExists(kind: "account", name: name) }
                 try db.execute(
                     sql: "INSERT INTO serverAccountName (nameKey, accountId) VALUES (?, ?)", arguments: [key, id])
-                try db.execute(
-                    sql: """
-                        INSERT INTO serverAccount (accountId, name, passwordHash, plan, createdAt, isAdministrator)
-                        VALUES (?, ?, ?, ?, ?, ?)
-                        """, arguments: [id, name, passwordHash, plan.rawValue, now.timeIntervalSince1970, isFirst])
                 var added = account
                 added.isAdministrator = isFirst
+                try AccountRecord(added, passwordHash: passwordHash).insert(db)
                 return added
             }
         }
@@ -66,7 +60,7 @@ extension SQLiteServerDatabase {
     public func accounts() async throws -> [ServerAccount] {
         try await translatingErrors {
             try await writer.read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM serverAccount ORDER BY name").map(Self.account(from:))
+                try AccountRecord.order(AccountRecord.Columns.name).fetchAll(db).map(\.account)
             }
         }
     }
@@ -78,10 +72,9 @@ extension SQLiteServerDatabase {
                     let id = try String.fetchOne(
                         db, sql: "SELECT accountId FROM serverAccountName WHERE nameKey = ?",
                         arguments: [Self.nameKey(name)]),
-                    let row = try Row.fetchOne(
-                        db, sql: "SELECT * FROM serverAccount WHERE accountId = ?", arguments: [id])
+                    let found = try AccountRecord.fetchOne(db, key: id)
                 else { return nil }
-                return (try Self.account(from: row), row["passwordHash"])
+                return (found.account, found.passwordHash)
             }
         }
     }
@@ -89,10 +82,7 @@ extension SQLiteServerDatabase {
     public func account(_ id: UUID) async throws -> ServerAccount? {
         try await translatingErrors {
             try await writer.read { db in
-                try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM serverAccount WHERE accountId = ?"),
-                    arguments: [id.uuidString.lowercased()]
-                ).map(Self.account(from:))
+                try AccountRecord.fetchOne(db, key: id.uuidString.lowercased())?.account
             }
         }
     }
@@ -172,17 +162,7 @@ extension SQLiteServerDatabase {
         let device = ServerDevice(
             id: id, accountId: account, name: name, createdAt: now, lastSeenAt: now, revokedAt: nil)
         try await translatingErrors {
-            try await writer.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO serverDevice (accountId, deviceId, name, tokenHash, createdAt, lastSeenAt)
-                        VALUES (?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        account.uuidString.lowercased(), device.id.uuidString.lowercased(), name, tokenHash,
-                        now.timeIntervalSince1970, now.timeIntervalSince1970,
-                    ])
-            }
+            try await writer.write { db in try DeviceRecord(device, tokenHash: tokenHash).insert(db) }
         }
         return device
     }
@@ -190,10 +170,9 @@ extension SQLiteServerDatabase {
     public func devices(account: UUID) async throws -> [ServerDevice] {
         try await translatingErrors {
             try await writer.read { db in
-                try Row.fetchAll(
-                    db, sql: "SELECT * FROM serverDevice WHERE accountId = ? ORDER BY createdAt, deviceId",
-                    arguments: [account.uuidString.lowercased()]
-                ).map(Self.device(from:))
+                try DeviceRecord.filter(DeviceRecord.Columns.accountId == account.uuidString.lowercased())
+                    .order(DeviceRecord.Columns.createdAt, DeviceRecord.Columns.deviceId)
+                    .fetchAll(db).map(\.device)
             }
         }
     }
@@ -205,24 +184,15 @@ extension SQLiteServerDatabase {
             // a minute old. Decoded inside the read: the async read wants a Sendable result (a `Row`
             // is not, and the blocking read it would fall back to holds a request-handling thread).
             let found: SignedInDevice? = try await writer.read { db in
-                try Row.fetchOne(
+                try SignedInRecord.fetchOne(
                     db.cachedStatement(
                         sql: """
-                            SELECT d.*, a.name AS accountName, a.plan, a.createdAt AS accountCreatedAt,
-                                a.isAdministrator,
-                                (SELECT lastSeq FROM syncAccount s WHERE s.accountId = d.accountId) AS syncCursor
+                            SELECT \(SignedInRecord.selection)
                             FROM serverDevice d JOIN serverAccount a ON a.accountId = d.accountId
                             WHERE d.accountId = ? AND d.deviceId = ?
                             """),
-                    arguments: arguments
-                ).map { row in
-                    SignedInDevice(
-                        device: try Self.device(from: row), tokenHash: row["tokenHash"],
-                        account: try Self.account(
-                            id: row["accountId"], name: row["accountName"], plan: row["plan"],
-                            createdAt: row["accountCreatedAt"], isAdministrator: row["isAdministrator"]),
-                        cursor: row["syncCursor"] ?? 0)
-                }
+                    arguments: arguments, adapter: SignedInRecord.adapter
+                )?.signedIn
             }
             guard var found else { return nil }
             if found.device.revokedAt == nil, found.device.lastSeenAt.map({ now.timeIntervalSince($0) >= 60 }) ?? true {
@@ -269,14 +239,9 @@ extension SQLiteServerDatabase {
         return try await translatingErrors {
             try await writer.read { db in
                 var status: [UUID: DeviceSyncStatus] = [:]
-                for row in try Row.fetchAll(
-                    db, sql: "SELECT * FROM serverDeviceSync WHERE accountId = ?", arguments: [accountId])
+                for record in try DeviceSyncRecord.filter(DeviceSyncRecord.Columns.accountId == accountId).fetchAll(db)
                 {
-                    guard let device = UUID(uuidString: row["deviceId"]) else { continue }
-                    status[device] = DeviceSyncStatus(
-                        lastSyncAt: Date(timeIntervalSince1970: row["lastSyncAt"]), pulledCursor: row["pulledCursor"],
-                        lastError: row["lastError"],
-                        lastErrorAt: (row["lastErrorAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
+                    if let device = record.device { status[device] = record.status }
                 }
                 return status
             }
@@ -323,41 +288,11 @@ extension SQLiteServerDatabase {
         }
     }
 
-    private static func account(from row: Row) throws -> ServerAccount {
-        try account(
-            id: row["accountId"], name: row["name"], plan: row["plan"], createdAt: row["createdAt"],
-            isAdministrator: row["isAdministrator"])
-    }
-
-    private static func account(id: String, name: String, plan: String, createdAt: Double, isAdministrator: Bool)
-        throws -> ServerAccount
-    {
-        guard let id = UUID(uuidString: id), let plan = Plan(rawValue: plan) else {
-            throw CardboxError.storage("the server database holds a malformed account")
-        }
-        return ServerAccount(
-            id: id, name: name, plan: plan, createdAt: Date(timeIntervalSince1970: createdAt),
-            isAdministrator: isAdministrator)
-    }
-
-    private static func device(from row: Row) throws -> ServerDevice {
-        guard let id = UUID(uuidString: row["deviceId"]), let account = UUID(uuidString: row["accountId"]) else {
-            throw CardboxError.storage("the server database holds a malformed device")
-        }
-        return ServerDevice(
-            id: id, accountId: account, name: row["name"], createdAt: Date(timeIntervalSince1970: row["createdAt"]),
-            lastSeenAt: (row["lastSeenAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            revokedAt: (row["revokedAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
-    }
-
     public func putImage(_ image: CheckedImage, account: UUID) async throws {
         try await translatingErrors {
             try await writer.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO serverImage (accountId, sha256, mimeType, data) VALUES (?, ?, ?, ?)
-                        ON CONFLICT (accountId, sha256) DO NOTHING
-                        """, arguments: [account.uuidString.lowercased(), image.sha256, image.mimeType, image.data])
+                // A stored image is never replaced: its name is its contents' hash.
+                try ImageRecord(image, account: account).insert(db, onConflict: .ignore)
             }
         }
     }
@@ -365,10 +300,12 @@ extension SQLiteServerDatabase {
     public func image(_ sha256: String, account: UUID) async throws -> CheckedImage? {
         try await translatingErrors {
             try await writer.read { db in
-                try Row.fetchOne(
-                    db, sql: "SELECT mimeType, data FROM serverImage WHERE accountId = ? AND sha256 = ?",
-                    arguments: [account.uuidString.lowercased(), sha256]
-                ).map { CheckedImage(sha256: sha256, mimeType: $0["mimeType"], data: $0["data"]) }
+                try ImageRecord.fetchOne(
+                    db,
+                    key: [
+                        ImageRecord.Columns.accountId.rawValue: account.uuidString.lowercased(),
+                        ImageRecord.Columns.sha256.rawValue: sha256,
+                    ])?.image
             }
         }
     }
