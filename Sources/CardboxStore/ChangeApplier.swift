@@ -123,7 +123,7 @@ struct ChangeApplier {
                     "UPDATE \(entity.table) SET \(assignments.map { entity.binding($0.0) }.joined(separator: ", ")) WHERE \(entity.rowCondition)"
             ).execute(
                 arguments: StatementArguments(
-                    assignments.map(\.1) + entity.rowArguments(id: merged.id)))
+                    assignments.map { $0.1 } + entity.rowArguments(id: merged.id)))
         }
         let clocksToWrite = merged.created != local.created ? entity.fields : changed
         try writeFieldClocks(merged, fields: clocksToWrite)
@@ -186,7 +186,7 @@ struct ChangeApplier {
     {
         let shape = InsertShape(entity: entity, columnCount: columns.count)
         if let statement = inserts[shape] { return statement }
-        let wireColumns = (entity.identity == .uuid ? ["id"] : []) + columns.map(\.0)
+        let wireColumns = (entity.identity == .uuid ? ["id"] : []) + columns.map { $0.0 }
         let names =
             wireColumns.map(entity.storedColumn) + [SyncColumns.timestamp, SyncColumns.replica, SyncColumns.version]
         let marks = (wireColumns.map(entity.valueExpression) + ["?", "?", "?"]).joined(separator: ", ")

@@ -386,7 +386,7 @@ struct Measurements {
         let deck = try store.createDeck(name: "Big", frontLanguage: "es", backLanguage: "en")
         var settings = StudySettings()
         settings.newCardsPerDay = 1_000
-        settings.reviewsPerDay = 100_000
+        settings.reviewsPerDay = StudyRanges.dailyLimit.upperBound  // no daily cap in reach
         _ = try store.setStudySettings(deck.id, settings)
         for start in stride(from: 0, to: size, by: 10_000) {
             Progress.show("building a \(size)-card collection: \(start)/\(size)")
