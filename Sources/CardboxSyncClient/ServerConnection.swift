@@ -264,7 +264,9 @@ public struct ServerConnection: Sendable {
 
     /// Waits for the server to say the account has moved past `cursor` (server-sent events), and
     /// returns the new cursor; nil when the stream ends first (the server stopped, a proxy closed it).
-    public func news(after cursor: Int64) async throws -> Int64? {
+    /// `opened` runs once the server has opened the stream (its first bytes arrived): from then on,
+    /// a change the server takes is news on it.
+    public func news(after cursor: Int64, opened: @Sendable () -> Void = {}) async throws -> Int64? {
         var request = HTTPClientRequest(url: server + "/v1/sync/events?after=\(cursor)")
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         let response: HTTPClientResponse
@@ -277,17 +279,19 @@ public struct ServerConnection: Sendable {
             throw SyncClientError.refused(status: Int(response.status.code), message: "\(response.status)")
         }
         var pending = ""
+        var isOpen = false
         for try await chunk in response.body {
+            if !isOpen {
+                isOpen = true
+                opened()
+            }
             pending += String(buffer: chunk)
             while let end = pending.range(of: "\n\n") {
                 let event = pending[..<end.lowerBound]
                 pending = String(pending[end.upperBound...])
                 for line in event.split(separator: "\n") where line.hasPrefix("data: ") {
-                    let data = Data(line.dropFirst(6).utf8)
-                    if let next = (try? WireCoding.decoder().decode(NewsEvent.self, from: data))?.cursor, next > cursor
-                    {
-                        return next
-                    }
+                    let event = try? WireCoding.decode(NewsEvent.self, from: Data(line.dropFirst(6).utf8))
+                    if let next = event?.cursor, next > cursor { return next }
                 }
             }
         }
@@ -303,11 +307,10 @@ public struct ServerConnection: Sendable {
     }
 
     private func decode<Answer: Decodable>(_ type: Answer.Type, _ bytes: ByteBuffer, _ path: String) throws -> Answer {
-        do {
-            return try WireCoding.decoder().decode(type, from: Data(bytes.readableBytesView))
-        } catch {
+        guard let answer = try? WireCoding.decode(type, from: Data(bytes.readableBytesView)) else {
             throw Self.malformed(path)
         }
+        return answer
     }
 
     /// One request whose body, if any, is JSON text.
@@ -317,8 +320,9 @@ public struct ServerConnection: Sendable {
 
     /// A refusal as the server worded it (`{"error": "…"}`); nil when the body is no such answer.
     private static func refusal(_ status: Int, _ bytes: ByteBuffer) -> SyncClientError? {
-        guard let answer = try? WireCoding.decoder().decode(ErrorReply.self, from: Data(bytes.readableBytesView))
-        else { return nil }
+        guard let answer = try? WireCoding.decode(ErrorReply.self, from: Data(bytes.readableBytesView)) else {
+            return nil
+        }
         return .refused(status: status, message: answer.error)
     }
 

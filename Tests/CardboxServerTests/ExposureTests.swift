@@ -717,15 +717,13 @@ struct ExposureTests {
             let laptop = try await signIn(try CardboxStore.inMemory(), to: url, user: "fen", password: "password fen")
             let link = try #require(try laptop.syncLink())
             let connection = try ServerConnection(server: url, token: link.token)
-            // A stream that only reaches the server after the sign-out is refused (401): ended too.
-            let listening = Task { () -> Int64? in
-                do {
-                    return try await connection.news(after: link.received)
-                } catch SyncClientError.refused(status: 401, _) {
-                    return nil
-                }
+            let (opened, open) = AsyncStream.makeStream(of: Void.self)
+            // Waited for until the stream is open, or has failed (then `listening` says how).
+            let listening = Task {
+                defer { open.finish() }
+                return try await connection.news(after: link.received) { open.finish() }
             }
-            try await Task.sleep(for: .milliseconds(300))
+            for await _ in opened {}
             let start = ContinuousClock.now
             try await connection.signOut()
             let heard = try await withThrowingTaskGroup(of: Int64??.self) { group in

@@ -467,10 +467,15 @@ struct HTTPSyncTests {
             let (phone, laptop) = (devices[0], devices[1])
             _ = try await DeviceSync(store: laptop).sync()
             let link = try #require(try laptop.syncLink())
+            let (opened, open) = AsyncStream.makeStream(of: Void.self)
+            // Waited for until the stream is open, or has failed (then `listening` says how).
             let listening = Task {
-                try await ServerConnection(server: url, token: link.token).news(after: link.received)
+                defer { open.finish() }
+                return try await ServerConnection(server: url, token: link.token).news(after: link.received) {
+                    open.finish()
+                }
             }
-            try await Task.sleep(for: .milliseconds(300))
+            for await _ in opened {}
             _ = try phone.createList(name: "Groceries")
             let start = ContinuousClock.now
             _ = try await DeviceSync(store: phone).sync()
@@ -494,8 +499,14 @@ struct HTTPSyncTests {
             _ = try await accounts.addAccount(name: "fen", password: "password fen")
             let laptop = try await signIn(try CardboxStore.inMemory(), to: url, user: "fen", password: "password fen")
             let link = try #require(try laptop.syncLink())
-            listening = Task { try await ServerConnection(server: url, token: link.token).news(after: link.received) }
-            try await Task.sleep(for: .milliseconds(300))
+            let (opened, open) = AsyncStream.makeStream(of: Void.self)
+            listening = Task {
+                defer { open.finish() }
+                return try await ServerConnection(server: url, token: link.token).news(after: link.received) {
+                    open.finish()
+                }
+            }
+            for await _ in opened {}
             stopping = .now
         }
         #expect(ContinuousClock.now - stopping < .seconds(120))

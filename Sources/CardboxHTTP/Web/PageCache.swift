@@ -32,16 +32,22 @@ final class PageCache: Sendable {
     private let lifetime: Duration
     /// Past this many pages, the stale ones are dropped, and all of them if none were stale.
     private let capacity: Int
+    /// The time pages are made at: the continuous clock's, or a test's own.
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    init(lifetime: Duration = .seconds(1), capacity: Int = 2_000) {
+    init(
+        lifetime: Duration = .seconds(1), capacity: Int = 2_000,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
         self.lifetime = lifetime
         self.capacity = capacity
+        self.now = now
     }
 
     /// The page under `key` when it was made less than the lifetime ago; otherwise `make`'s, kept
     /// when it is a page of its own (200), not a refusal or a page with an error on it.
     func page(_ key: Key, make: () async throws -> WebPage.Rendered) async throws -> WebPage.Rendered {
-        let now = ContinuousClock.now
+        let now = now()
         if let entry = entries.withLock({ $0[key] }), now - entry.madeAt < lifetime { return entry.page }
         let page = try await make()
         guard page.status == .ok else { return page }
