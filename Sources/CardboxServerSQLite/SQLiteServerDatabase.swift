@@ -206,7 +206,7 @@ public final class SQLiteServerDatabase: ServerDatabase {
         return try await translatingErrors {
             try await writer.read { db in
                 // One statement, so rows and tombstones come from one snapshot.
-                let entries = try Row.fetchAll(
+                let entries = try PulledEntryRecord.fetchAll(
                     db.cachedStatement(
                         sql: """
                             SELECT seq, entity, rowId, record, NULL AS hlc, NULL AS replica FROM syncRow
@@ -216,11 +216,7 @@ public final class SQLiteServerDatabase: ServerDatabase {
                             WHERE accountId = ? AND seq > ?
                             ORDER BY seq LIMIT ?
                             """), arguments: [accountId, cursor, accountId, cursor, limit + 1]
-                ).map { row in
-                    try PulledRecord(
-                        seq: row["seq"], entity: row["entity"], id: row["rowId"], record: row["record"],
-                        hlc: row["hlc"], replica: row["replica"])
-                }
+                ).map { $0.entry }
                 return PullPage(entries, account: account, after: cursor, limit: limit)
             }
         }
@@ -253,8 +249,8 @@ private struct Records {
             if let record = try String.fetchOne(readRow, arguments: arguments) {
                 rows[key] = try RowChange(recordJSON: record, field: "syncRow")
             }
-            if let row = try Row.fetchOne(readTombstone, arguments: arguments) {
-                tombstones[key] = Tombstone(key, hlc: row["hlc"], replica: row["replica"])
+            if let clock = try TombstoneClockRecord.fetchOne(readTombstone, arguments: arguments) {
+                tombstones[key] = Tombstone(key, hlc: clock.hlc, replica: clock.replica)
             }
         }
         let lastSeq =

@@ -174,3 +174,34 @@ struct SetupTokenRecord: FetchableRecord, TableRecord {
         expiresAt = row[Columns.expiresAt]
     }
 }
+
+/// An entry of a pull: a row of `syncRow` or of `syncTombstone`, read by one `UNION ALL` that
+/// selects these columns from both (`record` null for a tombstone, `hlc` and `replica` for a row).
+struct PulledEntryRecord: FetchableRecord {
+    enum Columns: String, ColumnExpression, CaseIterable {
+        case seq, entity, rowId, record, hlc, replica
+    }
+
+    var entry: PulledRecord
+
+    init(row: Row) throws {
+        entry = try PulledRecord(
+            seq: row[Columns.seq], entity: row[Columns.entity], id: row[Columns.rowId], record: row[Columns.record],
+            hlc: row[Columns.hlc], replica: row[Columns.replica])
+    }
+}
+
+/// The clock of a row's delete, as `syncTombstone` keeps it.
+struct TombstoneClockRecord: FetchableRecord {
+    enum Columns: String, ColumnExpression, CaseIterable {
+        case hlc, replica
+    }
+
+    var hlc: Int64
+    var replica: String
+
+    init(row: Row) {
+        hlc = row[Columns.hlc]
+        replica = row[Columns.replica]
+    }
+}

@@ -89,10 +89,10 @@ extension StoreContext {
         var settings = UserSettings()
         let rows = try Row.fetchAll(
             db.cachedStatement(sql: "SELECT key, value FROM setting"), arguments: [])
-        for row in rows {
-            let key: String = row["key"]
+        for row in rows.map(TableRow<Columns.Setting>.init) {
+            let key: String = row[.key]
             // A value out of its range (an older store's, another device's) leaves the default.
-            settings.takeStored(key, try JSONValue.parse(row["value"], field: "setting \(key)"))
+            settings.takeStored(key, try JSONValue.parse(row[.value], field: "setting \(key)"))
         }
         return settings
     }

@@ -251,6 +251,35 @@ public struct CardReply: Codable, Sendable, Equatable {
     public init(card: Card) { self.card = card }
 }
 
+/// What adding a card answers: the card, and every card it made (a cloze text makes one per
+/// deletion number; `card` is the first).
+public struct AddedCardsReply: Codable, Sendable, Equatable {
+    public var card: Card
+    public var cards: [Card]
+    public init(card: Card, cards: [Card]) { (self.card, self.cards) = (card, cards) }
+}
+
+/// A page of a deck's cards, and how many match in all.
+public struct CardsReply: Codable, Sendable, Equatable {
+    public var cards: [Card]
+    public var total: Int
+    public init(cards: [Card], total: Int) { (self.cards, self.total) = (cards, total) }
+}
+
+/// What a deck's flow (clearing suggestions, …) moved, and the deck's counts after it.
+public struct FlowReply: Codable, Sendable, Equatable {
+    public var moved: Int
+    public var counts: DeckCounts
+    public init(moved: Int, counts: DeckCounts) { (self.moved, self.counts) = (moved, counts) }
+}
+
+/// A deck made from a preset, and how many cards it holds.
+public struct PresetDeckReply: Codable, Sendable, Equatable {
+    public var deck: Deck
+    public var cards: Int
+    public init(deck: Deck, cards: Int) { (self.deck, self.cards) = (deck, cards) }
+}
+
 public struct DeckReply: Codable, Sendable, Equatable {
     public var deck: Deck
     public init(deck: Deck) { self.deck = deck }
@@ -292,6 +321,34 @@ public struct PresetsReply: Codable, Sendable, Equatable {
 public struct OutcomesReply: Codable, Sendable, Equatable {
     public var outcomes: [String]
     public init(outcomes: [String]) { self.outcomes = outcomes }
+}
+
+/// A list as its page shows it: with the account's crossed-out setting.
+public struct ListShownReply: Codable, Sendable, Equatable {
+    public var list: ItemList
+    public var showCrossedOutItems: Bool
+    public init(list: ItemList, showCrossedOutItems: Bool) {
+        (self.list, self.showCrossedOutItems) = (list, showCrossedOutItems)
+    }
+}
+
+/// `POST /api/v1/settings`'s answer: the settings it sets, as they are now (`timeZone` null: the
+/// server's).
+public struct SettingsReply: Codable, Sendable, Equatable {
+    public var showCrossedOutItems: Bool
+    public var timeZone: String?
+
+    public init(showCrossedOutItems: Bool, timeZone: String?) {
+        (self.showCrossedOutItems, self.timeZone) = (showCrossedOutItems, timeZone)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(showCrossedOutItems, forKey: .showCrossedOutItems)
+        try container.encode(timeZone, forKey: .timeZone)  // null, not left out
+    }
+
+    enum CodingKeys: String, CodingKey { case showCrossedOutItems, timeZone }
 }
 
 public struct ListReply: Codable, Sendable, Equatable {

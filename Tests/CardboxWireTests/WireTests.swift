@@ -90,6 +90,26 @@ struct WireTests {
         #expect(try WireCoding.decode(SessionReply.self, from: Data(try WireCoding.text(session).utf8)) == session)
     }
 
+    @Test("/api/v1's answers read back as written; a settings answer names a time zone left to the server as null")
+    func apiAnswersReadBack() throws {
+        func roundTrip<Reply: Codable & Equatable>(_ reply: Reply) throws -> Bool {
+            try WireCoding.decode(Reply.self, from: Data(try WireCoding.text(reply).utf8)) == reply
+        }
+        let time = Date(timeIntervalSince1970: 86_400)
+        let deck = Deck(
+            id: DeckID(UUID()), name: "Spanish", frontLanguage: "es", backLanguage: "en", createdAt: time,
+            modifiedAt: time)
+        let list = ItemList(id: ListID(UUID()), name: "Groceries", orderNumber: 0, createdAt: time, modifiedAt: time)
+        let counts = DeckCounts(currentCards: 3, dueCards: 1)
+        #expect(try roundTrip(PresetDeckReply(deck: deck, cards: 40)))
+        #expect(try roundTrip(FlowReply(moved: 2, counts: counts)))
+        #expect(try roundTrip(CardsReply(cards: [], total: 0)))
+        #expect(try roundTrip(ListShownReply(list: list, showCrossedOutItems: true)))
+        let settings = SettingsReply(showCrossedOutItems: false, timeZone: nil)
+        #expect(try roundTrip(settings))
+        #expect(try WireCoding.text(settings) == #"{"showCrossedOutItems":false,"timeZone":null}"#)
+    }
+
     @Test("a pull answer reads back as written, an exchange's with its push; a malformed one names what is wrong")
     func pullReply() throws {
         let changes = ChangeSet(accountId: UUID(), replicaId: "phone")

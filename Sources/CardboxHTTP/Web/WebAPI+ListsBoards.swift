@@ -22,7 +22,7 @@ extension WebAPI {
         }
         api.get("lists/:list") { _, context in
             let found = try await actions.list(try context.requireCaller(), try WebApp.listId(context))
-            return EncodedJSON(ListAnswer(list: found.list, showCrossedOutItems: found.showCrossedOut))
+            return EncodedJSON(ListShownReply(list: found.list, showCrossedOutItems: found.showCrossedOut))
         }
         api.post("lists/:list/rename") { request, context in
             let body = try await request.decodeBody(NameRequest.self, context)
@@ -59,7 +59,7 @@ extension WebAPI {
             let settings = try await actions.setSettings(
                 try context.requireCaller(), showCrossedOut: show, timeZone: zone)
             return EncodedJSON(
-                SettingsAnswer(showCrossedOutItems: settings.showCrossedOutItems, timeZone: settings.timeZone))
+                SettingsReply(showCrossedOutItems: settings.showCrossedOutItems, timeZone: settings.timeZone))
         }
     }
 
@@ -234,11 +234,6 @@ extension WebAPI {
             return Response(status: .noContent)
         }
     }
-
-    struct ListAnswer: Encodable {
-        var list: ItemList
-        var showCrossedOutItems: Bool
-    }
 }
 
 extension WebAPI {
@@ -250,18 +245,4 @@ extension WebAPI {
 
     /// An item's quantity, as seed 002 allows it (nil: none).
     static func quantity(_ value: Int?) throws -> Int32? { try Validate.quantity(value) }
-}
-
-/// `POST /api/v1/settings`'s answer: the settings it sets, as they are now.
-struct SettingsAnswer: Encodable {
-    var showCrossedOutItems: Bool
-    var timeZone: String?
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(showCrossedOutItems, forKey: .showCrossedOutItems)
-        try container.encode(timeZone, forKey: .timeZone)
-    }
-
-    enum CodingKeys: String, CodingKey { case showCrossedOutItems, timeZone }
 }

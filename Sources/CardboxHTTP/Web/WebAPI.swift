@@ -65,7 +65,7 @@ struct WebAPI: Sendable {
         api.post("presets/:preset") { _, context in
             let preset = try PresetDeck.named(context.parameters.get("preset") ?? "")
             let made = try await actions.createDeck(try context.requireCaller(), preset: preset)
-            return EncodedJSON(PresetDeckAnswer(deck: made.deck, cards: made.cards.count), status: .created)
+            return EncodedJSON(PresetDeckReply(deck: made.deck, cards: made.cards.count), status: .created)
         }
         api.get("decks/:deck/stats") { request, context in
             let days = Int(try request.integerQuery("days", default: 30))
@@ -85,7 +85,7 @@ struct WebAPI: Sendable {
             let draft = CardDraft(
                 front: body.front, back: body.back ?? "", notes: body.notes ?? "", tags: body.tags ?? [])
             let cards = try await actions.addCards(try context.requireCaller(), to: try WebApp.deckId(context), draft)
-            return EncodedJSON(AddedCards(card: cards[0], cards: cards), status: .created)
+            return EncodedJSON(AddedCardsReply(card: cards[0], cards: cards), status: .created)
         }
         api.get("decks/:deck/cards/:card") { _, context in
             let (_, card, _) = try await actions.card(
@@ -132,7 +132,7 @@ struct WebAPI: Sendable {
             }
             let found = try await actions.cards(
                 try context.requireCaller(), in: try WebApp.deckId(context), filter, limit: limit, offset: offset)
-            return EncodedJSON(CardsAnswer(cards: found.cards, total: found.total))
+            return EncodedJSON(CardsReply(cards: found.cards, total: found.total))
         }
         api.post("decks/:deck/cards/:card/:move") { _, context in
             let move: AccountActions.CardMove = try WebApp.choice(context, "move")
@@ -171,7 +171,7 @@ struct WebAPI: Sendable {
             let caller = try context.requireCaller()
             let deck = try WebApp.deckId(context)
             let moved = try await actions.run(caller, flow, in: deck)
-            return EncodedJSON(FlowAnswer(moved: moved, counts: try await actions.deck(caller, deck, limit: 0).counts))
+            return EncodedJSON(FlowReply(moved: moved, counts: try await actions.deck(caller, deck, limit: 0).counts))
         }
         api.get("decks/:deck/suggestions") { _, context in
             EncodedJSON(
@@ -195,25 +195,10 @@ struct WebAPI: Sendable {
         }
     }
 
-    struct CardsAnswer: Encodable {
-        var cards: [Card]
-        var total: Int
-    }
-
-    struct FlowAnswer: Encodable {
-        var moved: Int
-        var counts: DeckCounts
-    }
-
     static func preset(_ preset: PresetDeck) -> PresetsReply.Preset {
         PresetsReply.Preset(
             slug: preset.slug, name: preset.name, frontLanguage: preset.frontLanguage,
             backLanguage: preset.backLanguage, cards: preset.cards.count)
-    }
-
-    struct PresetDeckAnswer: Encodable {
-        var deck: Deck
-        var cards: Int
     }
 
     struct DecksAnswer: Encodable {
@@ -255,11 +240,4 @@ struct WebAPIAuthentication: RouterMiddleware {
         }
         return try await next(request, context)
     }
-}
-
-/// What adding a card answers: the card, and every card it made (a cloze text makes one per
-/// deletion number; `card` is the first).
-struct AddedCards: Encodable {
-    var card: Card
-    var cards: [Card]
 }
