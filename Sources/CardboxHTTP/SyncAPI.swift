@@ -35,8 +35,14 @@ public struct CardboxRequestContext: RequestContext {
     /// (a sign-in's password check, which may have waited in a queue): the connection is open and
     /// the client has not closed its side (`ClientPresence`).
     func clientIsThere() async -> @Sendable () -> Bool {
-        let presence = try? await channel.pipeline.handler(type: ClientPresence.self).get()
-        return { [channel] in channel.isActive && presence?.hasLeft != true }
+        guard let presence = try? await channel.pipeline.handler(type: ClientPresence.self).get() else {
+            // Its handlers are gone: the connection closed already. Or the request came over none
+            // (HummingbirdTesting's in-process client: no listener is its channel's parent), and
+            // no client can leave it.
+            let overNoConnection = channel.parent == nil
+            return { overNoConnection }
+        }
+        return { [channel] in channel.isActive && !presence.hasLeft }
     }
 
     /// The largest body a request may send: one change set (`ChangeSet.maximumBytes`).

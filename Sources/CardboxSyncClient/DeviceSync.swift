@@ -44,8 +44,13 @@ public struct DeviceSync: Sendable {
     public let store: CardboxStore
     /// Records per pushed batch and per pulled page.
     public var batchSize = 2_000
+    /// How requests reach the server: the network, or (in the tests) a router in this process.
+    public var transport: any HTTPTransport
 
-    public init(store: CardboxStore) { self.store = store }
+    public init(store: CardboxStore, transport: any HTTPTransport = ServerConnection.client) {
+        self.store = store
+        self.transport = transport
+    }
 
     public static let notSignedIn = CardboxError.invalid(
         field: "sync", reason: "this store is not signed in to a server: cardbox login URL --user NAME")
@@ -53,7 +58,7 @@ public struct DeviceSync: Sendable {
     public func sync(progress: (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {
         guard var start = try store.syncStart(limit: batchSize) else { throw Self.notSignedIn }
         var link = start.link
-        let connection = try ServerConnection(server: link.server, token: link.token)
+        let connection = try ServerConnection(server: link.server, token: link.token, transport: transport)
         do {
             var report = SyncReport()
             // A pull the server's answers already made (a current snapshot): no request for it.

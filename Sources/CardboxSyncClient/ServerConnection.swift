@@ -14,7 +14,7 @@ import NIOSSL
 public struct ServerConnection: Sendable {
     public let server: String
     public let token: String?
-    private let client: HTTPClient
+    private let transport: any HTTPTransport
     /// The most one request's change set may be: what the server takes (`ChangeSet.maximumBytes`).
     let requestBytes: Int
 
@@ -35,7 +35,7 @@ public struct ServerConnection: Sendable {
     }()
 
     public init(
-        server: String, token: String?, client: HTTPClient = ServerConnection.client,
+        server: String, token: String?, transport: any HTTPTransport = ServerConnection.client,
         requestBytes: Int = ChangeSet.maximumBytes
     ) throws {
         self.requestBytes = requestBytes
@@ -44,7 +44,7 @@ public struct ServerConnection: Sendable {
         }
         self.server = server.hasSuffix("/") ? String(server.dropLast()) : server
         self.token = token
-        self.client = client
+        self.transport = transport
     }
 
     /// Signs a device in: its token, its account and itself.
@@ -176,7 +176,7 @@ public struct ServerConnection: Sendable {
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(request, timeout: .seconds(600))
+            response = try await transport.send(request, timeout: .seconds(600))
         } catch {
             throw SyncClientError.unreachable(server: server, reason: ConnectionFailure.reason(error))
         }
@@ -271,7 +271,7 @@ public struct ServerConnection: Sendable {
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(request, timeout: .hours(24 * 365))
+            response = try await transport.send(request, timeout: .hours(24 * 365))
         } catch {
             throw SyncClientError.unreachable(server: server, reason: ConnectionFailure.reason(error))
         }
@@ -340,7 +340,7 @@ public struct ServerConnection: Sendable {
         let response: HTTPClientResponse
         let bytes: ByteBuffer
         do {
-            response = try await client.execute(request, timeout: .seconds(120))
+            response = try await transport.send(request, timeout: .seconds(120))
             bytes = try await response.body.collect(upTo: ChangeSet.maximumBytes * 2)
         } catch {
             throw SyncClientError.unreachable(server: server, reason: ConnectionFailure.reason(error))

@@ -72,9 +72,11 @@ struct ExposureTests {
     /// The setup link's token of the servers `withExposedServer` starts.
     static let setupToken = "0123456789abcdef0123456789abcdef"
 
-    /// A web server with a setup link and copies of accounts, as `cardbox serve` starts one.
+    /// A web server with a setup link and copies of accounts, as `cardbox serve` starts one, on a
+    /// loopback port: what these tests check is mostly about the connection (its address, a proxy
+    /// in front, its pace and how many there are).
     static func withExposedServer(
-        _ configure: (inout ServerOptions) -> Void = { _ in }, throttle: SignInThrottle = .init(),
+        _ configure: (inout ServerOptions) -> Void = { _ in }, network: Bool = true, throttle: SignInThrottle = .init(),
         _ body: (_ url: String, _ database: any ServerDatabase, _ accounts: AccountService) async throws -> Void
     ) async throws {
         var options = ServerOptions()
@@ -83,7 +85,7 @@ struct ExposureTests {
         configure(&options)
         defer { try? FileManager.default.removeItem(at: options.replicaFolder!) }
         try await withServer(
-            "sqlite-memory", options: options, throttle: throttle, setupToken: Self.setupToken, body)
+            "sqlite-memory", options: options, network: network, throttle: throttle, setupToken: Self.setupToken, body)
     }
 
     // MARK: Sign-in
@@ -288,6 +290,11 @@ struct ExposureTests {
             }
             #expect(!isThere(), "after the \(closing) closed")
         }
+        // A request that came over no connection (HummingbirdTesting's in-process client) has no
+        // client to leave: its sign-in is checked.
+        let inProcess = CardboxRequestContext(
+            source: ApplicationRequestContextSource(channel: NIOAsyncTestingChannel(), logger: Logger(label: "test")))
+        #expect(await inProcess.clientIsThere()())
     }
 
     // MARK: First run
@@ -329,7 +336,7 @@ struct ExposureTests {
         }
         // A server with no link kept (none offered, or one used by an account since removed): the
         // setup page says how to get one, and nothing is made.
-        try await withServer("sqlite-memory") { url, database, _ in
+        try await withServer("sqlite-memory", network: true) { url, database, _ in
             let browser = TestBrowser(url)
             let refused = try await browser.post(
                 "/setup?token=\(Self.setupToken)", ["user": "eve", "password": "correct horse"])
@@ -666,7 +673,7 @@ struct ExposureTests {
             #expect(
                 set.status == 200 && set.body.contains(#""timeZone":"Asia\/Tokyo""#)
                     || set.body.contains(#""timeZone":"Asia/Tokyo""#))
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             #expect(try phone.settings().timeZone == "Asia/Tokyo")
             // A sign-in carries the browser's: the page's script fills the form's field.
             #expect(try await browser.get("/signin").body.contains(#"name="timeZone""#))
@@ -678,7 +685,7 @@ struct ExposureTests {
                 "/signin", ["user": name, "password": "correct horse", "timeZone": "America/Lima"])
             #expect(signedIn.status == 303)
             let laptop = try await signIn(CardboxStore.inMemory(), to: url, user: name, password: "correct horse")
-            _ = try await DeviceSync(store: laptop).sync()
+            _ = try await DeviceSync(testing: laptop).sync()
             #expect(try laptop.settings().timeZone == "America/Lima")
         }
     }
@@ -699,7 +706,7 @@ struct ExposureTests {
             // 25 hours apart: their dates always differ, so the server's own zone cannot pass both.
             for zone in ["Pacific/Kiritimati", "Pacific/Pago_Pago"] {
                 _ = try phone.setSetting("timeZone", to: zone)
-                _ = try await DeviceSync(store: phone).sync()
+                _ = try await DeviceSync(testing: phone).sync()
                 let page = try await browser.get("/decks/\(deck.id)/stats").body
                 #expect(page.contains("1 reviews on \(today(zone))"), "\(zone): today is \(today(zone))")
             }
@@ -712,11 +719,11 @@ struct ExposureTests {
     func streamEndsWithItsToken() async throws {
         var options = ServerOptions()
         options.newsPollInterval = .seconds(60)
-        try await withServer("sqlite-memory", options: options) { url, _, accounts in
+        try await withServer("sqlite-memory", options: options, network: true) { url, _, accounts in
             _ = try await accounts.addAccount(name: "fen", password: "password fen")
             let laptop = try await signIn(try CardboxStore.inMemory(), to: url, user: "fen", password: "password fen")
             let link = try #require(try laptop.syncLink())
-            let connection = try ServerConnection(server: url, token: link.token)
+            let connection = try ServerConnection(server: url, token: link.token, transport: TestTransport.devices)
             let (opened, open) = AsyncStream.makeStream(of: Void.self)
             // Waited for until the stream is open, or has failed (then `listening` says how).
             let listening = Task {

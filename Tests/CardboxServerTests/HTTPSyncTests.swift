@@ -8,6 +8,7 @@ import CardboxTestSupport
 import CardboxWire
 import Foundation
 import Hummingbird
+import HummingbirdTesting
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -16,33 +17,52 @@ import Testing
 
 @testable import CardboxHTTP
 
-/// A real server on a free loopback port, over a database, for the length of `body`; stopped by
-/// cancelling it or (`gracefully`) as SIGTERM stops `cardbox serve`.
+/// The application `cardbox serve` runs, over a database, for the length of `body`: in this
+/// process without a socket (HummingbirdTesting's `.router`; devices and requests reach it through
+/// `TestTransport`), or, with `network` (or `tls`), on a free loopback port, stopped by cancelling
+/// it or (`gracefully`) as SIGTERM stops `cardbox serve`. The network is for the tests it is the
+/// point of: connections, streams, TLS, stopping.
 func withServer(
-    _ implementation: String, options: ServerOptions = ServerOptions(), tls: (certificate: String, key: String)? = nil,
-    gracefully: Bool = false, throttle: SignInThrottle = .init(), setupToken: String? = nil,
+    _ implementation: String, options: ServerOptions = ServerOptions(), network: Bool = false,
+    tls: (certificate: String, key: String)? = nil, gracefully: Bool = false, throttle: SignInThrottle = .init(),
+    setupToken: String? = nil,
     _ body: (_ url: String, _ database: any ServerDatabase, _ accounts: AccountService) async throws -> Void
 ) async throws {
     try await SyncStates.with(implementation) { database in
         try await withServer(
-            on: database, options: options, tls: tls, gracefully: gracefully, throttle: throttle,
+            on: database, options: options, network: network, tls: tls, gracefully: gracefully, throttle: throttle,
             setupToken: setupToken, body)
     }
 }
 
 /// `withServer` over a database opened already (one of several servers sharing it).
 func withServer(
-    on database: any ServerDatabase, options: ServerOptions = ServerOptions(),
+    on database: any ServerDatabase, options: ServerOptions = ServerOptions(), network: Bool = false,
     tls: (certificate: String, key: String)? = nil, gracefully: Bool = false, throttle: SignInThrottle = .init(),
     setupToken: String? = nil,
     _ body: (_ url: String, _ database: any ServerDatabase, _ accounts: AccountService) async throws -> Void
 ) async throws {
     let accounts = AccountService(store: database, hasher: PasswordHasher(cost: 4), throttle: throttle)
     if let setupToken { try await accounts.offerSetup(secret: setupToken) }
-    let server = try await LoopbackServer.start { onRunning in
-        var logger = Logger(label: "cardbox.test-server")
-        logger.logLevel = .warning
-        return try CardboxApplication.make(
+    var logger = Logger(label: "cardbox.test-server")
+    logger.logLevel = .warning
+    guard network || tls != nil else {
+        // No request comes "from this machine" without a socket: /metrics is read with a token.
+        var options = options
+        if options.metricsToken == nil { options.metricsToken = inProcessMetricsToken }
+        let application = try CardboxApplication.make(
+            database: database, accounts: accounts, options: options, host: "127.0.0.1", port: 0, logger: logger)
+        // The router's test client runs `body` in a child task it awaits: the caller's closure,
+        // the database and the accounts are not used concurrently with anything outside it.
+        nonisolated(unsafe) let body = body
+        nonisolated(unsafe) let database = database
+        try await application.test(.router) { client in
+            try await InProcessServers.serving(client) { url in try await body(url, database, accounts) }
+        }
+        return
+    }
+    let server = try await LoopbackServer.start { [logger] onRunning in
+        try CardboxApplication.make(
             database: database, accounts: accounts, options: options, host: "127.0.0.1", port: 0, tls: tls,
             logger: logger, onRunning: onRunning)
     }
@@ -83,7 +103,7 @@ func rawPost(_ url: String, token: String, body: String, chunked: Bool = false) 
     } else {
         request.body = .bytes(ByteBuffer(string: body))
     }
-    let response = try await ServerConnection.client.execute(request, timeout: .seconds(30))
+    let response = try await TestTransport.devices.send(request, timeout: .seconds(30))
     let bytes = try await response.body.collect(upTo: 1 << 22)
     return (Int(response.status.code), String(buffer: bytes))
 }
@@ -102,7 +122,7 @@ func refusal(_ body: () async throws -> Void) async -> (status: Int, message: St
 
 /// Signs a store in as a device would (`cardbox login`): joins the account, keeps the token.
 func signIn(_ store: CardboxStore, to url: String, user: String, password: String) async throws -> CardboxStore {
-    let signedIn = try await ServerConnection(server: url, token: nil).signIn(
+    let signedIn = try await ServerConnection(server: url, token: nil, transport: TestTransport.devices).signIn(
         user: user, password: password, device: "test device")
     let joined = try store.joinAccount(signedIn.account.id)
     try joined.saveSyncLink(SyncLink(server: url, user: user, token: signedIn.token))
@@ -126,20 +146,20 @@ struct HTTPSyncTests {
             let phoneIn = try await signIn(phone, to: url, user: name, password: "correct horse")
             let laptopIn = try await signIn(laptop, to: url, user: name, password: "correct horse")
             #expect(phoneIn.accountId == laptopIn.accountId && phoneIn.accountId != phone.accountId)
-            for store in [phoneIn, laptopIn, phoneIn] { _ = try await DeviceSync(store: store).sync() }
+            for store in [phoneIn, laptopIn, phoneIn] { _ = try await DeviceSync(testing: store).sync() }
             #expect(try phoneIn.canonicalDump() == laptopIn.canonicalDump())
             #expect(try laptopIn.decks().map(\.name) == ["Spanish"])
             #expect(try phoneIn.lists().map(\.name) == ["Groceries"])
             // The tag's id is derived from the new account, so both devices would mint the same one.
             let tag = try laptopIn.tags().first
             #expect(tag?.name == "greeting")
-            #expect(try DeviceSync(store: phoneIn).status().pending == 0)
+            #expect(try DeviceSync(testing: phoneIn).status().pending == 0)
             // An edit on one device reaches the other.
             let card = try laptopIn.cards(in: deck.id)[0]
             _ = try laptopIn.editCard(card.id, CardChanges(back: "hi"))
-            #expect(try DeviceSync(store: laptopIn).status().pending == 1)
-            _ = try await DeviceSync(store: laptopIn).sync()
-            _ = try await DeviceSync(store: phoneIn).sync()
+            #expect(try DeviceSync(testing: laptopIn).status().pending == 1)
+            _ = try await DeviceSync(testing: laptopIn).sync()
+            _ = try await DeviceSync(testing: phoneIn).sync()
             #expect(try phoneIn.card(card.id).back == "hi")
         }
     }
@@ -155,7 +175,7 @@ struct HTTPSyncTests {
             _ = try phone.setPlan(.premium)
             let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
             _ = try phone.addCards(to: deck.id, (0..<30).map { CardDraft(front: "word \($0)", back: "w") })
-            var sync = DeviceSync(store: phone)
+            var sync = DeviceSync(testing: phone)
             sync.batchSize = 7
             let report = try await sync.sync()
             #expect(report.pushed > 4 * sync.batchSize && report.pulled == 0)
@@ -199,33 +219,33 @@ struct HTTPSyncTests {
             let cards = try phone.addCards(
                 to: deck.id, (0..<30).map { CardDraft(front: "w\($0)", back: "v", tags: ["verbs"]) })
             try phone.deleteTag("verbs")
-            #expect(try await DeviceSync(store: phone).sync().snapshot == false)
+            #expect(try await DeviceSync(testing: phone).sync().snapshot == false)
             // Another account's data is never in this account's copy.
             let stranger = try await signIn(try CardboxStore.inMemory(), to: url, user: other, password: "password ed")
             _ = try stranger.createList(name: "Secret")
-            _ = try await DeviceSync(store: stranger).sync()
+            _ = try await DeviceSync(testing: stranger).sync()
 
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-\(UUID()).sqlite").path
             let laptop = try await signIn(
                 try CardboxStore.open(path: path), to: url, user: name, password: "password di")
             let pulls = try await requests(url, route: "/v1/sync/pull")
-            let report = try await DeviceSync(store: laptop).sync()
+            let report = try await DeviceSync(testing: laptop).sync()
             #expect(report.snapshot && report.pulled == 0)
             // The snapshot holds everything pushed before it was asked for: it was the sync's pull.
             #expect(try await requests(url, route: "/v1/sync/pull") == pulls)
             #expect(try laptop.syncLink()?.lastSync != nil && laptop.allowance().plan == .premium)
             #expect(try laptop.canonicalDump() == phone.canonicalDump())
             #expect(try laptop.lists().isEmpty && laptop.cards(in: deck.id).count == 30)
-            #expect(try DeviceSync(store: laptop).status().pending == 0)
+            #expect(try DeviceSync(testing: laptop).status().pending == 0)
             // Both ways after it: the laptop's edit reaches the phone, and the phone's the laptop.
             _ = try laptop.editCard(cards[0].id, CardChanges(back: "from the laptop"))
             _ = try phone.editCard(cards[1].id, CardChanges(back: "from the phone"))
-            for store in [laptop, phone, laptop] { _ = try await DeviceSync(store: store).sync() }
+            for store in [laptop, phone, laptop] { _ = try await DeviceSync(testing: store).sync() }
             #expect(try phone.card(cards[0].id).back == "from the laptop")
             #expect(try laptop.card(cards[1].id).back == "from the phone")
             #expect(try laptop.canonicalDump() == phone.canonicalDump())
             // A device that has synced before never takes a snapshot again.
-            #expect(try await DeviceSync(store: laptop).sync().snapshot == false)
+            #expect(try await DeviceSync(testing: laptop).sync().snapshot == false)
         }
     }
 
@@ -248,12 +268,14 @@ struct HTTPSyncTests {
                 throws: CardboxError.invalid(
                     field: "snapshot", reason: "arrived damaged: its SHA-256 is not the one the server sent")
             ) {
-                _ = try await ServerConnection(server: "http://127.0.0.1:\(bound)", token: "t").snapshot(to: path)
+                _ = try await ServerConnection(
+                    server: "http://127.0.0.1:\(bound)", token: "t", transport: TestTransport.devices
+                ).snapshot(to: path)
             }
             let store = try CardboxStore.inMemory()
             try store.saveSyncLink(SyncLink(server: "http://127.0.0.1:\(bound)", user: "u", token: "t"))
             // The sync goes on record by record (this server has nothing more to say, so it fails there).
-            await #expect(throws: SyncClientError.self) { try await DeviceSync(store: store).sync() }
+            await #expect(throws: SyncClientError.self) { try await DeviceSync(testing: store).sync() }
             #expect(try store.holdsNothingOfItsOwn())
             #expect(try store.syncLink()?.received == 0)
         }
@@ -268,7 +290,7 @@ struct HTTPSyncTests {
             let (phone, laptop) = (devices[0], devices[1])
             let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
             _ = try phone.addCards(to: deck.id, (0..<20).map { CardDraft(front: "p\($0)", back: "p") })
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             // Offline, the laptop sees none of them and adds ten of its own: 30 of 25 once merged.
             let own = try laptop.createDeck(name: "French", frontLanguage: "fr", backLanguage: "en")
             _ = try laptop.addCards(to: own.id, (0..<10).map { CardDraft(front: "l\($0)", back: "l") })
@@ -276,26 +298,26 @@ struct HTTPSyncTests {
             _ = try laptop.addItem(to: hardware.id, title: "Nails", description: "", quantity: 100)
             let seed001 = "Card limit exceeded. You have 20 cards out of 25 allowed. 5 cards remaining."
             await #expect {
-                try await DeviceSync(store: laptop).sync()
+                try await DeviceSync(testing: laptop).sync()
             } throws: { error in
                 (error as? SyncClientError)?.errorDescription?.contains(seed001) == true
             }
-            let status = try DeviceSync(store: laptop).status()
+            let status = try DeviceSync(testing: laptop).status()
             #expect(status.pending > 10 && status.lastError?.contains(seed001) == true)
             // The phone's cards still arrived; the laptop's own stay pending, not lost.
             #expect(try laptop.cards(in: deck.id).count == 20 && laptop.cards(in: own.id).count == 10)
             // Only the cards wait for room: the deck, list and item made beside them went through.
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             #expect(try phone.lists().map(\.name) == ["Hardware"] && phone.cards(in: own.id).isEmpty)
             #expect(try phone.list(hardware.id).items?.map(\.title) == ["Nails"])
             try await database.setPlan(.premium, account: account.id)
-            _ = try await DeviceSync(store: laptop).sync()
-            _ = try await DeviceSync(store: phone).sync()
-            #expect(try DeviceSync(store: laptop).status().pending == 0)
+            _ = try await DeviceSync(testing: laptop).sync()
+            _ = try await DeviceSync(testing: phone).sync()
+            #expect(try DeviceSync(testing: laptop).status().pending == 0)
             #expect(try laptop.allowance().plan == .premium && phone.allowance().plan == .premium)
             #expect(try phone.cards(in: own.id).count == 10)
             // Each device wrote the new plan; one more round and both hold the same writes.
-            _ = try await DeviceSync(store: laptop).sync()
+            _ = try await DeviceSync(testing: laptop).sync()
             #expect(try phone.canonicalDump() == laptop.canonicalDump())
         }
     }
@@ -305,7 +327,7 @@ struct HTTPSyncTests {
         try await withServer("sqlite-memory") { url, _, accounts in
             let phone = try await newAccount("ivo", plan: .premium, devices: 1, url: url, accounts: accounts).devices[0]
             for index in 0..<25 { _ = try phone.createList(name: "List \(index)") }
-            var sync = DeviceSync(store: phone)
+            var sync = DeviceSync(testing: phone)
             sync.batchSize = 10
             // Cut short once two batches of three are in (its own task cancelled, as by Ctrl-C).
             let cut = Task { [sync] in
@@ -319,7 +341,7 @@ struct HTTPSyncTests {
             // the cut or not: at most it comes back, never the two batches whose receipts came.
             let again = try await sync.sync()
             #expect(again.pulled <= 6, "pulled \(again.pulled) of its own records back")
-            #expect(try DeviceSync(store: phone).status().pending == 0)
+            #expect(try DeviceSync(testing: phone).status().pending == 0)
         }
     }
 
@@ -331,11 +353,11 @@ struct HTTPSyncTests {
             let (account, devices) = try await newAccount("eli", devices: 2, url: url, accounts: accounts)
             let (phone, laptop) = (devices[0], devices[1])
             let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             // The phone has pulled everything: its next exchange has nothing to hand back.
             _ = try phone.renameDeck(deck.id, to: "Español")
             var link = try #require(try phone.syncLink())
-            let connection = try ServerConnection(server: url, token: link.token)
+            let connection = try ServerConnection(server: url, token: link.token, transport: TestTransport.devices)
             let own = try await connection.exchange(
                 try phone.changes(since: link.sent).changes, batch: UUID(), after: link.received, limit: 100)
             #expect(own.changes.isEmpty && !own.hasMore)
@@ -344,14 +366,14 @@ struct HTTPSyncTests {
             try phone.saveSyncLink(link)
             // The laptop pushes; the phone's next exchange brings the laptop's list.
             _ = try laptop.createList(name: "Groceries")
-            _ = try await DeviceSync(store: laptop).sync()
+            _ = try await DeviceSync(testing: laptop).sync()
             _ = try phone.renameDeck(deck.id, to: "Spanish")
             let mixed = try await connection.exchange(
                 try phone.changes(since: link.sent).changes, batch: UUID(), after: link.received, limit: 100)
             #expect(mixed.changes.rows.contains { $0.entity == .itemList })
             #expect(try await mixed.cursor == database.cursor(account: account.id))
             // Whole syncs after: both devices hold the same.
-            for store in [phone, laptop, phone] { _ = try await DeviceSync(store: store).sync() }
+            for store in [phone, laptop, phone] { _ = try await DeviceSync(testing: store).sync() }
             #expect(try phone.canonicalDump() == laptop.canonicalDump())
             #expect(try laptop.deck(deck.id).name == "Spanish")
         }
@@ -366,7 +388,7 @@ struct HTTPSyncTests {
                 "ida", plan: .premium, devices: 1, url: url, accounts: accounts)
             let phone = devices[0]
             let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             let before = try await database.cursor(account: account.id)
             _ = try phone.renameDeck(deck.id, to: "Español")
             let small = try phone.changes(since: try #require(try phone.syncLink()).sent).changes
@@ -389,7 +411,7 @@ struct HTTPSyncTests {
                 #expect(answer.status == 401 && answer.body.contains("sign in first"))
             }
             for token in [token, unknown] {
-                let connection = try ServerConnection(server: url, token: token)
+                let connection = try ServerConnection(server: url, token: token, transport: TestTransport.devices)
                 for changes in [small, large] {
                     let refusals = [
                         await refusal { _ = try await connection.push(changes, batch: UUID()) },
@@ -413,7 +435,7 @@ struct HTTPSyncTests {
         "a push of unknown length (chunked) waits for its token's check, then goes through; with a bad token, 401",
         arguments: ["sqlite-memory", "postgres"])
     func chunkedPush(_ implementation: String) async throws {
-        try await withServer(implementation) { url, database, accounts in
+        try await withServer(implementation, network: true) { url, database, accounts in
             let (account, devices) = try await newAccount("jo", devices: 1, url: url, accounts: accounts)
             let phone = devices[0]
             _ = try phone.createList(name: "Groceries")
@@ -440,12 +462,12 @@ struct HTTPSyncTests {
                 "kim", plan: .premium, devices: 1, url: url, accounts: accounts)
             let phone = devices[0]
             let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             // The phone still holds the premium plan: its cards are written here, and refused there.
             _ = try phone.addCards(to: deck.id, (0..<26).map { CardDraft(front: "w\($0)", back: "w") })
             try await database.setPlan(.free, account: account.id)
             await #expect {
-                try await DeviceSync(store: phone).sync()
+                try await DeviceSync(testing: phone).sync()
             } throws: { error in
                 (error as? SyncClientError)?.errorDescription?.contains(
                     "Card limit exceeded. You have 0 cards out of 25")
@@ -462,27 +484,28 @@ struct HTTPSyncTests {
         // starved of CPU the machine is.
         var options = ServerOptions()
         options.newsPollInterval = .seconds(600)
-        try await withServer(implementation, options: options) { url, _, accounts in
+        try await withServer(implementation, options: options, network: true) { url, _, accounts in
             let devices = try await newAccount("dee", devices: 2, url: url, accounts: accounts).devices
             let (phone, laptop) = (devices[0], devices[1])
-            _ = try await DeviceSync(store: laptop).sync()
+            _ = try await DeviceSync(testing: laptop).sync()
             let link = try #require(try laptop.syncLink())
             let (opened, open) = AsyncStream.makeStream(of: Void.self)
             // Waited for until the stream is open, or has failed (then `listening` says how).
             let listening = Task {
                 defer { open.finish() }
-                return try await ServerConnection(server: url, token: link.token).news(after: link.received) {
-                    open.finish()
-                }
+                return try await ServerConnection(server: url, token: link.token, transport: TestTransport.devices)
+                    .news(after: link.received) {
+                        open.finish()
+                    }
             }
             for await _ in opened {}
             _ = try phone.createList(name: "Groceries")
             let start = ContinuousClock.now
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             let told = try await listening.value
             #expect(ContinuousClock.now - start < .seconds(120))
             #expect(told.map { $0 > link.received } == true)
-            _ = try await DeviceSync(store: laptop).sync()
+            _ = try await DeviceSync(testing: laptop).sync()
             #expect(try laptop.lists().map(\.name) == ["Groceries"])
         }
     }
@@ -495,16 +518,18 @@ struct HTTPSyncTests {
         options.newsPollInterval = .seconds(600)
         var stopping = ContinuousClock.now
         var listening: Task<Int64?, any Error>?
-        try await withServer("sqlite-memory", options: options, gracefully: gracefully) { url, _, accounts in
+        try await withServer("sqlite-memory", options: options, network: true, gracefully: gracefully) {
+            url, _, accounts in
             _ = try await accounts.addAccount(name: "fen", password: "password fen")
             let laptop = try await signIn(try CardboxStore.inMemory(), to: url, user: "fen", password: "password fen")
             let link = try #require(try laptop.syncLink())
             let (opened, open) = AsyncStream.makeStream(of: Void.self)
             listening = Task {
                 defer { open.finish() }
-                return try await ServerConnection(server: url, token: link.token).news(after: link.received) {
-                    open.finish()
-                }
+                return try await ServerConnection(server: url, token: link.token, transport: TestTransport.devices)
+                    .news(after: link.received) {
+                        open.finish()
+                    }
             }
             for await _ in opened {}
             stopping = .now
@@ -526,12 +551,13 @@ struct HTTPSyncTests {
             let changes = try phone.changes().changes
             // Requests of at most 20 kB: the 41 records (about 4 kB each) go as several pieces.
             let connection = try ServerConnection(
-                server: url, token: try #require(try phone.syncLink()).token, requestBytes: 20_000)
+                server: url, token: try #require(try phone.syncLink()).token, transport: TestTransport.devices,
+                requestBytes: 20_000)
             let pieces = connection.pieces(of: changes)
             #expect(pieces.count > 8 && pieces.allSatisfy { $0.utf8.count <= 20_000 })
             #expect(try pieces.map { try ChangeSet.parse($0).rows.count }.reduce(0, +) == changes.rows.count)
             _ = try await connection.push(changes, batch: UUID())
-            _ = try await DeviceSync(store: laptop).sync()
+            _ = try await DeviceSync(testing: laptop).sync()
             #expect(try laptop.list(list.id).items?.count == 40)
         }
         // A pull page holds at most `limit` records, and ends before passing its size.
@@ -556,10 +582,10 @@ struct HTTPSyncTests {
             let list = try phone.createList(name: "Groceries")
             let item = try phone.addItem(to: list.id, title: "Milk")
             let image = try phone.addItemImage(to: item.id, data: ImageStoreContractTests.png)
-            let sent = try await DeviceSync(store: phone).sync()
+            let sent = try await DeviceSync(testing: phone).sync()
             #expect(sent.imagesSent == 1)
             #expect(try await database.image(image.sha256, account: account.id)?.data == ImageStoreContractTests.png)
-            let received = try await DeviceSync(store: laptop).sync()
+            let received = try await DeviceSync(testing: laptop).sync()
             #expect(received.imagesReceived == 1)
             #expect(try laptop.imageData(sha256: image.sha256).data == ImageStoreContractTests.png)
             #expect(try laptop.missingImageHashes().isEmpty)
@@ -567,7 +593,7 @@ struct HTTPSyncTests {
             // Asked once per set of images: a sync with the same images asks the server nothing.
             let asked = try await imageChecks(url)
             #expect(asked >= 1)
-            #expect(try await DeviceSync(store: phone).sync().imagesSent == 0)
+            #expect(try await DeviceSync(testing: phone).sync().imagesSent == 0)
             #expect(try await imageChecks(url) == asked)
             // Bytes that are not an image, or not the hash named, are refused with a JSON 400.
             let token = try #require(try phone.syncLink()).token
@@ -585,7 +611,9 @@ struct HTTPSyncTests {
             let stranger = try await signIn(
                 try CardboxStore.inMemory(), to: url, user: "mallory", password: "password mallory")
             let strangerToken = try #require(try stranger.syncLink()).token
-            #expect(try await ServerConnection(server: url, token: strangerToken).image(image.sha256) == nil)
+            #expect(
+                try await ServerConnection(server: url, token: strangerToken, transport: TestTransport.devices).image(
+                    image.sha256) == nil)
         }
     }
 
@@ -600,14 +628,15 @@ struct HTTPSyncTests {
             let (fayName, gusName) = ("fay-\(UUID().uuidString.prefix(8))", "gus-\(UUID().uuidString.prefix(8))")
             _ = try await accounts.addAccount(name: fayName, password: "password fay")
             _ = try await accounts.addAccount(name: gusName, password: "password gus")
-            let fay = try await ServerConnection(server: url, token: nil).signIn(
+            let fay = try await ServerConnection(server: url, token: nil, transport: TestTransport.devices).signIn(
                 user: fayName, password: "password fay", device: "d")
-            let gus = try await ServerConnection(server: url, token: nil).signIn(
+            let gus = try await ServerConnection(server: url, token: nil, transport: TestTransport.devices).signIn(
                 user: gusName, password: "password gus", device: "d")
             var refused = 0
             for _ in 0..<40 {
                 do {
-                    _ = try await ServerConnection(server: url, token: fay.token).plan()
+                    _ = try await ServerConnection(server: url, token: fay.token, transport: TestTransport.devices)
+                        .plan()
                 } catch SyncClientError.refused(status: 429, let message) {
                     refused += 1
                     #expect(message.contains("too many requests"))
@@ -618,13 +647,16 @@ struct HTTPSyncTests {
             let empty = ChangeSet(accountId: fay.account.id, replicaId: UUID().uuidString.lowercased())
             await #expect {
                 for _ in 0..<5 {
-                    _ = try await ServerConnection(server: url, token: fay.token).push(empty, batch: UUID())
+                    _ = try await ServerConnection(server: url, token: fay.token, transport: TestTransport.devices)
+                        .push(empty, batch: UUID())
                 }
             } throws: { error in
                 guard case SyncClientError.refused(429, let message) = error else { return false }
                 return message.contains("too many requests")
             }
-            #expect(try await ServerConnection(server: url, token: gus.token).plan() == .free)
+            #expect(
+                try await ServerConnection(server: url, token: gus.token, transport: TestTransport.devices).plan()
+                    == .free)
         }
     }
 
@@ -686,13 +718,13 @@ struct HTTPSyncTests {
             configuration.tlsConfiguration = .makeClientConfiguration()
             configuration.tlsConfiguration?.certificateVerification = .none
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-            let signedIn = try await ServerConnection(server: url, token: nil, client: client).signIn(
+            let signedIn = try await ServerConnection(server: url, token: nil, transport: client).signIn(
                 user: "hal", password: "password hal", device: "d")
             #expect(signedIn.account.name == "hal")
             // Plain HTTP to the HTTPS port gets no answer.
             let plain = url.replacingOccurrences(of: "https://", with: "http://")
             await #expect(throws: SyncClientError.self) {
-                try await ServerConnection(server: plain, token: nil).signIn(
+                try await ServerConnection(server: plain, token: nil, transport: TestTransport.devices).signIn(
                     user: "hal", password: "password hal", device: "d")
             }
             try await client.shutdown()
@@ -706,10 +738,10 @@ struct HTTPSyncTests {
             let ben = try await accounts.addAccount(name: "ben", password: "password ben")
             let anaStore = try await signIn(try CardboxStore.inMemory(), to: url, user: "ana", password: "password ana")
             _ = try anaStore.createDeck(name: "Private", frontLanguage: "es", backLanguage: "en")
-            _ = try await DeviceSync(store: anaStore).sync()
+            _ = try await DeviceSync(testing: anaStore).sync()
             let benStore = try await signIn(try CardboxStore.inMemory(), to: url, user: "ben", password: "password ben")
             let benLink = try #require(try benStore.syncLink())
-            let asBen = try ServerConnection(server: url, token: benLink.token)
+            let asBen = try ServerConnection(server: url, token: benLink.token, transport: TestTransport.devices)
             // Ben's pulls see none of Ana's records, whatever cursor he asks from.
             #expect(
                 try await asBen.pull(after: 0, limit: 100).changes.rows.allSatisfy {
@@ -726,7 +758,8 @@ struct HTTPSyncTests {
                     _ = try await database.revokeDevice(device.id, account: ben.id, now: Date())
                 }
                 await #expect(throws: SyncClientError.self) {
-                    try await ServerConnection(server: url, token: token).pull(after: 0, limit: 10)
+                    try await ServerConnection(server: url, token: token, transport: TestTransport.devices).pull(
+                        after: 0, limit: 10)
                 }
             }
             // Malformed bodies: a clear error, nothing applied.
@@ -749,8 +782,10 @@ struct HTTPSyncTests {
             #expect(try await database.pull(account: ana.id, after: 0, limit: 1_000).cursor == before)
             // Ben's token cannot pull Ana's records through an exchange either.
             let benAgain = try await signIn(try CardboxStore.inMemory(), to: url, user: "ben", password: "password ben")
-            let benPage = try await ServerConnection(server: url, token: try #require(try benAgain.syncLink()).token)
-                .exchange(try benAgain.changes().changes, batch: UUID(), after: 0, limit: 100)
+            let benPage = try await ServerConnection(
+                server: url, token: try #require(try benAgain.syncLink()).token, transport: TestTransport.devices
+            )
+            .exchange(try benAgain.changes().changes, batch: UUID(), after: 0, limit: 100)
             #expect(
                 benPage.changes.rows.allSatisfy { $0.entity == .account && $0.id == ben.id.uuidString.lowercased() })
             // Sign-up is closed unless the server opens it.
@@ -769,9 +804,12 @@ struct HTTPSyncTests {
 /// How many times devices asked the server which images it lacks (from its metrics).
 func imageChecks(_ url: String) async throws -> Int { try await requests(url, route: "/v1/images/missing") }
 
+/// The metrics token of servers `withServer` runs in process (a token the others ignore).
+let inProcessMetricsToken = "in-process-metrics-0123456789"
+
 /// How many requests the server has answered on `route` (from its metrics).
 func requests(_ url: String, route: String) async throws -> Int {
-    let metrics = try await rawRequest(.GET, url + "/metrics", body: Data()).body
+    let metrics = try await rawRequest(.GET, url + "/metrics", body: Data(), token: inProcessMetricsToken).body
     let line = metrics.split(separator: "\n").first {
         $0.hasPrefix("cardbox_request_duration_seconds_count{") && $0.contains("route=\"\(route)\"")
     }
@@ -792,7 +830,7 @@ func rawRequest(
     request.body = .bytes(ByteBuffer(bytes: body))
     if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
     for (name, value) in headers { request.headers.add(name: name, value: value) }
-    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+    let response = try await TestTransport.devices.send(request, timeout: .seconds(30))
     let bytes = try await response.body.collect(upTo: 1 << 20)
     return (Int(response.status.code), String(buffer: bytes))
 }

@@ -108,7 +108,7 @@ struct SharedDatabaseTests {
         options.newsPollInterval = .seconds(600)
         try await Self.withTwoServers { first, second in
             try await withServer(on: first, options: options) { firstURL, _, accounts in
-                try await withServer(on: second, options: options) { secondURL, _, _ in
+                try await withServer(on: second, options: options, network: true) { secondURL, _, _ in
                     await second.untilListening()
                     let name = "hal-\(UUID().uuidString.prefix(8).lowercased())"
                     _ = try await accounts.addAccount(name: name, password: "correct horse")
@@ -119,14 +119,15 @@ struct SharedDatabaseTests {
                     let listening = try await Self.openEvents(secondURL, token: laptop.token, after: 0)
                     _ = try phone.createList(name: "Groceries")
                     let start = ContinuousClock.now
-                    _ = try await DeviceSync(store: phone).sync()
+                    _ = try await DeviceSync(testing: phone).sync()
                     let (heard, at) = try await listening.value
                     #expect(heard == .changes)
                     #expect(at - start < .seconds(60), "heard \(at - start) after the push began")
                     // Signed out through the first server, its stream on the second ends.
                     let cursor = try await first.cursor(account: laptop.account.id)
                     let signedOut = try await Self.openEvents(secondURL, token: laptop.token, after: cursor)
-                    try await ServerConnection(server: firstURL, token: laptop.token).signOut()
+                    try await ServerConnection(server: firstURL, token: laptop.token, transport: TestTransport.devices)
+                        .signOut()
                     #expect(try await signedOut.value.0 == .ended)
                 }
             }

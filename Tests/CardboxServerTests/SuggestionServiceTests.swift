@@ -22,7 +22,7 @@ struct SuggestionServiceTests {
     /// Syncs `store` until `done` holds, for up to `tries` syncs 200 ms apart (30 seconds).
     func syncUntil(_ store: CardboxStore, tries: Int = 150, _ done: () throws -> Bool) async throws -> Bool {
         for _ in 0..<tries {
-            _ = try await DeviceSync(store: store).sync()
+            _ = try await DeviceSync(testing: store).sync()
             if try done() { return true }
             try await Task.sleep(for: .milliseconds(200))
         }
@@ -58,7 +58,7 @@ struct SuggestionServiceTests {
                 name: "Spanish", frontLanguage: "es", backLanguage: "en", queuedSuggestions: 3)
             _ = try phone.addCard(to: deck.id, CardDraft(front: "el perro", back: "dog"))
             _ = try phone.addCard(to: deck.id, CardDraft(front: "grande", back: "big"))
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             let arrived = try await syncUntil(laptop) { try laptop.suggestions(in: deck.id).count == 3 }
             #expect(arrived)
             let visible = try laptop.suggestions(in: deck.id)
@@ -71,9 +71,9 @@ struct SuggestionServiceTests {
                 #expect(try laptop.imageData(sha256: hash).mimeType == "image/jpeg")
             }
             // Rejecting one on the phone: the server fills the gap with a new one, not the rejected front.
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             let rejected = try phone.rejectSuggestion(try phone.suggestions(in: deck.id)[0].id)
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             let refilled = try await syncUntil(phone) {
                 let queued = try phone.suggestions(in: deck.id)
                 return queued.count == 3 && !queued.contains { $0.front == rejected.front }
@@ -108,7 +108,7 @@ struct SuggestionServiceTests {
             let deck = try phone.createDeck(
                 name: "Spanish", frontLanguage: "es", backLanguage: "en", queuedSuggestions: 1)
             _ = try phone.addCard(to: deck.id, CardDraft(front: "el perro", back: "dog"))
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             let waiting = try await syncUntil(phone) {
                 try phone.suggestions(in: deck.id, includeAll: true).count == 1 && images.calls == 1
             }
@@ -134,7 +134,7 @@ struct SuggestionServiceTests {
             let deck = try phone.createDeck(
                 name: "Spanish", frontLanguage: "es", backLanguage: "en", queuedSuggestions: 2)
             _ = try phone.addCard(to: deck.id, CardDraft(front: "grande", back: "big"))
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             let arrived = try await syncUntil(phone) { try phone.suggestions(in: deck.id, includeAll: true).count == 2 }
             #expect(arrived)
             #expect(try phone.suggestions(in: deck.id).isEmpty)

@@ -19,6 +19,8 @@ final class TestBrowser: @unchecked Sendable {
     let base: String
     private let client = HTTPClient(
         eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+    /// This browser's way to the server: into its router, or over the network with no redirect followed.
+    private var transport: TestTransport { TestTransport(network: client) }
     var cookie: String?
     /// Headers sent with every request (a browser's `Origin`, say).
     var headers: [(String, String)] = []
@@ -95,7 +97,7 @@ final class TestBrowser: @unchecked Sendable {
         }
         if let cookie { request.headers.add(name: "Cookie", value: cookie) }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await client.execute(request, timeout: .seconds(30))
+        let response = try await transport.send(request, timeout: .seconds(30))
         let text = String(buffer: try await response.body.collect(upTo: 1 << 22))
         let setCookie = response.headers.first(name: "Set-Cookie")
         if let setCookie, let pair = setCookie.split(separator: ";").first {
@@ -127,7 +129,7 @@ struct WebAppTests {
 
     /// A server with copies of accounts in a new folder (the web app works on them).
     static func withWebServer(
-        openSignup: Bool = false, trustedProxies: Set<String> = [],
+        openSignup: Bool = false, trustedProxies: Set<String> = [], network: Bool = false,
         _ body: (_ url: String, _ database: any ServerDatabase, _ accounts: AccountService) async throws -> Void
     ) async throws {
         var options = ServerOptions(openSignup: openSignup)
@@ -135,7 +137,7 @@ struct WebAppTests {
         options.replicaFolder = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("cardbox-web-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: options.replicaFolder!) }
-        try await withServer("sqlite-memory", options: options, setupToken: setupToken, body)
+        try await withServer("sqlite-memory", options: options, network: network, setupToken: setupToken, body)
     }
 
     /// A browser signed in to a new account.
@@ -198,7 +200,7 @@ struct WebAppTests {
 
     @Test("behind a trusted reverse proxy, the browser's host comes as X-Forwarded-Host and a form passes")
     func forwardedHost() async throws {
-        try await Self.withWebServer(trustedProxies: ["127.0.0.1", "::1"]) { url, _, _ in
+        try await Self.withWebServer(trustedProxies: ["127.0.0.1", "::1"], network: true) { url, _, _ in
             let proxied = TestBrowser(url)
             proxied.headers = [("Origin", "https://cards.example.com"), ("X-Forwarded-Host", "cards.example.com")]
             // It passes the check, and is refused for its short password.
@@ -210,7 +212,7 @@ struct WebAppTests {
 
     @Test("the setup link makes the first account and signs it in; then setup is closed")
     func firstRun() async throws {
-        try await Self.withWebServer { url, database, _ in
+        try await Self.withWebServer(network: true) { url, database, _ in
             let browser = TestBrowser(url)
             #expect(try await browser.get("/").location == "/setup")
             // A page of another site opened on this machine cannot post the form (nor sign-in's).
@@ -426,7 +428,7 @@ struct WebAppTests {
             let deckId = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en").id
             let gato = try phone.addSuggestion(
                 to: deckId, SuggestionDraft(front: "el gato", back: "cat"), image: ImageStoreContractTests.png)
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             let deck = "/decks/\(deckId)"
             let csrf = try await browser.csrf()
             for index in 1...Limits.freeCardLimit {
@@ -477,12 +479,12 @@ struct WebAppTests {
 
             let laptop = try await signIn(
                 CardboxStore.inMemory(), to: url, user: name, password: "correct horse")
-            _ = try await DeviceSync(store: laptop).sync()
+            _ = try await DeviceSync(testing: laptop).sync()
             let cards = try laptop.cards(in: nil)
             #expect(cards.map(\.front) == ["hola"] && cards.first?.reps == 1)
 
             _ = try laptop.addCard(to: try #require(cards.first?.deckId), CardDraft(front: "perro", back: "dog"))
-            _ = try await DeviceSync(store: laptop).sync()
+            _ = try await DeviceSync(testing: laptop).sync()
             #expect(Self.cardFronts(try await browser.get(deck).body).contains("perro"))
         }
     }
@@ -505,10 +507,10 @@ struct WebAppTests {
             _ = try await browser.post(
                 deck + "/cards", ["csrf": try await browser.csrf(), "front": "hola", "back": "hi"])
             #expect(Self.cardFronts(try await browser.get(deck).body) == ["hola"])
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             let deckId = try #require(try phone.decks().first?.id)
             _ = try phone.addCard(to: deckId, CardDraft(front: "perro", back: "dog"))
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             #expect(Set(Self.cardFronts(try await browser.get(deck).body)) == ["hola", "perro"])
             // Another session of the account gets a page with its own forms' token.
             let (theirs, theirToken, ourToken) = (
@@ -531,7 +533,7 @@ struct WebAppTests {
             let script = try phone.addSuggestion(
                 to: deckId, SuggestionDraft(front: "<script>x</script>", back: "y"), image: ImageStoreContractTests.png)
             _ = try phone.addSuggestion(to: deckId, SuggestionDraft(front: "el árbol", back: "tree"))  // no picture yet
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             let deck = "/decks/\(deckId)"
             let page = try await browser.get(deck + "?tab=suggestions").body
             let hash = try #require(gato.imageHash)
@@ -573,7 +575,7 @@ struct WebAppTests {
             #expect(waiting.contains("Waiting\n<span class=\"muted\">1</span>"))
             let rejected = try await browser.get(deck + "?tab=rejected").body
             #expect(rejected.contains("<strong>la casa</strong>") && rejected.contains(escaped("<script>x</script>")))
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             #expect(try phone.cards(in: deckId).map(\.front) == ["el gato"])
             #expect(
                 try phone.rejectedSuggestions(in: deckId).map(\.front).sorted() == ["<script>x</script>", "la casa"])
@@ -591,7 +593,7 @@ struct WebAppTests {
             _ = try phone.editCard(due.id, CardChanges(dueAt: .some(Date(timeIntervalSinceNow: -86_400))))
             _ = try phone.addSuggestion(
                 to: deckId, SuggestionDraft(front: "el perro", back: "dog"), image: ImageStoreContractTests.png)
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             let deck = "/decks/\(deckId)"
             let csrf = try await browser.csrf()
             func fronts(_ path: String) async throws -> [String] {
@@ -629,12 +631,12 @@ struct WebAppTests {
                 try phone.addSuggestion(
                     to: deckId, SuggestionDraft(front: "la casa", back: "house"), image: ImageStoreContractTests.png
                 ).id)
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             #expect(try await browser.get(deck + "?tab=rejected").body.contains("<li><strong>la casa</strong>"))
             let reset = try await browser.post(deck + "/flows/reset-rejected", ["csrf": csrf, "tab": "rejected"])
             #expect(reset.location == deck + "?tab=rejected")
             #expect(try await browser.get(deck + "?tab=rejected").body.contains("No rejected suggestions."))
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             #expect(try phone.card(gato.id).isFavorite && !phone.card(gato.id).isArchived)
             #expect(try phone.rejectedSuggestions(in: deckId).isEmpty)
             // Seed 001's delete all, from the deck's settings: its cards go, on every device; the
@@ -642,7 +644,7 @@ struct WebAppTests {
             #expect(try await browser.get(deck).body.contains("/flows/delete-all-cards"))
             let emptied = try await browser.post(deck + "/flows/delete-all-cards", ["csrf": csrf, "tab": "current"])
             #expect(emptied.status == 303 && emptied.location == deck)
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             #expect(
                 try phone.cards(in: deckId).isEmpty
                     && phone.cards(in: deckId, filter: CardFilter(archived: true)).isEmpty)
@@ -772,7 +774,7 @@ struct WebAppTests {
             let photo = try ImageIngest.sample(width: 320, height: 240, format: .png)
             let saved = try await browser.postFile(editor, fields, file: ("image", photo))
             #expect(saved.status == 303 && saved.location == deck)
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             let card = try #require(try phone.cards(in: nil).first)
             #expect(card.front == "¡hola!" && card.back == "hi" && card.notes == "said when meeting")
             #expect(card.frontLanguage == "ca" && card.backLanguage == "en" && card.cardType == "phrase")
@@ -796,7 +798,7 @@ struct WebAppTests {
             let banana = try await browser.postFile(
                 editor, fields.merging(["frontLanguage": "es", "cardType": "banana"]) { $1 }, file: ("image", Data()))
             #expect(banana.status == 400 && banana.body.contains("&#39;banana&#39; is not a card type"))
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             #expect(try phone.card(card.id) == card)
 
             // An empty file input keeps the picture; "remove" drops it; unticked favorite unmarks.
@@ -804,7 +806,7 @@ struct WebAppTests {
             fields["isFavorite"] = nil
             fields["removeImage"] = "true"
             #expect(try await browser.postFile(editor, fields, file: ("image", Data())).status == 303)
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             let plain = try phone.card(card.id)
             #expect(plain.imageHash == nil && !plain.isFavorite && plain.front == "hola" && plain.frontLanguage == "es")
 
@@ -994,7 +996,7 @@ struct WebAppTests {
                         now: { clock.now }, newID: { ids.next(now: clock.now) },
                         makeRandom: { SystemRandomNumberGenerator() })),
                 to: url, user: name, password: "correct horse")
-            _ = try await DeviceSync(store: phone).sync()  // the account's plan: premium, past 25 cards
+            _ = try await DeviceSync(testing: phone).sync()  // the account's plan: premium, past 25 cards
             let deck = try phone.createDeck(name: "D", frontLanguage: "es", backLanguage: "en")
             let cards = try (0..<300).map { try phone.addCard(to: deck.id, CardDraft(front: "w\($0)", back: "-")).id }
             for (round, gap) in [(0, 0), (1, 3), (2, 20)] {
@@ -1003,7 +1005,7 @@ struct WebAppTests {
                     _ = try phone.answer(card, rating: round == 0 || index % (round == 1 ? 9 : 3) != 0 ? 3 : 1)
                 }
             }
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             let browser = TestBrowser(url)
             _ = try await browser.post("/signin", ["user": name, "password": "correct horse"])
             let path = "/decks/\(deck.id)"
@@ -1066,7 +1068,7 @@ struct WebAppTests {
             #expect(imported.status == 200 && imported.body.contains("<li>created: 2 cards, 1 deck</li>"))
             let again = try await browser.postFile("/exchange/import", fields, file: ("file", words))
             #expect(again.body.contains("<li>skipped: 2 cards</li>"))
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             #expect(try phone.cards(in: nil).map(\.front).sorted() == ["hola", "perro"])
             // A file with one bad row brings nothing in, and the page says where.
             let bad = Data("gato\tcat\n\tno front\n".utf8)
@@ -1075,7 +1077,7 @@ struct WebAppTests {
             fields["deck"] = ""
             let noDeck = try await browser.postFile("/exchange/import", fields, file: ("file", words))
             #expect(noDeck.status == 400 && noDeck.body.contains("no deck: name the deck to import into"))
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             #expect(try phone.cards(in: nil).count == 2)
             let forged = try await browser.postFile(
                 "/exchange/import", fields, file: ("file", words), site: "cross-site")
@@ -1238,7 +1240,7 @@ struct WebAppTests {
             let phone = try await signIn(CardboxStore.inMemory(), to: url, user: name, password: "correct horse")
             let deck = try phone.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
             for index in 1...25 { _ = try phone.addCard(to: deck.id, CardDraft(front: "word \(index)", back: "x")) }
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             var page = try await accountPage { $0.contains("up to date") }
             #expect(page.contains("last sync") && page.contains("up to date") && !page.contains("Its changes wait"))
             // A deck the browser deletes waits for the phone's next sync.
@@ -1246,17 +1248,17 @@ struct WebAppTests {
             page = try await browser.get("/account").body
             #expect(page.contains("changes made since wait for its next sync"))
             // The phone, offline, passes the free plan's limit: its push is refused, and the page says why.
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             #expect(try phone.cards(in: nil).isEmpty)
             // (A device that took itself for premium: the server holds the account to its plan.)
             _ = try phone.setPlan(.premium)
             let french = try phone.createDeck(name: "French", frontLanguage: "fr", backLanguage: "en")
             for index in 1...30 { _ = try phone.addCard(to: french.id, CardDraft(front: "mot \(index)", back: "x")) }
-            _ = try? await DeviceSync(store: phone).sync()
+            _ = try? await DeviceSync(testing: phone).sync()
             page = try await accountPage { $0.contains("Its changes wait") }
             #expect(page.contains("Its changes wait: Card limit exceeded"))
             try await database.setPlan(.premium, account: account.id)
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             page = try await accountPage { !$0.contains("Its changes wait") }
             // The refusal is gone once a push goes through.
             #expect(!page.contains("Its changes wait") && page.contains("last sync"))
@@ -1319,7 +1321,7 @@ struct WebAppTests {
             #expect(
                 try await browser.get(deck).body.contains(
                     #"name="desiredRetention" type="number" min="0.7" max="0.99" step="0.01" value="0.85""#))
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             let synced = try #require(try phone.decks().first { $0.name != "Taken" })
             #expect(synced.name == "Español" && synced.queuedSuggestions == 5)
             #expect(synced.study.desiredRetention == 0.85 && synced.study.newCardsPerDay == 10)
@@ -1330,7 +1332,7 @@ struct WebAppTests {
             let deleted = try await browser.post(deck + "/delete", ["csrf": csrf])
             #expect(deleted.status == 303 && deleted.location == "/decks")
             #expect(try await browser.get(deck).status == 404)
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             #expect(try phone.decks().map(\.name) == ["Taken"])
         }
     }
@@ -1344,7 +1346,7 @@ struct WebAppTests {
             let gato = try phone.addSuggestion(
                 to: deck, SuggestionDraft(front: "el gato", back: "cat"),
                 image: try ImageIngest.sample(width: 64, height: 48, format: .png))
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             let listed = try Self.json(
                 try await rawRequest(.GET, url + "/api/v1/decks/\(deck)/suggestions", body: Data(), token: token).body)
             #expect(listed["suggestions"]?.jsonText.contains(#""front":"el gato""#) == true)
@@ -1855,7 +1857,7 @@ struct MergePagesTests {
             let theirList = try phone.createList(name: "Groceries")
             _ = try phone.addItem(to: theirList.id, title: "Milk")
             let theirBoard = try phone.createBoard(title: "Home")
-            _ = try await DeviceSync(store: phone).sync()
+            _ = try await DeviceSync(testing: phone).sync()
             let list = try #require(try await browser.post("/lists", ["csrf": csrf, "name": "Groceries"]).location)
             let board = try #require(try await browser.post("/boards", ["csrf": csrf, "title": "Home"]).location)
 
