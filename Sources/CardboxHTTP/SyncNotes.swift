@@ -25,6 +25,8 @@ actor SyncNotes {
     private let logger = Logger(label: "cardbox.sync-notes")
     private var pending: [Key: Note] = [:]
     private var writing = false
+    /// Callers of `written()` waiting for the write loop to run dry.
+    private var waiters: [CheckedContinuation<Void, Never>] = []
 
     init(database: any ServerDatabase, interval: Duration = .seconds(1)) {
         self.database = database
@@ -47,6 +49,12 @@ actor SyncNotes {
         pending[key] = Note(
             cursor: later.cursor ?? earlier.cursor, refusal: later.refusal ?? earlier.refusal, at: later.at)
         startWriting()
+    }
+
+    /// Returns once every note given so far is written (or failed to be, and was logged).
+    func written() async {
+        guard writing else { return }
+        await withCheckedContinuation { waiters.append($0) }
     }
 
     private func startWriting() {
@@ -72,5 +80,7 @@ actor SyncNotes {
             try? await Task.sleep(for: interval)
         }
         writing = false
+        for waiter in waiters { waiter.resume() }
+        waiters = []
     }
 }

@@ -22,12 +22,8 @@ struct SyncNotesTests {
         await notes.note(device: device, account: account, pulledTo: 5, refusal: nil, at: start.addingTimeInterval(3))
         await notes.note(
             device: device, account: account, pulledTo: 4, refusal: .some(nil), at: start.addingTimeInterval(1))
-        var status: DeviceSyncStatus?
-        for _ in 0..<50 {
-            status = try await database.syncStatus(account: account)[device]
-            if status?.lastSyncAt == start.addingTimeInterval(3) { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        await notes.written()
+        let status = try await database.syncStatus(account: account)[device]
         #expect(status?.lastSyncAt == start.addingTimeInterval(3) && status?.pulledCursor == 5)
         #expect(status?.lastError == "Card limit exceeded." && status?.lastErrorAt == start.addingTimeInterval(3))
     }
