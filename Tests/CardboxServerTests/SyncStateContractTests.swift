@@ -4,6 +4,7 @@ import CardboxStore
 import CardboxSync
 import CardboxTestSupport
 import Foundation
+import GRDB
 import Testing
 
 @testable import CardboxServer
@@ -99,6 +100,58 @@ struct SyncStateContractTests {
             // FULL (2), not the NORMAL (1) GRDB sets with the write-ahead log.
             #expect(try writer.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2)
         }
+    }
+
+    @Test("a SQLite sync state made before v8 keeps every record, now in a rowid table, and pulls the same")
+    func recordsMovedToRowidTable() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardbox-v8-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A push into today's sync state, and its records copied as they are into one made before v8.
+        let phone = try CardboxStore.inMemory()
+        let list = try phone.createList(name: "Groceries")
+        _ = try phone.addItems(to: list.id, (0..<30).map { ItemDraft(title: "item \($0)") })
+        let today = try SQLiteServerDatabase(path: folder.appendingPathComponent("today.sqlite").path)
+        let receipt = try await today.push(
+            try phone.changes().changes, batch: UUID(), account: phone.accountId, cardLimit: nil, now: Date())
+        let rows = try await today.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT accountId, entity, rowId, record, seq FROM syncRow").map {
+                Array($0.databaseValues)
+            }
+        }
+        let oldPath = folder.appendingPathComponent("old.sqlite").path
+        do {
+            let old = try DatabaseQueue(path: oldPath)
+            try SQLiteServerDatabase.migrator.migrate(old, upTo: "v7: failed sign-ins")
+            try await old.write { db in
+                for row in rows {
+                    try db.execute(
+                        sql: "INSERT INTO syncRow (accountId, entity, rowId, record, seq) VALUES (?, ?, ?, ?, ?)",
+                        arguments: StatementArguments(row))
+                }
+                try db.execute(
+                    sql: "INSERT INTO syncAccount (accountId, lastSeq) VALUES (?, ?)",
+                    arguments: [phone.accountId.uuidString.lowercased(), receipt.cursor])
+            }
+            #expect(try await old.read { try Self.isRowidTable($0) } == false)
+        }
+        let migrated = try SQLiteServerDatabase(path: oldPath)
+        #expect(try await migrated.writer.read { try Self.isRowidTable($0) })
+        #expect(rows.count == 31)  // the list and its 30 items
+        let before = try await today.pull(account: phone.accountId, after: 0, limit: 100)
+        let after = try await migrated.pull(account: phone.accountId, after: 0, limit: 100)
+        #expect(after.changes == before.changes && after.cursor == before.cursor)
+        // And it takes pushes as before: what it holds is merged again, a new record is added.
+        _ = try phone.addItem(to: list.id, title: "one more")
+        let (changes, _) = try phone.changes(since: .zero)
+        _ = try await migrated.push(changes, batch: UUID(), account: phone.accountId, cardLimit: nil, now: Date())
+        #expect(try await migrated.writer.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM syncRow") } == 32)
+    }
+
+    /// Whether the sync state's records are kept in a rowid table (not WITHOUT ROWID).
+    static func isRowidTable(_ db: Database) throws -> Bool {
+        let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE name = 'syncRow'") ?? ""
+        return !sql.contains("WITHOUT ROWID")
     }
 
     @Test("a retried batch is applied once; its receipt is the first one's", arguments: SyncStates.all)
