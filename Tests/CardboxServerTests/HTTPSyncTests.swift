@@ -19,9 +19,9 @@ import Testing
 
 /// The application `cardbox serve` runs, over a database, for the length of `body`: in this
 /// process without a socket (HummingbirdTesting's `.router`; devices and requests reach it through
-/// `TestTransport`), or, with `network` (or `tls`), on a free loopback port, stopped by cancelling
-/// it or (`gracefully`) as SIGTERM stops `cardbox serve`. The network is for the tests it is the
-/// point of: connections, streams, TLS, stopping.
+/// `TestTransport`), or, with `network` (or `tls`, or `gracefully`), on a free loopback port,
+/// stopped by cancelling it or (`gracefully`) as SIGTERM stops `cardbox serve`. The network is for
+/// the tests it is the point of: connections, streams, TLS, stopping.
 func withServer(
     _ implementation: String, options: ServerOptions = ServerOptions(), network: Bool = false,
     tls: (certificate: String, key: String)? = nil, gracefully: Bool = false, throttle: SignInThrottle = .init(),
@@ -46,16 +46,15 @@ func withServer(
     if let setupToken { try await accounts.offerSetup(secret: setupToken) }
     var logger = Logger(label: "cardbox.test-server")
     logger.logLevel = .warning
-    guard network || tls != nil else {
+    guard network || tls != nil || gracefully else {
         // No request comes "from this machine" without a socket: /metrics is read with a token.
         var options = options
         if options.metricsToken == nil { options.metricsToken = inProcessMetricsToken }
         let application = try CardboxApplication.make(
             database: database, accounts: accounts, options: options, host: "127.0.0.1", port: 0, logger: logger)
-        // The router's test client runs `body` in a child task it awaits: the caller's closure,
-        // the database and the accounts are not used concurrently with anything outside it.
+        // The router's test client runs `body` in a child task it awaits: the caller's closure is
+        // not used concurrently with anything outside it.
         nonisolated(unsafe) let body = body
-        nonisolated(unsafe) let database = database
         try await application.test(.router) { client in
             try await InProcessServers.serving(client) { url in try await body(url, database, accounts) }
         }
