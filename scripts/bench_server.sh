@@ -8,6 +8,15 @@ build_release() {
     done
 }
 
+# add_bench_user WORK DATABASE: the premium account `bench` the benchmarks sync to, its password in
+# WORK/password.
+add_bench_user() {
+    local work=$1 database=$2
+    echo "bench-password" >"$work/password"
+    .build/release/cardbox admin --database "$database" user add bench --plan premium --password-stdin \
+        <"$work/password" >/dev/null
+}
+
 # start_server WORK DATABASE [SERVE OPTIONS…]: sets server_pid and url.
 start_server() {
     local work=$1 database=$2

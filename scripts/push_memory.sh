@@ -28,8 +28,7 @@ cleanup() {
 trap cleanup EXIT
 cardbox=.build/release/cardbox
 database="$work/server.sqlite"
-echo "bench-password" >"$work/password"
-$cardbox admin --database "$database" user add bench --plan premium --password-stdin <"$work/password" >/dev/null
+add_bench_user "$work" "$database"
 start_server "$work" "$database"
 # `cardbox serve` execs the server program: the pid is the server's.
 resident_mb() { awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$server_pid/status"; }

@@ -36,8 +36,7 @@ cleanup() {
 trap cleanup EXIT
 database="$work/server.sqlite"
 $postgres && database=$(bash scripts/test-postgres.sh start $$ --durable)
-echo "bench-password" >"$work/password"
-.build/release/cardbox admin --database "$database" user add bench --plan premium --password-stdin <"$work/password" >/dev/null
+add_bench_user "$work" "$database"
 start_server "$work" "$database"
 cardbox=$(.build/release/cardbox-sync-bench first --server "$url" --user bench --password-file "$work/password" \
     --cards "$cards" --runs "$runs" --work "$work")
