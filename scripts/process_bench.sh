@@ -75,8 +75,10 @@ if [ -n "$server" ]; then
     time_command "cardbox sync, one changed card" "$runs" "$cardbox --store $device sync" \
         --prepare "$cardbox --store $device card edit $card --back \"changed \$RANDOM\""
     fresh="$work/fresh.sqlite"
-    # A few runs: each is a whole download.
-    time_command "cardbox sync, a new device's first" "$(((runs + 5) / 6))" "$cardbox --store $fresh sync" \
+    # A few runs, each a whole download; two at least, for a spread (hyperfine gives none for one).
+    first_runs=$(((runs + 5) / 6))
+    [ "$first_runs" -ge 2 ] || first_runs=2
+    time_command "cardbox sync, a new device's first" "$first_runs" "$cardbox --store $fresh sync" \
         --prepare "rm -f $fresh $fresh-wal $fresh-shm; $cardbox --store $fresh login $server --user bench --password-stdin --device fresh <$password_file"
 fi
 python3 - "$work/rows" <<'PY'
