@@ -65,6 +65,8 @@ actor AccountCopy {
     /// No new use is taken (the copy is being let go); `released`: its store is closed.
     private var closing = false
     private var released = false
+    /// Uses that have taken their place in the turn (a test waits on it, to know what queued).
+    private(set) var turnsTaken = 0
 
     struct Marks {
         var sent: HLCTimestamp
@@ -88,6 +90,7 @@ actor AccountCopy {
     private func inTurn<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try checkOpen()
         let previous = lastTurn
+        turnsTaken += 1
         let task = Task {
             _ = await previous?.result
             return try await body()

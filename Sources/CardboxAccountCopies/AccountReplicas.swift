@@ -137,6 +137,10 @@ public actor AccountReplicas {
         try await withCopy(account) { try await $0.snapshot(atLeast: latest) }
     }
 
+    /// How many reads, writes and snapshots of the account's copy have taken their place in its turn
+    /// (0 without a copy): a test waits for it to know that a use is queued.
+    package func turnsTaken(_ account: UUID) async -> Int { await copies[account]?.turnsTaken ?? 0 }
+
     /// Catches up in the background after a push, so a new device's snapshot is ready: a little
     /// later (`refreshDelay`), so the pushes of a burst (an upload's batches, a busy account) are
     /// applied together and the catch-up does not compete with the requests still in flight.

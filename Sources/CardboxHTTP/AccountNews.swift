@@ -26,12 +26,19 @@ public actor AccountNews {
     private let streamsPerAccount: Int
     /// Where the other servers sharing the database hear this one's news.
     private let channel: (any ServerNewsChannel)?
+    /// Streams running now (those told to close count until they have): `/metrics` reports it.
+    private var running = 0
+    private let metrics: ServerMetrics?
 
     /// At most `streamsPerDevice` event streams for one device (a browser's tabs) and
     /// `streamsPerAccount` for one account: past either, the oldest closes.
-    public init(streamsPerDevice: Int = 6, streamsPerAccount: Int = 24, channel: (any ServerNewsChannel)? = nil) {
+    public init(
+        streamsPerDevice: Int = 6, streamsPerAccount: Int = 24, channel: (any ServerNewsChannel)? = nil,
+        metrics: ServerMetrics? = nil
+    ) {
         (self.streamsPerDevice, self.streamsPerAccount) = (streamsPerDevice, streamsPerAccount)
         self.channel = channel
+        self.metrics = metrics
     }
 
     /// Counts a stream of `device` opening on `account`; answers its ticket. Past the device's cap
@@ -39,6 +46,8 @@ public actor AccountNews {
     /// woken to see it.
     func openStream(account: UUID, device: UUID) -> UUID {
         let ticket = UUID()
+        running += 1
+        metrics?.eventStreams(running)
         var open = streams[account, default: []]
         open.append((ticket, device))
         var closed: [UUID] = []
@@ -62,6 +71,8 @@ public actor AccountNews {
 
     /// A stream ended, for whatever reason.
     func closeStream(_ ticket: UUID, account: UUID) {
+        running -= 1
+        metrics?.eventStreams(running)
         streams[account]?.removeAll { $0.ticket == ticket }
         if streams[account]?.isEmpty == true { streams[account] = nil }
         closing.remove(ticket)

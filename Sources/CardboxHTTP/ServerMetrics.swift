@@ -42,6 +42,12 @@ public final class ServerMetrics: Sendable {
                 "Connections the server closed, by why: too many from one address, a request body too slow.")
         }
 
+        static var eventStreams: MetricNameDescriptor {
+            MetricNameDescriptor(
+                namespace: "cardbox", metricName: "event_streams",
+                helpText: "Event streams open now (devices and pages waiting for news).")
+        }
+
         static func counter(_ name: String, _ help: String) -> MetricNameDescriptor {
             MetricNameDescriptor(namespace: "cardbox", metricName: name, unitName: "total", helpText: help)
         }
@@ -70,6 +76,11 @@ public final class ServerMetrics: Sendable {
     /// A connection closed by `ConnectionCap` ("per_address") or `SlowBodyGuard` ("slow_body").
     func closedConnection(_ reason: String) {
         registry.makeCounter(descriptor: Name.connectionsClosed, labels: [("reason", reason)]).increment()
+    }
+
+    /// How many event streams are open now.
+    func eventStreams(_ count: Int) {
+        registry.makeGauge(descriptor: Name.eventStreams).set(Int64(count))
     }
 
     /// The text `/metrics` answers with.

@@ -121,7 +121,8 @@ public struct SyncAPI: Sendable {
         self.metrics = metrics
         news = AccountNews(
             streamsPerDevice: options.streamsPerDevice, streamsPerAccount: options.streamsPerAccount,
-            channel: database.newsChannel)
+            channel: database.newsChannel, metrics: metrics)
+        metrics.eventStreams(0)
         syncNotes = SyncNotes(database: database)
         limiter = RateLimiter(perSecond: options.requestsPerSecond)
         replicas = try options.replicaFolder.map { try AccountReplicas(folder: $0, state: database, now: options.now) }

@@ -46,6 +46,25 @@ final class ServerProcess {
     /// The port it listens on.
     var port: Int { Int(url.split(separator: ":").last ?? "") ?? 0 }
 
+    /// Returns once `/metrics` (served to this machine) has a line that starts with `line`, or
+    /// throws after `seconds`: how a test waits for what the server does in the background.
+    func waitForMetric(_ line: String, seconds: Double = 15) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let curl = Process()
+            curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            curl.arguments = ["-s", url + "/metrics"]
+            let out = Pipe()
+            curl.standardOutput = out
+            try curl.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            curl.waitUntilExit()
+            if text.split(separator: "\n").contains(where: { $0.hasPrefix(line) }) { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw CLIHarnessError("/metrics had no line '\(line)' after \(seconds) s")
+    }
+
     /// Stops it as a service manager would, and returns its exit status.
     func stop() -> Int32 {
         process.terminate()
@@ -322,7 +341,7 @@ struct ServerEndToEndTests {
         watcher.standardError = FileHandle.nullDevice
         try watcher.run()
         defer { if watcher.isRunning { watcher.terminate() } }
-        Thread.sleep(forTimeInterval: 1.5)
+        try server.waitForMetric("cardbox_event_streams 1")
 
         let start = Date()
         server.process.terminate()

@@ -340,8 +340,12 @@ struct AccountReplicasTests {
                 }
             }
             await committed.waitOffThePool()
+            let queued = await replicas.turnsTaken(account)
             let snapshot = Task { try await replicas.snapshot(account, atLeast: seen) }
-            try await Task.sleep(for: .milliseconds(200))
+            // Released once the snapshot waits in the copy's turn, behind the write.
+            for _ in 0..<10_000 where await replicas.turnsTaken(account) == queued {
+                try await Task.sleep(for: .milliseconds(1))
+            }
             release.signal()
             await #expect(throws: CardboxError.self) { try await write.value }
             let file = try await snapshot.value

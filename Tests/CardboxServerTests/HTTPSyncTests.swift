@@ -488,6 +488,7 @@ struct HTTPSyncTests {
             let (phone, laptop) = (devices[0], devices[1])
             _ = try await DeviceSync(testing: laptop).sync()
             let link = try #require(try laptop.syncLink())
+            #expect(try await metric(url, "cardbox_event_streams") == 0)
             let (opened, open) = AsyncStream.makeStream(of: Void.self)
             // Waited for until the stream is open, or has failed (then `listening` says how).
             let listening = Task {
@@ -498,6 +499,7 @@ struct HTTPSyncTests {
                     }
             }
             for await _ in opened {}
+            #expect(try await metric(url, "cardbox_event_streams") == 1)
             _ = try phone.createList(name: "Groceries")
             let start = ContinuousClock.now
             _ = try await DeviceSync(testing: phone).sync()
@@ -813,6 +815,13 @@ func requests(_ url: String, route: String) async throws -> Int {
         $0.hasPrefix("cardbox_request_duration_seconds_count{") && $0.contains("route=\"\(route)\"")
     }
     return line.flatMap { Int(Double($0.split(separator: " ").last ?? "") ?? 0) } ?? 0
+}
+
+/// The value of a metric without labels (nil: `/metrics` has no such line).
+func metric(_ url: String, _ name: String) async throws -> Double? {
+    let metrics = try await rawRequest(.GET, url + "/metrics", body: Data(), token: inProcessMetricsToken).body
+    let line = metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+    return line.flatMap { Double($0.split(separator: " ").last ?? "") }
 }
 
 /// Posts text and returns the status and body as they came.
