@@ -74,8 +74,8 @@ public struct FitResult: Sendable, Equatable {
 
 /// Fits FSRS-6's 21 parameters to review histories, as fsrs-rs does: the initial stabilities (w0…w3)
 /// from each first rating's second reviews, then the rest by Adam on the log loss (cosine-annealed
-/// learning rate), every step clamped to FSRS's bounds. Gradients come from forward-mode automatic
-/// differentiation over each card's history.
+/// learning rate), every step clamped to FSRS's bounds. Gradients come from reverse-mode
+/// differentiation over each card's history (`ReverseGradient`).
 public struct FSRSOptimizer: Sendable {
     /// Fewer usable reviews than this give parameters that fit noise; Anki asks for a few hundred too.
     public static let minimumReviews = 400
@@ -91,7 +91,8 @@ public struct FSRSOptimizer: Sendable {
         _ histories: [ReviewHistory], from start: [Double] = FSRSParameters.defaultValues,
         progress: ((Int, Int) -> Void)? = nil
     ) throws -> FitResult {
-        let before = Self.evaluate(start, on: histories)
+        let bins = BinTable(histories)
+        let before = Self.evaluate(start, on: histories, bins: bins)
         guard before.reviews >= Self.minimumReviews else {
             throw SchedulingError.invalidOption(
                 "not enough reviews to optimize: \(before.reviews) usable reviews (at least a day after the card's "
@@ -113,7 +114,7 @@ public struct FSRSOptimizer: Sendable {
                 batchItems += predicted[index]
                 guard batchItems >= batchSize || position == order.count - 1 else { continue }
                 if batchItems > 0 {
-                    let gradient = Self.gradient(weights, on: order[batchStart...position].map { histories[$0] })
+                    let gradient = Self.gradient(weights, on: order[batchStart...position].lazy.map { histories[$0] })
                     weights = adam.step(weights, gradient: gradient / Double(batchItems), step: step, of: totalSteps)
                     step += 1
                 }
@@ -121,12 +122,12 @@ public struct FSRSOptimizer: Sendable {
                 batchItems = 0
             }
         }
-        return FitResult(parameters: weights, before: before, after: Self.evaluate(weights, on: histories))
+        return FitResult(parameters: weights, before: before, after: Self.evaluate(weights, on: histories, bins: bins))
     }
 
     /// `work` over each of `parts` consecutive pieces of `items`, at once on as many threads (a
-    /// fit's batches and evaluations, a review file's lines: two cores halve them); results in the
-    /// pieces' order.
+    /// fit's evaluations, a review file's lines: two cores halve them); results in the pieces'
+    /// order.
     static func inParts<Item: Sendable, Part: Sendable>(
         _ items: [Item], parts: Int = ProcessInfo.processInfo.activeProcessorCount,
         _ work: @Sendable ([Item]) -> Part
@@ -142,50 +143,104 @@ public struct FSRSOptimizer: Sendable {
         return results.withLock { $0.map { $0! } }
     }
 
-    /// The gradient of the summed log loss over `histories` (`totalLoss`), by forward-mode
-    /// differentiation.
-    static func gradient(_ parameters: [Double], on histories: [ReviewHistory]) -> Gradient {
-        inParts(histories) { piece in
-            let model = Model<Dual>(differentiating: parameters)
-            var total = Dual(0)
-            for history in piece { _ = model.loss(history, into: &total) }
-            return total.gradient
-        }.reduce(Gradient.zero, +)
+    /// The gradient of the summed log loss over `histories` (`totalLoss`), by reverse-mode
+    /// differentiation (`ReverseGradient`). On one thread: a batch takes tens of microseconds, and
+    /// handing half of it to another core cost as much as it saved.
+    static func gradient(_ parameters: [Double], on histories: some Collection<ReviewHistory>) -> Gradient {
+        var reverse = ReverseGradient(parameters)
+        for history in histories { reverse.add(history) }
+        return reverse.gradient
+    }
+
+    /// The same gradient by forward-mode differentiation (`Model<Dual>`): slower, and simple enough
+    /// to be the check of the reverse mode's derivatives.
+    static func forwardModeGradient(_ parameters: [Double], on histories: [ReviewHistory]) -> Gradient {
+        let model = Model<Dual>(differentiating: parameters)
+        var total = Dual(0)
+        for history in histories { _ = model.loss(history, into: &total) }
+        return total.gradient
     }
 
     public static func evaluate(_ parameters: [Double], on histories: [ReviewHistory]) -> ModelMetrics {
-        typealias Tally = (loss: Double, count: Int, bins: [Bin: (count: Double, predicted: Double, actual: Double)])
-        let tallies = inParts(histories) { piece -> Tally in
+        evaluate(parameters, on: histories, bins: BinTable(histories))
+    }
+
+    /// As `evaluate(_:on:)`, with the predictions' bins found already (a fit evaluates twice).
+    static func evaluate(_ parameters: [Double], on histories: [ReviewHistory], bins: BinTable) -> ModelMetrics {
+        typealias Tally = (loss: Double, count: Int, bins: [(count: Double, predicted: Double, actual: Double)])
+        let tallies = inParts(Array(histories.indices)) { piece -> Tally in
             let model = Model<Double>(parameters)
-            var tally: Tally = (0, 0, [:])
-            for history in piece {
-                model.predictions(history) { recall, remembered, lapses, days, index in
-                    let bin = Bin(lapses: lapses, days: days, reviews: index)
+            var tally: Tally = (0, 0, Array(repeating: (0, 0, 0), count: bins.keys.count))
+            for index in piece {
+                var next = bins.firstPrediction[index]
+                model.predictions(histories[index]) { recall, remembered, _, _, _ in
+                    let bin = Int(bins.numbers[next])
+                    next += 1
                     tally.loss -= remembered ? log(recall) : log(1 - recall)
                     tally.count += 1
-                    tally.bins[bin, default: (0, 0, 0)].count += 1
-                    tally.bins[bin]!.predicted += recall
-                    tally.bins[bin]!.actual += remembered ? 1 : 0
+                    tally.bins[bin].count += 1
+                    tally.bins[bin].predicted += recall
+                    tally.bins[bin].actual += remembered ? 1 : 0
                 }
             }
             return tally
         }
         let loss = tallies.reduce(0) { $0 + $1.loss }
         let count = tallies.reduce(0) { $0 + $1.count }
-        var bins: [Bin: (count: Double, predicted: Double, actual: Double)] = [:]
-        for tally in tallies {
-            bins.merge(tally.bins) { ($0.count + $1.count, $0.predicted + $1.predicted, $0.actual + $1.actual) }
-        }
+        var squared = 0.0
         // Summed in a fixed order, so the same data always gives the same figure to the last digit.
-        let ordered = bins.sorted {
-            ($0.key.lapses, $0.key.days, $0.key.reviews) < ($1.key.lapses, $1.key.days, $1.key.reviews)
-        }
-        let squared = ordered.map(\.value).reduce(0.0) { sum, bin in
-            sum + bin.count * pow(bin.predicted / bin.count - bin.actual / bin.count, 2)
+        for bin in bins.order {
+            let (binCount, predicted, actual) = tallies.reduce((0.0, 0.0, 0.0)) {
+                ($0.0 + $1.bins[bin].count, $0.1 + $1.bins[bin].predicted, $0.2 + $1.bins[bin].actual)
+            }
+            guard binCount > 0 else { continue }
+            squared += binCount * pow(predicted / binCount - actual / binCount, 2)
         }
         return ModelMetrics(
             logLoss: count == 0 ? 0 : loss / Double(count), rmseBins: count == 0 ? 0 : sqrt(squared / Double(count)),
             reviews: count)
+    }
+
+    /// The RMSE bin of every predicted review, found once: bins depend on the reviews only (their
+    /// gap, the card's lapses so far and its review count), never on the parameters.
+    struct BinTable {
+        /// Each bin's key, by bin number.
+        let keys: [Bin]
+        /// Bin numbers in the bins' key order (lapses, days, reviews).
+        let order: [Int]
+        /// The bin number of each predicted review, history after history.
+        let numbers: [Int32]
+        /// Where each history's predictions start in `numbers`.
+        let firstPrediction: [Int]
+
+        init(_ histories: [ReviewHistory]) {
+            var keys: [Bin] = []
+            var numbers: [Int32] = []
+            var firstPrediction: [Int] = []
+            var found: [Bin: Int32] = [:]
+            var cases: [SIMD3<Int>: Int32] = [:]
+            // Which reviews are predicted does not depend on the parameters either.
+            let model = Model<Double>(FSRSParameters.defaultValues)
+            for history in histories {
+                firstPrediction.append(numbers.count)
+                model.predictions(history) { _, _, lapses, days, index in
+                    let place = SIMD3(lapses, days, index)
+                    if let number = cases[place] { return numbers.append(number) }
+                    let bin = Bin(lapses: lapses, days: days, reviews: index)
+                    let number = found[bin] ?? Int32(keys.count)
+                    if number == Int32(keys.count) {
+                        found[bin] = number
+                        keys.append(bin)
+                    }
+                    cases[place] = number
+                    numbers.append(number)
+                }
+            }
+            (self.keys, self.numbers, self.firstPrediction) = (keys, numbers, firstPrediction)
+            order = keys.indices.sorted {
+                (keys[$0].lapses, keys[$0].days, keys[$0].reviews) < (keys[$1].lapses, keys[$1].days, keys[$1].reviews)
+            }
+        }
     }
 
     /// The summed log loss over all predicted reviews (for checks of the gradient).
@@ -204,19 +259,29 @@ public struct FSRSOptimizer: Sendable {
         var weights = start
         let decay = -start[20]
         let factor = pow(0.9, 1 / decay) - 1
-        var samples: [[(days: Double, remembered: Bool)]] = Array(repeating: [], count: 4)
+        // The reviews grouped by their gap: each loss below is a sum over a few dozen gaps, not over
+        // every card (the same sum, grouped).
+        var groups: [[Int: (remembered: Double, forgotten: Double)]] = Array(repeating: [:], count: 4)
+        var counts = [0, 0, 0, 0]
         for history in histories {
             guard let first = history.reviews.first,
                 let later = history.reviews.dropFirst().first(where: { $0.elapsedDays > 0 })
             else { continue }
-            samples[first.rating.rawValue - 1].append((Double(later.elapsedDays), later.rating != .again))
+            let rating = first.rating.rawValue - 1
+            counts[rating] += 1
+            if later.rating != .again {
+                groups[rating][later.elapsedDays, default: (0, 0)].remembered += 1
+            } else {
+                groups[rating][later.elapsedDays, default: (0, 0)].forgotten += 1
+            }
         }
-        for rating in 0..<4 where samples[rating].count >= 20 {
+        for rating in 0..<4 where counts[rating] >= 20 {
+            let samples = groups[rating].sorted { $0.key < $1.key }.map { (days: Double($0.key), counts: $0.value) }
             func loss(_ logStability: Double) -> Double {
                 let stability = exp(logStability)
-                return samples[rating].reduce(0) { sum, sample in
+                return samples.reduce(0) { sum, sample in
                     let recall = min(max(pow(1 + factor * sample.days / stability, decay), 1e-6), 1 - 1e-6)
-                    return sum - (sample.remembered ? log(recall) : log(1 - recall))
+                    return sum - sample.counts.remembered * log(recall) - sample.counts.forgotten * log(1 - recall)
                 }
             }
             var (low, high) = (log(FSRSParameters.lowerBounds[rating]), log(FSRSParameters.upperBounds[rating]))

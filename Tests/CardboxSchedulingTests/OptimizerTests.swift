@@ -44,7 +44,7 @@ struct OptimizerTests {
         return values
     }()
 
-    @Test("the forward-mode gradient matches finite differences")
+    @Test("the gradient matches finite differences")
     func gradient() throws {
         let histories = try simulatedHistories(cards: 40, days: 200, truth: Self.truth, seed: 3)
         let weights = FSRSParameters.defaultValues
@@ -60,6 +60,42 @@ struct OptimizerTests {
             #expect(
                 abs(analytic[index] - numeric) <= 1e-4 * max(1, abs(numeric)),
                 "w\(index): \(analytic[index]) vs \(numeric)")
+        }
+    }
+
+    @Test("the reverse-mode gradient equals the forward mode's, at clamps and on every branch too")
+    func reverseMode() throws {
+        var random = SplitMix64(state: 29)
+        // Random ratings and gaps: same-day steps of every rating, Hard and Easy, long gaps that
+        // clamp the recall, lapses that hit the cap of exp(w17·w18).
+        let gaps = [0, 0, 1, 2, 5, 30, 400, 5_000]
+        let randomHistories = (0..<300).map { _ in
+            ReviewHistory(
+                (0..<Int.random(in: 1...14, using: &random)).map { index in
+                    (
+                        index == 0 ? 0 : gaps.randomElement(using: &random)!,
+                        Rating(rawValue: Int.random(in: 1...4, using: &random))!
+                    )
+                })
+        }
+        let simulated = try simulatedHistories(cards: 60, days: 300, truth: Self.truth, seed: 5)
+        let lower = FSRSParameters.lowerBounds
+        let upper = FSRSParameters.upperBounds
+        var parameterSets = [FSRSParameters.defaultValues, Self.truth, lower, upper]
+        for _ in 0..<12 {
+            parameterSets.append(
+                (0..<21).map { lower[$0] + (upper[$0] - lower[$0]) * Double.random(in: 0...1, using: &random) })
+        }
+        for parameters in parameterSets {
+            for histories in [randomHistories, simulated] {
+                let reverse = FSRSOptimizer.gradient(parameters, on: histories)
+                let forward = FSRSOptimizer.forwardModeGradient(parameters, on: histories)
+                for index in 0..<21 {
+                    #expect(
+                        abs(reverse[index] - forward[index]) <= 1e-9 * max(1, abs(forward[index])),
+                        "w\(index) with \(parameters): \(reverse[index]) vs \(forward[index])")
+                }
+            }
         }
     }
 
