@@ -123,7 +123,7 @@ let package = Package(
             name: "CardboxHTTP",
             dependencies: [
                 "CardboxCore", "CardboxSync", "CardboxWire", "CardboxServer", "CardboxServerSQLite",
-                "CardboxAccountCopies",
+                "CardboxAccountCopies", "CAllocator",
                 "CardboxStore", "CardboxSuggest", "CardboxExchange", "CardboxWebAssembly",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
@@ -172,6 +172,7 @@ let package = Package(
         .target(name: "CardboxImaging", dependencies: ["CardboxCore", "CSpawn"]),
         // glibc's posix_spawn extensions that Swift's Glibc module leaves out.
         .target(name: "CSpawn"),
+        .target(name: "CAllocator"),
         // The work itself, with libvips: what the worker runs.
         .target(name: "CardboxImageDecoding", dependencies: ["CardboxCore", "CardboxImaging", "CVipsShim"]),
         .executableTarget(
@@ -316,7 +317,7 @@ let package = Package(
                 "CardboxScheduling",
                 "CardboxServerPostgres", "CardboxStore", "CardboxSync",
                 "CardboxImaging", "CardboxExchange",
-                "CardboxHTTP", "CardboxSyncClient", "CardboxConvergence", "CardboxWire",
+                "CardboxHTTP", "CardboxSyncClient", "CardboxConvergence", "CardboxWire", "CAllocator",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

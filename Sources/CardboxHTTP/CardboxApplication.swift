@@ -34,7 +34,7 @@ public enum CardboxApplication {
             configuration: .init(address: .hostname(host, port: port), serverName: "cardbox"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
-        application.addServices(StopNotice(logger: logger))
+        application.addServices(StopNotice(logger: logger), FreeMemoryReturn())
         if let listen = options.metricsListen {
             application.addServices(
                 metricsApplication(

@@ -43,8 +43,9 @@ public final class ServerMetrics: Sendable {
         }
 
         static var eventStreams: MetricNameDescriptor {
+            // A count of things has no unit: `cardbox_event_streams`.
             MetricNameDescriptor(
-                namespace: "cardbox", metricName: "event_streams",
+                namespace: "cardbox", metricName: "event_streams", unitName: "",
                 helpText: "Event streams open now (devices and pages waiting for news).")
         }
 
