@@ -73,10 +73,18 @@ struct WireValue {
 public struct WireChanges: Sendable {
     public let accountId: String
     public let replicaId: String
+    /// The registry version the sender wrote (nil when the text gives no whole number): the server
+    /// and the native store hold it to their own.
+    public let registry: Int64?
     public let rows: [ReplicaRow<NamedEntity>]
     public let tombstones: [ReplicaTombstone<NamedEntity>]
 
     public init(json: JSONValue, schema: ReplicaSchema) throws(WireProblem) {
+        if case .object(let members) = json, case .int(let version)? = members["registry"] {
+            registry = version
+        } else {
+            registry = nil
+        }
         let root = WireValue(json, "changes")
         guard try root.member("format").string() == "cardbox-changes" else {
             throw WireProblem(field: "changes.format", reason: "must be \"cardbox-changes\"")
@@ -132,16 +140,79 @@ extension ReplicaRow where Entity: RawRepresentable, Entity.RawValue == String {
     /// One row with its clocks, as stored by whoever keeps rows aside (a device's held rows, the
     /// server's sync state) and as a canonical dump lists it: `{"entity", "id", "created":
     /// [timestamp, replica], "fields": {name: [value, [timestamp, replica]]}}`.
+    ///
+    /// Written straight, keys in sorted order, as `JSONValue.jsonText` writes the same object (a
+    /// server writes one per record a push changes; building the tree first was most of the cost).
     public var recordJSON: String {
-        func clock(_ clock: WriteClock) -> JSONValue {
-            .array([.int(clock.timestamp.storageValue), .string(clock.replicaId)])
+        func write(_ clock: WriteClock, _ writer: inout JSONWriter) {
+            writer.byte(UInt8(ascii: "["))
+            writer.integer(clock.timestamp.storageValue)
+            writer.byte(UInt8(ascii: ","))
+            writer.string(clock.replicaId)
+            writer.byte(UInt8(ascii: "]"))
         }
-        var members: [String: JSONValue] = [:]
-        for (name, field) in fields { members[name] = .array([field.value, clock(field.clock)]) }
-        return JSONValue.object([
-            "entity": .string(entity.rawValue), "id": .string(id), "created": clock(created),
-            "fields": .object(members),
-        ]).jsonText
+        var writer = JSONWriter(capacity: 128 + fields.count * 80)
+        writer.raw("{\"created\":")
+        write(created, &writer)
+        writer.raw(",\"entity\":")
+        writer.string(entity.rawValue)
+        writer.raw(",\"fields\":{")
+        for (index, field) in fields.sorted(by: { $0.key < $1.key }).enumerated() {
+            if index > 0 { writer.byte(UInt8(ascii: ",")) }
+            writer.string(field.key)
+            writer.raw(":[")
+            field.value.value.write(to: &writer)
+            writer.byte(UInt8(ascii: ","))
+            write(field.value.clock, &writer)
+            writer.byte(UInt8(ascii: "]"))
+        }
+        writer.raw("},\"id\":")
+        writer.string(id)
+        writer.byte(UInt8(ascii: "}"))
+        return writer.text
+    }
+
+    /// Reads `recordJSON` straight, without making a `JSONValue` of the row first (a server's pull
+    /// reads one per record). Nil when the text is not in the form `recordJSON` writes (a repeated
+    /// key, a malformed clock, an entity `Entity` does not name): the caller then reads it as a
+    /// JSON tree, which names what is wrong.
+    public init?(recordText text: String) {
+        let read = JSONParser.reading(text) { parser throws(JSONParser.Failure) -> Self? in
+            var (entity, id, created, fields): (Entity?, String?, WriteClock?, [String: FieldChange]?)
+            try parser.readObject { key, parser throws(JSONParser.Failure) in
+                switch key {
+                case "entity" where entity == nil:
+                    guard let named = Entity(rawValue: try parser.readString()) else { throw parser.unexpected(key) }
+                    entity = named
+                case "id" where id == nil: id = try parser.readString()
+                case "created" where created == nil: created = try Self.readClock(&parser)
+                case "fields" where fields == nil:
+                    var read: [String: FieldChange] = [:]
+                    try parser.readObject { name, parser throws(JSONParser.Failure) in
+                        guard read[name] == nil else { throw parser.unexpected(name) }
+                        let (value, clock) = try parser.readPair(
+                            { parser throws(JSONParser.Failure) in try parser.readValue() },
+                            { parser throws(JSONParser.Failure) in try Self.readClock(&parser) })
+                        read[name] = FieldChange(value: value, clock: clock)
+                    }
+                    fields = read
+                case "entity", "id", "created", "fields": throw parser.unexpected(key)
+                default: _ = try parser.readValue()
+                }
+            }
+            guard let entity, let id, let created, let fields else { return nil }
+            return Self(entity: entity, id: id, created: created, fields: fields)
+        }
+        guard let row = read ?? nil else { return nil }
+        self = row
+    }
+
+    /// `[timestamp, replica]`, the timestamp as the databases keep it (its bits as a signed integer).
+    private static func readClock(_ parser: inout JSONParser) throws(JSONParser.Failure) -> WriteClock {
+        let (timestamp, replica) = try parser.readPair(
+            { parser throws(JSONParser.Failure) in try parser.readInteger() },
+            { parser throws(JSONParser.Failure) in try parser.readString() })
+        return WriteClock(HLCTimestamp(rawValue: UInt64(bitPattern: timestamp)), replica)
     }
 }
 

@@ -41,11 +41,12 @@ extension WireChanges {
     }
 
     init(
-        accountId: String, replicaId: String, rows: [ReplicaRow<NamedEntity>],
+        accountId: String, replicaId: String, registry: Int64?, rows: [ReplicaRow<NamedEntity>],
         tombstones: [ReplicaTombstone<NamedEntity>]
     ) {
         self.accountId = accountId
         self.replicaId = replicaId
+        self.registry = registry
         self.rows = rows
         self.tombstones = tombstones
     }
@@ -58,6 +59,7 @@ private struct ChangeSetReading {
     var version: Int64?
     var accountId: String?
     var replicaId: String?
+    var registry: Int64?
     var clocks: [WriteClock]?
     var rows: [ReplicaRow<NamedEntity>]?
     var tombstones: [ReplicaTombstone<NamedEntity>]?
@@ -84,6 +86,7 @@ private struct ChangeSetReading {
         case "version" where version == nil: version = try parser.readInteger()
         case "accountId" where accountId == nil: accountId = try parser.readString()
         case "replicaId" where replicaId == nil: replicaId = try parser.readString()
+        case "registry" where registry == nil: registry = try parser.readInteger()
         case "clocks" where clocks == nil: clocks = try readClocks(&parser)
         case "rows" where rows == nil:
             // Clocks come first in the form replicas write (keys in order); rows before them are read
@@ -95,7 +98,7 @@ private struct ChangeSetReading {
             tombstones = try parser.readArray { parser throws(JSONParser.Failure) in
                 try readTombstone(&parser, clocks)
             }
-        case "format", "version", "accountId", "replicaId", "clocks", "rows", "tombstones":
+        case "format", "version", "accountId", "replicaId", "registry", "clocks", "rows", "tombstones":
             throw parser.unexpected(key)  // a second time
         default:
             return false
@@ -107,7 +110,8 @@ private struct ChangeSetReading {
         guard format == "cardbox-changes", version == 1, let accountId, let replicaId, clocks != nil, let rows,
             let tombstones
         else { return nil }
-        return WireChanges(accountId: accountId, replicaId: replicaId, rows: rows, tombstones: tombstones)
+        return WireChanges(
+            accountId: accountId, replicaId: replicaId, registry: registry, rows: rows, tombstones: tombstones)
     }
 
     private func readClocks(_ parser: inout JSONParser) throws(JSONParser.Failure) -> [WriteClock] {

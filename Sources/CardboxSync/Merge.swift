@@ -9,6 +9,13 @@ import Foundation
 extension RowChange {
     /// Reads `recordJSON`; `field` names the stored place in errors.
     public init(recordJSON text: String, field: String) throws {
+        self = try RowChange(recordText: text) ?? Self.recordFromTree(text, field: field)
+        fillLaterFields()
+    }
+
+    /// Reads `recordJSON` as a JSON tree (what a text the straight reader declines is read with, to
+    /// name its problem); `field` names the stored place in errors.
+    package static func recordFromTree(_ text: String, field: String) throws -> RowChange {
         func malformed(_ what: String) -> CardboxError { .storage("\(field) has \(what)") }
         func clock(_ value: JSONValue?) throws -> WriteClock {
             guard case .array(let pair)? = value, pair.count == 2, case .int(let raw) = pair[0],
@@ -25,8 +32,7 @@ extension RowChange {
             guard case .array(let pair) = value, pair.count == 2 else { throw malformed("a malformed field '\(name)'") }
             fields[name] = FieldChange(value: pair[0], clock: try clock(pair[1]))
         }
-        self.init(entity: entity, id: id, created: try clock(members["created"]), fields: fields)
-        fillLaterFields()
+        return RowChange(entity: entity, id: id, created: try clock(members["created"]), fields: fields)
     }
 
     /// Gives a row written before one of `SyncRegistry.laterFields` came that field, as null, at the

@@ -417,6 +417,18 @@ struct RefusalTests {
             Tombstone(entity: .item, id: UUID().uuidString.lowercased(), clock: valid.rows[0].created))
         #expect(try JSONParser.parse(withTombstone.jsonText).jsonText == withTombstone.jsonText)
         #expect(try ChangeSet.parse(withTombstone.jsonText) == withTombstone)
+        // Read straight, as a server reads a push, and as a tree: the same change set.
+        #expect(ChangeSet.readStraight(withTombstone.jsonText) == withTombstone)
+        #expect(try ChangeSet(json: JSONParser.parse(withTombstone.jsonText)) == withTombstone)
+        // Another registry version is not read straight; the tree read names it.
+        let otherRegistry = valid.jsonText.replacingOccurrences(
+            of: "\"registry\":\(SyncRegistry.version)", with: "\"registry\":\(SyncRegistry.version + 1)")
+        #expect(ChangeSet.readStraight(otherRegistry) == nil)
+        #expect {
+            try ChangeSet.parse(otherRegistry)
+        } throws: { error in
+            (error as? CardboxError)?.localizedDescription.contains("registry") == true
+        }
     }
 }
 
@@ -528,6 +540,47 @@ struct CrossRowMergeTests {
 
 @Suite("Change-set fuzz seeds")
 struct ChangeSetSeedTests {
+    static var seeds: [(file: String, text: String)] {
+        get throws {
+            let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus/changes")
+            return try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().map { file in
+                (file, try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8))
+            }
+        }
+    }
+
+    @Test("a row's stored form is written straight as its JSON tree would be, and reads back either way")
+    func storedForm() throws {
+        // Cards with tags (a first upload's records) besides the seeds' lists, boards and decks.
+        let store = try TestStore.make()
+        let deck = try store.createDeck(name: "Spanish", frontLanguage: "es", backLanguage: "en")
+        _ = try store.addCard(to: deck.id, CardDraft(front: "hola \"amigo\"\n", back: "hello ✓", tags: ["greeting"]))
+        let rows = try Self.seeds.flatMap { try ChangeSet.parse($0.text).rows } + store.changes().changes.rows
+        #expect(Set(rows.map(\.entity)).isSuperset(of: [.card, .cardTag, .tag, .deck, .item, .boardCard]))
+        for row in rows {
+            func clock(_ clock: WriteClock) -> JSONValue {
+                .array([.int(clock.timestamp.storageValue), .string(clock.replicaId)])
+            }
+            let tree = JSONValue.object([
+                "entity": .string(row.entity.rawValue), "id": .string(row.id), "created": clock(row.created),
+                "fields": .object(row.fields.mapValues { .array([$0.value, clock($0.clock)]) }),
+            ])
+            #expect(row.recordJSON == tree.jsonText)
+            #expect(RowChange(recordText: row.recordJSON) == row)
+            #expect(try RowChange.recordFromTree(row.recordJSON, field: "a row") == row)
+        }
+        // Not in the stored form (a repeated key, an unknown entity): not read straight; the tree
+        // read names what is wrong.
+        let repeated = #"{"entity":"card","entity":"card","fields":{},"id":"x","created":[1,"r"]}"#
+        #expect(RowChange(recordText: repeated) == nil)
+        let unknown = #"{"created":[1,"r"],"entity":"spaceship","fields":{},"id":"x"}"#
+        #expect(RowChange(recordText: unknown) == nil)
+        #expect(throws: CardboxError.storage("syncRow has a malformed row")) {
+            try RowChange(recordJSON: unknown, field: "syncRow")
+        }
+    }
+
     @Test("every seed of the changes fuzz target is a change set a store accepts")
     func seedsApply() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
