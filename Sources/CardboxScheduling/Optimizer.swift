@@ -170,7 +170,7 @@ public struct FSRSOptimizer: Sendable {
         typealias Tally = (loss: Double, count: Int, bins: [(count: Double, predicted: Double, actual: Double)])
         let tallies = inParts(Array(histories.indices)) { piece -> Tally in
             let model = Model<Double>(parameters)
-            var tally: Tally = (0, 0, Array(repeating: (0, 0, 0), count: bins.keys.count))
+            var tally: Tally = (0, 0, Array(repeating: (0, 0, 0), count: bins.order.count))
             for index in piece {
                 var next = bins.firstPrediction[index]
                 model.predictions(histories[index]) { recall, remembered, _, _, _ in
@@ -204,9 +204,7 @@ public struct FSRSOptimizer: Sendable {
     /// The RMSE bin of every predicted review, found once: bins depend on the reviews only (their
     /// gap, the card's lapses so far and its review count), never on the parameters.
     struct BinTable {
-        /// Each bin's key, by bin number.
-        let keys: [Bin]
-        /// Bin numbers in the bins' key order (lapses, days, reviews).
+        /// Bin numbers in the bins' key order (lapses, days, reviews): every bin once.
         let order: [Int]
         /// The bin number of each predicted review, history after history.
         let numbers: [Int32]
@@ -227,8 +225,11 @@ public struct FSRSOptimizer: Sendable {
                     let place = SIMD3(lapses, days, index)
                     if let number = cases[place] { return numbers.append(number) }
                     let bin = Bin(lapses: lapses, days: days, reviews: index)
-                    let number = found[bin] ?? Int32(keys.count)
-                    if number == Int32(keys.count) {
+                    let number: Int32
+                    if let known = found[bin] {
+                        number = known
+                    } else {
+                        number = Int32(keys.count)
                         found[bin] = number
                         keys.append(bin)
                     }
@@ -236,7 +237,7 @@ public struct FSRSOptimizer: Sendable {
                     numbers.append(number)
                 }
             }
-            (self.keys, self.numbers, self.firstPrediction) = (keys, numbers, firstPrediction)
+            (self.numbers, self.firstPrediction) = (numbers, firstPrediction)
             order = keys.indices.sorted {
                 (keys[$0].lapses, keys[$0].days, keys[$0].reviews) < (keys[$1].lapses, keys[$1].days, keys[$1].reviews)
             }

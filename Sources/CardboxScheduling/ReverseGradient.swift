@@ -125,10 +125,11 @@ struct ReverseGradient {
         guard next >= FSRSParameters.stabilityMinimum else { return FSRSParameters.stabilityMinimum }
         step.stabilityByStability = increase
         if varies {
-            step.stabilityByStability += s * scale * (-w[19]) * power / s
-            step.stabilityByParameters[17 - 8] = s * scale * exponent * power
-            step.stabilityByParameters[18 - 8] = s * scale * w[17] * power
-            step.stabilityByParameters[19 - 8] = -s * increase * Foundation.log(s)
+            // next = s · exp(w17 · exponent) · s^-w19.
+            step.stabilityByStability -= w[19] * increase
+            step.stabilityByParameters[17 - 8] = next * exponent
+            step.stabilityByParameters[18 - 8] = next * w[17]
+            step.stabilityByParameters[19 - 8] = -next * Foundation.log(s)
         }
         return next
     }
@@ -179,11 +180,13 @@ struct ReverseGradient {
             step.stabilityByParameters[18 - 8] = -capped * w[17]
             return (next, 0)
         }
-        step.stabilityByStability = w[11] * byDifficulty * forgetting * power * w[13] / (s + 1)
-        step.stabilityByDifficulty = w[11] * byStability * forgetting * byDifficulty * (-w[12]) / d
+        // longTerm = w11 · D^-w12 · ((S + 1)^w13 − 1) · exp((1 − R) · w14).
+        let byPower = w[11] * byDifficulty * forgetting
+        step.stabilityByStability = byPower * power * w[13] / (s + 1)
+        step.stabilityByDifficulty = -longTerm * w[12] / d
         step.stabilityByParameters[11 - 8] = byDifficulty * byStability * forgetting
         step.stabilityByParameters[12 - 8] = -longTerm * Foundation.log(d)
-        step.stabilityByParameters[13 - 8] = w[11] * byDifficulty * forgetting * power * Foundation.log(s + 1)
+        step.stabilityByParameters[13 - 8] = byPower * power * Foundation.log(s + 1)
         step.stabilityByParameters[14 - 8] = longTerm * (1 - recall)
         return (next, -longTerm * w[14])
     }
@@ -200,15 +203,16 @@ struct ReverseGradient {
         let growth = plain * multiplier
         let next = s * (growth + 1)
         guard next >= FSRSParameters.stabilityMinimum else { return (FSRSParameters.stabilityMinimum, 0) }
-        step.stabilityByStability = (growth + 1) + s * growth * (-w[9]) / s
+        // ∂(s · growth) by the exp((1 − R) · w10) in it.
+        let bySurprise = s * growthScale * (11 - d) * power * multiplier * surprise
+        step.stabilityByStability = (growth + 1) - w[9] * growth
         step.stabilityByDifficulty = -s * growthScale * power * (surprise - 1) * multiplier
         step.stabilityByParameters[8 - 8] = s * growth
         step.stabilityByParameters[9 - 8] = -s * growth * Foundation.log(s)
-        step.stabilityByParameters[10 - 8] =
-            s * growthScale * (11 - d) * power * multiplier * (1 - recall) * surprise
+        step.stabilityByParameters[10 - 8] = bySurprise * (1 - recall)
         if rating == 2 { step.stabilityByParameters[15 - 8] = s * plain }
         if rating == 4 { step.stabilityByParameters[16 - 8] = s * plain }
-        return (next, -s * growthScale * (11 - d) * power * multiplier * w[10] * surprise)
+        return (next, -bySurprise * w[10])
     }
 
     /// The difficulty after a review: moved by the rating, then drawn towards Easy's initial

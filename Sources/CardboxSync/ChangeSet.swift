@@ -104,9 +104,9 @@ extension ChangeSet {
             return nil
         }
         let wire = read.changes
-        guard wire.registry == Int64(SyncRegistry.version), wire.accountId.count == 36,
-            wire.accountId == wire.accountId.lowercased(), let accountId = UUID(uuidString: wire.accountId)
-        else { return nil }
+        guard wire.registry == Int64(SyncRegistry.version), let accountId = accountID(wire.accountId) else {
+            return nil
+        }
         var rows: [RowChange] = []
         rows.reserveCapacity(wire.rows.count)
         for row in wire.rows {
@@ -124,6 +124,12 @@ extension ChangeSet {
         return ChangeSet(accountId: accountId, replicaId: wire.replicaId, rows: rows, tombstones: tombstones)
     }
 
+    /// The account a change set names: an id in its stored form (36 characters, lower case).
+    private static func accountID(_ text: String) -> UUID? {
+        guard text.count == 36, text == text.lowercased() else { return nil }
+        return UUID(uuidString: text)
+    }
+
     /// Change sets larger than this are split by the sender.
     public static let maximumBytes = 64 * 1_048_576
 
@@ -139,8 +145,7 @@ extension ChangeSet {
         guard registry == SyncRegistry.version else {
             throw root.error("registry", "\(registry) is not known to this Cardbox (it reads \(SyncRegistry.version))")
         }
-        let account = try root.member("accountId").string()
-        guard let accountId = UUID(uuidString: account), account == account.lowercased(), account.count == 36 else {
+        guard let accountId = Self.accountID(try root.member("accountId").string()) else {
             throw root.error("accountId", "is not an id")
         }
         let replicaId = try root.member("replicaId").string()
